@@ -1,0 +1,486 @@
+"""What each expression in traced code holds, as far as torch.export is concerned.
+
+A flow-insensitive abstract interpretation per function: every local name gets the union of
+what is ever assigned to it, iterated to a fixed point. The lattice is a set of flags because a
+name can be "a tensor or None" (an optional mask), and a rule asks "could this be a tensor?".
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .names import dotted
+
+
+class Kind(enum.Flag):
+    NONE = 0
+    TENSOR = enum.auto()
+    #: a boolean tensor (comparison, logical op): indexing with it gives a data-dependent size
+    MASK = enum.auto()
+    #: a tensor whose size depends on data (nonzero, boolean-mask indexing, unique, ...)
+    DD_TENSOR = enum.auto()
+    #: a Python value read from tensor data (`.item()`, `.tolist()`, `int(t)`): unbacked under export
+    DATA = enum.auto()
+    #: a Python int (or tuple of ints) read from a tensor's shape: symbolic, specialises on a guard
+    SHAPE = enum.auto()
+    #: a size of a DD_TENSOR: unbacked, so a guard on it fails instead of specialising
+    DD_SIZE = enum.auto()
+    #: an nn.Module instance (a submodule)
+    MODULE = enum.auto()
+    #: a numpy value computed from a tensor
+    NUMPY = enum.auto()
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: Kind = Kind.NONE
+    #: the expression that made this value data-dependent (or shape-derived), for messages
+    origin: cst.CSTNode | None = None
+
+    def __or__(self, other: Value) -> Value:
+        if other.kind == Kind.NONE:
+            return self
+        if self.kind == Kind.NONE:
+            return other
+        return Value(self.kind | other.kind, self.origin or other.origin)
+
+    def has(self, kind: Kind) -> bool:
+        return bool(self.kind & kind)
+
+
+NOTHING = Value()
+
+# Tensor methods whose result is a Python value read from the data.
+DATA_METHODS = frozenset({"item", "tolist", "data_ptr", "equal", "is_nonzero", "allclose"})
+# Tensor methods and torch functions whose output size depends on the data.
+DD_OPS = frozenset(
+    {"nonzero", "unique", "unique_consecutive", "masked_select", "argwhere", "repeat_interleave"}
+)
+SHAPE_METHODS = frozenset({"size", "numel", "nelement"})
+# Methods returning static Python facts (rank, dtype, device) or nothing tensor-like.
+STATIC_METHODS = frozenset(
+    {
+        "dim", "ndimension", "type", "get_device", "is_contiguous", "is_floating_point",
+        "is_complex", "element_size", "stride", "storage_offset", "is_shared", "numpy",
+    }
+)
+STATIC_ATTRS = frozenset(
+    {
+        "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_sparse", "layout",
+        "is_leaf", "is_meta", "is_quantized", "names", "grad_fn",
+    }
+)
+MASK_METHODS = frozenset(
+    {
+        "bool", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not",
+        "logical_xor", "isnan", "isinf", "isfinite", "any", "all", "isin", "isclose",
+    }
+)
+MASK_TORCH = MASK_METHODS | {"eq", "ne", "lt", "le", "gt", "ge", "greater", "less"}
+# torch.* callables that return Python facts, not tensors.
+TORCH_STATIC_PREFIXES = (
+    "torch.is_", "torch.get_", "torch.jit.", "torch.compiler.", "torch.cuda.", "torch.backends.",
+    "torch.distributed.", "torch._C.", "torch.finfo", "torch.iinfo", "torch.device", "torch.dtype",
+    "torch.Size", "torch.autocast", "torch.no_grad", "torch.enable_grad", "torch.inference_mode",
+    "torch.set_grad_enabled", "torch.fx.", "torch._dynamo.", "torch.onnx.", "torch.library.",
+    "torch.nn.init.", "torch.utils.", "torch.export.", "torch.overrides.", "torch.nn.Module",
+)
+TORCH_TENSOR_EXCEPTIONS = frozenset({"torch.is_tensor"})
+
+BUILTIN_STATIC = frozenset(
+    {"isinstance", "hasattr", "getattr", "callable", "type", "id", "str", "repr", "print",
+     "range", "enumerate", "zip", "super", "iter", "next", "format", "hash", "issubclass"}
+)
+
+
+def is_tensor_like(value: Value) -> bool:
+    return value.has(Kind.TENSOR | Kind.MASK | Kind.DD_TENSOR)
+
+
+def mark(kind: Kind, node: cst.CSTNode) -> Value:
+    return Value(kind, node)
+
+
+class Resolver:
+    """What the dataflow needs to know about the file (implemented by `program.Program`)."""
+
+    resolve: Callable[[cst.BaseExpression], str | None]
+
+    def self_attribute(self, cls: cst.ClassDef | None, name: str) -> Value: ...
+
+    def call_helper(
+        self, caller: FunctionFlow, call: cst.Call, args: Sequence[Value]
+    ) -> Value | None: ...
+
+
+class FunctionFlow:
+    """Values of the names and expressions of one traced function."""
+
+    def __init__(
+        self,
+        func: cst.FunctionDef,
+        params: dict[str, Value],
+        resolver: Resolver,
+        cls: cst.ClassDef | None,
+    ) -> None:
+        self.func = func
+        self.cls = cls
+        self.resolver = resolver
+        self.env: dict[str, Value] = dict(params)
+        self.returns = NOTHING
+        self._memo: dict[int, Value] = {}
+        self._solve()
+
+    # -- fixed point over assignments ------------------------------------------------------
+
+    def _solve(self) -> None:
+        for _ in range(4):
+            before = dict(self.env)
+            self._memo.clear()
+            self.returns = NOTHING
+            for stmt in _walk_statements(self.func.body):
+                self._assign_from(stmt)
+            if self.env == before:
+                return
+
+    def _bind(self, target: cst.BaseExpression, value: Value) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = self.env.get(target.value, NOTHING) | value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                inner = element.value
+                self._bind(inner, value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, value)
+
+    def _assign_from(self, stmt: cst.CSTNode) -> None:
+        if isinstance(stmt, cst.Assign):
+            value = self.value(stmt.value)
+            for target in stmt.targets:
+                if isinstance(target.target, (cst.Tuple, cst.List)) and isinstance(
+                    stmt.value, (cst.Tuple, cst.List)
+                ):
+                    pairs = zip(target.target.elements, stmt.value.elements, strict=False)
+                    for t, v in pairs:
+                        self._bind(t.value, self.value(v.value))
+                else:
+                    self._bind(target.target, value)
+        elif isinstance(stmt, cst.AnnAssign) and stmt.value is not None:
+            self._bind(stmt.target, self.value(stmt.value))
+        elif isinstance(stmt, cst.AugAssign):
+            self._bind(stmt.target, self.value(stmt.target) | self.value(stmt.value))
+        elif isinstance(stmt, cst.For):
+            self._bind(stmt.target, self.element_of(stmt.iter))
+        elif isinstance(stmt, cst.Return) and stmt.value is not None:
+            self.returns = self.returns | self.value(stmt.value)
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                if item.asname is not None:
+                    self._bind(item.asname.name, NOTHING)
+        elif isinstance(stmt, cst.FunctionDef):
+            for param in all_params(stmt.params):
+                self._bind(param.name, Value(Kind.TENSOR))
+
+    # -- expressions -----------------------------------------------------------------------
+
+    def value(self, node: cst.BaseExpression) -> Value:
+        key = id(node)
+        cached = self._memo.get(key)
+        if cached is None:
+            cached = self._memo[key] = self._evaluate(node)
+        return cached
+
+    def element_of(self, iterable: cst.BaseExpression) -> Value:
+        """What a `for` over `iterable` binds: rows of a tensor, items of a `.tolist()`, ..."""
+        if isinstance(iterable, cst.Call):
+            fn = dotted(iterable.func)
+            if fn in ("range", "reversed", "sorted") and iterable.args:
+                inner = self.value(iterable.args[0].value)
+                # `range(n.item())` yields data-dependent ints; range over a shape yields
+                # plain ints of an unrolled loop.
+                return Value(Kind.DATA, inner.origin) if inner.has(Kind.DATA) else NOTHING
+            if fn == "enumerate" and iterable.args:
+                return self.element_of(iterable.args[0].value)
+            if fn == "zip":
+                out = NOTHING
+                for arg in iterable.args:
+                    out = out | self.element_of(arg.value)
+                return out
+        value = self.value(iterable)
+        if value.has(Kind.DD_TENSOR):
+            return Value(Kind.TENSOR, value.origin)
+        return value
+
+    def _evaluate(self, node: cst.BaseExpression) -> Value:  # noqa: C901 - one dispatch
+        if isinstance(node, cst.Name):
+            return self.env.get(node.value, NOTHING)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node)
+        if isinstance(node, cst.Call):
+            return self._call(node)
+        if isinstance(node, cst.Subscript):
+            return self._subscript(node)
+        if isinstance(node, cst.BinaryOperation):
+            return _arith(self.value(node.left) | self.value(node.right))
+        if isinstance(node, cst.UnaryOperation):
+            inner = self.value(node.expression)
+            if isinstance(node.operator, cst.Not):
+                # `not t` calls bool(t): the Python result is data-dependent
+                if is_tensor_like(inner):
+                    return Value(Kind.DATA, node)
+            return inner
+        if isinstance(node, cst.Comparison):
+            return self._comparison(node)
+        if isinstance(node, cst.BooleanOperation):
+            return self.value(node.left) | self.value(node.right)
+        if isinstance(node, cst.IfExp):
+            return self.value(node.body) | self.value(node.orelse)
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            out = NOTHING
+            for element in node.elements:
+                out = out | self.value(element.value)
+            return out
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            self._bind_comprehension(node.for_in)
+            return self.value(node.elt)
+        if isinstance(node, cst.DictComp):
+            self._bind_comprehension(node.for_in)
+            return self.value(node.value)
+        if isinstance(node, cst.NamedExpr):
+            value = self.value(node.value)
+            self._bind(node.target, value)
+            return value
+        if isinstance(node, cst.Await):
+            return self.value(node.expression)
+        return NOTHING
+
+    def _bind_comprehension(self, for_in: cst.CompFor) -> None:
+        current: cst.CompFor | None = for_in
+        while current is not None:
+            self._bind(current.target, self.element_of(current.iter))
+            current = current.inner_for_in
+
+    def _comparison(self, node: cst.Comparison) -> Value:
+        out = self.value(node.left)
+        identity = True
+        for target in node.comparisons:
+            if not isinstance(target.operator, (cst.Is, cst.IsNot)):
+                identity = False
+            out = out | self.value(target.comparator)
+        if identity:
+            return NOTHING
+        if is_tensor_like(out):
+            return Value(Kind.TENSOR | Kind.MASK, out.origin)
+        return _arith(out)
+
+    def _attribute(self, node: cst.Attribute) -> Value:
+        attr = node.attr.value
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            return self.resolver.self_attribute(self.cls, attr)
+        base = self.value(node.value)
+        if not is_tensor_like(base):
+            return base if base.has(Kind.SHAPE | Kind.DD_SIZE | Kind.DATA) else NOTHING
+        if attr == "shape":
+            if base.has(Kind.DD_TENSOR):
+                return Value(Kind.DD_SIZE | Kind.SHAPE, base.origin)
+            return mark(Kind.SHAPE, node)
+        if attr in STATIC_ATTRS:
+            return NOTHING
+        if attr in ("T", "mT", "H", "mH", "real", "imag", "data", "grad"):
+            return Value(base.kind & ~Kind.MASK, base.origin)
+        # a bound method: the call decides
+        return base
+
+    def _subscript(self, node: cst.Subscript) -> Value:
+        base = self.value(node.value)
+        index = NOTHING
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                index = index | self.value(element.slice.value)
+        if is_tensor_like(base):
+            if index.has(Kind.MASK) or index.has(Kind.DD_TENSOR):
+                return mark(Kind.TENSOR | Kind.DD_TENSOR, node)
+            if index.has(Kind.DATA):
+                # x[n.item()] selects data-dependently, but with a static size
+                return Value(base.kind & ~Kind.MASK, base.origin)
+            return base
+        return base
+
+    def _call(self, node: cst.Call) -> Value:
+        func = node.func
+        args = [self.value(arg.value) for arg in node.args]
+        any_tensor = any(is_tensor_like(a) for a in args)
+        if isinstance(func, cst.Attribute):
+            receiver = func.value
+            method = func.attr.value
+            if not (isinstance(receiver, cst.Name) and receiver.value == "self"):
+                base = self.value(receiver)
+                if is_tensor_like(base):
+                    return self._tensor_method(node, method, base, args)
+                if base.has(Kind.SHAPE | Kind.DD_SIZE):
+                    return base  # torch.Size methods (numel, index)
+                if base.has(Kind.NUMPY):
+                    return base
+        qualified = self.resolver.resolve(func)
+        if qualified is not None:
+            return self._library_call(node, qualified, args, any_tensor)
+        helper = self.resolver.call_helper(self, node, args)
+        if helper is not None:
+            return helper
+        name = dotted(func)
+        if name in ("int", "float", "bool", "complex"):
+            if args and is_tensor_like(args[0]):
+                return mark(Kind.DATA, node)
+            return args[0] if args else NOTHING
+        if name == "len":
+            if args and args[0].has(Kind.DD_TENSOR):
+                return Value(Kind.DD_SIZE | Kind.SHAPE, args[0].origin)
+            if args and is_tensor_like(args[0]):
+                return mark(Kind.SHAPE, node)
+            return args[0] if args and args[0].has(Kind.SHAPE | Kind.DATA) else NOTHING
+        if name in ("min", "max", "abs", "round", "sum", "math.ceil", "math.floor", "math.sqrt"):
+            out = NOTHING
+            for a in args:
+                out = out | a
+            return out
+        if name in BUILTIN_STATIC:
+            return NOTHING
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            if func.value.value == "self":
+                attr = self.resolver.self_attribute(self.cls, func.attr.value)
+                if attr.has(Kind.MODULE) or any_tensor:
+                    return Value(Kind.TENSOR)
+                return NOTHING
+        callee = self.value(func) if isinstance(func, cst.Name) else NOTHING
+        if callee.has(Kind.MODULE) or any_tensor:
+            return Value(Kind.TENSOR)
+        return NOTHING
+
+    def _tensor_method(
+        self, node: cst.Call, method: str, base: Value, args: list[Value]
+    ) -> Value:
+        if method in DATA_METHODS:
+            return mark(Kind.DATA, node)
+        if method in SHAPE_METHODS:
+            if base.has(Kind.DD_TENSOR):
+                return Value(Kind.DD_SIZE | Kind.SHAPE, base.origin)
+            return mark(Kind.SHAPE, node)
+        if method in DD_OPS:
+            return mark(Kind.TENSOR | Kind.DD_TENSOR, node)
+        if method == "numpy":
+            return mark(Kind.NUMPY, node)
+        if method in STATIC_METHODS:
+            return NOTHING
+        if method in MASK_METHODS:
+            return Value(Kind.TENSOR | Kind.MASK | (base.kind & Kind.DD_TENSOR), base.origin)
+        if method in ("masked_fill", "where", "index_select", "gather", "view", "reshape"):
+            return Value(Kind.TENSOR | (base.kind & Kind.DD_TENSOR), base.origin)
+        return Value(Kind.TENSOR | (base.kind & Kind.DD_TENSOR), base.origin)
+
+    def _library_call(
+        self, node: cst.Call, qualified: str, args: list[Value], any_tensor: bool
+    ) -> Value:
+        if qualified.startswith("torch."):
+            leaf = qualified.rsplit(".", 1)[1]
+            if qualified in TORCH_TENSOR_EXCEPTIONS or qualified.startswith(TORCH_STATIC_PREFIXES):
+                return NOTHING
+            if leaf in ("equal", "is_nonzero", "allclose"):
+                return mark(Kind.DATA, node)
+            if leaf in DD_OPS:
+                return mark(Kind.TENSOR | Kind.DD_TENSOR, node)
+            if leaf == "numel":
+                return mark(Kind.SHAPE, node)
+            if leaf[:1].isupper():
+                if leaf == "Parameter" or leaf.endswith("Tensor"):
+                    return Value(Kind.TENSOR)
+                return Value(Kind.MODULE)
+            if leaf in MASK_TORCH:
+                return Value(Kind.TENSOR | Kind.MASK)
+            dd = NOTHING
+            for a in args:
+                if a.has(Kind.DD_TENSOR):
+                    dd = a
+            return Value(Kind.TENSOR | (dd.kind & Kind.DD_TENSOR), dd.origin)
+        if qualified.startswith("numpy."):
+            return mark(Kind.NUMPY, node) if any_tensor else NOTHING
+        if qualified.startswith("math."):
+            out = NOTHING
+            for a in args:
+                out = out | a
+            return _arith(out)
+        return Value(Kind.TENSOR) if any_tensor else NOTHING
+
+
+def _arith(value: Value) -> Value:
+    """Arithmetic keeps tensors tensors; Python scalars keep their provenance."""
+    if is_tensor_like(value):
+        return Value(value.kind & (Kind.TENSOR | Kind.DD_TENSOR), value.origin)
+    return value
+
+
+def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
+    yield from params.posonly_params
+    yield from params.params
+    if isinstance(params.star_arg, cst.Param):
+        yield params.star_arg
+    yield from params.kwonly_params
+    if params.star_kwarg is not None:
+        yield params.star_kwarg
+
+
+def _walk_statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
+    """Every statement (small and compound) in a function body, nested defs included."""
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            stack.extend(reversed(node.body))
+        elif isinstance(node, cst.SimpleStatementLine):
+            stack.extend(reversed(node.body))
+        elif isinstance(node, cst.If):
+            yield node
+            stack.append(node.body)
+            if node.orelse is not None:
+                stack.append(node.orelse)
+        elif isinstance(node, cst.Else):
+            stack.append(node.body)
+        elif isinstance(node, (cst.For, cst.While)):
+            yield node
+            stack.append(node.body)
+            if node.orelse is not None:
+                stack.append(node.orelse.body)
+        elif isinstance(node, cst.With):
+            yield node
+            stack.append(node.body)
+        elif isinstance(node, (cst.Try, cst.TryStar)):
+            stack.append(node.body)
+            for handler in node.handlers:
+                stack.append(handler.body)
+            if node.orelse is not None:
+                stack.append(node.orelse.body)
+            if node.finalbody is not None:
+                stack.append(node.finalbody.body)
+        elif isinstance(node, cst.FunctionDef):
+            yield node
+            stack.append(node.body)
+        elif isinstance(node, cst.Match):
+            for case in node.cases:
+                stack.append(case.body)
+        else:
+            yield node
+
+
+def param_value(param: cst.Param) -> Value:
+    """What a traced function's parameter holds when no call site says otherwise."""
+    annotation = param.annotation
+    if annotation is not None:
+        text = cst.Module([]).code_for_node(annotation.annotation)
+        return Value(Kind.TENSOR) if "Tensor" in text else NOTHING
+    default = param.default
+    if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+        return Value(Kind.TENSOR)
+    return NOTHING

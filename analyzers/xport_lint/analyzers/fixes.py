@@ -1,0 +1,48 @@
+"""Apply text edits to source: the one place fixes touch user code."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .model import Applicability, Edit, Finding, Position
+
+
+def _offset(line_starts: list[int], position: Position) -> int:
+    line = min(max(position.line, 1), len(line_starts))
+    return line_starts[line - 1] + position.column
+
+
+def apply_edits(source: str, edits: Iterable[Edit]) -> str:
+    """`source` with `edits` applied; overlapping edits after the first are skipped."""
+    line_starts = [0]
+    for index, char in enumerate(source):
+        if char == "\n":
+            line_starts.append(index + 1)
+    ordered = sorted(edits, key=lambda e: (e.span.start, e.span.end))
+    out: list[str] = []
+    cursor = 0
+    for edit in ordered:
+        start = _offset(line_starts, edit.span.start)
+        end = _offset(line_starts, edit.span.end)
+        if start < cursor:
+            continue  # overlaps an edit already applied: the next run picks it up
+        out.append(source[cursor:start])
+        out.append(edit.content)
+        cursor = end
+    out.append(source[cursor:])
+    return "".join(out)
+
+
+def fixable(findings: Iterable[Finding], unsafe: bool) -> list[Finding]:
+    allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
+    return [f for f in findings if f.fix is not None and f.fix.applicability in allowed]
+
+
+def apply_fixes(source: str, findings: Iterable[Finding], unsafe: bool = False) -> str:
+    """Apply the fixes of `findings` (safe ones only unless `unsafe`); imports de-duplicated."""
+    edits: dict[tuple[object, str], Edit] = {}
+    for finding in fixable(findings, unsafe):
+        assert finding.fix is not None
+        for edit in finding.fix.edits:
+            edits.setdefault((edit.span, edit.content), edit)
+    return apply_edits(source, edits.values())

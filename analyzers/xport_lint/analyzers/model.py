@@ -1,0 +1,83 @@
+"""Plain data the engine hands to its adapters (CLI, language server): no libcst objects leak out."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(enum.StrEnum):
+    """A claim about torch.export (pinned to torch 2.13), not a matter of taste.
+
+    error: `torch.export.export` fails on this code in the configured mode.
+    warning: export succeeds, but the graph silently differs from eager.
+    info: style or portability advice.
+    """
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Mode(enum.StrEnum):
+    """How export traces: non-strict (the default since torch 2.7) runs Python; strict uses Dynamo."""
+
+    NON_STRICT = "non-strict"
+    STRICT = "strict"
+
+
+class Applicability(enum.StrEnum):
+    """ruff's fix applicability: `--fix` applies only `safe` fixes."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    DISPLAY_ONLY = "display-only"
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """`line` is 1-based, `column` is a 0-based code-point offset (libcst's convention)."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    start: Position
+    end: Position
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace `span` of the original text with `content`."""
+
+    span: Span
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    title: str
+    applicability: Applicability
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another place that explains a finding (e.g. the `.item()` that fed an `if`)."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    message: str
+    severity: Severity
+    span: Span
+    fix: Fix | None = None
+    related: tuple[Related, ...] = field(default=())
+    url: str = ""

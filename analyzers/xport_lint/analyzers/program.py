@@ -1,0 +1,373 @@
+"""Which code of a file torch.export traces, and what flows through it.
+
+Traced code: `forward` of every nn.Module subclass in the file, the methods and module-level
+functions it reaches in the same file, and functions handed to `torch.export.export`,
+`draft_export` or `torch.compile(..., fullgraph=True)`. Everything else (training loops, data
+loading, `__init__`) runs eagerly and is left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .dataflow import NOTHING, FunctionFlow, Kind, Value, all_params, param_value
+from .model import Mode
+from .names import ImportTable, dotted
+
+EXPORT_APIS = frozenset(
+    {"torch.export.export", "torch.export.draft_export", "torch.export._trace._export"}
+)
+NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+
+
+@dataclass
+class ModuleClass:
+    node: cst.ClassDef
+    bases: list[str]
+    methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    #: `self.x` kinds learned from `__init__` (submodules, buffers, parameters)
+    attributes: dict[str, Value] = field(default_factory=dict)
+
+
+@dataclass
+class Traced:
+    """One traced function and the class it belongs to (None for a free function)."""
+
+    func: cst.FunctionDef
+    cls: ModuleClass | None
+
+
+@dataclass(frozen=True)
+class ExportCall:
+    call: cst.Call
+    api: str
+
+
+class Program:
+    """File-level facts: imports, module classes, traced functions and their dataflow."""
+
+    def __init__(self, module: cst.Module, mentions_export: bool) -> None:
+        self.module = module
+        self.imports = ImportTable()
+        self.functions: dict[str, cst.FunctionDef] = {}
+        self.classes: dict[str, ModuleClass] = {}
+        self.export_calls: list[ExportCall] = []
+        #: module-level names bound to `logging.getLogger(...)` (or a library's `get_logger`)
+        self.loggers: set[str] = set()
+        self._class_of: dict[int, ModuleClass] = {}
+        self._flows: dict[int, FunctionFlow] = {}
+        self._call_args: dict[int, list[Value]] = {}
+        self._in_progress: set[int] = set()
+        self._collect_top_level(module.body)
+        if mentions_export:
+            self._collect_export_calls()
+        self.traced = self._reachable()
+
+    # -- discovery -------------------------------------------------------------------------
+
+    def _collect_top_level(self, body: Sequence[cst.CSTNode]) -> None:
+        candidates: list[cst.ClassDef] = []
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        self.imports.add(small)
+                    elif isinstance(small, cst.Assign) and _is_logger_call(small.value):
+                        for target in small.targets:
+                            if isinstance(target.target, cst.Name):
+                                self.loggers.add(target.target.value)
+            elif isinstance(stmt, cst.FunctionDef):
+                self.functions[stmt.name.value] = stmt
+            elif isinstance(stmt, cst.ClassDef):
+                candidates.append(stmt)
+            elif isinstance(stmt, (cst.If, cst.Try)):
+                # imports under `if TYPE_CHECKING:` / `try: ... except ImportError:`
+                inner = [s for s in _suite_statements(stmt)]
+                self._collect_top_level(inner)
+        # Classes may subclass classes defined later in the file, so settle to a fixed point.
+        changed = True
+        while changed:
+            changed = False
+            for cls in candidates:
+                name = cls.name.value
+                if name not in self.classes and self._is_module_class(cls):
+                    self.classes[name] = self._module_class(cls)
+                    changed = True
+
+    def _is_module_class(self, cls: cst.ClassDef) -> bool:
+        has_forward = any(
+            isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in cls.body.body
+        )
+        for base in cls.bases:
+            if base.keyword is not None:
+                continue
+            local = dotted(base.value)
+            if local is None:
+                continue
+            if local in self.classes:
+                return True
+            qualified = self.imports.resolve(base.value)
+            if qualified in NOT_MODULE_BASES:
+                return False
+            if qualified is not None and qualified.startswith("torch.nn."):
+                return True
+            # A class with `forward` that subclasses something imported from elsewhere (a
+            # `PreTrainedModel`, a library base) is almost always a module.
+            if qualified is not None and has_forward and not qualified.startswith("torch."):
+                return True
+        return False
+
+    def _module_class(self, cls: cst.ClassDef) -> ModuleClass:
+        bases = [b for b in (dotted(a.value) for a in cls.bases) if b]
+        info = ModuleClass(node=cls, bases=bases)
+        for stmt in cls.body.body:
+            if isinstance(stmt, cst.FunctionDef):
+                info.methods[stmt.name.value] = stmt
+                self._class_of[id(stmt)] = info
+        init = info.methods.get("__init__")
+        if init is not None:
+            info.attributes = self._init_attributes(init)
+        return info
+
+    def _init_attributes(self, init: cst.FunctionDef) -> dict[str, Value]:
+        """`self.x = nn.Linear(...)` is a submodule; buffers and parameters are tensors."""
+        out: dict[str, Value] = {}
+        for node in _walk(init.body):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    t = target.target
+                    if (
+                        isinstance(t, cst.Attribute)
+                        and isinstance(t.value, cst.Name)
+                        and t.value.value == "self"
+                    ):
+                        out[t.attr.value] = out.get(t.attr.value, NOTHING) | self._init_value(
+                            node.value
+                        )
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                if node.func.attr.value in ("register_buffer", "register_parameter") and node.args:
+                    first = node.args[0].value
+                    if isinstance(first, cst.SimpleString):
+                        out[first.evaluated_value] = Value(Kind.TENSOR)  # type: ignore[index]
+        return out
+
+    def _init_value(self, value: cst.BaseExpression) -> Value:
+        if isinstance(value, cst.Call):
+            name = dotted(value.func) or ""
+            leaf = name.rsplit(".", 1)[-1]
+            qualified = self.imports.resolve(value.func) or ""
+            if leaf == "Parameter" or leaf.endswith("Tensor"):
+                return Value(Kind.TENSOR)
+            if leaf in self.classes or (leaf[:1].isupper() and qualified.startswith("torch.nn")):
+                return Value(Kind.MODULE)
+            if qualified.startswith("torch.") and leaf[:1].islower():
+                return Value(Kind.TENSOR)
+            if leaf[:1].isupper():
+                return Value(Kind.MODULE)
+        return NOTHING
+
+    def _collect_export_calls(self) -> None:
+        for node in _walk(self.module):
+            if not isinstance(node, cst.Call):
+                continue
+            api = self.imports.resolve(node.func)
+            if api is None:
+                continue
+            if api in EXPORT_APIS or api.startswith(("torch._dynamo.export", "torch._export.")):
+                self.export_calls.append(ExportCall(node, api))
+            elif api == "torch.compile" and _keyword_true(node, "fullgraph"):
+                self.export_calls.append(ExportCall(node, api))
+
+    def _reachable(self) -> list[Traced]:
+        roots: list[Traced] = []
+        for info in self.classes.values():
+            forward = info.methods.get("forward")
+            if forward is not None:
+                roots.append(Traced(forward, info))
+        for call in self.export_calls:
+            if call.call.args:
+                name = dotted(call.call.args[0].value)
+                if name in self.functions:
+                    roots.append(Traced(self.functions[name], None))
+        for func in self.functions.values():
+            for deco in func.decorators:
+                target = deco.decorator
+                call = target if isinstance(target, cst.Call) else None
+                api = self.imports.resolve(call.func if call else target)
+                if api == "torch.compile" and call is not None and _keyword_true(call, "fullgraph"):
+                    roots.append(Traced(func, None))
+        seen: dict[int, Traced] = {}
+        stack = list(roots)
+        while stack:
+            item = stack.pop()
+            if id(item.func) in seen:
+                continue
+            seen[id(item.func)] = item
+            for callee in self._callees(item):
+                if id(callee.func) not in seen:
+                    stack.append(callee)
+        return list(seen.values())
+
+    def _callees(self, item: Traced) -> Iterator[Traced]:
+        for node in _walk(item.func.body):
+            if isinstance(node, cst.Call):
+                target = self.helper_for(item.cls, node.func)
+                if target is not None:
+                    yield target
+
+    def helper_for(self, cls: ModuleClass | None, func: cst.BaseExpression) -> Traced | None:
+        """The in-file function a call reaches: `self.method(...)` or `helper(...)`."""
+        if isinstance(func, cst.Name):
+            fn = self.functions.get(func.value)
+            return Traced(fn, None) if fn is not None else None
+        if (
+            cls is not None
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            method = self._method(cls, func.attr.value)
+            if method is not None:
+                return Traced(method, self._class_of.get(id(method), cls))
+        return None
+
+    def _method(self, cls: ModuleClass, name: str) -> cst.FunctionDef | None:
+        seen: set[str] = set()
+        queue = [cls]
+        while queue:
+            current = queue.pop(0)
+            if current.node.name.value in seen:
+                continue
+            seen.add(current.node.name.value)
+            if name in current.methods:
+                return current.methods[name]
+            queue.extend(self.classes[b] for b in current.bases if b in self.classes)
+        return None
+
+    # -- dataflow --------------------------------------------------------------------------
+
+    def resolve(self, node: cst.BaseExpression) -> str | None:
+        return self.imports.resolve(node)
+
+    def self_attribute(self, cls: cst.ClassDef | None, name: str) -> Value:
+        if cls is None:
+            return NOTHING
+        info = self.classes.get(cls.name.value)
+        seen: set[str] = set()
+        while info is not None and info.node.name.value not in seen:
+            seen.add(info.node.name.value)
+            if name in info.attributes:
+                return info.attributes[name]
+            info = next((self.classes[b] for b in info.bases if b in self.classes), None)
+        return NOTHING
+
+    def call_helper(self, caller: FunctionFlow, call: cst.Call, args: Sequence[Value]) -> Value | None:
+        cls = self.classes.get(caller.cls.name.value) if caller.cls is not None else None
+        target = self.helper_for(cls, call.func)
+        if target is None:
+            return None
+        key = id(target.func)
+        bound = self._bind_args(target.func, call, args, is_method=target.cls is not None)
+        known = self._call_args.get(key)
+        self._call_args[key] = (
+            bound if known is None else [a | b for a, b in zip(known, bound, strict=True)]
+        )
+        if key in self._in_progress:
+            return Value(Kind.TENSOR) if any(a.has(Kind.TENSOR) for a in args) else NOTHING
+        return self.flow(target).returns
+
+    def _bind_args(
+        self, func: cst.FunctionDef, call: cst.Call, args: Sequence[Value], is_method: bool
+    ) -> list[Value]:
+        params = list(all_params(func.params))
+        if is_method and params:
+            params = params[1:]
+        bound = [param_value(p) if p.default is not None else NOTHING for p in params]
+        names = [p.name.value for p in params]
+        position = 0
+        for arg, value in zip(call.args, args, strict=True):
+            if arg.keyword is not None:
+                if arg.keyword.value in names:
+                    bound[names.index(arg.keyword.value)] = value
+            elif arg.star:
+                for i in range(position, len(bound)):
+                    bound[i] = bound[i] | value
+            elif position < len(bound):
+                bound[position] = value
+                position += 1
+        return bound
+
+    def flow(self, item: Traced) -> FunctionFlow:
+        key = id(item.func)
+        cached = self._flows.get(key)
+        if cached is not None:
+            return cached
+        self._in_progress.add(key)
+        params = list(all_params(item.func.params))
+        is_method = item.cls is not None and not _is_static(item.func)
+        values: dict[str, Value] = {}
+        call_args = self._call_args.get(key)
+        for i, param in enumerate(params):
+            if is_method and i == 0:
+                continue
+            index = i - 1 if is_method else i
+            if call_args is not None and 0 <= index < len(call_args):
+                values[param.name.value] = call_args[index]
+            else:
+                values[param.name.value] = param_value(param)
+        flow = FunctionFlow(item.func, values, self, item.cls.node if item.cls else None)
+        self._in_progress.discard(key)
+        self._flows[key] = flow
+        return flow
+
+    def mode(self, configured: Mode) -> Mode:
+        """A `strict=True` export call in the file makes the whole file strict."""
+        for call in self.export_calls:
+            for arg in call.call.args:
+                if (
+                    arg.keyword is not None
+                    and arg.keyword.value == "strict"
+                    and isinstance(arg.value, cst.Name)
+                    and arg.value.value == "True"
+                ):
+                    return Mode.STRICT
+        return configured
+
+
+def _is_logger_call(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Call) and (dotted(value.func) or "").endswith(
+        ("getLogger", "get_logger")
+    )
+
+
+def _is_static(func: cst.FunctionDef) -> bool:
+    return any(dotted(d.decorator) == "staticmethod" for d in func.decorators)
+
+
+def _keyword_true(call: cst.Call, keyword: str) -> bool:
+    return any(
+        a.keyword is not None
+        and a.keyword.value == keyword
+        and isinstance(a.value, cst.Name)
+        and a.value.value == "True"
+        for a in call.args
+    )
+
+
+def _suite_statements(stmt: cst.If | cst.Try) -> Iterator[cst.CSTNode]:
+    yield from stmt.body.body
+    if isinstance(stmt, cst.Try):
+        for handler in stmt.handlers:
+            yield from handler.body.body
+    elif isinstance(stmt.orelse, cst.Else):
+        yield from stmt.orelse.body.body
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node below `node`, depth first, in source order (no metadata, no copying)."""
+    from .walk import iter_nodes
+
+    return iter_nodes(node)

@@ -1,0 +1,156 @@
+"""The Rule base class: one rule = one file = one class, with its code, doc, examples and fix.
+
+A rule's examples are executable facts: `tests/rules/test_examples.py` checks that the engine
+flags exactly the INVALID lines, and `tests/truth/` runs every example through real
+`torch.export.export` to check the severity's claim (error => export fails, ...).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import textwrap
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+import libcst as cst
+
+from .model import Applicability, Mode, Severity
+
+if TYPE_CHECKING:
+    from .runner import RuleContext
+
+EXPECT = re.compile(r"\s*# expect: (XPT\d{3})\s*$")
+DOCS_URL = "https://github.com/xport-lint/xport-lint/blob/main/docs/rules.md#{anchor}"
+REQUIRED_HEADINGS = ("## What it does", "## Why it fails torch.export", "## Example", "## Use instead")
+
+
+class Scope(enum.Enum):
+    #: runs on the code torch.export traces (forward and what it reaches)
+    TRACED = "traced"
+    #: runs on the whole file (export call sites, op registrations)
+    MODULE = "module"
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code the rule must not flag; exports in every mode in `modes`."""
+
+    code: str
+    modes: tuple[Mode, ...] = (Mode.NON_STRICT, Mode.STRICT)
+
+    @property
+    def source(self) -> str:
+        return textwrap.dedent(self.code).lstrip("\n")
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code the rule flags on each line marked `# expect: XPTnnn`.
+
+    `other_args`: an expression (evaluated in the example's namespace) giving inputs that drive
+    the other branch or another size, where the rule claims the exported graph differs from eager.
+    `expected_replacement`: the code after the rule's fix; required iff the rule fixes this case.
+    """
+
+    code: str
+    expected_replacement: str | None = None
+    other_args: str | None = None
+
+    @property
+    def source(self) -> str:
+        return textwrap.dedent(self.code).lstrip("\n")
+
+    @property
+    def replacement(self) -> str | None:
+        if self.expected_replacement is None:
+            return None
+        return textwrap.dedent(self.expected_replacement).lstrip("\n")
+
+    def expected_lines(self, code: str) -> list[int]:
+        return [
+            i
+            for i, line in enumerate(self.source.splitlines(), start=1)
+            if (m := EXPECT.search(line)) and m.group(1) == code
+        ]
+
+
+@dataclass(frozen=True)
+class Report:
+    node: cst.CSTNode
+    message: str
+    statement: cst.CSTNode | None
+    fix: FixProposal | None = None
+    related: tuple[tuple[cst.CSTNode, cst.CSTNode | None, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class FixProposal:
+    """A libcst replacement: `replacements` maps original nodes to new ones (or removal)."""
+
+    title: str
+    applicability: Applicability
+    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel], ...]
+    imports: tuple[str, ...] = field(default=())
+
+
+class Rule:
+    CODE: ClassVar[str]
+    NAME: ClassVar[str]
+    #: severity in non-strict export (the default); None: the rule is silent in that mode
+    SEVERITY: ClassVar[Severity | None]
+    STRICT_SEVERITY: ClassVar[Severity | None]
+    SCOPE: ClassVar[Scope] = Scope.TRACED
+    #: MODULE-scope rules run only on files containing one of these strings (a cheap prefilter)
+    TRIGGERS: ClassVar[tuple[str, ...]] = ()
+    #: opt-in rules run only when selected explicitly
+    DEFAULT_ENABLED: ClassVar[bool] = True
+    #: PyTorch's own name for the failure (draft_export failure type, ExportDB case, error class)
+    PYTORCH_NAME: ClassVar[str] = ""
+    VALID: ClassVar[list[Valid]] = []
+    INVALID: ClassVar[list[Invalid]] = []
+
+    def __init__(self, ctx: RuleContext) -> None:
+        self.ctx = ctx
+
+    @classmethod
+    def severity(cls, mode: Mode) -> Severity | None:
+        return cls.STRICT_SEVERITY if mode is Mode.STRICT else cls.SEVERITY
+
+    @classmethod
+    def doc(cls) -> str:
+        return textwrap.dedent(cls.__doc__ or "").strip()
+
+    @classmethod
+    def summary(cls) -> str:
+        return cls.doc().splitlines()[0] if cls.doc() else cls.NAME
+
+    @classmethod
+    def url(cls) -> str:
+        return DOCS_URL.format(anchor=cls.CODE.lower())
+
+    @classmethod
+    def fixable(cls) -> bool:
+        return any(case.expected_replacement is not None for case in cls.INVALID)
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        fix: FixProposal | None = None,
+        related: Iterable[tuple[cst.CSTNode, str]] = (),
+    ) -> None:
+        self.ctx.add(self, node, message, fix, related)
+
+    def visitors(self) -> dict[str, Callable[[cst.CSTNode], None]]:
+        return {
+            name[len("visit_") :]: getattr(self, name)
+            for name in dir(type(self))
+            if name.startswith("visit_")
+        }
+
+
+def strip_markers(code: str) -> str:
+    """An example as shown in docs: without the `# expect:` markers."""
+    return "\n".join(EXPECT.sub("", line) for line in code.splitlines())

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from ..model import Severity
+from ..rule import Invalid, Rule, Valid
+
+
+class UnparsableFile(Rule):
+    """The file does not parse, so nothing in it can be checked (or exported).
+
+    ## What it does
+    Reports the first syntax error libcst finds, at its position. The other files of a run are
+    still checked.
+
+    ## Why it fails torch.export
+    The module cannot even be imported.
+
+    ## Example
+    ```python
+    def forward(self, x
+        return x
+    ```
+
+    ## Use instead
+    Finish the statement; the other rules run as soon as the file parses.
+    """
+
+    CODE = "XPT000"
+    NAME = "syntax-error"
+    SEVERITY = Severity.ERROR
+    STRICT_SEVERITY = Severity.ERROR
+    VALID = [Valid("import torch\n\ndef forward(x):\n    return x\n")]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            class Half(torch.nn.Module):
+                def forward(self, x
+                    return x  # expect: XPT000
+            """
+        )
+    ]

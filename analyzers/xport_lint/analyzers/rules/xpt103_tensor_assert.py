@@ -1,0 +1,133 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import Applicability, Severity
+from ..rule import FixProposal, Invalid, Rule, Valid
+from ._conditions import Condition, classify, short
+
+
+class TensorAssert(Rule):
+    """`assert` on a tensor's value.
+
+    ## What it does
+    Flags `assert` statements in traced code whose condition is a tensor
+    (`assert (x >= 0).all()`). An `assert` on a Python number read with `.item()` is fine: export
+    turns it into a runtime assertion.
+
+    ## Why it fails torch.export
+    Non-strict export evaluates `bool(tensor)` on a fake tensor and raises
+    `GuardOnDataDependentSymNode`. Strict export (Dynamo) rewrites the assert into
+    `torch._assert_async`, so only non-strict export fails.
+
+    ## Example
+    ```python
+    assert (x >= 0).all(), "negative input"
+    ```
+
+    ## Use instead
+    ```python
+    torch._assert_async((x >= 0).all(), "negative input")
+    ```
+
+    ## Fix safety
+    Unsafe: the assertion stays in the exported graph, but it raises a `RuntimeError` instead of
+    an `AssertionError`, and it still runs under `python -O`.
+
+    ## Modes
+    Error in non-strict export; not reported in strict export, which handles it.
+    """
+
+    CODE = "XPT103"
+    NAME = "tensor-assert"
+    SEVERITY = Severity.ERROR
+    STRICT_SEVERITY = None
+    PYTORCH_NAME = "GuardOnDataDependentSymNode"
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        if classify(self.ctx.value(node.test)) is not Condition.TENSOR:
+            return
+        args = [cst.Arg(node.test)]
+        if node.msg is not None:
+            args.append(cst.Arg(node.msg))
+        call = cst.Call(cst.parse_expression("torch._assert_async"), args)
+        fix = FixProposal(
+            "Use torch._assert_async (raises RuntimeError, kept under -O)",
+            Applicability.UNSAFE,
+            ((node, cst.Expr(call)),),
+            imports=("torch",),
+        )
+        self.report(node.test, f"assert on the tensor value `{short(node.test)}`", fix=fix)
+
+    VALID = [
+        Valid(
+            """
+            import torch
+            class Positive(torch.nn.Module):
+                def forward(self, x, n):
+                    assert n.item() > 0, "empty batch"
+                    return x.log1p()
+            def xport_example():
+                return Positive(), (torch.rand(4), torch.tensor(4))
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class Checked(torch.nn.Module):
+                def forward(self, x):
+                    assert x.dim() == 2, "expected (batch, features)"
+                    return x.relu()
+            def xport_example():
+                return Checked(), (torch.randn(2, 3),)
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            class Probabilities(torch.nn.Module):
+                def forward(self, p):
+                    assert (p >= 0).all(), "negative probability"  # expect: XPT103
+                    return p / p.sum(-1, keepdim=True)
+            def xport_example():
+                return Probabilities(), (torch.rand(2, 4),)
+            """,
+            expected_replacement="""
+            import torch
+            class Probabilities(torch.nn.Module):
+                def forward(self, p):
+                    torch._assert_async((p >= 0).all(), "negative probability")  # expect: XPT103
+                    return p / p.sum(-1, keepdim=True)
+            def xport_example():
+                return Probabilities(), (torch.rand(2, 4),)
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            class TokenEmbed(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.embed = torch.nn.Embedding(100, 8)
+                def forward(self, ids):
+                    assert ids.max() < 100  # expect: XPT103
+                    return self.embed(ids)
+            def xport_example():
+                return TokenEmbed(), (torch.randint(0, 100, (2, 6)),)
+            """,
+            expected_replacement="""
+            import torch
+            class TokenEmbed(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.embed = torch.nn.Embedding(100, 8)
+                def forward(self, ids):
+                    torch._assert_async(ids.max() < 100)  # expect: XPT103
+                    return self.embed(ids)
+            def xport_example():
+                return TokenEmbed(), (torch.randint(0, 100, (2, 6)),)
+            """,
+        ),
+    ]

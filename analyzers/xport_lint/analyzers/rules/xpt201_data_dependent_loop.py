@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..dataflow import Kind
+from ..model import Severity
+from ..names import dotted
+from ..rule import Invalid, Rule, Valid
+from ._conditions import short
+
+
+class DataDependentLoop(Rule):
+    """A `for` loop whose trip count depends on tensor data.
+
+    ## What it does
+    Flags `for` loops (and comprehensions) over `range(n)` where `n` came from `.item()`/`.tolist()`,
+    and loops over tensors whose length is data-dependent (the rows of `x.nonzero()`,
+    `x[mask]`).
+
+    ## Why it fails torch.export
+    Python unrolls the loop while tracing, so it must know the trip count, but `n` is an unbacked
+    symbol: export raises `GuardOnDataDependentSymNode` ("Could not extract specialized integer
+    from data-dependent expression u0").
+
+    ## Example
+    ```python
+    for i in range(count.item()):
+        ...
+    ```
+
+    ## Use instead
+    Vectorise over the whole tensor (masks, `torch.where`, `scatter`), or loop over a static
+    bound and mask the extra iterations; `torch.while_loop` for genuinely dynamic loops.
+
+    ## Fix safety
+    No automatic fix.
+
+    ## Modes
+    Error in both modes (torch 2.13).
+    """
+
+    CODE = "XPT201"
+    NAME = "data-dependent-loop"
+    SEVERITY = Severity.ERROR
+    STRICT_SEVERITY = Severity.ERROR
+    PYTORCH_NAME = "GuardOnDataDependentSymNode (specialized integer)"
+
+    def visit_For(self, node: cst.For) -> None:
+        self._check(node.iter)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._check(node.iter)
+
+    def _check(self, iterable: cst.BaseExpression) -> None:
+        if isinstance(iterable, cst.Call) and dotted(iterable.func) == "range":
+            for arg in iterable.args:
+                value = self.ctx.value(arg.value)
+                if value.has(Kind.DATA | Kind.DD_SIZE) and not value.has(Kind.TENSOR):
+                    self.report(
+                        arg.value,
+                        f"range(`{short(arg.value)}`) has a trip count read from tensor data",
+                    )
+                    return
+            return
+        value = self.ctx.value(iterable)
+        if value.has(Kind.DD_TENSOR):
+            self.report(
+                iterable, f"loop over `{short(iterable)}`, whose length depends on tensor data"
+            )
+
+    VALID = [
+        Valid(
+            """
+            import torch
+            class Heads(torch.nn.Module):
+                def forward(self, x):
+                    return torch.stack([x[:, i].relu() for i in range(4)], 1)
+            def xport_example():
+                return Heads(), (torch.randn(2, 4),)
+            """
+        )
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            class Repeat(torch.nn.Module):
+                def forward(self, x, times):
+                    out = x
+                    for _ in range(times.item()):  # expect: XPT201
+                        out = out + x
+                    return out
+            def xport_example():
+                return Repeat(), (torch.randn(3), torch.tensor(2))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class PerDetection(torch.nn.Module):
+                def forward(self, boxes, scores):
+                    areas = []
+                    for box in boxes[scores > 0.5]:  # expect: XPT201
+                        areas.append((box[2] - box[0]) * (box[3] - box[1]))
+                    return torch.stack(areas)
+            def xport_example():
+                return PerDetection(), (torch.rand(6, 4), torch.rand(6))
+            """
+        ),
+    ]

@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import Severity
+from ..rule import Invalid, Rule, Valid
+from ._conditions import Condition, ConditionRule, short
+
+
+class ShapeBranch(ConditionRule, Rule):
+    """A branch on a tensor's size: export keeps only the side the example input took.
+
+    ## What it does
+    Flags `if`/`while`/conditional expressions whose condition reads `.shape`, `.size()`,
+    `len()` or `.numel()` of a tensor (`if x.shape[1] == 1:  # decode step`). Rank checks
+    (`x.dim()`, `x.ndim`) are static and not flagged.
+
+    ## Why it fails torch.export
+    Python evaluates the branch once, on the example input; the graph holds one side only and a
+    guard on the size. With static shapes (the default) the exported program then rejects other
+    sizes; with `dynamic_shapes`, a guard that narrows a `Dim` raises
+    `ConstraintViolationError` ("Not all values of b ... satisfy the generated guard"), and
+    `Dim.AUTO` silently narrows the range. ExportDB: `dynamic_shape_if_guard`.
+
+    ## Example
+    ```python
+    if x.shape[1] == 1:
+        return self.decode_step(x)
+    return self.prefill(x)
+    ```
+
+    ## Use instead
+    `torch.cond(x.shape[1] == 1, ...)` keeps both sides; or export once per case; or declare
+    the range the code supports with `Dim("seq", min=2)` so the guard always holds.
+
+    ## Fix safety
+    No automatic fix yet.
+
+    ## Modes
+    Warning in both modes: export succeeds but the graph is specialised (torch 2.13).
+    """
+
+    CODE = "XPT301"
+    NAME = "shape-branch"
+    SEVERITY = Severity.WARNING
+    STRICT_SEVERITY = Severity.WARNING
+    PYTORCH_NAME = "ConstraintViolationError / dynamic_shape_if_guard"
+    CONDITION = Condition.SHAPE
+
+    def visit_If(self, node: cst.If) -> None:
+        self.check_conditions(node, "if")
+
+    def visit_While(self, node: cst.While) -> None:
+        self.check_conditions(node, "while")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self.check_conditions(node, "conditional expression")
+
+    def message(self, operand: cst.CSTNode, keyword: str) -> str:
+        return f"{keyword} on the size `{short(operand)}` specialises the exported graph"
+
+    VALID = [
+        Valid(
+            """
+            import torch
+            class Flatten(torch.nn.Module):
+                def forward(self, x):
+                    if x.dim() == 4:
+                        x = x.flatten(2)
+                    return x.mean(-1)
+            def xport_example():
+                return Flatten(), (torch.randn(2, 3, 4, 4),)
+            """
+        )
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            class Decoder(torch.nn.Module):
+                def forward(self, hidden):
+                    if hidden.shape[1] == 1:  # expect: XPT301
+                        return hidden * 2
+                    return hidden.cumsum(1)
+            def xport_example():
+                return Decoder(), (torch.randn(2, 1, 4),)
+            """,
+            other_args="(torch.randn(2, 5, 4),)",
+        ),
+        Invalid(
+            """
+            import torch
+            class RotaryCache(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.max_cached = 4
+                    self.register_buffer("cos", torch.ones(4, 8))
+                def forward(self, x):
+                    seq_len = x.size(1)
+                    if seq_len > self.max_cached:  # expect: XPT301
+                        cos = torch.ones(seq_len, 8)
+                    else:
+                        cos = self.cos[:seq_len]
+                    return x * cos
+            def xport_example():
+                return RotaryCache(), (torch.randn(2, 3, 8),)
+            """,
+            other_args="(torch.randn(2, 6, 8),)",
+        ),
+    ]

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import Severity
+from ..names import dotted
+from ..rule import Invalid, Rule, Valid
+from ._conditions import short
+
+
+class PrintInForward(Rule):
+    """`print(...)` in traced code.
+
+    ## What it does
+    Flags calls to the builtin `print` in traced code.
+
+    ## Why it fails torch.export
+    The print runs once, at export time (showing fake tensors), and is not part of the graph:
+    the exported program never prints. Export succeeds in both modes.
+
+    ## Example
+    ```python
+    print("attention scores", scores.shape)
+    ```
+
+    ## Use instead
+    Debug in eager mode, or return what you want to inspect as an extra output.
+
+    ## Fix safety
+    No automatic fix.
+
+    ## Modes
+    Warning in both modes (torch 2.13).
+    """
+
+    CODE = "XPT404"
+    NAME = "print-in-forward"
+    SEVERITY = Severity.WARNING
+    STRICT_SEVERITY = Severity.WARNING
+    PYTORCH_NAME = "dropped side effect"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if dotted(node.func) == "print" and self.ctx.resolve(node.func) is None:
+            self.report(node, f"`{short(node)}` runs at export time only; the graph drops it")
+
+    VALID = [
+        Valid(
+            """
+            import torch
+            class Debug(torch.nn.Module):
+                def forward(self, x):
+                    return x.relu()
+            def run():
+                print(Debug()(torch.randn(2)))
+            def xport_example():
+                return Debug(), (torch.randn(2),)
+            """
+        )
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            class Debug(torch.nn.Module):
+                def forward(self, x):
+                    print("input", x.shape)  # expect: XPT404
+                    return x.relu()
+            def xport_example():
+                return Debug(), (torch.randn(2),)
+            """
+        )
+    ]

@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import Severity
+from ..names import dotted
+from ..rule import Invalid, Rule, Valid
+from ._conditions import short
+
+_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+class LoggingInForward(Rule):
+    """A `logging` call in traced code (`logger.info(...)`, `logging.warning(...)`).
+
+    ## What it does
+    Flags calls to the `logging` module's functions and to loggers created with
+    `logging.getLogger` at module level.
+
+    ## Why it fails torch.export
+    Non-strict export runs the call once at export time and drops it from the graph. Strict
+    export fails (`Unsupported: Unresolved GetAttrVariable comparison` inside `Logger`).
+
+    ## Example
+    ```python
+    logger.info("batch %s", x.shape)
+    ```
+
+    ## Use instead
+    Log outside the model (around the call), or guard with
+    `if not torch.compiler.is_compiling():`.
+
+    ## Fix safety
+    No automatic fix.
+
+    ## Modes
+    Warning in non-strict export (dropped side effect); error in strict export.
+    """
+
+    CODE = "XPT405"
+    NAME = "logging-in-forward"
+    SEVERITY = Severity.WARNING
+    STRICT_SEVERITY = Severity.ERROR
+    PYTORCH_NAME = "Unsupported (Dynamo, logging)"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _LEVELS:
+            return
+        qualified = self.ctx.resolve(func)
+        is_logging = qualified is not None and qualified.startswith("logging.")
+        receiver = dotted(func.value)
+        if is_logging or (receiver is not None and receiver in self.ctx.program.loggers):
+            self.report(node, f"`{short(node)}` runs at export time only")
+
+    VALID = [
+        Valid(
+            """
+            import logging
+            import torch
+            logger = logging.getLogger(__name__)
+            class Quiet(torch.nn.Module):
+                def forward(self, x):
+                    return x.relu()
+            def load():
+                logger.info("loading")
+                return Quiet()
+            def xport_example():
+                return Quiet(), (torch.randn(2),)
+            """
+        )
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import logging
+            import torch
+            logger = logging.getLogger(__name__)
+            class Noisy(torch.nn.Module):
+                def forward(self, x):
+                    logger.info("batch of %d", x.shape[0])  # expect: XPT405
+                    return x.relu()
+            def xport_example():
+                return Noisy(), (torch.randn(2),)
+            """
+        )
+    ]

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import Severity
+from ..rule import Invalid, Rule, Valid
+from ._conditions import short
+
+_APIS = frozenset(
+    {"torch.autograd.grad", "torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint"}
+)
+
+
+class TrainingOnlyApi(Rule):
+    """Autograd or activation checkpointing called inside traced code.
+
+    ## What it does
+    Flags `torch.autograd.grad(...)` and `torch.utils.checkpoint.checkpoint(...)` in traced
+    code.
+
+    ## Why it fails torch.export
+    Strict export (Dynamo) refuses them: `Unsupported: using torch.autograd.grad with
+    torch._dynamo.config.trace_autograd_ops=False`, and checkpointing fails on
+    `tag_activation_checkpoint`. Non-strict export inlines both and succeeds, so this is only
+    reported in strict mode.
+
+    ## Example
+    ```python
+    return checkpoint(self.block, x, use_reentrant=False)
+    ```
+
+    ## Use instead
+    Guard training-only paths with `if self.training:` and export in eval mode, or export
+    non-strict.
+
+    ## Fix safety
+    No automatic fix.
+
+    ## Modes
+    Error in strict export; not reported in non-strict export.
+    """
+
+    CODE = "XPT408"
+    NAME = "training-only-api"
+    SEVERITY = None
+    STRICT_SEVERITY = Severity.ERROR
+    PYTORCH_NAME = "Unsupported (Dynamo)"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.resolve(node.func) in _APIS:
+            self.report(node, f"`{short(node)}` cannot be traced by strict export")
+
+    VALID = [
+        Valid(
+            """
+            import torch
+            class Block(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.linear = torch.nn.Linear(4, 4)
+                def forward(self, x):
+                    return self.linear(x)
+            def xport_example():
+                return Block(), (torch.randn(2, 4),)
+            """
+        )
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.utils.checkpoint import checkpoint
+            class Block(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.linear = torch.nn.Linear(4, 4)
+                def forward(self, x):
+                    return checkpoint(self.linear, x, use_reentrant=False)  # expect: XPT408
+            def xport_example():
+                return Block(), (torch.randn(2, 4),)
+            def export():
+                return torch.export.export(Block(), (torch.randn(2, 4),), strict=True)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Saliency(torch.nn.Module):
+                def forward(self, x):
+                    x = x.detach().requires_grad_(True)
+                    (grad,) = torch.autograd.grad((x * x).sum(), x)  # expect: XPT408
+                    return grad
+            def xport_example():
+                return Saliency(), (torch.randn(4),)
+            def export():
+                return torch.export.export(Saliency(), (torch.randn(4),), strict=True)
+            """
+        ),
+    ]

@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..dataflow import all_params
+from ..model import Severity
+from ..names import dotted
+from ..program import EXPORT_APIS
+from ..rule import Invalid, Rule, Scope, Valid
+
+
+class DynamicShapesKeys(Rule):
+    """`dynamic_shapes` names an argument that `forward` does not have.
+
+    ## What it does
+    For `torch.export.export(Model(...), args, dynamic_shapes={...})` with `Model` defined in
+    the same file, checks that every key of the `dynamic_shapes` dict is a parameter of
+    `Model.forward` (or of the exported function).
+
+    ## Why it fails torch.export
+    Export matches `dynamic_shapes` to inputs by name and refuses a mismatch:
+    `UserError: When dynamic_shapes is specified as a dict, its top-level keys must be the arg
+    names ['x'] of inputs, but here they are ['y']`.
+
+    ## Example
+    ```python
+    torch.export.export(Net(), (x,), dynamic_shapes={"input": {0: batch}})  # forward(self, x)
+    ```
+
+    ## Use instead
+    ```python
+    torch.export.export(Net(), (x,), dynamic_shapes={"x": {0: batch}})
+    ```
+
+    ## Fix safety
+    No automatic fix (a renamed key may also need a renamed `Dim`).
+
+    ## Modes
+    Error in both modes.
+    """
+
+    CODE = "XPT502"
+    NAME = "dynamic-shapes-keys"
+    SEVERITY = Severity.ERROR
+    STRICT_SEVERITY = Severity.ERROR
+    SCOPE = Scope.MODULE
+    TRIGGERS = ("dynamic_shapes",)
+    PYTORCH_NAME = "UserError (dynamic_shapes)"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.resolve(node.func) not in EXPORT_APIS or not node.args:
+            return
+        shapes = next(
+            (a.value for a in node.args if a.keyword is not None and a.keyword.value == "dynamic_shapes"),
+            None,
+        )
+        if not isinstance(shapes, cst.Dict):
+            return
+        params = self._parameters(node.args[0].value)
+        if params is None:
+            return
+        for element in shapes.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+                continue
+            key = element.key.evaluated_value
+            if isinstance(key, str) and key not in params:
+                names = ", ".join(params) or "none"
+                self.report(
+                    element.key,
+                    f"dynamic_shapes key {key!r} is not an argument of forward ({names})",
+                )
+
+    def _parameters(self, target: cst.BaseExpression) -> list[str] | None:
+        program = self.ctx.program
+        if isinstance(target, cst.Call):
+            name = dotted(target.func)
+            cls = program.classes.get(name or "")
+            forward = cls.methods.get("forward") if cls is not None else None
+            if forward is None:
+                return None
+            return [p.name.value for p in all_params(forward.params)][1:]
+        name = dotted(target)
+        func = program.functions.get(name or "")
+        if func is None:
+            return None
+        return [p.name.value for p in all_params(func.params)]
+
+    VALID = [
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Net(torch.nn.Module):
+                def forward(self, tokens):
+                    return tokens.cumsum(-1)
+            def xport_example():
+                return Net(), (torch.randn(2, 8),)
+            def export():
+                batch = Dim("batch", min=1, max=64)
+                return torch.export.export(Net(), (torch.randn(2, 8),), dynamic_shapes={"tokens": {0: batch}})
+            """
+        )
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Net(torch.nn.Module):
+                def forward(self, tokens):
+                    return tokens.cumsum(-1)
+            def xport_example():
+                return Net(), (torch.randn(2, 8),)
+            def export():
+                batch = Dim("batch", min=1, max=64)
+                return torch.export.export(Net(), (torch.randn(2, 8),), dynamic_shapes={"input_ids": {0: batch}})  # expect: XPT502
+            """
+        )
+    ]

@@ -1,0 +1,258 @@
+"""The engine's one entry point: source text in, findings out.
+
+Parse once with libcst (no metadata providers), find the traced code, run every enabled rule
+in a single walk over it, and compute positions only for what is reported.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from . import noqa, registry
+from .config import Config
+from .dataflow import NOTHING, FunctionFlow, Value
+from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
+from .positions import Locator, code_of
+from .program import Program, Traced
+from .rule import FixProposal, Report, Rule, Scope
+from .walk import children, iter_nodes
+
+log = logging.getLogger(__name__)
+
+SYNTAX_CODE = "XPT000"
+UNUSED_NOQA_CODE = "XPT001"
+# A file that mentions none of these has nothing torch.export traces: skip it unparsed.
+_RELEVANT = ("forward", "export", "compile", "custom_op")
+_STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
+
+
+@dataclass
+class RuleContext:
+    """What a rule sees while it runs: the file, the traced function and its dataflow."""
+
+    program: Program
+    mode: Mode
+    source: str
+    traced: Traced | None = None
+    flow: FunctionFlow | None = None
+    statement: cst.CSTNode | None = None
+    reports: list[tuple[Rule, Report]] = field(default_factory=list)
+    _globals: dict[int, frozenset[str]] = field(default_factory=dict)
+
+    def value(self, node: cst.BaseExpression) -> Value:
+        return self.flow.value(node) if self.flow is not None else NOTHING
+
+    def resolve(self, node: cst.BaseExpression) -> str | None:
+        return self.program.resolve(node)
+
+    def globals_declared(self) -> frozenset[str]:
+        """Names the current traced function declares `global`."""
+        if self.traced is None:
+            return frozenset()
+        func = self.traced.func
+        cached = self._globals.get(id(func))
+        if cached is None:
+            cached = frozenset(
+                name.name.value
+                for node in iter_nodes(func.body)
+                if isinstance(node, cst.Global)
+                for name in node.names
+            )
+            self._globals[id(func)] = cached
+        return cached
+
+    def add(
+        self,
+        rule: Rule,
+        node: cst.CSTNode,
+        message: str,
+        fix: FixProposal | None,
+        related: Iterable[tuple[cst.CSTNode, str]],
+    ) -> None:
+        # related nodes sit in other statements; find their statement when positions are made
+        rel = tuple((n, None, m) for n, m in related)
+        self.reports.append((rule, Report(node, message, self.statement, fix, rel)))
+
+
+def check_source(source: str, path: str = "<stdin>", config: Config | None = None) -> list[Finding]:
+    """Findings for one file's text, sorted by position. Never raises on bad input."""
+    config = config or Config()
+    enabled = config.enabled(path)
+    if not enabled:
+        return []
+    if not any(word in source for word in _RELEVANT):
+        return []
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        return _syntax_error(error, enabled)
+    except (RecursionError, MemoryError, ValueError) as error:
+        return _syntax_error_at(1, 0, f"cannot parse: {type(error).__name__}", enabled)
+    program = Program(module, mentions_export="export" in source or "compile" in source)
+    mode = program.mode(config.mode)
+    rules = [
+        rule_class
+        for code, rule_class in registry.RULES.items()
+        if code in enabled and rule_class.severity(mode) is not None
+    ]
+    ctx = RuleContext(program, mode, source)
+    instances = [r(ctx) for r in rules]
+    traced = [r for r in instances if r.SCOPE is Scope.TRACED]
+    module_wide = [
+        r for r in instances if r.SCOPE is Scope.MODULE and any(t in source for t in r.TRIGGERS)
+    ]
+    if traced:
+        dispatch = _dispatch(traced)
+        for item in program.traced:
+            ctx.traced = item
+            ctx.flow = program.flow(item)
+            ctx.statement = item.func
+            _walk(item.func.body, dispatch, ctx, path)
+        ctx.traced = ctx.flow = None
+    if module_wide:
+        _walk(module, _dispatch(module_wide), ctx, path)
+    locator = Locator(source, module)
+    findings = _findings(ctx, locator, config, mode, program)
+    if UNUSED_NOQA_CODE in enabled:
+        findings.extend(_unused_suppressions(locator, ctx.reports))
+    return sorted(findings, key=lambda f: (f.span.start, f.code))
+
+
+def _dispatch(rules: list[Rule]) -> dict[type, list[Callable[[cst.CSTNode], None]]]:
+    by_name: dict[str, list[Callable[[cst.CSTNode], None]]] = {}
+    for rule in rules:
+        for node_name, method in rule.visitors().items():
+            by_name.setdefault(node_name, []).append(method)
+    out: dict[type, list[Callable[[cst.CSTNode], None]]] = {}
+    for node_name, methods in by_name.items():
+        node_type = getattr(cst, node_name, None)
+        if isinstance(node_type, type):
+            out[node_type] = methods
+    return out
+
+
+def _walk(
+    root: cst.CSTNode,
+    dispatch: dict[type, list[Callable[[cst.CSTNode], None]]],
+    ctx: RuleContext,
+    path: str,
+) -> None:
+    """Depth-first, source order; `ctx.statement` is the innermost statement of each node."""
+    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(root, ctx.statement)]
+    while stack:
+        node, statement = stack.pop()
+        if isinstance(node, _STATEMENTS):
+            statement = node
+        if isinstance(node, cst.ClassDef) and ctx.traced is not None:
+            continue  # a class defined inside forward is not traced until it is called
+        methods = dispatch.get(type(node))
+        if methods:
+            ctx.statement = statement
+            for method in methods:
+                try:
+                    method(node)
+                except Exception:  # noqa: BLE001 - one broken rule must not hide the others
+                    log.exception("rule %s failed on %s", type(method.__self__).__name__, path)
+        stack.extend((child, statement) for child in reversed(children(node)))
+
+
+def _findings(
+    ctx: RuleContext, locator: Locator, config: Config, mode: Mode, program: Program
+) -> list[Finding]:
+    out: list[Finding] = []
+    seen: set[tuple[str, Span]] = set()
+    for rule, report in ctx.reports:
+        span = locator.span(report.node, report.statement)
+        key = (rule.CODE, span)
+        if key in seen:
+            continue
+        seen.add(key)
+        line_text = locator.lines[span.start.line - 1] if span.start.line <= len(locator.lines) else ""
+        if noqa.suppresses(noqa.directive_on(line_text, span.start.line), rule.CODE):
+            continue
+        severity = config.severity.get(rule.CODE) or rule.severity(mode) or Severity.INFO
+        related = tuple(
+            Related(locator.span(node, _statement_of(node, statement)), message)
+            for node, statement, message in report.related
+        )
+        fix = _fix(report.fix, locator, program) if report.fix is not None else None
+        out.append(
+            Finding(rule.CODE, rule.NAME, report.message, severity, span, fix, related, rule.url())
+        )
+    return out
+
+
+def _statement_of(node: cst.CSTNode, statement: cst.CSTNode | None) -> cst.CSTNode | None:
+    return statement if statement is not None else node
+
+
+def _fix(proposal: FixProposal, locator: Locator, program: Program) -> Fix:
+    edits: list[Edit] = []
+    for old, new in proposal.replacements:
+        span = locator.span(old, old if isinstance(old, _STATEMENTS) else None)
+        content = "" if isinstance(new, cst.RemovalSentinel) else code_of(new)
+        edits.append(Edit(span, content))
+    for name in proposal.imports:
+        if name not in program.imports.aliases:
+            line = _import_line(program.module)
+            edits.append(Edit(Span(Position(line, 0), Position(line, 0)), f"import {name}\n"))
+    return Fix(proposal.title, proposal.applicability, tuple(sorted(edits, key=lambda e: e.span)))
+
+
+def _import_line(module: cst.Module) -> int:
+    """Line after the file's leading docstring and imports."""
+    line = 1 + len(module.header)
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(s, (cst.Import, cst.ImportFrom, cst.Expr)) for s in stmt.body
+        ):
+            line += code_of(stmt).count("\n")
+            continue
+        break
+    return line
+
+
+def _syntax_error(error: cst.ParserSyntaxError, enabled: frozenset[str]) -> list[Finding]:
+    message = error.message.splitlines()[0] if error.message else "invalid syntax"
+    return _syntax_error_at(error.raw_line, error.raw_column, message, enabled)
+
+
+def _syntax_error_at(line: int, column: int, message: str, enabled: frozenset[str]) -> list[Finding]:
+    if SYNTAX_CODE not in enabled:
+        return []
+    span = Span(Position(max(line, 1), column), Position(max(line, 1), column))
+    rule = registry.RULES[SYNTAX_CODE]
+    return [Finding(SYNTAX_CODE, rule.NAME, f"syntax error: {message}", Severity.ERROR, span,
+                    url=rule.url())]
+
+
+def _unused_suppressions(
+    locator: Locator, reports: list[tuple[Rule, Report]]
+) -> list[Finding]:
+    """`# noqa: XPT...` directives that silence nothing (the opt-in XPT001)."""
+    raised: dict[int, set[str]] = {}
+    for rule, report in reports:
+        line = locator.span(report.node, report.statement).start.line
+        raised.setdefault(line, set()).add(rule.CODE)
+    rule = registry.RULES[UNUSED_NOQA_CODE]
+    out = []
+    for directive in noqa.all_directives(locator.lines):
+        codes = directive.codes
+        if codes is None:
+            continue
+        ours = {c for c in codes if c.startswith("XPT")}
+        unused = ours - raised.get(directive.line, set())
+        if unused:
+            text = locator.lines[directive.line - 1].rstrip("\r\n")
+            span = Span(Position(directive.line, directive.column), Position(directive.line, len(text)))
+            names = ", ".join(sorted(unused))
+            out.append(
+                Finding(UNUSED_NOQA_CODE, rule.NAME, f"unused suppression for {names}",
+                        rule.SEVERITY or Severity.INFO, span, url=rule.url())
+            )
+    return out
+

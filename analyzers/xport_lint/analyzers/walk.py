@@ -1,0 +1,67 @@
+"""Read-only traversal of libcst trees without libcst's visitor machinery.
+
+`CSTNode.visit` rebuilds every node it passes (to support transformers) and `children` does the
+same; for analysis we only read, so walking the dataclass fields directly is several times cheaper.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import libcst as cst
+
+# Fields that hold only whitespace, punctuation or comments: never interesting to a rule.
+_SKIPPED_FIELDS = frozenset(
+    {
+        "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
+        "header", "footer", "newline", "indent", "colon", "dot", "equal", "whitespace",
+        "whitespace_before", "whitespace_after", "whitespace_before_colon",
+        "whitespace_after_colon", "whitespace_before_params", "whitespace_after_def",
+        "whitespace_after_name", "whitespace_before_args", "whitespace_after_star",
+        "whitespace_after_arg", "whitespace_before_as", "whitespace_after_as",
+        "whitespace_before_in", "whitespace_after_in", "whitespace_after_if",
+        "whitespace_before_if", "whitespace_before_else", "whitespace_after_else",
+        "whitespace_after_for", "whitespace_before_for", "whitespace_after_lambda",
+        "whitespace_after_await", "whitespace_after_at", "whitespace_after_import",
+        "whitespace_after_from", "whitespace_before_import", "whitespace_after_class",
+        "whitespace_before_walrus", "whitespace_after_walrus", "whitespace_after_kwds",
+        "whitespace_after_return", "whitespace_after_assert", "whitespace_after_del",
+        "whitespace_after_global", "whitespace_after_nonlocal", "whitespace_after_raise",
+        "whitespace_after_with", "whitespace_before_from", "whitespace_after_except",
+        "whitespace_after_match", "whitespace_after_case", "whitespace_after_yield",
+        "whitespace_after_type", "whitespace_after_async", "asynchronous", "operator",
+        "body_whitespace",
+    }
+)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(node_type: type) -> tuple[str, ...]:
+    names = _FIELDS.get(node_type)
+    if names is None:
+        names = tuple(
+            f.name for f in dataclasses.fields(node_type) if f.name not in _SKIPPED_FIELDS
+        )
+        _FIELDS[node_type] = names
+    return names
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+    for name in _fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            out.append(value)
+        elif isinstance(value, (tuple, list)):
+            out.extend(v for v in value if isinstance(v, cst.CSTNode))
+    return out
+
+
+def iter_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and everything below it, depth first, in source order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))
