@@ -1,0 +1,388 @@
+"""`xport-lint`: the engine, headless, for pre-commit and CI. A thin adapter: files in,
+`check_source` per file, findings out. Exit codes: 0 clean, 1 findings, 2 usage/internal error."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import sys
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import click
+
+from . import output, registry
+from .cache import Cache
+from .config import Config, ConfigError
+from .files import SourceFile, discover, read
+from .fixes import apply_fixes
+from .model import Finding, Position, Severity, Span
+from .rule import Rule, strip_markers
+from .runner import SYNTAX_CODE, check_source
+
+#: Below this many files a process pool costs more than it saves.
+_PARALLEL_THRESHOLD = 16
+
+
+def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
+    out = tuple(c.strip() for v in values for c in v.split(",") if c.strip())
+    return out or None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(output.VERSION, prog_name="xport-lint")
+def main() -> None:
+    """Find torch.export failures in PyTorch model code, before you export."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--select", multiple=True, help="Only these codes or prefixes (comma-separated).")
+@click.option("--extend-select", multiple=True, help="Add codes to the selection (e.g. XPT001).")
+@click.option("--ignore", multiple=True, help="Codes or prefixes to skip.")
+@click.option("--strict/--non-strict", default=None, help="Judge severities for strict export.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: apply unsafe fixes too.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a diff; change nothing.")
+@click.option(
+    "--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]),
+    default="text", show_default=True,
+)
+@click.option("--statistics", is_flag=True, help="Count findings per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("--baseline", type=click.Path(dir_okay=False), help="Report only findings not in FILE.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), help="Record current findings in FILE.")
+@click.option("--no-cache", is_flag=True, help="Ignore and do not write the findings cache.")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
+              help="pyproject.toml to read instead of the nearest one.")
+@click.option("-j", "--jobs", type=int, default=None, help="Worker processes (default: all cores).")
+def check(
+    paths: tuple[str, ...],
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    strict: bool | None,
+    fix: bool,
+    unsafe_fixes: bool,
+    diff: bool,
+    output_format: str,
+    statistics: bool,
+    exit_zero: bool,
+    quiet: bool,
+    baseline: str | None,
+    write_baseline: str | None,
+    no_cache: bool,
+    config_path: str | None,
+    jobs: int | None,
+) -> None:
+    """Check PATHS (files or folders; default: the current folder)."""
+    targets = list(paths) or ["."]
+    try:
+        base = Config.discover(Path(config_path or targets[0]))
+        config = base.merged(
+            select=_codes(select), extend_select=_codes(extend_select), ignore=_codes(ignore),
+            strict=strict,
+        )
+        unknown = [c for c in (config.select + config.extend_select + config.ignore)
+                   if not registry.select([c]) and c.upper() != "ALL"]
+        if unknown:
+            raise ConfigError(f"unknown rule code or prefix: {', '.join(unknown)}")
+        known = set(registry.RULES)
+        for code in config.severity:
+            if code not in known:
+                raise ConfigError(f"severity: unknown rule code {code}")
+    except ConfigError as error:
+        raise click.UsageError(str(error)) from None
+    files = discover(targets, config.exclude)
+    missing = [p for p in targets if not os.path.exists(p)]
+    for path in missing:
+        click.echo(f"xport-lint: {path}: no such file or folder", err=True)
+    cache_dir = (config.root or Path.cwd()) / ".xport-lint-cache"
+    cache = None if no_cache else Cache(cache_dir)
+    results = _run(files, config, cache, jobs)
+    if cache is not None:
+        cache.save()
+
+    sources = {r.path: r.text for r in results if r.text is not None}
+    findings: list[tuple[str, Finding]] = []
+    for source in results:
+        if source.skipped:
+            click.echo(f"xport-lint: {source.path}: {source.problem}", err=True)
+        elif source.problem is not None:
+            findings.append((source.path, _problem_finding(source.problem)))
+    per_file = {r.path: r.findings for r in results if r.findings}
+
+    if fix or diff:
+        changed = _apply(per_file, sources, config, unsafe_fixes, write=fix and not diff)
+        if diff:
+            if changed:
+                click.echo("".join(changed), nl=False)
+            sys.exit(1 if changed and not exit_zero else 0)
+        # re-check what was fixed, so the report shows what is left
+        for path in list(per_file):
+            if path in sources:
+                per_file[path] = check_source(sources[path], path, config)
+
+    for path, file_findings in per_file.items():
+        findings.extend((path, f) for f in file_findings)
+    findings.sort(key=lambda pf: (pf[0], pf[1].span.start, pf[1].code))
+
+    if write_baseline:
+        _write_baseline(write_baseline, findings, sources)
+        click.echo(f"xport-lint: wrote {len(findings)} findings to {write_baseline}", err=True)
+        sys.exit(0)
+    if baseline:
+        findings = _filter_baseline(baseline, findings, sources)
+
+    _report(findings, sources, output_format, statistics, quiet)
+    failing = [f for _, f in findings]
+    sys.exit(1 if failing and not exit_zero else 0)
+
+
+def _check_one(path: str, config: Config) -> tuple[SourceFile, list[Finding]]:
+    source = read(path)
+    if source.text is None:
+        return source, []
+    return source, check_source(source.text, path, config)
+
+
+def _check_batch(paths: list[str], config: Config) -> list[tuple[SourceFile, list[Finding]]]:
+    return [_check_one(p, config) for p in paths]
+
+
+class FileResult:
+    __slots__ = ("path", "text", "problem", "skipped", "findings")
+
+    def __init__(self, source: SourceFile, findings: list[Finding]) -> None:
+        self.path = source.path
+        self.text = source.text
+        self.problem = source.problem
+        self.skipped = source.skipped
+        self.findings = findings
+
+
+def _run(files: list[str], config: Config, cache: Cache | None, jobs: int | None) -> list[FileResult]:
+    results: dict[str, FileResult] = {}
+    todo: list[str] = []
+    keys: dict[str, str] = {}
+    for path in files:
+        if cache is None:
+            todo.append(path)
+            continue
+        source = read(path)
+        if source.text is None:
+            results[path] = FileResult(source, [])
+            continue
+        key = cache.key(source.text, path, config)
+        hit = cache.get(key)
+        if hit is not None:
+            results[path] = FileResult(source, hit)
+        else:
+            keys[path] = key
+            todo.append(path)
+    workers = jobs or os.cpu_count() or 1
+    show_progress = sys.stderr.isatty() and len(todo) > 50
+    if workers > 1 and len(todo) >= _PARALLEL_THRESHOLD:
+        # big files first, then round-robin: keeps both cores busy to the end
+        ordered = sorted(todo, key=_size, reverse=True)
+        batches = [ordered[i::workers * 4] for i in range(workers * 4)]
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(_check_batch, batch, config) for batch in batches if batch]
+            with click.progressbar(length=len(todo), label="xport-lint", file=sys.stderr,
+                                   hidden=not show_progress) as bar:
+                for future in futures:
+                    for source, findings in future.result():
+                        results[source.path] = FileResult(source, findings)
+                        bar.update(1)
+    else:
+        with click.progressbar(todo, label="xport-lint", file=sys.stderr,
+                               hidden=not show_progress) as bar:
+            for path in bar:
+                source, findings = _check_one(path, config)
+                results[path] = FileResult(source, findings)
+    if cache is not None:
+        for path, key in keys.items():
+            result = results[path]
+            if result.text is not None:
+                cache.put(key, result.findings)
+    return [results[p] for p in files if p in results]
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _problem_finding(problem: str) -> Finding:
+    rule = registry.RULES[SYNTAX_CODE]
+    span = Span(Position(1, 0), Position(1, 0))
+    return Finding(SYNTAX_CODE, rule.NAME, problem, Severity.ERROR, span, url=rule.url())
+
+
+def _apply(
+    per_file: dict[str, list[Finding]], sources: dict[str, str], config: Config, unsafe: bool, write: bool
+) -> list[str]:
+    """Fix each file until nothing more applies (edits that overlapped wait for a second round)."""
+    diffs = []
+    for path, findings in per_file.items():
+        original = sources[path]
+        text = original
+        for _ in range(5):
+            new = apply_fixes(text, findings, unsafe)
+            if new == text:
+                break
+            text = new
+            findings = check_source(text, path, config)
+        if text == original:
+            continue
+        diffs.append("".join(difflib.unified_diff(
+            original.splitlines(keepends=True), text.splitlines(keepends=True),
+            fromfile=f"a/{path}", tofile=f"b/{path}",
+        )))
+        if write:
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+            sources[path] = text
+    return diffs
+
+
+def _fingerprint(path: str, finding: Finding, sources: dict[str, str]) -> str:
+    """Survives edits elsewhere in the file: the code plus the flagged line's text."""
+    lines = sources.get(path, "").splitlines()
+    line = lines[finding.span.start.line - 1].strip() if 0 < finding.span.start.line <= len(lines) else ""
+    return f"{Path(path).as_posix()}::{finding.code}::{line}"
+
+
+def _write_baseline(target: str, findings: list[tuple[str, Finding]], sources: dict[str, str]) -> None:
+    counts = Counter(_fingerprint(p, f, sources) for p, f in findings)
+    Path(target).write_text(json.dumps({"version": 1, "findings": dict(sorted(counts.items()))}, indent=1) + "\n")
+
+
+def _filter_baseline(
+    source: str, findings: list[tuple[str, Finding]], sources: dict[str, str]
+) -> list[tuple[str, Finding]]:
+    try:
+        data = json.loads(Path(source).read_text())
+        remaining = Counter(data["findings"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise click.UsageError(f"cannot read baseline {source}: {error}") from None
+    out = []
+    for path, finding in findings:
+        key = _fingerprint(path, finding, sources)
+        if remaining[key] > 0:
+            remaining[key] -= 1
+        else:
+            out.append((path, finding))
+    return out
+
+
+def _report(
+    findings: list[tuple[str, Finding]], sources: dict[str, str], fmt: str, statistics: bool, quiet: bool
+) -> None:
+    if fmt == "json":
+        click.echo(output.render_json(findings))
+        return
+    if fmt == "sarif":
+        click.echo(output.render_sarif(findings))
+        return
+    if fmt == "github":
+        if findings:
+            click.echo(output.render_github(findings))
+        return
+    if statistics:
+        if findings:
+            click.echo(output.render_statistics(findings))
+        return
+    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    if findings:
+        click.echo(output.render_text(findings, sources, colour), color=colour)
+    if not quiet:
+        by_severity = Counter(f.severity.value for _, f in findings)
+        fixable = sum(1 for _, f in findings if f.fix is not None and f.fix.applicability.value == "safe")
+        if findings:
+            parts = ", ".join(f"{by_severity[s]} {s}" for s in ("error", "warning", "info") if by_severity[s])
+            summary = f"\nFound {len(findings)} finding{'s' if len(findings) != 1 else ''} ({parts})."
+            if fixable:
+                summary += f"\n[*] {fixable} fixable with `xport-lint check --fix`."
+            click.echo(summary)
+        else:
+            click.echo("All checks passed!")
+
+
+@main.command("rules")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text")
+def list_rules(output_format: str) -> None:
+    """List every rule: code, name, severities, fixability."""
+    rows = []
+    for code, rule in registry.RULES.items():
+        rows.append({
+            "code": code,
+            "name": rule.NAME,
+            "non_strict": rule.SEVERITY.value if rule.SEVERITY else None,
+            "strict": rule.STRICT_SEVERITY.value if rule.STRICT_SEVERITY else None,
+            "fixable": rule.fixable(),
+            "default": rule.DEFAULT_ENABLED,
+            "summary": rule.summary(),
+        })
+    if output_format == "json":
+        click.echo(json.dumps(rows, indent=2))
+    elif output_format == "markdown":
+        click.echo(rules_table())
+    else:
+        for row in rows:
+            fixable = "[*]" if row["fixable"] else "   "
+            severities = f"{row['non_strict'] or '-'}/{row['strict'] or '-'}"
+            click.echo(f"{row['code']} {fixable} {row['name']:<30} {severities:<16} {row['summary']}")
+
+
+def rules_table() -> str:
+    """The README's rule table, generated from the registry."""
+    lines = [
+        "| Code | Name | Non-strict | Strict | Fix | What it flags |",
+        "|---|---|---|---|---|---|",
+    ]
+    for code, rule in registry.RULES.items():
+        fix = "yes" if rule.fixable() else ""
+        opt = " (opt-in)" if not rule.DEFAULT_ENABLED else ""
+        lines.append(
+            f"| {code} | `{rule.NAME}`{opt} | {rule.SEVERITY.value if rule.SEVERITY else '-'} | "
+            f"{rule.STRICT_SEVERITY.value if rule.STRICT_SEVERITY else '-'} | {fix} | {rule.summary()} |"
+        )
+    return "\n".join(lines)
+
+
+@main.command("rule")
+@click.argument("code")
+def show_rule(code: str) -> None:
+    """Print a rule's documentation and its examples."""
+    rule = registry.RULES.get(code.upper())
+    if rule is None:
+        raise click.UsageError(f"unknown rule {code}; see `xport-lint rules`")
+    click.echo(rule_markdown(rule))
+
+
+def rule_markdown(rule: type[Rule]) -> str:
+    severities = (
+        f"non-strict: {rule.SEVERITY.value if rule.SEVERITY else 'not reported'}, "
+        f"strict: {rule.STRICT_SEVERITY.value if rule.STRICT_SEVERITY else 'not reported'}"
+    )
+    parts = [f"# {rule.CODE} {rule.NAME}", "", f"Severity ({severities}; torch 2.13).", ""]
+    if rule.PYTORCH_NAME:
+        parts += [f"PyTorch's name for it: {rule.PYTORCH_NAME}", ""]
+    parts.append(rule.doc())
+    flagged = [strip_markers(case.source).rstrip() for case in rule.INVALID]
+    clean = [strip_markers(case.source).rstrip() for case in rule.VALID]
+    parts += ["", "## Flagged examples (checked against torch.export)"]
+    parts += [f"```python\n{code}\n```" for code in flagged]
+    parts += ["", "## Clean examples"]
+    parts += [f"```python\n{code}\n```" for code in clean]
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Which files a run checks, and reading them without ever raising on bad input."""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+#: Bigger files are skipped with a notice: generated code, not model code a human edits.
+MAX_BYTES = 8 * 1024 * 1024
+_ALWAYS_SKIPPED = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", ".tox", ".nox",
+     ".mypy_cache", ".ruff_cache", ".pytest_cache", "build", "dist", "site-packages",
+     ".xport-lint-cache"}
+)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str
+    text: str | None
+    #: why `text` is None: unreadable, undecodable or too big
+    problem: str | None = None
+    skipped: bool = False
+
+
+def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> list[str]:
+    """Python files under `paths`: folders walked (symlinks not followed, so no loops),
+    `.gitignore` and `exclude` respected; files named explicitly are always included."""
+    excluded = pathspec.GitIgnoreSpec.from_lines(exclude)
+    found: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(_walk(path, excluded))
+        else:
+            found.append(str(path))
+    return sorted(dict.fromkeys(found))
+
+
+def _walk(root: Path, excluded: pathspec.PathSpec) -> Iterator[str]:
+    ignores: list[tuple[Path, pathspec.PathSpec]] = []
+    for directory, subdirs, files in os.walk(root, followlinks=False):
+        here = Path(directory)
+        gitignore = here / ".gitignore"
+        if gitignore.is_file():
+            try:
+                lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
+                ignores.append((here, pathspec.GitIgnoreSpec.from_lines(lines)))
+            except OSError:
+                pass
+
+        def ignored(candidate: Path, is_dir: bool) -> bool:
+            relative = candidate.relative_to(root).as_posix() + ("/" if is_dir else "")
+            if excluded.match_file(relative):
+                return True
+            for base, spec in ignores:
+                if base == candidate or base not in candidate.parents:
+                    continue
+                inner = candidate.relative_to(base).as_posix() + ("/" if is_dir else "")
+                if spec.match_file(inner):
+                    return True
+            return False
+
+        subdirs[:] = sorted(
+            d for d in subdirs if d not in _ALWAYS_SKIPPED and not ignored(here / d, True)
+        )
+        for name in sorted(files):
+            if name.endswith((".py", ".pyi")) and not ignored(here / name, False):
+                yield str(here / name)
+
+
+def read(path: str) -> SourceFile:
+    """Decode like Python does (PEP 263 coding cookie, BOM); problems become a message."""
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            return SourceFile(
+                path, None, f"skipped: {size / 1e6:.1f} MB is over the {MAX_BYTES // 2**20} MB limit", True
+            )
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        return SourceFile(path, None, f"cannot read: {error.strerror or error}")
+    return decode(path, data)
+
+
+def decode(path: str, data: bytes) -> SourceFile:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as error:
+        return SourceFile(path, None, f"cannot decode: {error}")
+    if "\x00" in text:
+        return SourceFile(path, None, "cannot parse: file contains NUL bytes")
+    return SourceFile(path, text.removeprefix("\ufeff"))

@@ -1,0 +1,205 @@
+"""Findings rendered for people (text), tools (JSON, ruff's keys), code scanning (SARIF 2.1.0)
+and GitHub Actions annotations."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from . import registry
+from .model import Finding, Position, Severity
+
+VERSION = "0.1.0"
+_COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+
+def _location(position: Position) -> dict[str, int]:
+    # ruff's JSON is 1-based in both row and column
+    return {"row": position.line, "column": position.column + 1}
+
+
+def to_json_objects(findings: Sequence[tuple[str, Finding]]) -> list[dict[str, Any]]:
+    out = []
+    for path, finding in findings:
+        fix = None
+        if finding.fix is not None:
+            fix = {
+                "applicability": finding.fix.applicability.value,
+                "message": finding.fix.title,
+                "edits": [
+                    {
+                        "content": edit.content,
+                        "location": _location(edit.span.start),
+                        "end_location": _location(edit.span.end),
+                    }
+                    for edit in finding.fix.edits
+                ],
+            }
+        out.append(
+            {
+                "filename": path,
+                "code": finding.code,
+                "message": finding.message,
+                "location": _location(finding.span.start),
+                "end_location": _location(finding.span.end),
+                "fix": fix,
+                "severity": finding.severity.value,
+                "url": finding.url,
+                "confirmation": None,
+                "related": [
+                    {
+                        "message": r.message,
+                        "location": _location(r.span.start),
+                        "end_location": _location(r.span.end),
+                    }
+                    for r in finding.related
+                ],
+            }
+        )
+    return out
+
+
+def render_json(findings: Sequence[tuple[str, Finding]]) -> str:
+    return json.dumps(to_json_objects(findings), indent=2)
+
+
+def render_sarif(findings: Sequence[tuple[str, Finding]]) -> str:
+    used = sorted({f.code for _, f in findings})
+    rules = []
+    index: dict[str, int] = {}
+    for code in used:
+        rule = registry.RULES.get(code)
+        if rule is None:
+            continue
+        index[code] = len(rules)
+        level = rule.SEVERITY or rule.STRICT_SEVERITY or Severity.INFO
+        rules.append(
+            {
+                "id": code,
+                "name": rule.NAME,
+                "shortDescription": {"text": rule.summary()},
+                "fullDescription": {"text": rule.doc()},
+                "helpUri": rule.url(),
+                "help": {"text": rule.doc(), "markdown": rule.doc()},
+                "defaultConfiguration": {"level": _sarif_level(level)},
+            }
+        )
+    results = []
+    for path, finding in findings:
+        result: dict[str, Any] = {
+            "ruleId": finding.code,
+            "level": _sarif_level(finding.severity),
+            "message": {"text": finding.message},
+            "locations": [_sarif_location(path, finding.span.start, finding.span.end)],
+            "properties": {"confirmation": None, "severity": finding.severity.value},
+        }
+        if finding.code in index:
+            result["ruleIndex"] = index[finding.code]
+        if finding.related:
+            result["relatedLocations"] = [
+                {**_sarif_location(path, r.span.start, r.span.end), "id": i, "message": {"text": r.message}}
+                for i, r in enumerate(finding.related)
+            ]
+        results.append(result)
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "xport-lint",
+                        "version": VERSION,
+                        "informationUri": "https://github.com/xport-lint/xport-lint",
+                        "rules": rules,
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(sarif, indent=2)
+
+
+def _sarif_level(severity: Severity) -> str:
+    return {"error": "error", "warning": "warning", "info": "note"}[severity.value]
+
+
+def _sarif_location(path: str, start: Position, end: Position) -> dict[str, Any]:
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": path.replace("\\", "/").removeprefix("./")},
+            "region": {
+                "startLine": start.line,
+                "startColumn": start.column + 1,
+                "endLine": end.line,
+                "endColumn": max(end.column + 1, 1),
+            },
+        }
+    }
+
+
+def render_github(findings: Sequence[tuple[str, Finding]]) -> str:
+    lines = []
+    for path, f in findings:
+        level = {"error": "error", "warning": "warning", "info": "notice"}[f.severity.value]
+        message = f.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        lines.append(
+            f"::{level} title=xport-lint ({f.code}),file={path},line={f.span.start.line},"
+            f"col={f.span.start.column + 1},endLine={f.span.end.line},"
+            f"endColumn={f.span.end.column + 1}::{f.code} {message}"
+        )
+    return "\n".join(lines)
+
+
+def render_text(
+    findings: Sequence[tuple[str, Finding]], sources: dict[str, str], colour: bool
+) -> str:
+    """`path:line:col: CODE message`, then the source line with a caret range (like ruff)."""
+    blocks = []
+    for path, f in findings:
+        style = _COLOURS[f.severity]
+        marker = " [*]" if f.fix is not None and f.fix.applicability.value == "safe" else ""
+        head = (
+            click.style(f"{path}:{f.span.start.line}:{f.span.start.column + 1}:", bold=True)
+            + " "
+            + click.style(f.code, fg=style, bold=True)
+            + marker
+            + " "
+            + f.message
+            + click.style(f" ({f.severity.value})", fg=style)
+        )
+        lines = [head]
+        source_lines = sources.get(path, "").splitlines()
+        if 0 < f.span.start.line <= len(source_lines):
+            text = source_lines[f.span.start.line - 1].expandtabs(1)
+            number = str(f.span.start.line)
+            gutter = " " * len(number)
+            end = f.span.end.column if f.span.end.line == f.span.start.line else len(text)
+            width = max(end - f.span.start.column, 1)
+            lines.append(f"{gutter} |")
+            lines.append(f"{number} | {text}")
+            lines.append(f"{gutter} | " + " " * f.span.start.column + click.style("^" * width, fg=style))
+            for related in f.related:
+                lines.append(
+                    f"{gutter} = note: {related.message} (line {related.span.start.line})"
+                )
+        blocks.append("\n".join(lines))
+    text = "\n\n".join(blocks)
+    return text if colour else click.unstyle(text)
+
+
+def render_statistics(findings: Sequence[tuple[str, Finding]]) -> str:
+    counts = Counter(f.code for _, f in findings)
+    fixable = Counter(f.code for _, f in findings if f.fix is not None)
+    rows = []
+    for code, count in counts.most_common():
+        rule = registry.RULES.get(code)
+        name = rule.NAME if rule else ""
+        mark = "[*]" if fixable[code] else "   "
+        rows.append(f"{count:5d}\t{code}\t{mark} {name}")
+    return "\n".join(rows)
