@@ -73,8 +73,9 @@ class RuleContext:
         fix: FixProposal | None,
         related: Iterable[tuple[cst.CSTNode, str]],
     ) -> None:
-        # related nodes sit in other statements; find their statement when positions are made
-        rel = tuple((n, None, m) for n, m in related)
+        # related nodes sit elsewhere in the function: found by text from its start
+        anchor = self.traced.func if self.traced is not None else self.statement
+        rel = tuple((n, anchor, m) for n, m in related)
         self.reports.append((rule, Report(node, message, self.statement, fix, rel)))
 
 
@@ -92,7 +93,7 @@ def check_source(source: str, path: str = "<stdin>", config: Config | None = Non
         return _syntax_error(error, enabled)
     except (RecursionError, MemoryError, ValueError) as error:
         return _syntax_error_at(1, 0, f"cannot parse: {type(error).__name__}", enabled)
-    program = Program(module, mentions_export="export" in source or "compile" in source)
+    program = Program(module, mentions_export="export(" in source or "fullgraph" in source)
     mode = program.mode(config.mode)
     rules = [
         rule_class
@@ -143,13 +144,15 @@ def _walk(
 ) -> None:
     """Depth-first, source order; `ctx.statement` is the innermost statement of each node."""
     stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(root, ctx.statement)]
+    in_function = ctx.traced is not None
     while stack:
         node, statement = stack.pop()
-        if isinstance(node, _STATEMENTS):
+        node_type = type(node)
+        if _is_statement(node_type):
             statement = node
-        if isinstance(node, cst.ClassDef) and ctx.traced is not None:
-            continue  # a class defined inside forward is not traced until it is called
-        methods = dispatch.get(type(node))
+            if node_type is cst.ClassDef and in_function:
+                continue  # a class defined inside forward is not traced until it is called
+        methods = dispatch.get(node_type)
         if methods:
             ctx.statement = statement
             for method in methods:
@@ -158,6 +161,16 @@ def _walk(
                 except Exception:  # noqa: BLE001 - one broken rule must not hide the others
                     log.exception("rule %s failed on %s", type(method.__self__).__name__, path)
         stack.extend((child, statement) for child in reversed(children(node)))
+
+
+_STATEMENT_TYPES: dict[type, bool] = {}
+
+
+def _is_statement(node_type: type) -> bool:
+    known = _STATEMENT_TYPES.get(node_type)
+    if known is None:
+        known = _STATEMENT_TYPES[node_type] = issubclass(node_type, _STATEMENTS)
+    return known
 
 
 def _findings(
@@ -176,18 +189,13 @@ def _findings(
             continue
         severity = config.severity.get(rule.CODE) or rule.severity(mode) or Severity.INFO
         related = tuple(
-            Related(locator.span(node, _statement_of(node, statement)), message)
-            for node, statement, message in report.related
+            Related(locator.span(node, statement), message) for node, statement, message in report.related
         )
         fix = _fix(report.fix, locator, program) if report.fix is not None else None
         out.append(
             Finding(rule.CODE, rule.NAME, report.message, severity, span, fix, related, rule.url())
         )
     return out
-
-
-def _statement_of(node: cst.CSTNode, statement: cst.CSTNode | None) -> cst.CSTNode | None:
-    return statement if statement is not None else node
 
 
 def _fix(proposal: FixProposal, locator: Locator, program: Program) -> Fix:

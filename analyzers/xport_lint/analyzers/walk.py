@@ -47,14 +47,33 @@ def _fields(node_type: type) -> tuple[str, ...]:
     return names
 
 
+_IS_NODE: dict[type, bool] = {}
+# Nodes that carry only layout: never interesting to a rule.
+_LAYOUT = (cst.BaseParenthesizableWhitespace, cst.Newline, cst.Comment, cst.EmptyLine,
+           cst.TrailingWhitespace, cst.Comma, cst.Dot, cst.Colon, cst.LeftParen, cst.RightParen,
+           cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+           cst.AssignEqual, cst.Semicolon)
+
+
+def _is_node(node_type: type) -> bool:
+    """isinstance against libcst's abstract base classes is slow; ask once per type."""
+    known = _IS_NODE.get(node_type)
+    if known is None:
+        known = _IS_NODE[node_type] = issubclass(node_type, cst.CSTNode) and not issubclass(
+            node_type, _LAYOUT
+        )
+    return known
+
+
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     out: list[cst.CSTNode] = []
     for name in _fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        value_type = type(value)
+        if value_type is tuple or value_type is list:
+            out.extend(v for v in value if _is_node(type(v)))
+        elif _is_node(value_type):
             out.append(value)
-        elif isinstance(value, (tuple, list)):
-            out.extend(v for v in value if isinstance(v, cst.CSTNode))
     return out
 
 

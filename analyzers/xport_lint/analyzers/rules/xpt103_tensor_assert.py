@@ -12,8 +12,9 @@ class TensorAssert(Rule):
 
     ## What it does
     Flags `assert` statements in traced code whose condition is a tensor
-    (`assert (x >= 0).all()`). An `assert` on a Python number read with `.item()` is fine: export
-    turns it into a runtime assertion.
+    (`assert (x >= 0).all()`). An `assert` on a number read with `.item()` is not flagged here:
+    torch 2.13 turns float ones into runtime assertions but fails on int ones in non-strict
+    export; `torch._check(n > 0)` works for both.
 
     ## Why it fails torch.export
     Non-strict export evaluates `bool(tensor)` on a fake tensor and raises
@@ -65,7 +66,7 @@ class TensorAssert(Rule):
             import torch
             class Positive(torch.nn.Module):
                 def forward(self, x, n):
-                    assert n.item() > 0, "empty batch"
+                    torch._check(n.item() > 0)
                     return x.log1p()
             def xport_example():
                 return Positive(), (torch.rand(4), torch.tensor(4))

@@ -18,8 +18,9 @@ class LoggingInForward(Rule):
     `logging.getLogger` at module level.
 
     ## Why it fails torch.export
-    Non-strict export runs the call once at export time and drops it from the graph. Strict
-    export fails (`Unsupported: Unresolved GetAttrVariable comparison` inside `Logger`).
+    Export runs the call once, at export time, and the graph drops it: the exported program
+    never logs. (Strict export also fails outright on `logging.getLogger(...)` called inside
+    `forward`: `Unsupported: Unresolved GetAttrVariable comparison`.)
 
     ## Example
     ```python
@@ -34,14 +35,14 @@ class LoggingInForward(Rule):
     No automatic fix.
 
     ## Modes
-    Warning in non-strict export (dropped side effect); error in strict export.
+    Warning in both modes (dropped side effect, torch 2.13).
     """
 
     CODE = "XPT405"
     NAME = "logging-in-forward"
     SEVERITY = Severity.WARNING
-    STRICT_SEVERITY = Severity.ERROR
-    PYTORCH_NAME = "Unsupported (Dynamo, logging)"
+    STRICT_SEVERITY = Severity.WARNING
+    PYTORCH_NAME = "dropped side effect"
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

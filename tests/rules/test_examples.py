@@ -1,0 +1,52 @@
+"""Each rule's examples are its tests: INVALID lines are flagged (and only those), VALID code
+is not, and a fix produces exactly `expected_replacement`, idempotently."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import case_params, invalid_params
+from xport_lint.analyzers import Config, check_source, registry
+from xport_lint.analyzers.fixes import apply_fixes
+from xport_lint.analyzers.rule import REQUIRED_HEADINGS, Invalid, Rule, Valid
+
+EVERYTHING = Config(select=("ALL",))
+
+
+@pytest.mark.parametrize(("rule", "case"), case_params())
+def test_flags_exactly_the_marked_lines(rule: type[Rule], case: Valid | Invalid) -> None:
+    findings = [f for f in check_source(case.source, "example.py", EVERYTHING) if f.code == rule.CODE]
+    expected = case.expected_lines(rule.CODE) if isinstance(case, Invalid) else []
+    assert sorted({f.span.start.line for f in findings}) == expected
+
+
+@pytest.mark.parametrize(("rule", "case"), invalid_params())
+def test_fix_gives_expected_replacement(rule: type[Rule], case: Invalid) -> None:
+    findings = [f for f in check_source(case.source, "example.py", EVERYTHING) if f.code == rule.CODE]
+    fixed = apply_fixes(case.source, findings, unsafe=True)
+    if case.replacement is None:
+        assert all(f.fix is None for f in findings), "a fix without an expected_replacement"
+        return
+    assert fixed == case.replacement
+    again = [f for f in check_source(fixed, "example.py", EVERYTHING) if f.code == rule.CODE]
+    assert apply_fixes(fixed, again, unsafe=True) == fixed, "fix is not idempotent"
+    assert not [f for f in again if f.fix is not None]
+
+
+@pytest.mark.parametrize("rule", registry.RULES.values(), ids=list(registry.RULES))
+def test_rule_is_documented_and_exemplified(rule: type[Rule]) -> None:
+    assert rule.CODE.startswith("XPT") and len(rule.CODE) == 6
+    assert rule.VALID and rule.INVALID
+    doc = rule.doc()
+    for heading in REQUIRED_HEADINGS:
+        assert heading in doc, f"{rule.CODE} doc lacks {heading!r}"
+    assert rule.SEVERITY is not None or rule.STRICT_SEVERITY is not None
+
+
+def test_names_are_unique() -> None:
+    names = [r.NAME for r in registry.RULES.values()]
+    assert len(names) == len(set(names))
+
+
+def test_at_least_forty_examples() -> None:
+    assert sum(len(r.VALID) + len(r.INVALID) for r in registry.RULES.values()) >= 40

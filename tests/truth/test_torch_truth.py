@@ -1,0 +1,132 @@
+"""Every example is an executable fact about torch 2.13: run it through real torch.export.
+
+error   => export fails in that mode
+warning => export succeeds, and on `other_args` the exported program rejects the input or
+           computes something else than eager (where the example gives `other_args`)
+clean   => export succeeds in every mode the example lists
+fix     => the fixed code exports where the original failed, and matches eager
+Files with a zero-argument `export()` function are judged by calling it (call-site rules).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.conftest import all_cases
+from xport_lint.analyzers.model import Mode, Severity
+from xport_lint.analyzers.rule import Invalid, Rule, Valid
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+_counter = itertools.count()
+
+
+def load(source: str, tmp_path: Path) -> ModuleType:
+    name = f"xport_truth_{next(_counter)}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # strict export (Dynamo) imports the model's module by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def example(module: ModuleType) -> tuple[Any, tuple[Any, ...]]:
+    model, args = module.xport_example()[:2]
+    return model, args
+
+
+def exports(module: ModuleType, mode: Mode) -> tuple[bool, Any, str]:
+    """(exported?, (program, model, args), error) for the file's export() or its example."""
+    try:
+        if hasattr(module, "export"):
+            return True, (module.export(), None, ()), ""
+        model, args = example(module)
+        program = torch.export.export(model, args, strict=mode is Mode.STRICT)
+        return True, (program, model, args), ""
+    except Exception as error:  # noqa: BLE001 - any failure is the fact under test
+        return False, None, f"{type(error).__name__}: {error}"[:500]
+
+
+def file_modes(source: str) -> tuple[Mode, ...]:
+    """The engine judges a file with a `strict=True` export call in strict mode only."""
+    return (Mode.STRICT,) if "strict=True" in source else (Mode.NON_STRICT, Mode.STRICT)
+
+
+def same(a: Any, b: Any) -> bool:
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and a.shape == b.shape and torch.allclose(a, b, equal_nan=True)
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def cases() -> list[object]:
+    out = []
+    for rule, case, name in all_cases():
+        if rule.CODE in ("XPT000", "XPT001"):
+            continue  # claims about the linter itself, not about torch
+        for mode in file_modes(case.source):
+            if isinstance(case, Valid) and mode not in case.modes:
+                continue
+            if isinstance(case, Invalid) and rule.severity(mode) is None:
+                continue
+            out.append(pytest.param(rule, case, mode, id=f"{name}-{mode.value}"))
+    return out
+
+
+@pytest.mark.parametrize(("rule", "case", "mode"), cases())
+def test_example_claim_holds_in_real_torch(
+    rule: type[Rule], case: Valid | Invalid, mode: Mode, tmp_path: Path
+) -> None:
+    module = load(case.source, tmp_path)
+    ok, exported, error = exports(module, mode)
+    if isinstance(case, Valid):
+        assert ok, f"clean example does not export ({mode.value}): {error}"
+        return
+    severity = rule.severity(mode)
+    if severity is Severity.ERROR:
+        assert not ok, f"{rule.CODE} claims export fails ({mode.value}), but it succeeded"
+        return
+    assert ok, f"{rule.CODE} claims export succeeds ({mode.value}): {error}"
+    if severity is Severity.WARNING and case.other_args is not None and not hasattr(module, "export"):
+        program, model, _ = exported
+        other = eval(case.other_args, vars(module))  # noqa: S307 - the example's own inputs
+        expected = model(*other)
+        try:
+            actual = program.module()(*other)
+        except Exception:  # noqa: BLE001 - a rejected input is the specialisation we claim
+            return
+        assert not same(expected, actual), "exported program agrees with eager on other inputs"
+
+
+def fixed_cases() -> list[object]:
+    out = []
+    for rule, case, name in all_cases():
+        if isinstance(case, Invalid) and case.replacement is not None:
+            for mode in file_modes(case.source):
+                if rule.severity(mode) is Severity.ERROR:
+                    out.append(pytest.param(rule, case, mode, id=f"{name}-{mode.value}"))
+    return out
+
+
+@pytest.mark.parametrize(("rule", "case", "mode"), fixed_cases())
+def test_fixed_example_exports_and_matches_eager(
+    rule: type[Rule], case: Invalid, mode: Mode, tmp_path: Path
+) -> None:
+    assert case.replacement is not None
+    module = load(case.replacement, tmp_path)
+    ok, exported, error = exports(module, mode)
+    assert ok, f"{rule.CODE} fix does not export ({mode.value}): {error}"
+    program, model, args = exported
+    if model is not None:
+        assert same(model(*args), program.module()(*args))
