@@ -1,0 +1,39 @@
+"""The published hook, installed by real pre-commit from this repository."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli import BAD, GOOD
+
+REPO = Path(__file__).parents[2]
+
+
+def git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_pre_commit_try_repo_fails_on_bad_model_and_passes_on_good(tmp_path: Path) -> None:
+    work = tmp_path / "user-repo"
+    work.mkdir()
+    git("init", "-q", cwd=work)
+    (work / "model.py").write_text(BAD)
+    git("add", ".", cwd=work)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "NO_COLOR": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    command = [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "xport-lint", "--all-files"]
+    bad = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "XPT101" in bad.stdout
+    (work / "model.py").write_text(GOOD)
+    git("add", ".", cwd=work)
+    good = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert good.returncode == 0, good.stdout + good.stderr

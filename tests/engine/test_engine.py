@@ -1,0 +1,166 @@
+"""The engine as a library: bad input never raises, suppressions, config, purity."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import all_cases
+from xport_lint.analyzers import Config, Mode, check_source
+from xport_lint.analyzers.config import ConfigError
+
+EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.py"))
+GATE = """\
+import torch
+class Gate(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:{comment}
+            return x
+        return -x
+"""
+
+
+def test_static_path_never_imports_torch_or_lsp() -> None:
+    code = (
+        "import sys; from xport_lint.analyzers import check_source; "
+        f"check_source({GATE.format(comment='')!r}, 'm.py'); "
+        "bad = [m for m in ('torch', 'pygls', 'lsprotocol') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("path", EXAMPLES + [None], ids=[p.name for p in EXAMPLES] + ["rule-examples"])
+def test_every_prefix_of_a_model_file_is_handled(path: Path | None) -> None:
+    """Half-typed code: each prefix (by line, and mid-line) gives findings or XPT000, never an exception."""
+    sources = [path.read_text()] if path else [c.source for _, c, _ in all_cases()[:12]]
+    for source in sources:
+        for cut in range(0, len(source), 7):
+            for finding in check_source(source[:cut], "half.py"):
+                assert finding.span.start.line >= 1
+
+
+def test_syntax_error_is_one_xpt000_at_the_error() -> None:
+    findings = check_source("import torch\nclass M(torch.nn.Module):\n    def forward(self, x\n", "m.py")
+    assert [f.code for f in findings] == ["XPT000"]
+    assert findings[0].span.start.line >= 3
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["def forward(x):\n" + "    " * 0 + "return " + "(" * 5000 + ")" * 5000 + "\n", "forward\x00", "\ufeffdef forward(x): pass\n"],
+    ids=["deep-nesting", "nul", "bom"],
+)
+def test_hostile_text_does_not_raise(source: str) -> None:
+    check_source(source, "weird.py")
+
+
+@pytest.mark.parametrize("comment", ["  # noqa: XPT101", "  # noqa", "  # xport: ignore[XPT101]", "  # xport: ignore"])
+def test_suppression_comments(comment: str) -> None:
+    assert not check_source(GATE.format(comment=comment), "m.py")
+
+
+def test_suppression_of_another_code_does_not_hide() -> None:
+    findings = check_source(GATE.format(comment="  # noqa: XPT301"), "m.py")
+    assert [f.code for f in findings] == ["XPT101"]
+
+
+def test_unused_suppression_is_opt_in() -> None:
+    source = GATE.format(comment="") + "# trailing\nx = 1  # noqa: XPT104\n"
+    assert [f.code for f in check_source(source, "m.py")] == ["XPT101"]
+    codes = [f.code for f in check_source(source, "m.py", Config(extend_select=("XPT001",)))]
+    assert codes == ["XPT101", "XPT001"]
+
+
+def test_code_outside_traced_scope_is_not_flagged() -> None:
+    source = """\
+import torch
+def train(model, loader):
+    for x in loader:
+        loss = model(x).sum()
+        if loss.item() > 10:
+            print("diverging")
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fast = torch.rand(()) > 0.5
+        if self.fast:
+            print("fast")
+    def forward(self, x):
+        return x * 2
+"""
+    assert check_source(source, "m.py") == []
+
+
+def test_module_subclasses_however_imported() -> None:
+    body = "    def forward(self, x):\n        if x.any():\n            return x\n        return -x\n"
+    for header in (
+        "from torch import nn\nclass M(nn.Module):\n",
+        "import torch.nn as tnn\nclass M(tnn.Module):\n",
+        "from torch.nn import Module as Base\nclass M(Base):\n",
+        "import torch\nclass Base(torch.nn.Module):\n    pass\nclass M(Base):\n",
+        "from .modeling_utils import PreTrainedModel\nclass M(PreTrainedModel):\n",
+    ):
+        assert [f.code for f in check_source(header + body, "m.py")] == ["XPT101"], header
+
+
+def test_helpers_reached_from_forward_are_traced_with_call_site_values() -> None:
+    source = """\
+import torch
+def pick(x, n: int):
+    if n > 2:
+        return x
+    return x.sum() > 0
+class M(torch.nn.Module):
+    def forward(self, x):
+        return self._helper(x, 3)
+    def _helper(self, x, k):
+        if k > 1:
+            return pick(x, k)
+        if pick(x, 1):
+            return x
+        return -x
+    def unused(self, x):
+        if x.sum() > 0:
+            return x
+"""
+    findings = check_source(source, "m.py")
+    assert [(f.code, f.span.start.line) for f in findings] == [("XPT101", 12)]
+
+
+def test_related_information_points_at_the_item_call() -> None:
+    source = "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        n = x.sum().item()\n        if n > 0:\n            return x\n        return -x\n"
+    (finding,) = check_source(source, "m.py")
+    assert finding.code == "XPT104"
+    assert finding.related[0].span.start.line == 4
+
+
+def test_positions_count_code_points_on_non_ascii_lines() -> None:
+    source = 'import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        s = "ü"; print(s)\n        return x\n'
+    (finding,) = check_source(source, "m.py")
+    assert (finding.span.start.line, finding.span.start.column) == (4, 17)
+
+
+def test_strict_mode_from_config_and_from_strict_export_call() -> None:
+    source = "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return torch.from_numpy(x.numpy())\n"
+    assert [f.code for f in check_source(source, "m.py")] == ["XPT401"]
+    assert check_source(source, "m.py", Config(strict=True)) == []
+    assert Config(strict=True).mode is Mode.STRICT
+    in_file = source + "ep = torch.export.export(M(), (torch.ones(1),), strict=True)\n"
+    assert check_source(in_file, "m.py") == []
+
+
+def test_severity_override_and_per_file_ignores(tmp_path: Path) -> None:
+    config = Config.from_table({"severity": {"XPT101": "warning"}, "per-file-ignores": {"legacy_*.py": ["XPT1"]}})
+    (finding,) = check_source(GATE.format(comment=""), "m.py", config)
+    assert finding.severity.value == "warning"
+    assert check_source(GATE.format(comment=""), "legacy_model.py", config) == []
+
+
+@pytest.mark.parametrize("table", [{"selekt": ["XPT1"]}, {"severity": {"XPT101": "fatal"}}, {"strict": "yes"}])
+def test_bad_config_is_a_clear_error(table: dict[str, object]) -> None:
+    with pytest.raises(ConfigError):
+        Config.from_table(table)
