@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from xport_lint.analyzers import registry
 from xport_lint.analyzers.rule import Invalid, Rule, Valid
 

@@ -1,0 +1,145 @@
+"""Speed of xport-lint on real model code, side by side with bare parsers, ruff and torchfix.
+
+Usage: bash bench/fetch_corpus.sh && python bench/run.py [--skip-torchfix]
+Writes bench/results.json; bench/RESULTS.md quotes it. Every tool runs on the same files in the
+same run. Wall-clock seconds, best of `--repeat` where affordable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import libcst
+
+HERE = Path(__file__).parent
+CORPUS = HERE / "corpus"
+SRC = CORPUS / "src"
+
+
+def files() -> list[str]:
+    return (CORPUS / "files.txt").read_text().split()
+
+
+def _parse_batch(paths: list[str]) -> int:
+    for path in paths:
+        libcst.parse_module((SRC / path).read_text(encoding="utf-8"))
+    return len(paths)
+
+
+def libcst_parse(paths: list[str], jobs: int) -> float:
+    ordered = sorted(paths, key=lambda p: (SRC / p).stat().st_size, reverse=True)
+    batches = [ordered[i :: jobs * 4] for i in range(jobs * 4)]
+    start = time.perf_counter()
+    with ProcessPoolExecutor(jobs) as pool:
+        sum(pool.map(_parse_batch, batches))
+    return time.perf_counter() - start
+
+
+def ast_parse(paths: list[str]) -> float:
+    sources = [(SRC / p).read_text(encoding="utf-8") for p in paths]
+    start = time.perf_counter()
+    for source in sources:
+        ast.parse(source)
+    return time.perf_counter() - start
+
+
+def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env={**os.environ, **(env or {})}, check=False)
+    return time.perf_counter() - start
+
+
+def list_file(paths: list[str]) -> Path:
+    target = CORPUS / "args.txt"
+    target.write_text("\n".join(paths))
+    return target
+
+
+def per_edit_latency() -> dict[str, object]:
+    """check_source on one file, as the language server will call it after an edit."""
+    from xport_lint.analyzers import check_source
+
+    paths = files()
+    sizes = {p: (SRC / p).read_text(encoding="utf-8").count("\n") for p in paths}
+    around_500 = min(paths, key=lambda p: abs(sizes[p] - 500))
+    largest = max(paths, key=lambda p: sizes[p])
+    out: dict[str, object] = {}
+    for label, path in (("500_lines", around_500), ("largest", largest)):
+        source = (SRC / path).read_text(encoding="utf-8")
+        runs = []
+        for _ in range(7):
+            start = time.perf_counter()
+            check_source(source, path)
+            runs.append(time.perf_counter() - start)
+        parse = min(_time(lambda s=source: libcst.parse_module(s)) for _ in range(5))
+        out[label] = {"file": path, "lines": sizes[path], "median_s": statistics.median(runs),
+                      "libcst_parse_s": parse}
+    return out
+
+
+def _time(fn: object) -> float:
+    start = time.perf_counter()
+    fn()  # type: ignore[operator]
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--skip-torchfix", action="store_true")
+    args = parser.parse_args()
+    paths = files()
+    lines = sum((SRC / p).read_text(encoding="utf-8").count("\n") for p in paths)
+    exe = shutil.which("xport-lint", path=str(Path(sys.executable).parent)) or "xport-lint"
+    results: dict[str, object] = {
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, libcst {libcst.__version__ if hasattr(libcst, '__version__') else '?'}",
+        "files": len(paths),
+        "lines": lines,
+        "jobs": args.jobs,
+    }
+    results["ast_parse_1_process_s"] = ast_parse(paths)
+    results["libcst_parse_2_processes_s"] = libcst_parse(paths, args.jobs)
+    cache = SRC / ".xport-lint-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    cold = [exe, "check", "--no-cache", "--exit-zero", "--format", "json", "-j", str(args.jobs), *paths]
+    results["xport_lint_cold_s"] = timed(cold, SRC)
+    warm = [exe, "check", "--exit-zero", "--format", "json", "-j", str(args.jobs), *paths]
+    timed(warm, SRC)  # fills the cache
+    results["xport_lint_cached_s"] = timed(warm, SRC)
+    shutil.rmtree(cache, ignore_errors=True)
+    findings = subprocess.run(cold, cwd=SRC, capture_output=True, text=True).stdout
+    counts: dict[str, int] = {}
+    for item in json.loads(findings):
+        counts[item["code"]] = counts.get(item["code"], 0) + 1
+    results["xport_lint_findings"] = dict(sorted(counts.items()))
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    if ruff:
+        results["ruff_all_rules_2_threads_s"] = timed(
+            [ruff, "check", "--select", "ALL", "--no-cache", "--exit-zero", "--isolated", "-q", *paths],
+            SRC, {"RAYON_NUM_THREADS": str(args.jobs)},
+        )
+    torchfix = HERE / ".venv-torchfix" / "bin" / "torchfix"
+    if torchfix.exists() and not args.skip_torchfix:
+        results["torchfix_2_processes_s"] = timed(
+            [str(torchfix), "--select", "ALL", "-j", str(args.jobs), *paths], SRC
+        )
+    results["per_edit"] = per_edit_latency()
+    (HERE / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
