@@ -83,7 +83,7 @@ MASK_METHODS = frozenset(
 MASK_TORCH = MASK_METHODS | {"eq", "ne", "lt", "le", "gt", "ge", "greater", "less"}
 # torch.* callables that return Python facts, not tensors.
 TORCH_STATIC_PREFIXES = (
-    "torch.is_", "torch.get_", "torch.jit.", "torch.compiler.", "torch.cuda.", "torch.backends.",
+    "torch.is_", "torch.are_", "torch.get_", "torch.jit.", "torch.compiler.", "torch.cuda.", "torch.backends.",
     "torch.distributed.", "torch._C.", "torch.finfo", "torch.iinfo", "torch.device", "torch.dtype",
     "torch.Size", "torch.autocast", "torch.no_grad", "torch.enable_grad", "torch.inference_mode",
     "torch.set_grad_enabled", "torch.fx.", "torch._dynamo.", "torch.onnx.", "torch.library.",
@@ -265,14 +265,16 @@ class FunctionFlow:
             current = current.inner_for_in
 
     def _comparison(self, node: cst.Comparison) -> Value:
-        out = self.value(node.left)
-        identity = True
-        for target in node.comparisons:
-            if not isinstance(target.operator, (cst.Is, cst.IsNot)):
-                identity = False
-            out = out | self.value(target.comparator)
-        if identity:
+        # `is`, membership (`"mask" in kwargs`) and comparisons with strings or None are about
+        # Python objects, not tensor data
+        if any(isinstance(t.operator, _STATIC_COMPARISONS) for t in node.comparisons) or any(
+            isinstance(e, _LITERALS) or (isinstance(e, cst.Name) and e.value == "None")
+            for e in (node.left, *(t.comparator for t in node.comparisons))
+        ):
             return NOTHING
+        out = self.value(node.left)
+        for target in node.comparisons:
+            out = out | self.value(target.comparator)
         if is_tensor_like(out):
             return Value(Kind.TENSOR | Kind.MASK, out.origin)
         return _arith(out)
@@ -288,7 +290,7 @@ class FunctionFlow:
             if base.has(Kind.DD_TENSOR):
                 return Value(Kind.DD_SIZE | Kind.SHAPE, base.origin)
             return mark(Kind.SHAPE, node)
-        if attr in STATIC_ATTRS:
+        if attr in STATIC_ATTRS or attr.startswith("is_"):
             return NOTHING
         if attr in ("T", "mT", "H", "mH", "real", "imag", "data", "grad"):
             return Value(base.kind & ~Kind.MASK, base.origin)
@@ -337,6 +339,8 @@ class FunctionFlow:
                 return mark(Kind.DATA, node)
             return args[0] if args else NOTHING
         if name == "len":
+            if node.args and _is_whole_shape(node.args[0].value):
+                return NOTHING  # len(x.shape) is the rank: static
             if args and args[0].has(Kind.DD_TENSOR):
                 return Value(Kind.DD_SIZE | Kind.SHAPE, args[0].origin)
             if args and is_tensor_like(args[0]):
@@ -413,6 +417,21 @@ class FunctionFlow:
                 out = out | a
             return _arith(out)
         return Value(Kind.TENSOR) if any_tensor else NOTHING
+
+
+_STATIC_COMPARISONS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _is_whole_shape(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "shape"
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "size"
+        and not node.args
+    )
 
 
 def _arith(value: Value) -> Value:
