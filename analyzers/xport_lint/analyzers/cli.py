@@ -314,6 +314,17 @@ def _report(
             click.echo("All checks passed!")
 
 
+@main.command("server")
+@click.option("--tcp", metavar="HOST:PORT", help="Listen on TCP instead of stdio (debugging).")
+def serve(tcp: str | None) -> None:
+    """Start the language server (stdio by default)."""
+    try:
+        from xport_lint.server.app import main as run_server  # the one upward import, on demand
+    except ImportError as error:
+        raise click.UsageError(f"the language server needs `pip install 'xport-lint[server]'` ({error})") from None
+    run_server(["--tcp", tcp] if tcp else [])
+
+
 @main.command("rules")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text")
 def list_rules(output_format: str) -> None:

@@ -25,9 +25,10 @@ def code_of(node: cst.CSTNode) -> str:
 
 
 class Locator:
-    def __init__(self, source: str, module: cst.Module) -> None:
+    def __init__(self, source: str, module: cst.Module, tree: ast.Module | None = None) -> None:
         self.source = source
         self.module = module
+        self._tree = tree
         self._lines: list[str] | None = None
         self._statements: dict[int, ast.stmt] | None = None
         self._fallback: dict[cst.CSTNode, object] | None = None
@@ -86,10 +87,12 @@ class Locator:
     def _statement_map(self) -> dict[int, ast.stmt]:
         if self._statements is None:
             self._statements = {}
-            try:
-                tree = ast.parse(self.source)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return self._statements
+            tree = self._tree
+            if tree is None:
+                try:
+                    tree = ast.parse(self.source)
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    return self._statements
             try:
                 self._pair(self.module.body, tree.body)
             except (IndexError, AttributeError):

@@ -15,6 +15,7 @@ import libcst as cst
 from . import noqa, registry
 from .config import Config
 from .dataflow import NOTHING, FunctionFlow, Value
+from .incremental import ChunkedParser
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
 from .positions import Locator, code_of
 from .program import Program, Traced
@@ -79,16 +80,25 @@ class RuleContext:
         self.reports.append((rule, Report(node, message, self.statement, fix, rel)))
 
 
-def check_source(source: str, path: str = "<stdin>", config: Config | None = None) -> list[Finding]:
-    """Findings for one file's text, sorted by position. Never raises on bad input."""
+def check_source(
+    source: str, path: str = "<stdin>", config: Config | None = None, parser: ChunkedParser | None = None
+) -> list[Finding]:
+    """Findings for one file's text, sorted by position. Never raises on bad input.
+
+    `parser`: reuse the libcst trees of unchanged top-level statements (an editor session).
+    """
     config = config or Config()
     enabled = config.enabled(path)
     if not enabled:
         return []
     if not any(word in source for word in _RELEVANT):
         return []
+    tree = None
     try:
-        module = cst.parse_module(source)
+        if parser is not None:
+            module, tree = parser.parse(source)
+        else:
+            module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         return _syntax_error(error, enabled)
     except (RecursionError, MemoryError, ValueError) as error:
@@ -116,7 +126,7 @@ def check_source(source: str, path: str = "<stdin>", config: Config | None = Non
         ctx.traced = ctx.flow = None
     if module_wide:
         _walk(module, _dispatch(module_wide), ctx, path)
-    locator = Locator(source, module)
+    locator = Locator(source, module, tree)
     findings = _findings(ctx, locator, config, mode, program)
     if UNUSED_NOQA_CODE in enabled:
         findings.extend(_unused_suppressions(locator, ctx.reports))

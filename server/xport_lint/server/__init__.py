@@ -1,0 +1,1 @@
+"""xport-lint's language server: a thin pygls adapter over `xport_lint.analyzers`."""

@@ -1,0 +1,466 @@
+"""The language server: LSP in, `check_source` per document, LSP out. No analysis here.
+
+Work is debounced per document and run on one background thread; a result is published only
+for the document version it was computed from, and only if that is still the latest version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from . import convert
+from .settings import Settings
+
+VERSION = "0.1.0"
+FIX_ALL_KIND = "source.fixAll.xport-lint"
+FIX_ALL_COMMAND = "xport-lint.fixAll"
+log = logging.getLogger("xport_lint.server")
+
+
+@dataclass(frozen=True)
+class Result:
+    version: int | None
+    findings: list[Any]
+    diagnostics: list[types.Diagnostic]
+
+
+class XportLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("xport-lint", VERSION, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.settings = Settings()
+        self.debounce = 0.1
+        self.results: dict[str, Result] = {}
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.parsers: dict[str, Any] = {}
+        self.configs: dict[str, Any] = {}
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xport-lint")
+        self._toasted = False
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    # -- settings and configuration -----------------------------------------------------
+
+    def apply_settings(self, raw: object) -> None:
+        settings, problems = Settings.from_json(raw)
+        for problem in problems:
+            self.log(f"settings: {problem}; using the default", types.MessageType.Warning)
+        self.settings = settings
+        self.configs.clear()
+
+    def config_for(self, uri: str) -> Any:
+        from xport_lint.analyzers.config import Config, ConfigError
+
+        path = to_fs_path(uri)
+        directory = str(Path(path).parent) if path else ""
+        base = self.configs.get(directory)
+        if base is None:
+            base = Config()
+            if path and self._in_workspace(path):
+                try:
+                    base = Config.discover(Path(directory))
+                except ConfigError as error:
+                    self.log(f"{error}; using defaults", types.MessageType.Warning)
+            self.configs[directory] = base
+        s = self.settings
+        from xport_lint.analyzers.model import Severity
+
+        severity = {**base.severity, **{k: Severity(v) for k, v in s.severity.items()}}
+        return base.merged(
+            select=s.select, extend_select=s.extend_select, ignore=s.ignore, strict=s.strict, severity=severity
+        )
+
+    def _in_workspace(self, path: str) -> bool:
+        folders = [to_fs_path(f.uri) for f in self.workspace.folders.values()]
+        if not folders and self.workspace.root_path:
+            folders = [self.workspace.root_path]
+        return any(folder and os.path.commonpath([folder, path]) == folder for folder in folders)
+
+    # -- analysis ---------------------------------------------------------------------------
+
+    def analyse_now(self, uri: str, source: str, version: int | None) -> Result:
+        """Runs on the worker thread: the engine call and the conversion, nothing else."""
+        from xport_lint.analyzers.incremental import ChunkedParser
+        from xport_lint.analyzers.runner import check_source
+
+        if not self.settings.enable:
+            return Result(version, [], [])
+        parser = self.parsers.setdefault(uri, ChunkedParser())
+        path = to_fs_path(uri) or uri
+        try:
+            findings = check_source(source, path, self.config_for(uri), parser)
+        except Exception:  # noqa: BLE001 - a bug in the engine must not take the server down
+            log.exception("xport-lint failed on %s", uri)
+            self.toast_once()
+            findings = []
+        lines = source.splitlines(keepends=True)
+        return Result(version, findings, [convert.diagnostic(uri, lines, f) for f in findings])
+
+    async def analyse(self, uri: str) -> Result:
+        document = self.workspace.get_text_document(uri)
+        cached = self.results.get(uri)
+        if cached is not None and cached.version == document.version and document.version is not None:
+            return cached
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(self.executor, self.analyse_now, uri, document.source, document.version)
+        current = self.workspace.get_text_document(uri).version
+        if result.version == current:
+            self.results[uri] = result
+        return result
+
+    def schedule(self, uri: str, delay: float | None = None) -> None:
+        """Re-check `uri` after the debounce; a newer change cancels this one."""
+        previous = self.pending.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        self.pending[uri] = asyncio.ensure_future(
+            self._check_and_publish(uri, self.debounce if delay is None else delay)
+        )
+
+    async def _check_and_publish(self, uri: str, delay: float) -> None:
+        try:
+            await asyncio.sleep(delay)
+            result = await self.analyse(uri)
+        except asyncio.CancelledError:
+            return
+        if uri not in self.workspace.text_documents:
+            return  # closed meanwhile
+        if result.version != self.workspace.get_text_document(uri).version:
+            return  # stale: a newer version is on its way
+        if self.push_diagnostics:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=result.diagnostics, version=result.version)
+            )
+
+    @property
+    def push_diagnostics(self) -> bool:
+        """Push only to clients that cannot pull (pull avoids duplicate work and stale results)."""
+        text_document = self.client_capabilities.text_document
+        return text_document is None or text_document.diagnostic is None
+
+    def relint_open_documents(self) -> None:
+        self.results.clear()
+        for uri in list(self.workspace.text_documents):
+            self.schedule(uri, 0)
+        workspace = self.client_capabilities.workspace
+        if workspace is not None and workspace.diagnostics is not None and workspace.diagnostics.refresh_support:
+            self.workspace_diagnostic_refresh(None)
+
+    # -- logging ------------------------------------------------------------------------
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self._on_loop(self.window_log_message, types.LogMessageParams(type=kind, message=message))
+
+    def toast_once(self) -> None:
+        if not self._toasted:
+            self._toasted = True
+            params = types.ShowMessageParams(
+                type=types.MessageType.Error, message="xport-lint hit a problem; see Output"
+            )
+            self._on_loop(self.window_show_message, params)
+
+    def _on_loop(self, send: Any, params: Any) -> None:
+        """Messages from the worker thread are sent from the event loop's thread."""
+        loop = self.loop
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is not None and running is not loop:
+            loop.call_soon_threadsafe(send, params)
+        else:
+            send(params)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        log.error("server error (%s): %r", getattr(source, "__name__", source), error)
+        self.toast_once()
+
+
+class _ClientLogHandler(logging.Handler):
+    """Engine and server log records go to the client's output (window/logMessage)."""
+
+    def __init__(self, server: XportLanguageServer) -> None:
+        super().__init__(logging.INFO)
+        self.server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        kind = types.MessageType.Error if record.levelno >= logging.ERROR else types.MessageType.Log
+        try:
+            self.server.log(self.format(record), kind)
+        except Exception:  # noqa: BLE001 - logging must never raise
+            pass
+
+
+server = XportLanguageServer()
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: XportLanguageServer, params: types.InitializeParams) -> None:
+    try:
+        ls.loop = asyncio.get_running_loop()
+    except RuntimeError:
+        ls.loop = None
+    ls.apply_settings(params.initialization_options)
+    if isinstance(params.initialization_options, dict):
+        debounce = params.initialization_options.get("debounceMs")
+        if isinstance(debounce, (int, float)) and 0 <= debounce <= 5000:
+            ls.debounce = debounce / 1000
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: XportLanguageServer, params: types.InitializedParams) -> None:
+    await _fetch_configuration(ls)
+    workspace = ls.client_capabilities.workspace
+    watch = workspace.did_change_watched_files if workspace else None
+    if watch is not None and watch.dynamic_registration:
+        try:
+            await ls.client_register_capability_async(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id="xport-lint-pyproject",
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")]
+                            ),
+                        )
+                    ]
+                )
+            )
+        except Exception as error:  # noqa: BLE001 - without the watcher, saves still re-check
+            ls.log(f"could not watch pyproject.toml: {error}", types.MessageType.Warning)
+    # load the engine now, off the loop, so the first diagnostics do not pay for the import
+    await asyncio.get_running_loop().run_in_executor(ls.executor, _warm_up)
+    ls.log(f"xport-lint {VERSION} ready")
+
+
+def _warm_up() -> None:
+    from xport_lint.analyzers import registry, runner  # noqa: F401
+
+
+async def _fetch_configuration(ls: XportLanguageServer) -> None:
+    workspace = ls.client_capabilities.workspace
+    if workspace is None or not workspace.configuration:
+        return
+    try:
+        (value,) = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="xport-lint")])
+        )
+    except Exception as error:  # noqa: BLE001 - a client that fails this keeps the init settings
+        ls.log(f"workspace/configuration failed: {error}", types.MessageType.Warning)
+        return
+    if value is not None:
+        ls.apply_settings(value)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: XportLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+    settings = params.settings
+    if isinstance(settings, dict) and settings:
+        ls.apply_settings(settings)
+    else:
+        await _fetch_configuration(ls)
+    ls.relint_open_documents()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: XportLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+    if any(change.uri.endswith("pyproject.toml") for change in params.changes):
+        ls.configs.clear()
+        ls.relint_open_documents()
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: XportLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: XportLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: XportLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: XportLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    task = ls.pending.pop(uri, None)
+    if task is not None:
+        task.cancel()
+    ls.results.pop(uri, None)
+    ls.parsers.pop(uri, None)
+    if ls.push_diagnostics:
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.DiagnosticOptions(identifier="xport-lint", inter_file_dependencies=False, workspace_diagnostics=True),
+)
+async def document_diagnostic(
+    ls: XportLanguageServer, params: types.DocumentDiagnosticParams
+) -> types.DocumentDiagnosticReport:
+    result = await ls.analyse(params.text_document.uri)
+    result_id = f"{params.text_document.uri}@{result.version}"
+    if params.previous_result_id == result_id:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+    return types.RelatedFullDocumentDiagnosticReport(items=result.diagnostics, result_id=result_id)
+
+
+@server.feature(types.WORKSPACE_DIAGNOSTIC)
+async def workspace_diagnostic(
+    ls: XportLanguageServer, params: types.WorkspaceDiagnosticParams
+) -> types.WorkspaceDiagnosticReport:
+    from pygls.uris import from_fs_path
+    from xport_lint.analyzers.files import discover, read
+
+    items: list[types.WorkspaceDocumentDiagnosticReport] = []
+    folders = [to_fs_path(f.uri) for f in ls.workspace.folders.values()] or [ls.workspace.root_path]
+    loop = asyncio.get_running_loop()
+    for folder in filter(None, folders):
+        for path in await loop.run_in_executor(ls.executor, discover, [folder]):
+            uri = from_fs_path(path) or path
+            if uri in ls.workspace.text_documents:
+                result = await ls.analyse(uri)
+            else:
+                source = await loop.run_in_executor(ls.executor, read, path)
+                if source.text is None:
+                    continue
+                result = await loop.run_in_executor(ls.executor, ls.analyse_now, uri, source.text, None)
+                ls.parsers.pop(uri, None)
+            items.append(
+                types.WorkspaceFullDocumentDiagnosticReport(uri=uri, version=result.version, items=result.diagnostics)
+            )
+    return types.WorkspaceDiagnosticReport(items=items)
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
+        resolve_provider=True,
+    ),
+)
+def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    actions: list[types.CodeAction] = []
+    only = params.context.only
+    wants_quickfix = not only or any(k.startswith(types.CodeActionKind.QuickFix) for k in only)
+    for diagnostic in params.context.diagnostics:
+        data = diagnostic.data
+        if diagnostic.source != convert.SOURCE or not isinstance(data, dict) or not wants_quickfix:
+            continue
+        fix = data.get("fix")
+        if fix:
+            actions.append(
+                types.CodeAction(
+                    title=f"{data['code']}: {fix['title']}" + ("" if fix["safe"] else " (unsafe)"),
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diagnostic],
+                    is_preferred=bool(fix["safe"]),
+                    edit=types.WorkspaceEdit(changes={uri: convert.edits_from_data(fix)}),
+                )
+            )
+        actions.append(
+            types.CodeAction(
+                title=f"{data['code']}: Disable for this line",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diagnostic],
+                edit=types.WorkspaceEdit(changes={uri: [convert.edit_from_data(data["noqa"])]}),
+            )
+        )
+    wants_fix_all = not only or any(FIX_ALL_KIND.startswith(k) or k.startswith(FIX_ALL_KIND) for k in only)
+    if wants_fix_all:
+        actions.append(
+            types.CodeAction(
+                title="xport-lint: Fix all safely fixable issues",
+                kind=FIX_ALL_KIND,
+                data={"uri": uri},
+            )
+        )
+    return actions
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+def code_action_resolve(ls: XportLanguageServer, action: types.CodeAction) -> types.CodeAction:
+    if action.kind == FIX_ALL_KIND and isinstance(action.data, dict):
+        action.edit = fix_all_edit(ls, action.data["uri"])
+    return action
+
+
+def fix_all_edit(ls: XportLanguageServer, uri: str) -> types.WorkspaceEdit:
+    """Safe fixes, applied until none is left, as one whole-document edit."""
+    from xport_lint.analyzers.fixes import apply_fixes
+    from xport_lint.analyzers.runner import check_source
+
+    document = ls.workspace.get_text_document(uri)
+    original = text = document.source
+    config = ls.config_for(uri)
+    path = to_fs_path(uri) or uri
+    for _ in range(5):
+        fixed = apply_fixes(text, check_source(text, path, config))
+        if fixed == text:
+            break
+        text = fixed
+    if text == original:
+        return types.WorkspaceEdit(changes={uri: []})
+    lines = original.splitlines(keepends=True)
+    end = types.Position(line=len(lines), character=0)
+    whole = types.Range(start=types.Position(line=0, character=0), end=end)
+    return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=whole, new_text=text)]})
+
+
+@server.command(FIX_ALL_COMMAND)
+async def fix_all_command(ls: XportLanguageServer, uri: str) -> None:
+    await ls.workspace_apply_edit_async(
+        types.ApplyWorkspaceEditParams(edit=fix_all_edit(ls, uri), label="xport-lint: Fix all")
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def hover(ls: XportLanguageServer, params: types.HoverParams) -> types.Hover | None:
+    from xport_lint.analyzers import registry
+
+    result = ls.results.get(params.text_document.uri)
+    if result is None:
+        return None
+    here = params.position
+    for diagnostic in result.diagnostics:
+        r = diagnostic.range
+        if (r.start.line, r.start.character) <= (here.line, here.character) <= (r.end.line, r.end.character):
+            rule = registry.RULES.get(str(diagnostic.code))
+            if rule is None:
+                continue
+            text = f"**{rule.CODE} {rule.NAME}** ({diagnostic.message})\n\n{rule.doc()}"
+            return types.Hover(
+                contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=diagnostic.range
+            )
+    return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="xport-lint server", description="xport-lint language server")
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
+    args = parser.parse_args(argv)
+    handler = _ClientLogHandler(server)
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    logging.getLogger("xport_lint").addHandler(handler)
+    logging.getLogger("xport_lint").setLevel(logging.INFO)
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()

@@ -1,0 +1,100 @@
+"""The only seam between the engine and LSP: findings become diagnostics, fixes become
+WorkspaceEdits. The engine counts lines from 1 and columns in code points; LSP counts both
+from 0 and columns in UTF-16 code units."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+from xport_lint.analyzers import Finding, Severity
+from xport_lint.analyzers.model import Edit, Position, Span
+
+SOURCE = "xport-lint"
+_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
+}
+
+
+def _utf16(line: str, column: int) -> int:
+    prefix = line[:column]
+    if prefix.isascii():
+        return len(prefix)
+    return len(prefix.encode("utf-16-le")) // 2
+
+
+def position(lines: list[str], point: Position) -> types.Position:
+    text = lines[point.line - 1] if 0 < point.line <= len(lines) else ""
+    return types.Position(line=max(point.line - 1, 0), character=_utf16(text, point.column))
+
+
+def lsp_range(lines: list[str], span: Span) -> types.Range:
+    return types.Range(start=position(lines, span.start), end=position(lines, span.end))
+
+
+def text_edit(lines: list[str], edit: Edit) -> types.TextEdit:
+    return types.TextEdit(range=lsp_range(lines, edit.span), new_text=edit.content)
+
+
+def noqa_edit(lines: list[str], finding: Finding) -> types.TextEdit:
+    """Append `# noqa: CODE` to the flagged line, or add CODE to an existing noqa list."""
+    row = finding.span.start.line
+    text = lines[row - 1].rstrip("\r\n") if 0 < row <= len(lines) else ""
+    end = types.Position(line=row - 1, character=_utf16(text, len(text)))
+    marker = "# noqa: "
+    if marker in text:
+        return types.TextEdit(range=types.Range(start=end, end=end), new_text=f", {finding.code}")
+    return types.TextEdit(range=types.Range(start=end, end=end), new_text=f"  # noqa: {finding.code}")
+
+
+def diagnostic(uri: str, lines: list[str], finding: Finding) -> types.Diagnostic:
+    data: dict[str, Any] = {"code": finding.code, "noqa": _edit_json(noqa_edit(lines, finding))}
+    if finding.fix is not None:
+        data["fix"] = {
+            "title": finding.fix.title,
+            "safe": finding.fix.applicability.value == "safe",
+            "edits": [_edit_json(text_edit(lines, e)) for e in finding.fix.edits],
+        }
+    return types.Diagnostic(
+        range=lsp_range(lines, finding.span),
+        message=finding.message,
+        severity=_SEVERITY[finding.severity],
+        code=finding.code,
+        code_description=types.CodeDescription(href=finding.url) if finding.url else None,
+        source=SOURCE,
+        related_information=[
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=lsp_range(lines, r.span)), message=r.message
+            )
+            for r in finding.related
+        ]
+        or None,
+        data=data,
+    )
+
+
+def _edit_json(edit: types.TextEdit) -> dict[str, Any]:
+    r = edit.range
+    return {
+        "range": [r.start.line, r.start.character, r.end.line, r.end.character],
+        "newText": edit.new_text,
+    }
+
+
+def edits_from_data(data: dict[str, Any]) -> list[types.TextEdit]:
+    out = []
+    for item in data["edits"]:
+        a, b, c, d = item["range"]
+        out.append(
+            types.TextEdit(
+                range=types.Range(start=types.Position(line=a, character=b), end=types.Position(line=c, character=d)),
+                new_text=item["newText"],
+            )
+        )
+    return out
+
+
+def edit_from_data(item: dict[str, Any]) -> types.TextEdit:
+    return edits_from_data({"edits": [item]})[0]

@@ -1,0 +1,57 @@
+"""Client settings (`initializationOptions` and `workspace/configuration`, section
+`xport-lint`), camelCase on the wire, mirrored key for key by the VS Code extension.
+Bad values fall back to the default with a message, never a failed request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+_SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Settings:
+    enable: bool = True
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    strict: bool | None = None
+    severity: dict[str, str] = field(default_factory=dict)
+    #: the client says the workspace is untrusted (no user code may run)
+    trusted: bool = True
+
+    @classmethod
+    def from_json(cls, raw: object) -> tuple[Settings, list[str]]:
+        """Settings and the problems found in `raw` (each problem's key falls back)."""
+        problems: list[str] = []
+        if not isinstance(raw, dict):
+            if raw is not None:
+                problems.append(f"settings must be an object, not {type(raw).__name__}")
+            return cls(), problems
+        if isinstance(raw.get("xport-lint"), dict):
+            raw = raw["xport-lint"]
+        values: dict[str, Any] = {}
+        for key, name in (("enable", "enable"), ("strict", "strict"), ("trusted", "trusted")):
+            if key in raw and raw[key] is not None:
+                if isinstance(raw[key], bool):
+                    values[name] = raw[key]
+                else:
+                    problems.append(f"{key}: expected true or false")
+        for key, name in (("select", "select"), ("extendSelect", "extend_select"), ("ignore", "ignore")):
+            value = raw.get(key)
+            if value is None:
+                continue
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                values[name] = tuple(value)
+            else:
+                problems.append(f"{key}: expected a list of rule codes")
+        severity = raw.get("severity")
+        if isinstance(severity, dict):
+            good = {k.upper(): v for k, v in severity.items() if isinstance(v, str) and v in _SEVERITIES}
+            if len(good) != len(severity):
+                problems.append("severity: values must be error, warning or info")
+            values["severity"] = good
+        elif severity is not None:
+            problems.append("severity: expected an object mapping codes to severities")
+        return cls(**values), problems

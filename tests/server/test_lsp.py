@@ -1,0 +1,231 @@
+"""The language server end to end, as an editor uses it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+from xport_lint.analyzers import check_source
+
+from tests.cli.test_cli import BAD, FIXABLE, GOOD
+from tests.server.conftest import apply_text_edits, open_document, pull, replace_text, start, wait_for
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+
+async def test_push_diagnostics_appear_and_vanish_after_the_fix(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=False)
+    uri = open_document(client, tmp_path / "model.py", BAD)
+    await wait_for(lambda: bool(client.diagnostics.get(uri)))
+    (diagnostic,) = client.diagnostics[uri]
+    assert diagnostic.code == "XPT101" and diagnostic.source == "xport-lint"
+    assert diagnostic.severity == types.DiagnosticSeverity.Error
+    assert diagnostic.range.start == types.Position(line=3, character=11)
+    assert diagnostic.code_description is not None and diagnostic.code_description.href.endswith("#xpt101")
+    replace_text(client, uri, GOOD, 2)
+    await wait_for(lambda: client.diagnostics.get(uri) is not None and len(client.diagnostics[uri]) == 0)
+
+
+async def test_pull_diagnostics_with_result_ids(client: LanguageClient, tmp_path: Path) -> None:
+    result = await start(client, tmp_path, pull=True)
+    assert result.capabilities.diagnostic_provider is not None
+    uri = open_document(client, tmp_path / "model.py", BAD)
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    assert [d.code for d in report.items] == ["XPT101"]
+    again = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=report.result_id
+        )
+    )
+    assert isinstance(again, types.RelatedUnchangedDocumentDiagnosticReport)
+    await asyncio.sleep(0.2)
+    assert uri not in client.diagnostics  # a pull client is not pushed to
+
+
+async def test_push_and_pull_agree(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=False)
+    source = (EXAMPLES / "detector_head.py").read_text()
+    uri = open_document(client, tmp_path / "head.py", source)
+    await wait_for(lambda: bool(client.diagnostics.get(uri)))
+    pulled = await pull(client, uri)
+    assert [(d.code, d.range) for d in pulled] == [(d.code, d.range) for d in client.diagnostics[uri]]
+    related = next(d for d in pulled if d.code == "XPT105").related_information
+    assert related and related[0].location.range.start.line == 16  # the boxes[keep] line
+
+
+async def test_quick_fix_applies_and_clears_the_diagnostic(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=True)
+    uri = open_document(client, tmp_path / "snap.py", FIXABLE)
+    (diagnostic,) = await pull(client, uri)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    assert actions is not None
+    fix = next(a for a in actions if isinstance(a, types.CodeAction) and a.is_preferred)
+    assert fix.edit is not None and fix.edit.changes is not None
+    fixed = apply_text_edits(FIXABLE, list(fix.edit.changes[uri]))
+    assert "x.clone() + 1  # keep this comment" in fixed
+    replace_text(client, uri, fixed, 2)
+    assert await pull(client, uri) == []
+
+
+async def test_disable_for_this_line(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=True)
+    uri = open_document(client, tmp_path / "model.py", BAD)
+    (diagnostic,) = await pull(client, uri)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic], only=[types.CodeActionKind.QuickFix]),
+        )
+    )
+    assert actions is not None
+    (ignore,) = [a for a in actions if isinstance(a, types.CodeAction) and "Disable" in a.title]
+    assert ignore.edit is not None and ignore.edit.changes is not None
+    fixed = apply_text_edits(BAD, list(ignore.edit.changes[uri]))
+    assert "if x.sum() > 0:  # noqa: XPT101" in fixed
+    replace_text(client, uri, fixed, 2)
+    assert await pull(client, uri) == []
+
+
+async def test_fix_all_is_a_resolvable_source_action(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=True)
+    source = FIXABLE + "def export():\n    return torch.export.export_for_training(Snap(), (torch.ones(2),))\n"
+    uri = open_document(client, tmp_path / "snap.py", source)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+            context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.xport-lint"]),
+        )
+    )
+    assert actions is not None
+    (action,) = actions
+    assert isinstance(action, types.CodeAction) and action.edit is None
+    resolved = await client.code_action_resolve_async(action)
+    assert resolved.edit is not None and resolved.edit.changes is not None
+    fixed = apply_text_edits(source, list(resolved.edit.changes[uri]))
+    assert "x.clone()" in fixed and "torch.export.export(Snap()" in fixed
+    replace_text(client, uri, fixed, 2)
+    assert await pull(client, uri) == []
+
+
+async def test_hover_shows_the_rule_doc(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=True)
+    uri = open_document(client, tmp_path / "model.py", BAD)
+    await pull(client, uri)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=14))
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "XPT101" in hover.contents.value and "Why it fails torch.export" in hover.contents.value
+    outside = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=0))
+    )
+    assert outside is None
+
+
+async def test_settings_change_applies_without_restart(client: LanguageClient, tmp_path: Path) -> None:
+    client.set_configuration({"ignore": ["XPT101"]}, section="xport-lint")
+    await start(client, tmp_path, pull=True)
+    uri = open_document(client, tmp_path / "model.py", BAD)
+    assert await pull(client, uri) == []
+    client.set_configuration({"ignore": [], "severity": {"XPT101": "warning"}}, section="xport-lint")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await wait_for(lambda: client.diagnostic_refresh_count > 0)
+    (diagnostic,) = await pull(client, uri)
+    assert diagnostic.severity == types.DiagnosticSeverity.Warning
+
+
+async def test_initialization_options_and_bad_settings(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=True, options={"select": "XPT1", "strict": True})
+    uri = open_document(client, tmp_path / "model.py", BAD)
+    assert [d.code for d in await pull(client, uri)] == ["XPT101"]  # bad select fell back to default
+    assert any("select" in m.message for m in client.log_messages)
+
+
+async def test_pyproject_change_is_picked_up(client: LanguageClient, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    await start(client, tmp_path, pull=True)
+    uri = open_document(client, tmp_path / "model.py", BAD)
+    assert len(await pull(client, uri)) == 1
+    (tmp_path / "pyproject.toml").write_text('[tool.xport-lint]\nignore = ["XPT1"]\n')
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=(tmp_path / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
+    await wait_for(lambda: client.diagnostic_refresh_count > 0)
+    assert await pull(client, uri) == []
+
+
+async def test_workspace_diagnostics_cover_files_on_disk(client: LanguageClient, tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(BAD)
+    (tmp_path / "b.py").write_text(GOOD)
+    await start(client, tmp_path, pull=True)
+    report = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+    by_name = {Path(item.uri).name: [d.code for d in item.items] for item in report.items}
+    assert by_name == {"a.py": ["XPT101"], "b.py": []}
+
+
+async def test_close_clears_pushed_diagnostics(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=False)
+    uri = open_document(client, tmp_path / "model.py", BAD)
+    await wait_for(lambda: bool(client.diagnostics.get(uri)))
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    await wait_for(lambda: client.diagnostics.get(uri) is not None and len(client.diagnostics[uri]) == 0)
+
+
+async def test_every_prefix_of_a_real_model_file(client: LanguageClient, tmp_path: Path) -> None:
+    """Half-typed code never crashes the server; the end state matches the CLI."""
+    await start(client, tmp_path, pull=False)
+    source = (EXAMPLES / "router.py").read_text()
+    path = tmp_path / "router.py"
+    uri = open_document(client, path, "")
+    version = 1
+    for cut in range(0, len(source) + 1, 3):
+        version += 1
+        replace_text(client, uri, source[: cut], version)
+    version += 1
+    replace_text(client, uri, source, version)
+    expected = [f.code for f in check_source(source, str(path))]
+    await wait_for(lambda: [d.code for d in client.diagnostics.get(uri, [])] == expected)
+    assert [d.code for d in await pull(client, uri)] == expected
+    assert client.error is None
+
+
+async def test_load_stays_responsive(client: LanguageClient, tmp_path: Path) -> None:
+    """2,000 rapid edits over 20 documents: hovers answer within 200 ms; results match the CLI."""
+    await start(client, tmp_path, pull=False)
+    base = (EXAMPLES / "detector_head.py").read_text()
+    uris = [open_document(client, tmp_path / f"m{i}.py", base) for i in range(20)]
+    versions = dict.fromkeys(uris, 1)
+    slowest = 0.0
+    for step in range(2000):
+        uri = uris[step % 20]
+        versions[uri] += 1
+        replace_text(client, uri, base + f"\n# edit {step}\n", versions[uri])
+        if step % 100 == 0:
+            began = time.perf_counter()
+            await client.text_document_hover_async(
+                types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uris[0]), position=types.Position(line=17, character=12))
+            )
+            slowest = max(slowest, time.perf_counter() - began)
+        if step % 50 == 0:
+            await asyncio.sleep(0)
+    assert slowest < 0.2, f"slowest hover {slowest * 1000:.0f} ms"
+    final = base + "\n# edit 1999\n"
+    expected = [f.code for f in check_source(final, "m.py")]
+    last = uris[1999 % 20]
+    await wait_for(lambda: [d.code for d in client.diagnostics.get(last, [])] == expected, timeout=30)
