@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from xport_lint.analyzers import registry
 from xport_lint.analyzers.rule import Invalid, Rule, Valid
 

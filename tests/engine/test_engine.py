@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from xport_lint.analyzers import Config, Mode, check_source
-from xport_lint.analyzers.config import ConfigError
 
 from tests.conftest import all_cases
+from xport_lint.analyzers import Config, Mode, check_source
+from xport_lint.analyzers.config import ConfigError
 
 EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.py"))
 GATE = """\

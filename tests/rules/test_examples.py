@@ -4,11 +4,11 @@ is not, and a fix produces exactly `expected_replacement`, idempotently."""
 from __future__ import annotations
 
 import pytest
+
+from tests.conftest import case_params, invalid_params
 from xport_lint.analyzers import Config, check_source, registry
 from xport_lint.analyzers.fixes import apply_fixes
 from xport_lint.analyzers.rule import REQUIRED_HEADINGS, Invalid, Rule, Valid
-
-from tests.conftest import case_params, invalid_params
 
 EVERYTHING = Config(select=("ALL",))
 

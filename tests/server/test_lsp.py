@@ -8,10 +8,10 @@ from pathlib import Path
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from xport_lint.analyzers import check_source
 
 from tests.cli.test_cli import BAD, FIXABLE, GOOD
 from tests.server.conftest import apply_text_edits, open_document, pull, replace_text, start, wait_for
+from xport_lint.analyzers import check_source
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 

@@ -18,10 +18,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from xport_lint.analyzers.model import Mode, Severity
-from xport_lint.analyzers.rule import Invalid, Rule, Valid
 
 from tests.conftest import all_cases
+from xport_lint.analyzers.model import Mode, Severity
+from xport_lint.analyzers.rule import Invalid, Rule, Valid
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch

@@ -21,7 +21,10 @@ _EXPORTS = {
     **{name: "model" for name in ("Applicability", "Edit", "Finding", "Fix", "Mode", "Position", "Related",
                                   "Severity", "Span")},
 }
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Applicability", "Config", "Edit", "Finding", "Fix", "Mode", "Position", "Related", "Severity", "Span",
+    "check_source",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -325,6 +325,7 @@ async def workspace_diagnostic(
     ls: XportLanguageServer, params: types.WorkspaceDiagnosticParams
 ) -> types.WorkspaceDiagnosticReport:
     from pygls.uris import from_fs_path
+
     from xport_lint.analyzers.files import discover, read
 
     items: list[types.WorkspaceDocumentDiagnosticReport] = []

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from lsprotocol import types
+
 from xport_lint.analyzers import Finding, Severity
 from xport_lint.analyzers.model import Edit, Position, Span
 
