@@ -40,9 +40,13 @@ def load(source: str, tmp_path: Path) -> ModuleType:
     return module
 
 
-def example(module: ModuleType) -> tuple[Any, tuple[Any, ...]]:
-    model, args = module.xport_example()[:2]
-    return model, args
+def example(module: ModuleType) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    """The example in any of the conventional shapes: (model, args[, kwargs]) or a dict."""
+    value = module.xport_example()
+    if isinstance(value, dict):
+        options = {"dynamic_shapes": value.get("dynamic_shapes")}
+        return value["model"], tuple(value.get("args", ())), {**options, "kwargs": value.get("kwargs")}
+    return value[0], tuple(value[1]), {"kwargs": value[2] if len(value) > 2 else None}
 
 
 def exports(module: ModuleType, mode: Mode) -> tuple[bool, Any, str]:
@@ -50,8 +54,8 @@ def exports(module: ModuleType, mode: Mode) -> tuple[bool, Any, str]:
     try:
         if hasattr(module, "export"):
             return True, (module.export(), None, ()), ""
-        model, args = example(module)
-        program = torch.export.export(model, args, strict=mode is Mode.STRICT)
+        model, args, options = example(module)
+        program = torch.export.export(model, args, **options, strict=mode is Mode.STRICT)
         return True, (program, model, args), ""
     except Exception as error:  # noqa: BLE001 - any failure is the fact under test
         return False, None, f"{type(error).__name__}: {error}"[:500]

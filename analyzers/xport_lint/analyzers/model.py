@@ -81,3 +81,5 @@ class Finding:
     fix: Fix | None = None
     related: tuple[Related, ...] = field(default=())
     url: str = ""
+    #: set by a draft_export confirmation: "confirmed", "refuted", "new" (found only by the run)
+    confirmation: str | None = None

@@ -49,7 +49,7 @@ def to_json_objects(findings: Sequence[tuple[str, Finding]]) -> list[dict[str, A
                 "fix": fix,
                 "severity": finding.severity.value,
                 "url": finding.url,
-                "confirmation": None,
+                "confirmation": finding.confirmation,
                 "related": [
                     {
                         "message": r.message,
@@ -95,7 +95,7 @@ def render_sarif(findings: Sequence[tuple[str, Finding]]) -> str:
             "level": _sarif_level(finding.severity),
             "message": {"text": finding.message},
             "locations": [_sarif_location(path, finding.span.start, finding.span.end)],
-            "properties": {"confirmation": None, "severity": finding.severity.value},
+            "properties": {"confirmation": finding.confirmation, "severity": finding.severity.value},
         }
         if finding.code in index:
             result["ruleIndex"] = index[finding.code]

@@ -106,6 +106,8 @@ class Rule:
     TRIGGERS: ClassVar[tuple[str, ...]] = ()
     #: opt-in rules run only when selected explicitly
     DEFAULT_ENABLED: ClassVar[bool] = True
+    #: reported only by a draft_export confirmation (`check --confirm`), never statically
+    CONFIRMATION_ONLY: ClassVar[bool] = False
     #: PyTorch's own name for the failure (draft_export failure type, ExportDB case, error class)
     PYTORCH_NAME: ClassVar[str] = ""
     VALID: ClassVar[list[Valid]] = []

@@ -1,0 +1,229 @@
+"""Confirmation: run `torch.export.draft_export` (and `export`) on the file's real example and
+merge what torch says into the static findings.
+
+Only on request (`check --confirm`, the editor's confirm command): it executes user code.
+The engine itself never imports torch; the worker runs in the user's interpreter.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..model import Finding, Position, Related, Severity, Span
+from .supervisor import ConfirmError, Worker, WorkerOptions
+
+__all__ = ["Confirmation", "Confirmer", "ConfirmError", "WorkerOptions", "has_example"]
+
+FAILURE_CODES = {
+    "DATA_DEPENDENT_ERROR": "XPT901",
+    "GUARD_ADDED": "XPT902",
+    "MISSING_FAKE_KERNEL": "XPT903",
+    "MISMATCHED_FAKE_KERNEL": "XPT904",
+}
+EXPORT_FAILED = "XPT905"
+NOT_CONFIRMED = "XPT906"
+_EXAMPLE = re.compile(r"^def xport_example\(\s*\)", re.MULTILINE)
+
+
+def has_example(source: str) -> bool:
+    return _EXAMPLE.search(source) is not None
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    path: str
+    #: ran | no-example | error | timeout | crash | memory | cancelled | start
+    status: str
+    findings: list[Finding]
+    model: str | None = None
+    export_ok: bool | None = None
+    summary: str = ""
+    suggested_fixes: str | None = None
+    cached: bool = False
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        """The example does not export as written (or could not be run)."""
+        return self.status != "ran" or not self.export_ok
+
+
+class Confirmer:
+    """Confirms files with one warm worker; results are cached by the content of the file and
+    of every local module it imported."""
+
+    def __init__(self, options: WorkerOptions | None = None) -> None:
+        self.worker = Worker(options)
+        self._cache: dict[str, tuple[dict[str, str], dict[str, Any]]] = {}
+
+    def close(self) -> None:
+        self.worker.close()
+
+    def confirm(
+        self,
+        path: str,
+        source: str,
+        findings: list[Finding],
+        root: str | None = None,
+        strict: bool = False,
+        provider: str | None = None,
+    ) -> Confirmation:
+        absolute = str(Path(path).resolve())
+        key = _digest(source) + f":{strict}:{provider}"
+        cached = self._cache.get(absolute)
+        if cached is not None and cached[0].get("__key__") == key and _unchanged(cached[0], absolute):
+            return merge(path, source, findings, cached[1], cached=True)
+        request = {"path": absolute, "root": str(Path(root).resolve()) if root else None, "strict": strict,
+                   "provider": provider}
+        try:
+            raw = self.worker.request(request)
+        except ConfirmError as error:
+            raw = {"status": error.kind, "error": str(error)}
+        if raw.get("status") == "ran":
+            hashes = {f: _file_digest(f) for f in raw.get("local_files", []) if f != absolute}
+            self._cache[absolute] = ({"__key__": key, **hashes}, raw)
+        return merge(path, source, findings, raw)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def _file_digest(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _unchanged(hashes: dict[str, str], main: str) -> bool:
+    return all(_file_digest(f) == digest for f, digest in hashes.items() if f not in ("__key__", main))
+
+
+def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], cached: bool = False) -> Confirmation:
+    """Static findings marked confirmed/refuted, plus XPT9xx findings only the run produced."""
+    from .. import registry
+
+    status = str(raw.get("status", "error"))
+    lines = source.splitlines()
+    model = raw.get("model")
+    class_span = _class_span(source, model) if model else None
+    anchor = class_span[0] if class_span else 1
+
+    def span_at(line: int) -> Span:
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        indent = len(text) - len(text.lstrip())
+        return Span(Position(line, indent), Position(line, len(text)))
+
+    def new(code: str, line: int, message: str) -> Finding:
+        rule = registry.RULES[code]
+        severity = rule.SEVERITY or Severity.ERROR
+        return Finding(code, rule.NAME, message, severity, span_at(line), url=rule.url(), confirmation="new")
+
+    if status != "ran":
+        if status == "no-example":
+            return Confirmation(path, status, list(static), summary="no xport_example() in this file", cached=cached)
+        message = f"could not confirm with draft_export ({status}): {raw.get('error', '')}".strip()
+        line = raw.get("line") or anchor
+        return Confirmation(path, status, [*static, new(NOT_CONFIRMED, line, message.splitlines()[0])],
+                            summary=message, cached=cached, raw=raw)
+
+    by_line: dict[int, list[tuple[str, str]]] = {}
+    absolute = str(Path(path).resolve())
+    # a missing fake kernel confirms XPT409 at the op's definition, wherever the op was called
+    ops = {"::".join(str(f.get("expr", "")).split(".")[:2]): f
+           for f in raw.get("failures", []) if f["type"] == "MISSING_FAKE_KERNEL"}
+    definitions: dict[int, dict[str, Any]] = {}
+    for finding in static:
+        for op, failure in ops.items():
+            if finding.code == "XPT409" and f"`{op}`" in finding.message:
+                definitions[finding.span.start.line] = failure
+    for failure in raw.get("failures", []):
+        if failure in definitions.values():
+            continue
+        frame = failure.get("frame")
+        line = frame["line"] if frame and frame.get("file") == absolute else None
+        if line is None:  # torch keeps only the last frames: fall back to the op's call site,
+            line = _call_line(lines, failure.get("expr", ""), class_span) or raw.get("export_line") or anchor
+        by_line.setdefault(line, []).append((failure["type"], _first_line(failure)))
+    export_ok = bool(raw.get("export_ok"))
+    if not export_ok and not by_line:
+        line = raw.get("export_line") or anchor
+        by_line.setdefault(line, []).append(("EXPORT_FAILED", (raw.get("export_error") or "").splitlines()[0][:300]))
+
+    merged: list[Finding] = []
+    explained: set[int] = set()
+    for line, failure in definitions.items():
+        by_line.setdefault(line, []).append((failure["type"], _first_line(failure)))
+    for finding in static:
+        hits = by_line.get(finding.span.start.line)
+        if hits and finding.code.startswith(("XPT1", "XPT2", "XPT3", "XPT4", "XPT5")):
+            kind, text = hits[0]
+            explained.add(finding.span.start.line)
+            merged.append(dataclasses.replace(
+                finding,
+                severity=Severity.ERROR,
+                message=f"{finding.message} [confirmed by draft_export: {kind}]",
+                related=(*finding.related, Related(finding.span, f"draft_export: {text}")),
+                confirmation="confirmed",
+            ))
+        elif (export_ok and finding.severity is Severity.ERROR and class_span
+              and class_span[0] <= finding.span.start.line <= class_span[1]):
+            merged.append(dataclasses.replace(
+                finding,
+                severity=Severity.INFO,
+                message=f"{finding.message} [refuted: torch.export.export succeeded on xport_example()]",
+                confirmation="refuted",
+            ))
+        else:
+            merged.append(finding)
+    for line, hits in sorted(by_line.items()):
+        if line in explained:
+            continue
+        for kind, text in hits:
+            code = FAILURE_CODES.get(kind, EXPORT_FAILED)
+            merged.append(new(code, line, f"draft_export: {kind}: {text}"))
+    merged.sort(key=lambda f: (f.span.start, f.code))
+    summary = f"{model}: torch.export.export {'succeeded' if export_ok else 'failed'}"
+    if raw.get("failures"):
+        summary += f"; draft_export reported {len(raw['failures'])} issue(s)"
+    if raw.get("draft_error"):
+        summary += "; draft_export itself raised"
+    return Confirmation(path, status, merged, model=model, export_ok=export_ok, summary=summary,
+                        suggested_fixes=raw.get("suggested_fixes"), cached=cached, raw=raw)
+
+
+def _call_line(lines: list[str], op: str, within: tuple[int, int] | None) -> int | None:
+    """The line calling custom op `ns.name.overload` (draft_export keeps no user frame for it)."""
+    parts = op.split(".")
+    if len(parts) < 2:
+        return None
+    call = re.compile(rf"\b{re.escape(parts[1])}\(")
+    first, last = within or (1, len(lines))
+    for number in range(first, min(last, len(lines)) + 1):
+        if call.search(lines[number - 1]):
+            return number
+    return None
+
+
+def _first_line(failure: dict[str, Any]) -> str:
+    expr = failure.get("expr")
+    head = str(failure.get("message", "")).strip().splitlines()[0] if failure.get("message") else ""
+    return f"{head} `{expr}`" if expr else head
+
+
+def _class_span(source: str, name: str) -> tuple[int, int] | None:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return node.lineno, node.end_lineno or node.lineno
+    return None

@@ -1,0 +1,181 @@
+"""The confirmation worker: runs in the *user's* interpreter (the one with their torch).
+
+Standalone on purpose: stdlib and torch only, launched by path, never imported by the engine.
+Protocol: one JSON request per line on stdin, one JSON response per line on the original
+stdout; the user's own prints (and torch's) are sent to stderr so they cannot corrupt it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+_protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+os.dup2(2, 1)  # C-level writes to stdout (and print) now land on stderr
+sys.stdout = sys.stderr
+_counter = 0
+
+
+def _under(path: str | None, root: str) -> bool:
+    if not path:
+        return False
+    try:
+        return os.path.commonpath([os.path.abspath(path), root]) == root
+    except ValueError:
+        return False
+
+
+def _load(path: str, root: str) -> Any:
+    """Import the user's file afresh (its local imports too), as a uniquely named module."""
+    global _counter
+    for name, module in list(sys.modules.items()):
+        if _under(getattr(module, "__file__", None), root):
+            del sys.modules[name]
+    for entry in (root, str(Path(path).parent)):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    _counter += 1
+    name = f"xport_example_{_counter}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _provider(module: Any, provider: str | None) -> Any:
+    if provider:
+        module_name, _, function = provider.partition(":")
+        return getattr(importlib.import_module(module_name), function)
+    return getattr(module, "xport_example", None)
+
+
+def _normalise(value: Any) -> dict[str, Any]:
+    """`(model, args)`, `(model, args, kwargs)` or a dict with those keys and more."""
+    if isinstance(value, dict):
+        return {"model": value["model"], "args": tuple(value.get("args", ())), "kwargs": value.get("kwargs") or {},
+                "dynamic_shapes": value.get("dynamic_shapes"), "strict": value.get("strict")}
+    model, args, *rest = value
+    return {"model": model, "args": tuple(args), "kwargs": rest[0] if rest else {}, "dynamic_shapes": None,
+            "strict": None}
+
+
+def _user_line(tb: Any, path: str) -> int | None:
+    line = None
+    for frame in traceback.extract_tb(tb):
+        if os.path.abspath(frame.filename) == path:
+            line = frame.lineno
+    return line
+
+
+def _describe(error: BaseException) -> str:
+    text = f"{type(error).__name__}: {error}"
+    return text if len(text) < 4000 else text[:4000] + " …"
+
+
+def _suggested_fixes(message: str) -> str | None:
+    marker = "Suggested fixes:"
+    if marker not in message:
+        return None
+    block = message.split(marker, 1)[1]
+    lines = []
+    for line in block.splitlines()[1:] if block.startswith("\n") else block.splitlines():
+        if not line.strip():
+            if lines:
+                break
+            continue
+        if "The error above" in line or "For more information" in line:
+            break
+        lines.append(line.strip())
+    return "\n".join(lines) or None
+
+
+def _confirm(request: dict[str, Any]) -> dict[str, Any]:
+    import torch
+    from torch._logging import structured
+
+    path = os.path.abspath(request["path"])
+    root = os.path.abspath(request.get("root") or os.path.dirname(path))
+    module = _load(path, root)
+    provider = _provider(module, request.get("provider"))
+    if provider is None:
+        return {"status": "no-example"}
+    example = _normalise(provider())
+    model = example["model"]
+    strict = example["strict"] if example["strict"] is not None else bool(request.get("strict"))
+    options = {"dynamic_shapes": example["dynamic_shapes"], "strict": strict}
+    result: dict[str, Any] = {"status": "ran", "model": type(model).__name__, "strict": strict,
+                              "export_ok": True, "export_error": None, "export_line": None,
+                              "suggested_fixes": None, "draft_error": None, "failures": []}
+    try:
+        torch.export.export(model, example["args"], example["kwargs"], **options)
+    except MemoryError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the user's model may raise anything
+        result.update(export_ok=False, export_error=_describe(error), export_line=_user_line(error.__traceback__, path),
+                      suggested_fixes=_suggested_fixes(str(error)))
+    try:
+        program = torch.export.draft_export(model, example["args"], example["kwargs"], **options)
+        report = program._report
+        # The report names files through torch's interned string table; a second draft_export
+        # in this process gets an empty `str_to_filename`, so read the global table each time.
+        names = {index: name for name, index in structured.INTERN_TABLE.items()}
+        names.update(report.str_to_filename or {})
+        for failure in report.failures:
+            result["failures"].append(_failure(failure, names, path, root))
+    except MemoryError:
+        raise
+    except Exception as error:  # noqa: BLE001
+        result["draft_error"] = _describe(error)
+    result["local_files"] = sorted(
+        {os.path.abspath(m.__file__) for m in list(sys.modules.values())
+         if _under(getattr(m, "__file__", None), root) and not m.__name__.startswith("torch")}
+        | {path}
+    )
+    return result
+
+
+def _failure(failure: Any, names: dict[int, str], path: str, root: str) -> dict[str, Any]:
+    data = failure.data
+    frame = None
+    for candidate in data.get("user_stack") or []:
+        filename = names.get(candidate.get("filename"), "")
+        if os.path.abspath(filename) == path or (_under(filename, root) and frame is None):
+            frame = {"file": os.path.abspath(filename), "line": candidate.get("line"), "code": candidate.get("loc")}
+    try:
+        text = failure.print(names)
+    except Exception:  # noqa: BLE001 - a report we cannot render still has its type
+        text = str(failure.failure_type)
+    return {
+        "type": str(failure.failure_type),
+        "expr": str(data.get("expr", data.get("op", ""))),
+        "frame": frame,
+        "locals": (data.get("frame_locals") or {}).get("locals"),
+        "new_dynamic_shapes": str(data["new_dynamic_shapes"]) if "new_dynamic_shapes" in data else None,
+        "message": text[:4000],
+    }
+
+
+def main() -> None:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            response = _confirm(json.loads(line))
+        except MemoryError:
+            response = {"status": "memory", "error": "the model ran out of memory while exporting"}
+        except BaseException as error:  # noqa: BLE001 - SystemExit/MemoryError from user code included
+            response = {"status": "error", "error": _describe(error),
+                        "line": _user_line(error.__traceback__, os.path.abspath(json.loads(line).get("path", "")))}
+        _protocol.write(json.dumps(response, default=str) + "\n")
+        _protocol.flush()
+
+
+if __name__ == "__main__":
+    main()

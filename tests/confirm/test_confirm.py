@@ -1,0 +1,147 @@
+"""Confirmation with real torch: draft_export's findings land on the right lines, and a model
+that hangs, crashes, eats memory or floods stdout costs a diagnostic, never the caller."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import all_cases
+from xport_lint.analyzers import check_source, registry
+from xport_lint.analyzers.confirm import Confirmer, WorkerOptions
+from xport_lint.analyzers.model import Mode, Severity
+from xport_lint.analyzers.rule import Invalid, Valid
+
+pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+
+@pytest.fixture(scope="module")
+def confirmer() -> Iterator[Confirmer]:
+    confirmer = Confirmer(WorkerOptions(timeout=120))
+    yield confirmer
+    confirmer.close()
+
+
+def write(tmp_path: Path, source: str, name: str = "model.py") -> Path:
+    path = tmp_path / name
+    path.write_text(source)
+    return path
+
+
+def confirmation_cases() -> list[object]:
+    return [
+        pytest.param(rule, case, id=name)
+        for rule, case, name in all_cases()
+        if rule.CONFIRMATION_ONLY
+    ]
+
+
+@pytest.mark.parametrize(("rule", "case"), confirmation_cases())
+def test_confirmation_only_rules_report_at_the_marked_line(rule, case, confirmer: Confirmer, tmp_path: Path) -> None:
+    path = write(tmp_path, case.source, f"{rule.CODE.lower()}_{id(case)}.py")
+    result = confirmer.confirm(str(path), case.source, check_source(case.source, str(path)))
+    codes = [(f.code, f.span.start.line) for f in result.findings if f.code.startswith("XPT9")]
+    if isinstance(case, Valid):
+        assert codes == [] and result.export_ok
+    else:
+        assert codes == [(rule.CODE, line) for line in case.expected_lines(rule.CODE)], result.summary
+
+
+def static_error_cases() -> list[object]:
+    out = []
+    for rule, case, name in all_cases():
+        if (isinstance(case, Invalid) and not rule.CONFIRMATION_ONLY and rule.CODE not in ("XPT000", "XPT001")
+                and rule.severity(Mode.NON_STRICT) is Severity.ERROR and "strict=True" not in case.source
+                and "def export()" not in case.source):
+            out.append(pytest.param(rule, case, id=name))
+    return out
+
+
+@pytest.mark.parametrize(("rule", "case"), static_error_cases())
+def test_static_errors_are_confirmed_at_their_line(rule, case: Invalid, confirmer: Confirmer, tmp_path: Path) -> None:
+    path = write(tmp_path, case.source, f"{rule.CODE.lower()}_{id(case)}.py")
+    static = check_source(case.source, str(path))
+    result = confirmer.confirm(str(path), case.source, static)
+    assert result.status == "ran" and result.export_ok is False
+    marked = [f for f in result.findings if f.code == rule.CODE]
+    assert marked and all(f.confirmation == "confirmed" for f in marked), [
+        (f.code, f.span.start.line, f.confirmation) for f in result.findings
+    ]
+
+
+def test_static_error_is_refuted_when_export_succeeds(confirmer: Confirmer, tmp_path: Path) -> None:
+    source = (
+        "import torch\nclass Net(torch.nn.Module):\n    def forward(self, x):\n"
+        "        if x.sum() > 0:  # noqa\n            return x\n        return -x\n"
+        "def xport_example():\n    return Net(), (torch.randn(3),)\n"
+    )
+    path = write(tmp_path, source)
+    finding = registry.RULES["XPT101"]
+    from xport_lint.analyzers.model import Finding, Position, Span
+
+    fake = Finding("XPT101", finding.NAME, "made up", Severity.ERROR, Span(Position(3, 4), Position(3, 10)))
+    clean = source.replace("        if x.sum() > 0:  # noqa\n            return x\n        return -x\n", "        return x\n")
+    path.write_text(clean)
+    result = confirmer.confirm(str(path), clean, [fake])
+    assert result.export_ok
+    (refuted,) = result.findings
+    assert refuted.confirmation == "refuted" and refuted.severity is Severity.INFO
+
+
+def test_results_are_cached_by_content_of_file_and_local_imports(tmp_path: Path) -> None:
+    helper = write(tmp_path, "def scale(x):\n    return x * 2\n", "helper.py")
+    source = (
+        "import torch\nfrom helper import scale\nclass Net(torch.nn.Module):\n    def forward(self, x):\n"
+        "        return scale(x)\ndef xport_example():\n    return Net(), (torch.randn(3),)\n"
+    )
+    path = write(tmp_path, source)
+    confirmer = Confirmer()
+    try:
+        first = confirmer.confirm(str(path), source, [], root=str(tmp_path))
+        started = confirmer.worker.started
+        second = confirmer.confirm(str(path), source, [], root=str(tmp_path))
+        assert not first.cached and second.cached and confirmer.worker.started == started
+        helper.write_text("def scale(x):\n    return x.nonzero()\n")
+        third = confirmer.confirm(str(path), source, [], root=str(tmp_path))
+        assert not third.cached
+    finally:
+        confirmer.close()
+
+
+HOSTILE = {
+    "hang": "while True:\n            pass",
+    "exit": "import os\n        os._exit(3)",
+    "segfault": "import ctypes\n        ctypes.string_at(0)",
+    "memory": "hog = [bytearray(256 * 2**20) for _ in range(64)]",
+    "flood": "print('x' * 10_000_000)\n        return x * 2",
+}
+
+
+@pytest.mark.parametrize("behaviour", HOSTILE)
+def test_hostile_models_yield_a_diagnostic_and_a_fresh_worker(behaviour: str, tmp_path: Path) -> None:
+    body = HOSTILE[behaviour]
+    source = (
+        "import torch\nclass Net(torch.nn.Module):\n    def forward(self, x):\n"
+        f"        {body}\n        return x\n"
+        "def xport_example():\n    return Net(), (torch.randn(3),)\n"
+    )
+    path = write(tmp_path, source)
+    confirmer = Confirmer(WorkerOptions(timeout=30 if behaviour != "hang" else 8, memory_limit=6 * 2**30))
+    try:
+        result = confirmer.confirm(str(path), source, [])
+        if behaviour == "flood":
+            assert result.status == "ran" and result.export_ok
+        else:
+            (finding,) = [f for f in result.findings if f.code == "XPT906"]
+            expected = {"hang": "timeout", "exit": "crash", "segfault": "crash", "memory": "memory"}[behaviour]
+            assert result.status in (expected, "error"), result.summary
+            if behaviour == "memory":
+                assert "MemoryError" in result.summary or result.status == "memory"
+        healthy = write(tmp_path, source.replace(body, "x = x + 1"), "healthy.py")
+        again = confirmer.confirm(str(healthy), healthy.read_text(), [])
+        assert again.status == "ran" and again.export_ok
+    finally:
+        confirmer.close()
