@@ -84,7 +84,9 @@ async def edit_latency(path: Path, edits: int = 15) -> dict[str, object]:
     text = path.read_text(encoding="utf-8")
     uri = path.as_uri()
     client.text_document_did_open(
-        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        )
     )
     await wait_version(client, uri, 1)
     lines = text.splitlines(keepends=True)
@@ -103,24 +105,33 @@ async def edit_latency(path: Path, edits: int = 15) -> dict[str, object]:
         )
         latencies.append(await wait_version(client, uri, version) - began)
     await stop(client)
-    return {"file": str(path.relative_to(SRC)), "lines": len(lines), "median_ms": 1000 * statistics.median(latencies),
-            "first_edit_ms": 1000 * latencies[0], "max_ms": 1000 * max(latencies)}
+    return {
+        "file": str(path.relative_to(SRC)),
+        "lines": len(lines),
+        "median_ms": 1000 * statistics.median(latencies),
+        "first_edit_ms": 1000 * latencies[0],
+        "max_ms": 1000 * max(latencies),
+    }
 
 
 async def memory(paths: list[Path]) -> float:
     client, _ = await start(SERVER)
-    for i, path in enumerate(paths):
+    for path in paths:
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(
-                text_document=types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=1,
-                                                     text=path.read_text(encoding="utf-8"))
+                text_document=types.TextDocumentItem(
+                    uri=path.as_uri(), language_id="python", version=1, text=path.read_text(encoding="utf-8")
+                )
             )
         )
     for path in paths:
         await wait_version(client, path.as_uri(), 1)
     pid = client._server.pid  # type: ignore[union-attr]
-    rss_kb = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                  if line.startswith("VmRSS"))
+    rss_kb = next(
+        int(line.split()[1])
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+        if line.startswith("VmRSS")
+    )
     await stop(client)
     return rss_kb / 1024
 

@@ -59,6 +59,10 @@ def main() -> None:
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
               help="pyproject.toml to read instead of the nearest one.")
 @click.option("-j", "--jobs", type=int, default=None, help="Worker processes (default: all cores).")
+@click.option("--confirm", is_flag=True,
+              help="Run torch.export.draft_export on each file's xport_example() (executes your code).")
+@click.option("--python", "python", default=None, help="Interpreter with torch for --confirm (default: this one).")
+@click.option("--confirm-timeout", type=float, default=120.0, show_default=True, help="Seconds per example.")
 def check(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -77,6 +81,9 @@ def check(
     no_cache: bool,
     config_path: str | None,
     jobs: int | None,
+    confirm: bool,
+    python: str | None,
+    confirm_timeout: float,
 ) -> None:
     """Check PATHS (files or folders; default: the current folder)."""
     targets = list(paths) or ["."]
@@ -126,6 +133,10 @@ def check(
             if path in sources:
                 per_file[path] = check_source(sources[path], path, config)
 
+    failed_examples = 0
+    if confirm:
+        failed_examples = _confirm(results, per_file, config, python, confirm_timeout, quiet)
+
     for path, file_findings in per_file.items():
         findings.extend((path, f) for f in file_findings)
     findings.sort(key=lambda pf: (pf[0], pf[1].span.start, pf[1].code))
@@ -139,7 +150,46 @@ def check(
 
     _report(findings, sources, output_format, statistics, quiet)
     failing = [f for _, f in findings]
-    sys.exit(1 if failing and not exit_zero else 0)
+    sys.exit(1 if (failing or failed_examples) and not exit_zero else 0)
+
+
+def _confirm(
+    results: list[FileResult], per_file: dict[str, list[Finding]], config: Config, python: str | None,
+    timeout: float, quiet: bool,
+) -> int:
+    """Confirm every file with an example; merge into `per_file`. Returns failed examples."""
+    import ast
+
+    from .confirm import Confirmer, WorkerOptions, has_example
+
+    confirmer = Confirmer(WorkerOptions(python=python or sys.executable, timeout=timeout))
+    failed = 0
+    try:
+        for result in results:
+            if result.text is None:
+                continue
+            provider = None
+            if config.examples:
+                try:
+                    names = [n.name for n in ast.parse(result.text).body if isinstance(n, ast.ClassDef)]
+                except SyntaxError:
+                    names = []
+                provider = config.example_for(result.path, names)
+            if provider is None and not has_example(result.text):
+                continue
+            root = str(config.root) if config.root else None
+            outcome = confirmer.confirm(result.path, result.text, per_file.get(result.path, []),
+                                        root=root, strict=config.strict, provider=provider)
+            per_file[result.path] = outcome.findings
+            failed += outcome.failed
+            if not quiet:
+                cached = " (cached)" if outcome.cached else ""
+                click.echo(f"xport-lint: confirmed {result.path}: {outcome.summary}{cached}", err=True)
+                if outcome.suggested_fixes:
+                    click.echo(f"  suggested dynamic_shapes fixes:\n  {outcome.suggested_fixes}", err=True)
+    finally:
+        confirmer.close()
+    return failed
 
 
 def _check_one(path: str, config: Config) -> tuple[SourceFile, list[Finding]]:

@@ -27,6 +27,8 @@ class Config:
     exclude: tuple[str, ...] = ()
     strict: bool = False
     severity: dict[str, Severity] = field(default_factory=dict)
+    #: model dotted path -> "package.module:function" giving its confirmation example
+    examples: dict[str, str] = field(default_factory=dict)
     #: directory the pyproject.toml was found in (globs are relative to it)
     root: Path | None = None
 
@@ -58,6 +60,19 @@ class Config:
                 pass
         return PurePath(path).as_posix()
 
+    def example_for(self, path: str, class_names: list[str]) -> str | None:
+        """The `[tool.xport-lint.examples]` provider for a model class defined in `path`."""
+        if not self.examples:
+            return None
+        dotted = self._relative(path).removesuffix(".py").replace("/", ".")
+        candidates = {dotted, dotted.removeprefix("src.")}
+        for name in class_names:
+            for module in candidates:
+                provider = self.examples.get(f"{module}.{name}")
+                if provider is not None:
+                    return provider
+        return None
+
     def merged(self, **overrides: Any) -> Config:
         """This config with the non-None overrides applied (CLI flags, editor settings)."""
         values = {k: v for k, v in overrides.items() if v is not None}
@@ -78,6 +93,9 @@ class Config:
                 raise ConfigError(
                     f"severity.{code}: {level!r} is not one of error, warning, info"
                 ) from None
+        examples = dict(table.get("examples", {}))
+        if not all(isinstance(v, str) and ":" in v for v in examples.values()):
+            raise ConfigError('examples: expected "package.Model" = "package.module:function" entries')
         strict = table.get("strict", False)
         if not isinstance(strict, bool):
             raise ConfigError("strict: expected true or false")
@@ -91,6 +109,7 @@ class Config:
             exclude=tuple(table.get("exclude", ())),
             strict=strict,
             severity=severity,
+            examples=examples,
             root=root,
         )
 

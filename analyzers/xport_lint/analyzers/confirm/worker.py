@@ -30,11 +30,18 @@ def _under(path: str | None, root: str) -> bool:
         return False
 
 
+def _local(path: str | None, root: str) -> bool:
+    """A file of the user's project (not of an environment that happens to live inside it)."""
+    if not _under(path, root) or path is None:
+        return False
+    return not (_under(path, sys.prefix) or "site-packages" in path or "dist-packages" in path)
+
+
 def _load(path: str, root: str) -> Any:
     """Import the user's file afresh (its local imports too), as a uniquely named module."""
     global _counter
     for name, module in list(sys.modules.items()):
-        if _under(getattr(module, "__file__", None), root):
+        if _local(getattr(module, "__file__", None), root):
             del sys.modules[name]
     for entry in (root, str(Path(path).parent)):
         if entry not in sys.path:
@@ -135,7 +142,7 @@ def _confirm(request: dict[str, Any]) -> dict[str, Any]:
         result["draft_error"] = _describe(error)
     result["local_files"] = sorted(
         {os.path.abspath(m.__file__) for m in list(sys.modules.values())
-         if _under(getattr(m, "__file__", None), root) and not m.__name__.startswith("torch")}
+         if _local(getattr(m, "__file__", None), root)}
         | {path}
     )
     return result

@@ -1,0 +1,54 @@
+"""`xport-lint check --confirm`: the real command, real torch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli import BAD, run
+
+pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+EXAMPLE = "def xport_example():\n    return Gate(), (torch.randn(4),)\n"
+
+
+def test_confirm_marks_findings_and_fails_on_a_failing_example(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "gate.py").write_text(BAD + EXAMPLE)
+    result = run("check", "--no-cache", "--confirm", "--format", "json", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    (item,) = json.loads(result.stdout)
+    assert item["code"] == "XPT101" and item["confirmation"] == "confirmed"
+    sarif = json.loads(run("check", "--no-cache", "--confirm", "--format", "sarif", ".", cwd=tmp_path).stdout)
+    assert sarif["runs"][0]["results"][0]["properties"]["confirmation"] == "confirmed"
+
+
+def test_confirm_fails_on_an_example_that_does_not_export_even_without_findings(tmp_path: Path) -> None:
+    source = (
+        "import torch\nclass Gate(torch.nn.Module):\n    def forward(self, x):\n"
+        "        return x + getattr(x, 'data_ptr')() % 2\n" + EXAMPLE
+    )
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "gate.py").write_text(source)
+    assert run("check", "--no-cache", ".", cwd=tmp_path).returncode == 0
+    result = run("check", "--no-cache", "--confirm", "--format", "json", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    (item,) = json.loads(result.stdout)
+    assert item["code"] == "XPT905" and item["confirmation"] == "new" and item["location"]["row"] == 4
+
+
+def test_examples_from_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.xport-lint]\n[tool.xport-lint.examples]\n"models.gate.Gate" = "examples_for_tests:gate"\n'
+    )
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "__init__.py").write_text("")
+    (tmp_path / "models" / "gate.py").write_text(BAD)
+    (tmp_path / "examples_for_tests.py").write_text(
+        "import torch\nfrom models.gate import Gate\ndef gate():\n    return Gate(), (torch.randn(4),)\n"
+    )
+    result = run("check", "--no-cache", "--confirm", "--format", "json", "models", cwd=tmp_path)
+    (item,) = json.loads(result.stdout)
+    assert item["confirmation"] == "confirmed", result.stderr[-2000:]
