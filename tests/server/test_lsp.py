@@ -207,7 +207,8 @@ async def test_every_prefix_of_a_real_model_file(client: LanguageClient, tmp_pat
 
 async def test_load_stays_responsive(client: LanguageClient, tmp_path: Path) -> None:
     """2,000 rapid edits over 20 documents: hovers answer within 200 ms; results match the CLI."""
-    await start(client, tmp_path, pull=False)
+    await start(client, tmp_path, pull=False, options={"debounceMs": 100})  # the default debounce
+    await wait_for(lambda: any("ready" in m.message for m in client.log_messages))  # start-up is measured elsewhere
     base = (EXAMPLES / "detector_head.py").read_text()
     uris = [open_document(client, tmp_path / f"m{i}.py", base) for i in range(20)]
     versions = dict.fromkeys(uris, 1)

@@ -14,7 +14,9 @@ from collections import OrderedDict
 
 import libcst as cst
 
-_CAPACITY = 4096
+#: Cached statement text, in characters (about 40,000 lines): enough for the files being edited,
+#: bounded because libcst trees take roughly 100x the memory of their text.
+_CAPACITY = 1_500_000
 
 
 class ChunkedParser:
@@ -23,6 +25,7 @@ class ChunkedParser:
     def __init__(self, capacity: int = _CAPACITY) -> None:
         self.capacity = capacity
         self._chunks: OrderedDict[str, cst.Module] = OrderedDict()
+        self._size = 0
         self.hits = 0
         self.misses = 0
 
@@ -72,8 +75,10 @@ class ChunkedParser:
         self.misses += 1
         parsed = cst.parse_module(text)
         self._chunks[text] = parsed
-        if len(self._chunks) > self.capacity:
-            self._chunks.popitem(last=False)
+        self._size += len(text)
+        while self._size > self.capacity and len(self._chunks) > 1:
+            evicted, _ = self._chunks.popitem(last=False)
+            self._size -= len(evicted)
         return parsed
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import logging
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +22,15 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from . import convert
+from .lint_process import LintProcess
 from .settings import Settings
 
 VERSION = "0.1.0"
 FIX_ALL_KIND = "source.fixAll.xport-lint"
 FIX_ALL_COMMAND = "xport-lint.fixAll"
+CONFIRM_COMMAND = "xport-lint.confirm"
+CANCEL_CONFIRM_COMMAND = "xport-lint.cancelConfirm"
+ADD_EXAMPLE_COMMAND = "xport-lint.addExample"
 log = logging.getLogger("xport_lint.server")
 
 
@@ -42,9 +48,14 @@ class XportLanguageServer(LanguageServer):
         self.debounce = 0.1
         self.results: dict[str, Result] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}
-        self.parsers: dict[str, Any] = {}
+        self.linter = LintProcess()
         self.configs: dict[str, Any] = {}
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xport-lint")
+        # confirmations run user code for up to minutes: never on the lint thread
+        self.confirm_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xport-lint-confirm")
+        self.confirmer: Any = None
+        #: uri -> (document version, Confirmation) of the last confirmation run on it
+        self.confirmations: dict[str, tuple[int | None, Any]] = {}
         self._toasted = False
         self.loop: asyncio.AbstractEventLoop | None = None
 
@@ -54,6 +65,12 @@ class XportLanguageServer(LanguageServer):
         settings, problems = Settings.from_json(raw)
         for problem in problems:
             self.log(f"settings: {problem}; using the default", types.MessageType.Warning)
+        if self.confirmer is not None and (settings.python, settings.confirm_timeout) != (
+            self.settings.python,
+            self.settings.confirm_timeout,
+        ):
+            self.confirmer.close()
+            self.confirmer = None
         self.settings = settings
         self.configs.clear()
 
@@ -89,15 +106,16 @@ class XportLanguageServer(LanguageServer):
 
     def analyse_now(self, uri: str, source: str, version: int | None) -> Result:
         """Runs on the worker thread: the engine call and the conversion, nothing else."""
-        from xport_lint.analyzers.incremental import ChunkedParser
-        from xport_lint.analyzers.runner import check_source
-
         if not self.settings.enable:
             return Result(version, [], [])
-        parser = self.parsers.setdefault(uri, ChunkedParser())
         path = to_fs_path(uri) or uri
         try:
-            findings = check_source(source, path, self.config_for(uri), parser)
+            findings, problems = self.linter.lint(source, path, self.config_for(uri))
+            for problem in problems:
+                self.log(problem, types.MessageType.Error)
+            confirmed = self.confirmations.get(uri)
+            if confirmed is not None and confirmed[0] == version:
+                findings = confirmed[1].findings
         except Exception:  # noqa: BLE001 - a bug in the engine must not take the server down
             log.exception("xport-lint failed on %s", uri)
             self.toast_once()
@@ -149,11 +167,19 @@ class XportLanguageServer(LanguageServer):
 
     def relint_open_documents(self) -> None:
         self.results.clear()
+        self.confirmations.clear()
         for uri in list(self.workspace.text_documents):
             self.schedule(uri, 0)
         workspace = self.client_capabilities.workspace
         if workspace is not None and workspace.diagnostics is not None and workspace.diagnostics.refresh_support:
             self.workspace_diagnostic_refresh(None)
+
+    def stop_confirmer(self) -> None:
+        """The worker runs in its own session: stop it explicitly, or it outlives the server."""
+        self.linter.close()
+        if self.confirmer is not None:
+            self.confirmer.close()
+            self.confirmer = None
 
     # -- logging ------------------------------------------------------------------------
 
@@ -239,12 +265,14 @@ async def initialized(ls: XportLanguageServer, params: types.InitializedParams) 
         except Exception as error:  # noqa: BLE001 - without the watcher, saves still re-check
             ls.log(f"could not watch pyproject.toml: {error}", types.MessageType.Warning)
     # load the engine now, off the loop, so the first diagnostics do not pay for the import
-    await asyncio.get_running_loop().run_in_executor(ls.executor, _warm_up)
+    await asyncio.get_running_loop().run_in_executor(ls.executor, _warm_up, ls)
     ls.log(f"xport-lint {VERSION} ready")
 
 
-def _warm_up() -> None:
-    from xport_lint.analyzers import registry, runner  # noqa: F401
+def _warm_up(ls: XportLanguageServer) -> None:
+    from xport_lint.analyzers import registry  # noqa: F401 - hover and code actions need it
+
+    ls.linter.warm_up()
 
 
 async def _fetch_configuration(ls: XportLanguageServer) -> None:
@@ -279,6 +307,11 @@ def did_change_watched_files(ls: XportLanguageServer, params: types.DidChangeWat
         ls.relint_open_documents()
 
 
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: XportLanguageServer, params: None) -> None:
+    ls.stop_confirmer()
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: XportLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.schedule(params.text_document.uri, 0)
@@ -301,7 +334,7 @@ def did_close(ls: XportLanguageServer, params: types.DidCloseTextDocumentParams)
     if task is not None:
         task.cancel()
     ls.results.pop(uri, None)
-    ls.parsers.pop(uri, None)
+    ls.confirmations.pop(uri, None)
     if ls.push_diagnostics:
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -341,7 +374,6 @@ async def workspace_diagnostic(
                 if source.text is None:
                     continue
                 result = await loop.run_in_executor(ls.executor, ls.analyse_now, uri, source.text, None)
-                ls.parsers.pop(uri, None)
             items.append(
                 types.WorkspaceFullDocumentDiagnosticReport(uri=uri, version=result.version, items=result.diagnostics)
             )
@@ -351,7 +383,12 @@ async def workspace_diagnostic(
 @server.feature(
     types.TEXT_DOCUMENT_CODE_ACTION,
     types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
+        code_action_kinds=[
+            types.CodeActionKind.QuickFix,
+            types.CodeActionKind.Refactor,
+            types.CodeActionKind.SourceFixAll,
+            FIX_ALL_KIND,
+        ],
         resolve_provider=True,
     ),
 )
@@ -383,6 +420,8 @@ def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list
                 edit=types.WorkspaceEdit(changes={uri: [convert.edit_from_data(data["noqa"])]}),
             )
         )
+    if not only or any(k.startswith(types.CodeActionKind.Refactor) for k in only):
+        actions.extend(_add_example_actions(ls, uri, params.range))
     wants_fix_all = not only or any(FIX_ALL_KIND.startswith(k) or k.startswith(FIX_ALL_KIND) for k in only)
     if wants_fix_all:
         actions.append(
@@ -393,6 +432,23 @@ def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list
             )
         )
     return actions
+
+
+def _add_example_actions(ls: XportLanguageServer, uri: str, where: types.Range) -> list[types.CodeAction]:
+    from xport_lint.analyzers.confirm import has_example, model_classes
+
+    source = ls.workspace.get_text_document(uri).source
+    if has_example(source):
+        return []
+    return [
+        types.CodeAction(
+            title=f"Add xport_example() for {name} (to confirm with draft_export)",
+            kind=types.CodeActionKind.Refactor,
+            edit=add_example_edit(ls, uri, name),
+        )
+        for name, line, _ in model_classes(source)
+        if where.start.line <= line - 1 <= where.end.line
+    ]
 
 
 @server.feature(types.CODE_ACTION_RESOLVE)
@@ -431,6 +487,121 @@ async def fix_all_command(ls: XportLanguageServer, uri: str) -> None:
     )
 
 
+@server.command(CONFIRM_COMMAND)
+async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[str, Any]:
+    """Run draft_export on the file's example: only when asked, only in a trusted workspace."""
+    if not ls.settings.trusted:
+        message = "xport-lint: confirmation runs your model's code, and this workspace is not trusted"
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+        return {"status": "untrusted", "summary": message}
+    document = ls.workspace.get_text_document(uri)
+    path = to_fs_path(uri)
+    try:
+        on_disk = Path(path).read_text(encoding="utf-8") if path else None
+    except OSError:
+        on_disk = None
+    if on_disk != document.source:
+        message = "xport-lint: save the file first; confirmation imports it from disk"
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+        return {"status": "unsaved", "summary": message}
+    token = f"xport-lint-confirm-{uri}"
+    progress = ls.client_capabilities.window is not None and bool(ls.client_capabilities.window.work_done_progress)
+    if progress:
+        await ls.work_done_progress.create_async(token)
+        ls.work_done_progress.begin(
+            token,
+            types.WorkDoneProgressBegin(
+                title="Confirming with draft_export", message=Path(path).name, cancellable=False
+            ),
+        )
+    loop = asyncio.get_running_loop()
+    try:
+        outcome = await loop.run_in_executor(
+            ls.confirm_executor, _run_confirmation, ls, uri, document.source, document.version
+        )
+    finally:
+        if progress:
+            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+    ls.confirmations[uri] = (document.version, outcome)
+    ls.results.pop(uri, None)
+    ls.schedule(uri, 0)
+    workspace = ls.client_capabilities.workspace
+    if workspace is not None and workspace.diagnostics is not None and workspace.diagnostics.refresh_support:
+        ls.workspace_diagnostic_refresh(None)
+    ls.log(f"confirmation of {uri}: {outcome.summary}")
+    return {
+        "status": outcome.status,
+        "summary": outcome.summary,
+        "exportOk": outcome.export_ok,
+        "suggestedFixes": outcome.suggested_fixes,
+    }
+
+
+def _run_confirmation(ls: XportLanguageServer, uri: str, source: str, version: int | None) -> Any:
+    from xport_lint.analyzers.confirm import Confirmer, WorkerOptions
+    from xport_lint.analyzers.runner import check_source
+
+    if ls.confirmer is None:
+        ls.confirmer = Confirmer(
+            WorkerOptions(python=ls.settings.python or sys.executable, timeout=ls.settings.confirm_timeout)
+        )
+    config = ls.config_for(uri)
+    path = to_fs_path(uri) or uri
+    static = check_source(source, path, config)
+    root = str(config.root) if config.root else None
+    return ls.confirmer.confirm(path, source, static, root=root, strict=config.strict)
+
+
+@server.command(CANCEL_CONFIRM_COMMAND)
+def cancel_confirm_command(ls: XportLanguageServer, *_: Any) -> None:
+    if ls.confirmer is not None:
+        ls.confirmer.worker.cancel()
+
+
+@server.command(ADD_EXAMPLE_COMMAND)
+async def add_example_command(ls: XportLanguageServer, uri: str, name: str) -> None:
+    await ls.workspace_apply_edit_async(
+        types.ApplyWorkspaceEditParams(edit=add_example_edit(ls, uri, name), label="xport-lint: Add xport_example()")
+    )
+
+
+def add_example_edit(ls: XportLanguageServer, uri: str, name: str) -> types.WorkspaceEdit:
+    from xport_lint.analyzers.confirm import example_skeleton
+
+    source = ls.workspace.get_text_document(uri).source
+    lines = source.splitlines(keepends=True)
+    end = types.Position(line=len(lines), character=0)
+    if lines and not lines[-1].endswith("\n"):
+        end = types.Position(line=len(lines) - 1, character=len(lines[-1]))
+    insert = types.TextEdit(range=types.Range(start=end, end=end), new_text=example_skeleton(source, name))
+    return types.WorkspaceEdit(changes={uri: [insert]})
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+def code_lens(ls: XportLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    """Above each model class: "Confirm with draft_export", or "Add xport_example()" without one."""
+    from xport_lint.analyzers.confirm import has_example, model_classes
+
+    uri = params.text_document.uri
+    source = ls.workspace.get_text_document(uri).source
+    example = has_example(source)
+    lenses = []
+    for name, line, _ in model_classes(source):
+        at = types.Range(
+            start=types.Position(line=line - 1, character=0), end=types.Position(line=line - 1, character=0)
+        )
+        if example:
+            command = types.Command(title="Confirm with draft_export", command=CONFIRM_COMMAND, arguments=[uri, name])
+        else:
+            command = types.Command(
+                title="Add xport_example() to confirm with draft_export",
+                command=ADD_EXAMPLE_COMMAND,
+                arguments=[uri, name],
+            )
+        lenses.append(types.CodeLens(range=at, command=command))
+    return lenses
+
+
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 def hover(ls: XportLanguageServer, params: types.HoverParams) -> types.Hover | None:
     from xport_lint.analyzers import registry
@@ -460,6 +631,7 @@ def main(argv: list[str] | None = None) -> None:
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
     logging.getLogger("xport_lint").addHandler(handler)
     logging.getLogger("xport_lint").setLevel(logging.INFO)
+    atexit.register(server.stop_confirmer)
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))

@@ -20,6 +20,9 @@ class Settings:
     severity: dict[str, str] = field(default_factory=dict)
     #: the client says the workspace is untrusted (no user code may run)
     trusted: bool = True
+    #: interpreter with the user's torch, for confirmation (default: the server's own)
+    python: str | None = None
+    confirm_timeout: float = 120.0
 
     @classmethod
     def from_json(cls, raw: object) -> tuple[Settings, list[str]]:
@@ -46,6 +49,16 @@ class Settings:
                 values[name] = tuple(value)
             else:
                 problems.append(f"{key}: expected a list of rule codes")
+        python = raw.get("python")
+        if isinstance(python, str) and python:
+            values["python"] = python
+        elif python is not None:
+            problems.append("python: expected a path to an interpreter")
+        timeout = raw.get("confirmTimeout")
+        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+            values["confirm_timeout"] = float(timeout)
+        elif timeout is not None:
+            problems.append("confirmTimeout: expected a positive number of seconds")
         severity = raw.get("severity")
         if isinstance(severity, dict):
             good = {k.upper(): v for k, v in severity.items() if isinstance(v, str) and v in _SEVERITIES}

@@ -35,6 +35,39 @@ def has_example(source: str) -> bool:
     return _EXAMPLE.search(source) is not None
 
 
+def model_classes(source: str) -> list[tuple[str, int, list[str]]]:
+    """(name, line, forward's required parameters) for each class defining `forward`."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    out = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef) and item.name == "forward":
+                positional = item.args.posonlyargs + item.args.args
+                required = positional[1 : len(positional) - len(item.args.defaults)]
+                out.append((node.name, node.lineno, [a.arg for a in required]))
+    return out
+
+
+def example_skeleton(source: str, name: str) -> str:
+    """An `xport_example()` for class `name`: one placeholder tensor per required argument."""
+    params = next((p for n, _, p in model_classes(source) if n == name), [])
+    args = ", ".join("torch.randn(2, 8)" for _ in params)
+    args = f"({args},)" if len(params) == 1 else f"({args})"
+    names = ", ".join(params)
+    lead = "" if source.endswith("\n\n") else ("\n" if source.endswith("\n") else "\n\n")
+    return (
+        f"{lead}\n"
+        "def xport_example():\n"
+        '    """Inputs for xport-lint\'s draft_export confirmation: replace the shapes with real ones."""\n'
+        f"    return {name}(), {args}  # {names}\n"
+    )
+
+
 @dataclass(frozen=True)
 class Confirmation:
     path: str
