@@ -4,7 +4,7 @@ error   => export fails in that mode
 warning => export succeeds, and on `other_args` the exported program rejects the input or
            computes something else than eager (where the example gives `other_args`)
 clean   => export succeeds in every mode the example lists
-fix     => the fixed code exports where the original failed, and matches eager
+Fixes are proven separately, in test_fixes.py.
 Files with a zero-argument `export()` function are judged by calling it (call-site rules).
 """
 
@@ -111,26 +111,3 @@ def test_example_claim_holds_in_real_torch(
         except Exception:  # noqa: BLE001 - a rejected input is the specialisation we claim
             return
         assert not same(expected, actual), "exported program agrees with eager on other inputs"
-
-
-def fixed_cases() -> list[object]:
-    out = []
-    for rule, case, name in all_cases():
-        if isinstance(case, Invalid) and case.replacement is not None:
-            for mode in file_modes(case.source):
-                if rule.severity(mode) is Severity.ERROR:
-                    out.append(pytest.param(rule, case, mode, id=f"{name}-{mode.value}"))
-    return out
-
-
-@pytest.mark.parametrize(("rule", "case", "mode"), fixed_cases())
-def test_fixed_example_exports_and_matches_eager(
-    rule: type[Rule], case: Invalid, mode: Mode, tmp_path: Path
-) -> None:
-    assert case.replacement is not None
-    module = load(case.replacement, tmp_path)
-    ok, exported, error = exports(module, mode)
-    assert ok, f"{rule.CODE} fix does not export ({mode.value}): {error}"
-    program, model, args = exported
-    if model is not None:
-        assert same(model(*args), program.module()(*args))

@@ -55,6 +55,13 @@ class Locator:
         found = self._find(code_of(node), start, end)
         return found if found is not None else Span(start, self._first_line_end(start, end))
 
+    def lines_of(self, statement: cst.CSTNode) -> tuple[int, int] | None:
+        """First and last line (1-based) of a statement, without the comments above it."""
+        anchor = self._statement_map().get(id(statement))
+        if anchor is None:
+            return None
+        return anchor.lineno, anchor.end_lineno or anchor.lineno
+
     def _first_line_end(self, start: Position, end: Position) -> Position:
         if end.line == start.line:
             return end

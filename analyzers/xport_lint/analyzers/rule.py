@@ -86,13 +86,25 @@ class Report:
 
 
 @dataclass(frozen=True)
+class BlockReplacement:
+    """Whole lines, from statement `first` to statement `last` of one block, replaced by
+    `statements` at the same indentation (a branch turned into functions and a call)."""
+
+    first: cst.CSTNode
+    last: cst.CSTNode
+    statements: tuple[cst.BaseStatement, ...]
+
+
+@dataclass(frozen=True)
 class FixProposal:
-    """A libcst replacement: `replacements` maps original nodes to new ones (or removal)."""
+    """A libcst replacement: `replacements` maps original nodes to new ones (or removal);
+    `blocks` replace whole statements."""
 
     title: str
     applicability: Applicability
     replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel], ...]
     imports: tuple[str, ...] = field(default=())
+    blocks: tuple[BlockReplacement, ...] = field(default=())
 
 
 class Rule:

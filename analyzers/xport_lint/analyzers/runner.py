@@ -19,7 +19,7 @@ from .incremental import ChunkedParser
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
 from .positions import Locator, code_of
 from .program import Program, Traced
-from .rule import FixProposal, Report, Rule, Scope
+from .rule import BlockReplacement, FixProposal, Report, Rule, Scope
 from .walk import children, iter_nodes
 
 log = logging.getLogger(__name__)
@@ -208,17 +208,40 @@ def _findings(
     return out
 
 
-def _fix(proposal: FixProposal, locator: Locator, program: Program) -> Fix:
+def _fix(proposal: FixProposal, locator: Locator, program: Program) -> Fix | None:
     edits: list[Edit] = []
     for old, new in proposal.replacements:
         span = locator.span(old, old if isinstance(old, _STATEMENTS) else None)
         content = "" if isinstance(new, cst.RemovalSentinel) else code_of(new)
         edits.append(Edit(span, content))
+    for block in proposal.blocks:
+        edit = _block_edit(block, locator, program.module)
+        if edit is None:
+            return None
+        edits.append(edit)
     for name in proposal.imports:
         if name not in program.imports.aliases:
             line = _import_line(program.module)
             edits.append(Edit(Span(Position(line, 0), Position(line, 0)), f"import {name}\n"))
     return Fix(proposal.title, proposal.applicability, tuple(sorted(edits, key=lambda e: e.span)))
+
+
+def _block_edit(block: BlockReplacement, locator: Locator, module: cst.Module) -> Edit | None:
+    """Whole lines of the replaced statements, re-rendered at the first one's indentation."""
+    first, last = locator.lines_of(block.first), locator.lines_of(block.last)
+    if first is None or last is None:
+        return None
+    line = locator.lines[first[0] - 1]
+    indent = line[: len(line) - len(line.lstrip())]
+    rendered = cst.Module(
+        body=list(block.statements), default_indent=module.default_indent, default_newline=module.default_newline
+    ).code
+    text = "".join(indent + piece if piece.strip() else piece for piece in rendered.splitlines(keepends=True))
+    end = Position(last[1] + 1, 0)
+    if last[1] >= len(locator.lines) and not locator.lines[-1].endswith("\n"):
+        end = Position(last[1], len(locator.lines[-1]))
+        text = text.rstrip("\n")
+    return Edit(Span(Position(first[0], 0), end), text)
 
 
 def _import_line(module: cst.Module) -> int:

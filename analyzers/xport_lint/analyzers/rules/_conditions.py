@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from ..dataflow import Kind, Value, is_tensor_like
 from ..positions import code_of
+from ..rewrites import Rewrite, check_rewrite, cond_rewrite
+
+if TYPE_CHECKING:
+    from ..runner import RuleContext
 
 
 class Condition(enum.Enum):
@@ -69,7 +74,23 @@ class ConditionRule:
                 related = []
                 if value.origin is not None and value.origin is not operand:
                     related.append((value.origin, f"`{short(value.origin)}` is where it comes from"))
-                self.report(operand, self.message(operand, keyword), related=related)  # type: ignore[attr-defined]
+                message = self.message(operand, keyword)
+                rewrite = self.rewrite(node)
+                if rewrite is not None and rewrite.reason:
+                    message += f" (no automatic fix: {rewrite.reason})"
+                fix = rewrite.fix if rewrite is not None else None
+                self.report(operand, message, fix=fix, related=related)  # type: ignore[attr-defined]
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         raise NotImplementedError
+
+    def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
+        """The fix for the branching `node` (or why there is none); None: not offered."""
+        return None
+
+
+def branch_rewrite(ctx: RuleContext, node: cst.CSTNode, tensor: bool) -> Rewrite | None:
+    """A validation branch becomes a runtime check; any other `if` a torch.cond."""
+    if ctx.flow is None or ctx.traced is None or not isinstance(node, cst.If):
+        return None
+    return check_rewrite(node, tensor) or cond_rewrite(ctx.flow, ctx.traced.func, node)

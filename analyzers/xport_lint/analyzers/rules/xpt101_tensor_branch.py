@@ -3,8 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Severity
+from ..rewrites import Rewrite, where_rewrite
 from ..rule import Invalid, Rule, Valid
-from ._conditions import Condition, ConditionRule, short
+from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
 
 class TensorBranch(ConditionRule, Rule):
@@ -35,7 +36,17 @@ class TensorBranch(ConditionRule, Rule):
     real branch. For a check that should never fail, use `torch._check`.
 
     ## Fix safety
-    No automatic fix yet: the `torch.cond` rewrite needs both branches to be pure.
+    Unsafe (offered, never applied by `--fix` alone). An `if`/`elif`/`else` whose branches all
+    return tensors, or all assign the tensors later code reads, becomes `true_fn`/`false_fn`
+    and one `torch.cond` call (an `elif` chain becomes nested conds; a one-armed `if` that
+    returns takes the rest of the function as its `else`). The tensors the branches read are
+    passed as operands, everything else stays a closure, and a result that would alias an
+    operand is returned as `.clone()` (torch.cond forbids aliasing). The assumption: both
+    branches are free of side effects. No fix, and the diagnostic says why, when a branch
+    mutates, raises, uses `break`/`continue`, returns a non-tensor or a different structure,
+    or reads a number taken from tensor data (torch.cond cannot close over an unbacked symbol).
+    A validation branch (`if bad: raise ...`) becomes `torch._assert_async(torch.logical_not(bad), msg)` (raises `RuntimeError`) instead.
+    A conditional expression becomes `torch.where(test, a, b)`, which computes both sides.
 
     ## Modes
     Error in both non-strict and strict export (torch 2.13).
@@ -59,6 +70,11 @@ class TensorBranch(ConditionRule, Rule):
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         return f"{keyword} tests the tensor value `{short(operand)}`: data-dependent branch"
+
+    def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
+        if isinstance(node, cst.IfExp) and self.ctx.flow is not None:
+            return where_rewrite(self.ctx.flow, node)
+        return branch_rewrite(self.ctx, node, tensor=True)
 
     VALID = [
         Valid(
@@ -107,8 +123,21 @@ class TensorBranch(ConditionRule, Rule):
                         return x * 2
                     return x
             def xport_example():
-                return Gate(), (torch.randn(4),)
-            """
+                return Gate(), (torch.ones(4),)
+            """,
+            expected_replacement="""
+            import torch
+            class Gate(torch.nn.Module):
+                def forward(self, x):
+                    def true_fn(x):  # expect: XPT101
+                        return x * 2
+                    def false_fn(x):
+                        return x.clone()
+                    return torch.cond(x.sum() > 0, true_fn, false_fn, (x,))
+            def xport_example():
+                return Gate(), (torch.ones(4),)
+            """,
+            other_args="(-torch.ones(4),)",
         ),
         Invalid(
             """
@@ -120,7 +149,20 @@ class TensorBranch(ConditionRule, Rule):
                     return x / x.norm()
             def xport_example():
                 return SafeNorm(), (torch.randn(8),)
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class SafeNorm(torch.nn.Module):
+                def forward(self, x):
+                    def true_fn(x):  # expect: XPT101
+                        return torch.zeros_like(x)
+                    def false_fn(x):
+                        return x / x.norm()
+                    return torch.cond(torch.isnan(x).any(), true_fn, false_fn, (x,))
+            def xport_example():
+                return SafeNorm(), (torch.randn(8),)
+            """,
+            other_args="(torch.tensor([float('nan')] * 8),)",
         ),
         Invalid(
             """
@@ -148,8 +190,17 @@ class TensorBranch(ConditionRule, Rule):
                 def forward(self, x):
                     return x if x.max() < 1 else x / x.max()  # expect: XPT101
             def xport_example():
-                return Clamp(), (torch.randn(4),)
-            """
+                return Clamp(), (torch.tensor([0.5, 3.0, -2.0, 1.5]),)
+            """,
+            expected_replacement="""
+            import torch
+            class Clamp(torch.nn.Module):
+                def forward(self, x):
+                    return torch.where(x.max() < 1, x, x / x.max())  # expect: XPT101
+            def xport_example():
+                return Clamp(), (torch.tensor([0.5, 3.0, -2.0, 1.5]),)
+            """,
+            other_args="(torch.full((4,), 0.5),)",
         ),
         Invalid(
             """
@@ -163,6 +214,245 @@ class TensorBranch(ConditionRule, Rule):
                     return (x * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)
             def xport_example():
                 return Pool(), (torch.randn(2, 5, 4), torch.ones(2, 5))
+            """,
+            expected_replacement="""
+            import torch
+            def has_padding(mask):
+                return (mask == 0).any()
+            class Pool(torch.nn.Module):
+                def forward(self, x, mask):
+                    def true_fn(x, mask):
+                        return (x * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)
+                    def false_fn(x, mask):  # expect: XPT101
+                        return x.mean(1)
+                    return torch.cond(has_padding(mask), true_fn, false_fn, (x, mask))
+            def xport_example():
+                return Pool(), (torch.randn(2, 5, 4), torch.ones(2, 5))
+            """,
+            other_args="(torch.randn(2, 5, 4), torch.tensor([[1.0, 1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0]]))",
+        ),
+        Invalid(
             """
+            import torch
+            class MaskedAttention(torch.nn.Module):
+                def forward(self, q, k, v, mask):
+                    if (mask == 0).all():  # expect: XPT101
+                        # every key is padding: nothing to attend to
+                        return torch.zeros_like(q)
+                    else:
+                        scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+                        scores = scores.masked_fill(mask == 0, float("-inf"))
+                        return scores.softmax(-1) @ v
+            def xport_example():
+                q = torch.randn(2, 5, 8)
+                return MaskedAttention(), (q, q, q, torch.ones(2, 5, 5))
+            """,
+            expected_replacement="""
+            import torch
+            class MaskedAttention(torch.nn.Module):
+                def forward(self, q, k, v, mask):
+                    def true_fn(q, k, v, mask):  # expect: XPT101
+                        # every key is padding: nothing to attend to
+                        return torch.zeros_like(q)
+                    def false_fn(q, k, v, mask):
+                        scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+                        scores = scores.masked_fill(mask == 0, float("-inf"))
+                        return scores.softmax(-1) @ v
+                    return torch.cond((mask == 0).all(), true_fn, false_fn, (q, k, v, mask))
+            def xport_example():
+                q = torch.randn(2, 5, 8)
+                return MaskedAttention(), (q, q, q, torch.ones(2, 5, 5))
+            """,
+            other_args="(torch.randn(2, 5, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 8), torch.zeros(2, 5, 5))",
+        ),
+        Invalid(
+            """
+            import torch
+            class TwoExpertRouter(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gate = torch.nn.Linear(8, 2)
+                    self.expert_a = torch.nn.Linear(8, 8)
+                    self.expert_b = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 8))
+                def forward(self, x):
+                    logits = self.gate(x)
+                    if logits[:, 0].mean() > logits[:, 1].mean():  # expect: XPT101
+                        out = self.expert_a(x)
+                    else:
+                        out = self.expert_b(x)
+                    return out + x
+            def xport_example():
+                torch.manual_seed(0)
+                return TwoExpertRouter(), (torch.randn(4, 8),)
+            """,
+            expected_replacement="""
+            import torch
+            class TwoExpertRouter(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gate = torch.nn.Linear(8, 2)
+                    self.expert_a = torch.nn.Linear(8, 8)
+                    self.expert_b = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 8))
+                def forward(self, x):
+                    logits = self.gate(x)
+                    def true_fn(x):  # expect: XPT101
+                        out = self.expert_a(x)
+                        return out
+                    def false_fn(x):
+                        out = self.expert_b(x)
+                        return out
+                    out = torch.cond(logits[:, 0].mean() > logits[:, 1].mean(), true_fn, false_fn, (x,))
+                    return out + x
+            def xport_example():
+                torch.manual_seed(0)
+                return TwoExpertRouter(), (torch.randn(4, 8),)
+            """,
+            other_args="(-torch.randn(4, 8) * 0 + torch.linspace(-3, 3, 8),)",
+        ),
+        Invalid(
+            """
+            import torch
+            class Rescale(torch.nn.Module):
+                def forward(self, t):
+                    if t.abs().max() > 10:  # expect: XPT101
+                        y = t / 10
+                    elif t.abs().max() < 0.1:  # expect: XPT101
+                        y = t * 10
+                    else:
+                        y = t
+                    return y * 2
+            def xport_example():
+                return Rescale(), (torch.full((4,), 50.0),)
+            """,
+            expected_replacement="""
+            import torch
+            class Rescale(torch.nn.Module):
+                def forward(self, t):
+                    def true_fn(t):  # expect: XPT101
+                        y = t / 10
+                        return y
+                    def false_fn(t):
+                        def true_fn(t):  # expect: XPT101
+                            y = t * 10
+                            return y
+                        def false_fn(t):
+                            y = t
+                            return y.clone()
+                        y = torch.cond(t.abs().max() < 0.1, true_fn, false_fn, (t,))
+                        return y
+                    y = torch.cond(t.abs().max() > 10, true_fn, false_fn, (t,))
+                    return y * 2
+            def xport_example():
+                return Rescale(), (torch.full((4,), 50.0),)
+            """,
+            other_args="(torch.full((4,), 0.01),)",
+        ),
+        Invalid(
+            """
+            import torch
+            class EarlyExit(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.first = torch.nn.Linear(8, 8)
+                    self.second = torch.nn.Linear(8, 8)
+                def forward(self, x):
+                    h = self.first(x).tanh()
+                    if h.abs().max() < 0.5:  # expect: XPT101
+                        return h  # confident enough: skip the second layer
+
+                    return self.second(h)
+            def xport_example():
+                return EarlyExit(), (torch.randn(2, 8) * 0.01,)
+            """,
+            expected_replacement="""
+            import torch
+            class EarlyExit(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.first = torch.nn.Linear(8, 8)
+                    self.second = torch.nn.Linear(8, 8)
+                def forward(self, x):
+                    h = self.first(x).tanh()
+                    def true_fn(h):  # expect: XPT101
+                        return h.clone()  # confident enough: skip the second layer
+                    def false_fn(h):
+                        return self.second(h)
+                    return torch.cond(h.abs().max() < 0.5, true_fn, false_fn, (h,))
+            def xport_example():
+                return EarlyExit(), (torch.randn(2, 8) * 0.01,)
+            """,
+            other_args="(torch.randn(2, 8) * 100,)",
+        ),
+        Invalid(
+            """
+            import torch
+            class Sanitize(torch.nn.Module):
+                def forward(self, x):
+                    if torch.isnan(x).any():  # expect: XPT101
+                        raise ValueError("NaN in the input")
+                    return x.softmax(-1)
+            def xport_example():
+                return Sanitize(), (torch.randn(2, 4),)
+            """,
+            expected_replacement="""
+            import torch
+            class Sanitize(torch.nn.Module):
+                def forward(self, x):
+                    torch._assert_async(torch.logical_not(torch.isnan(x).any()), "NaN in the input")  # expect: XPT101
+                    return x.softmax(-1)
+            def xport_example():
+                return Sanitize(), (torch.randn(2, 4),)
+            """,
+            other_args="(torch.tensor([[float('nan'), 0.0]]),)",
+        ),
+        Invalid(
+            """
+            import torch
+            class Normalize(torch.nn.Module):
+                def forward(self, x):
+                    norm = x.norm(dim=-1, keepdim=True)
+                    return x / norm if (norm > 1e-6).all() else x  # expect: XPT101
+            def xport_example():
+                return Normalize(), (torch.randn(3, 4),)
+            """,
+            expected_replacement="""
+            import torch
+            class Normalize(torch.nn.Module):
+                def forward(self, x):
+                    norm = x.norm(dim=-1, keepdim=True)
+                    return torch.where((norm > 1e-6).all(), x / norm, x)  # expect: XPT101
+            def xport_example():
+                return Normalize(), (torch.randn(3, 4),)
+            """,
+            other_args="(torch.zeros(3, 4),)",
+        ),
+        Invalid(
+            """
+            import torch
+            class PadMask(torch.nn.Module):
+                def forward(self, x, lengths):
+                    positions = torch.arange(x.shape[1])
+                    if (lengths < x.shape[1]).any():  # expect: XPT101
+                        x = x * (positions[None, :] < lengths[:, None]).unsqueeze(-1)
+                    return x.sum(1)
+            def xport_example():
+                return PadMask(), (torch.randn(2, 6, 4), torch.tensor([3, 6]))
+            """,
+            expected_replacement="""
+            import torch
+            class PadMask(torch.nn.Module):
+                def forward(self, x, lengths):
+                    positions = torch.arange(x.shape[1])
+                    def true_fn(x, lengths, positions):  # expect: XPT101
+                        x = x * (positions[None, :] < lengths[:, None]).unsqueeze(-1)
+                        return x.clone()
+                    def false_fn(x, lengths, positions):
+                        return x.clone()
+                    x = torch.cond((lengths < x.shape[1]).any(), true_fn, false_fn, (x, lengths, positions))
+                    return x.sum(1)
+            def xport_example():
+                return PadMask(), (torch.randn(2, 6, 4), torch.tensor([3, 6]))
+            """,
+            other_args="(torch.randn(2, 6, 4), torch.tensor([6, 6]))",
         ),
     ]

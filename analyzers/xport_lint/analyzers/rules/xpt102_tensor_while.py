@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Severity
+from ..rewrites import Rewrite, while_loop_rewrite
 from ..rule import Invalid, Rule, Valid
 from ._conditions import Condition, ConditionRule, short
 
@@ -29,7 +30,11 @@ class TensorWhile(ConditionRule, Rule):
     number of iterations with a `torch.where` mask.
 
     ## Fix safety
-    No automatic fix yet.
+    Unsafe. A loop that carries only tensors becomes `cond_fn`/`body_fn` and one
+    `torch.while_loop` call, carrying the names the body assigns. The assumption: the carried
+    tensors keep their shapes and dtypes from one iteration to the next, as `torch.while_loop`
+    requires. No fix, and the diagnostic says why, when the body mutates, breaks, returns,
+    carries a Python value (a step counter) or the condition mixes tests with `and`/`or`.
 
     ## Modes
     Error in both modes (torch 2.13).
@@ -47,6 +52,11 @@ class TensorWhile(ConditionRule, Rule):
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         return f"while loop tests the tensor value `{short(operand)}`: data-dependent trip count"
+
+    def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
+        if not isinstance(node, cst.While) or self.ctx.flow is None or self.ctx.traced is None:
+            return None
+        return while_loop_rewrite(self.ctx.flow, self.ctx.traced.func, node)
 
     VALID = [
         Valid(
@@ -73,7 +83,22 @@ class TensorWhile(ConditionRule, Rule):
                     return x
             def xport_example():
                 return Halve(), (torch.randn(4) * 10,)
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Halve(torch.nn.Module):
+                def forward(self, x):
+                    def cond_fn(x):  # expect: XPT102
+                        return x.abs().max() > 1
+                    def body_fn(x):
+                        x = x / 2
+                        return (x,)
+                    (x,) = torch.while_loop(cond_fn, body_fn, (x,))
+                    return x
+            def xport_example():
+                return Halve(), (torch.randn(4) * 10,)
+            """,
+            other_args="(torch.full((4,), 100.0),)",
         ),
         Invalid(
             """
@@ -91,5 +116,61 @@ class TensorWhile(ConditionRule, Rule):
             def xport_example():
                 return Decoder(), (torch.randn(1, 4), torch.tensor(3))
             """
+        ),
+        Invalid(
+            """
+            import torch
+            class NewtonSqrt(torch.nn.Module):
+                def forward(self, x):
+                    y = x.clone()
+                    while (y * y - x).abs().max() > 1e-4:  # expect: XPT102
+                        y = 0.5 * (y + x / y)
+                    return y
+            def xport_example():
+                return NewtonSqrt(), (torch.tensor([4.0, 9.0, 2.0]),)
+            """,
+            expected_replacement="""
+            import torch
+            class NewtonSqrt(torch.nn.Module):
+                def forward(self, x):
+                    y = x.clone()
+                    def cond_fn(y):  # expect: XPT102
+                        return (y * y - x).abs().max() > 1e-4
+                    def body_fn(y):
+                        y = 0.5 * (y + x / y)
+                        return (y,)
+                    (y,) = torch.while_loop(cond_fn, body_fn, (y,))
+                    return y
+            def xport_example():
+                return NewtonSqrt(), (torch.tensor([4.0, 9.0, 2.0]),)
+            """,
+            other_args="(torch.tensor([100.0, 0.5, 7.0]),)",
+        ),
+        Invalid(
+            """
+            import torch
+            class GrowScale(torch.nn.Module):
+                def forward(self, scale, target):
+                    while scale.max() < target.max():  # expect: XPT102
+                        scale = scale * 2
+                    return scale
+            def xport_example():
+                return GrowScale(), (torch.tensor([1.0, 0.5]), torch.tensor([5.0]))
+            """,
+            expected_replacement="""
+            import torch
+            class GrowScale(torch.nn.Module):
+                def forward(self, scale, target):
+                    def cond_fn(scale):  # expect: XPT102
+                        return scale.max() < target.max()
+                    def body_fn(scale):
+                        scale = scale * 2
+                        return (scale,)
+                    (scale,) = torch.while_loop(cond_fn, body_fn, (scale,))
+                    return scale
+            def xport_example():
+                return GrowScale(), (torch.tensor([1.0, 0.5]), torch.tensor([5.0]))
+            """,
+            other_args="(torch.tensor([1.0, 0.5]), torch.tensor([100.0]))",
         ),
     ]

@@ -3,8 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Severity
+from ..rewrites import Rewrite
 from ..rule import Invalid, Rule, Valid
-from ._conditions import Condition, ConditionRule, short
+from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
 
 class ScalarBranch(ConditionRule, Rule):
@@ -32,7 +33,16 @@ class ScalarBranch(ConditionRule, Rule):
     an invariant, state it with `torch._check(n > 0.5)` so export can assume it.
 
     ## Fix safety
-    No automatic fix yet.
+    Unsafe (offered, never applied by `--fix` alone). An `if`/`elif`/`else` whose branches all
+    return tensors, or all assign the tensors later code reads, becomes `true_fn`/`false_fn`
+    and one `torch.cond` call (an `elif` chain becomes nested conds; a one-armed `if` that
+    returns takes the rest of the function as its `else`). The tensors the branches read are
+    passed as operands, everything else stays a closure, and a result that would alias an
+    operand is returned as `.clone()` (torch.cond forbids aliasing). The assumption: both
+    branches are free of side effects. No fix, and the diagnostic says why, when a branch
+    mutates, raises, uses `break`/`continue`, returns a non-tensor or a different structure,
+    or reads a number taken from tensor data (torch.cond cannot close over an unbacked symbol).
+    A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment, since strict export rejects `torch._check`'s message callable) instead.
 
     ## Modes
     Error in both modes (torch 2.13).
@@ -56,6 +66,9 @@ class ScalarBranch(ConditionRule, Rule):
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self.check_conditions(node, "comprehension filter")
+
+    def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
+        return branch_rewrite(self.ctx, node, tensor=False)
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         return f"{keyword} tests `{short(operand)}`, a value read from tensor data"
@@ -103,7 +116,26 @@ class ScalarBranch(ConditionRule, Rule):
                     return self.small(x)
             def xport_example():
                 return Router(), (torch.randn(4, 8),)
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Router(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gate = torch.nn.Linear(8, 2)
+                    self.small = torch.nn.Linear(8, 8)
+                    self.large = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.Linear(32, 8))
+                def forward(self, x):
+                    score = self.gate(x).softmax(-1)[:, 1].mean().item()
+                    def true_fn(x):  # expect: XPT104
+                        return self.large(x)
+                    def false_fn(x):
+                        return self.small(x)
+                    return torch.cond(score > 0.5, true_fn, false_fn, (x,))
+            def xport_example():
+                return Router(), (torch.randn(4, 8),)
+            """,
+            other_args="(torch.randn(4, 8) * -100,)",
         ),
         Invalid(
             """
@@ -128,5 +160,97 @@ class ScalarBranch(ConditionRule, Rule):
             def xport_example():
                 return Thresholds(), (torch.randn(5), torch.tensor([-1.0, 1.0]))
             """
+        ),
+        Invalid(
+            """
+            import torch
+            class CountCheck(torch.nn.Module):
+                def forward(self, x, mask):
+                    count = mask.sum().item()
+                    if count == 0:  # expect: XPT104
+                        raise ValueError("the mask selects nothing")
+                    return x * mask
+            def xport_example():
+                return CountCheck(), (torch.randn(4), torch.tensor([1, 0, 1, 1]))
+            """,
+            expected_replacement="""
+            import torch
+            class CountCheck(torch.nn.Module):
+                def forward(self, x, mask):
+                    count = mask.sum().item()
+                    torch._check(count != 0)  # was: raise ValueError("the mask selects nothing") # expect: XPT104
+                    return x * mask
+            def xport_example():
+                return CountCheck(), (torch.randn(4), torch.tensor([1, 0, 1, 1]))
+            """,
+            other_args="(torch.randn(4), torch.tensor([0, 0, 0, 0]))",
+        ),
+        Invalid(
+            """
+            import torch
+            class Window(torch.nn.Module):
+                def forward(self, x, bounds):
+                    low, high = bounds.tolist()
+                    if low > high:  # expect: XPT104
+                        raise ValueError(f"empty window {low}..{high}")
+                    return x.clamp(low, high)
+            def xport_example():
+                return Window(), (torch.randn(6), torch.tensor([-1, 1]))
+            """,
+            expected_replacement="""
+            import torch
+            class Window(torch.nn.Module):
+                def forward(self, x, bounds):
+                    low, high = bounds.tolist()
+                    torch._check(low <= high)  # was: raise ValueError(f"empty window {low}..{high}") # expect: XPT104
+                    return x.clamp(low, high)
+            def xport_example():
+                return Window(), (torch.randn(6), torch.tensor([-1, 1]))
+            """,
+            other_args="(torch.randn(6), torch.tensor([2, 1]))",
+        ),
+        Invalid(
+            """
+            import torch
+            class ScoreRouter(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.score = torch.nn.Linear(8, 1)
+                    self.light = torch.nn.Linear(8, 8)
+                    self.heavy = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8))
+                def forward(self, x):
+                    confidence = self.score(x).sigmoid().mean().item()
+                    if confidence > 0.5:  # expect: XPT104
+                        out = self.light(x)
+                    else:
+                        out = self.heavy(x)
+                    return out.relu()
+            def xport_example():
+                torch.manual_seed(0)
+                return ScoreRouter(), (torch.randn(4, 8),)
+            """,
+            expected_replacement="""
+            import torch
+            class ScoreRouter(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.score = torch.nn.Linear(8, 1)
+                    self.light = torch.nn.Linear(8, 8)
+                    self.heavy = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8))
+                def forward(self, x):
+                    confidence = self.score(x).sigmoid().mean().item()
+                    def true_fn(x):  # expect: XPT104
+                        out = self.light(x)
+                        return out
+                    def false_fn(x):
+                        out = self.heavy(x)
+                        return out
+                    out = torch.cond(confidence > 0.5, true_fn, false_fn, (x,))
+                    return out.relu()
+            def xport_example():
+                torch.manual_seed(0)
+                return ScoreRouter(), (torch.randn(4, 8),)
+            """,
+            other_args="(-torch.randn(4, 8).abs() * 50 * torch.sign(torch.ones(8)),)",
         ),
     ]

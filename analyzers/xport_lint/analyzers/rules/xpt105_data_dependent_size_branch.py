@@ -3,8 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Severity
+from ..rewrites import Rewrite
 from ..rule import Invalid, Rule, Valid
-from ._conditions import Condition, ConditionRule, short
+from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
 
 class DataDependentSizeBranch(ConditionRule, Rule):
@@ -32,7 +33,16 @@ class DataDependentSizeBranch(ConditionRule, Rule):
     state the assumption with `torch._check(idx.shape[0] > 0)`.
 
     ## Fix safety
-    No automatic fix yet.
+    Unsafe (offered, never applied by `--fix` alone). An `if`/`elif`/`else` whose branches all
+    return tensors, or all assign the tensors later code reads, becomes `true_fn`/`false_fn`
+    and one `torch.cond` call (an `elif` chain becomes nested conds; a one-armed `if` that
+    returns takes the rest of the function as its `else`). The tensors the branches read are
+    passed as operands, everything else stays a closure, and a result that would alias an
+    operand is returned as `.clone()` (torch.cond forbids aliasing). The assumption: both
+    branches are free of side effects. No fix, and the diagnostic says why, when a branch
+    mutates, raises, uses `break`/`continue`, returns a non-tensor or a different structure,
+    or reads a number taken from tensor data (torch.cond cannot close over an unbacked symbol).
+    A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment) instead.
 
     ## Modes
     Error in both modes (torch 2.13).
@@ -53,6 +63,9 @@ class DataDependentSizeBranch(ConditionRule, Rule):
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.check_conditions(node, "conditional expression")
+
+    def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
+        return branch_rewrite(self.ctx, node, tensor=False)
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         return f"{keyword} tests `{short(operand)}`, a size that depends on tensor data"
@@ -83,7 +96,22 @@ class DataDependentSizeBranch(ConditionRule, Rule):
                     return boxes
             def xport_example():
                 return Detections(), (torch.rand(10, 4), torch.rand(10))
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Detections(torch.nn.Module):
+                def forward(self, boxes, scores):
+                    keep = scores > 0.5
+                    boxes = boxes[keep]
+                    def true_fn(boxes):  # expect: XPT105
+                        return boxes.new_zeros(1, 4)
+                    def false_fn(boxes):
+                        return boxes.clone()
+                    return torch.cond(boxes.shape[0] == 0, true_fn, false_fn, (boxes,))
+            def xport_example():
+                return Detections(), (torch.rand(10, 4), torch.rand(10))
+            """,
+            other_args="(torch.rand(10, 4), torch.zeros(10))",
         ),
         Invalid(
             """
@@ -95,5 +123,90 @@ class DataDependentSizeBranch(ConditionRule, Rule):
             def xport_example():
                 return FirstHit(), (torch.randn(8),)
             """
+        ),
+        Invalid(
+            """
+            import torch
+            class PooledHits(torch.nn.Module):
+                def forward(self, feats, scores):
+                    idx = torch.nonzero(scores > 0.5).squeeze(1)
+                    if idx.shape[0] > 0:  # expect: XPT105
+                        pooled = feats[idx].mean(0)
+                    else:
+                        pooled = feats.new_zeros(feats.shape[1])
+                    return pooled
+            def xport_example():
+                return PooledHits(), (torch.randn(6, 4), torch.tensor([0.9, 0.1, 0.7, 0.2, 0.3, 0.8]))
+            """,
+            expected_replacement="""
+            import torch
+            class PooledHits(torch.nn.Module):
+                def forward(self, feats, scores):
+                    idx = torch.nonzero(scores > 0.5).squeeze(1)
+                    def true_fn(feats, idx):  # expect: XPT105
+                        pooled = feats[idx].mean(0)
+                        return pooled
+                    def false_fn(feats, idx):
+                        pooled = feats.new_zeros(feats.shape[1])
+                        return pooled
+                    pooled = torch.cond(idx.shape[0] > 0, true_fn, false_fn, (feats, idx))
+                    return pooled
+            def xport_example():
+                return PooledHits(), (torch.randn(6, 4), torch.tensor([0.9, 0.1, 0.7, 0.2, 0.3, 0.8]))
+            """,
+            other_args="(torch.randn(6, 4), torch.zeros(6))",
+        ),
+        Invalid(
+            """
+            import torch
+            class FirstDetection(torch.nn.Module):
+                def forward(self, boxes, scores):
+                    keep = torch.nonzero(scores > 0.3)
+                    if keep.shape[0] == 0:  # expect: XPT105
+                        raise ValueError("no detection above the threshold")
+                    return boxes[keep[:, 0]].sum(0)
+            def xport_example():
+                return FirstDetection(), (torch.rand(5, 4), torch.tensor([0.9, 0.1, 0.7, 0.2, 0.5]))
+            """,
+            expected_replacement="""
+            import torch
+            class FirstDetection(torch.nn.Module):
+                def forward(self, boxes, scores):
+                    keep = torch.nonzero(scores > 0.3)
+                    torch._check(keep.shape[0] != 0)  # was: raise ValueError("no detection above the threshold") # expect: XPT105
+                    return boxes[keep[:, 0]].sum(0)
+            def xport_example():
+                return FirstDetection(), (torch.rand(5, 4), torch.tensor([0.9, 0.1, 0.7, 0.2, 0.5]))
+            """,
+            other_args="(torch.rand(5, 4), torch.zeros(5))",
+        ),
+        Invalid(
+            """
+            import torch
+            class ClipBoxes(torch.nn.Module):
+                def forward(self, boxes, scores):
+                    boxes = boxes[scores > 0.5]
+                    if boxes.shape[0] > 0:  # expect: XPT105
+                        boxes = boxes.clamp(0, 1)
+                    return boxes * 2
+            def xport_example():
+                return ClipBoxes(), (torch.randn(6, 4), torch.rand(6))
+            """,
+            expected_replacement="""
+            import torch
+            class ClipBoxes(torch.nn.Module):
+                def forward(self, boxes, scores):
+                    boxes = boxes[scores > 0.5]
+                    def true_fn(boxes):  # expect: XPT105
+                        boxes = boxes.clamp(0, 1)
+                        return boxes.clone()
+                    def false_fn(boxes):
+                        return boxes.clone()
+                    boxes = torch.cond(boxes.shape[0] > 0, true_fn, false_fn, (boxes,))
+                    return boxes * 2
+            def xport_example():
+                return ClipBoxes(), (torch.randn(6, 4), torch.rand(6))
+            """,
+            other_args="(torch.randn(6, 4), torch.zeros(6))",
         ),
     ]

@@ -1,0 +1,135 @@
+"""The proof a fix must pass before it is offered (issue: quick fixes that provably export).
+
+For one flagged example: apply the rule's fix, then (1) the result parses and re-linting it
+reports nothing of that rule; (2) fixing again changes nothing; (3) only the function holding
+the finding and the imports changed; (4) `torch.export.export` succeeds on the fixed module in
+every mode the rule claims fails; (5) the exported program computes what the original eager
+module computes, on the example inputs and on `other_args` (the other branch or size).
+Used by tests/truth/test_fixes.py and by bench/fix_rates.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import importlib.util
+import itertools
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import libcst as cst
+
+from xport_lint.analyzers import Config, check_source
+from xport_lint.analyzers.fixes import apply_fixes
+from xport_lint.analyzers.model import Mode, Severity
+from xport_lint.analyzers.rule import Invalid, Rule
+
+EVERYTHING = Config(select=("ALL",))
+_counter = itertools.count()
+
+
+def load(source: str, folder: Path) -> ModuleType:
+    name = f"xport_proof_{next(_counter)}"
+    path = folder / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # strict export (Dynamo) imports the model's module by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def modes(source: str, rule: type[Rule]) -> list[Mode]:
+    candidates = [Mode.STRICT] if "strict=True" in source else [Mode.NON_STRICT, Mode.STRICT]
+    return [m for m in candidates if rule.severity(m) is Severity.ERROR]
+
+
+def _run(fn: Any, args: tuple[Any, ...]) -> tuple[str, Any]:
+    try:
+        return "value", fn(*args)
+    except Exception as error:  # noqa: BLE001 - raising on bad input is behaviour too
+        return "raises", type(error).__name__
+
+
+def _same(a: Any, b: Any) -> bool:
+    import torch
+
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and a.shape == b.shape and torch.allclose(a, b, equal_nan=True)
+    if isinstance(a, (tuple, list)):
+        return isinstance(b, (tuple, list)) and len(a) == len(b) and all(map(_same, a, b))
+    return bool(a == b)
+
+
+def _function_lines(source: str, lines: list[int]) -> list[tuple[int, int]]:
+    """Line ranges of the innermost functions holding `lines`."""
+    ranges = []
+    tree = ast.parse(source)
+    for line in lines:
+        holders = [
+            (n.lineno, n.end_lineno or n.lineno)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= line <= (n.end_lineno or 0)
+        ]
+        if holders:
+            ranges.append(max(holders))
+    return ranges
+
+
+def prove(rule: type[Rule], case: Invalid) -> str | None:
+    """None if the fix passes every check; else what failed."""
+    import torch
+
+    source = case.source
+    findings = [f for f in check_source(source, "example.py", EVERYTHING) if f.code == rule.CODE]
+    fixed = apply_fixes(source, [f for f in findings if f.fix is not None], unsafe=True)
+    if fixed == source:
+        return "no fix was offered"
+    try:
+        cst.parse_module(fixed)
+    except cst.ParserSyntaxError as error:
+        return f"(1) the fixed code does not parse: {error}"
+    again = [f for f in check_source(fixed, "example.py", EVERYTHING) if f.code == rule.CODE]
+    if again:
+        return f"(1) re-linting still reports {rule.CODE} at line {again[0].span.start.line}"
+    if apply_fixes(fixed, again, unsafe=True) != fixed:
+        return "(2) the fix is not idempotent"
+    allowed = _function_lines(source, [f.span.start.line for f in findings])
+    old, new = source.splitlines(), fixed.splitlines()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "insert" and all(line.startswith("import ") for line in new[j1:j2]):
+            continue
+        # 1-based lines replaced; an insertion goes after line i1
+        first, last = (i1, i1) if tag == "insert" else (i1 + 1, i2)
+        if not any(lo <= first and last <= hi for lo, hi in allowed):
+            return f"(3) the fix changed lines {first}-{last}, outside the flagged function"
+    with tempfile.TemporaryDirectory() as folder:
+        original, rewritten = load(source, Path(folder)), load(fixed, Path(folder))
+        if hasattr(rewritten, "export"):
+            for mode in modes(source, rule):
+                outcome = _run(rewritten.export, ())
+                if outcome[0] == "raises":
+                    return f"(4) export fails after the fix ({mode.value}): {outcome[1]}"
+            return None
+        model, args = original.xport_example()[:2]
+        new_model, _ = rewritten.xport_example()[:2]
+        new_model.load_state_dict(model.state_dict())
+        inputs = [tuple(args)]
+        if case.other_args is not None:
+            inputs.append(tuple(eval(case.other_args, vars(original))))  # noqa: S307 - the example's own
+        for mode in modes(source, rule):
+            try:
+                program = torch.export.export(new_model, tuple(args), strict=mode is Mode.STRICT)
+            except Exception as error:  # noqa: BLE001 - the failure is the finding
+                return f"(4) export fails after the fix ({mode.value}): {type(error).__name__}: {error}"[:400]
+            for given in inputs:
+                expected, actual = _run(model, given), _run(program.module(), given)
+                if expected[0] != actual[0] or (expected[0] == "value" and not _same(expected[1], actual[1])):
+                    return f"(5) the exported program differs from eager ({mode.value}) on {given!r}"[:400]
+    return None
