@@ -96,7 +96,9 @@ def test_json_has_ruff_compatible_keys(project: Path) -> None:
     assert item["code"] == "XPT101" and item["filename"].endswith("bad.py")
     assert item["location"] == {"row": 4, "column": 12}
     assert item["end_location"]["row"] == 4
-    assert item["severity"] == "error" and item["fix"] is None and item["confirmation"] is None
+    assert item["severity"] == "error" and item["confirmation"] is None
+    assert item["fix"]["applicability"] == "unsafe" and "torch.cond" in item["fix"]["message"]
+    assert item["fix"]["edits"] and {"content", "location", "end_location"} <= set(item["fix"]["edits"][0])
     assert item["url"].endswith("#xpt101")
 
 

@@ -24,7 +24,7 @@ import libcst as cst
 
 from xport_lint.analyzers import Config, check_source
 from xport_lint.analyzers.fixes import apply_fixes
-from xport_lint.analyzers.model import Mode, Severity
+from xport_lint.analyzers.model import Mode
 from xport_lint.analyzers.rule import Invalid, Rule
 
 EVERYTHING = Config(select=("ALL",))
@@ -45,7 +45,7 @@ def load(source: str, folder: Path) -> ModuleType:
 
 def modes(source: str, rule: type[Rule]) -> list[Mode]:
     candidates = [Mode.STRICT] if "strict=True" in source else [Mode.NON_STRICT, Mode.STRICT]
-    return [m for m in candidates if rule.severity(m) is Severity.ERROR]
+    return [m for m in candidates if rule.severity(m) is not None]
 
 
 def _run(fn: Any, args: tuple[Any, ...]) -> tuple[str, Any]:

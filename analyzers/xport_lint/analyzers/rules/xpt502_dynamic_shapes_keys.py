@@ -3,10 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..dataflow import all_params
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..names import dotted
 from ..program import EXPORT_APIS
-from ..rule import Invalid, Rule, Scope, Valid
+from ..rule import FixProposal, Invalid, Rule, Scope, Valid
 
 
 class DynamicShapesKeys(Rule):
@@ -33,7 +33,8 @@ class DynamicShapesKeys(Rule):
     ```
 
     ## Fix safety
-    No automatic fix (a renamed key may also need a renamed `Dim`).
+    Unsafe: when there are as many unknown keys as parameters without a key, each unknown key
+    is renamed to the next such parameter, in order (assumes that is the argument meant).
 
     ## Modes
     Error in both modes.
@@ -59,16 +60,25 @@ class DynamicShapesKeys(Rule):
         params = self._parameters(node.args[0].value)
         if params is None:
             return
-        for element in shapes.elements:
-            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
-                continue
-            key = element.key.evaluated_value
-            if isinstance(key, str) and key not in params:
-                names = ", ".join(params) or "none"
-                self.report(
-                    element.key,
-                    f"dynamic_shapes key {key!r} is not an argument of forward ({names})",
+        keyed = [
+            (e.key, e.key.evaluated_value)
+            for e in shapes.elements
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+        ]
+        unknown = [(node, key) for node, key in keyed if isinstance(key, str) and key not in params]
+        unused = [p for p in params if p not in {key for _, key in keyed}]
+        for position, (key_node, key) in enumerate(unknown):
+            names = ", ".join(params) or "none"
+            fix = None
+            if len(unknown) == len(unused):
+                # as many unknown keys as unused parameters: pair them in order
+                meant = unused[position]
+                fix = FixProposal(
+                    f"Rename the key to {meant!r} (assumes {key!r} meant forward's `{meant}`)",
+                    Applicability.UNSAFE,
+                    ((key_node, key_node.with_changes(value=key_node.prefix + key_node.quote + meant + key_node.quote)),),
                 )
+            self.report(key_node, f"dynamic_shapes key {key!r} is not an argument of forward ({names})", fix=fix)
 
     def _parameters(self, target: cst.BaseExpression) -> list[str] | None:
         program = self.ctx.program
@@ -114,6 +124,60 @@ class DynamicShapesKeys(Rule):
             def export():
                 batch = Dim("batch", min=1, max=64)
                 return torch.export.export(Net(), (torch.randn(2, 8),), dynamic_shapes={"input_ids": {0: batch}})  # expect: XPT502
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Net(torch.nn.Module):
+                def forward(self, tokens):
+                    return tokens.cumsum(-1)
+            def xport_example():
+                return Net(), (torch.randn(2, 8),)
+            def export():
+                batch = Dim("batch", min=1, max=64)
+                return torch.export.export(Net(), (torch.randn(2, 8),), dynamic_shapes={"tokens": {0: batch}})  # expect: XPT502
+            """,
+        ),
+        Invalid(
             """
-        )
+            import torch
+            from torch.export import Dim
+            class CrossAttention(torch.nn.Module):
+                def forward(self, query, memory):
+                    scores = query @ memory.transpose(-2, -1)
+                    return scores.softmax(-1) @ memory
+            def xport_example():
+                return CrossAttention(), (torch.randn(2, 5, 8), torch.randn(2, 7, 8))
+            def export():
+                batch = Dim("batch", min=1, max=32)
+                return torch.export.export(
+                    CrossAttention(),
+                    (torch.randn(2, 5, 8), torch.randn(2, 7, 8)),
+                    dynamic_shapes={
+                        "q": {0: batch, 1: Dim("q_len", min=2, max=64)},  # expect: XPT502
+                        "kv": {0: batch, 1: Dim("kv_len", min=2, max=64)},  # expect: XPT502
+                    },
+                )
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class CrossAttention(torch.nn.Module):
+                def forward(self, query, memory):
+                    scores = query @ memory.transpose(-2, -1)
+                    return scores.softmax(-1) @ memory
+            def xport_example():
+                return CrossAttention(), (torch.randn(2, 5, 8), torch.randn(2, 7, 8))
+            def export():
+                batch = Dim("batch", min=1, max=32)
+                return torch.export.export(
+                    CrossAttention(),
+                    (torch.randn(2, 5, 8), torch.randn(2, 7, 8)),
+                    dynamic_shapes={
+                        "query": {0: batch, 1: Dim("q_len", min=2, max=64)},  # expect: XPT502
+                        "memory": {0: batch, 1: Dim("kv_len", min=2, max=64)},  # expect: XPT502
+                    },
+                )
+            """,
+        ),
     ]
