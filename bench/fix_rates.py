@@ -38,7 +38,48 @@ def main() -> None:
                 failures.append(f"{code}-invalid-{index}: {problem}")
         rows[code] = {"flagged": flagged, "fix_offered": offered, "fix_proven": proven, "failures": failures}
         print(f"{code}: {flagged} flagged, {offered} fixes offered, {proven} proven", flush=True)
-    (HERE / "fix_rates.json").write_text(json.dumps(rows, indent=2) + "\n")
+    result = {"examples": rows, "corpus": corpus()}
+    (HERE / "fix_rates.json").write_text(json.dumps(result, indent=2) + "\n")
+
+
+def corpus() -> dict[str, object] | None:
+    """On the benchmark corpus (real model code): fixes offered per rule, and every file with
+    all its fixes applied must parse and be stable under a second pass."""
+    files = HERE / "corpus" / "files.txt"
+    if not files.exists():
+        return None
+    import libcst as cst
+
+    from xport_lint.analyzers import check_source
+    from xport_lint.analyzers.fixes import apply_fixes
+
+    flagged: dict[str, int] = {}
+    offered: dict[str, int] = {}
+    fixed_files, broken = 0, []
+    for relative in files.read_text().split():
+        text = (HERE / "corpus" / "src" / relative).read_text()
+        findings = check_source(text, relative)
+        for finding in findings:
+            flagged[finding.code] = flagged.get(finding.code, 0) + 1
+            offered[finding.code] = offered.get(finding.code, 0) + (finding.fix is not None)
+        fixed = apply_fixes(text, findings, unsafe=True)
+        if fixed == text:
+            continue
+        fixed_files += 1
+        try:
+            cst.parse_module(fixed)
+            compile(fixed, relative, "exec")
+        except (cst.ParserSyntaxError, SyntaxError) as error:
+            broken.append(f"{relative}: does not parse: {error}"[:200])
+            continue
+        if apply_fixes(fixed, check_source(fixed, relative), unsafe=True) != fixed:
+            broken.append(f"{relative}: a second pass changes it again")
+    print(f"corpus: {fixed_files} files fixed, {len(broken)} broken", flush=True)
+    return {
+        "fixes_offered": {c: f"{offered[c]}/{flagged[c]}" for c in sorted(flagged) if offered[c]},
+        "files_fixed": fixed_files,
+        "broken": broken,
+    }
 
 
 if __name__ == "__main__":

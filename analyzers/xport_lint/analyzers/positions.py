@@ -55,6 +55,16 @@ class Locator:
         found = self._find(code_of(node), start, end)
         return found if found is not None else Span(start, self._first_line_end(start, end))
 
+    def statement_span(self, statement: cst.CSTNode) -> Span | None:
+        """The whole of a statement, every line of it (`span` gives a compound one's first line)."""
+        anchor = self._statement_map().get(id(statement))
+        if anchor is None or anchor.end_lineno is None or anchor.end_col_offset is None:
+            return None
+        return Span(
+            Position(anchor.lineno, self._column(anchor.lineno, anchor.col_offset)),
+            Position(anchor.end_lineno, self._column(anchor.end_lineno, anchor.end_col_offset)),
+        )
+
     def lines_of(self, statement: cst.CSTNode) -> tuple[int, int] | None:
         """First and last line (1-based) of a statement, without the comments above it."""
         anchor = self._statement_map().get(id(statement))

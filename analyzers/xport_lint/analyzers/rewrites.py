@@ -546,7 +546,8 @@ def check_rewrite(node: cst.If, tensor: bool) -> Rewrite | None:
     else:
         # strict export rejects torch._check's message callable: the raise is kept as a comment
         statement = _line(f"torch._check({_negate(node.test)})")
-        comment = " ".join(filter(None, [f"# was: {code_of(raised)}", _comment(node.body)]))
+        kept = " ".join(code_of(raised).split())  # a comment is one line
+        comment = " ".join(filter(None, [f"# was: {kept}", _comment(node.body)]))
     if comment and isinstance(statement, cst.SimpleStatementLine):
         statement = statement.with_changes(
             trailing_whitespace=cst.TrailingWhitespace(

@@ -211,8 +211,18 @@ def _findings(
 def _fix(proposal: FixProposal, locator: Locator, program: Program) -> Fix | None:
     edits: list[Edit] = []
     for old, new in proposal.replacements:
-        span = locator.span(old, old if isinstance(old, _STATEMENTS) else None)
         content = "" if isinstance(new, cst.RemovalSentinel) else code_of(new)
+        if isinstance(old, _STATEMENTS):
+            whole = locator.statement_span(old)
+            if whole is None:
+                return None
+            span = whole
+            line = locator.lines[span.start.line - 1]
+            content = _indent_continuation(content, line[: len(line) - len(line.lstrip())])
+            if content is None:
+                return None
+        else:
+            span = locator.span(old, None)
         edits.append(Edit(span, content))
     for block in proposal.blocks:
         edit = _block_edit(block, locator, program.module)
@@ -226,6 +236,15 @@ def _fix(proposal: FixProposal, locator: Locator, program: Program) -> Fix | Non
     return Fix(proposal.title, proposal.applicability, tuple(sorted(edits, key=lambda e: e.span)))
 
 
+def _indent_continuation(code: str, indent: str) -> str | None:
+    """Lines after the first of a rendered statement, at the statement's indentation. None when
+    the code holds a multi-line string, whose text the indentation would change."""
+    lines = code.splitlines(keepends=True)
+    if len(lines) > 1 and ('"""' in code or "'''" in code):
+        return None
+    return lines[0] + "".join(indent + line if line.strip() else line for line in lines[1:]) if lines else code
+
+
 def _block_edit(block: BlockReplacement, locator: Locator, module: cst.Module) -> Edit | None:
     """Whole lines of the replaced statements, re-rendered at the first one's indentation."""
     first, last = locator.lines_of(block.first), locator.lines_of(block.last)
@@ -236,6 +255,8 @@ def _block_edit(block: BlockReplacement, locator: Locator, module: cst.Module) -
     rendered = cst.Module(
         body=list(block.statements), default_indent=module.default_indent, default_newline=module.default_newline
     ).code
+    if '"""' in rendered or "'''" in rendered:
+        return None  # indenting the lines would change a multi-line string's text
     text = "".join(indent + piece if piece.strip() else piece for piece in rendered.splitlines(keepends=True))
     end = Position(last[1] + 1, 0)
     if last[1] >= len(locator.lines) and not locator.lines[-1].endswith("\n"):

@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { type ConfigGetter, needsRestart, readSettings, toServerSettings } from "../../src/common/settings";
+
+function getter(values: Record<string, unknown>): ConfigGetter {
+  return <T>(key: string, fallback: T) => (key in values ? (values[key] as T) : fallback);
+}
+
+test("defaults map to a server object that leaves the project's configuration in charge", () => {
+  const settings = readSettings(getter({}));
+  assert.deepEqual(toServerSettings(settings, true), { enable: true, confirmTimeout: 120, trusted: true });
+});
+
+test("every setting reaches the server under its camelCase key", () => {
+  const settings = readSettings(
+    getter({
+      enable: false,
+      select: ["XPT1", "XPT201"],
+      ignore: ["XPT404"],
+      strict: true,
+      "confirm.timeout": 30,
+      interpreter: " /opt/venv/bin/python ",
+      "trace.server": "verbose",
+    }),
+  );
+  assert.equal(settings.interpreter, "/opt/venv/bin/python");
+  assert.equal(settings.traceServer, "verbose");
+  assert.deepEqual(toServerSettings(settings, false, "/opt/venv/bin/python"), {
+    enable: false,
+    select: ["XPT1", "XPT201"],
+    ignore: ["XPT404"],
+    strict: true,
+    confirmTimeout: 30,
+    python: "/opt/venv/bin/python",
+    trusted: false,
+  });
+});
+
+test("bad values fall back to defaults instead of reaching the server", () => {
+  const settings = readSettings(
+    getter({ select: "XPT101", ignore: [1, "", "XPT3"], strict: "yes", "confirm.timeout": -5, "trace.server": "loud" }),
+  );
+  assert.deepEqual(settings.select, []);
+  assert.deepEqual(settings.ignore, ["XPT3"]);
+  assert.equal(settings.strict, null);
+  assert.equal(settings.confirmTimeout, 120);
+  assert.equal(settings.traceServer, "off");
+});
+
+test("strict false is sent (it overrides a strict project); strict null is not", () => {
+  assert.equal(toServerSettings(readSettings(getter({ strict: false })), true).strict, false);
+  assert.equal("strict" in toServerSettings(readSettings(getter({ strict: null })), true), false);
+});
+
+test("only a new interpreter needs a new server process", () => {
+  const before = readSettings(getter({}));
+  assert.equal(needsRestart(before, readSettings(getter({ ignore: ["XPT404"] }))), false);
+  assert.equal(needsRestart(before, readSettings(getter({ interpreter: "/usr/bin/python3" }))), true);
+});
