@@ -6,6 +6,7 @@ import asyncio
 import time
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -46,6 +47,15 @@ async def test_pull_diagnostics_with_result_ids(client: LanguageClient, tmp_path
     assert isinstance(again, types.RelatedUnchangedDocumentDiagnosticReport)
     await asyncio.sleep(0.2)
     assert uri not in client.diagnostics  # a pull client is not pushed to
+    # new settings change the results of the same document version: the old id is stale
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"ignore": ["XPT101"]}))
+    await wait_for(lambda: client.diagnostic_refresh_count > 0)
+    after = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=report.result_id
+        )
+    )
+    assert isinstance(after, types.RelatedFullDocumentDiagnosticReport) and not after.items
 
 
 async def test_push_and_pull_agree(client: LanguageClient, tmp_path: Path) -> None:
@@ -205,6 +215,7 @@ async def test_every_prefix_of_a_real_model_file(client: LanguageClient, tmp_pat
     assert client.error is None
 
 
+@pytest.mark.xdist_group("serial")  # timed: never beside the extension's end-to-end run
 async def test_load_stays_responsive(client: LanguageClient, tmp_path: Path) -> None:
     """2,000 rapid edits over 20 documents: hovers answer within 200 ms; results match the CLI."""
     await start(client, tmp_path, pull=False, options={"debounceMs": 100})  # the default debounce

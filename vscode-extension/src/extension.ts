@@ -23,6 +23,8 @@ export interface XportLintApi {
   client(): LanguageClient | undefined;
   interpreter(): Interpreter | undefined;
   lastConfirmation(): unknown;
+  /** The status bar item's tooltip: what the user is told about the server's state. */
+  status(): string;
 }
 
 let client: LanguageClient | undefined;
@@ -67,8 +69,9 @@ async function start(): Promise<void> {
   }
   showStatus("$(sync~spin) xport-lint", "Starting the xport-lint server");
   interpreter = await resolveInterpreter({
-    // an untrusted workspace may not choose what runs: its interpreter setting is ignored
-    setting: vscode.workspace.isTrusted ? settings.interpreter : "",
+    // xport-lint.interpreter is a restricted setting: in an untrusted workspace VS Code reads
+    // only the user's value, so the workspace cannot choose what runs
+    setting: settings.interpreter,
     fromPythonExtension: pythonExtensionInterpreter,
     onPath: (command) => which(command),
   });
@@ -226,7 +229,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<XportL
     });
   }
   await start();
-  return { client: () => client, interpreter: () => interpreter, lastConfirmation: () => lastConfirmation };
+  return {
+    client: () => client,
+    interpreter: () => interpreter,
+    lastConfirmation: () => lastConfirmation,
+    status: () => String(status.tooltip ?? ""),
+  };
 }
 
 export async function deactivate(): Promise<void> {

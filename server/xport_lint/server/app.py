@@ -47,6 +47,9 @@ class XportLanguageServer(LanguageServer):
         self.settings = Settings()
         self.debounce = 0.1
         self.results: dict[str, Result] = {}
+        #: bumped when results change without a new document version (settings, confirmation),
+        #: so a pulled result id from before never reads as "unchanged"
+        self.generation = 0
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.linter = LintProcess()
         self.configs: dict[str, Any] = {}
@@ -166,6 +169,7 @@ class XportLanguageServer(LanguageServer):
         return text_document is None or text_document.diagnostic is None
 
     def relint_open_documents(self) -> None:
+        self.generation += 1
         self.results.clear()
         self.confirmations.clear()
         for uri in list(self.workspace.text_documents):
@@ -347,7 +351,7 @@ async def document_diagnostic(
     ls: XportLanguageServer, params: types.DocumentDiagnosticParams
 ) -> types.DocumentDiagnosticReport:
     result = await ls.analyse(params.text_document.uri)
-    result_id = f"{params.text_document.uri}@{result.version}"
+    result_id = f"{params.text_document.uri}@{result.version}#{ls.generation}"
     if params.previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     return types.RelatedFullDocumentDiagnosticReport(items=result.diagnostics, result_id=result_id)
@@ -523,6 +527,7 @@ async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[st
         if progress:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
     ls.confirmations[uri] = (document.version, outcome)
+    ls.generation += 1
     ls.results.pop(uri, None)
     ls.schedule(uri, 0)
     workspace = ls.client_capabilities.workspace

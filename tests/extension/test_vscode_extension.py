@@ -1,0 +1,68 @@
+"""The VS Code extension, built and tested as its users and CI get it: `npm ci`, ESLint and
+`tsc --noEmit` (inside `npm run package`), the unit tests, the `.vsix`, and the end-to-end run
+in a real VS Code (code-server + Debian's chromium; test/e2e/run.mjs installs what it needs)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXTENSION = Path(__file__).parents[2] / "vscode-extension"
+pytestmark = [
+    pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed: the extension cannot be built"),
+    # heavy and CPU-hungry: one worker, one after the other, away from the latency tests' worker
+    pytest.mark.xdist_group("serial"),
+]
+
+
+def npm(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["npm", *args], cwd=EXTENSION, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    for step in (("ci", "--no-audit", "--no-fund"), ("run", "package")):
+        result = npm(*step)
+        assert result.returncode == 0, f"npm {' '.join(step)}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    vsix = EXTENSION / "xport-lint.vsix"
+    assert vsix.exists()
+    return vsix
+
+
+def test_vsix_is_packaged_without_dev_dependencies(built: Path) -> None:
+    listing = subprocess.run(
+        [sys.executable, "-m", "zipfile", "-l", str(built)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "extension/dist/extension.js" in listing and "extension/package.json" in listing
+    assert "node_modules" not in listing and "/src/" not in listing
+
+
+def test_unit_tests_pass(built: Path) -> None:
+    result = npm("test")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "# fail 0" in result.stdout
+
+
+def test_end_to_end_in_code_server(built: Path) -> None:
+    if not Path("/usr/bin/chromium").exists() and os.geteuid() != 0:
+        pytest.skip("Debian's chromium is missing and installing it needs root")
+    result = subprocess.run(
+        ["node", "test/e2e/run.mjs"],
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env={**os.environ, "XPORT_PYTHON": sys.executable},
+        check=False,
+    )
+    report = "\n".join(line for line in result.stdout.splitlines() if line.startswith("[e2e]"))
+    assert result.returncode == 0, f"{report}\n{result.stderr[-4000:]}"
+    for needed in ("trusted: ok", "untrusted: ok", "missing: ok", "the quick fix applied", "all end-to-end tests passed"):
+        assert needed in report
