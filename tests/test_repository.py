@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from xport_lint.analyzers.cli import rules_table
+from xport_lint.analyzers import registry
+from xport_lint.analyzers.cli import rules_page, rules_table
 
 REPO = Path(__file__).parents[1]
 README = (REPO / "README.md").read_text()
@@ -16,6 +17,14 @@ README = (REPO / "README.md").read_text()
 
 def test_readme_rule_table_is_generated_from_the_registry() -> None:
     assert rules_table() in README
+
+
+def test_rule_links_point_into_the_generated_rules_page() -> None:
+    page = (REPO / "docs" / "rules.md").read_text()
+    assert page == rules_page(), "regenerate with: xport-lint rules --format page > docs/rules.md"
+    for code, rule in registry.RULES.items():
+        anchor = rule.url().rpartition("#")[2]
+        assert rule.url().split("/blob/main/")[1].startswith("docs/rules.md") and f'<a id="{anchor}"></a>' in page, code
 
 
 def test_ci_runs_the_readme_test_command_verbatim() -> None:

@@ -8,6 +8,7 @@ flags exactly the INVALID lines, and `tests/truth/` runs every example through r
 from __future__ import annotations
 
 import enum
+import inspect
 import re
 import textwrap
 from collections.abc import Callable, Iterable
@@ -134,7 +135,7 @@ class Rule:
 
     @classmethod
     def doc(cls) -> str:
-        return textwrap.dedent(cls.__doc__ or "").strip()
+        return inspect.cleandoc(cls.__doc__ or "")
 
     @classmethod
     def summary(cls) -> str:
