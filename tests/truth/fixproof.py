@@ -80,6 +80,15 @@ def _function_lines(source: str, lines: list[int]) -> list[tuple[int, int]]:
     return ranges
 
 
+def _example(module: ModuleType) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    """(model, args, export options) from `xport_example()` in any of its conventional shapes."""
+    value = module.xport_example()
+    if isinstance(value, dict):
+        options = {"kwargs": value.get("kwargs"), "dynamic_shapes": value.get("dynamic_shapes")}
+        return value["model"], tuple(value.get("args", ())), options
+    return value[0], tuple(value[1]), {"kwargs": value[2] if len(value) > 2 else None}
+
+
 def prove(rule: type[Rule], case: Invalid) -> str | None:
     """None if the fix passes every check; else what failed."""
     import torch
@@ -117,15 +126,15 @@ def prove(rule: type[Rule], case: Invalid) -> str | None:
                 if outcome[0] == "raises":
                     return f"(4) export fails after the fix ({mode.value}): {outcome[1]}"
             return None
-        model, args = original.xport_example()[:2]
-        new_model, _ = rewritten.xport_example()[:2]
+        model, args, options = _example(original)
+        new_model, _, _ = _example(rewritten)
         new_model.load_state_dict(model.state_dict())
         inputs = [tuple(args)]
         if case.other_args is not None:
             inputs.append(tuple(eval(case.other_args, vars(original))))  # noqa: S307 - the example's own
         for mode in modes(source, rule):
             try:
-                program = torch.export.export(new_model, tuple(args), strict=mode is Mode.STRICT)
+                program = torch.export.export(new_model, tuple(args), **options, strict=mode is Mode.STRICT)
             except Exception as error:  # noqa: BLE001 - the failure is the finding
                 return f"(4) export fails after the fix ({mode.value}): {type(error).__name__}: {error}"[:400]
             for given in inputs:

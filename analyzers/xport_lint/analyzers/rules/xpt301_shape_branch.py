@@ -4,7 +4,8 @@ import libcst as cst
 
 from ..model import Severity
 from ..rule import Invalid, Rule, Valid
-from ._conditions import Condition, ConditionRule, short
+from ..rewrites import Rewrite
+from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
 
 class ShapeBranch(ConditionRule, Rule):
@@ -34,7 +35,11 @@ class ShapeBranch(ConditionRule, Rule):
     the range the code supports with `Dim("seq", min=2)` so the guard always holds.
 
     ## Fix safety
-    No automatic fix yet.
+    Unsafe, and offered only in files that export with `dynamic_shapes`: the `if` becomes
+    `torch.cond` on the size predicate, as for XPT101, so both sides stay in the graph and the
+    size can vary. It assumes the branches are free of side effects; with branches that return
+    different sizes, `Dim.AUTO` may still narrow the range (the proof in the test suite checks
+    each example on a size that takes the other branch).
 
     ## Modes
     Warning in both modes: export succeeds but the graph is specialised (torch 2.13).
@@ -58,6 +63,13 @@ class ShapeBranch(ConditionRule, Rule):
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         return f"{keyword} on the size `{short(operand)}` specialises the exported graph"
+
+    def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
+        # with static shapes (no dynamic_shapes in the file) every size is fixed anyway:
+        # keeping both sides with torch.cond only matters where sizes are dynamic
+        if "dynamic_shapes" not in self.ctx.source:
+            return None
+        return branch_rewrite(self.ctx, node, tensor=False)
 
     VALID = [
         Valid(
@@ -106,5 +118,72 @@ class ShapeBranch(ConditionRule, Rule):
                 return RotaryCache(), (torch.randn(2, 3, 8),)
             """,
             other_args="(torch.randn(2, 6, 8),)",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class WindowedDecoder(torch.nn.Module):
+                def forward(self, hidden):
+                    if hidden.shape[1] > 4:  # expect: XPT301
+                        # long prompts: scale instead of accumulating
+                        return hidden * 0.5
+                    return hidden.cumsum(1)
+            def xport_example():
+                return {"model": WindowedDecoder(), "args": (torch.randn(2, 3, 8),), "dynamic_shapes": {"hidden": {1: Dim.AUTO}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class WindowedDecoder(torch.nn.Module):
+                def forward(self, hidden):
+                    def true_fn(hidden):  # expect: XPT301
+                        # long prompts: scale instead of accumulating
+                        return hidden * 0.5
+                    def false_fn(hidden):
+                        return hidden.cumsum(1)
+                    return torch.cond(hidden.shape[1] > 4, true_fn, false_fn, (hidden,))
+            def xport_example():
+                return {"model": WindowedDecoder(), "args": (torch.randn(2, 3, 8),), "dynamic_shapes": {"hidden": {1: Dim.AUTO}}}
+            """,
+            other_args="(torch.randn(2, 6, 8),)",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class ScaledAttention(torch.nn.Module):
+                def forward(self, q, k, v):
+                    seq_len = q.size(1)
+                    if seq_len > 4:  # expect: XPT301
+                        scale = q.new_ones(()) / 8.0
+                    else:
+                        scale = q.new_ones(()) / 2.0
+                    return (q @ k.transpose(-2, -1) * scale).softmax(-1) @ v
+            def xport_example():
+                q, k, v = torch.randn(3, 2, 3, 8)
+                seq = {1: Dim.AUTO}
+                return {"model": ScaledAttention(), "args": (q, k, v), "dynamic_shapes": {"q": seq, "k": seq, "v": seq}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class ScaledAttention(torch.nn.Module):
+                def forward(self, q, k, v):
+                    seq_len = q.size(1)
+                    def true_fn(q):  # expect: XPT301
+                        scale = q.new_ones(()) / 8.0
+                        return scale
+                    def false_fn(q):
+                        scale = q.new_ones(()) / 2.0
+                        return scale
+                    scale = torch.cond(seq_len > 4, true_fn, false_fn, (q,))
+                    return (q @ k.transpose(-2, -1) * scale).softmax(-1) @ v
+            def xport_example():
+                q, k, v = torch.randn(3, 2, 3, 8)
+                seq = {1: Dim.AUTO}
+                return {"model": ScaledAttention(), "args": (q, k, v), "dynamic_shapes": {"q": seq, "k": seq, "v": seq}}
+            """,
+            other_args="(torch.randn(2, 6, 8), torch.randn(2, 6, 8), torch.randn(2, 6, 8))",
         ),
     ]
