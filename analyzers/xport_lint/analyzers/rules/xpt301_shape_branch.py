@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Severity
-from ..rule import Invalid, Rule, Valid
 from ..rewrites import Rewrite
+from ..rule import Invalid, Rule, Valid
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
 
