@@ -1,5 +1,5 @@
 """Fix success rate per rule, for bench/RESULTS.md: every flagged example of every rule, whether
-a fix is offered, and whether it passes the proof of tests/truth/fixproof.py with real torch.
+a fix is offered, and whether it passes the proof of tests/truth/harness.py with real torch.
 
 Usage: .venv/bin/python bench/fix_rates.py   (writes bench/fix_rates.json)
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
 
-from tests.truth.fixproof import prove  # noqa: E402
+from tests.truth.harness import prove  # noqa: E402
 from xport_lint.analyzers import registry  # noqa: E402
 
 

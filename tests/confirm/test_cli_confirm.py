@@ -52,3 +52,20 @@ def test_examples_from_pyproject(tmp_path: Path) -> None:
     result = run("check", "--no-cache", "--confirm", "--format", "json", "models", cwd=tmp_path)
     (item,) = json.loads(result.stdout)
     assert item["confirmation"] == "confirmed", result.stderr[-2000:]
+
+
+def test_fix_with_confirm_writes_only_fixes_whose_model_re_exports(tmp_path: Path) -> None:
+    """`--fix --unsafe-fixes --confirm`: the fixed file is re-exported before it is written."""
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "gate.py").write_text(BAD + EXAMPLE)
+    # eager accepts branches of different ranks; torch.cond does not, so this fix cannot export
+    ranks = BAD.replace("return x\n", "return x.unsqueeze(0)\n", 1)
+    (tmp_path / "ranks.py").write_text(ranks + EXAMPLE)
+    result = run("check", "--no-cache", "--fix", "--unsafe-fixes", "--confirm", ".", cwd=tmp_path)
+    fixed = (tmp_path / "gate.py").read_text()
+    assert "torch.cond(x.sum() > 0, true_fn, false_fn, (x,))" in fixed
+    assert "gate.py proven: the fixed model exports" in result.stderr
+    assert (tmp_path / "ranks.py").read_text() == ranks + EXAMPLE  # untouched
+    assert "ranks.py not applied: the fixed model does not export" in result.stderr
+    assert not list(tmp_path.glob(".*xport-fix*"))  # the proof's copies are gone
+    assert result.returncode == 1  # ranks.py still fails, and says where

@@ -1,4 +1,4 @@
-"""Every fix of every flagged example is proven with real torch (see fixproof.py): it parses,
+"""Every fix of every flagged example is proven with real torch (see harness.py): it parses,
 re-lints clean, is idempotent, touches only the flagged function, exports, and matches eager on
 the example inputs and on inputs that take the other branch or size."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import all_cases
-from tests.truth.fixproof import prove
+from tests.truth.harness import prove
 from xport_lint.analyzers.rule import Invalid, Rule
 
 pytest.importorskip("torch")

@@ -10,9 +10,6 @@ Files with a zero-argument `export()` function are judged by calling it (call-si
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -20,35 +17,12 @@ from typing import Any
 import pytest
 
 from tests.conftest import all_cases
+from tests.truth.harness import example, load
 from xport_lint.analyzers.model import Mode, Severity
 from xport_lint.analyzers.rule import Invalid, Rule, Valid
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
-_counter = itertools.count()
-
-
-def load(source: str, tmp_path: Path) -> ModuleType:
-    name = f"xport_truth_{next(_counter)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # strict export (Dynamo) imports the model's module by name
-    spec.loader.exec_module(module)
-    return module
-
-
-def example(module: ModuleType) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
-    """The example in any of the conventional shapes: (model, args[, kwargs]) or a dict."""
-    value = module.xport_example()
-    if isinstance(value, dict):
-        options = {"dynamic_shapes": value.get("dynamic_shapes")}
-        return value["model"], tuple(value.get("args", ())), {**options, "kwargs": value.get("kwargs")}
-    return value[0], tuple(value[1]), {"kwargs": value[2] if len(value) > 2 else None}
-
-
 def exports(module: ModuleType, mode: Mode) -> tuple[bool, Any, str]:
     """(exported?, (program, model, args), error) for the file's export() or its example."""
     try:

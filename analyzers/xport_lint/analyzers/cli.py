@@ -8,8 +8,10 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -122,20 +124,14 @@ def check(
             findings.append((source.path, _problem_finding(source.problem)))
     per_file = {r.path: r.findings for r in results if r.findings}
 
-    if fix or diff:
-        changed = _apply(per_file, sources, config, unsafe_fixes, write=fix and not diff)
-        if diff:
-            if changed:
-                click.echo("".join(changed), nl=False)
-            sys.exit(1 if changed and not exit_zero else 0)
-        # re-check what was fixed, so the report shows what is left
-        for path in list(per_file):
-            if path in sources:
-                per_file[path] = check_source(sources[path], path, config)
-
-    failed_examples = 0
-    if confirm:
-        failed_examples = _confirm(results, per_file, config, python, confirm_timeout, quiet)
+    confirmer = _confirmer(python, confirm_timeout) if confirm else None
+    try:
+        failed_examples = _fix_and_confirm(
+            results, per_file, sources, config, confirmer, fix, diff, unsafe_fixes, exit_zero, quiet
+        )
+    finally:
+        if confirmer is not None:
+            confirmer.close()
 
     for path, file_findings in per_file.items():
         findings.extend((path, f) for f in file_findings)
@@ -153,42 +149,90 @@ def check(
     sys.exit(1 if (failing or failed_examples) and not exit_zero else 0)
 
 
+def _confirmer(python: str | None, timeout: float) -> Any:
+    from .confirm import Confirmer, WorkerOptions
+
+    return Confirmer(WorkerOptions(python=python or sys.executable, timeout=timeout))
+
+
+def _fix_and_confirm(
+    results: list[FileResult], per_file: dict[str, list[Finding]], sources: dict[str, str], config: Config,
+    confirmer: Any, fix: bool, diff: bool, unsafe_fixes: bool, exit_zero: bool, quiet: bool,
+) -> int:
+    """Apply fixes (proven by re-export first when confirming), then confirm. Returns failed examples."""
+    if fix or diff:
+        prove = _prover(confirmer, config, quiet) if confirmer is not None else None
+        changed = _apply(per_file, sources, config, unsafe_fixes, write=fix and not diff, prove=prove)
+        if diff:
+            if changed:
+                click.echo("".join(changed), nl=False)
+            sys.exit(1 if changed and not exit_zero else 0)
+        # re-check what was fixed, so the report shows what is left
+        for path in list(per_file):
+            if path in sources:
+                per_file[path] = check_source(sources[path], path, config)
+    return _confirm(results, per_file, sources, config, confirmer, quiet) if confirmer is not None else 0
+
+
+def _prover(confirmer: Any, config: Config, quiet: bool) -> Callable[[str, str], bool]:
+    """Re-exports a fixed file through the confirmation worker before it is written: a sibling
+    copy (so the file's local imports resolve) is imported and its `xport_example()` exported."""
+    from .confirm import has_example
+
+    def prove(path: str, fixed: str) -> bool:
+        if not has_example(fixed):
+            return True  # nothing to re-export with: the fixes' own proofs (in the test suite) stand
+        original = Path(path)
+        copy = original.with_name(f".{original.stem}.xport-fix-{os.getpid()}.py")
+        try:
+            copy.write_text(fixed, encoding="utf-8")
+            root = str(config.root) if config.root else None
+            outcome = confirmer.confirm(str(copy), fixed, [], root=root, strict=config.strict)
+        finally:
+            copy.unlink(missing_ok=True)
+        if not quiet or not outcome.export_ok:
+            verdict = "proven: the fixed model exports" if outcome.export_ok else (
+                f"not applied: the fixed model does not export ({outcome.summary})"
+            )
+            click.echo(f"xport-lint: fixes for {path} {verdict}", err=True)
+        return bool(outcome.export_ok)
+
+    return prove
+
+
 def _confirm(
-    results: list[FileResult], per_file: dict[str, list[Finding]], config: Config, python: str | None,
-    timeout: float, quiet: bool,
+    results: list[FileResult], per_file: dict[str, list[Finding]], sources: dict[str, str], config: Config,
+    confirmer: Any, quiet: bool,
 ) -> int:
     """Confirm every file with an example; merge into `per_file`. Returns failed examples."""
     import ast
 
-    from .confirm import Confirmer, WorkerOptions, has_example
+    from .confirm import has_example
 
-    confirmer = Confirmer(WorkerOptions(python=python or sys.executable, timeout=timeout))
     failed = 0
-    try:
-        for result in results:
-            if result.text is None:
-                continue
-            provider = None
-            if config.examples:
-                try:
-                    names = [n.name for n in ast.parse(result.text).body if isinstance(n, ast.ClassDef)]
-                except SyntaxError:
-                    names = []
-                provider = config.example_for(result.path, names)
-            if provider is None and not has_example(result.text):
-                continue
-            root = str(config.root) if config.root else None
-            outcome = confirmer.confirm(result.path, result.text, per_file.get(result.path, []),
-                                        root=root, strict=config.strict, provider=provider)
-            per_file[result.path] = outcome.findings
-            failed += outcome.failed
-            if not quiet:
-                cached = " (cached)" if outcome.cached else ""
-                click.echo(f"xport-lint: confirmed {result.path}: {outcome.summary}{cached}", err=True)
-                if outcome.suggested_fixes:
-                    click.echo(f"  suggested dynamic_shapes fixes:\n  {outcome.suggested_fixes}", err=True)
-    finally:
-        confirmer.close()
+    for result in results:
+        text = sources.get(result.path, result.text)
+        if text is None:
+            continue
+        provider = None
+        if config.examples:
+            try:
+                names = [n.name for n in ast.parse(text).body if isinstance(n, ast.ClassDef)]
+            except SyntaxError:
+                names = []
+            provider = config.example_for(result.path, names)
+        if provider is None and not has_example(text):
+            continue
+        root = str(config.root) if config.root else None
+        outcome = confirmer.confirm(result.path, text, per_file.get(result.path, []),
+                                    root=root, strict=config.strict, provider=provider)
+        per_file[result.path] = outcome.findings
+        failed += outcome.failed
+        if not quiet:
+            cached = " (cached)" if outcome.cached else ""
+            click.echo(f"xport-lint: confirmed {result.path}: {outcome.summary}{cached}", err=True)
+            if outcome.suggested_fixes:
+                click.echo(f"  suggested dynamic_shapes fixes:\n  {outcome.suggested_fixes}", err=True)
     return failed
 
 
@@ -275,9 +319,11 @@ def _problem_finding(problem: str) -> Finding:
 
 
 def _apply(
-    per_file: dict[str, list[Finding]], sources: dict[str, str], config: Config, unsafe: bool, write: bool
+    per_file: dict[str, list[Finding]], sources: dict[str, str], config: Config, unsafe: bool, write: bool,
+    prove: Callable[[str, str], bool] | None = None,
 ) -> list[str]:
-    """Fix each file until nothing more applies (edits that overlapped wait for a second round)."""
+    """Fix each file until nothing more applies (edits that overlapped wait for a second round).
+    With `prove`, a file's fixes are kept only if the fixed file passes it."""
     diffs = []
     for path, findings in per_file.items():
         original = sources[path]
@@ -288,7 +334,7 @@ def _apply(
                 break
             text = new
             findings = check_source(text, path, config)
-        if text == original:
+        if text == original or (prove is not None and not prove(path, text)):
             continue
         diffs.append("".join(difflib.unified_diff(
             original.splitlines(keepends=True), text.splitlines(keepends=True),

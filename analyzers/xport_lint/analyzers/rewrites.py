@@ -563,3 +563,26 @@ def check_rewrite(node: cst.If, tensor: bool) -> Rewrite | None:
             blocks=(BlockReplacement(node, node, (statement,)),),
         )
     )
+
+
+# -- strict=False at the export calls ----------------------------------------------------------
+
+
+def non_strict_rewrite(export_calls: Iterable[cst.Call]) -> Rewrite:
+    """`strict=True` -> `strict=False` at the file's export calls, for code that only strict
+    export (Dynamo) rejects."""
+    replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    for call in export_calls:
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "strict" and isinstance(arg.value, cst.Name):
+                if arg.value.value == "True":
+                    replacements.append((arg.value, cst.Name("False")))
+    if not replacements:
+        return Rewrite(reason="strict mode comes from the configuration, not from an export call in this file")
+    return Rewrite(
+        fix=FixProposal(
+            "Export with strict=False (assumes the rest of the model exports non-strict too)",
+            Applicability.UNSAFE,
+            tuple(replacements),
+        )
+    )

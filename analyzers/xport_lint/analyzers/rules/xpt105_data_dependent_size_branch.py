@@ -33,16 +33,9 @@ class DataDependentSizeBranch(ConditionRule, Rule):
     state the assumption with `torch._check(idx.shape[0] > 0)`.
 
     ## Fix safety
-    Unsafe (offered, never applied by `--fix` alone). An `if`/`elif`/`else` whose branches all
-    return tensors, or all assign the tensors later code reads, becomes `true_fn`/`false_fn`
-    and one `torch.cond` call (an `elif` chain becomes nested conds; a one-armed `if` that
-    returns takes the rest of the function as its `else`). The tensors the branches read are
-    passed as operands, everything else stays a closure, and a result that would alias an
-    operand is returned as `.clone()` (torch.cond forbids aliasing). The assumption: both
-    branches are free of side effects. No fix, and the diagnostic says why, when a branch
-    mutates, raises, uses `break`/`continue`, returns a non-tensor or a different structure,
-    or reads a number taken from tensor data (torch.cond cannot close over an unbacked symbol).
-    A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment) instead.
+    Unsafe: the `torch.cond` rewrite of XPT101 (`xport-lint rule XPT101`, *Fix safety*), with
+    the same assumption (side-effect-free branches) and the same cases without a fix. A
+    validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment) instead.
 
     ## Modes
     Error in both modes (torch 2.13).

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Severity
+from ..rewrites import non_strict_rewrite
 from ..rule import Invalid, Rule, Valid
 from ._conditions import short
 
@@ -34,7 +35,9 @@ class TrainingOnlyApi(Rule):
     non-strict.
 
     ## Fix safety
-    No automatic fix.
+    Unsafe: `strict=True` becomes `strict=False` at the file's export calls (non-strict export
+    runs this Python as is). It assumes the rest of the model exports non-strict too. No fix
+    when strict mode comes from the configuration rather than from a call in the file.
 
     ## Modes
     Error in strict export; not reported in non-strict export.
@@ -48,7 +51,11 @@ class TrainingOnlyApi(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.resolve(node.func) in _APIS:
-            self.report(node, f"`{short(node)}` cannot be traced by strict export")
+            rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
+            message = f"`{short(node)}` cannot be traced by strict export"
+            if rewrite.reason:
+                message += f" (no automatic fix: {rewrite.reason})"
+            self.report(node, message, fix=rewrite.fix)
 
     VALID = [
         Valid(
@@ -80,7 +87,21 @@ class TrainingOnlyApi(Rule):
                 return Block(), (torch.randn(2, 4),)
             def export():
                 return torch.export.export(Block(), (torch.randn(2, 4),), strict=True)
-            """
+            """,
+            expected_replacement="""
+            import torch
+            from torch.utils.checkpoint import checkpoint
+            class Block(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.linear = torch.nn.Linear(4, 4)
+                def forward(self, x):
+                    return checkpoint(self.linear, x, use_reentrant=False)  # expect: XPT408
+            def xport_example():
+                return Block(), (torch.randn(2, 4),)
+            def export():
+                return torch.export.export(Block(), (torch.randn(2, 4),), strict=False)
+            """,
         ),
         Invalid(
             """
@@ -94,6 +115,18 @@ class TrainingOnlyApi(Rule):
                 return Saliency(), (torch.randn(4),)
             def export():
                 return torch.export.export(Saliency(), (torch.randn(4),), strict=True)
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Saliency(torch.nn.Module):
+                def forward(self, x):
+                    x = x.detach().requires_grad_(True)
+                    (grad,) = torch.autograd.grad((x * x).sum(), x)  # expect: XPT408
+                    return grad
+            def xport_example():
+                return Saliency(), (torch.randn(4),)
+            def export():
+                return torch.export.export(Saliency(), (torch.randn(4),), strict=False)
+            """,
         ),
     ]

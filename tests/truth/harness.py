@@ -1,11 +1,12 @@
-"""The proof a fix must pass before it is offered (issue: quick fixes that provably export).
+"""Running rule examples in real torch: loading one as a module, its `xport_example()`, and the
+proof a fix must pass before it is offered.
 
 For one flagged example: apply the rule's fix, then (1) the result parses and re-linting it
 reports nothing of that rule; (2) fixing again changes nothing; (3) only the function holding
 the finding and the imports changed; (4) `torch.export.export` succeeds on the fixed module in
 every mode the rule claims fails; (5) the exported program computes what the original eager
 module computes, on the example inputs and on `other_args` (the other branch or size).
-Used by tests/truth/test_fixes.py and by bench/fix_rates.py.
+Used by tests/truth/ and by bench/fix_rates.py.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ _counter = itertools.count()
 
 
 def load(source: str, folder: Path) -> ModuleType:
-    name = f"xport_proof_{next(_counter)}"
+    name = f"xport_example_{next(_counter)}"
     path = folder / f"{name}.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(name, path)
@@ -80,7 +81,7 @@ def _function_lines(source: str, lines: list[int]) -> list[tuple[int, int]]:
     return ranges
 
 
-def _example(module: ModuleType) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+def example(module: ModuleType) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     """(model, args, export options) from `xport_example()` in any of its conventional shapes."""
     value = module.xport_example()
     if isinstance(value, dict):
@@ -126,8 +127,8 @@ def prove(rule: type[Rule], case: Invalid) -> str | None:
                 if outcome[0] == "raises":
                     return f"(4) export fails after the fix ({mode.value}): {outcome[1]}"
             return None
-        model, args, options = _example(original)
-        new_model, _, _ = _example(rewritten)
+        model, args, options = example(original)
+        new_model, _, _ = example(rewritten)
         new_model.load_state_dict(model.state_dict())
         inputs = [tuple(args)]
         if case.other_args is not None:
