@@ -24,7 +24,7 @@ from .model import Applicability
 from .positions import code_of
 from .rule import BlockReplacement, FixProposal
 
-_COND_SAFETY = "assumes both branches are side-effect free"
+_COND_SAFETY = "assumes side-effect-free branches returning tensors of one rank and dtype"
 _CHECK_SAFETY = "raises RuntimeError instead of the original exception"
 _INVERSE = {
     cst.LessThan: cst.GreaterThanEqual,

@@ -42,7 +42,8 @@ class TensorBranch(ConditionRule, Rule):
     returns takes the rest of the function as its `else`). The tensors the branches read are
     passed as operands, everything else stays a closure, and a result that would alias an
     operand is returned as `.clone()` (torch.cond forbids aliasing). The assumption: both
-    branches are free of side effects. No fix, and the diagnostic says why, when a branch
+    branches are free of side effects and return tensors of the same rank and dtype (eager
+    Python does not care; torch.cond does, and `check --fix --confirm` re-exports to find out). No fix, and the diagnostic says why, when a branch
     mutates, raises, uses `break`/`continue`, returns a non-tensor or a different structure,
     or reads a number taken from tensor data (torch.cond cannot close over an unbacked symbol).
     A validation branch (`if bad: raise ...`) becomes `torch._assert_async(torch.logical_not(bad), msg)` (raises `RuntimeError`) instead.
