@@ -127,13 +127,21 @@ async def memory(paths: list[Path]) -> float:
     for path in paths:
         await wait_version(client, path.as_uri(), 1)
     pid = client._server.pid  # type: ignore[union-attr]
-    rss_kb = next(
-        int(line.split()[1])
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-        if line.startswith("VmRSS")
-    )
+    # the server lints in a child process, which holds the parsed trees: count the whole tree
+    rss_kb = sum(_rss_kb(p) for p in _process_tree(pid))
     await stop(client)
     return rss_kb / 1024
+
+
+def _process_tree(pid: int) -> list[int]:
+    # children are listed per thread: the lint child is started from a worker thread
+    kids = [int(c) for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()]
+    return [pid, *(p for kid in kids for p in _process_tree(kid))]
+
+
+def _rss_kb(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return next(int(line.split()[1]) for line in status if line.startswith("VmRSS"))
 
 
 async def main() -> None:

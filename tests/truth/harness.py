@@ -3,7 +3,7 @@ proof a fix must pass before it is offered.
 
 For one flagged example: apply the rule's fix, then (1) the result parses and re-linting it
 reports nothing of that rule; (2) fixing again changes nothing; (3) only the function holding
-the finding and the imports changed; (4) `torch.export.export` succeeds on the fixed module in
+the finding (or, for a fix at the call site, the export call's function) and the imports changed; (4) `torch.export.export` succeeds on the fixed module in
 every mode the rule claims fails; (5) the exported program computes what the original eager
 module computes, on the example inputs and on `other_args` (the other branch or size).
 Used by tests/truth/ and by bench/fix_rates.py.
@@ -90,6 +90,14 @@ def example(module: ModuleType) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     return value[0], tuple(value[1]), {"kwargs": value[2] if len(value) > 2 else None}
 
 
+def _export_call_lines(source: str) -> list[int]:
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "export"
+    ]
+
+
 def prove(rule: type[Rule], case: Invalid) -> str | None:
     """None if the fix passes every check; else what failed."""
     import torch
@@ -108,7 +116,8 @@ def prove(rule: type[Rule], case: Invalid) -> str | None:
         return f"(1) re-linting still reports {rule.CODE} at line {again[0].span.start.line}"
     if apply_fixes(fixed, again, unsafe=True) != fixed:
         return "(2) the fix is not idempotent"
-    allowed = _function_lines(source, [f.span.start.line for f in findings])
+    # the function holding the finding, and (for fixes at the call site) the export calls' functions
+    allowed = _function_lines(source, [f.span.start.line for f in findings] + _export_call_lines(source))
     old, new = source.splitlines(), fixed.splitlines()
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag == "equal":

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from ..dataflow import is_tensor_like, param_value
@@ -7,14 +9,37 @@ from ..model import Applicability, Severity
 from ..names import dotted
 from ..rule import FixProposal, Invalid, Rule, Scope, Valid
 
+_FACTORIES = frozenset(
+    {"torch.randn", "torch.rand", "torch.ones", "torch.zeros", "torch.empty", "torch.full", "torch.randint"}
+)
+
+
+def _rank(example: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> int | None:
+    """The rank of an example input written as a factory call: `torch.randn(2, 5, 8)` -> 3."""
+    if not isinstance(example, cst.Call) or resolve(example.func) not in _FACTORIES:
+        return None
+    name = resolve(example.func)
+    positional = [a.value for a in example.args if a.keyword is None and a.star == ""]
+    if name == "torch.full":
+        positional = positional[:1]
+    elif name == "torch.randint":
+        positional = positional[-1:]  # randint(low, high, size) / randint(high, size)
+    if len(positional) == 1 and isinstance(positional[0], (cst.Tuple, cst.List)):
+        return len(positional[0].elements)
+    if name in ("torch.full", "torch.randint"):
+        return None
+    return len(positional) if positional and all(isinstance(v, cst.Integer) for v in positional) else None
+
 
 class StaticExport(Rule):
     """`torch.export.export` of a model without `dynamic_shapes`: every input size is baked in.
 
     ## What it does
     Flags `torch.export.export(Model(...), args)` calls with no `dynamic_shapes`, where `Model`
-    is defined in the file, and offers `dynamic_shapes` with `Dim.AUTO` for each tensor argument
-    of `forward` (named after its parameters).
+    is defined in the file, and offers `dynamic_shapes` with `Dim.AUTO` on every dimension of
+    each tensor argument of `forward` (keyed by its parameter names), when the call writes the
+    example inputs as factory calls (`torch.randn(2, 5, 8)`), which give their ranks. torch 2.13
+    rejects `Dim.AUTO` for a whole tensor (`{"x": Dim.AUTO}`): the spec is per dimension.
 
     ## Why it fails torch.export
     It does not fail: export succeeds, with every dimension of every input specialised to the
@@ -23,12 +48,12 @@ class StaticExport(Rule):
 
     ## Example
     ```python
-    ep = torch.export.export(Encoder(), (tokens,))
+    ep = torch.export.export(Encoder(), (torch.randn(2, 16),))
     ```
 
     ## Use instead
     ```python
-    ep = torch.export.export(Encoder(), (tokens,), dynamic_shapes={"tokens": torch.export.Dim.AUTO})
+    ep = torch.export.export(Encoder(), (torch.randn(2, 16),), dynamic_shapes={"tokens": (Dim.AUTO,) * 2})
     ```
     or named ranges where you know them: `{"tokens": {0: Dim("batch", max=64)}}`.
 
@@ -64,24 +89,37 @@ class StaticExport(Rule):
         if forward is None:
             return
         positional = [*forward.params.posonly_params, *forward.params.params][1:]  # after self
-        tensors = [p.name.value for p in positional if p.default is None and is_tensor_like(param_value(p))]
-        if not tensors:
-            return
-        shapes = ", ".join(f'"{name}": torch.export.Dim.AUTO' for name in tensors)
-        keyword = cst.Arg(
-            keyword=cst.Name("dynamic_shapes"),
-            value=cst.parse_expression("{" + shapes + "}"),
-            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
-        )
-        args = list(node.args)
-        last = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        fix = FixProposal(
-            "Add dynamic_shapes with Dim.AUTO (export decides which sizes stay dynamic)",
-            Applicability.UNSAFE,
-            ((node, node.with_changes(args=[*args[:-1], last, keyword])),),
-            imports=("torch",),
-        )
-        self.report(node, f"exports `{cls.node.name.value}` with static shapes: every input size is fixed", fix=fix)
+        inputs = node.args[1].value
+        examples = [e.value for e in inputs.elements] if isinstance(inputs, cst.Tuple) else []
+        specs, unknown = [], []
+        for param, example in zip(positional, examples, strict=False):
+            if param.default is not None or not is_tensor_like(param_value(param)):
+                continue
+            rank = _rank(example, self.ctx.resolve)
+            if rank is None:
+                unknown.append(param.name.value)
+            else:
+                specs.append(f'"{param.name.value}": (torch.export.Dim.AUTO,) * {rank}')
+        message = f"exports `{cls.node.name.value}` with static shapes: every input size is fixed"
+        fix = None
+        if unknown or not specs:
+            names = ", ".join(f"`{n}`" for n in unknown) or "the inputs"
+            message += f" (no automatic fix: the rank of {names} is not written in the call)"
+        else:
+            keyword = cst.Arg(
+                keyword=cst.Name("dynamic_shapes"),
+                value=cst.parse_expression("{" + ", ".join(specs) + "}"),
+                equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+            )
+            args = list(node.args)
+            last = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            fix = FixProposal(
+                "Add dynamic_shapes with Dim.AUTO (export decides which sizes stay dynamic)",
+                Applicability.UNSAFE,
+                ((node, node.with_changes(args=[*args[:-1], last, keyword])),),
+                imports=("torch",),
+            )
+        self.report(node, message, fix=fix)
 
     VALID = [
         Valid(
@@ -123,7 +161,23 @@ class StaticExport(Rule):
             def xport_example():
                 return Encoder(), (torch.randn(2, 5, 8), torch.ones(2, 5))
             def export():
-                return torch.export.export(Encoder(), (torch.randn(2, 5, 8), torch.ones(2, 5)), dynamic_shapes={"tokens": torch.export.Dim.AUTO, "mask": torch.export.Dim.AUTO})  # expect: XPT503
+                return torch.export.export(Encoder(), (torch.randn(2, 5, 8), torch.ones(2, 5)), dynamic_shapes={"tokens": (torch.export.Dim.AUTO,) * 3, "mask": (torch.export.Dim.AUTO,) * 2})  # expect: XPT503
             """,
-        )
+        ),
+        Invalid(
+            """
+            import torch
+            class Classifier(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = torch.nn.Linear(8, 3)
+                def forward(self, features):
+                    return self.head(features).softmax(-1)
+            def xport_example():
+                return Classifier(), (torch.randn(4, 8),)
+            def export():
+                features = torch.randn(4, 8)
+                return torch.export.export(Classifier(), (features,))  # expect: XPT503
+            """
+        ),
     ]
