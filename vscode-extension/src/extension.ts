@@ -25,12 +25,15 @@ export interface XportLintApi {
   lastConfirmation(): unknown;
   /** The status bar item's tooltip: what the user is told about the server's state. */
   status(): string;
+  /** How many times a crashed server was restarted in this session. */
+  restarts(): number;
 }
 
 let client: LanguageClient | undefined;
 let interpreter: Interpreter | undefined;
 let settings: ExtensionSettings;
 let lastConfirmation: unknown;
+let restarts = 0;
 let output: vscode.LogOutputChannel;
 let status: vscode.StatusBarItem;
 
@@ -100,7 +103,7 @@ async function start(): Promise<void> {
       });
     return;
   }
-  client = createClient(interpreter.path, serverSettings, output);
+  client = createClient(interpreter.path, serverSettings, output, () => restarts++);
   client.onDidChangeState((event) => {
     if (event.newState === State.Running) showStatus("$(check) xport-lint", `xport-lint server running (${interpreter?.path})`);
     else if (event.newState === State.Stopped) showStatus("$(debug-stop) xport-lint", "xport-lint server stopped", true);
@@ -234,6 +237,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<XportL
     interpreter: () => interpreter,
     lastConfirmation: () => lastConfirmation,
     status: () => String(status.tooltip ?? ""),
+    restarts: () => restarts,
   };
 }
 

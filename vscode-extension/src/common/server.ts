@@ -21,6 +21,7 @@ export function createClient(
   python: string,
   settings: () => ServerSettings,
   output: vscode.LogOutputChannel,
+  onRestart: (count: number) => void = () => undefined,
 ): LanguageClient {
   const serverOptions: ServerOptions = {
     command: python,
@@ -54,9 +55,10 @@ export function createClient(
             message: `The xport-lint server crashed ${crashes.length} times in 3 minutes and was stopped. Run "xport-lint: Restart server" after fixing the cause (see "xport-lint: Show logs").`,
           };
         }
-        void vscode.window.showWarningMessage(
-          `The xport-lint server stopped unexpectedly; restarting it (${crashes.length}/${MAX_RESTARTS}).`,
-        );
+        const message = `The xport-lint server stopped unexpectedly; restarting it (${crashes.length}/${MAX_RESTARTS}).`;
+        output.warn(message);
+        void vscode.window.showWarningMessage(message);
+        onRestart(crashes.length);
         return { action: CloseAction.Restart, handled: true };
       },
     },

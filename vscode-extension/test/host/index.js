@@ -75,6 +75,23 @@ const trusted = {
       "the diagnostic to say draft_export confirmed it",
     );
   },
+  async "a crashed server is restarted, and the user is told"() {
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    const before = api.client();
+    // `exit` without `shutdown`: the server process ends as if it had crashed
+    await before.sendNotification("exit");
+    await waitFor(() => api.restarts() >= 1, "the restart to be counted", 30000);
+    await waitFor(() => api.client()?.isRunning(), "the server to run again", 30000);
+    const document = await openModel();
+    await vscode.commands.executeCommand("workbench.action.files.revert");
+    await waitFor(() => xport(document.uri, "XPT101").length === 1, "diagnostics from the restarted server");
+  },
+  async "the restart command starts a fresh server"() {
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    const before = api.client();
+    await vscode.commands.executeCommand("xport-lint.restart");
+    await waitFor(() => api.client() && api.client() !== before && api.client().isRunning(), "a new client", 30000);
+  },
 };
 
 const untrusted = {
