@@ -69,3 +69,14 @@ def test_fix_with_confirm_writes_only_fixes_whose_model_re_exports(tmp_path: Pat
     assert "ranks.py not applied: the fixed model does not export" in result.stderr
     assert not list(tmp_path.glob(".*xport-fix*"))  # the proof's copies are gone
     assert result.returncode == 1  # ranks.py still fails, and says where
+
+
+def test_confirm_prints_suggested_dynamic_shapes_applied_until_export_passes(tmp_path: Path) -> None:
+    from tests.server.test_confirm_lsp import GUARDED
+
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "window.py").write_text(GUARDED)
+    result = run("check", "--no-cache", "--confirm", ".", cwd=tmp_path)
+    assert result.returncode == 1  # the example as written does not export
+    assert "with them applied (1 round(s)), export passes" in result.stderr
+    assert "dynamic_shapes={'x': {0: torch.export.Dim('n', min=0, max=4)}" in result.stderr

@@ -10,7 +10,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.cli.test_cli import BAD
-from tests.server.conftest import open_document, pull, start, wait_for
+from tests.server.conftest import apply_text_edits, open_document, pull, start, wait_for
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -84,3 +84,56 @@ async def test_class_without_example_offers_a_skeleton(client: LanguageClient, t
     assert isinstance(action, types.CodeAction) and action.edit is not None and action.edit.changes is not None
     (edit,) = action.edit.changes[uri]
     assert "def xport_example():" in edit.new_text and "return Gate(), (torch.randn(2, 8),)" in edit.new_text
+
+
+GUARDED = '''\
+import torch
+from torch.export import Dim
+
+
+class Window(torch.nn.Module):
+    def forward(self, x, y):
+        if x.shape[0] > 4:
+            return x[:4] + y
+        return x + y[: x.shape[0]]
+
+
+def xport_example():
+    shapes = {"x": {0: Dim("n")}, "y": {0: Dim("m")}}
+    return {"model": Window(), "args": (torch.randn(3, 2), torch.randn(3, 2)), "dynamic_shapes": shapes}
+'''
+
+
+async def test_suggested_dynamic_shapes_become_a_code_action_that_exports(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """A guard narrows `n`: torch suggests `Dim('n', max=4)`; applied, export passes."""
+    await start(client, tmp_path, pull=True)
+    path = tmp_path / "window.py"
+    path.write_text(GUARDED)
+    uri = open_document(client, path, GUARDED)
+    await pull(client, uri)
+    result = await confirm(client, uri)
+    assert result["exportOk"] is False and result["refinedDynamicShapes"]["export_ok"] is True
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=12, character=0), end=types.Position(line=12, character=0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    (action,) = [a for a in actions or [] if "suggested dynamic_shapes" in a.title]
+    assert "export then succeeds" in action.title and action.edit is not None
+    (edit,) = action.edit.changes[uri]
+    assert "torch.export.Dim('n'" in edit.new_text and "max=4" in edit.new_text
+    fixed = apply_text_edits(GUARDED, [edit])
+    assert fixed.count("shapes = ") == 1 and "dynamic_shapes\": shapes" not in fixed
+    path.write_text(fixed)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)],
+        )
+    )
+    again = await confirm(client, uri)
+    assert again["exportOk"] is True, again["summary"]

@@ -233,6 +233,10 @@ def _confirm(
             click.echo(f"xport-lint: confirmed {result.path}: {outcome.summary}{cached}", err=True)
             if outcome.suggested_fixes:
                 click.echo(f"  suggested dynamic_shapes fixes:\n  {outcome.suggested_fixes}", err=True)
+            if outcome.refined:
+                verdict = "passes" if outcome.refined["export_ok"] else "still fails"
+                click.echo(f"  with them applied ({outcome.refined['rounds']} round(s)), export {verdict}:\n"
+                           f"  dynamic_shapes={outcome.refined['source']}", err=True)
     return failed
 
 

@@ -12,6 +12,7 @@ import atexit
 import logging
 import os
 import sys
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -424,6 +425,8 @@ def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list
                 edit=types.WorkspaceEdit(changes={uri: [convert.edit_from_data(data["noqa"])]}),
             )
         )
+    if wants_quickfix:
+        actions.extend(_refined_shapes_actions(ls, uri))
     if not only or any(k.startswith(types.CodeActionKind.Refactor) for k in only):
         actions.extend(_add_example_actions(ls, uri, params.range))
     wants_fix_all = not only or any(FIX_ALL_KIND.startswith(k) or k.startswith(FIX_ALL_KIND) for k in only)
@@ -436,6 +439,33 @@ def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list
             )
         )
     return actions
+
+
+def _refined_shapes_actions(ls: XportLanguageServer, uri: str) -> list[types.CodeAction]:
+    """After a confirmation whose export failed on `dynamic_shapes`: torch's suggested fixes,
+    applied until export passed, as an edit of the example's `dynamic_shapes`."""
+    from xport_lint.analyzers.confirm import dynamic_shapes_edit
+
+    document = ls.workspace.get_text_document(uri)
+    confirmed = ls.confirmations.get(uri)
+    if confirmed is None or confirmed[0] != document.version:
+        return []
+    refined = confirmed[1].refined
+    if not refined:
+        return []
+    edit = dynamic_shapes_edit(document.source, refined["source"])
+    if edit is None:
+        return []
+    verdict = "export then succeeds" if refined["export_ok"] else "export still fails"
+    rounds = refined["rounds"]
+    return [
+        types.CodeAction(
+            title=f"Use draft_export's suggested dynamic_shapes ({verdict}; {rounds} round{'s' * (rounds > 1)})",
+            kind=types.CodeActionKind.QuickFix,
+            is_preferred=bool(refined["export_ok"]),
+            edit=types.WorkspaceEdit(changes={uri: [convert.text_edit(document.lines, edit)]}),
+        )
+    ]
 
 
 def _add_example_actions(ls: XportLanguageServer, uri: str, where: types.Range) -> list[types.CodeAction]:
@@ -508,7 +538,7 @@ async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[st
         message = "xport-lint: save the file first; confirmation imports it from disk"
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
         return {"status": "unsaved", "summary": message}
-    token = f"xport-lint-confirm-{uri}"
+    token = f"xport-lint-confirm-{uuid.uuid4()}"  # a token per request: the client keeps used ones
     progress = ls.client_capabilities.window is not None and bool(ls.client_capabilities.window.work_done_progress)
     if progress:
         await ls.work_done_progress.create_async(token)
@@ -539,6 +569,7 @@ async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[st
         "summary": outcome.summary,
         "exportOk": outcome.export_ok,
         "suggestedFixes": outcome.suggested_fixes,
+        "refinedDynamicShapes": outcome.refined,
     }
 
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..model import Finding, Position, Related, Severity, Span
+from ..model import Edit, Finding, Position, Related, Severity, Span
+from ..walk import iter_nodes
 from .supervisor import ConfirmError, Worker, WorkerOptions
 
 __all__ = ["Confirmation", "Confirmer", "ConfirmError", "WorkerOptions", "has_example"]
@@ -78,6 +79,8 @@ class Confirmation:
     export_ok: bool | None = None
     summary: str = ""
     suggested_fixes: str | None = None
+    #: torch's suggested fixes applied until export passed: {source, rounds, export_ok, error}
+    refined: dict[str, Any] | None = None
     cached: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -229,7 +232,8 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
     if raw.get("draft_error"):
         summary += "; draft_export itself raised"
     return Confirmation(path, status, merged, model=model, export_ok=export_ok, summary=summary,
-                        suggested_fixes=raw.get("suggested_fixes"), cached=cached, raw=raw)
+                        suggested_fixes=raw.get("suggested_fixes"), refined=raw.get("refined"), cached=cached,
+                        raw=raw)
 
 
 def _call_line(lines: list[str], op: str, within: tuple[int, int] | None) -> int | None:
@@ -260,3 +264,37 @@ def _class_span(source: str, name: str) -> tuple[int, int] | None:
         if isinstance(node, ast.ClassDef) and node.name == name:
             return node.lineno, node.end_lineno or node.lineno
     return None
+
+
+def dynamic_shapes_edit(source: str, replacement: str) -> Edit | None:
+    """The edit that puts `replacement` where `xport_example()` gives its `dynamic_shapes`
+    (a `"dynamic_shapes": ...` dict entry or a `dynamic_shapes=` keyword), or None."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
+    example = next(
+        (s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "xport_example"), None
+    )
+    if example is None:
+        return None
+    target: cst.BaseExpression | None = None
+    for node in iter_nodes(example):
+        if (
+            isinstance(node, cst.DictElement)
+            and isinstance(node.key, cst.SimpleString)
+            and node.key.evaluated_value == "dynamic_shapes"
+        ):
+            target = node.value
+        elif isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == "dynamic_shapes":
+            target = node.value
+    if target is None:
+        return None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    where = wrapper.resolve(PositionProvider)[target]
+    return Edit(
+        Span(Position(where.start.line, where.start.column), Position(where.end.line, where.end.column)), replacement
+    )

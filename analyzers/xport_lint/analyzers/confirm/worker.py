@@ -103,6 +103,68 @@ def _suggested_fixes(message: str) -> str | None:
     return "\n".join(lines) or None
 
 
+def _refine(model: Any, example: dict[str, Any], options: dict[str, Any], fixes: str) -> dict[str, Any] | None:
+    """Apply torch's suggested `dynamic_shapes` fixes until export passes (once is not always
+    enough: a refined range can expose the next guard). torch 2.13's
+    `refine_dynamic_shapes_from_suggested_fixes` fails on the whole error message (it reads the
+    trailing "The error above..." line as a fix), so it gets the fix lines only."""
+    import torch
+    from torch.export.dynamic_shapes import refine_dynamic_shapes_from_suggested_fixes
+
+    shapes = options["dynamic_shapes"]
+    for rounds in range(1, 6):
+        lines = "\n".join(f"  {line}" for line in fixes.splitlines())
+        try:
+            shapes = refine_dynamic_shapes_from_suggested_fixes(f"Suggested fixes:\n{lines}", shapes)
+        except Exception:  # noqa: BLE001 - a suggestion torch cannot apply ends the search
+            return None
+        source = _render_shapes(shapes)
+        if source is None:
+            return None
+        try:
+            torch.export.export(model, example["args"], example["kwargs"], **{**options, "dynamic_shapes": shapes})
+        except Exception as error:  # noqa: BLE001
+            fixes = _suggested_fixes(str(error)) or ""
+            if not fixes:
+                return {"source": source, "rounds": rounds, "export_ok": False, "error": _describe(error)}
+            continue
+        return {"source": source, "rounds": rounds, "export_ok": True, "error": None}
+    return None
+
+
+def _render_shapes(value: Any) -> str | None:
+    """Python source for a `dynamic_shapes` structure, or None where it holds something that
+    has no plain spelling (a derived `Dim` such as `2 * n`)."""
+    from torch.export import Dim
+
+    if value is None or isinstance(value, int):
+        return repr(value)
+    if isinstance(value, dict):
+        items = [(_render_key(k), _render_shapes(v)) for k, v in value.items()]
+        if any(k is None or v is None for k, v in items):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+    if isinstance(value, (tuple, list)):
+        parts = [_render_shapes(v) for v in value]
+        if any(p is None for p in parts):
+            return None
+        inner = ", ".join(parts)  # type: ignore[arg-type]
+        return f"({inner},)" if isinstance(value, tuple) and len(parts) == 1 else (
+            f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
+        )
+    for hint in ("AUTO", "STATIC", "DYNAMIC"):
+        if value is getattr(Dim, hint):
+            return f"torch.export.Dim.{hint}"
+    text = repr(value)
+    if text.startswith("Dim(") and text.endswith(")"):
+        return f"torch.export.{text}"
+    return None
+
+
+def _render_key(key: Any) -> str | None:
+    return repr(key) if isinstance(key, (str, int)) else None
+
+
 def _confirm(request: dict[str, Any]) -> dict[str, Any]:
     import torch
     from torch._logging import structured
@@ -127,6 +189,8 @@ def _confirm(request: dict[str, Any]) -> dict[str, Any]:
     except Exception as error:  # noqa: BLE001 - the user's model may raise anything
         result.update(export_ok=False, export_error=_describe(error), export_line=_user_line(error.__traceback__, path),
                       suggested_fixes=_suggested_fixes(str(error)))
+        if result["suggested_fixes"] and example["dynamic_shapes"] is not None:
+            result["refined"] = _refine(model, example, options, result["suggested_fixes"])
     try:
         program = torch.export.draft_export(model, example["args"], example["kwargs"], **options)
         report = program._report
