@@ -38,8 +38,10 @@ def _parse_batch(paths: list[str]) -> int:
 
 
 def libcst_parse(paths: list[str], jobs: int) -> float:
+    # the same scheduling as `xport-lint check -j`: biggest first, many small batches
     ordered = sorted(paths, key=lambda p: (SRC / p).stat().st_size, reverse=True)
-    batches = [ordered[i :: jobs * 4] for i in range(jobs * 4)]
+    size = max(1, len(ordered) // (jobs * 32))
+    batches = [ordered[i : i + size] for i in range(0, len(ordered), size)]
     start = time.perf_counter()
     with ProcessPoolExecutor(jobs) as pool:
         sum(pool.map(_parse_batch, batches))

@@ -164,3 +164,24 @@ def test_severity_override_and_per_file_ignores(tmp_path: Path) -> None:
 def test_bad_config_is_a_clear_error(table: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
         Config.from_table(table)
+
+
+@pytest.mark.parametrize(
+    ("text", "mentions"),
+    [
+        ("ep = torch.export.export(m, args)", True),
+        ("ep = export(m, args)", True),
+        ("torch.export.draft_export(m, args)", True),
+        ("torch._export.aot_compile(f, args)", True),
+        ("torch._dynamo.export(f)(x)", True),
+        ("@torch.compile(fullgraph=True)", True),
+        ("torch.compile(m, fullgraph = True)", True),
+        ("_can_compile_fullgraph = True", False),
+        ("@lru_cache_unless_export()", False),
+        ("from torch.export import Dim", False),
+    ],
+)
+def test_export_call_sites_are_looked_for_only_where_the_text_has_one(text: str, mentions: bool) -> None:
+    from xport_lint.analyzers.runner import _mentions_export_call
+
+    assert _mentions_export_call(text) is mentions

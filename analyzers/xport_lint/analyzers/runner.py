@@ -7,6 +7,7 @@ in a single walk over it, and compute positions only for what is reported.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -29,6 +30,8 @@ UNUSED_NOQA_CODE = "XPT001"
 # A file that mentions none of these has nothing torch.export traces: skip it unparsed.
 _RELEVANT = ("forward", "export", "compile", "custom_op")
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
+# Candidates for an export call site in the text; `_mentions_export_call` checks the word before.
+_EXPORT_CALL = re.compile(r"export\s*\(|export\.|fullgraph\s*=\s*True")
 
 
 @dataclass
@@ -103,7 +106,7 @@ def check_source(
         return _syntax_error(error, enabled)
     except (RecursionError, MemoryError, ValueError) as error:
         return _syntax_error_at(1, 0, f"cannot parse: {type(error).__name__}", enabled)
-    program = Program(module, mentions_export="export(" in source or "fullgraph" in source)
+    program = Program(module, mentions_export=_mentions_export_call(source))
     mode = program.mode(config.mode)
     rules = [
         rule_class
@@ -131,6 +134,30 @@ def check_source(
     if UNUSED_NOQA_CODE in enabled:
         findings.extend(_unused_suppressions(locator, ctx.reports))
     return sorted(findings, key=lambda f: (f.span.start, f.code))
+
+
+def _mentions_export_call(source: str) -> bool:
+    """Whether the text can hold an export call site (`export(`, `draft_export(`, `torch._export.`,
+    `fullgraph=True`): without one, the whole-module walk for call sites is skipped. A plain
+    regex with word boundaries cost more than the walk it saves, and `fullgraph` alone matches
+    transformers' `_can_compile_fullgraph = True` (283 of the 953 corpus files)."""
+    if "export" not in source and "fullgraph" not in source:
+        return False
+    for match in _EXPORT_CALL.finditer(source):
+        start = match.start()
+        word = start
+        while word > 0 and (source[word - 1].isalnum() or source[word - 1] == "_"):
+            word -= 1
+        prefix, found = source[word:start], match.group()
+        if found.startswith("fullgraph"):
+            if not prefix:
+                return True
+        elif found.startswith("export."):
+            if prefix == "_":  # torch._export.<api>
+                return True
+        elif prefix in ("", "_", "draft_"):
+            return True
+    return False
 
 
 def _dispatch(rules: list[Rule]) -> dict[type, list[Callable[[cst.CSTNode], None]]]:
