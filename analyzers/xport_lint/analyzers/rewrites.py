@@ -9,7 +9,11 @@ Facts of torch 2.13 these rewrites are built on (checked by tests/truth/test_fix
 - a branch may not return one of its operands unchanged ("Higher order ops do not support
   aliasing"): such a result is returned as `.clone()`;
 - the predicate may be a one-element bool tensor or a symbolic bool (`n > 0` for `n = t.item()`,
-  `boxes.shape[0] == 0` after a mask), and the branches may return different sizes.
+  `boxes.shape[0] == 0` after a mask), and the branches may return different sizes, but not
+  different ranks;
+- a branch may not close over a number read from tensor data ("Attempted to wrap unbacked
+  SymInt"), so a branch that reads one gets no fix;
+- `torch._check(cond, lambda: msg)` fails in strict export: the check is written without a message.
 """
 
 from __future__ import annotations
