@@ -146,3 +146,25 @@ def test_hostile_models_yield_a_diagnostic_and_a_fresh_worker(behaviour: str, tm
         assert again.status == "ran" and again.export_ok
     finally:
         confirmer.close()
+
+
+def test_every_draft_export_in_a_warm_worker_keeps_its_user_frames(tmp_path: Path) -> None:
+    """torch 2.13 names report frames through an interned string table, and a second
+    draft_export in one process gets an empty `str_to_filename`: the worker reads the global
+    table each time, so the third model in one worker still lands on its own line."""
+    confirmer = Confirmer(WorkerOptions(timeout=120))
+    try:
+        for index, line in enumerate((4, 5, 6)):
+            padding = "    x = x + 0\n" * (line - 4)
+            source = (
+                "import torch\nclass Gate(torch.nn.Module):\n    def forward(self, x):\n"
+                f"{padding}        if x.sum() > 0:\n            return x * 2\n        return x - 1\n"
+                "def xport_example():\n    return Gate(), (torch.ones(4),)\n"
+            ).replace("    x = x + 0", "        x = x + 0")
+            path = write(tmp_path, source, f"gate_{index}.py")
+            result = confirmer.confirm(str(path), source, check_source(source, str(path)))
+            (finding,) = [f for f in result.findings if f.code == "XPT101"]
+            assert finding.span.start.line == line and finding.confirmation == "confirmed", result.summary
+        assert confirmer.worker.started == 1  # one warm worker served all three
+    finally:
+        confirmer.close()
