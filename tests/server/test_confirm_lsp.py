@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -137,3 +138,22 @@ async def test_suggested_dynamic_shapes_become_a_code_action_that_exports(
     )
     again = await confirm(client, uri)
     assert again["exportOk"] is True, again["summary"]
+
+
+async def test_cancelling_the_progress_stops_a_confirmation(client: LanguageClient, tmp_path: Path) -> None:
+    """The progress is cancellable: the client's Cancel kills the worker long before the timeout."""
+    await start(client, tmp_path, pull=True, options={"confirmTimeout": 60})
+    source = BAD.replace("if x.sum() > 0:", "while True:\n            pass\n        if x.sum() > 0:") + EXAMPLE
+    path = tmp_path / "gate.py"
+    path.write_text(source)
+    uri = open_document(client, path, source)
+    began = time.perf_counter()
+    pending = asyncio.ensure_future(confirm(client, uri))
+    await wait_for(lambda: any(client.progress_reports.values()))
+    (token,) = client.progress_reports
+    assert client.progress_reports[token][0].cancellable is True
+    await asyncio.sleep(3)  # torch imported, the model is spinning
+    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    result = await pending
+    assert time.perf_counter() - began < 30 and result["status"] != "ran", result
+    assert "XPT906" in [d.code for d in await pull(client, uri)]

@@ -542,10 +542,14 @@ async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[st
     progress = ls.client_capabilities.window is not None and bool(ls.client_capabilities.window.work_done_progress)
     if progress:
         await ls.work_done_progress.create_async(token)
+        # the client's Cancel cancels this future: kill the worker, which ends the request
+        ls.work_done_progress.tokens[token].add_done_callback(
+            lambda future: future.cancelled() and ls.confirmer is not None and ls.confirmer.worker.cancel()
+        )
         ls.work_done_progress.begin(
             token,
             types.WorkDoneProgressBegin(
-                title="Confirming with draft_export", message=Path(path).name, cancellable=False
+                title="Confirming with draft_export", message=Path(path).name, cancellable=True
             ),
         )
     loop = asyncio.get_running_loop()
