@@ -13,11 +13,7 @@ from pathlib import Path
 import pytest
 
 EXTENSION = Path(__file__).parents[2] / "vscode-extension"
-pytestmark = [
-    pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed: the extension cannot be built"),
-    # heavy and CPU-hungry: one worker, one after the other, away from the latency tests' worker
-    pytest.mark.xdist_group("serial"),
-]
+pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed: the extension cannot be built")
 
 
 def npm(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:

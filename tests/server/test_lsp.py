@@ -6,7 +6,6 @@ import asyncio
 import time
 from pathlib import Path
 
-import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -215,7 +214,6 @@ async def test_every_prefix_of_a_real_model_file(client: LanguageClient, tmp_pat
     assert client.error is None
 
 
-@pytest.mark.xdist_group("serial")  # timed: never beside the extension's end-to-end run
 async def test_load_stays_responsive(client: LanguageClient, tmp_path: Path) -> None:
     """2,000 rapid edits over 20 documents: hovers answer within 200 ms; results match the CLI."""
     await start(client, tmp_path, pull=False, options={"debounceMs": 100})  # the default debounce
