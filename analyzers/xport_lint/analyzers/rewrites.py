@@ -415,9 +415,6 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
     block, index = parent
     arms, orelse, else_comment = chain
     bodies = [arm.body for arm in arms]
-    problem = _usage([*bodies[0], *(s for b in bodies[1:] for s in b), *orelse]).problem
-    if problem:
-        return Rewrite(reason=f"a torch.cond branch must be pure, and {problem}")
     lowering = _Lowering(flow, func, node)
     last: cst.CSTNode = node
     results: list[str] | str | None = None
@@ -437,6 +434,10 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
         results = lowering.results([*bodies, orelse])
         if isinstance(results, str):
             return Rewrite(reason=results)
+    # after the fall-through is known: the rest of the function becomes a branch too
+    problem = _usage([*(s for b in bodies for s in b), *orelse]).problem
+    if problem:
+        return Rewrite(reason=f"a torch.cond branch must be pure, and {problem}")
     lowered = lowering.lower(arms, orelse, else_comment, results)
     if isinstance(lowered, str):
         return Rewrite(reason=lowered)
