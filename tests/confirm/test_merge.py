@@ -1,0 +1,59 @@
+"""How a worker report becomes findings, for the report shapes torch 2.13 produces that the
+rule examples do not reach: failures without a user frame, and draft_export raising itself."""
+
+from __future__ import annotations
+
+from xport_lint.analyzers import check_source
+from xport_lint.analyzers.confirm import merge
+
+SOURCE = """\
+import torch
+class Net(torch.nn.Module):
+    def forward(self, x):
+        y = torch.ops.mylib.scale(x)
+        return y * 2
+def xport_example():
+    return Net(), (torch.randn(3),)
+"""
+
+
+def report(**fields: object) -> dict[str, object]:
+    base = {"status": "ran", "model": "Net", "strict": False, "export_ok": True, "export_error": None,
+            "export_line": None, "suggested_fixes": None, "draft_error": None, "failures": []}
+    return {**base, **fields}
+
+
+def failure(kind: str, expr: str) -> dict[str, object]:
+    # torch keeps only the last few frames of a failure: here none of them is the user's
+    return {"type": kind, "expr": expr, "frame": None, "locals": None, "new_dynamic_shapes": None,
+            "message": f"{kind}: {expr}"}
+
+
+def test_a_failure_without_a_user_frame_lands_on_the_call_of_its_op() -> None:
+    raw = report(export_ok=False, failures=[failure("MISMATCHED_FAKE_KERNEL", "mylib.scale.default")])
+    result = merge("net.py", SOURCE, check_source(SOURCE, "net.py"), raw)
+    (found,) = [f for f in result.findings if f.confirmation == "new"]
+    assert found.span.start.line == 4  # the line calling torch.ops.mylib.scale
+
+
+def test_then_on_the_exception_traceback_then_on_the_model_class() -> None:
+    unknown = failure("DATA_DEPENDENT_ERROR", "Eq(u0, 1)")
+    with_traceback = merge("net.py", SOURCE, [], report(export_ok=False, export_line=5, failures=[unknown]))
+    assert [f.span.start.line for f in with_traceback.findings] == [5]
+    without = merge("net.py", SOURCE, [], report(export_ok=False, failures=[unknown]))
+    assert [f.span.start.line for f in without.findings] == [2]  # class Net
+
+
+def test_draft_export_raising_is_told_apart_from_export_succeeding() -> None:
+    raw = report(export_ok=True, draft_error="RuntimeError: draft_export could not run the model")
+    result = merge("net.py", SOURCE, [], raw)
+    assert result.export_ok is True and not result.failed
+    assert "torch.export.export succeeded" in result.summary and "draft_export itself raised" in result.summary
+
+
+def test_draft_export_issues_where_export_passes_say_which_tool_said_what() -> None:
+    raw = report(export_ok=True, failures=[failure("GUARD_ADDED", "Eq(s0, 3)")])
+    result = merge("net.py", SOURCE, [], raw)
+    assert "torch.export.export succeeded; draft_export reported 1 issue(s)" in result.summary
+    (found,) = result.findings
+    assert found.confirmation == "new" and "draft_export" in found.message
