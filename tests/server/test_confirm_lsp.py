@@ -16,6 +16,8 @@ from tests.server.conftest import apply_text_edits, open_document, pull, start, 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 EXAMPLE = "def xport_example():\n    return Gate(), (torch.randn(4),)\n"
+# a model that never finishes tracing
+SPINNING = BAD.replace("if x.sum() > 0:", "while True:\n            pass\n        if x.sum() > 0:") + EXAMPLE
 
 
 def confirm(client: LanguageClient, uri: str):  # type: ignore[no-untyped-def]
@@ -52,7 +54,7 @@ async def test_untrusted_workspace_refuses(client: LanguageClient, tmp_path: Pat
 
 async def test_hanging_model_times_out_and_the_server_stays_responsive(client: LanguageClient, tmp_path: Path) -> None:
     await start(client, tmp_path, pull=True, options={"confirmTimeout": 6})
-    source = BAD.replace("if x.sum() > 0:", "while True:\n            pass\n        if x.sum() > 0:") + EXAMPLE
+    source = SPINNING
     path = tmp_path / "gate.py"
     path.write_text(source)
     uri = open_document(client, path, source)
@@ -143,7 +145,7 @@ async def test_suggested_dynamic_shapes_become_a_code_action_that_exports(
 async def test_cancelling_the_progress_stops_a_confirmation(client: LanguageClient, tmp_path: Path) -> None:
     """The progress is cancellable: the client's Cancel kills the worker long before the timeout."""
     await start(client, tmp_path, pull=True, options={"confirmTimeout": 60})
-    source = BAD.replace("if x.sum() > 0:", "while True:\n            pass\n        if x.sum() > 0:") + EXAMPLE
+    source = SPINNING
     path = tmp_path / "gate.py"
     path.write_text(source)
     uri = open_document(client, path, source)

@@ -27,6 +27,7 @@ from .dataflow import FunctionFlow, Kind, all_params, is_tensor_like
 from .model import Applicability
 from .positions import code_of
 from .rule import BlockReplacement, FixProposal
+from .walk import children
 
 _COND_SAFETY = "assumes side-effect-free branches returning tensors of one rank and dtype"
 _CHECK_SAFETY = "raises RuntimeError instead of the original exception"
@@ -194,7 +195,7 @@ def _parent_block(func: cst.FunctionDef, node: cst.CSTNode) -> tuple[Sequence[cs
             for index, stmt in enumerate(current.body):
                 if stmt is node:
                     return current.body, index
-        stack.extend(c for c in current.children if not isinstance(c, cst.BaseExpression))
+        stack.extend(c for c in children(current) if not isinstance(c, cst.BaseExpression))
     return None
 
 

@@ -282,9 +282,10 @@ def _block_edit(block: BlockReplacement, locator: Locator, module: cst.Module) -
     rendered = cst.Module(
         body=list(block.statements), default_indent=module.default_indent, default_newline=module.default_newline
     ).code
-    if '"""' in rendered or "'''" in rendered:
-        return None  # indenting the lines would change a multi-line string's text
-    text = "".join(indent + piece if piece.strip() else piece for piece in rendered.splitlines(keepends=True))
+    continued = _indent_continuation(rendered, indent)
+    if continued is None:
+        return None
+    text = indent + continued
     end = Position(last[1] + 1, 0)
     if last[1] >= len(locator.lines) and not locator.lines[-1].endswith("\n"):
         end = Position(last[1], len(locator.lines[-1]))
