@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import difflib
+import gc
 import json
 import os
 import sys
@@ -262,7 +263,15 @@ class FileResult:
         self.findings = findings
 
 
+def _tune_gc() -> None:
+    """Collect the young generation less often. libcst allocates millions of short-lived,
+    acyclic nodes per file; at CPython's default threshold (700) the cyclic collector runs
+    thousands of times per file for nothing (about 10% of a run, measured on the bench corpus)."""
+    gc.set_threshold(200_000, 50, 1_000)
+
+
 def _run(files: list[str], config: Config, cache: Cache | None, jobs: int | None) -> list[FileResult]:
+    _tune_gc()
     results: dict[str, FileResult] = {}
     todo: list[str] = []
     keys: dict[str, str] = {}
@@ -289,7 +298,7 @@ def _run(files: list[str], config: Config, cache: Cache | None, jobs: int | None
         ordered = sorted(todo, key=_size, reverse=True)
         size = max(1, len(ordered) // (workers * 32))
         batches = [ordered[i : i + size] for i in range(0, len(ordered), size)]
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_tune_gc) as pool:
             futures = [pool.submit(_check_batch, batch, config) for batch in batches if batch]
             with click.progressbar(length=len(todo), label="xport-lint", file=sys.stderr,
                                    hidden=not show_progress) as bar:

@@ -55,6 +55,18 @@ class Locator:
         found = self._find(code_of(node), start, end)
         return found if found is not None else Span(start, self._first_line_end(start, end))
 
+    def exact_span(self, node: cst.CSTNode, statement: cst.CSTNode | None) -> Span:
+        """Where `node` is, for an edit: its text within `statement`, else libcst's own positions
+        (never a nearby guess, which would make the edit overwrite the wrong code)."""
+        anchor = self._statement_map().get(id(statement)) if statement is not None else None
+        if anchor is not None and anchor.end_lineno is not None and anchor.end_col_offset is not None:
+            start = Position(anchor.lineno, self._column(anchor.lineno, anchor.col_offset))
+            end = Position(anchor.end_lineno, self._column(anchor.end_lineno, anchor.end_col_offset))
+            found = self._find(code_of(node), start, end)
+            if found is not None:
+                return found
+        return self._libcst_span(node)
+
     def statement_span(self, statement: cst.CSTNode) -> Span | None:
         """The whole of a statement, every line of it (`span` gives a compound one's first line)."""
         anchor = self._statement_map().get(id(statement))

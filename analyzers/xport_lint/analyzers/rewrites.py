@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import libcst as cst
 
@@ -27,7 +28,7 @@ from .dataflow import FunctionFlow, Kind, all_params, is_tensor_like
 from .model import Applicability
 from .positions import code_of
 from .rule import BlockReplacement, FixProposal
-from .walk import children
+from .walk import children, visit
 
 _COND_SAFETY = "assumes side-effect-free branches returning tensors of one rank and dtype"
 _CHECK_SAFETY = "raises RuntimeError instead of the original exception"
@@ -87,11 +88,11 @@ class _Usage(cst.CSTVisitor):
             self.loaded.append(node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        visit(node.value, self)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        visit(node.value, self)
         return False
 
     def visit_Param(self, node: cst.Param) -> bool:
@@ -104,13 +105,13 @@ class _Usage(cst.CSTVisitor):
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._store(node.target)
         if node.value is not None:
-            node.value.visit(self)
+            visit(node.value, self)
         return False
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
-        node.target.visit(self)
+        visit(node.target, self)
         self._store(node.target)
-        node.value.visit(self)
+        visit(node.value, self)
         return False
 
     def visit_For(self, node: cst.For) -> None:
@@ -153,7 +154,7 @@ class _Usage(cst.CSTVisitor):
 def _usage(nodes: Iterable[cst.CSTNode], skip: cst.CSTNode | None = None) -> _Usage:
     usage = _Usage(skip)
     for node in nodes:
-        node.visit(usage)
+        visit(node, usage)
     return usage
 
 
@@ -161,7 +162,7 @@ def _bound_before(func: cst.FunctionDef, stop: cst.CSTNode) -> list[str]:
     """Names bound in `func` before `stop` is reached (parameters first, then source order)."""
     bound = [p.name.value for p in all_params(func.params)]
     finder = _BoundBefore(stop)
-    func.body.visit(finder)
+    visit(func.body, finder)
     return bound + [n for n in finder.usage.stored if n not in bound]
 
 
@@ -179,7 +180,7 @@ class _BoundBefore(cst.CSTVisitor):
         if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement) and not isinstance(
             node, cst.BaseCompoundStatement
         ):
-            node.visit(self.usage)
+            visit(node, self.usage)
             return False
         if isinstance(node, cst.For):
             self.usage._store(node.target)
@@ -321,8 +322,16 @@ class _Lowering:
 
     def __init__(self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> None:
         self.flow = flow
-        self.available = _bound_before(func, node)
-        self.used_after = set(_usage([func.body], skip=node).loaded)
+        self.func = func
+        self.node = node
+
+    @cached_property
+    def available(self) -> list[str]:
+        return _bound_before(self.func, self.node)
+
+    @cached_property
+    def used_after(self) -> set[str]:
+        return set(_usage([self.func.body], skip=self.node).loaded)
 
     def tensor(self, name: str) -> bool:
         value = self.flow.env.get(name)

@@ -55,7 +55,7 @@ class RuleContext:
 
     def globals_declared(self) -> frozenset[str]:
         """Names the current traced function declares `global`."""
-        if self.traced is None:
+        if self.traced is None or "global" not in self.source:
             return frozenset()
         func = self.traced.func
         cached = self._globals.get(id(func))
@@ -228,14 +228,16 @@ def _findings(
         related = tuple(
             Related(locator.span(node, statement), message) for node, statement, message in report.related
         )
-        fix = _fix(report.fix, locator, program) if report.fix is not None else None
+        fix = _fix(report.fix, report.statement, locator, program) if report.fix is not None else None
         out.append(
             Finding(rule.CODE, rule.NAME, report.message, severity, span, fix, related, rule.url())
         )
     return out
 
 
-def _fix(proposal: FixProposal, locator: Locator, program: Program) -> Fix | None:
+def _fix(
+    proposal: FixProposal, statement: cst.CSTNode | None, locator: Locator, program: Program
+) -> Fix | None:
     edits: list[Edit] = []
     for old, new in proposal.replacements:
         content = "" if isinstance(new, cst.RemovalSentinel) else code_of(new)
@@ -249,7 +251,7 @@ def _fix(proposal: FixProposal, locator: Locator, program: Program) -> Fix | Non
             if content is None:
                 return None
         else:
-            span = locator.span(old, None)
+            span = locator.exact_span(old, statement)
         edits.append(Edit(span, content))
     for block in proposal.blocks:
         edit = _block_edit(block, locator, program.module)

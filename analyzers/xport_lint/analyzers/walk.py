@@ -84,3 +84,13 @@ def iter_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         stack.extend(reversed(children(current)))
+
+
+def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """`node.visit(visitor)` for visitors that only read and use no `leave_` methods, without
+    libcst rebuilding every node on the way back up."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if visitor.on_visit(current):
+            stack.extend(reversed(children(current)))
