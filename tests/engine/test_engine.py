@@ -185,3 +185,69 @@ def test_export_call_sites_are_looked_for_only_where_the_text_has_one(text: str,
     from xport_lint.analyzers.runner import _mentions_export_call
 
     assert _mentions_export_call(text) is mentions
+
+
+_TRICKY_LAYOUT = '''"""Example in the module docstring, at column 0:
+
+class Gate(nn.Module):
+    pass
+"""
+import torch
+from torch import nn
+
+
+def helper(x):
+    return x
+
+
+THRESHOLD = 0.5
+
+
+@torch.no_grad()
+class Gate(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:  # data-dependent
+            return x
+        return -x
+
+
+class Gate2(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        if y.max() > THRESHOLD: y = y + 1
+        return y
+
+
+if __name__ == "__main__":
+    print(Gate()(torch.ones(2)))
+
+
+def helper(x):  # redefined: the second def wins
+    return x + 1
+
+
+class Later(nn.Module):
+    def forward(self, x):
+        return x if x.sum() > 0 else -x
+'''
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_positions_from_one_region_match_the_whole_file(newline: str) -> None:
+    """`ast` parses only the def/class holding findings; its positions must be those of a
+    whole-file parse, whatever sits between (docstring look-alikes, decorators, redefinitions)."""
+    import ast
+
+    import libcst as cst
+
+    from xport_lint.analyzers.positions import Locator
+    from xport_lint.analyzers.walk import with_statements
+
+    source = _TRICKY_LAYOUT.replace("\n", newline)
+    module = cst.parse_module(source)
+    statements = [s for n, s in with_statements(module, None, in_function=False) if n is s]
+    whole = Locator(source, module, ast.parse(source))
+    for statement in statements:  # a fresh locator each: the first request decides what is parsed
+        assert Locator(source, module).statement_span(statement) == whole.statement_span(statement)
+    findings = [(f.code, f.span.start.line, f.span.start.column) for f in check_source(source)]
+    assert findings == [("XPT101", 20, 11), ("XPT101", 28, 11), ("XPT101", 42, 20)]

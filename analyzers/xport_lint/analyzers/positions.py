@@ -2,15 +2,20 @@
 
 libcst's PositionProvider re-generates the whole file with position tracking: about 2.5x the
 cost of parsing it (measured, libcst 1.9). Reports are rare, so instead: CPython's `ast` (10x
-cheaper than libcst to parse) gives every statement's position; the libcst and `ast` statement
-lists are walked in parallel, and a reported expression is found by its text within its
-statement. Files `ast` cannot parse (newer grammar than this Python) fall back to libcst.
+cheaper than libcst to parse) gives statement positions; the libcst and `ast` statement lists
+are walked in parallel, and a reported expression is found by its text within its statement.
+
+Findings sit in a fifth of a file's lines (measured on the bench corpus), so `ast` parses only
+the top-level `def`/`class` that holds them: its header is found by its text at column 0, and
+the parse of that region must agree with libcst's statements or the whole file is parsed.
+Files `ast` cannot parse (newer grammar than this Python) fall back to libcst.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -18,6 +23,9 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .model import Position, Span
 
 _EMPTY = cst.Module(body=[])
+_HEADER = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
+# line breaks that `str.splitlines` and CPython's tokenizer count differently, or at all
+_ODD_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def code_of(node: cst.CSTNode) -> str:
@@ -30,7 +38,10 @@ class Locator:
         self.module = module
         self._tree = tree
         self._lines: list[str] | None = None
-        self._statements: dict[int, ast.stmt] | None = None
+        self._statements: dict[int, tuple[ast.stmt, int]] = {}  # id -> (ast node, line offset)
+        self._whole = False  # every statement is in `_statements` (or `ast` failed on the file)
+        self._top: dict[int, int] | None = None  # id of a statement -> index of its top-level one
+        self._regions: set[int] = set()
         self._fallback: dict[cst.CSTNode, object] | None = None
 
     @property
@@ -40,16 +51,12 @@ class Locator:
         return self._lines
 
     def span(self, node: cst.CSTNode, statement: cst.CSTNode | None) -> Span:
-        statements = self._statement_map()
-        anchor = statements.get(id(statement)) if statement is not None else None
-        if anchor is None and statements:
-            anchor = statements.get(id(node))
-        if anchor is None:
+        whole = self.statement_span(statement) if statement is not None else None
+        if whole is None:
+            whole = self.statement_span(node)
+        if whole is None:
             return self._libcst_span(node)
-        start = Position(anchor.lineno, self._column(anchor.lineno, anchor.col_offset))
-        end_line = anchor.end_lineno or anchor.lineno
-        end_col = anchor.end_col_offset if anchor.end_col_offset is not None else 0
-        end = Position(end_line, self._column(end_line, end_col))
+        start, end = whole.start, whole.end
         if node is statement and not isinstance(node, cst.SimpleStatementLine):
             return Span(start, self._first_line_end(start, end))
         found = self._find(code_of(node), start, end)
@@ -58,31 +65,31 @@ class Locator:
     def exact_span(self, node: cst.CSTNode, statement: cst.CSTNode | None) -> Span:
         """Where `node` is, for an edit: its text within `statement`, else libcst's own positions
         (never a nearby guess, which would make the edit overwrite the wrong code)."""
-        anchor = self._statement_map().get(id(statement)) if statement is not None else None
-        if anchor is not None and anchor.end_lineno is not None and anchor.end_col_offset is not None:
-            start = Position(anchor.lineno, self._column(anchor.lineno, anchor.col_offset))
-            end = Position(anchor.end_lineno, self._column(anchor.end_lineno, anchor.end_col_offset))
-            found = self._find(code_of(node), start, end)
-            if found is not None:
-                return found
-        return self._libcst_span(node)
+        whole = self.statement_span(statement) if statement is not None else None
+        found = self._find(code_of(node), whole.start, whole.end) if whole is not None else None
+        return found if found is not None else self._libcst_span(node)
 
     def statement_span(self, statement: cst.CSTNode) -> Span | None:
         """The whole of a statement, every line of it (`span` gives a compound one's first line)."""
-        anchor = self._statement_map().get(id(statement))
-        if anchor is None or anchor.end_lineno is None or anchor.end_col_offset is None:
+        anchor = self._anchor(statement)
+        if anchor is None:
             return None
+        node, offset = anchor
+        line = node.lineno + offset
+        end_line = (node.end_lineno or node.lineno) + offset
+        end_col = node.end_col_offset if node.end_col_offset is not None else 0
         return Span(
-            Position(anchor.lineno, self._column(anchor.lineno, anchor.col_offset)),
-            Position(anchor.end_lineno, self._column(anchor.end_lineno, anchor.end_col_offset)),
+            Position(line, self._column(line, node.col_offset)),
+            Position(end_line, self._column(end_line, end_col)),
         )
 
     def lines_of(self, statement: cst.CSTNode) -> tuple[int, int] | None:
         """First and last line (1-based) of a statement, without the comments above it."""
-        anchor = self._statement_map().get(id(statement))
+        anchor = self._anchor(statement)
         if anchor is None:
             return None
-        return anchor.lineno, anchor.end_lineno or anchor.lineno
+        node, offset = anchor
+        return node.lineno + offset, (node.end_lineno or node.lineno) + offset
 
     def _first_line_end(self, start: Position, end: Position) -> Position:
         if end.line == start.line:
@@ -113,72 +120,150 @@ class Locator:
 
     # -- statement map ---------------------------------------------------------------------
 
-    def _statement_map(self) -> dict[int, ast.stmt]:
-        if self._statements is None:
-            self._statements = {}
-            tree = self._tree
-            if tree is None:
-                try:
-                    tree = ast.parse(self.source)
-                except (SyntaxError, ValueError, RecursionError, MemoryError):
-                    return self._statements
-            try:
-                self._pair(self.module.body, tree.body)
-            except (IndexError, AttributeError):
-                # grammar disagreement: positions come from libcst instead
-                self._statements = {}
-        return self._statements
+    def _anchor(self, statement: cst.CSTNode) -> tuple[ast.stmt, int] | None:
+        found = self._statements.get(id(statement))
+        if found is None and not self._whole:
+            index = self._top_index().get(id(statement))
+            if index is None or not self._pair_region(index):
+                self._pair_whole()
+            found = self._statements.get(id(statement))
+        return found
 
-    def _pair(self, cst_body: Sequence[cst.CSTNode], ast_body: list[ast.stmt]) -> None:
-        assert self._statements is not None
+    def _pair_whole(self) -> None:
+        self._whole = True
+        tree = self._tree
+        if tree is None:
+            try:
+                tree = ast.parse(self.source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return
+        try:
+            self._pair(self.module.body, tree.body, 0)
+        except (IndexError, AttributeError, AssertionError):
+            # grammar disagreement: positions come from libcst instead
+            self._statements = {}
+
+    def _top_index(self) -> dict[int, int]:
+        if self._top is None:
+            self._top = {}
+            if self._tree is None and not _ODD_BREAKS.search(self.source):
+                for index, stmt in enumerate(self.module.body):
+                    for inner in _statements_in(stmt):
+                        self._top[id(inner)] = index
+        return self._top
+
+    def _pair_region(self, index: int) -> bool:
+        """Parse with `ast` only the top-level def/class at `index` (and any plain statements
+        up to the next undecorated def/class): False when that cannot be done reliably."""
+        if index in self._regions:
+            return False
+        self._regions.add(index)
+        headers = self._header_lines()
+        first = headers.get(index)
+        if first is None:
+            return False
+        stop = len(self.module.body)
+        for later in range(index + 1, len(self.module.body)):
+            stmt = self.module.body[later]
+            if later in headers and isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and not stmt.decorators:
+                stop = later
+                break
+        end = headers[stop] if stop < len(self.module.body) else len(self.lines) + 1
+        try:
+            tree = ast.parse("".join(self.lines[first - 1 : end - 1]))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        region = self.module.body[index:stop]
+        expected = sum(len(s.body) if isinstance(s, cst.SimpleStatementLine) else 1 for s in region)
+        head = tree.body[0] if tree.body else None
+        name = getattr(head, "name", None)
+        if len(tree.body) != expected or name != region[0].name.value:  # type: ignore[attr-defined]
+            return False
+        added: dict[int, tuple[ast.stmt, int]] = {}
+        saved, self._statements = self._statements, added
+        try:
+            self._pair(region, tree.body, first - 1)
+        except (IndexError, AttributeError, AssertionError):
+            return False
+        finally:
+            self._statements = saved
+        self._statements.update(added)
+        return True
+
+    def _header_lines(self) -> dict[int, int]:
+        """Line of each top-level def/class header, by the statement's index in the module:
+        column-0 `def name`/`class name` lines, matched in order (one inside a string at column 0
+        can only mismatch, which the region's parse then catches)."""
+        found: list[tuple[str, str, int]] = []
+        line, last = 1, 0
+        for match in _HEADER.finditer(self.source):
+            line += self.source.count("\n", last, match.start())
+            last = match.start()
+            found.append((match.group(1), match.group(2), line))
+        out: dict[int, int] = {}
+        position = 0
+        for index, stmt in enumerate(self.module.body):
+            if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            kind = "def" if isinstance(stmt, cst.FunctionDef) else "class"
+            while position < len(found) and found[position][:2] != (kind, stmt.name.value):
+                position += 1
+            if position == len(found):
+                break
+            out[index] = found[position][2]
+            position += 1
+        return out
+
+    def _pair(self, cst_body: Sequence[cst.CSTNode], ast_body: list[ast.stmt], offset: int) -> None:
         index = 0
         for stmt in cst_body:
             if isinstance(stmt, cst.SimpleStatementLine):
-                self._statements[id(stmt)] = ast_body[index]
+                self._statements[id(stmt)] = (ast_body[index], offset)
                 for small in stmt.body:
-                    self._statements[id(small)] = ast_body[index]
+                    self._statements[id(small)] = (ast_body[index], offset)
                     index += 1
                 continue
             node = ast_body[index]
             index += 1
-            self._statements[id(stmt)] = node
-            self._pair_compound(stmt, node)
+            self._statements[id(stmt)] = (node, offset)
+            self._pair_compound(stmt, node, offset)
 
-    def _pair_suite(self, suite: cst.BaseSuite, body: list[ast.stmt]) -> None:
+    def _pair_suite(self, suite: cst.BaseSuite, body: list[ast.stmt], offset: int) -> None:
         if isinstance(suite, cst.SimpleStatementSuite):
-            assert self._statements is not None
             for small, node in zip(suite.body, body, strict=False):
-                self._statements[id(small)] = node
+                self._statements[id(small)] = (node, offset)
         else:
-            self._pair(suite.body, body)
+            self._pair(suite.body, body, offset)
 
-    def _pair_compound(self, stmt: cst.CSTNode, node: ast.stmt) -> None:
+    def _pair_compound(self, stmt: cst.CSTNode, node: ast.stmt, offset: int) -> None:
+        expected = _AST_KINDS.get(type(stmt))
+        if expected is not None and not isinstance(node, expected):
+            raise AssertionError(f"{type(stmt).__name__} paired with {type(node).__name__}")
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.With)):
-            self._pair_suite(stmt.body, node.body)  # type: ignore[attr-defined]
+            self._pair_suite(stmt.body, node.body, offset)  # type: ignore[attr-defined]
         elif isinstance(stmt, cst.If):
             assert isinstance(node, ast.If)
-            self._pair_suite(stmt.body, node.body)
+            self._pair_suite(stmt.body, node.body, offset)
             if isinstance(stmt.orelse, cst.If):
-                assert self._statements is not None
-                self._statements[id(stmt.orelse)] = node.orelse[0]
-                self._pair_compound(stmt.orelse, node.orelse[0])
+                self._statements[id(stmt.orelse)] = (node.orelse[0], offset)
+                self._pair_compound(stmt.orelse, node.orelse[0], offset)
             elif isinstance(stmt.orelse, cst.Else):
-                self._pair_suite(stmt.orelse.body, node.orelse)
+                self._pair_suite(stmt.orelse.body, node.orelse, offset)
         elif isinstance(stmt, (cst.For, cst.While)):
-            self._pair_suite(stmt.body, node.body)  # type: ignore[attr-defined]
+            self._pair_suite(stmt.body, node.body, offset)  # type: ignore[attr-defined]
             if stmt.orelse is not None:
-                self._pair_suite(stmt.orelse.body, node.orelse)  # type: ignore[attr-defined]
+                self._pair_suite(stmt.orelse.body, node.orelse, offset)  # type: ignore[attr-defined]
         elif isinstance(stmt, (cst.Try, cst.TryStar)):
-            self._pair_suite(stmt.body, node.body)  # type: ignore[attr-defined]
+            self._pair_suite(stmt.body, node.body, offset)  # type: ignore[attr-defined]
             for handler, ast_handler in zip(stmt.handlers, node.handlers, strict=False):  # type: ignore[attr-defined]
-                self._pair_suite(handler.body, ast_handler.body)
+                self._pair_suite(handler.body, ast_handler.body, offset)
             if stmt.orelse is not None:
-                self._pair_suite(stmt.orelse.body, node.orelse)  # type: ignore[attr-defined]
+                self._pair_suite(stmt.orelse.body, node.orelse, offset)  # type: ignore[attr-defined]
             if stmt.finalbody is not None:
-                self._pair_suite(stmt.finalbody.body, node.finalbody)  # type: ignore[attr-defined]
+                self._pair_suite(stmt.finalbody.body, node.finalbody, offset)  # type: ignore[attr-defined]
         elif isinstance(stmt, cst.Match):
             for case, ast_case in zip(stmt.cases, node.cases, strict=False):  # type: ignore[attr-defined]
-                self._pair_suite(case.body, ast_case.body)
+                self._pair_suite(case.body, ast_case.body, offset)
 
     def _libcst_span(self, node: cst.CSTNode) -> Span:
         if self._fallback is None:
@@ -191,3 +276,48 @@ class Locator:
             Position(code_range.start.line, code_range.start.column),  # type: ignore[attr-defined]
             Position(code_range.end.line, code_range.end.column),  # type: ignore[attr-defined]
         )
+
+
+_AST_KINDS: dict[type, type | tuple[type, ...]] = {
+    cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
+    cst.ClassDef: ast.ClassDef,
+    cst.If: ast.If,
+    cst.For: (ast.For, ast.AsyncFor),
+    cst.While: ast.While,
+    cst.With: (ast.With, ast.AsyncWith),
+    cst.Try: ast.Try,
+    cst.TryStar: ast.TryStar,
+    cst.Match: ast.Match,
+}
+
+
+def _statements_in(stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`stmt` and every statement (compound, line or small) nested in it."""
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Else, cst.Finally)):
+            stack.extend(node.body if isinstance(node.body, Sequence) else [node.body])
+            continue
+        yield node
+        if isinstance(node, cst.SimpleStatementLine):
+            yield from node.body
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.With)):
+            stack.append(node.body)
+        elif isinstance(node, cst.If):
+            stack.append(node.body)
+            if node.orelse is not None:
+                stack.append(node.orelse)
+        elif isinstance(node, (cst.For, cst.While)):
+            stack.append(node.body)
+            if node.orelse is not None:
+                stack.append(node.orelse)
+        elif isinstance(node, (cst.Try, cst.TryStar)):
+            stack.append(node.body)
+            stack.extend(handler.body for handler in node.handlers)
+            if node.orelse is not None:
+                stack.append(node.orelse)
+            if node.finalbody is not None:
+                stack.append(node.finalbody)
+        elif isinstance(node, cst.Match):
+            stack.extend(case.body for case in node.cases)

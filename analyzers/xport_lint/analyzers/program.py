@@ -16,6 +16,7 @@ import libcst as cst
 from .dataflow import NOTHING, FunctionFlow, Kind, Value, all_params, param_value, walk_statements
 from .model import Mode
 from .names import ImportTable, dotted
+from .walk import iter_nodes, with_statements
 
 EXPORT_APIS = frozenset(
     {"torch.export.export", "torch.export.draft_export", "torch.export._trace._export"}
@@ -60,6 +61,7 @@ class Program:
         self._class_of: dict[int, ModuleClass] = {}
         self._flows: dict[int, FunctionFlow] = {}
         self._call_args: dict[int, list[Value]] = {}
+        self._nodes: dict[int, list[tuple[cst.CSTNode, cst.CSTNode | None]]] = {}
         self._in_progress: set[int] = set()
         self._collect_top_level(module.body)
         if mentions_export:
@@ -172,7 +174,7 @@ class Program:
         return NOTHING
 
     def _collect_export_calls(self) -> None:
-        for node in _walk(self.module):
+        for node in iter_nodes(self.module):
             if not isinstance(node, cst.Call):
                 continue
             api = self.imports.resolve(node.func)
@@ -213,9 +215,17 @@ class Program:
                     stack.append(callee)
         return list(seen.values())
 
+    def nodes(self, func: cst.FunctionDef) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
+        """The nodes of a traced function's body with their statements, listed once for the
+        call graph and the rules."""
+        listed = self._nodes.get(id(func))
+        if listed is None:
+            listed = self._nodes[id(func)] = with_statements(func.body, func, in_function=True)
+        return listed
+
     def _callees(self, item: Traced) -> Iterator[Traced]:
-        for node in _walk(item.func.body):
-            if isinstance(node, cst.Call):
+        for node, _ in self.nodes(item.func):
+            if type(node) is cst.Call:
                 target = self.helper_for(item.cls, node.func)
                 if target is not None:
                     yield target
@@ -366,10 +376,3 @@ def _suite_statements(stmt: cst.If | cst.Try) -> Iterator[cst.CSTNode]:
             yield from handler.body.body
     elif isinstance(stmt.orelse, cst.Else):
         yield from stmt.orelse.body.body
-
-
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every node below `node`, depth first, in source order (no metadata, no copying)."""
-    from .walk import iter_nodes
-
-    return iter_nodes(node)

@@ -21,7 +21,7 @@ from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
 from .positions import Locator, code_of
 from .program import Program, Traced
 from .rule import BlockReplacement, FixProposal, Report, Rule, Scope
-from .walk import children, iter_nodes
+from .walk import with_statements
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +62,9 @@ class RuleContext:
         if cached is None:
             cached = frozenset(
                 name.name.value
-                for node in iter_nodes(func.body)
-                if isinstance(node, cst.Global)
-                for name in node.names
+                for node, _ in self.program.nodes(func)
+                if type(node) is cst.Global
+                for name in node.names  # type: ignore[attr-defined]
             )
             self._globals[id(func)] = cached
         return cached
@@ -124,11 +124,10 @@ def check_source(
         for item in program.traced:
             ctx.traced = item
             ctx.flow = program.flow(item)
-            ctx.statement = item.func
-            _walk(item.func.body, dispatch, ctx, path)
+            _walk(program.nodes(item.func), dispatch, ctx, path)
         ctx.traced = ctx.flow = None
     if module_wide:
-        _walk(module, _dispatch(module_wide), ctx, path)
+        _walk(with_statements(module, None, in_function=False), _dispatch(module_wide), ctx, path)
     locator = Locator(source, module, tree)
     findings = _findings(ctx, locator, config, mode, program)
     if UNUSED_NOQA_CODE in enabled:
@@ -174,22 +173,15 @@ def _dispatch(rules: list[Rule]) -> dict[type, list[Callable[[cst.CSTNode], None
 
 
 def _walk(
-    root: cst.CSTNode,
+    nodes: list[tuple[cst.CSTNode, cst.CSTNode | None]],
     dispatch: dict[type, list[Callable[[cst.CSTNode], None]]],
     ctx: RuleContext,
     path: str,
 ) -> None:
-    """Depth-first, source order; `ctx.statement` is the innermost statement of each node."""
-    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(root, ctx.statement)]
-    in_function = ctx.traced is not None
-    while stack:
-        node, statement = stack.pop()
-        node_type = type(node)
-        if _is_statement(node_type):
-            statement = node
-            if node_type is cst.ClassDef and in_function:
-                continue  # a class defined inside forward is not traced until it is called
-        methods = dispatch.get(node_type)
+    """Each rule's visitors on the nodes they ask for; `ctx.statement` is the innermost
+    statement of each node."""
+    for node, statement in nodes:
+        methods = dispatch.get(type(node))
         if methods:
             ctx.statement = statement
             for method in methods:
@@ -197,17 +189,6 @@ def _walk(
                     method(node)
                 except Exception:  # noqa: BLE001 - one broken rule must not hide the others
                     log.exception("rule %s failed on %s", type(method.__self__).__name__, path)
-        stack.extend((child, statement) for child in reversed(children(node)))
-
-
-_STATEMENT_TYPES: dict[type, bool] = {}
-
-
-def _is_statement(node_type: type) -> bool:
-    known = _STATEMENT_TYPES.get(node_type)
-    if known is None:
-        known = _STATEMENT_TYPES[node_type] = issubclass(node_type, _STATEMENTS)
-    return known
 
 
 def _findings(

@@ -86,6 +86,37 @@ def iter_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(children(current)))
 
 
+_STATEMENT_TYPES: dict[type, bool] = {}
+
+
+def _is_statement(node_type: type) -> bool:
+    known = _STATEMENT_TYPES.get(node_type)
+    if known is None:
+        known = _STATEMENT_TYPES[node_type] = issubclass(
+            node_type, (cst.BaseSmallStatement, cst.BaseCompoundStatement)
+        )
+    return known
+
+
+def with_statements(
+    root: cst.CSTNode, statement: cst.CSTNode | None, in_function: bool
+) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
+    """Every node below `root` in source order, each with its innermost statement. In a
+    function, a class defined there is left out: it is not traced until something calls it."""
+    out: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
+    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(root, statement)]
+    while stack:
+        node, statement = stack.pop()
+        node_type = type(node)
+        if _is_statement(node_type):
+            statement = node
+            if node_type is cst.ClassDef and in_function:
+                continue
+        out.append((node, statement))
+        stack.extend((child, statement) for child in reversed(children(node)))
+    return out
+
+
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     """`node.visit(visitor)` for visitors that only read and use no `leave_` methods, without
     libcst rebuilding every node on the way back up."""
