@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib.metadata
 import json
 import os
 import platform
@@ -107,7 +108,7 @@ def main() -> None:
     exe = shutil.which("xport-lint", path=str(Path(sys.executable).parent)) or "xport-lint"
     results: dict[str, object] = {
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, libcst {libcst.__version__ if hasattr(libcst, '__version__') else '?'}",
+        f"Python {platform.python_version()}, libcst {importlib.metadata.version('libcst')}",
         "files": len(paths),
         "lines": lines,
         "jobs": args.jobs,

@@ -520,6 +520,110 @@ def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Whil
     )
 
 
+def _sized_dim(size: cst.BaseExpression) -> tuple[str, int] | None:
+    """(tensor name, dimension) for `x.size(d)`, `x.shape[d]`, `x.size()[d]` or `len(x)`."""
+    if isinstance(size, cst.Call) and isinstance(size.func, cst.Name) and size.func.value == "len":
+        if len(size.args) == 1 and isinstance(size.args[0].value, cst.Name):
+            return size.args[0].value.value, 0
+        return None
+    index: cst.BaseExpression | None = None
+    owner: cst.BaseExpression | None = None
+    if isinstance(size, cst.Call) and isinstance(size.func, cst.Attribute) and size.func.attr.value == "size":
+        if len(size.args) == 1:
+            owner, index = size.func.value, size.args[0].value
+    elif isinstance(size, cst.Subscript) and len(size.slice) == 1 and isinstance(size.slice[0].slice, cst.Index):
+        base = size.value
+        if isinstance(base, cst.Attribute) and base.attr.value == "shape":
+            owner, index = base.value, size.slice[0].slice.value
+        elif (
+            isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute)
+            and base.func.attr.value == "size" and not base.args
+        ):
+            owner, index = base.func.value, size.slice[0].slice.value
+    if isinstance(owner, cst.Name) and isinstance(index, cst.Integer):
+        return owner.value, int(index.value)
+    return None
+
+
+class _SliceAt(cst.CSTTransformer):
+    """`x[:, ..., t]` (the counter at dimension `dim`, full slices before it) -> `x_t`."""
+
+    def __init__(self, tensor: str, counter: str, dim: int, name: str) -> None:
+        self.tensor, self.counter, self.dim, self.name = tensor, counter, dim, name
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        items = updated.slice
+        target = updated.value
+        if not (isinstance(target, cst.Name) and target.value == self.tensor and len(items) == self.dim + 1):
+            return updated
+        last = items[-1].slice
+        if not (isinstance(last, cst.Index) and isinstance(last.value, cst.Name) and last.value.value == self.counter):
+            return updated
+        for item in items[:-1]:
+            full = item.slice
+            if not (isinstance(full, cst.Slice) and full.lower is None and full.upper is None and full.step is None):
+                return updated
+        return cst.Name(self.name)
+
+
+def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) -> Rewrite:
+    """`for t in range(x.size(d)): h = f(x[:, t], h)` -> torch's `scan` over dimension `d` of
+    `x`: one step function in the graph for every length instead of one copy per step."""
+    if not (isinstance(node.iter, cst.Call) and len(node.iter.args) == 1 and node.iter.args[0].keyword is None):
+        return Rewrite(reason="the loop is not `range(size)` with one argument")
+    sized = _sized_dim(node.iter.args[0].value)
+    if sized is None or not isinstance(node.target, cst.Name):
+        return Rewrite(reason="the loop is not `for t in range(x.size(d))` over a named tensor")
+    if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+        return Rewrite(reason="the loop has an `else` or is written on one line")
+    tensor, dim = sized
+    counter = node.target.value
+    body = list(node.body.body)
+    usage = _usage(body)
+    if usage.problem or usage.returns:
+        return Rewrite(reason=f"a scan step must be pure, and {usage.problem or 'it returns'}")
+    if counter in _usage([func.body], skip=node).loaded:
+        return Rewrite(reason=f"the loop variable `{counter}` is read after the loop")
+    name = f"{tensor}_{counter}"
+    everything = set(_usage([func.body]).loaded) | set(_bound_before(func, node))
+    if name in everything:
+        return Rewrite(reason=f"`{name}` (the name for one step's slice) is already taken")
+    sliced = [stmt.visit(_SliceAt(tensor, counter, dim, name)) for stmt in body]
+    after = _usage(sliced)
+    if counter in after.loaded or counter in after.stored:
+        return Rewrite(reason=f"`{counter}` is used other than as `{tensor}[{':, ' * dim}{counter}]`")
+    if tensor in after.stored:
+        return Rewrite(reason=f"the loop reassigns `{tensor}`")
+    available = _bound_before(func, node)
+    carried = after.stored
+    for carry in carried:
+        value = flow.env.get(carry)
+        if value is None or not is_tensor_like(value):
+            return Rewrite(reason=f"the loop carries `{carry}`, which is not a tensor")
+        if carry not in available:
+            return Rewrite(reason=f"`{carry}` is first assigned inside the loop")
+    if not carried:
+        return Rewrite(reason="the loop assigns nothing (a loop that fills a list needs a vectorised op)")
+    one = len(carried) == 1
+    state = carried[0] if one else f"({', '.join(carried)})"
+    unpack = [] if one else [_line(f"{', '.join(carried)} = carry")]
+    lowered = [
+        _def("step_fn", [carried[0] if one else "carry", name],
+             [*unpack, *_strip_leading(sliced), _line(f"return {state}, ()")], _comment(node.body)),
+        _line(f"{state}, _ = torch._higher_order_ops.scan(step_fn, {state}, {tensor}, dim={dim})"),
+    ]
+    return Rewrite(
+        fix=FixProposal(
+            "Rewrite as a scan over the dimension (torch's prototype `scan` op; assumes the carried "
+            "tensors keep their shapes)",
+            Applicability.UNSAFE,
+            (),
+            imports=("torch",),
+            blocks=(BlockReplacement(node, node, tuple(lowered)),),
+        )
+    )
+
+
 # -- torch._check for validation branches -----------------------------------------------------
 
 

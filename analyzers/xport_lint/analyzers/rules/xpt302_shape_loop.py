@@ -5,6 +5,7 @@ import libcst as cst
 from ..dataflow import Kind
 from ..model import Severity
 from ..names import dotted
+from ..rewrites import range_loop_rewrite
 from ..rule import Invalid, Rule, Valid
 from ._conditions import short
 
@@ -32,7 +33,15 @@ class ShapeLoop(Rule):
     higher-order ops, or a fixed maximum length with masking.
 
     ## Fix safety
-    No automatic fix.
+    Unsafe, and offered only in files that export with `dynamic_shapes` (with static shapes the
+    unrolled loop is exact). A loop `for t in range(x.size(d))` whose body reads `x` only as
+    `x[:, ..., t]` and reassigns only tensors becomes torch's `scan` over dimension `d`
+    (`torch._higher_order_ops.scan`, a prototype op in torch 2.13): one step function serves
+    every length. It assumes the carried tensors keep their shapes from step to step, which
+    scan requires. Why not `torch.while_loop` over a counter: in torch 2.13 the counter is an
+    unbacked SymInt that `x[:, t]` rejects ("got SymInt"), and a tensor counter fails with
+    "Could not extract specialized integer". Loops that build lists, `break`, index with the
+    counter in any other way or read it afterwards get no fix; the diagnostic says why.
 
     ## Modes
     Warning in both modes (torch 2.13).
@@ -45,20 +54,29 @@ class ShapeLoop(Rule):
     PYTORCH_NAME = "specialisation (unrolled loop)"
 
     def visit_For(self, node: cst.For) -> None:
-        self._check(node.iter)
+        self._check(node.iter, node)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._check(node.iter)
+        self._check(node.iter, None)
 
-    def _check(self, iterable: cst.BaseExpression) -> None:
+    def _check(self, iterable: cst.BaseExpression, loop: cst.For | None) -> None:
         if not (isinstance(iterable, cst.Call) and dotted(iterable.func) == "range"):
             return
         for arg in iterable.args:
             value = self.ctx.value(arg.value)
             if value.has(Kind.SHAPE) and not value.has(Kind.DATA | Kind.DD_SIZE | Kind.TENSOR):
-                self.report(
-                    arg.value, f"loop over range(`{short(arg.value)}`) is unrolled for one size"
-                )
+                message = f"loop over range(`{short(arg.value)}`) is unrolled for one size"
+                fix = None
+                # as for XPT301: with static shapes every size is fixed, so unrolling is exact
+                if "dynamic_shapes" in self.ctx.source and self.ctx.flow and self.ctx.traced:
+                    if loop is None:
+                        message += " (no automatic fix: a comprehension builds a list; use a vectorised op)"
+                    else:
+                        rewrite = range_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop)
+                        if rewrite.reason:
+                            message += f" (no automatic fix: {rewrite.reason})"
+                        fix = rewrite.fix
+                self.report(arg.value, message, fix=fix)
                 return
 
     VALID = [
@@ -95,6 +113,85 @@ class ShapeLoop(Rule):
                 return RNN(), (torch.randn(2, 3, 4),)
             """,
             other_args="(torch.randn(2, 5, 4),)",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class GRUEncoder(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cell = torch.nn.GRUCell(4, 8)
+                def forward(self, x):
+                    h = x.new_zeros(x.size(0), 8)
+                    for t in range(x.size(1)):  # expect: XPT302
+                        h = self.cell(x[:, t], h)
+                    return h
+            def xport_example():
+                return {"model": GRUEncoder(), "args": (torch.randn(2, 3, 4),), "dynamic_shapes": {"x": {1: Dim.AUTO}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class GRUEncoder(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cell = torch.nn.GRUCell(4, 8)
+                def forward(self, x):
+                    h = x.new_zeros(x.size(0), 8)
+                    def step_fn(h, x_t):  # expect: XPT302
+                        h = self.cell(x_t, h)
+                        return h, ()
+                    h, _ = torch._higher_order_ops.scan(step_fn, h, x, dim=1)
+                    return h
+            def xport_example():
+                return {"model": GRUEncoder(), "args": (torch.randn(2, 3, 4),), "dynamic_shapes": {"x": {1: Dim.AUTO}}}
+            """,
+            other_args="(torch.randn(2, 5, 4),)",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class LSTMDecoder(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cell = torch.nn.LSTMCell(4, 8)
+                    self.out = torch.nn.Linear(8, 4)
+                def forward(self, tokens, h, c):
+                    # one step per position: unrolled for the example's length
+                    for step in range(tokens.shape[1]):  # expect: XPT302
+                        h, c = self.cell(tokens[:, step], (h, c))
+                        h = h + self.out(h).mean()
+                    return self.out(h), c
+            def xport_example():
+                seq = {1: Dim.AUTO}
+                args = (torch.randn(2, 3, 4), torch.zeros(2, 8), torch.zeros(2, 8))
+                return {"model": LSTMDecoder(), "args": args, "dynamic_shapes": {"tokens": seq, "h": None, "c": None}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class LSTMDecoder(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cell = torch.nn.LSTMCell(4, 8)
+                    self.out = torch.nn.Linear(8, 4)
+                def forward(self, tokens, h, c):
+                    # one step per position: unrolled for the example's length
+                    def step_fn(carry, tokens_step):  # expect: XPT302
+                        h, c = carry
+                        h, c = self.cell(tokens_step, (h, c))
+                        h = h + self.out(h).mean()
+                        return (h, c), ()
+                    (h, c), _ = torch._higher_order_ops.scan(step_fn, (h, c), tokens, dim=1)
+                    return self.out(h), c
+            def xport_example():
+                seq = {1: Dim.AUTO}
+                args = (torch.randn(2, 3, 4), torch.zeros(2, 8), torch.zeros(2, 8))
+                return {"model": LSTMDecoder(), "args": args, "dynamic_shapes": {"tokens": seq, "h": None, "c": None}}
+            """,
+            other_args="(torch.randn(2, 6, 4), torch.randn(2, 8), torch.randn(2, 8))",
         ),
         Invalid(
             """
