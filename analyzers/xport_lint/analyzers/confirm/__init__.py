@@ -29,6 +29,7 @@ FAILURE_CODES = {
 }
 EXPORT_FAILED = "XPT905"
 NOT_CONFIRMED = "XPT906"
+NARROWED = "XPT907"
 _EXAMPLE = re.compile(r"^def xport_example\(\s*\)", re.MULTILINE)
 
 
@@ -225,15 +226,32 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
         for kind, text in hits:
             code = FAILURE_CODES.get(kind, EXPORT_FAILED)
             merged.append(new(code, line, f"draft_export: {kind}: {text}"))
+    narrowed = raw.get("narrowed") or []
+    if narrowed:
+        shapes = dynamic_shapes_edit(source, "")
+        line = shapes.span.start.line if shapes is not None else anchor
+        merged.extend(new(NARROWED, line, _narrowed_message(item)) for item in narrowed)
     merged.sort(key=lambda f: (f.span.start, f.code))
     summary = f"{model}: torch.export.export {'succeeded' if export_ok else 'failed'}"
     if raw.get("failures"):
         summary += f"; draft_export reported {len(raw['failures'])} issue(s)"
     if raw.get("draft_error"):
         summary += "; draft_export itself raised"
+    if narrowed:
+        summary += f"; {len(narrowed)} Dim.AUTO dimension(s) came out static or narrowed"
     return Confirmation(path, status, merged, model=model, export_ok=export_ok, summary=summary,
                         suggested_fixes=raw.get("suggested_fixes"), refined=raw.get("refined"), cached=cached,
                         raw=raw)
+
+
+def _narrowed_message(item: dict[str, Any]) -> str:
+    where = f"`{item['input']}` dimension {item['dim']} is Dim.AUTO but export"
+    if item.get("static") is not None:
+        size = item["static"]
+        why = " (torch specialises example sizes 0 and 1; use an example of at least 2)" if size in (0, 1) else ""
+        return f"{where} made it static: only size {size} is accepted{why}"
+    lower, upper = item["range"]
+    return f"{where} narrowed it to {lower}..{'∞' if upper is None else upper} (a guard in the code)"
 
 
 def _call_line(lines: list[str], op: str, within: tuple[int, int] | None) -> int | None:

@@ -132,6 +132,48 @@ def _refine(model: Any, example: dict[str, Any], options: dict[str, Any], fixes:
     return None
 
 
+def _narrowed(program: Any, model: Any, example: dict[str, Any]) -> list[dict[str, Any]]:
+    """Dimensions the example marks `Dim.AUTO` that export silently made static (an example
+    size of 0 or 1 is specialised) or narrowed (a guard in the code): export passes, but the
+    program accepts fewer sizes than the example asked for. Top-level tensor inputs only."""
+    import torch
+    from torch.export import Dim
+    from torch.export.dynamic_shapes import _combine_args
+    from torch.utils._pytree import tree_flatten
+
+    spec = example["dynamic_shapes"]
+    if not isinstance(spec, (dict, tuple, list)):
+        return []
+    combined = _combine_args(model, example["args"], example["kwargs"])
+    specs = spec if isinstance(spec, dict) else dict(zip(combined, spec, strict=False))
+    wanted = {id(v): (name, specs.get(name)) for name, v in combined.items() if isinstance(v, torch.Tensor)}
+    leaves, _ = tree_flatten((tuple(example["args"]), example["kwargs"] or {}))
+    user = set(program.graph_signature.user_inputs)
+    placeholders = [n for n in program.graph.nodes if n.op == "placeholder" and n.name in user]
+    if len(leaves) != len(placeholders) or not all(isinstance(leaf, torch.Tensor) for leaf in leaves):
+        return []
+    out: list[dict[str, Any]] = []
+    for leaf, node in zip(leaves, placeholders, strict=True):
+        name, hints = wanted.get(id(leaf), (None, None))
+        if name is None or not isinstance(hints, (dict, tuple, list)):
+            continue
+        shape = node.meta["val"].shape
+        for dim, hint in hints.items() if isinstance(hints, dict) else enumerate(hints):
+            if hint is not Dim.AUTO or not isinstance(dim, int) or not 0 <= dim < len(shape):
+                continue
+            size = shape[dim]
+            if isinstance(size, int):
+                out.append({"input": name, "dim": dim, "static": size, "range": None})
+                continue
+            bounds = program.range_constraints.get(getattr(size.node, "expr", None))
+            if bounds is None:
+                continue
+            upper = None if "oo" in str(bounds.upper) else int(bounds.upper)
+            if int(bounds.lower) > 2 or upper is not None:
+                out.append({"input": name, "dim": dim, "static": None, "range": [int(bounds.lower), upper]})
+    return out
+
+
 def _render_shapes(value: Any) -> str | None:
     """Python source for a `dynamic_shapes` structure, or None where it holds something that
     has no plain spelling (a derived `Dim` such as `2 * n`)."""
@@ -183,7 +225,8 @@ def _confirm(request: dict[str, Any]) -> dict[str, Any]:
                               "export_ok": True, "export_error": None, "export_line": None,
                               "suggested_fixes": None, "draft_error": None, "failures": []}
     try:
-        torch.export.export(model, example["args"], example["kwargs"], **options)
+        exported = torch.export.export(model, example["args"], example["kwargs"], **options)
+        result["narrowed"] = _narrowed(exported, model, example)
     except MemoryError:
         raise
     except Exception as error:  # noqa: BLE001 - the user's model may raise anything
