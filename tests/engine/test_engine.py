@@ -251,3 +251,27 @@ def test_positions_from_one_region_match_the_whole_file(newline: str) -> None:
         assert Locator(source, module).statement_span(statement) == whole.statement_span(statement)
     findings = [(f.code, f.span.start.line, f.span.start.column) for f in check_source(source)]
     assert findings == [("XPT101", 20, 11), ("XPT101", 28, 11), ("XPT101", 42, 20)]
+
+
+@pytest.mark.parametrize(
+    ("check", "bounds"),
+    [
+        ("assert x.shape[1] <= 512", {("x", 1): [None, 512]}),
+        ("assert 2 <= x.size(0) < 65", {("x", 0): [2, 64]}),
+        ("torch._check(x.size()[1] >= 4)", {("x", 1): [4, None]}),
+        ("if x.shape[1] > 128:\n        raise ValueError('too long')", {("x", 1): [None, 128]}),
+        ("assert x.shape[0] > 1 and 100 >= x.shape[1]", {("x", 0): [2, None], ("x", 1): [None, 100]}),
+        ("if x.shape[0] > 1 and x.shape[1] > 2:\n        raise ValueError", {}),  # not a conjunction of bounds
+        ("assert x.sum() > 0", {}),
+    ],
+)
+def test_size_ranges_forward_asserts(check: str, bounds: dict[tuple[str, int], list[int | None]]) -> None:
+    """The ranges XPT503's fix writes into named Dims come from the code's own checks."""
+    import libcst as cst
+
+    from xport_lint.analyzers.names import dotted
+    from xport_lint.analyzers.rules.xpt503_static_export import _asserted_bounds
+
+    forward = cst.parse_statement(f"def forward(self, x):\n    {check}\n    return x\n")
+    assert isinstance(forward, cst.FunctionDef)
+    assert _asserted_bounds(forward, dotted) == bounds

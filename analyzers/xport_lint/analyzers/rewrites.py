@@ -520,7 +520,7 @@ def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Whil
     )
 
 
-def _sized_dim(size: cst.BaseExpression) -> tuple[str, int] | None:
+def sized_dim(size: cst.BaseExpression) -> tuple[str, int] | None:
     """(tensor name, dimension) for `x.size(d)`, `x.shape[d]`, `x.size()[d]` or `len(x)`."""
     if isinstance(size, cst.Call) and isinstance(size.func, cst.Name) and size.func.value == "len":
         if len(size.args) == 1 and isinstance(size.args[0].value, cst.Name):
@@ -571,7 +571,7 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
     `x`: one step function in the graph for every length instead of one copy per step."""
     if not (isinstance(node.iter, cst.Call) and len(node.iter.args) == 1 and node.iter.args[0].keyword is None):
         return Rewrite(reason="the loop is not `range(size)` with one argument")
-    sized = _sized_dim(node.iter.args[0].value)
+    sized = sized_dim(node.iter.args[0].value)
     if sized is None or not isinstance(node.target, cst.Name):
         return Rewrite(reason="the loop is not `for t in range(x.size(d))` over a named tensor")
     if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):

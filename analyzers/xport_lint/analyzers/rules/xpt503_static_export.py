@@ -1,12 +1,13 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
-from ..dataflow import is_tensor_like, param_value
+from ..dataflow import is_tensor_like, param_value, walk_statements
 from ..model import Applicability, Severity
 from ..names import dotted
+from ..rewrites import sized_dim
 from ..rule import FixProposal, Invalid, Rule, Scope, Valid
 
 _FACTORIES = frozenset(
@@ -29,6 +30,86 @@ def _rank(example: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], s
     if name in ("torch.full", "torch.randint"):
         return None
     return len(positional) if positional and all(isinstance(v, cst.Integer) for v in positional) else None
+
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
+_NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!="}
+_OPERATORS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
+              cst.GreaterThanEqual: ">=", cst.Equal: "=="}
+Bounds = dict[tuple[str, int], list[int | None]]  # (parameter, dimension) -> [min, max]
+
+
+def _invariants(
+    forward: cst.FunctionDef, resolve: Callable[[cst.BaseExpression], str | None]
+) -> Iterator[tuple[cst.BaseExpression, bool]]:
+    """Conditions `forward` asserts: (test, holds) from `assert`, `torch._check` and `if ...: raise`."""
+    for stmt in walk_statements(forward.body):
+        if isinstance(stmt, cst.Assert):
+            yield stmt.test, True
+        elif (isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and stmt.value.args
+              and resolve(stmt.value.func) == "torch._check"):
+            yield stmt.value.args[0].value, True
+        elif (isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock)
+              and len(stmt.body.body) == 1 and isinstance(stmt.body.body[0], cst.SimpleStatementLine)
+              and isinstance(stmt.body.body[0].body[0], cst.Raise)):
+            yield stmt.test, False
+
+
+def _asserted_bounds(forward: cst.FunctionDef, resolve: Callable[[cst.BaseExpression], str | None]) -> Bounds:
+    """Size ranges `forward` itself insists on, e.g. `assert x.shape[1] <= 512` -> x dim 1 max 512."""
+    bounds: Bounds = {}
+
+    def record(size: cst.BaseExpression, operator: str, limit: int) -> None:
+        sized = sized_dim(size)
+        if sized is None:
+            return
+        low, high = bounds.setdefault(sized, [None, None])
+        if operator in ("<", "<="):
+            limit = limit - 1 if operator == "<" else limit
+            bounds[sized] = [low, limit if high is None else min(high, limit)]
+        elif operator in (">", ">="):
+            limit = limit + 1 if operator == ">" else limit
+            bounds[sized] = [limit if low is None else max(low, limit), high]
+
+    def visit(test: cst.BaseExpression, holds: bool) -> None:
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and holds:
+            visit(test.left, holds)
+            visit(test.right, holds)
+            return
+        if not isinstance(test, cst.Comparison):
+            return
+        left = test.left
+        for target in test.comparisons:
+            operator = _OPERATORS.get(type(target.operator))
+            right = target.comparator
+            if operator is not None and (holds or len(test.comparisons) == 1):
+                operator = operator if holds else _NEGATE[operator]
+                if isinstance(right, cst.Integer):
+                    record(left, operator, int(right.value))
+                elif isinstance(left, cst.Integer):
+                    record(right, _FLIP.get(operator, operator), int(left.value))
+            left = right
+
+    for test, holds in _invariants(forward, resolve):
+        visit(test, holds)
+    return bounds
+
+
+def _spec(param: str, rank: int, bounds: Bounds) -> str:
+    """Per-dimension spec: a named Dim where forward asserts a range, else Dim.AUTO."""
+    dims = []
+    for dim in range(rank):
+        low, high = bounds.get((param, dim), (None, None))
+        if high is not None and high < 2 or low is not None and high is not None and low > high:
+            low = high = None  # a size of 0 or 1 is specialised anyway
+        if low is None and high is None:
+            dims.append("torch.export.Dim.AUTO")
+            continue
+        ranges = "".join(f", {key}={value}" for key, value in (("min", low), ("max", high)) if value is not None)
+        dims.append(f'torch.export.Dim("{param}_{dim}"{ranges})')
+    if all(d == "torch.export.Dim.AUTO" for d in dims):
+        return f"(torch.export.Dim.AUTO,) * {rank}"
+    return f"({', '.join(dims)})"
 
 
 class StaticExport(Rule):
@@ -58,7 +139,12 @@ class StaticExport(Rule):
     or named ranges where you know them: `{"tokens": {0: Dim("batch", max=64)}}`.
 
     ## Fix safety
-    Unsafe: `Dim.AUTO` lets export decide which dimensions stay dynamic. An example dimension of
+    Unsafe. Where `forward` itself asserts a size range (`assert x.shape[1] <= 512`,
+    `torch._check(x.size(0) >= 2)`, `if x.size(1) > 512: raise ...`), that dimension gets a
+    named `Dim("x_1", max=512)`: export then fails loudly if the code needs a narrower range,
+    and a named `Dim` without the assertion's bound would fail ("Not all values of x_1 ...
+    satisfy the generated guard"). Elsewhere `Dim.AUTO` lets export decide which dimensions
+    stay dynamic. An example dimension of
     size 0 or 1 is still specialised (torch logs "0/1 specialized"), and a branch on a size
     narrows the range (see XPT301): give the example sizes of at least 2 and check the program's
     `range_constraints`.
@@ -91,6 +177,7 @@ class StaticExport(Rule):
         positional = [*forward.params.posonly_params, *forward.params.params][1:]  # after self
         inputs = node.args[1].value
         examples = [e.value for e in inputs.elements] if isinstance(inputs, cst.Tuple) else []
+        bounds = _asserted_bounds(forward, self.ctx.resolve)
         specs, unknown = [], []
         for param, example in zip(positional, examples, strict=False):
             if param.default is not None or not is_tensor_like(param_value(param)):
@@ -99,7 +186,7 @@ class StaticExport(Rule):
             if rank is None:
                 unknown.append(param.name.value)
             else:
-                specs.append(f'"{param.name.value}": (torch.export.Dim.AUTO,) * {rank}')
+                specs.append(f'"{param.name.value}": {_spec(param.name.value, rank, bounds)}')
         message = f"exports `{cls.node.name.value}` with static shapes: every input size is fixed"
         fix = None
         if unknown or not specs:
@@ -113,8 +200,11 @@ class StaticExport(Rule):
             )
             args = list(node.args)
             last = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            named = "Dim(" in "".join(specs)
             fix = FixProposal(
-                "Add dynamic_shapes with Dim.AUTO (export decides which sizes stay dynamic)",
+                "Add dynamic_shapes with Dim.AUTO (export decides which sizes stay dynamic)"
+                if not named else
+                "Add dynamic_shapes: named Dims with the ranges forward asserts, Dim.AUTO elsewhere",
                 Applicability.UNSAFE,
                 ((node, node.with_changes(args=[*args[:-1], last, keyword])),),
                 imports=("torch",),
@@ -179,5 +269,37 @@ class StaticExport(Rule):
                 features = torch.randn(4, 8)
                 return torch.export.export(Classifier(), (features,))  # expect: XPT503
             """
+        ),
+        Invalid(
+            """
+            import torch
+            class PositionalEncoder(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.positions = torch.nn.Parameter(torch.randn(512, 8))
+                def forward(self, tokens):
+                    # the learned table covers 512 positions
+                    assert tokens.shape[1] <= 512, "sequence longer than the position table"
+                    return tokens + self.positions[: tokens.shape[1]]
+            def xport_example():
+                return PositionalEncoder(), (torch.randn(2, 5, 8),)
+            def export():
+                return torch.export.export(PositionalEncoder(), (torch.randn(2, 5, 8),))  # expect: XPT503
+            """,
+            expected_replacement="""
+            import torch
+            class PositionalEncoder(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.positions = torch.nn.Parameter(torch.randn(512, 8))
+                def forward(self, tokens):
+                    # the learned table covers 512 positions
+                    assert tokens.shape[1] <= 512, "sequence longer than the position table"
+                    return tokens + self.positions[: tokens.shape[1]]
+            def xport_example():
+                return PositionalEncoder(), (torch.randn(2, 5, 8),)
+            def export():
+                return torch.export.export(PositionalEncoder(), (torch.randn(2, 5, 8),), dynamic_shapes={"tokens": (torch.export.Dim.AUTO, torch.export.Dim("tokens_1", max=512), torch.export.Dim.AUTO)})  # expect: XPT503
+            """,
         ),
     ]
