@@ -481,6 +481,18 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp) -> Rewrite:
 # -- torch.while_loop -------------------------------------------------------------------------
 
 
+def _carry_problem(flow: FunctionFlow, carried: Sequence[str], available: Sequence[str]) -> str | None:
+    """Why a loop's assigned names cannot be the state of a torch loop op (tensors, bound
+    before the loop), or None."""
+    for name in carried:
+        value = flow.env.get(name)
+        if value is None or not is_tensor_like(value):
+            return f"the loop carries `{name}`, which is not a tensor"
+        if name not in available:
+            return f"`{name}` is first assigned inside the loop"
+    return None if carried else "the loop assigns nothing (a loop that fills a list needs a vectorised op)"
+
+
 def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.While) -> Rewrite:
     """`while tensor_test: body` -> `torch.while_loop`, when the loop carries only tensors."""
     if node.orelse is not None:
@@ -493,16 +505,10 @@ def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Whil
     usage = _usage(body)
     if usage.problem or usage.returns:
         return Rewrite(reason=f"a torch.while_loop body must be pure, and {usage.problem or 'it returns'}")
-    available = _bound_before(func, node)
     carried = usage.stored
-    for name in carried:
-        value = flow.env.get(name)
-        if value is None or not is_tensor_like(value):
-            return Rewrite(reason=f"the loop carries `{name}`, which is not a tensor")
-        if name not in available:
-            return Rewrite(reason=f"`{name}` is first assigned inside the loop")
-    if not carried:
-        return Rewrite(reason="the loop assigns nothing")
+    problem = _carry_problem(flow, carried, _bound_before(func, node))
+    if problem:
+        return Rewrite(reason=problem)
     names = _tuple(carried)
     lowered = [
         _def("cond_fn", carried, [_line(f"return {code_of(node.test)}")], _comment(node.body)),
@@ -594,16 +600,10 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
         return Rewrite(reason=f"`{counter}` is used other than as `{tensor}[{':, ' * dim}{counter}]`")
     if tensor in after.stored:
         return Rewrite(reason=f"the loop reassigns `{tensor}`")
-    available = _bound_before(func, node)
     carried = after.stored
-    for carry in carried:
-        value = flow.env.get(carry)
-        if value is None or not is_tensor_like(value):
-            return Rewrite(reason=f"the loop carries `{carry}`, which is not a tensor")
-        if carry not in available:
-            return Rewrite(reason=f"`{carry}` is first assigned inside the loop")
-    if not carried:
-        return Rewrite(reason="the loop assigns nothing (a loop that fills a list needs a vectorised op)")
+    problem = _carry_problem(flow, carried, _bound_before(func, node))
+    if problem:
+        return Rewrite(reason=problem)
     one = len(carried) == 1
     state = carried[0] if one else f"({', '.join(carried)})"
     unpack = [] if one else [_line(f"{', '.join(carried)} = carry")]

@@ -15,21 +15,27 @@ _FACTORIES = frozenset(
 )
 
 
-def _rank(example: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> int | None:
-    """The rank of an example input written as a factory call: `torch.randn(2, 5, 8)` -> 3."""
-    if not isinstance(example, cst.Call) or resolve(example.func) not in _FACTORIES:
+def example_sizes(
+    example: cst.BaseExpression | None, resolve: Callable[[cst.BaseExpression], str | None]
+) -> list[cst.BaseExpression] | None:
+    """The size of each dimension of an example input written as a factory call
+    (`torch.randn(2, 5, 8)`, `torch.zeros((2, 5))`, `torch.full((2, 5), 0.0)`), or None."""
+    if not isinstance(example, cst.Call):
         return None
     name = resolve(example.func)
-    positional = [a.value for a in example.args if a.keyword is None and a.star == ""]
+    if name not in _FACTORIES:
+        return None
+    positional = [a.value for a in example.args if a.keyword is None and not a.star]
     if name == "torch.full":
         positional = positional[:1]
     elif name == "torch.randint":
         positional = positional[-1:]  # randint(low, high, size) / randint(high, size)
     if len(positional) == 1 and isinstance(positional[0], (cst.Tuple, cst.List)):
-        return len(positional[0].elements)
-    if name in ("torch.full", "torch.randint"):
+        return [e.value for e in positional[0].elements]
+    if name in ("torch.full", "torch.randint") or not positional:
         return None
-    return len(positional) if positional and all(isinstance(v, cst.Integer) for v in positional) else None
+    # one bare argument may be a whole shape held in a variable: only a number is one dimension
+    return positional if len(positional) > 1 or isinstance(positional[0], cst.Integer) else None
 
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
@@ -182,11 +188,11 @@ class StaticExport(Rule):
         for param, example in zip(positional, examples, strict=False):
             if param.default is not None or not is_tensor_like(param_value(param)):
                 continue
-            rank = _rank(example, self.ctx.resolve)
-            if rank is None:
+            sizes = example_sizes(example, self.ctx.resolve)
+            if sizes is None:
                 unknown.append(param.name.value)
             else:
-                specs.append(f'"{param.name.value}": {_spec(param.name.value, rank, bounds)}')
+                specs.append(f'"{param.name.value}": {_spec(param.name.value, len(sizes), bounds)}')
         message = f"exports `{cls.node.name.value}` with static shapes: every input size is fixed"
         fix = None
         if unknown or not specs:

@@ -7,7 +7,7 @@ from ..model import Applicability, Severity
 from ..names import dotted
 from ..program import EXPORT_APIS
 from ..rule import FixProposal, Invalid, Rule, Scope, Valid
-from .xpt503_static_export import _FACTORIES
+from .xpt503_static_export import example_sizes
 
 
 class AutoDimSizeOne(Rule):
@@ -107,12 +107,12 @@ class AutoDimSizeOne(Rule):
                 continue
             param = element.key.evaluated_value
             factory = examples.get(param)
-            sizes = self._sizes(factory)
+            sizes = example_sizes(factory, self.ctx.resolve)
             if sizes is None or not isinstance(factory, cst.Call):
                 continue
             for dim, hint in self._hints(follow(element.value)):
-                if dim < len(sizes) and sizes[dim] is not None and sizes[dim].value in ("0", "1"):
-                    size = sizes[dim]
+                size = sizes[dim] if dim < len(sizes) else None
+                if isinstance(size, cst.Integer) and size.value in ("0", "1"):
                     self.ctx.statement = stmt  # the hint's own statement, not the whole function
                     self.report(
                         hint,
@@ -124,20 +124,6 @@ class AutoDimSizeOne(Rule):
                             ((factory, factory.deep_replace(size, cst.Integer("2"))),),
                         ),
                     )
-
-    def _sizes(self, example: cst.BaseExpression | None) -> list[cst.Integer | None] | None:
-        """The literal sizes of `torch.randn(1, 16)` / `torch.zeros((1, 16))`, by dimension."""
-        if not isinstance(example, cst.Call) or self.ctx.resolve(example.func) not in _FACTORIES:
-            return None
-        name = self.ctx.resolve(example.func)
-        positional = [a.value for a in example.args if a.keyword is None and not a.star]
-        if name in ("torch.full", "torch.randint"):
-            positional = positional[:1] if name == "torch.full" else positional[-1:]
-            if not (len(positional) == 1 and isinstance(positional[0], (cst.Tuple, cst.List))):
-                return None
-        if len(positional) == 1 and isinstance(positional[0], (cst.Tuple, cst.List)):
-            positional = [e.value for e in positional[0].elements]
-        return [v if isinstance(v, cst.Integer) else None for v in positional]
 
     def _hints(self, spec: cst.BaseExpression | None) -> list[tuple[int, cst.BaseExpression]]:
         """(dimension, hint) for each `Dim.AUTO` in `{0: Dim.AUTO}`, `(Dim.AUTO, None)` or
