@@ -57,3 +57,28 @@ def test_draft_export_issues_where_export_passes_say_which_tool_said_what() -> N
     assert "torch.export.export succeeded; draft_export reported 1 issue(s)" in result.summary
     (found,) = result.findings
     assert found.confirmation == "new" and "draft_export" in found.message
+
+
+SIZE_ONE = """\
+import torch
+from torch.export import Dim
+class Net(torch.nn.Module):
+    def forward(self, x, y):
+        return x.relu() + y.sum()
+def xport_example():
+    args = (torch.randn(1, 4), torch.randn(2, 3))
+    return {"model": Net(), "args": args, "dynamic_shapes": {"x": {0: Dim.AUTO}, "y": {1: Dim.AUTO}}}
+"""
+
+
+def test_a_dimension_export_made_static_confirms_the_static_warning_instead_of_repeating_it() -> None:
+    static = check_source(SIZE_ONE, "net.py")
+    assert [(f.code, f.span.start.line) for f in static] == [("XPT504", 8)]
+    raw = report(narrowed=[{"input": "x", "dim": 0, "static": 1, "range": None},
+                           {"input": "y", "dim": 1, "static": None, "range": [2, 4]}])
+    result = merge("net.py", SIZE_ONE, static, raw)
+    found = {(f.code, f.confirmation) for f in result.findings}
+    assert found == {("XPT504", "confirmed"), ("XPT907", "new")}  # y's narrowing no rule predicted
+    (narrowed,) = [f for f in result.findings if f.code == "XPT907"]
+    assert narrowed.span.start.line == 8 and "narrowed it to 2..4" in narrowed.message
+    assert "came out static or narrowed" in result.summary

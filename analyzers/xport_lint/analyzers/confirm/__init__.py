@@ -230,7 +230,21 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
     if narrowed:
         shapes = dynamic_shapes_edit(source, "")
         line = shapes.span.start.line if shapes is not None else anchor
-        merged.extend(new(NARROWED, line, _narrowed_message(item)) for item in narrowed)
+        for item in narrowed:
+            # XPT504 predicted this one (`x` dimension 0, example size 1): confirm it, not repeat it
+            predicted = f"`{item['input']}` dimension {item['dim']} is Dim.AUTO"
+            index = next((i for i, f in enumerate(merged) if f.code == "XPT504" and f.message.startswith(predicted)
+                          and f.confirmation is None and item.get("static") is not None), None)
+            if index is None:
+                merged.append(new(NARROWED, line, _narrowed_message(item)))
+                continue
+            finding = merged[index]
+            merged[index] = dataclasses.replace(
+                finding,
+                message=f"{finding.message} [confirmed by export: only size {item['static']} is accepted]",
+                related=(*finding.related, Related(finding.span, f"export: {_narrowed_message(item)}")),
+                confirmation="confirmed",
+            )
     merged.sort(key=lambda f: (f.span.start, f.code))
     summary = f"{model}: torch.export.export {'succeeded' if export_ok else 'failed'}"
     if raw.get("failures"):

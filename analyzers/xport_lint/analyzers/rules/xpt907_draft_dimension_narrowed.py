@@ -38,6 +38,8 @@ class DraftDimensionNarrowed(Rule):
     No automatic fix.
 
     ## Modes
+    Where XPT504 already flagged the same dimension (a literal example size of 1), the
+    confirmation marks that finding confirmed instead of adding this one.
     Reported by `xport-lint check --confirm` and the editor's "Confirm with draft_export", in the
     mode the example asks for (non-strict unless `strict` is set).
     """
@@ -70,7 +72,8 @@ class DraftDimensionNarrowed(Rule):
                 def forward(self, x):
                     return x * 2
             def xport_example():
-                args = (torch.randn(1, 8),)
+                batch = 1  # one request at a time, as in serving (XPT504 reads literal sizes only)
+                args = (torch.randn(batch, 8),)
                 return {"model": Scale(), "args": args, "dynamic_shapes": {"x": {0: Dim.AUTO}}}  # expect: XPT907
             """,
             other_args="(torch.randn(3, 8),)",
