@@ -547,7 +547,7 @@ def sized_dim(size: cst.BaseExpression) -> tuple[str, int] | None:
         ):
             owner, index = base.func.value, size.slice[0].slice.value
     if isinstance(owner, cst.Name) and isinstance(index, cst.Integer):
-        return owner.value, int(index.value)
+        return owner.value, index.evaluated_value
     return None
 
 

@@ -91,9 +91,9 @@ def _asserted_bounds(forward: cst.FunctionDef, resolve: Callable[[cst.BaseExpres
             if operator is not None and (holds or len(test.comparisons) == 1):
                 operator = operator if holds else _NEGATE[operator]
                 if isinstance(right, cst.Integer):
-                    record(left, operator, int(right.value))
+                    record(left, operator, right.evaluated_value)
                 elif isinstance(left, cst.Integer):
-                    record(right, _FLIP.get(operator, operator), int(left.value))
+                    record(right, _FLIP.get(operator, operator), left.evaluated_value)
             left = right
 
     for test, holds in _invariants(forward, resolve):

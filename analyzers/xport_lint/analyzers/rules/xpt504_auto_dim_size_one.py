@@ -134,13 +134,13 @@ class AutoDimSizeOne(Rule):
 
         if isinstance(spec, cst.Dict):
             return [
-                (int(e.key.value), e.value)
+                (e.key.evaluated_value, e.value)
                 for e in spec.elements
                 if isinstance(e, cst.DictElement) and isinstance(e.key, cst.Integer) and auto(e.value)
             ]
         if isinstance(spec, cst.BinaryOperation) and isinstance(spec.operator, cst.Multiply):
             if isinstance(spec.left, cst.Tuple) and isinstance(spec.right, cst.Integer):
-                items = [e.value for e in spec.left.elements] * int(spec.right.value)
+                items = [e.value for e in spec.left.elements] * min(spec.right.evaluated_value, 64)
                 return [(i, v) for i, v in enumerate(items) if auto(v)]
         if isinstance(spec, (cst.Tuple, cst.List)):
             return [(i, e.value) for i, e in enumerate(spec.elements) if auto(e.value)]
