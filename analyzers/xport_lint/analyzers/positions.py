@@ -139,7 +139,7 @@ class Locator:
                 return
         try:
             self._pair(self.module.body, tree.body, 0)
-        except (IndexError, AttributeError, AssertionError):
+        except (IndexError, AttributeError, _Mismatch):
             # grammar disagreement: positions come from libcst instead
             self._statements = {}
 
@@ -183,7 +183,7 @@ class Locator:
         saved, self._statements = self._statements, added
         try:
             self._pair(region, tree.body, first - 1)
-        except (IndexError, AttributeError, AssertionError):
+        except (IndexError, AttributeError, _Mismatch):
             return False
         finally:
             self._statements = saved
@@ -238,7 +238,7 @@ class Locator:
     def _pair_compound(self, stmt: cst.CSTNode, node: ast.stmt, offset: int) -> None:
         expected = _AST_KINDS.get(type(stmt))
         if expected is not None and not isinstance(node, expected):
-            raise AssertionError(f"{type(stmt).__name__} paired with {type(node).__name__}")
+            raise _Mismatch(f"{type(stmt).__name__} paired with {type(node).__name__}")
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.With)):
             self._pair_suite(stmt.body, node.body, offset)  # type: ignore[attr-defined]
         elif isinstance(stmt, cst.If):
@@ -276,6 +276,10 @@ class Locator:
             Position(code_range.start.line, code_range.start.column),  # type: ignore[attr-defined]
             Position(code_range.end.line, code_range.end.column),  # type: ignore[attr-defined]
         )
+
+
+class _Mismatch(Exception):
+    """libcst's and `ast`'s statements disagree: positions come from elsewhere."""
 
 
 _AST_KINDS: dict[type, type | tuple[type, ...]] = {
