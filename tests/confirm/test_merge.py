@@ -82,3 +82,16 @@ def test_a_dimension_export_made_static_confirms_the_static_warning_instead_of_r
     (narrowed,) = [f for f in result.findings if f.code == "XPT907"]
     assert narrowed.span.start.line == 8 and "narrowed it to 2..4" in narrowed.message
     assert "came out static or narrowed" in result.summary
+
+
+def test_a_range_export_narrowed_confirms_the_shape_branch_on_that_dimension() -> None:
+    from xport_lint.analyzers.rules.xpt907_draft_dimension_narrowed import DraftDimensionNarrowed
+
+    source = DraftDimensionNarrowed.INVALID[1].source
+    static = check_source(source, "windows.py")
+    assert [f.code for f in static] == ["XPT301"]
+    raw = report(model="Windows", narrowed=[{"input": "frames", "dim": 1, "static": None, "range": [2, 4]}])
+    result = merge("windows.py", source, static, raw)
+    by_code = {f.code: f for f in result.findings}
+    assert by_code["XPT301"].confirmation == "confirmed" and "range became 2..4" in by_code["XPT301"].message
+    assert by_code["XPT907"].confirmation == "new"

@@ -237,6 +237,7 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
                           and f.confirmation is None and item.get("static") is not None), None)
             if index is None:
                 merged.append(new(NARROWED, line, _narrowed_message(item)))
+                _confirm_guards(merged, item)
                 continue
             finding = merged[index]
             merged[index] = dataclasses.replace(
@@ -256,6 +257,22 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
     return Confirmation(path, status, merged, model=model, export_ok=export_ok, summary=summary,
                         suggested_fixes=raw.get("suggested_fixes"), refined=raw.get("refined"), cached=cached,
                         raw=raw)
+
+
+def _confirm_guards(findings: list[Finding], item: dict[str, Any]) -> None:
+    """A range export narrowed confirms the shape branches (XPT301) on that dimension."""
+    if item.get("range") is None:
+        return
+    sizes = (f"`{item['input']}.shape[{item['dim']}]", f"`{item['input']}.size({item['dim']})")
+    for index, finding in enumerate(findings):
+        if finding.code == "XPT301" and finding.confirmation is None and any(s in finding.message for s in sizes):
+            lower, upper = item["range"]
+            became = f"{lower}..{'∞' if upper is None else upper}"
+            findings[index] = dataclasses.replace(
+                finding,
+                message=f"{finding.message} [confirmed by export: the range became {became}]",
+                confirmation="confirmed",
+            )
 
 
 def _narrowed_message(item: dict[str, Any]) -> str:

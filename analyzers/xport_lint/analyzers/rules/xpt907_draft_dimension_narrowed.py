@@ -39,7 +39,8 @@ class DraftDimensionNarrowed(Rule):
 
     ## Modes
     Where XPT504 already flagged the same dimension (a literal example size of 1), the
-    confirmation marks that finding confirmed instead of adding this one.
+    confirmation marks that finding confirmed instead of adding this one; a narrowed range also
+    confirms the XPT301 shape branches that test that dimension (`frames.shape[1]`).
     Reported by `xport-lint check --confirm` and the editor's "Confirm with draft_export", in the
     mode the example asks for (non-strict unless `strict` is set).
     """
