@@ -641,16 +641,23 @@ def _negate(test: cst.BaseExpression) -> str:
     return f"not ({code_of(test)})"
 
 
+def raised_by(node: cst.If) -> cst.Raise | None:
+    """The `raise` of a validation branch (`if bad: raise E(...)`, nothing else), or None."""
+    if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock) or len(node.body.body) != 1:
+        return None
+    only = node.body.body[0]
+    if isinstance(only, cst.SimpleStatementLine) and isinstance(only.body[0], cst.Raise):
+        return only.body[0]
+    return None
+
+
 def check_rewrite(node: cst.If, tensor: bool) -> Rewrite | None:
     """`if bad: raise E(msg)` -> `torch._check(not bad)` (or `torch._assert_async` for a tensor
     test): export keeps the check as a runtime assertion instead of branching. None when the
     `if` is not a validation branch."""
-    if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock) or len(node.body.body) != 1:
+    raised = raised_by(node)
+    if raised is None:
         return None
-    only = node.body.body[0]
-    if not (isinstance(only, cst.SimpleStatementLine) and isinstance(only.body[0], cst.Raise)):
-        return None
-    raised = only.body[0]
     if tensor:
         message = ""
         if isinstance(raised.exc, cst.Call) and raised.exc.args and raised.exc.args[0].keyword is None:

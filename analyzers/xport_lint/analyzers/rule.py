@@ -155,8 +155,11 @@ class Rule:
         message: str,
         fix: FixProposal | None = None,
         related: Iterable[tuple[cst.CSTNode, str]] = (),
+        statement: cst.CSTNode | None = None,
     ) -> None:
-        self.ctx.add(self, node, message, fix, related)
+        """`statement`: the one holding `node`, where the walk's current one is wider (a
+        module-wide rule that visits a whole function)."""
+        self.ctx.add(self, node, message, fix, related, statement)
 
     def visitors(self) -> dict[str, Callable[[cst.CSTNode], None]]:
         return {

@@ -76,11 +76,12 @@ class RuleContext:
         message: str,
         fix: FixProposal | None,
         related: Iterable[tuple[cst.CSTNode, str]],
+        statement: cst.CSTNode | None = None,
     ) -> None:
         # related nodes sit elsewhere in the function: found by text from its start
         anchor = self.traced.func if self.traced is not None else self.statement
         rel = tuple((n, anchor, m) for n, m in related)
-        self.reports.append((rule, Report(node, message, self.statement, fix, rel)))
+        self.reports.append((rule, Report(node, message, statement or self.statement, fix, rel)))
 
 
 def check_source(

@@ -7,7 +7,7 @@ import libcst as cst
 from ..dataflow import is_tensor_like, param_value, walk_statements
 from ..model import Applicability, Severity
 from ..names import dotted
-from ..rewrites import sized_dim
+from ..rewrites import raised_by, sized_dim
 from ..rule import FixProposal, Invalid, Rule, Scope, Valid
 
 _FACTORIES = frozenset(
@@ -55,9 +55,7 @@ def _invariants(
         elif (isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and stmt.value.args
               and resolve(stmt.value.func) == "torch._check"):
             yield stmt.value.args[0].value, True
-        elif (isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock)
-              and len(stmt.body.body) == 1 and isinstance(stmt.body.body[0], cst.SimpleStatementLine)
-              and isinstance(stmt.body.body[0].body[0], cst.Raise)):
+        elif isinstance(stmt, cst.If) and raised_by(stmt) is not None:
             yield stmt.test, False
 
 

@@ -63,10 +63,15 @@ class AutoDimSizeOne(Rule):
             small for stmt in body.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body  # type: ignore[attr-defined]
         ]
         bound: dict[str, cst.BaseExpression] = {}
+        rebound: set[str] = set()  # bound more than once: which value an export sees is unknown
         for stmt in statements:
             if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
                 name = stmt.targets[0].target.value
-                bound[name] = stmt.value if name not in bound else cst.Name("__rebound__")
+                if name in bound:
+                    rebound.add(name)
+                bound[name] = stmt.value
+        for name in rebound:
+            del bound[name]
         for stmt in statements:
             values = [stmt.value] if isinstance(stmt, (cst.Expr, cst.Assign, cst.Return)) and stmt.value else []
             for value in values:
@@ -113,7 +118,6 @@ class AutoDimSizeOne(Rule):
             for dim, hint in self._hints(follow(element.value)):
                 size = sizes[dim] if dim < len(sizes) else None
                 if isinstance(size, cst.Integer) and size.value in ("0", "1"):
-                    self.ctx.statement = stmt  # the hint's own statement, not the whole function
                     self.report(
                         hint,
                         f"`{param}` dimension {dim} is Dim.AUTO but its example size is {size.value}: "
@@ -123,6 +127,7 @@ class AutoDimSizeOne(Rule):
                             Applicability.UNSAFE,
                             ((factory, factory.deep_replace(size, cst.Integer("2"))),),
                         ),
+                        statement=stmt,  # the hint's own statement, not the whole function
                     )
 
     def _hints(self, spec: cst.BaseExpression | None) -> list[tuple[int, cst.BaseExpression]]:
