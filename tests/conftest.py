@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from xport_lint.analyzers import registry
@@ -22,3 +24,12 @@ def case_params() -> list[object]:
 
 def invalid_params() -> list[object]:
     return [pytest.param(rule, case, id=name) for rule, case, name in all_cases() if isinstance(case, Invalid)]
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test (and every `xport-lint` it starts) gets its own findings cache, never the user's."""
+    directory = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(directory))
+    monkeypatch.delenv("XPORT_LINT_CACHE_DIR", raising=False)
+    return directory

@@ -179,14 +179,16 @@ def test_baseline_reports_only_new_findings(project: Path) -> None:
     assert result.returncode == 1 and "new.py" in result.stdout and "bad.py" not in result.stdout
 
 
-def test_many_files_in_parallel_and_from_cache(project: Path) -> None:
+def test_many_files_in_parallel_and_from_cache(project: Path, _private_cache: Path) -> None:
     for i in range(40):
         (project / f"m{i}.py").write_text(BAD if i % 2 else GOOD)
     first = run("check", "--format", "json", ".", cwd=project)
     second = run("check", "--format", "json", ".", cwd=project)
     assert len(json.loads(first.stdout)) == 21
     assert first.stdout == second.stdout
-    assert (project / ".xport-lint-cache" / "findings.pickle").exists()
+    # in the user's cache folder, never in the linted tree (a clone could ship one)
+    assert list((_private_cache / "xport-lint").glob("*.sqlite3"))
+    assert not list(project.rglob("*cache*"))
 
 
 def test_rule_docs(project: Path) -> None:

@@ -3,6 +3,7 @@ that hangs, crashes, eats memory or floods stdout costs a diagnostic, never the 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -170,3 +171,75 @@ def test_every_draft_export_in_a_warm_worker_keeps_its_user_frames(tmp_path: Pat
         assert confirmer.worker.started == 1  # one warm worker served all three
     finally:
         confirmer.close()
+
+
+def test_default_worker_has_a_memory_cap() -> None:
+    """Without one, a model that allocated 6 GB at import ran unbounded."""
+    assert WorkerOptions().memory_limit is not None and WorkerOptions().memory_limit >= 4 * 2**30
+
+
+def test_a_model_that_forks_and_exits_is_reported_at_once(tmp_path: Path) -> None:
+    """The forked child keeps the worker's stdout open: waiting for EOF took the full timeout."""
+    source = (
+        "import os, time, torch\nclass Net(torch.nn.Module):\n    def forward(self, x):\n"
+        "        if os.fork() == 0:\n            time.sleep(600)\n        os._exit(3)\n"
+        "def xport_example():\n    return Net(), (torch.randn(3),)\n"
+    )
+    path = write(tmp_path, source)
+    confirmer = Confirmer(WorkerOptions(timeout=600))
+    try:
+        result = confirmer.confirm(str(path), source, [])
+        assert result.status == "crash", result.summary  # not "timeout": seen dead at once
+    finally:
+        confirmer.close()
+
+
+def test_a_child_that_left_the_session_dies_with_the_worker(tmp_path: Path) -> None:
+    marker = tmp_path / "child.pid"
+    source = (
+        "import os, time, torch\nclass Net(torch.nn.Module):\n    def forward(self, x):\n"
+        "        if os.fork() == 0:\n            os.setsid()\n"
+        f"            open({str(marker)!r}, 'w').write(str(os.getpid()))\n            time.sleep(600)\n"
+        "        while True:\n            pass\n"
+        "def xport_example():\n    return Net(), (torch.randn(3),)\n"
+    )
+    path = write(tmp_path, source)
+    confirmer = Confirmer(WorkerOptions(timeout=60))
+    try:
+        assert confirmer.confirm(str(path), source, []).status == "timeout"
+    finally:
+        confirmer.close()
+    child = int(marker.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_example_inputs_are_seeded_so_verdicts_repeat(tmp_path: Path) -> None:
+    """`torch.randn` in the example decides which branch draft_export sees: unseeded, the same
+    file got different verdicts run to run. Each run records the input it drew."""
+    drawn = tmp_path / "drawn.txt"
+    source = (
+        "import torch\nclass Gate(torch.nn.Module):\n    def forward(self, x):\n"
+        "        if x.sum() > 0:\n            return x * 2\n        return x - 1\n"
+        "def xport_example():\n    x = torch.randn(3)\n"
+        f"    open({str(drawn)!r}, 'a').write(repr(x.tolist()) + '\\n')\n    return Gate(), (x,)\n"
+    )
+    path = write(tmp_path, source)
+    for _ in range(2):
+        confirmer = Confirmer(WorkerOptions(timeout=120))
+        try:
+            assert confirmer.confirm(str(path), source, []).status == "ran"
+        finally:
+            confirmer.close()
+    first, second = drawn.read_text().splitlines()
+    assert first == second

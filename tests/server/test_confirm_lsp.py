@@ -16,6 +16,7 @@ from tests.server.conftest import apply_text_edits, open_document, pull, start, 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 EXAMPLE = "def xport_example():\n    return Gate(), (torch.randn(4),)\n"
+TRUSTED = {"trusted": True}
 # a model that never finishes tracing
 SPINNING = BAD.replace("if x.sum() > 0:", "while True:\n            pass\n        if x.sum() > 0:") + EXAMPLE
 
@@ -27,7 +28,7 @@ def confirm(client: LanguageClient, uri: str):  # type: ignore[no-untyped-def]
 
 
 async def test_confirm_command_marks_the_diagnostic_confirmed(client: LanguageClient, tmp_path: Path) -> None:
-    await start(client, tmp_path, pull=True)
+    await start(client, tmp_path, pull=True, options=TRUSTED)
     path = tmp_path / "gate.py"
     path.write_text(BAD + EXAMPLE)
     uri = open_document(client, path, BAD + EXAMPLE)
@@ -52,8 +53,34 @@ async def test_untrusted_workspace_refuses(client: LanguageClient, tmp_path: Pat
     await wait_for(lambda: any("not trusted" in m.message for m in client.messages))
 
 
+async def test_a_client_that_says_nothing_about_trust_runs_no_user_code(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=True)
+    marker = tmp_path / "ran"
+    path = tmp_path / "gate.py"
+    source = f"open({str(marker)!r}, 'w').close()\n" + BAD + EXAMPLE
+    path.write_text(source)
+    uri = open_document(client, path, source)
+    result = await confirm(client, uri)
+    assert result["status"] == "untrusted" and "trusted" in result["summary"]
+    assert not marker.exists()
+
+
+async def test_confirm_refuses_a_file_neither_open_nor_in_the_workspace(client: LanguageClient, tmp_path: Path) -> None:
+    workspace, elsewhere = tmp_path / "workspace", tmp_path / "elsewhere"
+    workspace.mkdir()
+    elsewhere.mkdir()
+    marker = tmp_path / "ran"
+    planted = elsewhere / "planted.py"
+    planted.write_text(f"open({str(marker)!r}, 'w').close()\n" + BAD + EXAMPLE)
+    await start(client, workspace, pull=True, options=TRUSTED)
+    result = await confirm(client, planted.as_uri())
+    assert result["status"] == "refused" and "neither open nor inside a workspace folder" in result["summary"]
+    assert not marker.exists()
+    await wait_for(lambda: any("neither open" in m.message for m in client.messages))
+
+
 async def test_hanging_model_times_out_and_the_server_stays_responsive(client: LanguageClient, tmp_path: Path) -> None:
-    await start(client, tmp_path, pull=True, options={"confirmTimeout": 6})
+    await start(client, tmp_path, pull=True, options={**TRUSTED, "confirmTimeout": 6})
     source = SPINNING
     path = tmp_path / "gate.py"
     path.write_text(source)
@@ -111,7 +138,7 @@ async def test_suggested_dynamic_shapes_become_a_code_action_that_exports(
     client: LanguageClient, tmp_path: Path
 ) -> None:
     """A guard narrows `n`: torch suggests `Dim('n', max=4)`; applied, export passes."""
-    await start(client, tmp_path, pull=True)
+    await start(client, tmp_path, pull=True, options=TRUSTED)
     path = tmp_path / "window.py"
     path.write_text(GUARDED)
     uri = open_document(client, path, GUARDED)
@@ -144,7 +171,7 @@ async def test_suggested_dynamic_shapes_become_a_code_action_that_exports(
 
 async def test_cancelling_the_progress_stops_a_confirmation(client: LanguageClient, tmp_path: Path) -> None:
     """The progress is cancellable: the client's Cancel kills the worker long before the timeout."""
-    await start(client, tmp_path, pull=True, options={"confirmTimeout": 60})
+    await start(client, tmp_path, pull=True, options={**TRUSTED, "confirmTimeout": 60})
     source = SPINNING
     path = tmp_path / "gate.py"
     path.write_text(source)

@@ -1,22 +1,37 @@
 """Content-hash cache of findings, so a second run over unchanged files parses nothing.
 
-Key: the engine's own source (any rule change invalidates everything), the enabled codes,
-the configured mode and severity overrides, and the file's text.
+Data only, never code: a SQLite table of JSON rows (no pickle), each row validated field by field
+when read; anything malformed is a miss. It lives in the user's cache directory, never in the
+linted tree, so a cloned repository cannot ship one. Key: the engine's own source (any rule
+change invalidates everything), the enabled codes, the mode and severity overrides, the file's
+text.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import pickle
-import tempfile
+import sqlite3
+import time
 from pathlib import Path
+from typing import Any
 
 from .config import Config
-from .model import Finding
+from .model import Applicability, Edit, Finding, Fix, Position, Related, Severity, Span
 
-_FILE = "findings.pickle"
-_MAX_ENTRIES = 20_000
+_FILE = "findings-v2.sqlite3"
+#: rows kept after a run (least recently used dropped): old versions of edited files pile up otherwise
+_MAX_ENTRIES = 50_000
+
+
+def default_directory() -> Path:
+    """`$XPORT_LINT_CACHE_DIR`, else `$XDG_CACHE_HOME/xport-lint`, else `~/.cache/xport-lint`."""
+    explicit = os.environ.get("XPORT_LINT_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "xport-lint"
 
 
 def _engine_fingerprint() -> str:
@@ -29,48 +44,130 @@ def _engine_fingerprint() -> str:
 
 
 class Cache:
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self.entries: dict[str, list[Finding]] = {}
+    """Effect: reads and writes one SQLite file in `directory` (created private to the user)."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or default_directory()
         self._engine = _engine_fingerprint()
-        self._dirty = False
-        self._used: set[str] = set()
+        self._pending: dict[str, str] = {}
+        self._used: list[str] = []
+        self._db: sqlite3.Connection | None = None
         try:
-            with open(directory / _FILE, "rb") as handle:
-                loaded = pickle.load(handle)
-            if isinstance(loaded, dict) and loaded.get("engine") == self._engine:
-                self.entries = loaded["entries"]
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, KeyError, TypeError):
-            self.entries = {}
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._db = sqlite3.connect(self.directory / _FILE, timeout=5, isolation_level=None)
+            self._db.execute("PRAGMA trusted_schema = OFF")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS findings (key TEXT PRIMARY KEY, body TEXT NOT NULL, used REAL NOT NULL)"
+            )
+        except (OSError, sqlite3.Error):
+            self._db = None  # an unwritable or corrupt cache: lint without one
 
     def key(self, text: str, path: str, config: Config) -> str:
         digest = hashlib.sha256()
-        digest.update(",".join(sorted(config.enabled(path))).encode())
-        digest.update(config.mode.value.encode())
-        digest.update(repr(sorted(config.severity.items())).encode())
+        for part in (
+            self._engine,
+            ",".join(sorted(config.enabled(path))),
+            config.mode.value,
+            repr(sorted((code, level.value) for code, level in config.severity.items())),
+        ):
+            digest.update(part.encode())
+            digest.update(b"\0")
         digest.update(text.encode("utf-8", errors="surrogatepass"))
         return digest.hexdigest()
 
     def get(self, key: str) -> list[Finding] | None:
-        self._used.add(key)
-        return self.entries.get(key)
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute("SELECT body FROM findings WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None:
+            return None
+        try:
+            findings = [_finding(item) for item in json.loads(row[0])]
+        except (ValueError, TypeError, KeyError):
+            return None  # malformed: a miss, re-checked and overwritten
+        self._used.append(key)
+        return findings
 
     def put(self, key: str, findings: list[Finding]) -> None:
-        self._used.add(key)
-        self.entries[key] = findings
-        self._dirty = True
+        self._pending[key] = json.dumps([_plain(f) for f in findings], separators=(",", ":"))
 
     def save(self) -> None:
-        if not self._dirty:
+        if self._db is None:
             return
-        if len(self.entries) > _MAX_ENTRIES:  # old versions of edited files pile up otherwise
-            self.entries = {k: v for k, v in self.entries.items() if k in self._used}
+        now = time.time()
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            (self.directory / ".gitignore").write_text("*\n")
-            fd, temp = tempfile.mkstemp(dir=self.directory)
-            with os.fdopen(fd, "wb") as handle:
-                pickle.dump({"engine": self._engine, "entries": self.entries}, handle)
-            os.replace(temp, self.directory / _FILE)
-        except OSError:
-            pass  # a read-only checkout still lints, just without a cache
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO findings (key, body, used) VALUES (?, ?, ?)",
+                    [(k, body, now) for k, body in self._pending.items()],
+                )
+                self._db.executemany("UPDATE findings SET used = ? WHERE key = ?", [(now, k) for k in self._used])
+                self._db.execute(
+                    "DELETE FROM findings WHERE key NOT IN (SELECT key FROM findings ORDER BY used DESC LIMIT ?)",
+                    (_MAX_ENTRIES,),
+                )
+        except sqlite3.Error:
+            pass  # busy or read-only: the next run re-checks
+        finally:
+            self._pending.clear()
+            self._used.clear()
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def _plain(finding: Finding) -> dict[str, Any]:
+    fix = finding.fix
+    return {
+        "code": finding.code, "name": finding.name, "message": finding.message,
+        "severity": finding.severity.value, "span": _plain_span(finding.span), "url": finding.url,
+        "related": [{"span": _plain_span(r.span), "message": r.message} for r in finding.related],
+        "fix": None if fix is None else {
+            "title": fix.title, "applicability": fix.applicability.value,
+            "edits": [{"span": _plain_span(e.span), "content": e.content} for e in fix.edits],
+        },
+    }
+
+
+def _plain_span(span: Span) -> list[int]:
+    return [span.start.line, span.start.column, span.end.line, span.end.column]
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("expected a string")
+    return value
+
+
+def _span(value: object) -> Span:
+    if not (isinstance(value, list) and len(value) == 4 and all(type(v) is int and v >= 0 for v in value)):
+        raise TypeError("expected four non-negative integers")
+    return Span(Position(value[0], value[1]), Position(value[2], value[3]))
+
+
+def _finding(item: Any) -> Finding:
+    """A Finding from its stored form, every field type-checked (raises on anything else)."""
+    fix_item = item["fix"]
+    fix = None
+    if fix_item is not None:
+        fix = Fix(
+            _str(fix_item["title"]),
+            Applicability(fix_item["applicability"]),
+            tuple(Edit(_span(e["span"]), _str(e["content"])) for e in fix_item["edits"]),
+        )
+    return Finding(
+        code=_str(item["code"]),
+        name=_str(item["name"]),
+        message=_str(item["message"]),
+        severity=Severity(item["severity"]),
+        span=_span(item["span"]),
+        fix=fix,
+        related=tuple(Related(_span(r["span"]), _str(r["message"])) for r in item["related"]),
+        url=_str(item["url"]),
+    )

@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import difflib
+import faulthandler
 import gc
 import json
+import multiprocessing
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +25,14 @@ from .config import Config, ConfigError
 from .files import SourceFile, discover, read
 from .fixes import apply_fixes
 from .model import Finding, Position, Severity, Span
+from .positions import split_lines
 from .rule import Rule, strip_markers
-from .runner import SYNTAX_CODE, check_source
+from .runner import INTERNAL_ERROR, SYNTAX_CODE, check_source, is_internal_error
 
-#: Below this many files a process pool costs more than it saves.
-_PARALLEL_THRESHOLD = 16
+#: A file whose check runs longer than this is given up (its worker is ended by faulthandler's
+#: watchdog, which fires even inside libcst's native parser): libcst's time grows steeply on
+#: pathological expressions (a 10,000-term sum: 30 s, then SIGSEGV).
+FILE_TIME_LIMIT = 300
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -59,6 +65,8 @@ def main() -> None:
 @click.option("--baseline", type=click.Path(dir_okay=False), help="Report only findings not in FILE.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), help="Record current findings in FILE.")
 @click.option("--no-cache", is_flag=True, help="Ignore and do not write the findings cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False),
+              help="Findings cache folder (default: $XPORT_LINT_CACHE_DIR, else the user cache dir).")
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
               help="pyproject.toml to read instead of the nearest one.")
 @click.option("-j", "--jobs", type=int, default=None, help="Worker processes (default: all cores).")
@@ -66,6 +74,8 @@ def main() -> None:
               help="Run torch.export.draft_export on each file's xport_example() (executes your code).")
 @click.option("--python", "python", default=None, help="Interpreter with torch for --confirm (default: this one).")
 @click.option("--confirm-timeout", type=float, default=120.0, show_default=True, help="Seconds per example.")
+@click.option("--confirm-memory", type=click.FloatRange(min=0), default=None,
+              help="Address-space cap of the confirmation worker in GiB (default: half the machine's memory; 0: none).")
 def check(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -82,16 +92,21 @@ def check(
     baseline: str | None,
     write_baseline: str | None,
     no_cache: bool,
+    cache_dir: str | None,
     config_path: str | None,
     jobs: int | None,
     confirm: bool,
     python: str | None,
     confirm_timeout: float,
+    confirm_memory: float | None,
 ) -> None:
     """Check PATHS (files or folders; default: the current folder)."""
     targets = list(paths) or ["."]
+    missing = [p for p in targets if not os.path.lexists(p)]
+    if missing:
+        raise click.UsageError(f"no such file or folder: {', '.join(missing)}")
     try:
-        base = Config.discover(Path(config_path or targets[0]))
+        base = Config.load(Path(config_path)) if config_path else Config.discover(Path(targets[0]))
         config = base.merged(
             select=_codes(select), extend_select=_codes(extend_select), ignore=_codes(ignore),
             strict=strict,
@@ -107,14 +122,11 @@ def check(
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
     files = discover(targets, config.exclude)
-    missing = [p for p in targets if not os.path.exists(p)]
-    for path in missing:
-        click.echo(f"xport-lint: {path}: no such file or folder", err=True)
-    cache_dir = (config.root or Path.cwd()) / ".xport-lint-cache"
-    cache = None if no_cache else Cache(cache_dir)
+    cache = None if no_cache else Cache(Path(cache_dir) if cache_dir else None)
     results = _run(files, config, cache, jobs)
     if cache is not None:
         cache.save()
+        cache.close()
 
     sources = {r.path: r.text for r in results if r.text is not None}
     findings: list[tuple[str, Finding]] = []
@@ -125,7 +137,7 @@ def check(
             findings.append((source.path, _problem_finding(source.problem)))
     per_file = {r.path: r.findings for r in results if r.findings}
 
-    confirmer = _confirmer(python, confirm_timeout) if confirm else None
+    confirmer = _confirmer(python, confirm_timeout, confirm_memory) if confirm else None
     try:
         failed_examples = _fix_and_confirm(
             results, per_file, sources, config, confirmer, fix, diff, unsafe_fixes, exit_zero, quiet
@@ -146,14 +158,19 @@ def check(
         findings = _filter_baseline(baseline, findings, sources)
 
     _report(findings, sources, output_format, statistics, quiet)
+    if any(is_internal_error(f) for _, f in findings):
+        sys.exit(2)  # xport-lint failed on a file: never a clean (or merely "findings") result
     failing = [f for _, f in findings]
     sys.exit(1 if (failing or failed_examples) and not exit_zero else 0)
 
 
-def _confirmer(python: str | None, timeout: float) -> Any:
+def _confirmer(python: str | None, timeout: float, memory_gib: float | None) -> Any:
     from .confirm import Confirmer, WorkerOptions
 
-    return Confirmer(WorkerOptions(python=python or sys.executable, timeout=timeout))
+    options = WorkerOptions(python=python or sys.executable, timeout=timeout)
+    if memory_gib is not None:
+        options = WorkerOptions(options.python, timeout, int(memory_gib * 2**30) if memory_gib else None)
+    return Confirmer(options)
 
 
 def _fix_and_confirm(
@@ -163,7 +180,8 @@ def _fix_and_confirm(
     """Apply fixes (proven by re-export first when confirming), then confirm. Returns failed examples."""
     if fix or diff:
         prove = _prover(confirmer, config, quiet) if confirmer is not None else None
-        changed = _apply(per_file, sources, config, unsafe_fixes, write=fix and not diff, prove=prove)
+        files = {r.path: r.source for r in results}
+        changed = _apply(per_file, sources, files, config, unsafe_fixes, write=fix and not diff, prove=prove)
         if diff:
             if changed:
                 click.echo("".join(changed), nl=False)
@@ -249,13 +267,23 @@ def _check_one(path: str, config: Config) -> tuple[SourceFile, list[Finding]]:
 
 
 def _check_batch(paths: list[str], config: Config) -> list[tuple[SourceFile, list[Finding]]]:
-    return [_check_one(p, config) for p in paths]
+    """Runs in a worker process, each file under a watchdog (see FILE_TIME_LIMIT)."""
+    out = []
+    with open(os.devnull, "w") as quiet:
+        for path in paths:
+            faulthandler.dump_traceback_later(FILE_TIME_LIMIT, exit=True, file=quiet)
+            try:
+                out.append(_check_one(path, config))
+            finally:
+                faulthandler.cancel_dump_traceback_later()
+    return out
 
 
 class FileResult:
-    __slots__ = ("path", "text", "problem", "skipped", "findings")
+    __slots__ = ("path", "text", "problem", "skipped", "findings", "source")
 
     def __init__(self, source: SourceFile, findings: list[Finding]) -> None:
+        self.source = source
         self.path = source.path
         self.text = source.text
         self.problem = source.problem
@@ -268,6 +296,9 @@ def _tune_gc() -> None:
     acyclic nodes per file; at CPython's default threshold (700) the cyclic collector runs
     thousands of times per file for nothing (about 10% of a run, measured on the bench corpus)."""
     gc.set_threshold(200_000, 50, 1_000)
+
+
+CheckBatch = Callable[[list[str], Config], list[tuple[SourceFile, list[Finding]]]]
 
 
 def _run(files: list[str], config: Config, cache: Cache | None, jobs: int | None) -> list[FileResult]:
@@ -290,34 +321,70 @@ def _run(files: list[str], config: Config, cache: Cache | None, jobs: int | None
         else:
             keys[path] = key
             todo.append(path)
-    workers = jobs or os.cpu_count() or 1
     show_progress = sys.stderr.isatty() and len(todo) > 50
-    if workers > 1 and len(todo) >= _PARALLEL_THRESHOLD:
-        # biggest files first, in many small batches: a free worker takes the next one, so the
-        # run does not end waiting on one long batch (8 big batches cost ~12% on 2 cores)
-        ordered = sorted(todo, key=_size, reverse=True)
-        size = max(1, len(ordered) // (workers * 32))
-        batches = [ordered[i : i + size] for i in range(0, len(ordered), size)]
-        with ProcessPoolExecutor(max_workers=workers, initializer=_tune_gc) as pool:
-            futures = [pool.submit(_check_batch, batch, config) for batch in batches if batch]
-            with click.progressbar(length=len(todo), label="xport-lint", file=sys.stderr,
-                                   hidden=not show_progress) as bar:
-                for future in futures:
-                    for source, findings in future.result():
-                        results[source.path] = FileResult(source, findings)
-                        bar.update(1)
-    else:
-        with click.progressbar(todo, label="xport-lint", file=sys.stderr,
-                               hidden=not show_progress) as bar:
-            for path in bar:
-                source, findings = _check_one(path, config)
-                results[path] = FileResult(source, findings)
+    with click.progressbar(length=len(todo), label="xport-lint", file=sys.stderr, hidden=not show_progress) as bar:
+        for source, findings in check_isolated(todo, config, jobs or os.cpu_count() or 1):
+            results[source.path] = FileResult(source, findings)
+            bar.update(1)
     if cache is not None:
         for path, key in keys.items():
             result = results[path]
-            if result.text is not None:
+            if result.text is not None and not any(is_internal_error(f) for f in result.findings):
                 cache.put(key, result.findings)
     return [results[p] for p in files if p in results]
+
+
+def check_isolated(
+    paths: list[str], config: Config, workers: int, check: CheckBatch = _check_batch
+) -> Iterator[tuple[SourceFile, list[Finding]]]:
+    """Every file checked in worker processes, so that one file that crashes the process
+    (libcst's native parser) or outruns the watchdog costs only its own result. When a worker
+    dies, the files not yet done are re-run one at a time in a fresh one-worker pool: the
+    first to fail again is the culprit, reported as an internal error; the rest go on."""
+    # biggest files first, in many small batches: a free worker takes the next one, so the
+    # run does not end waiting on one long batch (8 big batches cost ~12% on 2 cores)
+    ordered = sorted(paths, key=_size, reverse=True)
+    done: set[str] = set()
+    size = max(1, len(ordered) // (workers * 32))
+    batches = [ordered[i : i + size] for i in range(0, len(ordered), size)]
+    try:
+        with _pool(min(workers, len(batches))) as pool:
+            for future in [pool.submit(check, batch, config) for batch in batches]:
+                for item in future.result():
+                    done.add(item[0].path)
+                    yield item
+        return
+    except BrokenProcessPool:
+        pass
+    remaining = [p for p in ordered if p not in done]
+    while remaining:
+        with _pool(1) as pool:
+            futures = [(path, pool.submit(check, [path], config)) for path in remaining]
+            for index, (path, future) in enumerate(futures):
+                try:
+                    yield from future.result()
+                except BrokenProcessPool:
+                    yield _crashed(path)
+                    remaining = remaining[index + 1 :]
+                    break
+            else:
+                remaining = []
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    # fork: the parent has imported the engine already, so a worker starts in milliseconds
+    return ProcessPoolExecutor(
+        max_workers=max(workers, 1), mp_context=multiprocessing.get_context("fork"), initializer=_tune_gc
+    )
+
+
+def _crashed(path: str) -> tuple[SourceFile, list[Finding]]:
+    message = (
+        f"{INTERNAL_ERROR}: checking this file crashed xport-lint's worker or ran past {FILE_TIME_LIMIT} s "
+        "(libcst's parser on pathologically long or deep code); it was not checked"
+    )
+    source = read(path)
+    return source, [_problem_finding(message)]
 
 
 def _size(path: str) -> int:
@@ -334,7 +401,8 @@ def _problem_finding(problem: str) -> Finding:
 
 
 def _apply(
-    per_file: dict[str, list[Finding]], sources: dict[str, str], config: Config, unsafe: bool, write: bool,
+    per_file: dict[str, list[Finding]], sources: dict[str, str], files: dict[str, SourceFile], config: Config,
+    unsafe: bool, write: bool,
     prove: Callable[[str, str], bool] | None = None,
 ) -> list[str]:
     """Fix each file until nothing more applies (edits that overlapped wait for a second round).
@@ -352,19 +420,41 @@ def _apply(
         if text == original or (prove is not None and not prove(path, text)):
             continue
         diffs.append("".join(difflib.unified_diff(
-            original.splitlines(keepends=True), text.splitlines(keepends=True),
+            split_lines(original), split_lines(text),
             fromfile=f"a/{path}", tofile=f"b/{path}",
         )))
         if write:
-            with open(path, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
+            if not _write(files[path], text):
+                continue
             sources[path] = text
     return diffs
 
 
+def _write(source: SourceFile, text: str) -> bool:
+    """Write a fixed file back as it was stored: its encoding (PEP 263 cookie), its BOM; line
+    endings are kept in `text` itself. Effect: replaces the file atomically."""
+    try:
+        data = source.encode(text)
+    except UnicodeEncodeError as error:
+        click.echo(f"xport-lint: {source.path}: fix not written: it needs characters {source.encoding} "
+                   f"cannot hold ({error.reason})", err=True)
+        return False
+    target = Path(source.path)
+    temporary = target.with_name(f".{target.name}.xport-lint-{os.getpid()}")
+    try:
+        temporary.write_bytes(data)
+        os.chmod(temporary, os.stat(target).st_mode & 0o7777)
+        os.replace(temporary, target)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        click.echo(f"xport-lint: {source.path}: fix not written: {error.strerror or error}", err=True)
+        return False
+    return True
+
+
 def _fingerprint(path: str, finding: Finding, sources: dict[str, str]) -> str:
     """Survives edits elsewhere in the file: the code plus the flagged line's text."""
-    lines = sources.get(path, "").splitlines()
+    lines = [line.rstrip("\r\n") for line in split_lines(sources.get(path, ""))]
     line = lines[finding.span.start.line - 1].strip() if 0 < finding.span.start.line <= len(lines) else ""
     return f"{Path(path).as_posix()}::{finding.code}::{line}"
 

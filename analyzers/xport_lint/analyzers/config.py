@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -55,7 +56,7 @@ class Config:
     def _relative(self, path: str) -> str:
         if self.root is not None:
             try:
-                return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+                return Path(os.path.realpath(path)).relative_to(os.path.realpath(self.root)).as_posix()
             except ValueError:
                 pass
         return PurePath(path).as_posix()
@@ -86,27 +87,28 @@ class Config:
         if unknown:
             raise ConfigError(f"unknown [tool.xport-lint] key(s): {', '.join(sorted(unknown))}")
         severity: dict[str, Severity] = {}
-        for code, level in dict(table.get("severity", {})).items():
+        for code, level in _mapping(table, "severity").items():
+            if code.upper() not in registry.RULES:
+                raise ConfigError(f"severity.{code}: unknown rule code")
             try:
                 severity[code.upper()] = Severity(level)
             except ValueError:
-                raise ConfigError(
-                    f"severity.{code}: {level!r} is not one of error, warning, info"
-                ) from None
-        examples = dict(table.get("examples", {}))
+                raise ConfigError(f"severity.{code}: {level!r} is not one of error, warning, info") from None
+        examples = _mapping(table, "examples")
         if not all(isinstance(v, str) and ":" in v for v in examples.values()):
             raise ConfigError('examples: expected "package.Model" = "package.module:function" entries')
         strict = table.get("strict", False)
         if not isinstance(strict, bool):
             raise ConfigError("strict: expected true or false")
         return cls(
-            select=_codes(table, "select"),
-            extend_select=_codes(table, "extend-select"),
-            ignore=_codes(table, "ignore"),
+            select=_codes(table.get("select", ()), "select"),
+            extend_select=_codes(table.get("extend-select", ()), "extend-select"),
+            ignore=_codes(table.get("ignore", ()), "ignore"),
             per_file_ignores={
-                k: tuple(v) for k, v in dict(table.get("per-file-ignores", {})).items()
+                pattern: _codes(codes, f"per-file-ignores.{pattern}")
+                for pattern, codes in _mapping(table, "per-file-ignores").items()
             },
-            exclude=tuple(table.get("exclude", ())),
+            exclude=_strings(table.get("exclude", ()), "exclude", "a list of gitignore-style patterns"),
             strict=strict,
             severity=severity,
             examples=examples,
@@ -114,37 +116,88 @@ class Config:
         )
 
     @classmethod
-    def discover(cls, start: Path) -> Config:
-        """The config of the nearest pyproject.toml with a `[tool.xport-lint]` table."""
-        pyproject = find_pyproject(start)
+    def discover(cls, start: Path, boundary: Path | None = None) -> Config:
+        """The config of the nearest pyproject.toml with a `[tool.xport-lint]` table, searched from
+        `start` up to `boundary` (default: `workspace_root(start)`), never above it: a
+        pyproject.toml beside a checkout must not change how the checkout is linted."""
+        pyproject = find_pyproject(start, boundary)
         if pyproject is None:
             return cls(root=None)
+        return cls.load(pyproject)
+
+    @classmethod
+    def load(cls, pyproject: Path) -> Config:
+        """The `[tool.xport-lint]` table of this file (one the user named, or the one found)."""
         try:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
             raise ConfigError(f"{pyproject}: {error}") from None
         table = data.get("tool", {}).get("xport-lint", {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{pyproject}: [tool.xport-lint] must be a table")
         return cls.from_table(table, root=pyproject.parent)
 
 
-def find_pyproject(start: Path) -> Path | None:
-    current = start.resolve()
-    if current.is_file():
-        current = current.parent
+_VCS_MARKERS = (".git", ".hg", ".svn")
+
+
+def workspace_root(start: Path) -> Path:
+    """Where a search for configuration stops: the repository that holds `start` (the nearest
+    folder with `.git`, `.hg` or `.svn`), else the current folder when `start` is inside it,
+    else `start`'s own folder."""
+    current = _folder(start)
+    for directory in (current, *current.parents):
+        if any((directory / marker).exists() for marker in _VCS_MARKERS):
+            return directory
+    cwd = Path(os.path.realpath(os.getcwd()))
+    if current == cwd or cwd in current.parents:
+        return cwd
+    return current
+
+
+def _folder(start: Path) -> Path:
+    """`start` if it is a folder, else its parent; symlinks resolved without raising on loops."""
+    current = Path(os.path.realpath(start))
+    return current if current.is_dir() else current.parent
+
+
+def find_pyproject(start: Path, boundary: Path | None = None) -> Path | None:
+    current = _folder(start)
+    stop = Path(os.path.realpath(boundary or workspace_root(start)))
+    if current != stop and stop not in current.parents:
+        return None  # `start` lies outside the boundary: nothing of the boundary's applies
     for directory in (current, *current.parents):
         candidate = directory / "pyproject.toml"
         if candidate.is_file():
             try:
                 text = candidate.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
-                continue
+                text = ""
             if "[tool.xport-lint" in text:
                 return candidate
+        if directory == stop:
+            break
     return None
 
 
-def _codes(table: dict[str, Any], key: str) -> tuple[str, ...]:
-    value = table.get(key, ())
-    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{key}: expected a list of rule codes or prefixes")
+def _mapping(table: dict[str, Any], key: str) -> dict[str, Any]:
+    value = table.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key}: expected a table, e.g. {key} = {{ ... }}")
+    return value
+
+
+def _strings(value: object, key: str, what: str) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{key}: expected {what}")
     return tuple(value)
+
+
+def _codes(value: object, key: str) -> tuple[str, ...]:
+    """Rule codes or prefixes, each matching at least one rule (`ALL` matches all): a typo must
+    not silently select or ignore nothing, and a bare string is not a list of its letters."""
+    codes = _strings(value, key, 'a list of rule codes or prefixes, e.g. ["XPT1", "XPT404"]')
+    unknown = [c for c in codes if c.strip().upper() != "ALL" and not registry.select([c])]
+    if unknown:
+        raise ConfigError(f"{key}: unknown rule code or prefix {', '.join(unknown)}")
+    return codes

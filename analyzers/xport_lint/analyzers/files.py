@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
+import stat
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,14 +26,24 @@ _ALWAYS_SKIPPED = frozenset(
 class SourceFile:
     path: str
     text: str | None
-    #: why `text` is None: unreadable, undecodable or too big
+    #: why `text` is None: unreadable, undecodable, too big or not a regular file
     problem: str | None = None
     skipped: bool = False
+    #: how the bytes on disk were decoded, so a fix writes them back the same way
+    encoding: str = "utf-8"
+    bom: bool = False
+
+    def encode(self, text: str) -> bytes:
+        """`text` as this file's bytes: its own encoding, its BOM (line endings are in `text`)."""
+        data = text.encode(self.encoding)
+        return codecs.BOM_UTF8 + data if self.bom else data
 
 
 def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> list[str]:
-    """Python files under `paths`: folders walked (symlinks not followed, so no loops),
-    `.gitignore` and `exclude` respected; files named explicitly are always included."""
+    """Python files under `paths`: folders walked (symlinks not followed, so no loops; only
+    regular files, so a FIFO cannot hang the run), `.gitignore` and `exclude` respected; paths
+    named explicitly are always included, and a folder that cannot be listed is listed itself,
+    so that `read` reports it."""
     excluded = pathspec.GitIgnoreSpec.from_lines(exclude)
     found: list[str] = []
     for raw in paths:
@@ -45,7 +57,8 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> list[str]:
 
 def _walk(root: Path, excluded: pathspec.PathSpec) -> Iterator[str]:
     ignores: list[tuple[Path, pathspec.PathSpec]] = []
-    for directory, subdirs, files in os.walk(root, followlinks=False):
+    unlistable: list[str] = []
+    for directory, subdirs, files in os.walk(root, followlinks=False, onerror=lambda e: unlistable.append(e.filename)):
         here = Path(directory)
         gitignore = here / ".gitignore"
         if gitignore.is_file():
@@ -71,22 +84,42 @@ def _walk(root: Path, excluded: pathspec.PathSpec) -> Iterator[str]:
             d for d in subdirs if d not in _ALWAYS_SKIPPED and not ignored(here / d, True)
         )
         for name in sorted(files):
-            if name.endswith((".py", ".pyi")) and not ignored(here / name, False):
+            if name.endswith((".py", ".pyi")) and _regular(here / name) and not ignored(here / name, False):
                 yield str(here / name)
+    yield from unlistable
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return True  # vanished or unreadable: `read` says which
 
 
 def read(path: str) -> SourceFile:
-    """Decode like Python does (PEP 263 coding cookie, BOM); problems become a message."""
+    """Decode like Python does (PEP 263 coding cookie, BOM); problems become a message. Only
+    regular files are read (opened non-blocking and checked first: a FIFO would block forever)."""
     try:
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            return SourceFile(
-                path, None, f"skipped: {size / 1e6:.1f} MB is over the {MAX_BYTES // 2**20} MB limit", True
-            )
-        with open(path, "rb") as handle:
-            data = handle.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
         return SourceFile(path, None, f"cannot read: {error.strerror or error}")
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            return SourceFile(path, None, "cannot read: a folder that could not be listed")
+        if not stat.S_ISREG(info.st_mode):
+            return SourceFile(path, None, "skipped: not a regular file (a FIFO, socket or device)", True)
+        if info.st_size > MAX_BYTES:
+            return SourceFile(
+                path, None, f"skipped: {info.st_size / 1e6:.1f} MB is over the {MAX_BYTES // 2**20} MB limit", True
+            )
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        return SourceFile(path, None, f"cannot read: {error.strerror or error}")
+    finally:
+        os.close(fd)
     return decode(path, data)
 
 
@@ -98,4 +131,5 @@ def decode(path: str, data: bytes) -> SourceFile:
         return SourceFile(path, None, f"cannot decode: {error}")
     if "\x00" in text:
         return SourceFile(path, None, "cannot parse: file contains NUL bytes")
-    return SourceFile(path, text.removeprefix("\ufeff"))
+    bom = encoding == "utf-8-sig"
+    return SourceFile(path, text.removeprefix("\ufeff"), encoding="utf-8" if bom else encoding, bom=bom)

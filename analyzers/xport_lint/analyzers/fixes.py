@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .model import Applicability, Edit, Finding, Position
+from .positions import split_lines
 
 
 def _offset(line_starts: list[int], position: Position) -> int:
@@ -15,9 +16,8 @@ def _offset(line_starts: list[int], position: Position) -> int:
 def apply_edits(source: str, edits: Iterable[Edit]) -> str:
     """`source` with `edits` applied; overlapping edits after the first are skipped."""
     line_starts = [0]
-    for index, char in enumerate(source):
-        if char == "\n":
-            line_starts.append(index + 1)
+    for line in split_lines(source):
+        line_starts.append(line_starts[-1] + len(line))
     ordered = sorted(edits, key=lambda e: (e.span.start, e.span.end))
     out: list[str] = []
     cursor = 0

@@ -14,6 +14,8 @@ from collections import OrderedDict
 
 import libcst as cst
 
+from .positions import split_lines
+
 #: Cached statement text, in characters (about 40,000 lines): enough for the files being edited,
 #: bounded because libcst trees take roughly 100x the memory of their text.
 _CAPACITY = 1_500_000
@@ -37,7 +39,7 @@ class ChunkedParser:
             return cst.parse_module(source), None
         if not tree.body or "\r" in source:
             return cst.parse_module(source), tree
-        lines = source.splitlines(keepends=True)
+        lines = split_lines(source)
         starts = sorted({_first_line(stmt) for stmt in tree.body})
         boundaries = [1, *starts[1:], len(lines) + 1]
         body: list[cst.BaseStatement] = []

@@ -12,6 +12,7 @@ import click
 
 from . import registry
 from .model import Finding, Position, Severity
+from .positions import split_lines
 
 VERSION = "0.1.0"
 _COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -174,7 +175,7 @@ def render_text(
             + click.style(f" ({f.severity.value})", fg=style)
         )
         lines = [head]
-        source_lines = sources.get(path, "").splitlines()
+        source_lines = [line.rstrip("\r\n") for line in split_lines(sources.get(path, ""))]
         if 0 < f.span.start.line <= len(source_lines):
             text = source_lines[f.span.start.line - 1].expandtabs(1)
             number = str(f.span.start.line)

@@ -28,6 +28,20 @@ _HEADER = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
 _ODD_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
+# characters `str.splitlines` breaks at that Python (and LSP) do not: \v \f \x1c-\x1e NEL LS PS
+_NOT_PYTHON_BREAKS = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_PYTHON_LINE = re.compile(r".*?(?:\r\n|\r|\n)|.+\Z", re.DOTALL)
+
+
+def split_lines(text: str) -> list[str]:
+    """`text`'s lines, ends kept, split where Python's tokenizer and LSP split (\\n, \\r\\n, \\r)
+    and nowhere else: `str.splitlines` also splits at U+0085, U+2028, form feed..., so line
+    numbers drift and a re-indented string literal would change or break."""
+    if not _NOT_PYTHON_BREAKS.search(text):
+        return text.splitlines(keepends=True)
+    return _PYTHON_LINE.findall(text)
+
+
 def code_of(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node)
 
@@ -43,11 +57,12 @@ class Locator:
         self._top: dict[int, int] | None = None  # id of a statement -> index of its top-level one
         self._regions: set[int] = set()
         self._fallback: dict[cst.CSTNode, object] | None = None
+        self._headers: dict[int, int] | None = None
 
     @property
     def lines(self) -> list[str]:
         if self._lines is None:
-            self._lines = self.source.splitlines(keepends=True) or [""]
+            self._lines = split_lines(self.source) or [""]
         return self._lines
 
     def span(self, node: cst.CSTNode, statement: cst.CSTNode | None) -> Span:
@@ -193,7 +208,10 @@ class Locator:
     def _header_lines(self) -> dict[int, int]:
         """Line of each top-level def/class header, by the statement's index in the module:
         column-0 `def name`/`class name` lines, matched in order (one inside a string at column 0
-        can only mismatch, which the region's parse then catches)."""
+        can only mismatch, which the region's parse then catches). Computed once per file: per
+        region it made time quadratic in file size."""
+        if self._headers is not None:
+            return self._headers
         found: list[tuple[str, str, int]] = []
         line, last = 1, 0
         for match in _HEADER.finditer(self.source):
@@ -212,6 +230,7 @@ class Locator:
                 break
             out[index] = found[position][2]
             position += 1
+        self._headers = out
         return out
 
     def _pair(self, cst_body: Sequence[cst.CSTNode], ast_body: list[ast.stmt], offset: int) -> None:

@@ -6,6 +6,8 @@ in a single walk over it, and compute positions only for what is reported.
 
 from __future__ import annotations
 
+import ast
+import itertools
 import logging
 import re
 from collections.abc import Callable, Iterable
@@ -18,7 +20,7 @@ from .config import Config
 from .dataflow import NOTHING, FunctionFlow, Value
 from .incremental import ChunkedParser
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
-from .positions import Locator, code_of
+from .positions import Locator, code_of, split_lines
 from .program import Program, Traced
 from .rule import BlockReplacement, FixProposal, Report, Rule, Scope
 from .walk import with_statements
@@ -26,6 +28,13 @@ from .walk import with_statements
 log = logging.getLogger(__name__)
 
 SYNTAX_CODE = "XPT000"
+#: message prefix of the XPT000 finding for a failure of xport-lint itself (the CLI exits 2)
+INTERNAL_ERROR = "internal error"
+#: CPython's own limit on nested brackets (its tokenizer's MAXLEVEL); libcst's native parser
+#: crashes the process (SIGSEGV) somewhere past it, so deeper text never reaches libcst
+_MAX_NESTING = 200
+_NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
+_BRACKET_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 UNUSED_NOQA_CODE = "XPT001"
 # A file that mentions none of these has nothing torch.export traces: skip it unparsed.
 _RELEVANT = ("forward", "export", "compile", "custom_op")
@@ -45,6 +54,8 @@ class RuleContext:
     flow: FunctionFlow | None = None
     statement: cst.CSTNode | None = None
     reports: list[tuple[Rule, Report]] = field(default_factory=list)
+    #: rules that raised, as "XPT101 (tensor-branch) raised KeyError"
+    failures: set[str] = field(default_factory=set)
     _globals: dict[int, frozenset[str]] = field(default_factory=dict)
 
     def value(self, node: cst.BaseExpression) -> Value:
@@ -97,6 +108,37 @@ def check_source(
         return []
     if not any(word in source for word in _RELEVANT):
         return []
+    too_deep = _nesting_problem(source)
+    if too_deep is not None:
+        return _syntax_error_at(too_deep[0], too_deep[1], too_deep[2], enabled)
+    try:
+        return _check_parsable(source, path, config, enabled, parser)
+    except RecursionError:
+        # valid Python can nest deeper than this analysis recurses (a 500-deep `- - - x`)
+        return _syntax_error_at(1, 0, "cannot analyse: the code nests deeper than xport-lint can follow", enabled)
+
+
+def _nesting_problem(source: str) -> tuple[int, int, str] | None:
+    """Python's own error for text nested past its limit, found before libcst sees it. The
+    bracket count (C-speed: a regex and `accumulate`) also counts brackets in strings, so a
+    deep count is confirmed by CPython's parser, which knows strings."""
+    brackets = _NOT_BRACKETS.sub("", source)
+    if len(brackets) < _MAX_NESTING:
+        return None
+    if max(itertools.accumulate(map(_BRACKET_DEPTH.__getitem__, brackets))) < _MAX_NESTING:
+        return None
+    try:
+        ast.parse(source)
+    except SyntaxError as error:
+        return error.lineno or 1, max((error.offset or 1) - 1, 0), f"syntax error: {error.msg}"
+    except (RecursionError, MemoryError):
+        return 1, 0, "cannot parse: the code nests too deeply"
+    return None
+
+
+def _check_parsable(
+    source: str, path: str, config: Config, enabled: frozenset[str], parser: ChunkedParser | None
+) -> list[Finding]:
     tree = None
     try:
         if parser is not None:
@@ -105,7 +147,7 @@ def check_source(
             module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         return _syntax_error(error, enabled)
-    except (RecursionError, MemoryError, ValueError) as error:
+    except (MemoryError, ValueError) as error:
         return _syntax_error_at(1, 0, f"cannot parse: {type(error).__name__}", enabled)
     program = Program(module, mentions_export=_mentions_export_call(source))
     mode = program.mode(config.mode)
@@ -133,7 +175,17 @@ def check_source(
     findings = _findings(ctx, locator, config, mode, program)
     if UNUSED_NOQA_CODE in enabled:
         findings.extend(_unused_suppressions(locator, ctx.reports))
+    if ctx.failures:
+        # the file was not fully checked: never let that read as clean
+        for failure in sorted(ctx.failures):
+            message = f"{INTERNAL_ERROR}: {failure}; the file was not fully checked, please report it"
+            findings.extend(_syntax_error_at(1, 0, message, frozenset({SYNTAX_CODE})))
     return sorted(findings, key=lambda f: (f.span.start, f.code))
+
+
+def is_internal_error(finding: Finding) -> bool:
+    """A finding that says xport-lint itself failed on the file (not something in the file)."""
+    return finding.code == SYNTAX_CODE and finding.message.startswith(INTERNAL_ERROR)
 
 
 def _mentions_export_call(source: str) -> bool:
@@ -188,8 +240,12 @@ def _walk(
             for method in methods:
                 try:
                     method(node)
-                except Exception:  # noqa: BLE001 - one broken rule must not hide the others
-                    log.exception("rule %s failed on %s", type(method.__self__).__name__, path)
+                except RecursionError:
+                    raise  # the whole file is too deep: reported as such by check_source
+                except Exception as error:  # noqa: BLE001 - one broken rule must not hide the others
+                    rule = method.__self__  # type: ignore[attr-defined]
+                    log.exception("rule %s failed on %s", type(rule).__name__, path)
+                    ctx.failures.add(f"{rule.CODE} ({rule.NAME}) raised {type(error).__name__}")
 
 
 def _findings(
@@ -250,7 +306,7 @@ def _fix(
 def _indent_continuation(code: str, indent: str) -> str | None:
     """Lines after the first of a rendered statement, at the statement's indentation. None when
     the code holds a multi-line string, whose text the indentation would change."""
-    lines = code.splitlines(keepends=True)
+    lines = split_lines(code)
     if len(lines) > 1 and ('"""' in code or "'''" in code):
         return None
     return lines[0] + "".join(indent + line if line.strip() else line for line in lines[1:]) if lines else code
@@ -292,7 +348,7 @@ def _import_line(module: cst.Module) -> int:
 
 def _syntax_error(error: cst.ParserSyntaxError, enabled: frozenset[str]) -> list[Finding]:
     message = error.message.splitlines()[0] if error.message else "invalid syntax"
-    return _syntax_error_at(error.raw_line, error.raw_column, message, enabled)
+    return _syntax_error_at(error.raw_line, error.raw_column, f"syntax error: {message}", enabled)
 
 
 def _syntax_error_at(line: int, column: int, message: str, enabled: frozenset[str]) -> list[Finding]:
@@ -300,7 +356,7 @@ def _syntax_error_at(line: int, column: int, message: str, enabled: frozenset[st
         return []
     span = Span(Position(max(line, 1), column), Position(max(line, 1), column))
     rule = registry.RULES[SYNTAX_CODE]
-    return [Finding(SYNTAX_CODE, rule.NAME, f"syntax error: {message}", Severity.ERROR, span,
+    return [Finding(SYNTAX_CODE, rule.NAME, message, Severity.ERROR, span,
                     url=rule.url())]
 
 

@@ -21,6 +21,9 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument, Workspace
+
+from xport_lint.analyzers.positions import split_lines
 
 from . import convert
 from .lint_process import LintProcess
@@ -33,6 +36,23 @@ CONFIRM_COMMAND = "xport-lint.confirm"
 CANCEL_CONFIRM_COMMAND = "xport-lint.cancelConfirm"
 ADD_EXAMPLE_COMMAND = "xport-lint.addExample"
 log = logging.getLogger("xport_lint.server")
+
+
+class _PythonLinesDocument(TextDocument):
+    """pygls splits lines with `str.splitlines`, which also breaks at U+2028, U+0085, form
+    feed...: an incremental edit after one lands on the wrong line, and the server's copy drifts
+    from the editor's. LSP (like Python) breaks lines only at \\n, \\r\\n and \\r."""
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return tuple(split_lines(self.source))
+
+
+class _PythonLinesWorkspace(Workspace):
+    def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None,
+                              language_id: str | None = None) -> TextDocument:
+        return _PythonLinesDocument(doc_uri, source=source, version=version, language_id=language_id,
+                                    sync_kind=self._sync_kind, position_codec=self._position_codec)
 
 
 @dataclass(frozen=True)
@@ -69,9 +89,10 @@ class XportLanguageServer(LanguageServer):
         settings, problems = Settings.from_json(raw)
         for problem in problems:
             self.log(f"settings: {problem}; using the default", types.MessageType.Warning)
-        if self.confirmer is not None and (settings.python, settings.confirm_timeout) != (
+        if self.confirmer is not None and (settings.python, settings.confirm_timeout, settings.confirm_memory_gb) != (
             self.settings.python,
             self.settings.confirm_timeout,
+            self.settings.confirm_memory_gb,
         ):
             self.confirmer.close()
             self.confirmer = None
@@ -124,7 +145,7 @@ class XportLanguageServer(LanguageServer):
             log.exception("xport-lint failed on %s", uri)
             self.toast_once()
             findings = []
-        lines = source.splitlines(keepends=True)
+        lines = split_lines(source)
         return Result(version, findings, [convert.diagnostic(uri, lines, f) for f in findings])
 
     async def analyse(self, uri: str) -> Result:
@@ -236,6 +257,7 @@ server = XportLanguageServer()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: XportLanguageServer, params: types.InitializeParams) -> None:
+    ls.workspace.__class__ = _PythonLinesWorkspace  # pygls builds it just before this handler
     try:
         ls.loop = asyncio.get_running_loop()
     except RuntimeError:
@@ -508,7 +530,7 @@ def fix_all_edit(ls: XportLanguageServer, uri: str) -> types.WorkspaceEdit:
         text = fixed
     if text == original:
         return types.WorkspaceEdit(changes={uri: []})
-    lines = original.splitlines(keepends=True)
+    lines = split_lines(original)
     end = types.Position(line=len(lines), character=0)
     whole = types.Range(start=types.Position(line=0, character=0), end=end)
     return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=whole, new_text=text)]})
@@ -524,10 +546,11 @@ async def fix_all_command(ls: XportLanguageServer, uri: str) -> None:
 @server.command(CONFIRM_COMMAND)
 async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[str, Any]:
     """Run draft_export on the file's example: only when asked, only in a trusted workspace."""
-    if not ls.settings.trusted:
-        message = "xport-lint: confirmation runs your model's code, and this workspace is not trusted"
+    refusal = _confirm_refusal(ls, uri)
+    if refusal is not None:
+        status, message = refusal
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
-        return {"status": "untrusted", "summary": message}
+        return {"status": status, "summary": message}
     document = ls.workspace.get_text_document(uri)
     path = to_fs_path(uri)
     try:
@@ -577,14 +600,33 @@ async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[st
     }
 
 
+def _confirm_refusal(ls: XportLanguageServer, uri: str) -> tuple[str, str] | None:
+    """Why confirming `uri` must not run (status, message), or None: the client has to say the
+    workspace is trusted, and the file has to be open in the editor or inside a workspace folder
+    (a command naming any other path would import and run a file the user never chose)."""
+    if not ls.settings.trusted:
+        return "untrusted", (
+            "xport-lint: confirmation runs your model's code, and the client has not said this workspace "
+            "is trusted (setting `trusted`)"
+        )
+    path = to_fs_path(uri) if isinstance(uri, str) and uri.startswith("file:") else None
+    if path is None:
+        return "refused", f"xport-lint: cannot confirm {uri!r}: not a file:// URI"
+    if uri not in ls.workspace.text_documents and not ls._in_workspace(path):
+        return "refused", f"xport-lint: not confirming {path}: it is neither open nor inside a workspace folder"
+    return None
+
+
 def _run_confirmation(ls: XportLanguageServer, uri: str, source: str, version: int | None) -> Any:
     from xport_lint.analyzers.confirm import Confirmer, WorkerOptions
     from xport_lint.analyzers.runner import check_source
 
     if ls.confirmer is None:
-        ls.confirmer = Confirmer(
-            WorkerOptions(python=ls.settings.python or sys.executable, timeout=ls.settings.confirm_timeout)
-        )
+        options = WorkerOptions(python=ls.settings.python or sys.executable, timeout=ls.settings.confirm_timeout)
+        memory = ls.settings.confirm_memory_gb
+        if memory is not None:
+            options = WorkerOptions(options.python, options.timeout, int(memory * 2**30) if memory else None)
+        ls.confirmer = Confirmer(options)
     config = ls.config_for(uri)
     path = to_fs_path(uri) or uri
     static = check_source(source, path, config)
@@ -609,7 +651,7 @@ def add_example_edit(ls: XportLanguageServer, uri: str, name: str) -> types.Work
     from xport_lint.analyzers.confirm import example_skeleton
 
     source = ls.workspace.get_text_document(uri).source
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source)
     end = types.Position(line=len(lines), character=0)
     if lines and not lines[-1].endswith("\n"):
         end = types.Position(line=len(lines) - 1, character=len(lines[-1]))

@@ -18,11 +18,14 @@ class Settings:
     ignore: tuple[str, ...] | None = None
     strict: bool | None = None
     severity: dict[str, str] = field(default_factory=dict)
-    #: the client says the workspace is untrusted (no user code may run)
-    trusted: bool = True
+    #: the client says the workspace is trusted: only then may user code run (confirmation).
+    #: Untrusted unless said: a client that does not know about trust never runs user code.
+    trusted: bool = False
     #: interpreter with the user's torch, for confirmation (default: the server's own)
     python: str | None = None
     confirm_timeout: float = 120.0
+    #: address-space cap of the confirmation worker, GiB (None: half the machine's memory; 0: none)
+    confirm_memory_gb: float | None = None
 
     @classmethod
     def from_json(cls, raw: object) -> tuple[Settings, list[str]]:
@@ -59,6 +62,11 @@ class Settings:
             values["confirm_timeout"] = float(timeout)
         elif timeout is not None:
             problems.append("confirmTimeout: expected a positive number of seconds")
+        memory = raw.get("confirmMemoryGb")
+        if isinstance(memory, (int, float)) and not isinstance(memory, bool) and memory >= 0:
+            values["confirm_memory_gb"] = float(memory)
+        elif memory is not None:
+            problems.append("confirmMemoryGb: expected a number of GiB (0: no cap)")
         severity = raw.get("severity")
         if isinstance(severity, dict):
             good = {k.upper(): v for k, v in severity.items() if isinstance(v, str) and v in _SEVERITIES}

@@ -15,7 +15,8 @@ import signal
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -32,12 +33,22 @@ class ConfirmError(Exception):
         self.kind = kind
 
 
+def default_memory_limit() -> int:
+    """Half of this machine's memory, at least 4 GiB: a model that allocates without bound is
+    stopped before it makes the editor's machine swap (torch's own import maps about 0.75 GiB)."""
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        physical = 16 * 2**30
+    return max(4 * 2**30, physical // 2)
+
+
 @dataclass(frozen=True)
 class WorkerOptions:
     python: str = sys.executable
     timeout: float = DEFAULT_TIMEOUT
     #: address-space limit for the worker, in bytes (None: unlimited)
-    memory_limit: int | None = None
+    memory_limit: int | None = field(default_factory=default_memory_limit)
 
 
 class Worker:
@@ -112,13 +123,7 @@ class Worker:
                 process.stdin.flush()
             except (BrokenPipeError, OSError):
                 pass  # the read below reports how it died
-            try:
-                line = self._lines.get(timeout=timeout or self.options.timeout)
-            except queue.Empty:
-                self.kill()
-                raise ConfirmError(
-                    "timeout", f"the model did not finish exporting within {timeout or self.options.timeout:.0f} s"
-                ) from None
+            line = self._answer(process, timeout or self.options.timeout)
             if line is None:
                 code = process.wait()
                 self._process = None
@@ -126,6 +131,25 @@ class Worker:
                     raise ConfirmError("cancelled", "the confirmation was cancelled")
                 raise ConfirmError(*self._death(code))
             return json.loads(line)
+
+    def _answer(self, process: subprocess.Popen[str], timeout: float) -> str | None:
+        """The worker's response line; None when it died. A worker that exits while a child it
+        forked keeps the pipe open is seen dead at once, not after the timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return self._lines.get(timeout=min(0.25, max(deadline - time.monotonic(), 0.0)))
+            except queue.Empty:
+                pass
+            if process.poll() is not None:
+                try:
+                    return self._lines.get(timeout=0.5)  # a response written just before exiting
+                except queue.Empty:
+                    self._kill_descendants(process.pid)
+                    return None
+            if time.monotonic() >= deadline:
+                self.kill()
+                raise ConfirmError("timeout", f"the model did not finish exporting within {timeout:.0f} s")
 
     def _death(self, code: int) -> tuple[str, str]:
         tail = self.stderr_tail()
@@ -142,11 +166,36 @@ class Worker:
         process, self._process = self._process, None
         if process is None:
             return
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        self._kill_descendants(process.pid)
         process.wait()
+
+    @staticmethod
+    def _kill_descendants(pid: int) -> None:
+        """SIGKILL the worker's session (it leads one) and every process started in it, including
+        those that left it with `setsid()`: the killpg of the session alone misses them. Found by
+        session id and by parent links in /proc."""
+        doomed = {pid}
+        table: dict[int, tuple[int, int]] = {}  # pid -> (parent, session)
+        for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+            if entry.isdigit():
+                try:
+                    fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                    table[int(entry)] = (int(fields[1]), int(fields[3]))
+                except (OSError, IndexError, ValueError):
+                    continue
+        changed = True
+        while changed:
+            changed = False
+            for child, (parent, session) in table.items():
+                if child not in doomed and (parent in doomed or session == pid):
+                    doomed.add(child)
+                    changed = True
+        for victim in doomed:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(victim, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError, OSError):
+                    pass
 
     def cancel(self) -> None:
         """Abort the running request (from another thread): the worker is killed."""

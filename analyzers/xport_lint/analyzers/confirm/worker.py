@@ -207,16 +207,30 @@ def _render_key(key: Any) -> str | None:
     return repr(key) if isinstance(key, (str, int)) else None
 
 
+def _seed(torch: Any) -> None:
+    """The same example inputs every time (`torch.randn` in `xport_example()`): otherwise the
+    same file can get a different verdict on each confirmation (a branch taken or not)."""
+    import random
+
+    random.seed(0)
+    torch.manual_seed(0)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed(0)
+
+
 def _confirm(request: dict[str, Any]) -> dict[str, Any]:
     import torch
     from torch._logging import structured
 
     path = os.path.abspath(request["path"])
     root = os.path.abspath(request.get("root") or os.path.dirname(path))
+    _seed(torch)
     module = _load(path, root)
     provider = _provider(module, request.get("provider"))
     if provider is None:
         return {"status": "no-example"}
+    _seed(torch)
     example = _normalise(provider())
     model = example["model"]
     strict = example["strict"] if example["strict"] is not None else bool(request.get("strict"))
