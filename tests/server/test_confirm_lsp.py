@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
@@ -85,12 +84,12 @@ async def test_hanging_model_times_out_and_the_server_stays_responsive(client: L
     path = tmp_path / "gate.py"
     path.write_text(source)
     uri = open_document(client, path, source)
-    pending = confirm(client, uri)
-    began = time.perf_counter()
+    pending = asyncio.ensure_future(confirm(client, uri))
+    await wait_for(lambda: any(client.progress_reports.values()))
     await client.text_document_hover_async(
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=0))
     )
-    assert time.perf_counter() - began < 1
+    assert not pending.done()  # the hover was answered while the model spins
     result = await pending
     assert result["status"] == "timeout"
     codes = [d.code for d in await pull(client, uri)]
@@ -176,7 +175,6 @@ async def test_cancelling_the_progress_stops_a_confirmation(client: LanguageClie
     path = tmp_path / "gate.py"
     path.write_text(source)
     uri = open_document(client, path, source)
-    began = time.perf_counter()
     pending = asyncio.ensure_future(confirm(client, uri))
     await wait_for(lambda: any(client.progress_reports.values()))
     (token,) = client.progress_reports
@@ -184,5 +182,5 @@ async def test_cancelling_the_progress_stops_a_confirmation(client: LanguageClie
     await asyncio.sleep(3)  # torch imported, the model is spinning
     client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
     result = await pending
-    assert time.perf_counter() - began < 30 and result["status"] != "ran", result
+    assert result["status"] == "cancelled", result  # killed by the Cancel, not by the 60 s timeout
     assert "XPT906" in [d.code for d in await pull(client, uri)]

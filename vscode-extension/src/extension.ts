@@ -3,7 +3,7 @@
 
 import * as vscode from "vscode";
 import { DidChangeConfigurationNotification, type LanguageClient, State } from "vscode-languageclient/node";
-import { hasServer, installCommand, type Interpreter, resolveInterpreter, which } from "./common/python";
+import { installCommand, type Interpreter, resolveInterpreter, serverStatus, which } from "./common/python";
 import { createClient } from "./common/server";
 import { type ExtensionSettings, needsRestart, readSettings, toServerSettings } from "./common/settings";
 
@@ -86,12 +86,23 @@ async function start(): Promise<void> {
     return;
   }
   output.info(`interpreter: ${interpreter.path} (from ${interpreter.source})`);
-  if (!(await hasServer(interpreter.path))) {
+  const status = await serverStatus(interpreter.path);
+  if (status === "not-installed") {
     const python = interpreter.path;
     showStatus("$(warning) xport-lint", `xport-lint is not installed in ${python}`, true);
-    output.warn(`xport-lint is not installed in ${python}`);
+    output.warn(`xport-lint is not installed in ${python}: install it from its checkout or wheel, e.g. ` +
+      `${python} -m pip install -e "/path/to/xport-lint[server]" (it is not on a package index)`);
     void vscode.window
-      .showWarningMessage(`xport-lint is not installed in ${python}.`, "Install", "Show logs")
+      .showWarningMessage(`xport-lint is not installed in ${python}; see the logs for how to install it.`, "Show logs")
+      .then((choice) => choice === "Show logs" && output.show());
+    return;
+  }
+  if (status === "missing-extra") {
+    const python = interpreter.path;
+    showStatus("$(warning) xport-lint", `xport-lint's server needs pygls and lsprotocol in ${python}`, true);
+    output.warn(`xport-lint is installed in ${python} without its server extra (pygls, lsprotocol)`);
+    void vscode.window
+      .showWarningMessage(`xport-lint's language server needs pygls and lsprotocol in ${python}.`, "Install", "Show logs")
       .then((choice) => {
         if (choice === "Install") {
           const terminal = vscode.window.createTerminal("xport-lint install");

@@ -61,6 +61,8 @@ def main() -> None:
 )
 @click.option("--statistics", is_flag=True, help="Count findings per rule.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
+              help="Lowest severity that makes the exit status 1 (info findings are advice by default).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 @click.option("--baseline", type=click.Path(dir_okay=False), help="Report only findings not in FILE.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), help="Record current findings in FILE.")
@@ -88,6 +90,7 @@ def check(
     output_format: str,
     statistics: bool,
     exit_zero: bool,
+    fail_on: str,
     quiet: bool,
     baseline: str | None,
     write_baseline: str | None,
@@ -121,6 +124,12 @@ def check(
                 raise ConfigError(f"severity: unknown rule code {code}")
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
+    if confirm and not _has_torch(python or sys.executable):
+        raise click.UsageError(
+            f"--confirm runs torch.export in {python or sys.executable}, which cannot import torch. Install it "
+            "there (pip install torch==2.13.0, or from an xport-lint checkout: pip install -e \".[confirm]\"), "
+            "or pass --python /path/to/the/python/that/has/your/torch"
+        )
     files = discover(targets, config.exclude)
     cache = None if no_cache else Cache(Path(cache_dir) if cache_dir else None)
     results = _run(files, config, cache, jobs)
@@ -140,7 +149,8 @@ def check(
     confirmer = _confirmer(python, confirm_timeout, confirm_memory) if confirm else None
     try:
         failed_examples = _fix_and_confirm(
-            results, per_file, sources, config, confirmer, fix, diff, unsafe_fixes, exit_zero, quiet
+            results, per_file, sources, config, confirmer, fix, diff, unsafe_fixes, exit_zero, quiet,
+            progress=sys.stderr.isatty() and output_format == "text" and not quiet,
         )
     finally:
         if confirmer is not None:
@@ -160,12 +170,17 @@ def check(
     _report(findings, sources, output_format, statistics, quiet)
     if any(is_internal_error(f) for _, f in findings):
         sys.exit(2)  # xport-lint failed on a file: never a clean (or merely "findings") result
-    failing = [f for _, f in findings]
+    threshold = _SEVERITY_RANK[Severity(fail_on)]
+    failing = [f for _, f in findings if _SEVERITY_RANK[f.severity] >= threshold]
     sys.exit(1 if (failing or failed_examples) and not exit_zero else 0)
+
+
+_SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
 def _confirmer(python: str | None, timeout: float, memory_gib: float | None) -> Any:
     from .confirm import Confirmer, WorkerOptions
+
 
     options = WorkerOptions(python=python or sys.executable, timeout=timeout)
     if memory_gib is not None:
@@ -173,9 +188,20 @@ def _confirmer(python: str | None, timeout: float, memory_gib: float | None) -> 
     return Confirmer(options)
 
 
+def _has_torch(python: str) -> bool:
+    """Whether `python` can import torch, asked without importing it (torch's import takes seconds)."""
+    import subprocess
+
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"
+    try:
+        return subprocess.run([python, "-c", probe], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
 def _fix_and_confirm(
     results: list[FileResult], per_file: dict[str, list[Finding]], sources: dict[str, str], config: Config,
-    confirmer: Any, fix: bool, diff: bool, unsafe_fixes: bool, exit_zero: bool, quiet: bool,
+    confirmer: Any, fix: bool, diff: bool, unsafe_fixes: bool, exit_zero: bool, quiet: bool, progress: bool,
 ) -> int:
     """Apply fixes (proven by re-export first when confirming), then confirm. Returns failed examples."""
     if fix or diff:
@@ -190,7 +216,9 @@ def _fix_and_confirm(
         for path in list(per_file):
             if path in sources:
                 per_file[path] = check_source(sources[path], path, config)
-    return _confirm(results, per_file, sources, config, confirmer, quiet) if confirmer is not None else 0
+    if confirmer is None:
+        return 0
+    return _confirm(results, per_file, sources, config, confirmer, quiet, progress=progress)
 
 
 def _prover(confirmer: Any, config: Config, quiet: bool) -> Callable[[str, str], bool]:
@@ -221,14 +249,15 @@ def _prover(confirmer: Any, config: Config, quiet: bool) -> Callable[[str, str],
 
 def _confirm(
     results: list[FileResult], per_file: dict[str, list[Finding]], sources: dict[str, str], config: Config,
-    confirmer: Any, quiet: bool,
+    confirmer: Any, quiet: bool, progress: bool = False,
 ) -> int:
-    """Confirm every file with an example; merge into `per_file`. Returns failed examples."""
+    """Confirm every file with an example; merge into `per_file`. Returns failed examples.
+    `progress`: a bar naming the file being confirmed (each takes seconds); its notes follow."""
     import ast
 
     from .confirm import has_example
 
-    failed = 0
+    todo: list[tuple[FileResult, str, str | None]] = []
     for result in results:
         text = sources.get(result.path, result.text)
         if text is None:
@@ -242,20 +271,34 @@ def _confirm(
             provider = config.example_for(result.path, names)
         if provider is None and not has_example(text):
             continue
-        root = str(config.root) if config.root else None
-        outcome = confirmer.confirm(result.path, text, per_file.get(result.path, []),
-                                    root=root, strict=config.strict, provider=provider)
-        per_file[result.path] = outcome.findings
-        failed += outcome.failed
-        if not quiet:
+        todo.append((result, text, provider))
+    failed = 0
+    notes: list[str] = []
+    root = str(config.root) if config.root else None
+    with click.progressbar(
+        todo, label="confirming", file=sys.stderr, hidden=not progress,
+        item_show_func=lambda item: item[0].path if item is not None else None,
+    ) as bar:
+        for result, text, provider in bar:
+            outcome = confirmer.confirm(result.path, text, per_file.get(result.path, []),
+                                        root=root, strict=config.strict, provider=provider)
+            per_file[result.path] = outcome.findings
+            failed += outcome.failed
+            if quiet:
+                continue
             cached = " (cached)" if outcome.cached else ""
-            click.echo(f"xport-lint: confirmed {result.path}: {outcome.summary}{cached}", err=True)
+            notes.append(f"xport-lint: confirmation of {result.path}: {outcome.summary}{cached}")
             if outcome.suggested_fixes:
-                click.echo(f"  suggested dynamic_shapes fixes:\n  {outcome.suggested_fixes}", err=True)
+                notes.append(f"  suggested dynamic_shapes fixes:\n  {outcome.suggested_fixes}")
             if outcome.refined:
                 verdict = "passes" if outcome.refined["export_ok"] else "still fails"
-                click.echo(f"  with them applied ({outcome.refined['rounds']} round(s)), export {verdict}:\n"
-                           f"  dynamic_shapes={outcome.refined['source']}", err=True)
+                notes.append(f"  with them applied ({outcome.refined['rounds']} round(s)), export {verdict}:\n"
+                             f"  dynamic_shapes={outcome.refined['source']}")
+            if not progress:
+                click.echo("\n".join(notes), err=True)
+                notes.clear()
+    if notes:
+        click.echo("\n".join(notes), err=True)
     return failed
 
 
@@ -519,10 +562,14 @@ def _report(
 @click.option("--tcp", metavar="HOST:PORT", help="Listen on TCP instead of stdio (debugging).")
 def serve(tcp: str | None) -> None:
     """Start the language server (stdio by default)."""
-    try:
-        from xport_lint.server.app import main as run_server  # the one upward import, on demand
-    except ImportError as error:
-        raise click.UsageError(f"the language server needs `pip install 'xport-lint[server]'` ({error})") from None
+    from xport_lint.server import missing_requirements  # the one upward import, on demand
+
+    problem = missing_requirements()
+    if problem is not None:
+        click.echo(f"xport-lint: {problem}", err=True)
+        sys.exit(3)
+    from xport_lint.server.app import main as run_server
+
     run_server(["--tcp", tcp] if tcp else [])
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -58,6 +59,7 @@ class Locator:
         self._regions: set[int] = set()
         self._fallback: dict[cst.CSTNode, object] | None = None
         self._headers: dict[int, int] | None = None
+        self._renders: dict[int, tuple[Any, list[str]] | None] = {}
 
     @property
     def lines(self) -> list[str]:
@@ -74,14 +76,17 @@ class Locator:
         start, end = whole.start, whole.end
         if node is statement and not isinstance(node, cst.SimpleStatementLine):
             return Span(start, self._first_line_end(start, end))
-        found = self._find(code_of(node), start, end)
+        anchor = statement if statement is not None and whole is not None else node
+        found = self._within(node, anchor, start) or self._find(code_of(node), start, end)
         return found if found is not None else Span(start, self._first_line_end(start, end))
 
     def exact_span(self, node: cst.CSTNode, statement: cst.CSTNode | None) -> Span:
         """Where `node` is, for an edit: its text within `statement`, else libcst's own positions
         (never a nearby guess, which would make the edit overwrite the wrong code)."""
         whole = self.statement_span(statement) if statement is not None else None
-        found = self._find(code_of(node), whole.start, whole.end) if whole is not None else None
+        found = None
+        if statement is not None and whole is not None:
+            found = self._within(node, statement, whole.start) or self._find(code_of(node), whole.start, whole.end)
         return found if found is not None else self._libcst_span(node)
 
     def statement_span(self, statement: cst.CSTNode) -> Span | None:
@@ -116,6 +121,68 @@ class Locator:
         if text.isascii():
             return byte_offset
         return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
+
+    def _within(self, node: cst.CSTNode, statement: cst.CSTNode, start: Position) -> Span | None:
+        """`node`'s span from libcst's positions within its statement alone (rendered without
+        the comments above it), moved to where `ast` put the statement: the node itself, not
+        the first text that looks like it (`n` in `for step in range(n)` is not the n of `in`)."""
+        rendered = self._rendered(statement)
+        if rendered is None:
+            return None
+        positions, lines = rendered
+        found = positions.get(node)
+        if found is None:
+            return None
+        begin = self._moved(lines, found.start.line, found.start.column, start)
+        stop = self._moved(lines, found.end.line, found.end.column, start)
+        return Span(begin, stop) if begin is not None and stop is not None else None
+
+    def _rendered(self, statement: cst.CSTNode) -> tuple[Any, list[str]] | None:
+        cached = self._renders.get(id(statement))
+        if cached is not None or id(statement) in self._renders:
+            return cached
+        result = None
+        if isinstance(statement, cst.BaseSmallStatement):
+            alone: cst.CSTNode | None = cst.SimpleStatementLine(body=[statement])
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            # `ast` places a decorated def at `def`; rendered without decorators, so does libcst
+            alone = statement.with_changes(leading_lines=[], decorators=[], lines_after_decorators=[])
+        elif isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            alone = statement.with_changes(leading_lines=[])
+        else:
+            alone = None
+        if alone is not None:
+            module = cst.Module(body=[alone])  # type: ignore[list-item]
+            try:
+                positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+                result = (positions, split_lines(module.code))
+            except Exception:  # noqa: BLE001 - what libcst cannot place, the text search places
+                result = None
+        self._renders[id(statement)] = result
+        return result
+
+    def _moved(self, rendered: list[str], line: int, column: int, start: Position) -> Position | None:
+        """A rendered position in the file. The statement was rendered at column 0: lines libcst
+        re-indents move by the statement's indentation, continuation lines inside brackets keep
+        the file's own whitespace and stay; a line that matches neither is not trusted."""
+        if not 0 < line <= len(rendered):
+            return None
+        file_line = start.line + line - 1
+        if file_line > len(self.lines):
+            return None
+        text, mine = rendered[line - 1].rstrip("\r\n"), self.lines[file_line - 1].rstrip("\r\n")
+        indent = mine[: start.column]
+        if line == 1:
+            # an `elif` renders alone as `if`: two characters short of the file's text
+            for shift in (0, 2):
+                if mine[start.column + shift :].startswith(text):
+                    return Position(file_line, column + start.column + shift)
+            return None
+        if indent.strip() == "" and mine == indent + text:
+            return Position(file_line, column + start.column)
+        if mine == text:
+            return Position(file_line, column)
+        return None
 
     def _find(self, needle: str, start: Position, end: Position) -> Span | None:
         if not needle:

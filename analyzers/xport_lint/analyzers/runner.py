@@ -264,7 +264,9 @@ def _findings(
             continue
         severity = config.severity.get(rule.CODE) or rule.severity(mode) or Severity.INFO
         related = tuple(
-            Related(locator.span(node, statement), message) for node, statement, message in report.related
+            note
+            for node, statement, message in report.related
+            if (note := Related(locator.span(node, statement), message)).span.start.line != span.start.line
         )
         fix = _fix(report.fix, report.statement, locator, program) if report.fix is not None else None
         out.append(

@@ -606,8 +606,8 @@ def _confirm_refusal(ls: XportLanguageServer, uri: str) -> tuple[str, str] | Non
     (a command naming any other path would import and run a file the user never chose)."""
     if not ls.settings.trusted:
         return "untrusted", (
-            "xport-lint: confirmation runs your model's code, and the client has not said this workspace "
-            "is trusted (setting `trusted`)"
+            "xport-lint: confirmation runs your model's code, and this workspace is not trusted "
+            "(the client has not set `trusted`)"
         )
     path = to_fs_path(uri) if isinstance(uri, str) and uri.startswith("file:") else None
     if path is None:

@@ -39,10 +39,19 @@ export async function resolveInterpreter(sources: InterpreterSources): Promise<I
   return found ? { path: found, source: "path" } : undefined;
 }
 
-/** Runs `python -c "import xport_lint.server"`: true when the server can start there. */
-export function hasServer(python: string, timeoutMs = 20000): Promise<boolean> {
+export type ServerStatus = "ok" | "missing-extra" | "not-installed";
+
+/**
+ * Runs `python -m xport_lint.server --check`: "ok" when the server can start there,
+ * "missing-extra" (exit 3) when xport-lint is there without pygls/lsprotocol, else "not-installed".
+ * Importing `xport_lint.server` alone succeeds without them, so it cannot tell.
+ */
+export function serverStatus(python: string, timeoutMs = 20000): Promise<ServerStatus> {
   return new Promise((resolve) => {
-    execFile(python, ["-c", "import xport_lint.server"], { timeout: timeoutMs }, (error) => resolve(!error));
+    execFile(python, ["-m", "xport_lint.server", "--check"], { timeout: timeoutMs }, (error) => {
+      if (!error) resolve("ok");
+      else resolve(typeof error.code === "number" && error.code === 3 ? "missing-extra" : "not-installed");
+    });
   });
 }
 
@@ -60,7 +69,10 @@ export async function which(command: string, path = process.env.PATH ?? ""): Pro
   return undefined;
 }
 
+/** The requirements of the server extra, installed into the interpreter that already has xport-lint. */
+export const SERVER_REQUIREMENTS = ["pygls>=2.0,<3", "lsprotocol>=2025.0.0"];
+
 export function installCommand(python: string): string {
   const quoted = /\s/.test(python) ? `"${python}"` : python;
-  return `${quoted} -m pip install "xport-lint[server]"`;
+  return `${quoted} -m pip install ${SERVER_REQUIREMENTS.map((r) => `"${r}"`).join(" ")}`;
 }

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { hasServer, installCommand, resolveInterpreter, which } from "../../src/common/python";
+import { installCommand, resolveInterpreter, serverStatus, which } from "../../src/common/python";
 
 const none = async () => undefined;
 
@@ -49,24 +49,32 @@ test("which finds an executable on the given PATH only", async () => {
   assert.equal(await which("python3", join(folder, "missing")), undefined);
 });
 
-test("hasServer is false for an interpreter without xport-lint, or no interpreter at all", async () => {
+test("serverStatus is not-installed for an interpreter without xport-lint, or no interpreter at all", async () => {
   const folder = mkdtempSync(join(tmpdir(), "xport-python-"));
   const broken = join(folder, "python");
   writeFileSync(broken, "#!/bin/sh\necho 'No module named xport_lint' >&2\nexit 1\n");
   chmodSync(broken, 0o755);
-  assert.equal(await hasServer(broken), false);
-  assert.equal(await hasServer(join(folder, "does-not-exist")), false);
+  assert.equal(await serverStatus(broken), "not-installed");
+  assert.equal(await serverStatus(join(folder, "does-not-exist")), "not-installed");
 });
 
-test("hasServer is true where `import xport_lint.server` succeeds", async () => {
+test("serverStatus is missing-extra where the server's --check exits 3 (no pygls/lsprotocol)", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "xport-python-"));
+  const partial = join(folder, "python");
+  writeFileSync(partial, '#!/bin/sh\n[ "$2" = "xport_lint.server" ] && [ "$3" = "--check" ] && exit 3\nexit 1\n');
+  chmodSync(partial, 0o755);
+  assert.equal(await serverStatus(partial), "missing-extra");
+});
+
+test("serverStatus is ok where `python -m xport_lint.server --check` succeeds", async () => {
   const folder = mkdtempSync(join(tmpdir(), "xport-python-"));
   const good = join(folder, "python");
-  writeFileSync(good, '#!/bin/sh\n[ "$2" = "import xport_lint.server" ] && exit 0\nexit 1\n');
+  writeFileSync(good, '#!/bin/sh\n[ "$2" = "xport_lint.server" ] && [ "$3" = "--check" ] && exit 0\nexit 1\n');
   chmodSync(good, 0o755);
-  assert.equal(await hasServer(good), true);
+  assert.equal(await serverStatus(good), "ok");
 });
 
-test("the install command quotes an interpreter path with spaces", () => {
-  assert.equal(installCommand("/usr/bin/python3"), '/usr/bin/python3 -m pip install "xport-lint[server]"');
-  assert.equal(installCommand("/My Venv/python"), '"/My Venv/python" -m pip install "xport-lint[server]"');
+test("the install command installs the server's requirements, quoting a path with spaces", () => {
+  assert.equal(installCommand("/usr/bin/python3"), '/usr/bin/python3 -m pip install "pygls>=2.0,<3" "lsprotocol>=2025.0.0"');
+  assert.equal(installCommand("/My Venv/python"), '"/My Venv/python" -m pip install "pygls>=2.0,<3" "lsprotocol>=2025.0.0"');
 });

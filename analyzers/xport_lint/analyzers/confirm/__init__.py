@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Edit, Finding, Position, Related, Severity, Span
+from ..positions import split_lines
 from ..walk import iter_nodes
 from .supervisor import ConfirmError, Worker, WorkerOptions
 
@@ -148,7 +149,7 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
     from .. import registry
 
     status = str(raw.get("status", "error"))
-    lines = source.splitlines()
+    lines = [line.rstrip("\r\n") for line in split_lines(source)]
     model = raw.get("model")
     class_span = _class_span(source, model) if model else None
     anchor = class_span[0] if class_span else 1
@@ -166,7 +167,8 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
     if status != "ran":
         if status == "no-example":
             return Confirmation(path, status, list(static), summary="no xport_example() in this file", cached=cached)
-        message = f"could not confirm with draft_export ({status}): {raw.get('error', '')}".strip()
+        why = "" if status == "error" else f" ({status})"  # "error" would read twice beside the severity
+        message = f"could not confirm with draft_export{why}: {raw.get('error', '')}".strip()
         line = raw.get("line") or anchor
         return Confirmation(path, status, [*static, new(NOT_CONFIRMED, line, message.splitlines()[0])],
                             summary=message, cached=cached, raw=raw)

@@ -72,7 +72,9 @@ class ConditionRule:
                 if classify(value) is not self.CONDITION:
                     continue
                 related = []
-                if value.origin is not None and value.origin is not operand:
+                # a note only where data enters (`.item()`, `nonzero`, a mask): the `.shape` a
+                # size came from explains nothing; the runner drops notes on the flagged line
+                if self.CONDITION is not Condition.SHAPE and value.origin is not None and value.origin is not operand:
                     related.append((value.origin, f"`{short(value.origin)}` is where it comes from"))
                 message = self.message(operand, keyword)
                 rewrite = self.rewrite(node)
