@@ -204,3 +204,39 @@ def test_repo_examples_are_linted_as_documented() -> None:
     assert result.returncode == 1
     assert "clean_attention.py" not in result.stdout
     assert "detector_head.py:18:12: XPT105" in result.stdout
+
+
+STATIC_EXPORT = """\
+import torch
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+program = torch.export.export(Net(), (torch.randn(2, 3),))
+"""
+
+
+def test_fail_on_sets_the_lowest_failing_severity(tmp_path: Path) -> None:
+    """An info finding (the opt-in XPT503) is advice: exit 0 unless asked with --fail-on info."""
+    (tmp_path / "net.py").write_text(STATIC_EXPORT)
+    advised = run("check", "--no-cache", "--extend-select", "XPT503", "net.py", cwd=tmp_path)
+    assert advised.returncode == 0 and "XPT503" in advised.stdout
+    assert run("check", "--no-cache", "--extend-select", "XPT503", "--fail-on", "info", "net.py",
+               cwd=tmp_path).returncode == 1
+    (tmp_path / "bad.py").write_text(BAD)
+    assert run("check", "--no-cache", "--fail-on", "error", "bad.py", cwd=tmp_path).returncode == 1
+
+
+def test_a_path_that_does_not_exist_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_text(BAD)
+    result = run("check", "missing.py", "bad.py", cwd=tmp_path)
+    assert result.returncode == 2 and "no such file or folder: missing.py" in result.stderr
+    assert "XPT000" not in result.stdout
+
+
+def test_confirm_without_torch_says_what_is_missing_and_how(tmp_path: Path) -> None:
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    (tmp_path / "bad.py").write_text(BAD)
+    result = run("check", "--confirm", "--python", str(bare / "bin" / "python"), "bad.py", cwd=tmp_path)
+    assert result.returncode == 2 and "cannot import torch" in result.stderr
+    assert "pip install torch==2.13.0" in result.stderr and "--python" in result.stderr

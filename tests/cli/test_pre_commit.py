@@ -37,3 +37,22 @@ def test_pre_commit_try_repo_fails_on_bad_model_and_passes_on_good(tmp_path: Pat
     git("add", ".", cwd=work)
     good = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=600)
     assert good.returncode == 0, good.stdout + good.stderr
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_config_pinned_to_a_revision_installs_and_runs(tmp_path: Path) -> None:
+    """What the README tells a user to write: the repository and a revision that exists (a
+    commit SHA: no release tags are published), then `pre-commit run`."""
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+    work = tmp_path / "user-repo"
+    work.mkdir()
+    git("init", "-q", cwd=work)
+    (work / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {REPO.as_uri()}\n    rev: {rev}\n    hooks:\n      - id: xport-lint\n"
+    )
+    (work / "model.py").write_text(BAD)
+    git("add", ".", cwd=work)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
+    command = [sys.executable, "-m", "pre_commit", "run", "--all-files"]
+    bad = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 1 and "XPT101" in bad.stdout, bad.stdout + bad.stderr

@@ -80,3 +80,36 @@ def test_confirm_prints_suggested_dynamic_shapes_applied_until_export_passes(tmp
     assert result.returncode == 1  # the example as written does not export
     assert "with them applied (1 round(s)), export passes" in result.stderr
     assert "dynamic_shapes={'x': {0: torch.export.Dim('n', min=0, max=4)}" in result.stderr
+
+
+def test_a_terminal_sees_which_file_is_being_confirmed_and_a_pipe_sees_no_bar(tmp_path: Path) -> None:
+    """Each confirmation takes seconds: on a terminal a progress bar names the file; piped (or
+    JSON) output stays free of it."""
+    import os
+    import pty
+    import shutil
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "gate.py").write_text(BAD + EXAMPLE)
+    exe = shutil.which("xport-lint", path=str(Path(sys.executable).parent)) or "xport-lint"
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([exe, "check", "--no-cache", "--confirm", "gate.py"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=terminal, env={**os.environ, "NO_COLOR": "1"})
+    os.close(terminal)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the terminal closed: the command is done
+            break
+        if not chunk:
+            break
+        seen += chunk
+    process.wait(timeout=300)
+    os.close(controller)
+    text = seen.decode(errors="replace")
+    assert "confirming" in text and "gate.py" in text and "confirmation of gate.py" in text
+    piped = run("check", "--no-cache", "--confirm", "gate.py", cwd=tmp_path)
+    assert "confirming" not in piped.stderr and "confirmation of gate.py" in piped.stderr

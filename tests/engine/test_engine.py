@@ -275,3 +275,18 @@ def test_size_ranges_forward_asserts(check: str, bounds: dict[tuple[str, int], l
     forward = cst.parse_statement(f"def forward(self, x):\n    {check}\n    return x\n")
     assert isinstance(forward, cst.FunctionDef)
     assert _asserted_bounds(forward, dotted) == bounds
+
+
+def test_a_note_points_where_data_enters_never_at_the_flagged_line() -> None:
+    source = (
+        "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        print(x.nonzero())\n        idx = x.nonzero()\n"
+        "        if idx.shape[0] > 2:\n            return x\n"
+        "        if x.nonzero().shape[0] > 3:\n            return x\n"
+        "        if x.shape[0] > 3:\n            return x + 1\n        return x\n"
+    )
+    findings = {f.span.start.line: f for f in check_source(source, "m.py", Config(extend_select=("XPT301",)))}
+    (note,) = findings[6].related
+    assert note.span.start.line == 5 and "x.nonzero()" in note.message  # not the print on line 4
+    assert findings[8].related == ()  # on its own line: says nothing new
+    assert findings[10].code == "XPT301" and findings[10].related == ()  # `.shape` is not data

@@ -77,7 +77,7 @@ class Locator:
         if node is statement and not isinstance(node, cst.SimpleStatementLine):
             return Span(start, self._first_line_end(start, end))
         anchor = statement if statement is not None and whole is not None else node
-        found = self._within(node, anchor, start) or self._find(code_of(node), start, end)
+        found = self._locate(node, anchor, start, end)
         return found if found is not None else Span(start, self._first_line_end(start, end))
 
     def exact_span(self, node: cst.CSTNode, statement: cst.CSTNode | None) -> Span:
@@ -86,7 +86,7 @@ class Locator:
         whole = self.statement_span(statement) if statement is not None else None
         found = None
         if statement is not None and whole is not None:
-            found = self._within(node, statement, whole.start) or self._find(code_of(node), whole.start, whole.end)
+            found = self._locate(node, statement, whole.start, whole.end)
         return found if found is not None else self._libcst_span(node)
 
     def statement_span(self, statement: cst.CSTNode) -> Span | None:
@@ -121,6 +121,15 @@ class Locator:
         if text.isascii():
             return byte_offset
         return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
+
+    def _locate(self, node: cst.CSTNode, statement: cst.CSTNode, start: Position, end: Position) -> Span | None:
+        """Where `node` is within `statement` (spanning `start`..`end`): by its text when that
+        occurs once there (the common case, and cheap), else by libcst's positions."""
+        needle = code_of(node)
+        found = self._find(needle, start, end, unique=True)
+        if found is not None:
+            return found
+        return self._within(node, statement, start) or self._find(needle, start, end)
 
     def _within(self, node: cst.CSTNode, statement: cst.CSTNode, start: Position) -> Span | None:
         """`node`'s span from libcst's positions within its statement alone (rendered without
@@ -184,13 +193,14 @@ class Locator:
             return Position(file_line, column)
         return None
 
-    def _find(self, needle: str, start: Position, end: Position) -> Span | None:
+    def _find(self, needle: str, start: Position, end: Position, unique: bool = False) -> Span | None:
+        """The first occurrence of `needle` from `start`; with `unique`, only if it is the only one."""
         if not needle:
             return None
         lines = self.lines[start.line - 1 : end.line]
         text = "".join(lines)
         offset = text.find(needle, start.column)
-        if offset < 0:
+        if offset < 0 or (unique and text.find(needle, offset + 1) >= 0):
             return None
         line = start.line + text.count("\n", 0, offset)
         line_start = text.rfind("\n", 0, offset) + 1

@@ -56,6 +56,8 @@ class RuleContext:
     reports: list[tuple[Rule, Report]] = field(default_factory=list)
     #: rules that raised, as "XPT101 (tensor-branch) raised KeyError"
     failures: set[str] = field(default_factory=set)
+    #: per-file facts rules build once and share (the context-manager resolver)
+    shared: dict[str, object] = field(default_factory=dict)
     _globals: dict[int, frozenset[str]] = field(default_factory=dict)
 
     def value(self, node: cst.BaseExpression) -> Value:

@@ -1,0 +1,331 @@
+"""What a `with` in traced code does under export, read from the measured catalogue
+(`data/context_managers.json`: each entry exported with real torch 2.13 in both modes) or, for
+context managers defined in the file, from what their `__enter__`/`__exit__` (or generator body)
+call. Shared by XPT410 (strict export rejects it) and XPT411 (the graph does not keep its effect).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from ..walk import iter_nodes
+
+if TYPE_CHECKING:
+    from ..runner import RuleContext
+
+CATALOGUE = Path(__file__).parents[1] / "data" / "context_managers.json"
+# Calls strict export (Dynamo) refuses inside a user context manager ("Attempted to call function
+# marked as skipped"), and what they leave behind in non-strict export.
+_UNTRACEABLE = {
+    "time.": "a timing of the trace, not of the exported program",
+    "datetime.": "a time read once, at export time",
+    "threading.": "a lock or thread that guards nothing in the graph",
+    "os.": "an operating-system effect that happens once, at export time",
+    "subprocess.": "a process started once, at export time",
+    "socket.": "network traffic at export time only",
+    "random.": "a random number drawn once and baked in",
+}
+_UNTRACEABLE_BUILTINS = {"open": "a file read or written once, at export time", "input": "input read at export time"}
+#: the measured verdict for instances built outside `forward` (in `__init__` or at module level)
+_USER_OUTSIDE_ERROR = "Unsupported: Unsupported context manager"
+_USER_SKIPPED_ERROR = "Unsupported: Attempted to call function marked as skipped"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What export does with one `with` item. `strict_error`/`non_strict_error`: torch's words
+    when that mode fails (None: it exports); `effect`: what the graph silently loses; `unknown`:
+    nothing is known (a third-party context manager); `condition`: the failure holds only then."""
+
+    name: str
+    strict_error: str | None = None
+    non_strict_error: str | None = None
+    effect: str | None = None
+    unknown: bool = False
+    condition: str | None = None
+
+
+@cache
+def catalogue() -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """(qualified name, where it is built: "forward" | "outside") -> measured entries."""
+    data = json.loads(CATALOGUE.read_text(encoding="utf-8"))
+    table: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for entry in data["entries"]:
+        if entry["qualname"] is not None:
+            table.setdefault((entry["qualname"], entry["site"]), []).append(entry)
+    return table
+
+
+def measured(name: str, site: str, used: frozenset[str] = frozenset()) -> Verdict | None:
+    """The catalogue's verdict: a mode fails only if every measured spelling fails in it (so
+    `torch.autocast("cpu")` and `torch.autocast("cuda")` are one name that exports). `used`: the
+    methods the `with` body calls on the bound object; entries measured with such calls (an
+    `ExitStack` that enters contexts) apply when the body makes one of them."""
+    entries = catalogue().get((name, site))
+    if not entries:
+        return None
+    specific = [e for e in entries if used & set(e["uses"])]
+    entries = specific or [e for e in entries if not e["uses"]] or entries
+
+    def failure(mode: str) -> str | None:
+        outcomes = [e[mode] for e in entries]
+        return None if any(o["exports"] for o in outcomes) else outcomes[0]["error"]
+
+    cuda_only = all(e["category"] == "torch-cuda" for e in entries)
+    effect = next((e["effect"] for e in entries if e["effect"]), None)
+    non_strict = failure("non_strict")
+    if non_strict is not None and cuda_only:
+        # the failure is the build's, not the code's: a CUDA build of torch runs it (what strict
+        # export does there is not measured on this CPU-only machine)
+        return Verdict(name, effect=f"fails where torch has no CUDA ({non_strict})", condition="a CPU-only build of torch")
+    return Verdict(name, strict_error=failure("strict"), non_strict_error=non_strict, effect=effect)
+
+
+class ContextResolver:
+    """Resolves `with` items of one file: built once per file, on its first `with`."""
+
+    def __init__(self, ctx: RuleContext) -> None:
+        self.ctx = ctx
+        body = ctx.program.module.body
+        self.classes: dict[str, cst.ClassDef] = {}
+        self.generators: dict[str, cst.FunctionDef] = {}
+        self._used: frozenset[str] = frozenset()
+        self.globals: dict[str, cst.BaseExpression] = {}
+        for stmt in body:
+            if isinstance(stmt, cst.ClassDef):
+                self.classes[stmt.name.value] = stmt
+            elif isinstance(stmt, cst.FunctionDef) and any(
+                (ctx.resolve(_callee(d.decorator)) or "") in ("contextlib.contextmanager", "contextlib.asynccontextmanager")
+                or _name(_callee(d.decorator)) == "contextmanager"
+                for d in stmt.decorators
+            ):
+                self.generators[stmt.name.value] = stmt
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        target = small.targets[0].target
+                        if isinstance(target, cst.Name):
+                            self.globals[target.value] = small.value
+
+    def verdict(
+        self, with_item: cst.WithItem, body: cst.BaseSuite, func: cst.FunctionDef, cls_node: cst.ClassDef | None
+    ) -> Verdict | None:
+        """None: nothing to say (a harmless or unrecognised expression such as `x.foo()`)."""
+        item = with_item.item
+        self._used = _methods_called_on(with_item, body)
+        if isinstance(item, cst.Call):
+            return self._built(item, "forward")
+        if isinstance(item, cst.Name):
+            local = _local_assignment(func, item.value)
+            if local is not None:
+                return self._built(local, "forward") if isinstance(local, cst.Call) else None
+            value = self.globals.get(item.value)
+            if isinstance(value, cst.Call):
+                return self._built(value, "outside")
+            return None
+        if (
+            isinstance(item, cst.Attribute)
+            and isinstance(item.value, cst.Name)
+            and item.value.value == "self"
+            and cls_node is not None
+        ):
+            value = _init_assignment(cls_node, item.attr.value)
+            if isinstance(value, cst.Call):
+                return self._built(value, "outside")
+        return None
+
+    def _built(self, call: cst.Call, site: str) -> Verdict | None:
+        """The verdict for a context manager made by `call`, entered in `forward` or built
+        outside it (`__init__`, module level) and only entered there."""
+        local = _name(call.func) if isinstance(call.func, cst.Name) else None
+        if local is not None and local in self.classes:
+            return self._user_class(self.classes[local], site)
+        if local is not None and local in self.generators:
+            return self._user_generator(self.generators[local], site)
+        qualified = self.ctx.resolve(call.func)
+        if qualified is None and local in _UNTRACEABLE_BUILTINS:
+            qualified = local
+        if qualified is None:
+            return None
+        found = measured(qualified, site, self._used)
+        if found is not None:
+            return found
+        if site == "outside":
+            found = measured(qualified, "forward", self._used)
+            if found is not None and found.strict_error is None:
+                # measured only when built in forward: outside, strict export may refuse it
+                return Verdict(qualified, unknown=True)
+            return found
+        return Verdict(qualified, unknown=True)
+
+    def _user_class(self, cls: cst.ClassDef, site: str) -> Verdict:
+        name = cls.name.value
+        methods = {
+            s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)
+        }
+        if not {"__enter__", "__exit__"} <= set(methods):
+            # entering is inherited: the base decides (a TorchDispatchMode, another class here)
+            for base in cls.bases:
+                local = _name(base.value) if isinstance(base.value, cst.Name) else None
+                if local is not None and local in self.classes and self.classes[local] is not cls:
+                    inherited = self._user_class(self.classes[local], site)
+                    return Verdict(name, inherited.strict_error, inherited.non_strict_error, inherited.effect,
+                                   inherited.unknown, inherited.condition)
+                qualified = self.ctx.resolve(base.value)
+                if qualified is None:
+                    continue
+                found = measured(qualified, site, self._used) or Verdict(qualified, unknown=True)
+                return Verdict(name, found.strict_error, found.non_strict_error, found.effect, found.unknown,
+                               found.condition)
+        effects = [
+            (f"{name}.{method}", call, effect)
+            for method in ("__enter__", "__exit__")
+            if method in methods
+            for call, effect in self._untraceable_calls(methods[method])
+        ]
+        return self._user_verdict(name, effects, site, printed=_prints(methods.get("__enter__"), methods.get("__exit__")))
+
+    def _user_generator(self, func: cst.FunctionDef, site: str) -> Verdict:
+        name = func.name.value
+        effects = [(name, call, effect) for call, effect in self._untraceable_calls(func)]
+        return self._user_verdict(name, effects, site, printed=_prints(func))
+
+    def _user_verdict(self, name: str, effects: list[tuple[str, str, str]], site: str, printed: bool) -> Verdict:
+        if site == "outside":
+            lost = f"`{effects[0][0]}` calls `{effects[0][1]}`: {effects[0][2]}" if effects else None
+            return Verdict(name, strict_error=f"{_USER_OUTSIDE_ERROR} (an instance built outside forward)", effect=lost)
+        if effects:
+            where, call, effect = effects[0]
+            return Verdict(name, strict_error=f"{_USER_SKIPPED_ERROR} (`{call}` in `{where}`)",
+                           effect=f"`{where}` calls `{call}`: {effect}")
+        if printed:
+            return Verdict(name, effect=f"`{name}` prints at export time only")
+        return Verdict(name)
+
+    def _untraceable_calls(self, func: cst.FunctionDef) -> list[tuple[str, str]]:
+        out = []
+        for node in iter_nodes(func.body):
+            if not isinstance(node, cst.Call):
+                continue
+            qualified = self.ctx.resolve(node.func) or ""
+            for prefix, effect in _UNTRACEABLE.items():
+                if qualified.startswith(prefix):
+                    out.append((qualified, effect))
+                    break
+            else:
+                builtin = _name(node.func)
+                if builtin in _UNTRACEABLE_BUILTINS and not qualified:
+                    out.append((builtin, _UNTRACEABLE_BUILTINS[builtin]))
+        return out
+
+
+def _methods_called_on(item: cst.WithItem, body: cst.BaseSuite) -> frozenset[str]:
+    """Methods the body calls on the name the item binds (`with ExitStack() as s: s.callback(...)`)."""
+    if item.asname is None or not isinstance(item.asname.name, cst.Name):
+        return frozenset()
+    bound = item.asname.name.value
+    return frozenset(
+        node.func.attr.value
+        for node in iter_nodes(body)
+        if isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and isinstance(node.func.value, cst.Name)
+        and node.func.value.value == bound
+    )
+
+
+def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.func if isinstance(expr, cst.Call) else expr
+
+
+def _name(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return None
+
+
+def _prints(*funcs: cst.FunctionDef | None) -> bool:
+    return any(
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "print"
+        for func in funcs
+        if func is not None
+        for node in iter_nodes(func.body)
+    )
+
+
+def _local_assignment(func: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+    """The value last assigned to `name` by a plain statement of `func` (None if not assigned)."""
+    found = None
+    for node in iter_nodes(func.body):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            target = node.targets[0].target
+            if isinstance(target, cst.Name) and target.value == name:
+                found = node.value
+    return found
+
+
+def _init_assignment(cls: cst.ClassDef, attr: str) -> cst.BaseExpression | None:
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+            for node in iter_nodes(stmt.body):
+                if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                    target = node.targets[0].target
+                    if (
+                        isinstance(target, cst.Attribute)
+                        and isinstance(target.value, cst.Name)
+                        and target.value.value == "self"
+                        and target.attr.value == attr
+                    ):
+                        return node.value
+    return None
+
+
+def with_verdicts(ctx: RuleContext, node: cst.With) -> list[tuple[cst.WithItem, Verdict]]:
+    """Each item of `node` that has a verdict; one resolver per file, shared by the rules."""
+    if ctx.traced is None:
+        return []
+    resolver = ctx.shared.get("context_resolver")
+    if not isinstance(resolver, ContextResolver):
+        resolver = ctx.shared["context_resolver"] = ContextResolver(ctx)
+    cls = ctx.traced.cls.node if ctx.traced.cls is not None else None
+    out = []
+    for item in node.items:
+        verdict = resolver.verdict(item, node.body, ctx.traced.func, cls)
+        if verdict is not None:
+            out.append((item, verdict))
+    return out
+
+
+def catalogue_table() -> str:
+    """The catalogue as the rule docs show it (indented to sit in a class docstring)."""
+    data = json.loads(CATALOGUE.read_text(encoding="utf-8"))
+    rows = [
+        "",
+        f"## Measured catalogue (torch {data.get('torch', '?')}; each entered in `forward`, built where the column says)",
+        "| `with` | built | strict | non-strict | what to do |",
+        "|---|---|---|---|---|",
+    ]
+    for entry in data["entries"]:
+        shown = entry["with_expr"] or entry["decorator"] or entry["body"].splitlines()[0].removeprefix("with ").rstrip(":")
+        strict, loose = entry["strict"], entry["non_strict"]
+        if not loose["exports"]:
+            todo = "fails on this build in both modes" + (" (CUDA only)" if entry["category"] == "torch-cuda" else "")
+        elif not strict["exports"]:
+            todo = "export non-strict, or keep it out of `forward`"
+        else:
+            todo = "nothing"
+        if entry["effect"] and loose["exports"]:
+            todo += f"; non-strict: {entry['effect']}"
+        cells = [f"`{shown}`".replace("|", "\\|"), entry["site"],
+                 "exports" if strict["exports"] else f"fails: {strict['error']}".replace("|", "\\|"),
+                 "exports" if loose["exports"] else f"fails: {loose['error']}".replace("|", "\\|"), todo]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join("    " + row if row else "" for row in rows) + "\n"

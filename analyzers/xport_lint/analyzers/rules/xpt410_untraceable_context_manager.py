@@ -1,0 +1,209 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import Mode, Severity
+from ..rewrites import non_strict_rewrite
+from ..rule import Invalid, Rule, Valid
+from ._conditions import short
+from ._context_managers import catalogue_table, with_verdicts
+
+
+class UntraceableContextManager(Rule):
+    """A `with` in traced code that export rejects: strict export (Dynamo) for most of them.
+
+    ## What it does
+    Resolves each `with` item in traced code: names through imports and aliases, local names
+    and `self.` attributes to where the object was built (`forward`, `__init__`, module level),
+    context managers defined in the file to what their `__enter__`/`__exit__` or generator body
+    calls. It reports the ones torch 2.13 refuses, at the `with`, in torch's own words, from a
+    catalogue measured with real torch (below; `tests/truth/test_context_managers.py`
+    re-measures every entry).
+
+    ## Why it fails torch.export
+    Strict export traces Python bytecode with Dynamo, which knows a fixed set of context
+    managers (grad modes, autocast, `sdpa_kernel`, `nullcontext`, ...). Others stop it:
+    `Unsupported context manager` (an instance built outside `forward`, `torch.device`),
+    `Attempted to call function marked as skipped` (a lock, `mock.patch`, a user class whose
+    `__enter__` reads the clock), `torch.* op returned non-Tensor` (`fork_rng`, `cudnn.flags`),
+    `Failed to trace builtin operator` (`open`). Non-strict export runs them as Python and
+    succeeds (see XPT411 for what the graph then loses).
+
+    ## Example
+    ```python
+    with self.lock:
+        y = self.proj(x)
+    ```
+
+    ## Use instead
+    Keep such contexts out of `forward` (take the lock around the call of the exported
+    program, time it from outside), build the context in `forward` where torch measures that to
+    export (`with torch.no_grad():` rather than `self.no_grad`), or export non-strict.
+
+    ## Fix safety
+    Unsafe: `strict=True` becomes `strict=False` at the file's export calls, where non-strict
+    export succeeds on the context manager (the catalogue says so); the graph may then lose its
+    effect (XPT411 says which). No fix when strict mode comes from the configuration.
+
+    ## Modes
+    Error in strict export where strict export fails; error in non-strict export only for the
+    few that fail there too.
+    """
+
+    CODE = "XPT410"
+    NAME = "untraceable-context-manager"
+    SEVERITY = Severity.ERROR
+    STRICT_SEVERITY = Severity.ERROR
+    PYTORCH_NAME = "Unsupported: Unsupported context manager (Dynamo)"
+
+    def visit_With(self, node: cst.With) -> None:
+        for item, verdict in with_verdicts(self.ctx, node):
+            error = verdict.strict_error if self.ctx.mode is Mode.STRICT else verdict.non_strict_error
+            if error is None:
+                continue
+            mode = "strict export" if self.ctx.mode is Mode.STRICT else "export"
+            message = f"{mode} rejects entering `{short(item.item)}` here: {error}"
+            fix = None
+            if self.ctx.mode is Mode.STRICT and verdict.non_strict_error is None:
+                rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
+                fix = rewrite.fix
+                if rewrite.reason:
+                    message += f" (no automatic fix: {rewrite.reason})"
+            self.report(item.item, message, fix=fix, statement=node)
+
+    VALID = [
+        Valid(
+            """
+            import contextlib
+            import torch
+            class Block(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = torch.nn.Linear(4, 4)
+                def forward(self, x):
+                    with torch.no_grad(), torch.autocast("cpu", enabled=False), contextlib.nullcontext():
+                        return self.proj(x)
+            def xport_example():
+                return Block(), (torch.randn(2, 4),)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class Scope:
+                def __enter__(self):
+                    return self
+                def __exit__(self, *exc):
+                    return False
+            class Block(torch.nn.Module):
+                def forward(self, x):
+                    with Scope():
+                        return x * 2
+            def xport_example():
+                return Block(), (torch.randn(2, 4),)
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import threading
+            import torch
+            class Cached(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lock = threading.Lock()
+                    self.proj = torch.nn.Linear(4, 4)
+                def forward(self, x):
+                    with self.lock:  # expect: XPT410
+                        return self.proj(x)
+            def xport_example():
+                return Cached(), (torch.randn(2, 4),)
+            def export():
+                return torch.export.export(Cached(), (torch.randn(2, 4),), strict=True)
+            """,
+            expected_replacement="""
+            import threading
+            import torch
+            class Cached(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lock = threading.Lock()
+                    self.proj = torch.nn.Linear(4, 4)
+                def forward(self, x):
+                    with self.lock:  # expect: XPT410
+                        return self.proj(x)
+            def xport_example():
+                return Cached(), (torch.randn(2, 4),)
+            def export():
+                return torch.export.export(Cached(), (torch.randn(2, 4),), strict=False)
+            """,
+        ),
+        Invalid(
+            """
+            import time
+            import torch
+            class Timer:
+                def __enter__(self):
+                    self.start = time.perf_counter()
+                    return self
+                def __exit__(self, *exc):
+                    self.elapsed = time.perf_counter() - self.start
+                    return False
+            class Block(torch.nn.Module):
+                def forward(self, x):
+                    with Timer():  # expect: XPT410
+                        return x * 2
+            def xport_example():
+                return Block(), (torch.randn(2, 4),)
+            def export():
+                return torch.export.export(Block(), (torch.randn(2, 4),), strict=True)
+            """,
+            expected_replacement="""
+            import time
+            import torch
+            class Timer:
+                def __enter__(self):
+                    self.start = time.perf_counter()
+                    return self
+                def __exit__(self, *exc):
+                    self.elapsed = time.perf_counter() - self.start
+                    return False
+            class Block(torch.nn.Module):
+                def forward(self, x):
+                    with Timer():  # expect: XPT410
+                        return x * 2
+            def xport_example():
+                return Block(), (torch.randn(2, 4),)
+            def export():
+                return torch.export.export(Block(), (torch.randn(2, 4),), strict=False)
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            class Placed(torch.nn.Module):
+                def forward(self, x):
+                    with torch.device("cpu"):  # expect: XPT410
+                        return x + torch.ones(4)
+            def xport_example():
+                return Placed(), (torch.randn(2, 4),)
+            def export():
+                return torch.export.export(Placed(), (torch.randn(2, 4),), strict=True)
+            """,
+            expected_replacement="""
+            import torch
+            class Placed(torch.nn.Module):
+                def forward(self, x):
+                    with torch.device("cpu"):  # expect: XPT410
+                        return x + torch.ones(4)
+            def xport_example():
+                return Placed(), (torch.randn(2, 4),)
+            def export():
+                return torch.export.export(Placed(), (torch.randn(2, 4),), strict=False)
+            """,
+        ),
+    ]
+
+
+UntraceableContextManager.__doc__ = (UntraceableContextManager.__doc__ or "") + catalogue_table()

@@ -1,0 +1,89 @@
+"""The context-manager catalogue (`xport_lint/analyzers/data/context_managers.json`): each entry
+is a `with` that real model code enters inside `forward`, turned into a small model file here,
+and exported with real torch in both modes.
+
+`python -m tests.truth.context_catalogue --write` re-measures every entry and records the outcome
+and torch's first error line in the catalogue; `test_context_managers.py` re-measures and
+compares, so a torch upgrade shows exactly which entries changed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import textwrap
+import warnings
+from pathlib import Path
+from typing import Any
+
+from tests.truth.harness import load
+
+CATALOGUE = Path(__file__).parents[2] / "analyzers" / "xport_lint" / "analyzers" / "data" / "context_managers.json"
+
+
+def entries() -> list[dict[str, Any]]:
+    data = json.loads(CATALOGUE.read_text())
+    return data["entries"] if isinstance(data, dict) else data
+
+
+def model_source(entry: dict[str, Any], strict: bool | None = None) -> str:
+    """The model file for `entry`; with `strict`, it holds the export call in that mode."""
+    if entry["body"] is not None:
+        body = entry["body"]
+    elif entry["with_expr"] is None:
+        body = "y = x * 2"
+    else:
+        body = f"with {entry['with_expr']}:\n    y = x * 2"
+    init = f"\n        {entry['init']}" if entry["init"] else ""
+    decorator = f"{entry['decorator']}\n    " if entry["decorator"] else ""
+    parts = ["import torch", entry["imports"], "", entry["module"] or "", "",
+             "class Model(torch.nn.Module):",
+             f"    def __init__(self):\n        super().__init__(){init}",
+             "",
+             f"    {decorator}def forward(self, x):",
+             textwrap.indent(body, " " * 8),
+             "        return y + 1",
+             "",
+             "",
+             "def xport_example():",
+             "    return Model(), (torch.randn(2, 3),)",
+             ""]
+    if strict is not None:
+        parts += ["", "",
+                  f"program = torch.export.export(Model(), (torch.randn(2, 3),), strict={strict})", ""]
+    return "\n".join(p for p in parts if p is not None)
+
+
+def measure(entry: dict[str, Any], strict: bool) -> dict[str, Any]:
+    """{"exports": bool, "error": first line of torch's error or None}."""
+    import torch
+
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            module = load(model_source(entry), Path(folder))
+            model, args = module.xport_example()
+            torch.export.export(model, args, strict=strict)
+        except Exception as error:  # noqa: BLE001 - the failure is the fact recorded
+            first = next((line for line in str(error).splitlines() if line.strip()), "")
+            return {"exports": False, "error": f"{type(error).__name__}: {first}"[:300]}
+    return {"exports": True, "error": None}
+
+
+def main() -> None:
+    if sys.argv[1:] != ["--write"]:
+        raise SystemExit("usage: python -m tests.truth.context_catalogue --write")
+    catalogue = entries()
+    for entry in catalogue:
+        entry["strict"] = measure(entry, strict=True)
+        entry["non_strict"] = measure(entry, strict=False)
+        print(f"{entry['id']:<28} strict={entry['strict']['exports']!s:<5} non-strict={entry['non_strict']['exports']!s:<5}"
+              f" {entry['strict']['error'] or ''}"[:200])
+    import torch
+
+    CATALOGUE.write_text(json.dumps({"torch": torch.__version__, "entries": catalogue}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
