@@ -113,3 +113,20 @@ def test_a_terminal_sees_which_file_is_being_confirmed_and_a_pipe_sees_no_bar(tm
     assert "confirming" in text and "gate.py" in text and "confirmation of gate.py" in text
     piped = run("check", "--no-cache", "--confirm", "gate.py", cwd=tmp_path)
     assert "confirming" not in piped.stderr and "confirmation of gate.py" in piped.stderr
+
+
+def test_strict_confirmation_pins_a_rejected_context_manager_to_its_with_line(tmp_path: Path) -> None:
+    """draft_export is non-strict, so it passes a lock; strict export (Dynamo) rejects it and
+    names the user's line only in its message ("from user code:"): that line is the `with`."""
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "cached.py").write_text(
+        "import threading\nimport torch\n\n\nclass Cached(torch.nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.lock = threading.Lock()\n\n    def forward(self, x):\n"
+        "        with self.lock:\n            return x * 2\n\n\n"
+        "def xport_example():\n    return Cached(), (torch.randn(2, 4),)\n"
+    )
+    result = run("check", "--no-cache", "--strict", "--confirm", "--format", "json", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    (item,) = json.loads(result.stdout)
+    assert item["code"] == "XPT410" and item["location"]["row"] == 11 and item["confirmation"] == "confirmed"
+    assert "confirmed by strict export" in item["message"]

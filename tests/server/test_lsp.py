@@ -87,6 +87,44 @@ async def test_quick_fix_applies_and_clears_the_diagnostic(client: LanguageClien
     assert await pull(client, uri) == []
 
 
+LOCKED = """\
+import threading
+import torch
+class Cached(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lock = threading.Lock()
+    def forward(self, x):
+        with self.lock:
+            return x * 2
+program = torch.export.export(Cached(), (torch.randn(2),), strict=True)
+"""
+
+
+async def test_a_rejected_context_manager_is_shown_at_its_with_with_a_quick_fix(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    await start(client, tmp_path, pull=True)
+    uri = open_document(client, tmp_path / "cached.py", LOCKED)
+    (diagnostic,) = await pull(client, uri)
+    assert diagnostic.code == "XPT410" and diagnostic.range.start.line == 7
+    assert "Unsupported context manager" in diagnostic.message
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic], only=[types.CodeActionKind.QuickFix]),
+        )
+    )
+    (fix,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and "Skip it while exporting" in a.title]
+    assert fix.edit is not None and fix.edit.changes is not None
+    fixed = apply_text_edits(LOCKED, list(fix.edit.changes[uri]))
+    assert "with contextlib.nullcontext() if torch.compiler.is_exporting() else self.lock:" in fixed
+    assert "import contextlib" in fixed
+    replace_text(client, uri, fixed, 2)
+    assert await pull(client, uri) == []
+
+
 async def test_disable_for_this_line(client: LanguageClient, tmp_path: Path) -> None:
     await start(client, tmp_path, pull=True)
     uri = open_document(client, tmp_path / "model.py", BAD)

@@ -205,11 +205,13 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
         if hits and finding.code.startswith(("XPT1", "XPT2", "XPT3", "XPT4", "XPT5")):
             kind, text = hits[0]
             explained.add(finding.span.start.line)
+            # an EXPORT_FAILED line comes from torch.export.export in the configured mode
+            source = ("strict export" if raw.get("strict") else "export") if kind == "EXPORT_FAILED" else "draft_export"
             merged.append(dataclasses.replace(
                 finding,
                 severity=Severity.ERROR,
-                message=f"{finding.message} [confirmed by draft_export: {kind}]",
-                related=(*finding.related, Related(finding.span, f"draft_export: {text}")),
+                message=f"{finding.message} [confirmed by {source}: {kind}]",
+                related=(*finding.related, Related(finding.span, f"{source}: {text}")),
                 confirmation="confirmed",
             ))
         elif (export_ok and finding.severity is Severity.ERROR and class_span

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -73,12 +74,22 @@ def _normalise(value: Any) -> dict[str, Any]:
             "strict": None}
 
 
-def _user_line(tb: Any, path: str) -> int | None:
+def _user_line(tb: Any, path: str, message: str = "") -> int | None:
+    """The innermost line of `path` in the traceback; failing that, in the message: strict
+    export (Dynamo) fails inside its own frames and names the user's line under "from user
+    code:" (`File "model.py", line 12, in forward` for a `with self.lock:`)."""
     line = None
     for frame in traceback.extract_tb(tb):
         if os.path.abspath(frame.filename) == path:
             line = frame.lineno
+    if line is None and "from user code:" in message:
+        for match in _USER_CODE_FRAME.finditer(message.split("from user code:", 1)[1]):
+            if os.path.abspath(match.group(1)) == path:
+                line = int(match.group(2))
     return line
+
+
+_USER_CODE_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 def _describe(error: BaseException) -> str:
@@ -244,12 +255,14 @@ def _confirm(request: dict[str, Any]) -> dict[str, Any]:
     except MemoryError:
         raise
     except Exception as error:  # noqa: BLE001 - the user's model may raise anything
-        result.update(export_ok=False, export_error=_describe(error), export_line=_user_line(error.__traceback__, path),
+        result.update(export_ok=False, export_error=_describe(error),
+                      export_line=_user_line(error.__traceback__, path, str(error)),
                       suggested_fixes=_suggested_fixes(str(error)))
         if result["suggested_fixes"] and example["dynamic_shapes"] is not None:
             result["refined"] = _refine(model, example, options, result["suggested_fixes"])
     try:
-        program = torch.export.draft_export(model, example["args"], example["kwargs"], **options)
+        # draft_export is the non-strict tracer by design: its report is about data-dependence
+        program = torch.export.draft_export(model, example["args"], example["kwargs"], **{**options, "strict": False})
         report = program._report
         # The report names files through torch's interned string table; a second draft_export
         # in this process gets an empty `str_to_filename`, so read the global table each time.

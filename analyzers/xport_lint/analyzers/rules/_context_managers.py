@@ -6,6 +6,7 @@ call. Shared by XPT410 (strict export rejects it) and XPT411 (the graph does not
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -14,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from ..model import Applicability
+from ..rule import FixProposal
 from ..walk import iter_nodes
 
 if TYPE_CHECKING:
@@ -31,6 +34,8 @@ _UNTRACEABLE = {
     "socket.": "network traffic at export time only",
     "random.": "a random number drawn once and baked in",
 }
+#: what a user context manager may do and still matter only in eager (time it, lock, print)
+_EAGER_ONLY = ("time.", "threading.")
 _UNTRACEABLE_BUILTINS = {"open": "a file read or written once, at export time", "input": "input read at export time"}
 #: the measured verdict for instances built outside `forward` (in `__init__` or at module level)
 _USER_OUTSIDE_ERROR = "Unsupported: Unsupported context manager"
@@ -49,6 +54,9 @@ class Verdict:
     effect: str | None = None
     unknown: bool = False
     condition: str | None = None
+    #: it only matters in eager (timing, profiling, locking, debugging): skipping it while
+    #: exporting keeps eager behaviour and loses nothing the graph could have held
+    eager_only: bool = False
 
 
 @cache
@@ -84,7 +92,8 @@ def measured(name: str, site: str, used: frozenset[str] = frozenset()) -> Verdic
         # the failure is the build's, not the code's: a CUDA build of torch runs it (what strict
         # export does there is not measured on this CPU-only machine)
         return Verdict(name, effect=f"fails where torch has no CUDA ({non_strict})", condition="a CPU-only build of torch")
-    return Verdict(name, strict_error=failure("strict"), non_strict_error=non_strict, effect=effect)
+    eager_only = all(e["eager_only"] for e in entries)
+    return Verdict(name, strict_error=failure("strict"), non_strict_error=non_strict, effect=effect, eager_only=eager_only)
 
 
 class ContextResolver:
@@ -175,14 +184,12 @@ class ContextResolver:
                 local = _name(base.value) if isinstance(base.value, cst.Name) else None
                 if local is not None and local in self.classes and self.classes[local] is not cls:
                     inherited = self._user_class(self.classes[local], site)
-                    return Verdict(name, inherited.strict_error, inherited.non_strict_error, inherited.effect,
-                                   inherited.unknown, inherited.condition)
+                    return dataclasses.replace(inherited, name=name)
                 qualified = self.ctx.resolve(base.value)
                 if qualified is None:
                     continue
                 found = measured(qualified, site, self._used) or Verdict(qualified, unknown=True)
-                return Verdict(name, found.strict_error, found.non_strict_error, found.effect, found.unknown,
-                               found.condition)
+                return dataclasses.replace(found, name=name)
         effects = [
             (f"{name}.{method}", call, effect)
             for method in ("__enter__", "__exit__")
@@ -197,15 +204,17 @@ class ContextResolver:
         return self._user_verdict(name, effects, site, printed=_prints(func))
 
     def _user_verdict(self, name: str, effects: list[tuple[str, str, str]], site: str, printed: bool) -> Verdict:
+        eager_only = all(call.startswith(_EAGER_ONLY) for _, call, _ in effects)
+        lost = f"`{effects[0][0]}` calls `{effects[0][1]}`: {effects[0][2]}" if effects else None
         if site == "outside":
-            lost = f"`{effects[0][0]}` calls `{effects[0][1]}`: {effects[0][2]}" if effects else None
-            return Verdict(name, strict_error=f"{_USER_OUTSIDE_ERROR} (an instance built outside forward)", effect=lost)
+            return Verdict(name, strict_error=f"{_USER_OUTSIDE_ERROR} (an instance built outside forward)",
+                           effect=lost, eager_only=eager_only)
         if effects:
-            where, call, effect = effects[0]
-            return Verdict(name, strict_error=f"{_USER_SKIPPED_ERROR} (`{call}` in `{where}`)",
-                           effect=f"`{where}` calls `{call}`: {effect}")
+            where, call, _ = effects[0]
+            return Verdict(name, strict_error=f"{_USER_SKIPPED_ERROR} (`{call}` in `{where}`)", effect=lost,
+                           eager_only=eager_only)
         if printed:
-            return Verdict(name, effect=f"`{name}` prints at export time only")
+            return Verdict(name, effect=f"`{name}` prints at export time only", eager_only=True)
         return Verdict(name)
 
     def _untraceable_calls(self, func: cst.FunctionDef) -> list[tuple[str, str]]:
@@ -329,3 +338,31 @@ def catalogue_table() -> str:
                  "exports" if loose["exports"] else f"fails: {loose['error']}".replace("|", "\\|"), todo]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join("    " + row if row else "" for row in rows) + "\n"
+
+
+def skip_while_exporting(item: cst.WithItem, body: cst.BaseSuite, verdict: Verdict) -> tuple[FixProposal | None, str]:
+    """`with X:` -> `with contextlib.nullcontext() if torch.compiler.is_exporting() else X:` for a
+    context manager that matters only in eager (measured: strict and non-strict export trace the
+    swap, and eager still enters X). The fix, or why there is none."""
+    if not verdict.eager_only:
+        return None, ""
+    if item.asname is not None and _binds_used_name(item, body):
+        return None, "the body uses what the context manager returns, which nullcontext() would not provide"
+    swapped = cst.IfExp(
+        test=cst.parse_expression("torch.compiler.is_exporting()"),
+        body=cst.parse_expression("contextlib.nullcontext()"),
+        orelse=item.item,
+    )
+    return FixProposal(
+        "Skip it while exporting (contextlib.nullcontext() when torch.compiler.is_exporting())",
+        Applicability.UNSAFE,
+        ((item.item, swapped),),
+        imports=("contextlib",),
+    ), ""
+
+
+def _binds_used_name(item: cst.WithItem, body: cst.BaseSuite) -> bool:
+    if item.asname is None or not isinstance(item.asname.name, cst.Name):
+        return item.asname is not None
+    bound = item.asname.name.value
+    return any(isinstance(node, cst.Name) and node.value == bound for node in iter_nodes(body))

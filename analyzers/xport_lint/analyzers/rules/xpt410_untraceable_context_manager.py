@@ -6,7 +6,7 @@ from ..model import Mode, Severity
 from ..rewrites import non_strict_rewrite
 from ..rule import Invalid, Rule, Valid
 from ._conditions import short
-from ._context_managers import catalogue_table, with_verdicts
+from ._context_managers import catalogue_table, skip_while_exporting, with_verdicts
 
 
 class UntraceableContextManager(Rule):
@@ -41,9 +41,13 @@ class UntraceableContextManager(Rule):
     export (`with torch.no_grad():` rather than `self.no_grad`), or export non-strict.
 
     ## Fix safety
-    Unsafe: `strict=True` becomes `strict=False` at the file's export calls, where non-strict
-    export succeeds on the context manager (the catalogue says so); the graph may then lose its
-    effect (XPT411 says which). No fix when strict mode comes from the configuration.
+    Unsafe. A context manager that matters only in eager (a timer, a profiler, a lock, anomaly
+    detection) is skipped while exporting: `with X:` becomes
+    `with contextlib.nullcontext() if torch.compiler.is_exporting() else X:`, which strict and
+    non-strict export both trace (measured) and which still enters `X` in eager. Otherwise
+    `strict=True` becomes `strict=False` at the file's export calls, where non-strict export
+    succeeds on it (the catalogue says so); the graph may then lose its effect (XPT411). No fix
+    when strict mode comes from the configuration and the context manager does real work.
 
     ## Modes
     Error in strict export where strict export fails; error in non-strict export only for the
@@ -63,12 +67,12 @@ class UntraceableContextManager(Rule):
                 continue
             mode = "strict export" if self.ctx.mode is Mode.STRICT else "export"
             message = f"{mode} rejects entering `{short(item.item)}` here: {error}"
-            fix = None
-            if self.ctx.mode is Mode.STRICT and verdict.non_strict_error is None:
+            fix, reason = skip_while_exporting(item, node.body, verdict)
+            if fix is None and self.ctx.mode is Mode.STRICT and verdict.non_strict_error is None:
                 rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
-                fix = rewrite.fix
-                if rewrite.reason:
-                    message += f" (no automatic fix: {rewrite.reason})"
+                fix, reason = rewrite.fix, reason or rewrite.reason
+            if fix is None and reason:
+                message += f" (no automatic fix: {reason})"
             self.report(item.item, message, fix=fix, statement=node)
 
     VALID = [
@@ -125,18 +129,19 @@ class UntraceableContextManager(Rule):
             expected_replacement="""
             import threading
             import torch
+            import contextlib
             class Cached(torch.nn.Module):
                 def __init__(self):
                     super().__init__()
                     self.lock = threading.Lock()
                     self.proj = torch.nn.Linear(4, 4)
                 def forward(self, x):
-                    with self.lock:  # expect: XPT410
+                    with contextlib.nullcontext() if torch.compiler.is_exporting() else self.lock:  # expect: XPT410
                         return self.proj(x)
             def xport_example():
                 return Cached(), (torch.randn(2, 4),)
             def export():
-                return torch.export.export(Cached(), (torch.randn(2, 4),), strict=False)
+                return torch.export.export(Cached(), (torch.randn(2, 4),), strict=True)
             """,
         ),
         Invalid(
@@ -162,6 +167,7 @@ class UntraceableContextManager(Rule):
             expected_replacement="""
             import time
             import torch
+            import contextlib
             class Timer:
                 def __enter__(self):
                     self.start = time.perf_counter()
@@ -171,12 +177,12 @@ class UntraceableContextManager(Rule):
                     return False
             class Block(torch.nn.Module):
                 def forward(self, x):
-                    with Timer():  # expect: XPT410
+                    with contextlib.nullcontext() if torch.compiler.is_exporting() else Timer():  # expect: XPT410
                         return x * 2
             def xport_example():
                 return Block(), (torch.randn(2, 4),)
             def export():
-                return torch.export.export(Block(), (torch.randn(2, 4),), strict=False)
+                return torch.export.export(Block(), (torch.randn(2, 4),), strict=True)
             """,
         ),
         Invalid(

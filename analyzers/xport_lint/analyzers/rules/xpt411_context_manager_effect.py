@@ -5,7 +5,7 @@ import libcst as cst
 from ..model import Mode, Severity
 from ..rule import Invalid, Rule, Valid
 from ._conditions import short
-from ._context_managers import with_verdicts
+from ._context_managers import skip_while_exporting, with_verdicts
 
 
 class ContextManagerEffect(Rule):
@@ -35,7 +35,11 @@ class ContextManagerEffect(Rule):
     what a patch or a file provided as an input or a buffer.
 
     ## Fix safety
-    No automatic fix: what the effect was for is the author's call.
+    Unsafe, and offered only where the context manager matters only in eager (a timer, a
+    profiler, a lock, a print, anomaly detection): `with X:` becomes
+    `with contextlib.nullcontext() if torch.compiler.is_exporting() else X:`, which both export
+    modes trace (measured) and which still enters `X` in eager. Not where the body uses what `X`
+    returns, nor for `mock.patch`, `open()` or `torch.device`, whose effect the traced code needs.
 
     ## Modes
     Warning in the modes where export succeeds on the context manager (strict export rejects
@@ -57,7 +61,10 @@ class ContextManagerEffect(Rule):
                 message = f"entering `{short(item.item)}` {verdict.effect}: only on {verdict.condition}"
             else:
                 message = f"entering `{short(item.item)}` exports, but the graph does not keep it: {verdict.effect}"
-            self.report(item.item, message, statement=node)
+            fix, reason = skip_while_exporting(item, node.body, verdict)
+            if fix is None and reason:
+                message += f" (no automatic fix: {reason})"
+            self.report(item.item, message, fix=fix, statement=node)
 
     VALID = [
         Valid(
@@ -88,7 +95,23 @@ class ContextManagerEffect(Rule):
                         return x * 2
             def xport_example():
                 return Block(), (torch.randn(2, 4),)
-            """
+            """,
+            expected_replacement="""
+            import torch
+            import contextlib
+            class Announce:
+                def __enter__(self):
+                    print("entering the block")
+                    return self
+                def __exit__(self, *exc):
+                    return False
+            class Block(torch.nn.Module):
+                def forward(self, x):
+                    with contextlib.nullcontext() if torch.compiler.is_exporting() else Announce():  # expect: XPT411
+                        return x * 2
+            def xport_example():
+                return Block(), (torch.randn(2, 4),)
+            """,
         ),
         Invalid(
             """
@@ -99,6 +122,16 @@ class ContextManagerEffect(Rule):
                         return x * 2
             def xport_example():
                 return Profiled(), (torch.randn(2, 4),)
-            """
+            """,
+            expected_replacement="""
+            import torch
+            import contextlib
+            class Profiled(torch.nn.Module):
+                def forward(self, x):
+                    with contextlib.nullcontext() if torch.compiler.is_exporting() else torch.profiler.profile():  # expect: XPT411
+                        return x * 2
+            def xport_example():
+                return Profiled(), (torch.randn(2, 4),)
+            """,
         ),
     ]
