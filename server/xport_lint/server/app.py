@@ -11,6 +11,7 @@ import asyncio
 import atexit
 import logging
 import os
+import signal
 import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -133,6 +134,9 @@ class XportLanguageServer(LanguageServer):
         """Runs on the worker thread: the engine call and the conversion, nothing else."""
         if not self.settings.enable:
             return Result(version, [], [])
+        if version is not None and uri in self.workspace.text_documents:
+            if self.workspace.get_text_document(uri).version != version:
+                return Result(version, [], [])  # stale: a newer version is queued; never published
         path = to_fs_path(uri) or uri
         try:
             findings, problems = self.linter.lint(source, path, self.config_for(uri))
@@ -347,6 +351,18 @@ def did_open(ls: XportLanguageServer, params: types.DidOpenTextDocumentParams) -
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: XportLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
     ls.schedule(params.text_document.uri)
+    _forget_finished_notifications(ls)
+
+
+def _forget_finished_notifications(ls: XportLanguageServer) -> None:
+    """pygls 2.1 files every notification's future under a fresh uuid in `_request_futures`
+    and never removes it: each edit kept its message and futures alive (about 2.5 KB per
+    edit, measured over 8,000 edits). Finished ones are dropped here; pending ones (requests
+    still running) stay."""
+    futures = getattr(ls.protocol, "_request_futures", None)
+    if isinstance(futures, dict) and len(futures) > 64:
+        for key in [key for key, future in futures.items() if future.done()]:
+            del futures[key]
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -714,6 +730,8 @@ def main(argv: list[str] | None = None) -> None:
     logging.getLogger("xport_lint").addHandler(handler)
     logging.getLogger("xport_lint").setLevel(logging.INFO)
     atexit.register(server.stop_confirmer)
+    # a client (or a supervisor) that ends the server with SIGTERM: stop the children first
+    signal.signal(signal.SIGTERM, lambda *_: (server.stop_confirmer(), os._exit(0)))
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))

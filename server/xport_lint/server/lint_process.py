@@ -44,6 +44,20 @@ def _warm_up() -> None:
     from xport_lint.analyzers import registry, runner  # noqa: F401
 
 
+def _die_with_parent() -> None:
+    """Runs first in the child: the kernel kills it when the server dies, even by SIGKILL (it
+    outlived a killed server, and kept multiprocessing's resource tracker alive with it)."""
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+
+
 class LintProcess:
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
@@ -51,7 +65,9 @@ class LintProcess:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             # spawn, not fork: the server has threads, and forking those is unsafe
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_die_with_parent
+            )
         return self._pool
 
     def warm_up(self) -> None:
@@ -70,6 +86,11 @@ class LintProcess:
         return next(iter(processes), None)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """Stop the child now (a lint in progress is abandoned)."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.kill()
