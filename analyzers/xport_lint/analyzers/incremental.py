@@ -19,6 +19,9 @@ from .positions import split_lines
 #: Cached statement text, in characters (about 40,000 lines): enough for the files being edited,
 #: bounded because libcst trees take roughly 100x the memory of their text.
 _CAPACITY = 1_500_000
+#: and at most this many statements: a tree costs far more than its text, and edits at the end
+#: of a file add a new small chunk each (the lint process grew past 100 MB over 12,000 edits)
+_MAX_CHUNKS = 1_000
 
 
 class ChunkedParser:
@@ -78,7 +81,7 @@ class ChunkedParser:
         parsed = cst.parse_module(text)
         self._chunks[text] = parsed
         self._size += len(text)
-        while self._size > self.capacity and len(self._chunks) > 1:
+        while (self._size > self.capacity or len(self._chunks) > _MAX_CHUNKS) and len(self._chunks) > 1:
             evicted, _ = self._chunks.popitem(last=False)
             self._size -= len(evicted)
         return parsed

@@ -63,6 +63,8 @@ class Program:
         self._call_args: dict[int, list[Value]] = {}
         self._nodes: dict[int, list[tuple[cst.CSTNode, cst.CSTNode | None]]] = {}
         self._in_progress: set[int] = set()
+        #: ids of statements only an export in training mode runs (under `if self.training:`)
+        self.training_only: set[int] = set()
         self._collect_top_level(module.body)
         if mentions_export:
             self._collect_export_calls()
@@ -220,8 +222,44 @@ class Program:
         call graph and the rules."""
         listed = self._nodes.get(id(func))
         if listed is None:
-            listed = self._nodes[id(func)] = with_statements(func.body, func, in_function=True)
+            listed = self._nodes[id(func)] = with_statements(
+                func.body, func, in_function=True, pruned=self._branch_export_skips
+            )
         return listed
+
+    def _branch_export_skips(self, node: cst.If) -> tuple[cst.CSTNode, ...]:
+        """The branch of `node` export never runs (left out of the walk: nothing there is
+        traced), and, as a side effect, the statements only a training-mode export runs."""
+        verdict = self._while_exporting(node.test)
+        if verdict is False:
+            return (node.body,)
+        if verdict is True:
+            return (node.orelse,) if node.orelse is not None else ()
+        if _tests_training(node.test):
+            for _, statement in with_statements(node.body, None, in_function=True):
+                if statement is not None:
+                    self.training_only.add(id(statement))
+            if _leftmost(node.test) is not node.test and _tests_training(_leftmost(node.test)):
+                # `if self.training and <test>:` evaluates <test> only in training mode
+                self.training_only.add(id(node))
+        return ()
+
+    def _while_exporting(self, test: cst.BaseExpression) -> bool | None:
+        """The value of `test` while torch.export traces, where it is known: the guards code
+        writes around export (measured on torch 2.13: `torch.compiler.is_exporting()` is True,
+        `torch.jit.is_scripting()`/`is_tracing()` and `torch.onnx.is_in_onnx_export()` are False,
+        in both modes)."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._while_exporting(test.expression)
+            return None if inner is None else not inner
+        if isinstance(test, cst.BooleanOperation):
+            left, right = self._while_exporting(test.left), self._while_exporting(test.right)
+            if isinstance(test.operator, cst.And):
+                return False if False in (left, right) else (True if left is right is True else None)
+            return True if True in (left, right) else (False if left is right is False else None)
+        if isinstance(test, cst.Call) and not test.args:
+            return _EXPORT_GUARDS.get(self.resolve(test.func) or "")
+        return None
 
     def _callees(self, item: Traced) -> Iterator[Traced]:
         for node, _ in self.nodes(item.func):
@@ -347,6 +385,33 @@ class Program:
                 ):
                     return Mode.STRICT
         return configured
+
+
+_EXPORT_GUARDS = {
+    "torch.compiler.is_exporting": True,
+    "torch.jit.is_scripting": False,
+    "torch.jit.is_tracing": False,
+    "torch.onnx.is_in_onnx_export": False,
+}
+
+
+def _tests_training(test: cst.BaseExpression) -> bool:
+    """`self.training`, alone or as an operand of `and` (its body runs only in training mode)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _tests_training(test.left) or _tests_training(test.right)
+    return (
+        isinstance(test, cst.Attribute)
+        and test.attr.value == "training"
+        and isinstance(test.value, cst.Name)
+        and test.value.value == "self"
+    )
+
+
+def _leftmost(test: cst.BaseExpression) -> cst.BaseExpression:
+    """The operand an `and` chain evaluates first."""
+    while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        test = test.left
+    return test
 
 
 def _is_logger_call(value: cst.BaseExpression) -> bool:

@@ -265,15 +265,21 @@ def _findings(
         if noqa.suppresses(noqa.directive_on(line_text, span.start.line), rule.CODE):
             continue
         severity = config.severity.get(rule.CODE) or rule.severity(mode) or Severity.INFO
+        message = report.message
+        if report.statement is not None and id(report.statement) in program.training_only and (
+            severity is Severity.ERROR and rule.CODE not in config.severity
+        ):
+            # a default export is of an `.eval()` module, which never runs this (measured: the
+            # same branch fails a training-mode export and passes an eval one)
+            severity = Severity.WARNING
+            message += " (only when exporting in training mode: `self.training` is False after `.eval()`)"
         related = tuple(
             note
             for node, statement, message in report.related
             if (note := Related(locator.span(node, statement), message)).span.start.line != span.start.line
         )
         fix = _fix(report.fix, report.statement, locator, program) if report.fix is not None else None
-        out.append(
-            Finding(rule.CODE, rule.NAME, report.message, severity, span, fix, related, rule.url())
-        )
+        out.append(Finding(rule.CODE, rule.NAME, message, severity, span, fix, related, rule.url()))
     return out
 
 

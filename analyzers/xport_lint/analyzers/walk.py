@@ -7,7 +7,7 @@ same; for analysis we only read, so walking the dataclass fields directly is sev
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -99,10 +99,14 @@ def _is_statement(node_type: type) -> bool:
 
 
 def with_statements(
-    root: cst.CSTNode, statement: cst.CSTNode | None, in_function: bool
+    root: cst.CSTNode,
+    statement: cst.CSTNode | None,
+    in_function: bool,
+    pruned: Callable[[cst.If], tuple[cst.CSTNode, ...]] | None = None,
 ) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
     """Every node below `root` in source order, each with its innermost statement. In a
-    function, a class defined there is left out: it is not traced until something calls it."""
+    function, a class defined there is left out: it is not traced until something calls it.
+    `pruned`: the parts of an `if` to leave out (a branch export never takes)."""
     out: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
     stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(root, statement)]
     while stack:
@@ -113,7 +117,12 @@ def with_statements(
             if node_type is cst.ClassDef and in_function:
                 continue
         out.append((node, statement))
-        stack.extend((child, statement) for child in reversed(children(node)))
+        kids = children(node)
+        if pruned is not None and node_type is cst.If:
+            left_out = pruned(node)  # type: ignore[arg-type]
+            if left_out:
+                kids = [kid for kid in kids if not any(kid is part for part in left_out)]
+        stack.extend((child, statement) for child in reversed(kids))
     return out
 
 

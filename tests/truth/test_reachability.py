@@ -1,0 +1,78 @@
+"""What a default export runs: an `.eval()` module, in either mode. Code under a guard that is
+never true while exporting gets no finding; a branch only training mode runs gets a warning that
+says so, not an error. Each claim checked statically and with real torch 2.13."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.truth.harness import load
+from xport_lint.analyzers import Config, check_source
+from xport_lint.analyzers.model import Severity
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+HEAD = "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+NEVER_WHILE_EXPORTING = {
+    "not-exporting": "        if not torch.compiler.is_exporting():\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
+    "exporting-else": "        if torch.compiler.is_exporting():\n            return x\n        else:\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
+    "scripting-or-tracing": "        if torch.jit.is_scripting() or torch.jit.is_tracing():\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
+    "onnx-export": "        if torch.onnx.is_in_onnx_export():\n            n = int(x.max())\n            return x[:n]\n        return x\n",
+}
+TRAINING_ONLY = {
+    "training-block": "        if self.training:\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
+    "training-and": "        if self.training and x.mean() > 0:\n            return x * 2\n        return x\n",
+}
+
+
+def exports(source: str, folder: Path, strict: bool, training: bool) -> bool:
+    module = load(source, folder)
+    try:
+        torch.export.export(module.M().train(training), (torch.randn(4),), strict=strict)
+    except Exception:  # noqa: BLE001 - failing is the fact checked
+        return False
+    return True
+
+
+@pytest.mark.parametrize("body", NEVER_WHILE_EXPORTING.values(), ids=list(NEVER_WHILE_EXPORTING))
+def test_a_branch_export_never_takes_has_no_finding(body: str, tmp_path: Path) -> None:
+    source = HEAD + body
+    assert check_source(source, "m.py", Config()) == []
+    assert check_source(source, "m.py", Config(strict=True)) == []
+    for strict in (False, True):
+        for training in (False, True):
+            assert exports(source, tmp_path, strict, training)
+
+
+@pytest.mark.parametrize("body", TRAINING_ONLY.values(), ids=list(TRAINING_ONLY))
+def test_a_training_only_branch_is_a_warning_naming_the_condition(body: str, tmp_path: Path) -> None:
+    source = HEAD + body
+    (finding,) = check_source(source, "m.py", Config())
+    assert finding.code == "XPT101" and finding.severity is Severity.WARNING
+    assert "only when exporting in training mode" in finding.message
+    for strict in (False, True):
+        assert exports(source, tmp_path, strict, training=False)
+        assert not exports(source, tmp_path, strict, training=True)
+
+
+def test_a_tensor_test_before_self_training_is_still_an_error(tmp_path: Path) -> None:
+    source = HEAD + "        if x.sum() > 0 and self.training:\n            return x * 2\n        return x\n"
+    (finding,) = check_source(source, "m.py", Config())
+    assert finding.severity is Severity.ERROR
+    assert not exports(source, tmp_path, strict=False, training=False)
+
+
+def test_a_compiler_disabled_helper_is_still_traced(tmp_path: Path) -> None:
+    """Folklore says `@torch.compiler.disable` keeps code out of export; on torch 2.13 non-strict
+    export traces into it and strict export refuses to call it: both fail here."""
+    source = (
+        "import torch\n@torch.compiler.disable\ndef helper(x):\n    if x.sum() > 0:\n        return x * 2\n"
+        "    return x\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return helper(x)\n"
+    )
+    (finding,) = check_source(source, "m.py", Config())
+    assert finding.code == "XPT101" and finding.severity is Severity.ERROR
+    for strict in (False, True):
+        assert not exports(source, tmp_path, strict, training=False)
