@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import faulthandler
+import functools
 import gc
 import json
 import multiprocessing
@@ -497,9 +498,15 @@ def _write(source: SourceFile, text: str) -> bool:
 
 def _fingerprint(path: str, finding: Finding, sources: dict[str, str]) -> str:
     """Survives edits elsewhere in the file: the code plus the flagged line's text."""
-    lines = [line.rstrip("\r\n") for line in split_lines(sources.get(path, ""))]
+    lines = _lines(sources.get(path, ""))
     line = lines[finding.span.start.line - 1].strip() if 0 < finding.span.start.line <= len(lines) else ""
     return f"{Path(path).as_posix()}::{finding.code}::{line}"
+
+
+@functools.lru_cache(maxsize=8)
+def _lines(text: str) -> list[str]:
+    """A file's lines, split once per file (per finding, baselines were quadratic in size)."""
+    return [line.rstrip("\r\n") for line in split_lines(text)]
 
 
 def _write_baseline(target: str, findings: list[tuple[str, Finding]], sources: dict[str, str]) -> None:

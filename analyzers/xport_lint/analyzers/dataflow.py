@@ -131,6 +131,11 @@ class FunctionFlow:
         self.cls = cls
         self.resolver = resolver
         self.env: dict[str, Value] = dict(params)
+        # `*args` is a tuple and `**kwargs` a dict of names: their length and keys are Python
+        # values, whatever they hold (`len(args) > 0`, `for k in kwargs: if k.startswith(...)`)
+        star_arg, star_kwarg = func.params.star_arg, func.params.star_kwarg
+        self.packed_args = star_arg.name.value if isinstance(star_arg, cst.Param) else None
+        self.packed_kwargs = star_kwarg.name.value if star_kwarg is not None else None
         self.returns = NOTHING
         self._memo: dict[int, Value] = {}
         self._solve()
@@ -174,7 +179,12 @@ class FunctionFlow:
         elif isinstance(stmt, cst.AugAssign):
             self._bind(stmt.target, self.value(stmt.target) | self.value(stmt.value))
         elif isinstance(stmt, cst.For):
-            self._bind(stmt.target, self.element_of(stmt.iter))
+            if self._is_kwargs_items(stmt.iter) and isinstance(stmt.target, cst.Tuple) and len(stmt.target.elements) == 2:
+                key, item = stmt.target.elements
+                self._bind(key.value, NOTHING)
+                self._bind(item.value, self.env.get(self.packed_kwargs or "", NOTHING))
+            else:
+                self._bind(stmt.target, self.element_of(stmt.iter))
         elif isinstance(stmt, cst.Return) and stmt.value is not None:
             self.returns = self.returns | self.value(stmt.value)
         elif isinstance(stmt, cst.With):
@@ -194,8 +204,25 @@ class FunctionFlow:
             cached = self._memo[key] = self._evaluate(node)
         return cached
 
+    def _is_kwargs_items(self, iterable: cst.BaseExpression) -> bool:
+        return (
+            self.packed_kwargs is not None
+            and isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Attribute)
+            and iterable.func.attr.value == "items"
+            and isinstance(iterable.func.value, cst.Name)
+            and iterable.func.value.value == self.packed_kwargs
+        )
+
     def element_of(self, iterable: cst.BaseExpression) -> Value:
         """What a `for` over `iterable` binds: rows of a tensor, items of a `.tolist()`, ..."""
+        if self.packed_kwargs is not None:
+            keys = iterable.func.value if (
+                isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute)
+                and iterable.func.attr.value == "keys"
+            ) else iterable
+            if isinstance(keys, cst.Name) and keys.value == self.packed_kwargs:
+                return NOTHING  # the keyword names
         if isinstance(iterable, cst.Call):
             fn = dotted(iterable.func)
             if fn in ("range", "reversed", "sorted") and iterable.args:
@@ -341,6 +368,9 @@ class FunctionFlow:
         if name == "len":
             if node.args and _is_whole_shape(node.args[0].value):
                 return NOTHING  # len(x.shape) is the rank: static
+            packed = node.args[0].value if node.args else None
+            if isinstance(packed, cst.Name) and packed.value in (self.packed_args, self.packed_kwargs):
+                return NOTHING  # how many arguments were passed: a Python count
             if args and args[0].has(Kind.DD_TENSOR):
                 return Value(Kind.DD_SIZE | Kind.SHAPE, args[0].origin)
             if args and is_tensor_like(args[0]):

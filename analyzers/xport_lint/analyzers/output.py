@@ -162,6 +162,7 @@ def render_text(
 ) -> str:
     """`path:line:col: CODE message`, then the source line with a caret range (like ruff)."""
     blocks = []
+    split: dict[str, list[str]] = {}  # each file split once, not once per finding
     for path, f in findings:
         style = _COLOURS[f.severity]
         marker = " [*]" if f.fix is not None and f.fix.applicability.value == "safe" else ""
@@ -175,7 +176,9 @@ def render_text(
             + click.style(f" ({f.severity.value})", fg=style)
         )
         lines = [head]
-        source_lines = [line.rstrip("\r\n") for line in split_lines(sources.get(path, ""))]
+        source_lines = split.get(path)
+        if source_lines is None:
+            source_lines = split[path] = [line.rstrip("\r\n") for line in split_lines(sources.get(path, ""))]
         if 0 < f.span.start.line <= len(source_lines):
             text = source_lines[f.span.start.line - 1].expandtabs(1)
             number = str(f.span.start.line)

@@ -7,6 +7,7 @@ in a single walk over it, and compute positions only for what is reported.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import logging
 import re
@@ -60,6 +61,10 @@ class RuleContext:
     shared: dict[str, object] = field(default_factory=dict)
     _globals: dict[int, frozenset[str]] = field(default_factory=dict)
 
+    @functools.cached_property
+    def _mentions_global(self) -> bool:
+        return "global" in self.source  # once per file: per finding it was quadratic in file size
+
     def value(self, node: cst.BaseExpression) -> Value:
         return self.flow.value(node) if self.flow is not None else NOTHING
 
@@ -68,7 +73,7 @@ class RuleContext:
 
     def globals_declared(self) -> frozenset[str]:
         """Names the current traced function declares `global`."""
-        if self.traced is None or "global" not in self.source:
+        if self.traced is None or not self._mentions_global:
             return frozenset()
         func = self.traced.func
         cached = self._globals.get(id(func))

@@ -81,6 +81,25 @@ class TensorBranch(ConditionRule, Rule):
         Valid(
             """
             import torch
+            class Options(torch.nn.Module):
+                def forward(self, x, *extra, **options):
+                    for name in options:  # keyword names are strings, not tensors
+                        if name.startswith("scale_"):
+                            x = x * 2
+                    for name, value in options.items():
+                        if name == "bias":
+                            x = x + value
+                    if not torch.compiler.is_exporting():
+                        if x.sum() > 0:  # never traced: export takes the other branch
+                            print("positive")
+                    return x
+            def xport_example():
+                return Options(), (torch.randn(4),), {"bias": torch.ones(4)}
+            """
+        ),
+        Valid(
+            """
+            import torch
             class Gate(torch.nn.Module):
                 def forward(self, x):
                     return torch.where(x.sum() > 0, x * 2, x)

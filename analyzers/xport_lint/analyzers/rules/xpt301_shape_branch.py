@@ -75,6 +75,18 @@ class ShapeBranch(ConditionRule, Rule):
         Valid(
             """
             import torch
+            class Extra(torch.nn.Module):
+                def forward(self, x, *extra):
+                    if len(extra) > 0:  # how many were passed: a Python count, not a size
+                        x = x + extra[0]
+                    return x
+            def xport_example():
+                return Extra(), (torch.randn(4), torch.ones(4))
+            """
+        ),
+        Valid(
+            """
+            import torch
             class Flatten(torch.nn.Module):
                 def forward(self, x):
                     if x.dim() == 4:
