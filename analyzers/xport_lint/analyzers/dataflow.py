@@ -179,8 +179,9 @@ class FunctionFlow:
         elif isinstance(stmt, cst.AugAssign):
             self._bind(stmt.target, self.value(stmt.target) | self.value(stmt.value))
         elif isinstance(stmt, cst.For):
-            if self._is_kwargs_items(stmt.iter) and isinstance(stmt.target, cst.Tuple) and len(stmt.target.elements) == 2:
-                key, item = stmt.target.elements
+            pair = stmt.target.elements if isinstance(stmt.target, cst.Tuple) else ()
+            if self._is_kwargs_items(stmt.iter) and len(pair) == 2:
+                key, item = pair
                 self._bind(key.value, NOTHING)
                 self._bind(item.value, self.env.get(self.packed_kwargs or "", NOTHING))
             else:
