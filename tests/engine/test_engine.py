@@ -290,3 +290,22 @@ def test_a_note_points_where_data_enters_never_at_the_flagged_line() -> None:
     assert note.span.start.line == 5 and "x.nonzero()" in note.message  # not the print on line 4
     assert findings[8].related == ()  # on its own line: says nothing new
     assert findings[10].code == "XPT301" and findings[10].related == ()  # `.shape` is not data
+
+
+@pytest.mark.parametrize(
+    ("checks", "test", "flagged"),
+    [
+        ("torch._check(a >= 0)\n        torch._check(a <= 5)", "a < 6", False),
+        ("torch._check(a <= 5)", "a > 9", False),
+        ("torch._check_is_size(a)", "a >= 0", False),
+        ("torch._check(a >= 0)", "a < 6", True),
+        ("torch._check(a <= 5)", "a < 3", True),
+    ],
+)
+def test_torch_check_bounds_that_decide_a_branch_leave_no_guard(checks: str, test: str, flagged: bool) -> None:
+    source = (
+        "import torch\nclass M(torch.nn.Module):\n    def forward(self, x, y):\n        a = x.item()\n"
+        f"        {checks}\n        if {test}:\n            return y.sin()\n        return y.cos()\n"
+    )
+    codes = [f.code for f in check_source(source, "m.py", Config())]
+    assert ("XPT104" in codes) is flagged

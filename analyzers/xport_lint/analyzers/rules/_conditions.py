@@ -71,6 +71,8 @@ class ConditionRule:
                 value = self.ctx.value(operand)  # type: ignore[attr-defined]
                 if classify(value) is not self.CONDITION:
                     continue
+                if self.CONDITION is Condition.DATA and decided_by_checks(self.ctx, operand):  # type: ignore[attr-defined]
+                    continue
                 related = []
                 # a note only where data enters (`.item()`, `nonzero`, a mask): the `.shape` a
                 # size came from explains nothing; the runner drops notes on the flagged line
@@ -96,3 +98,55 @@ def branch_rewrite(ctx: RuleContext, node: cst.CSTNode, tensor: bool) -> Rewrite
     if ctx.flow is None or ctx.traced is None or not isinstance(node, cst.If):
         return None
     return check_rewrite(node, tensor) or cond_rewrite(ctx.flow, ctx.traced.func, node)
+
+
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def _bound(comparison: cst.BaseExpression) -> tuple[str, str, int] | None:
+    """`name OP integer` (either way round) as (name, op, integer), else None."""
+    if not isinstance(comparison, cst.Comparison) or len(comparison.comparisons) != 1:
+        return None
+    target = comparison.comparisons[0]
+    op = code_of(target.operator).strip()
+    left, right = comparison.left, target.comparator
+    if op not in _FLIPPED:
+        return None
+    if isinstance(left, cst.Name) and isinstance(right, cst.Integer):
+        return left.value, op, int(right.evaluated_value)
+    if isinstance(right, cst.Name) and isinstance(left, cst.Integer):
+        return right.value, _FLIPPED[op], int(left.evaluated_value)
+    return None
+
+
+def decided_by_checks(ctx: RuleContext, operand: cst.BaseExpression) -> bool:
+    """Whether `torch._check(n <= 5)`-style assertions in the traced function settle `operand`
+    (`n < 6`): export then knows the answer without a guard (measured: ExportDB's
+    `constrain_as_value_example` exports on torch 2.13)."""
+    tested = _bound(operand)
+    if tested is None or ctx.traced is None:
+        return False
+    name, op, value = tested
+    low, high = float("-inf"), float("inf")
+    for node, _ in ctx.program.nodes(ctx.traced.func):
+        if not isinstance(node, cst.Call) or not node.args:
+            continue
+        api = ctx.resolve(node.func)
+        first = node.args[0].value
+        if api == "torch._check_is_size" and isinstance(first, cst.Name) and first.value == name:
+            low = max(low, 0)
+        elif api == "torch._check" and (bound := _bound(first)) is not None and bound[0] == name:
+            _, check_op, limit = bound
+            if check_op in (">=", "=="):
+                low = max(low, limit)
+            if check_op == ">":
+                low = max(low, limit + 1)
+            if check_op in ("<=", "=="):
+                high = min(high, limit)
+            if check_op == "<":
+                high = min(high, limit - 1)
+    always = {"<": high < value, "<=": high <= value, ">": low > value, ">=": low >= value,
+              "==": low == high == value, "!=": value < low or value > high}[op]
+    never = {"<": low >= value, "<=": low > value, ">": high <= value, ">=": high < value,
+             "==": value < low or value > high, "!=": low == high == value}[op]
+    return always or never

@@ -70,6 +70,21 @@ class ScalarBranch(ConditionRule, Rule):
         Valid(
             """
             import torch
+            class ConstrainAsValue(torch.nn.Module):  # ExportDB's constrain_as_value_example
+                def forward(self, x, y):
+                    a = x.item()
+                    torch._check(a >= 0)
+                    torch._check(a <= 5)
+                    if a < 6:  # the checks decide it: no guard on data
+                        return y.sin()
+                    return y.cos()
+            def xport_example():
+                return ConstrainAsValue(), (torch.tensor(4), torch.randn(5, 5))
+            """
+        ),
+        Valid(
+            """
+            import torch
             class Scale(torch.nn.Module):
                 def forward(self, x):
                     peak = x.abs().max().item()
