@@ -320,6 +320,34 @@ class _Arm:
 class _Lowering:
     """One `if`/`elif`/`else` chain in one traced function, lowered to `torch.cond`."""
 
+
+    def tensor_predicate(self, test: cst.BaseExpression) -> cst.BaseExpression:
+        """`test` as the tensor torch.cond needs: `bool(t)` -> `t`, `int(t) > k` -> `t > k`,
+        `t.item() > k` -> `t > k` (a Python number there would be a guard on data again, and
+        re-linting the fix reported XPT203)."""
+        flow = self.flow
+
+        class Unwrap(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+                if (
+                    isinstance(updated.func, cst.Name)
+                    and updated.func.value in ("bool", "int", "float")
+                    and len(updated.args) == 1
+                    and is_tensor_like(flow.value(original.args[0].value))
+                ):
+                    return updated.args[0].value.with_changes(lpar=[], rpar=[])
+                if (
+                    isinstance(updated.func, cst.Attribute)
+                    and updated.func.attr.value == "item"
+                    and not updated.args
+                    and isinstance(original.func, cst.Attribute)
+                    and is_tensor_like(flow.value(original.func.value))
+                ):
+                    return updated.func.value
+                return updated
+
+        return test.visit(Unwrap())  # type: ignore[return-value]
+
     def __init__(self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> None:
         self.flow = flow
         self.func = func
@@ -391,7 +419,7 @@ class _Lowering:
             _def(name, operands, _clone_returns(_strip_leading([*stmts, *tail]), _aliases(stmts, operands)), comment)
             for name, stmts, comment in zip(("true_fn", "false_fn"), (body, orelse), comments, strict=True)
         ]
-        call = f"torch.cond({code_of(test)}, true_fn, false_fn, {_tuple(operands)})"
+        call = f"torch.cond({code_of(self.tensor_predicate(test))}, true_fn, false_fn, {_tuple(operands)})"
         last = _line(f"return {call}" if results is None else f"{', '.join(results)} = {call}")
         return [*functions, last]
 
@@ -462,11 +490,19 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
     )
 
 
+def _is_number_literal(node: cst.BaseExpression) -> bool:
+    """`2.0`, `-1`, `0.5`: torch.where selects between numbers too (measured: it exports in both
+    modes and equals eager, as a 0-dim tensor)."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
 def where_rewrite(flow: FunctionFlow, node: cst.IfExp) -> Rewrite:
     """`a if tensor_test else b` -> `torch.where(tensor_test, a, b)`: both sides are computed."""
     for side in (node.body, node.orelse):
-        if not is_tensor_like(flow.value(side)):
-            return Rewrite(reason=f"`{code_of(side)}` is not a tensor, so torch.where cannot select it")
+        if not (is_tensor_like(flow.value(side)) or _is_number_literal(side)):
+            return Rewrite(reason=f"`{code_of(side)}` is neither a tensor nor a number, so torch.where cannot select it")
     call = cst.parse_expression(f"torch.where({code_of(node.test)}, {code_of(node.body)}, {code_of(node.orelse)})")
     return Rewrite(
         fix=FixProposal(

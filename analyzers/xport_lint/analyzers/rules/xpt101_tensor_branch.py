@@ -137,6 +137,27 @@ class TensorBranch(ConditionRule, Rule):
         Invalid(
             """
             import torch
+            class Scale(torch.nn.Module):
+                def forward(self, x):
+                    scale = 2.0 if x.mean() > 0 else 0.5  # expect: XPT101
+                    return x * scale
+            def xport_example():
+                return Scale(), (torch.ones(4),)
+            """,
+            expected_replacement="""
+            import torch
+            class Scale(torch.nn.Module):
+                def forward(self, x):
+                    scale = torch.where(x.mean() > 0, 2.0, 0.5)  # expect: XPT101
+                    return x * scale
+            def xport_example():
+                return Scale(), (torch.ones(4),)
+            """,
+            other_args="(-torch.ones(4),)",
+        ),
+        Invalid(
+            """
+            import torch
             class Gate(torch.nn.Module):
                 def forward(self, x):
                     if x.sum() > 0:  # expect: XPT101

@@ -111,6 +111,66 @@ class ScalarBranch(ConditionRule, Rule):
         Invalid(
             """
             import torch
+            class Sign(torch.nn.Module):
+                def forward(self, x):
+                    if x.sum().item() > 0:  # expect: XPT104
+                        y = x * 2
+                    else:
+                        y = x - 1
+                    return y
+            def xport_example():
+                return Sign(), (torch.ones(4),)
+            """,
+            expected_replacement="""
+            import torch
+            class Sign(torch.nn.Module):
+                def forward(self, x):
+                    def true_fn(x):  # expect: XPT104
+                        y = x * 2
+                        return y
+                    def false_fn(x):
+                        y = x - 1
+                        return y
+                    y = torch.cond(x.sum() > 0, true_fn, false_fn, (x,))
+                    return y
+            def xport_example():
+                return Sign(), (torch.ones(4),)
+            """,
+            other_args="(-torch.ones(4),)",
+        ),
+        Invalid(
+            """
+            import torch
+            class Truthy(torch.nn.Module):
+                def forward(self, x):
+                    if bool(x.sum() > 0):  # expect: XPT104
+                        y = x * 2
+                    else:
+                        y = x - 1
+                    return y
+            def xport_example():
+                return Truthy(), (torch.ones(4),)
+            """,
+            expected_replacement="""
+            import torch
+            class Truthy(torch.nn.Module):
+                def forward(self, x):
+                    def true_fn(x):  # expect: XPT104
+                        y = x * 2
+                        return y
+                    def false_fn(x):
+                        y = x - 1
+                        return y
+                    y = torch.cond(x.sum() > 0, true_fn, false_fn, (x,))
+                    return y
+            def xport_example():
+                return Truthy(), (torch.ones(4),)
+            """,
+            other_args="(-torch.ones(4),)",
+        ),
+        Invalid(
+            """
+            import torch
             class Router(torch.nn.Module):
                 def __init__(self):
                     super().__init__()
