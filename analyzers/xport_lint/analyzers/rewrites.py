@@ -502,7 +502,7 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp) -> Rewrite:
     """`a if tensor_test else b` -> `torch.where(tensor_test, a, b)`: both sides are computed."""
     for side in (node.body, node.orelse):
         if not (is_tensor_like(flow.value(side)) or _is_number_literal(side)):
-            return Rewrite(reason=f"`{code_of(side)}` is neither a tensor nor a number, so torch.where cannot select it")
+            return Rewrite(reason=f"`{code_of(side)}` is neither a tensor nor a number: torch.where cannot select it")
     call = cst.parse_expression(f"torch.where({code_of(node.test)}, {code_of(node.body)}, {code_of(node.orelse)})")
     return Rewrite(
         fix=FixProposal(
