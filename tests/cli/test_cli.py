@@ -240,3 +240,18 @@ def test_confirm_without_torch_says_what_is_missing_and_how(tmp_path: Path) -> N
     result = run("check", "--confirm", "--python", str(bare / "bin" / "python"), "bad.py", cwd=tmp_path)
     assert result.returncode == 2 and "cannot import torch" in result.stderr
     assert "pip install torch==2.13.0" in result.stderr and "--python" in result.stderr
+
+
+def test_text_output_marks_fixable_findings_and_names_the_flags(tmp_path: Path) -> None:
+    """`[*]` applies with --fix, `[~]` only with --unsafe-fixes; --diff alone says unsafe fixes exist."""
+    (tmp_path / "gate.py").write_text(FIXABLE + "class Gate(torch.nn.Module):\n    def forward(self, x):\n"
+                                      "        y = x * 2 if x.sum() > 0 else x\n        return y\n")
+    result = run("check", "--no-cache", "gate.py", cwd=tmp_path)
+    assert " [*] " in result.stdout and " [~] " in result.stdout
+    assert "fixable with `xport-lint check --fix`" in result.stdout and "--unsafe-fixes" in result.stdout
+    (tmp_path / "only_unsafe.py").write_text(
+        "import torch\nclass Gate(torch.nn.Module):\n    def forward(self, x):\n"
+        "        y = x * 2 if x.sum() > 0 else x\n        return y\n"
+    )
+    diff = run("check", "--no-cache", "--diff", "only_unsafe.py", cwd=tmp_path)
+    assert diff.stdout == "" and "unsafe ones exist" in diff.stderr

@@ -25,7 +25,7 @@ from .cache import Cache
 from .config import Config, ConfigError
 from .files import SourceFile, discover, read
 from .fixes import apply_fixes
-from .model import Finding, Position, Severity, Span
+from .model import Applicability, Finding, Position, Severity, Span
 from .positions import split_lines
 from .rule import Rule, strip_markers
 from .runner import INTERNAL_ERROR, SYNTAX_CODE, check_source, is_internal_error
@@ -212,6 +212,10 @@ def _fix_and_confirm(
         if diff:
             if changed:
                 click.echo("".join(changed), nl=False)
+            elif not unsafe_fixes and any(
+                f.fix is not None and f.fix.applicability is Applicability.UNSAFE for fs in per_file.values() for f in fs
+            ):
+                click.echo("xport-lint: no safe fixes; unsafe ones exist: see them with `--diff --unsafe-fixes`", err=True)
             sys.exit(1 if changed and not exit_zero else 0)
         # re-check what was fixed, so the report shows what is left
         for path in list(per_file):
@@ -558,8 +562,12 @@ def _report(
         if findings:
             parts = ", ".join(f"{by_severity[s]} {s}" for s in ("error", "warning", "info") if by_severity[s])
             summary = f"\nFound {len(findings)} finding{'s' if len(findings) != 1 else ''} ({parts})."
+            unsafe = sum(1 for _, f in findings if f.fix is not None and f.fix.applicability.value == "unsafe")
             if fixable:
                 summary += f"\n[*] {fixable} fixable with `xport-lint check --fix`."
+            if unsafe:
+                summary += (f"\n[~] {unsafe} more with `--fix --unsafe-fixes` (fixes that hold under an assumption "
+                            "the rule's doc states; `--diff --unsafe-fixes` shows them first).")
             click.echo(summary)
         else:
             click.echo("All checks passed!")

@@ -165,7 +165,9 @@ def render_text(
     split: dict[str, list[str]] = {}  # each file split once, not once per finding
     for path, f in findings:
         style = _COLOURS[f.severity]
-        marker = " [*]" if f.fix is not None and f.fix.applicability.value == "safe" else ""
+        marker = ""
+        if f.fix is not None:  # [*] `--fix` applies it; [~] only with `--unsafe-fixes` (its doc says why)
+            marker = {"safe": " [*]", "unsafe": " [~]"}.get(f.fix.applicability.value, "")
         head = (
             click.style(f"{path}:{f.span.start.line}:{f.span.start.column + 1}:", bold=True)
             + " "
