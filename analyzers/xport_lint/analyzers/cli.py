@@ -213,9 +213,11 @@ def _fix_and_confirm(
             if changed:
                 click.echo("".join(changed), nl=False)
             elif not unsafe_fixes and any(
-                f.fix is not None and f.fix.applicability is Applicability.UNSAFE for fs in per_file.values() for f in fs
+                f.fix is not None and f.fix.applicability is Applicability.UNSAFE
+                for fs in per_file.values()
+                for f in fs
             ):
-                click.echo("xport-lint: no safe fixes; unsafe ones exist: see them with `--diff --unsafe-fixes`", err=True)
+                click.echo("xport-lint: no safe fixes; unsafe ones exist: `--diff --unsafe-fixes` shows them", err=True)
             sys.exit(1 if changed and not exit_zero else 0)
         # re-check what was fixed, so the report shows what is left
         for path in list(per_file):
