@@ -233,3 +233,15 @@ def test_bad_configuration_is_exit_2_naming_the_key(tmp_path: Path, table: str, 
     (tmp_path / "bad.py").write_text(BAD)
     result = run("check", ".", cwd=tmp_path)
     assert result.returncode == 2 and named in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_cache_others_could_write_is_not_used(tmp_path: Path) -> None:
+    """A shared or world-writable cache folder could hold rows someone else planted."""
+    (tmp_path / "bad.py").write_text(BAD)
+    shared = tmp_path / "shared-cache"
+    shared.mkdir()
+    shared.chmod(0o777)
+    for _ in range(2):
+        result = run("check", "--cache-dir", str(shared), "bad.py", cwd=tmp_path)
+        assert result.returncode == 1 and "XPT101" in result.stdout
+    assert not list(shared.iterdir())

@@ -34,6 +34,18 @@ def default_directory() -> Path:
     return Path(base) / "xport-lint"
 
 
+def _private(path: Path, missing_ok: bool = False) -> bool:
+    """Owned by this user and writable by no one else: a well-formed row is trusted as this
+    user's own result, so only this user may have written it."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return missing_ok
+    except OSError:
+        return False
+    return info.st_uid == os.getuid() and not info.st_mode & 0o022
+
+
 def _engine_fingerprint() -> str:
     digest = hashlib.sha256()
     package = Path(__file__).parent
@@ -54,6 +66,8 @@ class Cache:
         self._db: sqlite3.Connection | None = None
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not _private(self.directory) or not _private(self.directory / _FILE, missing_ok=True):
+                return  # someone else could write it: lint without a cache
             self._db = sqlite3.connect(self.directory / _FILE, timeout=5, isolation_level=None)
             self._db.execute("PRAGMA trusted_schema = OFF")
             self._db.execute(

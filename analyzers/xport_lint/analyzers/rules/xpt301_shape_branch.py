@@ -67,7 +67,7 @@ class ShapeBranch(ConditionRule, Rule):
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
         # with static shapes (no dynamic_shapes in the file) every size is fixed anyway:
         # keeping both sides with torch.cond only matters where sizes are dynamic
-        if "dynamic_shapes" not in self.ctx.source:
+        if not self.ctx.mentions("dynamic_shapes"):
             return None
         return branch_rewrite(self.ctx, node, tensor=False)
 

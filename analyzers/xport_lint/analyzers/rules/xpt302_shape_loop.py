@@ -68,7 +68,7 @@ class ShapeLoop(Rule):
                 message = f"loop over range(`{short(arg.value)}`) is unrolled for one size"
                 fix = None
                 # as for XPT301: with static shapes every size is fixed, so unrolling is exact
-                if "dynamic_shapes" in self.ctx.source and self.ctx.flow and self.ctx.traced:
+                if self.ctx.mentions("dynamic_shapes") and self.ctx.flow and self.ctx.traced:
                     if loop is None:
                         message += " (no automatic fix: a comprehension builds a list; use a vectorised op)"
                     else:
