@@ -309,3 +309,18 @@ def test_torch_check_bounds_that_decide_a_branch_leave_no_guard(checks: str, tes
     )
     codes = [f.code for f in check_source(source, "m.py", Config())]
     assert ("XPT104" in codes) is flagged
+
+
+def test_a_model_class_under_a_forwardless_base_of_the_file_is_traced() -> None:
+    """transformers' layout: `FooModel(FooPreTrainedModel)`, `FooPreTrainedModel(PreTrainedModel)`
+    with no `forward`: the main model class of most architectures was skipped."""
+    source = (
+        "import torch\nfrom transformers import PreTrainedModel\n"
+        "class FooPreTrainedModel(PreTrainedModel):\n    config_class = None\n"
+        "class FooModel(FooPreTrainedModel):\n    def forward(self, x):\n        if x.sum() > 0:\n"
+        "            return x\n        return -x\n"
+        "class Helper:\n    def forward(self, x):\n        if x.sum() > 0:\n            return x\n        return x\n"
+        "class Child(Helper):\n    def forward(self, x):\n        if x.sum() > 0:\n            return x\n        return x\n"
+    )
+    findings = check_source(source, "modeling_foo.py", Config())
+    assert [(f.code, f.span.start.line) for f in findings] == [("XPT101", 7)]

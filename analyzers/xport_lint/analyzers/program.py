@@ -65,6 +65,7 @@ class Program:
         self._in_progress: set[int] = set()
         #: ids of statements only an export in training mode runs (under `if self.training:`)
         self.training_only: set[int] = set()
+        self._file_classes: dict[str, cst.ClassDef] = {}
         self._collect_top_level(module.body)
         if mentions_export:
             self._collect_export_calls()
@@ -87,6 +88,7 @@ class Program:
                 self.functions[stmt.name.value] = stmt
             elif isinstance(stmt, cst.ClassDef):
                 candidates.append(stmt)
+                self._file_classes[stmt.name.value] = stmt
             elif isinstance(stmt, (cst.If, cst.Try)):
                 # imports under `if TYPE_CHECKING:` / `try: ... except ImportError:`
                 inner = [s for s in _suite_statements(stmt)]
@@ -113,6 +115,8 @@ class Program:
                 continue
             if local in self.classes:
                 return True
+            if has_forward and self._local_base_is_imported_module(local, set()):
+                return True
             qualified = self.imports.resolve(base.value)
             if qualified in NOT_MODULE_BASES:
                 return False
@@ -121,6 +125,28 @@ class Program:
             # A class with `forward` that subclasses something imported from elsewhere (a
             # `PreTrainedModel`, a library base) is almost always a module.
             if qualified is not None and has_forward and not qualified.startswith("torch."):
+                return True
+        return False
+
+    def _local_base_is_imported_module(self, name: str, seen: set[str]) -> bool:
+        """`class FooModel(FooPreTrainedModel)` where `FooPreTrainedModel(PreTrainedModel)` has
+        no `forward` of its own: the base chain, through classes of this file, reaches a library
+        base (transformers' layout for the main model class of most architectures)."""
+        cls = self._file_classes.get(name)
+        if cls is None or name in seen:
+            return False
+        seen.add(name)
+        for base in cls.bases:
+            if base.keyword is not None:
+                continue
+            local = dotted(base.value)
+            qualified = self.imports.resolve(base.value)
+            if qualified is not None:
+                if qualified in NOT_MODULE_BASES:
+                    return False
+                if qualified.startswith("torch.nn.") or not qualified.startswith("torch."):
+                    return True
+            elif local is not None and self._local_base_is_imported_module(local, seen):
                 return True
         return False
 
