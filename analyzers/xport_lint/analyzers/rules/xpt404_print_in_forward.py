@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..names import dotted
-from ..rule import Invalid, Rule, Valid
+from ..rule import BlockReplacement, FixProposal, Invalid, Rule, Valid
 from ._conditions import short
 
 
@@ -27,7 +27,9 @@ class PrintInForward(Rule):
     Debug in eager mode, or return what you want to inspect as an extra output.
 
     ## Fix safety
-    No automatic fix.
+    Safe: a `print(...)` line becomes `if not torch.compiler.is_exporting():` around it. Eager
+    prints as before; both export modes skip it (measured: they trace the guard and the
+    program is the same), which is all the print did while exporting.
 
     ## Modes
     Warning in both modes (torch 2.13).
@@ -41,7 +43,29 @@ class PrintInForward(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if dotted(node.func) == "print" and self.ctx.resolve(node.func) is None:
-            self.report(node, f"`{short(node)}` runs at export time only; the graph drops it")
+            self.report(node, f"`{short(node)}` runs at export time only; the graph drops it", fix=self._guard(node))
+
+    def _guard(self, call: cst.Call) -> FixProposal | None:
+        """The print's own line under `if not torch.compiler.is_exporting():`."""
+        expr = self.ctx.statement
+        if not isinstance(expr, cst.Expr) or expr.value is not call or self.ctx.traced is None:
+            return None
+        line = next(
+            (node for node, _ in self.ctx.program.nodes(self.ctx.traced.func)
+             if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1 and node.body[0] is expr),
+            None,
+        )
+        if line is None:
+            return None
+        guarded = cst.If(
+            test=cst.parse_expression("not torch.compiler.is_exporting()"),
+            body=cst.IndentedBlock(body=[line.with_changes(leading_lines=[])]),
+            leading_lines=line.leading_lines,
+        )
+        return FixProposal(
+            "Print only in eager (skip it while exporting)", Applicability.SAFE, (), imports=("torch",),
+            blocks=(BlockReplacement(line, line, (guarded,)),),
+        )
 
     VALID = [
         Valid(
@@ -67,6 +91,16 @@ class PrintInForward(Rule):
                     return x.relu()
             def xport_example():
                 return Debug(), (torch.randn(2),)
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Debug(torch.nn.Module):
+                def forward(self, x):
+                    if not torch.compiler.is_exporting():
+                        print("input", x.shape)  # expect: XPT404
+                    return x.relu()
+            def xport_example():
+                return Debug(), (torch.randn(2),)
+            """,
         )
     ]
