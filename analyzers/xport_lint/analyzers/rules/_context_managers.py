@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from ..model import Applicability
+from ..model import Applicability, Mode
 from ..rule import FixProposal
 from ..walk import iter_nodes
 
@@ -295,6 +295,11 @@ def _init_assignment(cls: cst.ClassDef, attr: str) -> cst.BaseExpression | None:
                     ):
                         return node.value
     return None
+
+
+def rejection(ctx: RuleContext, verdict: Verdict) -> str | None:
+    """torch's error for entering it in the mode this file is exported in (None: it exports)."""
+    return verdict.strict_error if ctx.mode is Mode.STRICT else verdict.non_strict_error
 
 
 def with_verdicts(ctx: RuleContext, node: cst.With) -> list[tuple[cst.WithItem, Verdict]]:

@@ -6,7 +6,7 @@ from ..model import Mode, Severity
 from ..rewrites import non_strict_rewrite
 from ..rule import Invalid, Rule, Valid
 from ._conditions import short
-from ._context_managers import catalogue_table, skip_while_exporting, with_verdicts
+from ._context_managers import catalogue_table, rejection, skip_while_exporting, with_verdicts
 
 
 class UntraceableContextManager(Rule):
@@ -62,7 +62,7 @@ class UntraceableContextManager(Rule):
 
     def visit_With(self, node: cst.With) -> None:
         for item, verdict in with_verdicts(self.ctx, node):
-            error = verdict.strict_error if self.ctx.mode is Mode.STRICT else verdict.non_strict_error
+            error = rejection(self.ctx, verdict)
             if error is None:
                 continue
             mode = "strict export" if self.ctx.mode is Mode.STRICT else "export"

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Mode, Severity
+from ..model import Severity
 from ..rule import Invalid, Rule, Valid
 from ._conditions import short
-from ._context_managers import skip_while_exporting, with_verdicts
+from ._context_managers import rejection, skip_while_exporting, with_verdicts
 
 
 class ContextManagerEffect(Rule):
@@ -54,7 +54,7 @@ class ContextManagerEffect(Rule):
 
     def visit_With(self, node: cst.With) -> None:
         for item, verdict in with_verdicts(self.ctx, node):
-            error = verdict.strict_error if self.ctx.mode is Mode.STRICT else verdict.non_strict_error
+            error = rejection(self.ctx, verdict)
             if error is not None or verdict.effect is None:
                 continue  # rejected outright (XPT410), or nothing is lost
             if verdict.condition is not None:
