@@ -324,3 +324,26 @@ def test_a_model_class_under_a_forwardless_base_of_the_file_is_traced() -> None:
     )
     findings = check_source(source, "modeling_foo.py", Config())
     assert [(f.code, f.span.start.line) for f in findings] == [("XPT101", 7)]
+
+
+@pytest.mark.parametrize(
+    ("signature", "body", "flagged"),
+    [
+        ("x, return_dict=None, dim=None", "if return_dict:\n            x = x + 1\n        if dim:\n            x = x.sum(dim)", False),
+        ("x, logits_to_keep: Union[int, torch.Tensor] = 0", "if logits_to_keep > 1:\n            x = x[-1:]", False),
+        ("x, use_cache: Optional[bool] = None", "if use_cache:\n            x = x + 1", False),
+        ("x, mask=None", "if mask.sum() > 0:\n            x = x * mask", True),
+        ("x, mask: Optional[torch.Tensor] = None", "if mask.any():\n            x = x * mask", True),
+        ("x", "for i, part in enumerate(x.chunk(2)):\n            if i == 1:\n                x = x + part", False),
+        ("x, **kwargs", "options = {k: v for k, v in kwargs.items() if not k.startswith('decoder_')}\n        x = x + len(options)", False),
+    ],
+    ids=["none-default-flags", "union-int-tensor", "optional-bool", "none-default-used-as-tensor",
+         "optional-tensor", "enumerate-index", "kwargs-items-comprehension"],
+)
+def test_only_what_is_known_to_be_tensor_data_raises_an_error(signature: str, body: str, flagged: bool) -> None:
+    source = (
+        "from typing import Optional, Union\nimport torch\nclass M(torch.nn.Module):\n"
+        f"    def forward(self, {signature}):\n        {body}\n        return x\n"
+    )
+    errors = [f for f in check_source(source, "m.py", Config()) if f.severity.value == "error"]
+    assert bool(errors) is flagged, errors

@@ -8,12 +8,14 @@ name can be "a tensor or None" (an optional mask), and a rule asks "could this b
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
 from .names import dotted
+from .walk import iter_nodes
 
 
 class Kind(enum.Flag):
@@ -179,13 +181,7 @@ class FunctionFlow:
         elif isinstance(stmt, cst.AugAssign):
             self._bind(stmt.target, self.value(stmt.target) | self.value(stmt.value))
         elif isinstance(stmt, cst.For):
-            pair = stmt.target.elements if isinstance(stmt.target, cst.Tuple) else ()
-            if self._is_kwargs_items(stmt.iter) and len(pair) == 2:
-                key, item = pair
-                self._bind(key.value, NOTHING)
-                self._bind(item.value, self.env.get(self.packed_kwargs or "", NOTHING))
-            else:
-                self._bind(stmt.target, self.element_of(stmt.iter))
+            self._bind_loop(stmt.target, stmt.iter)
         elif isinstance(stmt, cst.Return) and stmt.value is not None:
             self.returns = self.returns | self.value(stmt.value)
         elif isinstance(stmt, cst.With):
@@ -289,8 +285,23 @@ class FunctionFlow:
     def _bind_comprehension(self, for_in: cst.CompFor) -> None:
         current: cst.CompFor | None = for_in
         while current is not None:
-            self._bind(current.target, self.element_of(current.iter))
+            self._bind_loop(current.target, current.iter)
             current = current.inner_for_in
+
+    def _bind_loop(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """What a `for` (statement or comprehension) binds. The keys of `**kwargs` and the
+        index of `enumerate` are Python values: `if k.startswith(...)`, `if i == last` are no
+        guard on data."""
+        pair = target.elements if isinstance(target, cst.Tuple) else ()
+        if len(pair) == 2 and self._is_kwargs_items(iterable):
+            self._bind(pair[0].value, NOTHING)
+            self._bind(pair[1].value, self.env.get(self.packed_kwargs or "", NOTHING))
+        elif len(pair) == 2 and isinstance(iterable, cst.Call) and dotted(iterable.func) == "enumerate":
+            self._bind(pair[0].value, NOTHING)
+            inner = iterable.args[0].value if iterable.args else iterable
+            self._bind(pair[1].value, self.element_of(inner))
+        else:
+            self._bind(target, self.element_of(iterable))
 
     def _comparison(self, node: cst.Comparison) -> Value:
         # `is`, membership (`"mask" in kwargs`) and comparisons with strings or None are about
@@ -524,13 +535,53 @@ def walk_statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
             yield node
 
 
-def param_value(param: cst.Param) -> Value:
-    """What a traced function's parameter holds when no call site says otherwise."""
+#: attributes and methods that only a tensor has among the values a parameter usually holds
+#: (not `.get`, `.items`, `.keys`, `.append`, `.split`, ... of dicts, lists and strings)
+TENSOR_USES = frozenset({
+    "shape", "size", "dim", "ndim", "dtype", "device", "numel", "sum", "mean", "max", "min", "float", "half",
+    "bool", "long", "int", "to", "view", "reshape", "unsqueeze", "squeeze", "masked_fill", "transpose",
+    "permute", "contiguous", "expand", "repeat", "flatten", "cumsum", "any", "all", "abs", "clone", "detach",
+    "softmax", "sigmoid", "exp", "log", "matmul", "type_as", "new_zeros", "new_ones", "ne", "eq", "gt", "lt",
+    "argmax", "topk", "gather", "scatter", "item", "tolist", "nonzero", "chunk", "narrow", "masked_select",
+})
+
+
+def param_value(param: cst.Param, func: cst.FunctionDef | None = None) -> Value:
+    """What a traced function's parameter holds when no call site says otherwise. A tensor only
+    where something says so: an annotation that names only `Tensor`, or (for a parameter with
+    no default or a `None` default) a use in the body that only a tensor has. Flags, counts and
+    options (`return_dict=None`, `dim=None`, `logits_to_keep: Union[int, Tensor] = 0`) are not
+    guessed to be tensor data: an unknown value never raises an error."""
     annotation = param.annotation
     if annotation is not None:
         text = cst.Module([]).code_for_node(annotation.annotation)
-        return Value(Kind.TENSOR) if "Tensor" in text else NOTHING
+        if "Tensor" not in text:
+            return NOTHING
+        scalars = ("int", "bool", "float", "str", "list", "List", "tuple", "Tuple", "dict", "Dict", "Sequence")
+        mixed = any(re.search(rf"\b{name}\b", text) for name in scalars)
+        return NOTHING if mixed else Value(Kind.TENSOR)
     default = param.default
-    if default is None or (isinstance(default, cst.Name) and default.value == "None"):
-        return Value(Kind.TENSOR)
-    return NOTHING
+    if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+        return NOTHING
+    if default is None or func is None:
+        return Value(Kind.TENSOR)  # a required argument of traced code: the example's tensors
+    return Value(Kind.TENSOR) if param.name.value in _used_as_tensors(func) else NOTHING
+
+
+_TENSOR_USERS: dict[int, tuple[cst.FunctionDef, frozenset[str]]] = {}
+
+
+def _used_as_tensors(func: cst.FunctionDef) -> frozenset[str]:
+    """Names `func` uses the way only tensors are used (`mask.sum()`, `bias.shape`)."""
+    cached = _TENSOR_USERS.get(id(func))
+    if cached is not None and cached[0] is func:
+        return cached[1]
+    names = frozenset(
+        node.value.value
+        for node in iter_nodes(func.body)
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.attr.value in TENSOR_USES
+    )
+    if len(_TENSOR_USERS) > 4096:
+        _TENSOR_USERS.clear()
+    _TENSOR_USERS[id(func)] = (func, names)
+    return names

@@ -361,7 +361,7 @@ class Program:
         params = list(all_params(func.params))
         if is_method and params:
             params = params[1:]
-        bound = [param_value(p) if p.default is not None else NOTHING for p in params]
+        bound = [param_value(p, func) if p.default is not None else NOTHING for p in params]
         names = [p.name.value for p in params]
         position = 0
         for arg, value in zip(call.args, args, strict=True):
@@ -393,7 +393,7 @@ class Program:
             if call_args is not None and 0 <= index < len(call_args):
                 values[param.name.value] = call_args[index]
             else:
-                values[param.name.value] = param_value(param)
+                values[param.name.value] = param_value(param, item.func)
         flow = FunctionFlow(item.func, values, self, item.cls.node if item.cls else None)
         self._in_progress.discard(key)
         self._flows[key] = flow

@@ -81,6 +81,23 @@ class TensorBranch(ConditionRule, Rule):
         Valid(
             """
             import torch
+            class Flags(torch.nn.Module):
+                def forward(self, x, return_dict=None, dim=None):
+                    if dim:  # an option left at None: no tensor is known to be here
+                        x = x.sum(dim)
+                    for i, part in enumerate(x.chunk(2)):
+                        if i == 1:  # a Python index
+                            x = x + part.sum()
+                    if return_dict:
+                        return {"out": x}
+                    return x
+            def xport_example():
+                return Flags(), (torch.randn(4),)
+            """
+        ),
+        Valid(
+            """
+            import torch
             class Options(torch.nn.Module):
                 def forward(self, x, *extra, **options):
                     for name in options:  # keyword names are strings, not tensors
