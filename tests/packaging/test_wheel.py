@@ -21,6 +21,7 @@ def test_wheel_holds_only_the_xport_lint_namespace(tmp_path: Path) -> None:
     top = {n.split("/")[0] for n in names}
     assert top == {"xport_lint", f"{wheel.name.split('-')[0]}-{wheel.name.split('-')[1]}.dist-info"}
     assert "xport_lint/analyzers/rules/xpt101_tensor_branch.py" in names
+    assert "xport_lint/analyzers/data/context_managers.json" in names  # the measured catalogue XPT410 reads
     assert "xport_lint/__init__.py" not in names  # PEP 420: server/ adds its portion later
     assert not any(n.startswith(("tests/", "examples/", "bench/")) for n in names)
     # every package directory in the source tree made it into the wheel
