@@ -276,3 +276,13 @@ async def test_load_stays_responsive(client: LanguageClient, tmp_path: Path) -> 
     expected = [f.code for f in check_source(final, "m.py")]
     last = uris[1999 % 20]
     await wait_for(lambda: [d.code for d in client.diagnostics.get(last, [])] == expected, timeout=30)
+
+
+async def test_a_pyproject_beside_the_workspace_is_not_read(client: LanguageClient, tmp_path: Path) -> None:
+    """A `pyproject.toml` in the workspace folder's parent silenced every diagnostic."""
+    (tmp_path / "pyproject.toml").write_text('[tool.xport-lint]\nignore = ["XPT"]\n')
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    await start(client, workspace, pull=True)
+    uri = open_document(client, workspace / "model.py", BAD)
+    assert [d.code for d in await pull(client, uri)] == ["XPT101"]

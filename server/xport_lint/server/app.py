@@ -108,9 +108,11 @@ class XportLanguageServer(LanguageServer):
         base = self.configs.get(directory)
         if base is None:
             base = Config()
-            if path and self._in_workspace(path):
+            folder = self._workspace_folder(path) if path else None
+            if folder is not None:
                 try:
-                    base = Config.discover(Path(directory))
+                    # never above the workspace folder: a pyproject.toml beside it silenced it all
+                    base = Config.discover(Path(directory), boundary=Path(folder))
                 except ConfigError as error:
                     self.log(f"{error}; using defaults", types.MessageType.Warning)
             self.configs[directory] = base
@@ -123,10 +125,15 @@ class XportLanguageServer(LanguageServer):
         )
 
     def _in_workspace(self, path: str) -> bool:
+        return self._workspace_folder(path) is not None
+
+    def _workspace_folder(self, path: str) -> str | None:
+        """The innermost workspace folder holding `path`, if any."""
         folders = [to_fs_path(f.uri) for f in self.workspace.folders.values()]
         if not folders and self.workspace.root_path:
             folders = [self.workspace.root_path]
-        return any(folder and os.path.commonpath([folder, path]) == folder for folder in folders)
+        holding = [f for f in folders if f and os.path.commonpath([f, path]) == f]
+        return max(holding, key=len) if holding else None
 
     # -- analysis ---------------------------------------------------------------------------
 
