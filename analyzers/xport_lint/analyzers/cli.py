@@ -568,8 +568,9 @@ def _report(
             if fixable:
                 summary += f"\n[*] {fixable} fixable with `xport-lint check --fix`."
             if unsafe:
-                summary += (f"\n[~] {unsafe} more with `--fix --unsafe-fixes` (fixes that hold under an assumption "
-                            "the rule's doc states; `--diff --unsafe-fixes` shows them first).")
+                more = "more " if fixable else ""
+                summary += (f"\n[~] {unsafe} {more}fixable with `--fix --unsafe-fixes` (they hold under an "
+                            "assumption each rule's doc states; `--diff --unsafe-fixes` shows them first).")
             click.echo(summary)
         else:
             click.echo("All checks passed!")
