@@ -347,3 +347,23 @@ def test_only_what_is_known_to_be_tensor_data_raises_an_error(signature: str, bo
     )
     errors = [f for f in check_source(source, "m.py", Config()) if f.severity.value == "error"]
     assert bool(errors) is flagged, errors
+
+
+@pytest.mark.parametrize(
+    ("body", "flagged"),
+    [
+        ("embeddings, frames, width = self.patches(x)\n        if frames != 4:\n            x = x + 1", False),
+        ("out, mask = self.patches(x)\n        if mask.any():\n            x = x + 1", True),
+        ("if sys.getrefcount(x) == 2:\n            x = x + 1", False),
+        ("seed = int(torch.seed() % 7)\n        x = x + seed", False),
+    ],
+    ids=["unpacked-submodule-output-not-used-as-tensor", "unpacked-and-used-as-tensor", "sys-call", "torch-seed"],
+)
+def test_values_only_python_computes_are_not_tensor_data(body: str, flagged: bool) -> None:
+    source = (
+        "import sys\nimport torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.patches = torch.nn.Identity()\n"
+        f"    def forward(self, x):\n        {body}\n        return x\n"
+    )
+    errors = [f for f in check_source(source, "m.py", Config()) if f.severity.value == "error"]
+    assert bool(errors) is flagged, errors

@@ -23,6 +23,8 @@ NEVER_WHILE_EXPORTING = {
     "onnx-export": "        if torch.onnx.is_in_onnx_export():\n            n = int(x.max())\n            return x[:n]\n        return x\n",
 }
 TRAINING_ONLY = {
+    "helper-called-only-in-training": "        if self.training:\n            x = self.noisy(x)\n        return x\n\n"
+    "    def noisy(self, x):\n        if x.sum() > 0:\n            return x * 2\n        return x\n",
     "training-block": "        if self.training:\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
     "training-and": "        if self.training and x.mean() > 0:\n            return x * 2\n        return x\n",
 }

@@ -92,6 +92,10 @@ TORCH_STATIC_PREFIXES = (
     "torch.nn.init.", "torch.utils.", "torch.export.", "torch.overrides.", "torch.nn.Module",
 )
 TORCH_TENSOR_EXCEPTIONS = frozenset({"torch.is_tensor"})
+#: torch functions that return Python numbers, not tensors
+TORCH_PYTHON_VALUES = frozenset({"torch.seed", "torch.initial_seed", "torch.get_num_threads"})
+#: standard-library modules whose functions never return tensors (`sys.getrefcount(t)`)
+PYTHON_ONLY_MODULES = ("sys.", "os.", "gc.", "inspect.", "warnings.", "logging.", "json.", "re.", "platform.")
 
 BUILTIN_STATIC = frozenset(
     {"isinstance", "hasattr", "getattr", "callable", "type", "id", "str", "repr", "print",
@@ -174,6 +178,16 @@ class FunctionFlow:
                     pairs = zip(target.target.elements, stmt.value.elements, strict=False)
                     for t, v in pairs:
                         self._bind(t.value, self.value(v.value))
+                elif isinstance(target.target, (cst.Tuple, cst.List)) and self._opaque_call(stmt.value):
+                    # `embeddings, num_frames, width = self.patch_embeddings(x)`: which parts are
+                    # tensors the call does not say; a part counts as one where it is used as one
+                    used = _used_as_tensors(self.func)
+                    for element in target.target.elements:
+                        inner = element.value
+                        if isinstance(inner, cst.Name):
+                            self._bind(inner, value if inner.value in used else NOTHING)
+                        else:
+                            self._bind(inner, value)
                 else:
                     self._bind(target.target, value)
         elif isinstance(stmt, cst.AnnAssign) and stmt.value is not None:
@@ -200,6 +214,16 @@ class FunctionFlow:
         if cached is None:
             cached = self._memo[key] = self._evaluate(node)
         return cached
+
+    def _opaque_call(self, value: cst.BaseExpression) -> bool:
+        """A call of a submodule (`self.block(x)`) or a function whose result's parts are
+        unknown: not a torch op, whose tuples hold tensors (`torch.split`, `x.chunk`)."""
+        if not isinstance(value, cst.Call):
+            return False
+        func = value.func
+        if isinstance(func, cst.Attribute):
+            return isinstance(func.value, cst.Name) and func.value.value == "self"
+        return isinstance(func, cst.Name) and not (self.resolver.resolve(func) or "").startswith("torch.")
 
     def _is_kwargs_items(self, iterable: cst.BaseExpression) -> bool:
         return (
@@ -432,7 +456,11 @@ class FunctionFlow:
     ) -> Value:
         if qualified.startswith("torch."):
             leaf = qualified.rsplit(".", 1)[1]
-            if qualified in TORCH_TENSOR_EXCEPTIONS or qualified.startswith(TORCH_STATIC_PREFIXES):
+            if (
+                qualified in TORCH_TENSOR_EXCEPTIONS
+                or qualified in TORCH_PYTHON_VALUES
+                or qualified.startswith(TORCH_STATIC_PREFIXES)
+            ):
                 return NOTHING
             if leaf in ("equal", "is_nonzero", "allclose"):
                 return mark(Kind.DATA, node)
@@ -453,6 +481,8 @@ class FunctionFlow:
             return Value(Kind.TENSOR | (dd.kind & Kind.DD_TENSOR), dd.origin)
         if qualified.startswith("numpy."):
             return mark(Kind.NUMPY, node) if any_tensor else NOTHING
+        if qualified.startswith(PYTHON_ONLY_MODULES):
+            return NOTHING
         if qualified.startswith("math."):
             out = NOTHING
             for a in args:

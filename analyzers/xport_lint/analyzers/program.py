@@ -232,16 +232,44 @@ class Program:
                 if api == "torch.compile" and call is not None and _keyword_true(call, "fullgraph"):
                     roots.append(Traced(func, None))
         seen: dict[int, Traced] = {}
+        edges: dict[int, list[tuple[Traced, bool]]] = {}  # caller -> (callee, called in eval mode too)
         stack = list(roots)
         while stack:
             item = stack.pop()
             if id(item.func) in seen:
                 continue
             seen[id(item.func)] = item
-            for callee in self._callees(item):
-                if id(callee.func) not in seen:
-                    stack.append(callee)
+            calls = edges[id(item.func)] = list(self._calls(item))
+            stack.extend(callee for callee, _ in calls if id(callee.func) not in seen)
+        self._mark_training_only_helpers(roots, seen, edges)
         return list(seen.values())
+
+    def _calls(self, item: Traced) -> Iterator[tuple[Traced, bool]]:
+        """The in-file functions `item` calls, each with whether an eval-mode export makes the call."""
+        for node, statement in self.nodes(item.func):
+            if type(node) is cst.Call:
+                target = self.helper_for(item.cls, node.func)  # type: ignore[arg-type]
+                if target is not None:
+                    yield target, statement is None or id(statement) not in self.training_only
+
+    def _mark_training_only_helpers(
+        self, roots: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]]
+    ) -> None:
+        """A helper only training-mode code calls (`_compute_mask_indices` under
+        `if self.training:`) runs only in a training-mode export: all of it is training-only."""
+        in_eval: set[int] = set()
+        stack = [id(root.func) for root in roots]
+        while stack:
+            key = stack.pop()
+            if key in in_eval:
+                continue
+            in_eval.add(key)
+            stack.extend(id(callee.func) for callee, eval_call in edges.get(key, []) if eval_call)
+        for key, item in seen.items():
+            if key not in in_eval:
+                for _, statement in self.nodes(item.func):
+                    if statement is not None:
+                        self.training_only.add(id(statement))
 
     def nodes(self, func: cst.FunctionDef) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
         """The nodes of a traced function's body with their statements, listed once for the
@@ -286,13 +314,6 @@ class Program:
         if isinstance(test, cst.Call) and not test.args:
             return _EXPORT_GUARDS.get(self.resolve(test.func) or "")
         return None
-
-    def _callees(self, item: Traced) -> Iterator[Traced]:
-        for node, _ in self.nodes(item.func):
-            if type(node) is cst.Call:
-                target = self.helper_for(item.cls, node.func)
-                if target is not None:
-                    yield target
 
     def helper_for(self, cls: ModuleClass | None, func: cst.BaseExpression) -> Traced | None:
         """The in-file function a call reaches: `self.method(...)` or `helper(...)`."""
