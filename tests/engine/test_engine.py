@@ -367,3 +367,12 @@ def test_values_only_python_computes_are_not_tensor_data(body: str, flagged: boo
     )
     errors = [f for f in check_source(source, "m.py", Config()) if f.severity.value == "error"]
     assert bool(errors) is flagged, errors
+
+
+def test_a_required_argument_used_only_as_a_dict_is_not_tensor_data() -> None:
+    source = (
+        "import torch\nclass M(torch.nn.Module):\n    def forward(self, x, outputs, frame):\n"
+        "        later = min((t for t in outputs if t >= frame), default=None)\n"
+        "        for key, value in outputs.items():\n            x = x + value\n        return x\n"
+    )
+    assert [f for f in check_source(source, "m.py", Config()) if f.severity.value == "error"] == []

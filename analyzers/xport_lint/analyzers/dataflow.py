@@ -593,12 +593,30 @@ def param_value(param: cst.Param, func: cst.FunctionDef | None = None) -> Value:
     default = param.default
     if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
         return NOTHING
-    if default is None or func is None:
-        return Value(Kind.TENSOR)  # a required argument of traced code: the example's tensors
-    return Value(Kind.TENSOR) if param.name.value in _used_as_tensors(func) else NOTHING
+    if func is None:
+        return Value(Kind.TENSOR) if default is None else NOTHING
+    name = param.name.value
+    if default is None:
+        # a required argument of traced code: the example's tensors, unless the body uses it
+        # only as a dict or list (`for t in outputs`, `outputs.items()`)
+        container = name in _used_as_containers(func) and name not in _used_as_tensors(func)
+        return NOTHING if container else Value(Kind.TENSOR)
+    return Value(Kind.TENSOR) if name in _used_as_tensors(func) else NOTHING
 
 
 _TENSOR_USERS: dict[int, tuple[cst.FunctionDef, frozenset[str]]] = {}
+
+
+_CONTAINER_USES = frozenset({"items", "keys", "values", "get", "append", "extend", "pop", "update", "setdefault"})
+
+
+def _used_as_containers(func: cst.FunctionDef) -> frozenset[str]:
+    """Names `func` uses the way dicts and lists are used (`outputs.items()`, `seen.append(...)`)."""
+    return frozenset(
+        node.value.value
+        for node in iter_nodes(func.body)
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.attr.value in _CONTAINER_USES
+    )
 
 
 def _used_as_tensors(func: cst.FunctionDef) -> frozenset[str]:

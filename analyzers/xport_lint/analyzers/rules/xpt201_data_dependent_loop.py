@@ -62,6 +62,8 @@ class DataDependentLoop(Rule):
                     )
                     return
             return
+        if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
+            return  # `for x in (query, key, value)`: as many steps as written, whatever they hold
         value = self.ctx.value(iterable)
         if value.has(Kind.DD_TENSOR):
             self.report(
@@ -69,6 +71,20 @@ class DataDependentLoop(Rule):
             )
 
     VALID = [
+        Valid(
+            """
+            import torch
+            class Pairs(torch.nn.Module):
+                def forward(self, x):
+                    kept = x[x > 0]
+                    total = x.sum()
+                    for part in (kept, x):  # two steps, whatever sizes they have
+                        total = total + part.sum()
+                    return total
+            def xport_example():
+                return Pairs(), (torch.randn(6),)
+            """
+        ),
         Valid(
             """
             import torch
