@@ -371,7 +371,7 @@ def test_values_only_python_computes_are_not_tensor_data(body: str, flagged: boo
 
 def test_a_required_argument_used_only_as_a_dict_is_not_tensor_data() -> None:
     source = (
-        "import torch\nclass M(torch.nn.Module):\n    def forward(self, x, outputs, frame):\n"
+        "import torch\nclass M(torch.nn.Module):\n    def forward(self, x, outputs, frame: int):\n"
         "        later = min((t for t in outputs if t >= frame), default=None)\n"
         "        for key, value in outputs.items():\n            x = x + value\n        return x\n"
     )
