@@ -78,3 +78,19 @@ def test_a_compiler_disabled_helper_is_still_traced(tmp_path: Path) -> None:
     assert finding.code == "XPT101" and finding.severity is Severity.ERROR
     for strict in (False, True):
         assert not exports(source, tmp_path, strict, training=False)
+
+
+def test_a_branch_behind_an_optional_argument_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """`labels=None` and `if labels is not None and labels.max() > 3:`: an export that does not
+    pass `labels` never evaluates the test (passes); one that does fails."""
+    source = (
+        "import torch\nclass M(torch.nn.Module):\n    def forward(self, x, labels=None):\n"
+        "        if labels is not None and labels.max() > 3:\n            x = x * 2\n        return x\n"
+    )
+    (finding,) = check_source(source, "m.py", Config())
+    assert finding.severity is Severity.WARNING and "only when `labels` is passed" in finding.message
+    module = load(source, tmp_path)
+    for strict in (False, True):
+        torch.export.export(module.M(), (torch.randn(4),), strict=strict)
+        with pytest.raises(Exception):  # noqa: B017 - torch raises several kinds for a guard on data
+            torch.export.export(module.M(), (torch.randn(4),), {"labels": torch.arange(6)}, strict=strict)

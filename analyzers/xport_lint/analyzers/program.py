@@ -65,6 +65,9 @@ class Program:
         self._in_progress: set[int] = set()
         #: ids of statements only an export in training mode runs (under `if self.training:`)
         self.training_only: set[int] = set()
+        #: ids of statements only an export that passes an optional argument runs, with its name
+        #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
+        self.optional_only: dict[int, str] = {}
         self._file_classes: dict[str, cst.ClassDef] = {}
         self._collect_top_level(module.body)
         if mentions_export:
@@ -277,11 +280,11 @@ class Program:
         listed = self._nodes.get(id(func))
         if listed is None:
             listed = self._nodes[id(func)] = with_statements(
-                func.body, func, in_function=True, pruned=self._branch_export_skips
+                func.body, func, in_function=True, pruned=lambda node: self._branch_export_skips(node, func)
             )
         return listed
 
-    def _branch_export_skips(self, node: cst.If) -> tuple[cst.CSTNode, ...]:
+    def _branch_export_skips(self, node: cst.If, func: cst.FunctionDef) -> tuple[cst.CSTNode, ...]:
         """The branch of `node` export never runs (left out of the walk: nothing there is
         traced), and, as a side effect, the statements only a training-mode export runs."""
         verdict = self._while_exporting(node.test)
@@ -296,6 +299,13 @@ class Program:
             if _leftmost(node.test) is not node.test and _tests_training(_leftmost(node.test)):
                 # `if self.training and <test>:` evaluates <test> only in training mode
                 self.training_only.add(id(node))
+        optional = _optional_argument(_leftmost(node.test), func)
+        if optional is not None:
+            for _, statement in with_statements(node.body, None, in_function=True):
+                if statement is not None:
+                    self.optional_only.setdefault(id(statement), optional)
+            if _leftmost(node.test) is not node.test:
+                self.optional_only.setdefault(id(node), optional)
         return ()
 
     def _while_exporting(self, test: cst.BaseExpression) -> bool | None:
@@ -452,6 +462,23 @@ def _tests_training(test: cst.BaseExpression) -> bool:
         and isinstance(test.value, cst.Name)
         and test.value.value == "self"
     )
+
+
+def _optional_argument(test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
+    """`name is not None` where `name` is a parameter of `func` that defaults to None: what
+    follows runs only when a caller passes it (a default export passes only the example's)."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    target = test.comparisons[0]
+    if not (isinstance(target.operator, cst.IsNot) and isinstance(target.comparator, cst.Name)
+            and target.comparator.value == "None" and isinstance(test.left, cst.Name)):
+        return None
+    name = test.left.value
+    for param in all_params(func.params):
+        if param.name.value == name:
+            default = param.default
+            return name if isinstance(default, cst.Name) and default.value == "None" else None
+    return None
 
 
 def _leftmost(test: cst.BaseExpression) -> cst.BaseExpression:

@@ -280,13 +280,17 @@ def _findings(
             continue
         severity = config.severity.get(rule.CODE) or rule.severity(mode) or Severity.INFO
         message = report.message
-        if report.statement is not None and id(report.statement) in program.training_only and (
-            severity is Severity.ERROR and rule.CODE not in config.severity
-        ):
-            # a default export is of an `.eval()` module, which never runs this (measured: the
-            # same branch fails a training-mode export and passes an eval one)
-            severity = Severity.WARNING
-            message += " (only when exporting in training mode: `self.training` is False after `.eval()`)"
+        where = id(report.statement) if report.statement is not None else None
+        if severity is Severity.ERROR and rule.CODE not in config.severity and where is not None:
+            if where in program.training_only:
+                # a default export is of an `.eval()` module, which never runs this (measured:
+                # the same branch fails a training-mode export and passes an eval one)
+                severity = Severity.WARNING
+                message += " (only when exporting in training mode: `self.training` is False after `.eval()`)"
+            elif where in program.optional_only:
+                name = program.optional_only[where]
+                severity = Severity.WARNING
+                message += f" (only when `{name}` is passed: it defaults to None, and `{name} is not None` guards this)"
         related = tuple(
             note
             for node, statement, message in report.related
