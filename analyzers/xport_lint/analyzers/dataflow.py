@@ -576,7 +576,9 @@ TENSOR_USES = frozenset({
 })
 
 
-def param_value(param: cst.Param, func: cst.FunctionDef | None = None) -> Value:
+def param_value(
+    param: cst.Param, func: cst.FunctionDef | None = None, nodes: Sequence[tuple[cst.CSTNode, object]] | None = None
+) -> Value:
     """What a traced function's parameter holds when no call site says otherwise. A tensor only
     where something says so: an annotation that names only `Tensor`, or (for a parameter with
     no default or a `None` default) a use in the body that only a tensor has. Flags, counts and
@@ -599,37 +601,38 @@ def param_value(param: cst.Param, func: cst.FunctionDef | None = None) -> Value:
     if default is None:
         # a required argument of traced code: the example's tensors, unless the body uses it
         # only as a dict or list (`for t in outputs`, `outputs.items()`)
-        container = name in _used_as_containers(func) and name not in _used_as_tensors(func)
-        return NOTHING if container else Value(Kind.TENSOR)
-    return Value(Kind.TENSOR) if name in _used_as_tensors(func) else NOTHING
+        tensors, containers = _uses(func, nodes)
+        return NOTHING if name in containers and name not in tensors else Value(Kind.TENSOR)
+    return Value(Kind.TENSOR) if name in _uses(func, nodes)[0] else NOTHING
 
 
-_TENSOR_USERS: dict[int, tuple[cst.FunctionDef, frozenset[str]]] = {}
-
-
+_USES: dict[int, tuple[cst.FunctionDef, frozenset[str], frozenset[str]]] = {}
 _CONTAINER_USES = frozenset({"items", "keys", "values", "get", "append", "extend", "pop", "update", "setdefault"})
 
 
-def _used_as_containers(func: cst.FunctionDef) -> frozenset[str]:
-    """Names `func` uses the way dicts and lists are used (`outputs.items()`, `seen.append(...)`)."""
-    return frozenset(
-        node.value.value
-        for node in iter_nodes(func.body)
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.attr.value in _CONTAINER_USES
-    )
+def _uses(
+    func: cst.FunctionDef, nodes: Sequence[tuple[cst.CSTNode, object]] | None = None
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Names `func` uses the way only tensors are used (`mask.sum()`, `bias.shape`), and the
+    way dicts and lists are (`outputs.items()`, `seen.append(...)`): one walk per function."""
+    cached = _USES.get(id(func))
+    if cached is not None and cached[0] is func:
+        return cached[1], cached[2]
+    tensors: set[str] = set()
+    containers: set[str] = set()
+    walked = (n for n, _ in nodes) if nodes is not None else iter_nodes(func.body)
+    for node in walked:
+        if type(node) is cst.Attribute and isinstance(node.value, cst.Name):  # type: ignore[attr-defined]
+            if node.attr.value in TENSOR_USES:  # type: ignore[attr-defined]
+                tensors.add(node.value.value)  # type: ignore[attr-defined]
+            elif node.attr.value in _CONTAINER_USES:  # type: ignore[attr-defined]
+                containers.add(node.value.value)  # type: ignore[attr-defined]
+    if len(_USES) > 4096:
+        _USES.clear()
+    _USES[id(func)] = (func, frozenset(tensors), frozenset(containers))
+    return frozenset(tensors), frozenset(containers)
 
 
 def _used_as_tensors(func: cst.FunctionDef) -> frozenset[str]:
-    """Names `func` uses the way only tensors are used (`mask.sum()`, `bias.shape`)."""
-    cached = _TENSOR_USERS.get(id(func))
-    if cached is not None and cached[0] is func:
-        return cached[1]
-    names = frozenset(
-        node.value.value
-        for node in iter_nodes(func.body)
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.attr.value in TENSOR_USES
-    )
-    if len(_TENSOR_USERS) > 4096:
-        _TENSOR_USERS.clear()
-    _TENSOR_USERS[id(func)] = (func, names)
-    return names
+    return _uses(func)[0]
+

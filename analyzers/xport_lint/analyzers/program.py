@@ -293,17 +293,15 @@ class Program:
         if verdict is True:
             return (node.orelse,) if node.orelse is not None else ()
         if _tests_training(node.test):
-            for _, statement in with_statements(node.body, None, in_function=True):
-                if statement is not None:
-                    self.training_only.add(id(statement))
+            # statements only (a cheap walk): findings are keyed by their innermost statement
+            self.training_only.update(id(statement) for statement in walk_statements(node.body))
             if _leftmost(node.test) is not node.test and _tests_training(_leftmost(node.test)):
                 # `if self.training and <test>:` evaluates <test> only in training mode
                 self.training_only.add(id(node))
         optional = _optional_argument(_leftmost(node.test), func)
         if optional is not None:
-            for _, statement in with_statements(node.body, None, in_function=True):
-                if statement is not None:
-                    self.optional_only.setdefault(id(statement), optional)
+            for statement in walk_statements(node.body):
+                self.optional_only.setdefault(id(statement), optional)
             if _leftmost(node.test) is not node.test:
                 self.optional_only.setdefault(id(node), optional)
         return ()
@@ -392,7 +390,8 @@ class Program:
         params = list(all_params(func.params))
         if is_method and params:
             params = params[1:]
-        bound = [param_value(p, func) if p.default is not None else NOTHING for p in params]
+        listed = self.nodes(func)
+        bound = [param_value(p, func, listed) if p.default is not None else NOTHING for p in params]
         names = [p.name.value for p in params]
         position = 0
         for arg, value in zip(call.args, args, strict=True):
@@ -424,7 +423,7 @@ class Program:
             if call_args is not None and 0 <= index < len(call_args):
                 values[param.name.value] = call_args[index]
             else:
-                values[param.name.value] = param_value(param, item.func)
+                values[param.name.value] = param_value(param, item.func, self.nodes(item.func))
         flow = FunctionFlow(item.func, values, self, item.cls.node if item.cls else None)
         self._in_progress.discard(key)
         self._flows[key] = flow
