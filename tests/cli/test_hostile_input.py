@@ -21,7 +21,7 @@ from xport_lint.analyzers import Config, check_source
 from xport_lint.analyzers.cli import check_isolated
 from xport_lint.analyzers.files import SourceFile
 from xport_lint.analyzers.fixes import apply_fixes
-from xport_lint.analyzers.model import Finding
+from xport_lint.analyzers.runner import FileCheck
 
 ASSERTING = 'import torch\nclass Check(torch.nn.Module):\n    def forward(self, x):\n        assert (x > 0).all(), "neg{sep}ative"\n        return x\n'
 BRANCHING = (
@@ -138,14 +138,14 @@ def test_deep_nesting_is_one_finding_and_the_other_files_are_reported(
         assert any(name == "bad.py" and code == "XPT101" for name, code, _ in found)
 
 
-def crash_on_crash_py(paths: list[str], config: Config) -> list[tuple[SourceFile, list[Finding]]]:
+def crash_on_crash_py(paths: list[str], config: Config, contexts: dict) -> list[tuple[SourceFile, FileCheck]]:
     """A worker that dies the way a native crash kills it, on one file."""
     from xport_lint.analyzers.cli import _check_batch
 
     if any(p.endswith("crash.py") for p in paths):
         faulthandler.disable()  # pytest's handler would print the worker's stack
         os.abort()
-    return _check_batch(paths, config)
+    return _check_batch(paths, config, contexts)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -155,7 +155,10 @@ def test_a_worker_crash_costs_only_its_own_file(tmp_path: Path, workers: int) ->
         path = tmp_path / (f"m{i}.py" if i != 5 else "crash.py")
         path.write_text(BAD if i % 2 else GOOD)
         paths.append(str(path))
-    results = {Path(s.path).name: f for s, f in check_isolated(paths, Config(), workers, check=crash_on_crash_py)}
+    results = {
+        Path(s.path).name: checked.findings
+        for s, checked in check_isolated(paths, Config(), workers, check=crash_on_crash_py)
+    }
     assert len(results) == 12
     (crashed,) = results["crash.py"]
     assert crashed.code == "XPT000" and crashed.message.startswith("internal error: checking this file crashed")

@@ -1,10 +1,11 @@
-"""Content-hash cache of findings, so a second run over unchanged files parses nothing.
+"""Content-hash cache of findings and project-index summaries, so a second run over unchanged
+files parses nothing.
 
 Data only, never code: a SQLite table of JSON rows (no pickle), each row validated field by field
 when read; anything malformed is a miss. It lives in the user's cache directory, never in the
 linted tree, so a cloned repository cannot ship one. Key: the engine's own source (any rule
 change invalidates everything), the enabled codes, the mode and severity overrides, the file's
-text.
+path and text, and what the rest of the project told its analysis (index.FileContext).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
+from .index import EMPTY_CONTEXT, FileContext, ModuleSummary
 from .model import Applicability, Edit, Finding, Fix, Position, Related, Severity, Span
 
-_FILE = "findings-v2.sqlite3"
+_FILE = "findings-v3.sqlite3"
 #: rows kept after a run (least recently used dropped): old versions of edited files pile up otherwise
 _MAX_ENTRIES = 50_000
 
@@ -76,20 +78,22 @@ class Cache:
         except (OSError, sqlite3.Error):
             self._db = None  # an unwritable or corrupt cache: lint without one
 
-    def key(self, text: str, path: str, config: Config) -> str:
+    def key(self, text: str, path: str, config: Config, context: FileContext = EMPTY_CONTEXT) -> str:
         digest = hashlib.sha256()
         for part in (
             self._engine,
             ",".join(sorted(config.enabled(path))),
             config.mode.value,
             repr(sorted((code, level.value) for code, level in config.severity.items())),
+            path,  # the module name (from the path) is part of the summary
+            context.digest(),
         ):
             digest.update(part.encode())
             digest.update(b"\0")
         digest.update(text.encode("utf-8", errors="surrogatepass"))
         return digest.hexdigest()
 
-    def get(self, key: str) -> list[Finding] | None:
+    def get(self, key: str, path: str) -> tuple[list[Finding], ModuleSummary | None] | None:
         if self._db is None:
             return None
         try:
@@ -99,14 +103,17 @@ class Cache:
         if row is None:
             return None
         try:
-            findings = [_finding(item) for item in json.loads(row[0])]
-        except (ValueError, TypeError, KeyError):
+            body = json.loads(row[0])
+            findings = [_finding(item) for item in body["findings"]]
+            summary = None if body["summary"] is None else ModuleSummary.from_plain(body["summary"], path)
+        except (ValueError, TypeError, KeyError, AttributeError):
             return None  # malformed: a miss, re-checked and overwritten
         self._used.append(key)
-        return findings
+        return findings, summary
 
-    def put(self, key: str, findings: list[Finding]) -> None:
-        self._pending[key] = json.dumps([_plain(f) for f in findings], separators=(",", ":"))
+    def put(self, key: str, findings: list[Finding], summary: ModuleSummary | None) -> None:
+        body = {"findings": [_plain(f) for f in findings], "summary": summary.to_plain() if summary else None}
+        self._pending[key] = json.dumps(body, separators=(",", ":"))
 
     def save(self) -> None:
         if self._db is None:
@@ -141,7 +148,7 @@ def _plain(finding: Finding) -> dict[str, Any]:
     return {
         "code": finding.code, "name": finding.name, "message": finding.message,
         "severity": finding.severity.value, "span": _plain_span(finding.span), "url": finding.url,
-        "related": [{"span": _plain_span(r.span), "message": r.message} for r in finding.related],
+        "related": [{"span": _plain_span(r.span), "message": r.message, "path": r.path} for r in finding.related],
         "fix": None if fix is None else {
             "title": fix.title, "applicability": fix.applicability.value,
             "edits": [{"span": _plain_span(e.span), "content": e.content} for e in fix.edits],
@@ -182,6 +189,9 @@ def _finding(item: Any) -> Finding:
         severity=Severity(item["severity"]),
         span=_span(item["span"]),
         fix=fix,
-        related=tuple(Related(_span(r["span"]), _str(r["message"])) for r in item["related"]),
+        related=tuple(
+            Related(_span(r["span"]), _str(r["message"]), None if r["path"] is None else _str(r["path"]))
+            for r in item["related"]
+        ),
         url=_str(item["url"]),
     )

@@ -25,10 +25,11 @@ from .cache import Cache
 from .config import Config, ConfigError
 from .files import SourceFile, discover, read
 from .fixes import apply_fixes
+from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, ProjectIndex
 from .model import Applicability, Finding, Position, Severity, Span
 from .positions import split_lines
 from .rule import Rule, strip_markers
-from .runner import INTERNAL_ERROR, SYNTAX_CODE, check_source, is_internal_error
+from .runner import INTERNAL_ERROR, SYNTAX_CODE, FileCheck, check_file, check_source, is_internal_error
 
 #: A file whose check runs longer than this is given up (its worker is ended by faulthandler's
 #: watchdog, which fires even inside libcst's native parser): libcst's time grows steeply on
@@ -309,21 +310,23 @@ def _confirm(
     return failed
 
 
-def _check_one(path: str, config: Config) -> tuple[SourceFile, list[Finding]]:
+def _check_one(path: str, config: Config, context: FileContext) -> tuple[SourceFile, FileCheck]:
     source = read(path)
     if source.text is None:
-        return source, []
-    return source, check_source(source.text, path, config)
+        return source, FileCheck([])
+    return source, check_file(source.text, path, config, context=context)
 
 
-def _check_batch(paths: list[str], config: Config) -> list[tuple[SourceFile, list[Finding]]]:
+def _check_batch(
+    paths: list[str], config: Config, contexts: dict[str, FileContext]
+) -> list[tuple[SourceFile, FileCheck]]:
     """Runs in a worker process, each file under a watchdog (see FILE_TIME_LIMIT)."""
     out = []
     with open(os.devnull, "w") as quiet:
         for path in paths:
             faulthandler.dump_traceback_later(FILE_TIME_LIMIT, exit=True, file=quiet)
             try:
-                out.append(_check_one(path, config))
+                out.append(_check_one(path, config, contexts.get(path, EMPTY_CONTEXT)))
             finally:
                 faulthandler.cancel_dump_traceback_later()
     return out
@@ -348,12 +351,41 @@ def _tune_gc() -> None:
     gc.set_threshold(200_000, 50, 1_000)
 
 
-CheckBatch = Callable[[list[str], Config], list[tuple[SourceFile, list[Finding]]]]
+CheckBatch = Callable[[list[str], Config, dict[str, FileContext]], list[tuple[SourceFile, FileCheck]]]
+#: rounds of re-checking files whose project context changed (each round follows calls one file
+#: further; real projects settle in two or three)
+_MAX_ROUNDS = 8
 
 
 def _run(files: list[str], config: Config, cache: Cache | None, jobs: int | None) -> list[FileResult]:
+    """Check every file; then, from their summaries, the project index tells each file what other
+    files make of it (classes that are modules through another file, helpers that another file's
+    traced code calls); files whose context changed are checked again, until none does."""
     _tune_gc()
     results: dict[str, FileResult] = {}
+    summaries: dict[str, ModuleSummary] = {}
+    contexts = dict.fromkeys(files, EMPTY_CONTEXT)
+    todo = list(files)
+    for round_number in range(_MAX_ROUNDS):
+        for result, summary in _check_round(todo, config, cache, jobs, contexts, progress=round_number == 0):
+            results[result.path] = result
+            if summary is not None:
+                summaries[result.path] = summary
+            else:
+                summaries.pop(result.path, None)
+        index = ProjectIndex(files, summaries)
+        changed = {p: context for p in files if (context := index.context(p)) != contexts[p]}
+        if not changed:
+            break
+        contexts.update(changed)
+        todo = list(changed)
+    return [results[p] for p in files if p in results]
+
+
+def _check_round(
+    files: list[str], config: Config, cache: Cache | None, jobs: int | None, contexts: dict[str, FileContext],
+    progress: bool,
+) -> Iterator[tuple[FileResult, ModuleSummary | None]]:
     todo: list[str] = []
     keys: dict[str, str] = {}
     for path in files:
@@ -362,31 +394,30 @@ def _run(files: list[str], config: Config, cache: Cache | None, jobs: int | None
             continue
         source = read(path)
         if source.text is None:
-            results[path] = FileResult(source, [])
+            yield FileResult(source, []), None
             continue
-        key = cache.key(source.text, path, config)
-        hit = cache.get(key)
+        key = cache.key(source.text, path, config, contexts[path])
+        hit = cache.get(key, path)
         if hit is not None:
-            results[path] = FileResult(source, hit)
+            yield FileResult(source, hit[0]), hit[1]
         else:
             keys[path] = key
             todo.append(path)
-    show_progress = sys.stderr.isatty() and len(todo) > 50
+    show_progress = progress and sys.stderr.isatty() and len(todo) > 50
     with click.progressbar(length=len(todo), label="xport-lint", file=sys.stderr, hidden=not show_progress) as bar:
-        for source, findings in check_isolated(todo, config, jobs or os.cpu_count() or 1):
-            results[source.path] = FileResult(source, findings)
+        for source, checked in check_isolated(todo, config, jobs or os.cpu_count() or 1, contexts=contexts):
+            if cache is not None and source.path in keys and source.text is not None and not any(
+                is_internal_error(f) for f in checked.findings
+            ):
+                cache.put(keys[source.path], checked.findings, checked.summary)
             bar.update(1)
-    if cache is not None:
-        for path, key in keys.items():
-            result = results[path]
-            if result.text is not None and not any(is_internal_error(f) for f in result.findings):
-                cache.put(key, result.findings)
-    return [results[p] for p in files if p in results]
+            yield FileResult(source, checked.findings), checked.summary
 
 
 def check_isolated(
-    paths: list[str], config: Config, workers: int, check: CheckBatch = _check_batch
-) -> Iterator[tuple[SourceFile, list[Finding]]]:
+    paths: list[str], config: Config, workers: int, check: CheckBatch = _check_batch,
+    contexts: dict[str, FileContext] | None = None,
+) -> Iterator[tuple[SourceFile, FileCheck]]:
     """Every file checked in worker processes, so that one file that crashes the process
     (libcst's native parser) or outruns the watchdog costs only its own result. When a worker
     dies, the files not yet done are re-run one at a time in a fresh one-worker pool: the
@@ -399,7 +430,7 @@ def check_isolated(
     batches = [ordered[i : i + size] for i in range(0, len(ordered), size)]
     try:
         with _pool(min(workers, len(batches))) as pool:
-            for future in [pool.submit(check, batch, config) for batch in batches]:
+            for future in [pool.submit(check, batch, config, _only(contexts, batch)) for batch in batches]:
                 for item in future.result():
                     done.add(item[0].path)
                     yield item
@@ -409,7 +440,7 @@ def check_isolated(
     remaining = [p for p in ordered if p not in done]
     while remaining:
         with _pool(1) as pool:
-            futures = [(path, pool.submit(check, [path], config)) for path in remaining]
+            futures = [(path, pool.submit(check, [path], config, _only(contexts, [path]))) for path in remaining]
             for index, (path, future) in enumerate(futures):
                 try:
                     yield from future.result()
@@ -421,6 +452,13 @@ def check_isolated(
                 remaining = []
 
 
+def _only(contexts: dict[str, FileContext] | None, paths: list[str]) -> dict[str, FileContext]:
+    """The non-empty contexts of `paths` (what a worker needs, and little to send it)."""
+    if not contexts:
+        return {}
+    return {p: c for p in paths if (c := contexts.get(p, EMPTY_CONTEXT)) != EMPTY_CONTEXT}
+
+
 def _pool(workers: int) -> ProcessPoolExecutor:
     # fork: the parent has imported the engine already, so a worker starts in milliseconds
     return ProcessPoolExecutor(
@@ -428,13 +466,13 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     )
 
 
-def _crashed(path: str) -> tuple[SourceFile, list[Finding]]:
+def _crashed(path: str) -> tuple[SourceFile, FileCheck]:
     message = (
         f"{INTERNAL_ERROR}: checking this file crashed xport-lint's worker or ran past {FILE_TIME_LIMIT} s "
         "(libcst's parser on pathologically long or deep code); it was not checked"
     )
     source = read(path)
-    return source, [_problem_finding(message)]
+    return source, FileCheck([_problem_finding(message)])
 
 
 def _size(path: str) -> int:

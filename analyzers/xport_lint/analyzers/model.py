@@ -69,6 +69,8 @@ class Related:
 
     span: Span
     message: str
+    #: the file it is in, when not the finding's own (the traced code that reaches a helper)
+    path: str | None = None
 
 
 @dataclass(frozen=True)

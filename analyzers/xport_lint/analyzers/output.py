@@ -54,6 +54,7 @@ def to_json_objects(findings: Sequence[tuple[str, Finding]]) -> list[dict[str, A
                 "related": [
                     {
                         "message": r.message,
+                        "filename": r.path or path,
                         "location": _location(r.span.start),
                         "end_location": _location(r.span.end),
                     }
@@ -102,7 +103,7 @@ def render_sarif(findings: Sequence[tuple[str, Finding]]) -> str:
             result["ruleIndex"] = index[finding.code]
         if finding.related:
             result["relatedLocations"] = [
-                {**_sarif_location(path, r.span.start, r.span.end), "id": i, "message": {"text": r.message}}
+                {**_sarif_location(r.path or path, r.span.start, r.span.end), "id": i, "message": {"text": r.message}}
                 for i, r in enumerate(finding.related)
             ]
         results.append(result)
@@ -192,7 +193,8 @@ def render_text(
             lines.append(f"{gutter} | " + " " * f.span.start.column + click.style("^" * width, fg=style))
             for related in f.related:
                 lines.append(
-                    f"{gutter} = note: {related.message} (line {related.span.start.line})"
+                    f"{gutter} = note: {related.message} "
+                    f"({f'{related.path}:' if related.path else 'line '}{related.span.start.line})"
                 )
         blocks.append("\n".join(lines))
     text = "\n\n".join(blocks)

@@ -8,12 +8,14 @@ loading, `__init__`) runs eagerly and is left alone.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from .dataflow import NOTHING, FunctionFlow, Kind, Value, all_params, param_value, walk_statements
+from .index import EMPTY_CONTEXT, ClassSummary, FileContext, FunctionSummary, ModuleSummary, Reach, absolute_import
 from .model import Mode
 from .names import ImportTable, dotted
 from .walk import iter_nodes, with_statements
@@ -31,14 +33,24 @@ class ModuleClass:
     methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
     #: `self.x` kinds learned from `__init__` (submodules, buffers, parameters)
     attributes: dict[str, Value] = field(default_factory=dict)
+    #: `self.block = Block(...)` in `__init__`: attribute -> the class expression called
+    constructors: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
 class Traced:
-    """One traced function and the class it belongs to (None for a free function)."""
+    """One traced function and the class it belongs to (None for a free function); `reach`:
+    how traced code of another file reaches it (None when the file's own code does)."""
 
     func: cst.FunctionDef
     cls: ModuleClass | None
+    reach: Reach | None = None
+
+    @property
+    def name(self) -> str:
+        """`Class.method` or `function`."""
+        own = self.func.name.value
+        return f"{self.cls.node.name.value}.{own}" if self.cls is not None else own
 
 
 @dataclass(frozen=True)
@@ -50,8 +62,11 @@ class ExportCall:
 class Program:
     """File-level facts: imports, module classes, traced functions and their dataflow."""
 
-    def __init__(self, module: cst.Module, mentions_export: bool) -> None:
+    def __init__(self, module: cst.Module, mentions_export: bool, context: FileContext = EMPTY_CONTEXT) -> None:
         self.module = module
+        self.context = context
+        #: classes this file alone shows to be modules (the project index adds the others)
+        self.own_module_classes: set[str] = set()
         self.imports = ImportTable()
         self.functions: dict[str, cst.FunctionDef] = {}
         self.classes: dict[str, ModuleClass] = {}
@@ -69,6 +84,9 @@ class Program:
         #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
         self.optional_only: dict[int, str] = {}
         self._file_classes: dict[str, cst.ClassDef] = {}
+        #: traced function -> its callees as written (`helper`, `self.block`, `ops.nms`)
+        self._written: dict[int, list[str]] = {}
+        self.own_traced: set[int] = set()
         self._collect_top_level(module.body)
         if mentions_export:
             self._collect_export_calls()
@@ -104,7 +122,12 @@ class Program:
                 name = cls.name.value
                 if name not in self.classes and self._is_module_class(cls):
                     self.classes[name] = self._module_class(cls)
+                    self.own_module_classes.add(name)
                     changed = True
+        for cls in candidates:
+            name = cls.name.value
+            if name not in self.classes and name in self.context.module_classes:
+                self.classes[name] = self._module_class(cls)
 
     def _is_module_class(self, cls: cst.ClassDef) -> bool:
         has_forward = any(
@@ -162,10 +185,10 @@ class Program:
                 self._class_of[id(stmt)] = info
         init = info.methods.get("__init__")
         if init is not None:
-            info.attributes = self._init_attributes(init)
+            info.attributes = self._init_attributes(init, info.constructors)
         return info
 
-    def _init_attributes(self, init: cst.FunctionDef) -> dict[str, Value]:
+    def _init_attributes(self, init: cst.FunctionDef, constructors: dict[str, str]) -> dict[str, Value]:
         """`self.x = nn.Linear(...)` is a submodule; buffers and parameters are tensors."""
         out: dict[str, Value] = {}
         # statements only: the expressions inside (most of the nodes) never hold these
@@ -182,6 +205,9 @@ class Program:
                         out[t.attr.value] = out.get(t.attr.value, NOTHING) | self._init_value(
                             node.value
                         )
+                        made = dotted(node.value.func) if isinstance(node.value, cst.Call) else None
+                        if made is not None and made.rpartition(".")[2][:1].isupper():
+                            constructors[t.attr.value] = made
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 if node.func.attr.value in ("register_buffer", "register_parameter") and node.args:
                     first = node.args[0].value
@@ -218,24 +244,36 @@ class Program:
 
     def _reachable(self) -> list[Traced]:
         roots: list[Traced] = []
+        if not self.context.entries_only:
+            roots.extend(self._own_roots())
+        seen: dict[int, Traced] = {}
+        edges: dict[int, list[tuple[Traced, bool]]] = {}  # caller -> (callee, called in eval mode too)
+        self._visit(roots, seen, edges)
+        self.own_traced = set(seen)
+        entries = [item for name, reach in self.context.entries if (item := self._entry(name, reach)) is not None]
+        self._visit(entries, seen, edges)
+        self._mark_training_only_helpers(roots + entries, seen, edges)
+        return list(seen.values())
+
+    def _own_roots(self) -> Iterator[Traced]:
         for info in self.classes.values():
             forward = info.methods.get("forward")
             if forward is not None:
-                roots.append(Traced(forward, info))
+                yield Traced(forward, info)
         for call in self.export_calls:
             if call.call.args:
                 name = dotted(call.call.args[0].value)
                 if name in self.functions:
-                    roots.append(Traced(self.functions[name], None))
+                    yield Traced(self.functions[name], None)
         for func in self.functions.values():
             for deco in func.decorators:
                 target = deco.decorator
                 call = target if isinstance(target, cst.Call) else None
                 api = self.imports.resolve(call.func if call else target)
                 if api == "torch.compile" and call is not None and _keyword_true(call, "fullgraph"):
-                    roots.append(Traced(func, None))
-        seen: dict[int, Traced] = {}
-        edges: dict[int, list[tuple[Traced, bool]]] = {}  # caller -> (callee, called in eval mode too)
+                    yield Traced(func, None)
+
+    def _visit(self, roots: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]]) -> None:
         stack = list(roots)
         while stack:
             item = stack.pop()
@@ -243,14 +281,36 @@ class Program:
                 continue
             seen[id(item.func)] = item
             calls = edges[id(item.func)] = list(self._calls(item))
-            stack.extend(callee for callee, _ in calls if id(callee.func) not in seen)
-        self._mark_training_only_helpers(roots, seen, edges)
-        return list(seen.values())
+            for callee, _ in calls:
+                if id(callee.func) not in seen:
+                    if item.reach is not None:
+                        callee.reach = dataclasses.replace(item.reach, via=(*item.reach.via, item.name))
+                    stack.append(callee)
+
+    def _entry(self, name: str, reach: Reach) -> Traced | None:
+        """A function of this file that traced code of another file calls (`func`, `Class.method`)."""
+        cls_name, _, func_name = name.rpartition(".")
+        if not cls_name:
+            func = self.functions.get(func_name)
+            return Traced(func, None, reach) if func is not None else None
+        info = self.classes.get(cls_name)
+        if info is None:
+            node = self._file_classes.get(cls_name)
+            if node is None:
+                return None
+            info = self._module_class(node)  # a mixin or a plain base class: its methods still run
+        method = info.methods.get(func_name)
+        return Traced(method, info, reach) if method is not None else None
 
     def _calls(self, item: Traced) -> Iterator[tuple[Traced, bool]]:
-        """The in-file functions `item` calls, each with whether an eval-mode export makes the call."""
+        """The in-file functions `item` calls, each with whether an eval-mode export makes the
+        call; every callee as written is kept for the project index."""
+        written = self._written[id(item.func)] = []
         for node, statement in self.nodes(item.func):
             if type(node) is cst.Call:
+                text = _callee_text(node.func)  # type: ignore[attr-defined]
+                if text is not None:
+                    written.append(text)
                 target = self.helper_for(item.cls, node.func)  # type: ignore[arg-type]
                 if target is not None:
                     yield target, statement is None or id(statement) not in self.training_only
@@ -273,6 +333,37 @@ class Program:
                 for _, statement in self.nodes(item.func):
                     if statement is not None:
                         self.training_only.add(id(statement))
+
+    def summary(self, module: str, path: str, is_package: bool, lines: dict[str, int]) -> ModuleSummary:
+        """This file as the project index sees it."""
+        package = module if is_package else module.rpartition(".")[0]
+        imports = {local: absolute_import(full, package) for local, full in self.imports.aliases.items()}
+
+        def function(func: cst.FunctionDef, name: str) -> FunctionSummary:
+            calls = self._written.get(id(func))
+            return FunctionSummary(
+                lines.get(name, 1), None if calls is None else list(dict.fromkeys(calls)), id(func) in self.own_traced
+            )
+
+        classes = {}
+        for name, node in self._file_classes.items():
+            info = self.classes.get(name)
+            methods = {
+                s.name.value: function(s, f"{name}.{s.name.value}")
+                for s in node.body.body
+                if isinstance(s, cst.FunctionDef)
+            }
+            bases = [b for b in (dotted(a.value) for a in node.bases if a.keyword is None) if b]
+            classes[name] = ClassSummary(
+                lines.get(name, 1), bases, methods, dict(info.constructors) if info else {},
+                name in self.own_module_classes,
+            )
+        exported = [
+            name for call in self.export_calls if call.call.args and (name := dotted(call.call.args[0].value))
+        ]
+        return ModuleSummary(
+            module, path, imports, classes, {n: function(f, n) for n, f in self.functions.items()}, exported
+        )
 
     def nodes(self, func: cst.FunctionDef) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
         """The nodes of a traced function's body with their statements, listed once for the
@@ -485,6 +576,21 @@ def _leftmost(test: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         test = test.left
     return test
+
+
+def _callee_text(func: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a name chain; `super().x` for a call through super; None otherwise."""
+    name = dotted(func)
+    if name is not None:
+        return name
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Call)
+        and isinstance(func.value.func, cst.Name)
+        and func.value.func.value == "super"
+    ):
+        return f"super().{func.attr.value}"
+    return None
 
 
 def _is_logger_call(value: cst.BaseExpression) -> bool:

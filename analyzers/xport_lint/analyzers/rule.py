@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
+from .index import Reach
 from .model import Applicability, Mode, Severity
 
 if TYPE_CHECKING:
@@ -84,6 +85,8 @@ class Report:
     statement: cst.CSTNode | None
     fix: FixProposal | None = None
     related: tuple[tuple[cst.CSTNode, cst.CSTNode | None, str], ...] = ()
+    #: how traced code of another file reaches the function this is in
+    reach: Reach | None = None
 
 
 @dataclass(frozen=True)

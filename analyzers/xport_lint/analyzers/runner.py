@@ -20,6 +20,7 @@ from . import noqa, registry
 from .config import Config
 from .dataflow import NOTHING, FunctionFlow, Value
 from .incremental import ChunkedParser
+from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, definition_lines, module_name
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
 from .positions import Locator, code_of, split_lines
 from .program import Program, Traced
@@ -37,8 +38,6 @@ _MAX_NESTING = 200
 _NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
 _BRACKET_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 UNUSED_NOQA_CODE = "XPT001"
-# A file that mentions none of these has nothing torch.export traces: skip it unparsed.
-_RELEVANT = ("forward", "export", "compile", "custom_op")
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 # Candidates for an export call site in the text; `_mentions_export_call` checks the word before.
 _EXPORT_CALL = re.compile(r"export\s*\(|export\.|fullgraph\s*=\s*True")
@@ -108,30 +107,50 @@ class RuleContext:
         # related nodes sit elsewhere in the function: found by text from its start
         anchor = self.traced.func if self.traced is not None else self.statement
         rel = tuple((n, anchor, m) for n, m in related)
-        self.reports.append((rule, Report(node, message, statement or self.statement, fix, rel)))
+        reach = self.traced.reach if self.traced is not None else None
+        self.reports.append((rule, Report(node, message, statement or self.statement, fix, rel, reach)))
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """One file's findings, and its summary for the project index (None: nothing to index, the
+    file was skipped or does not parse)."""
+
+    findings: list[Finding]
+    summary: ModuleSummary | None = None
 
 
 def check_source(
-    source: str, path: str = "<stdin>", config: Config | None = None, parser: ChunkedParser | None = None
+    source: str, path: str = "<stdin>", config: Config | None = None, parser: ChunkedParser | None = None,
+    context: FileContext = EMPTY_CONTEXT,
 ) -> list[Finding]:
     """Findings for one file's text, sorted by position. Never raises on bad input.
 
     `parser`: reuse the libcst trees of unchanged top-level statements (an editor session).
+    `context`: what the rest of the project tells about this file (index.ProjectIndex.context).
     """
+    return check_file(source, path, config, parser, context).findings
+
+
+def check_file(
+    source: str, path: str = "<stdin>", config: Config | None = None, parser: ChunkedParser | None = None,
+    context: FileContext = EMPTY_CONTEXT,
+) -> FileCheck:
+    """check_source, with the file's summary for the project index."""
     config = config or Config()
     enabled = config.enabled(path)
     if not enabled:
-        return []
-    if not any(word in source for word in _RELEVANT):
-        return []
+        return FileCheck([])
     too_deep = _nesting_problem(source)
     if too_deep is not None:
-        return _syntax_error_at(too_deep[0], too_deep[1], too_deep[2], enabled)
+        return FileCheck(_syntax_error_at(too_deep[0], too_deep[1], too_deep[2], enabled))
     try:
-        return _check_parsable(source, path, config, enabled, parser)
+        return _check_parsable(source, path, config, enabled, parser, context)
     except RecursionError:
         # valid Python can nest deeper than this analysis recurses (a 500-deep `- - - x`)
-        return _syntax_error_at(1, 0, "cannot analyse: the code nests deeper than xport-lint can follow", enabled)
+        return FileCheck(
+            _syntax_error_at(1, 0, "cannot analyse: the code nests deeper than xport-lint can follow", enabled)
+        )
 
 
 def _nesting_problem(source: str) -> tuple[int, int, str] | None:
@@ -153,8 +172,9 @@ def _nesting_problem(source: str) -> tuple[int, int, str] | None:
 
 
 def _check_parsable(
-    source: str, path: str, config: Config, enabled: frozenset[str], parser: ChunkedParser | None
-) -> list[Finding]:
+    source: str, path: str, config: Config, enabled: frozenset[str], parser: ChunkedParser | None,
+    context: FileContext,
+) -> FileCheck:
     tree = None
     try:
         if parser is not None:
@@ -162,10 +182,10 @@ def _check_parsable(
         else:
             module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        return _syntax_error(error, enabled)
+        return FileCheck(_syntax_error(error, enabled))
     except (MemoryError, ValueError) as error:
-        return _syntax_error_at(1, 0, f"cannot parse: {type(error).__name__}", enabled)
-    program = Program(module, mentions_export=_mentions_export_call(source))
+        return FileCheck(_syntax_error_at(1, 0, f"cannot parse: {type(error).__name__}", enabled))
+    program = Program(module, mentions_export=_mentions_export_call(source), context=context)
     mode = program.mode(config.mode)
     rules = [
         rule_class
@@ -196,7 +216,9 @@ def _check_parsable(
         for failure in sorted(ctx.failures):
             message = f"{INTERNAL_ERROR}: {failure}; the file was not fully checked, please report it"
             findings.extend(_syntax_error_at(1, 0, message, frozenset({SYNTAX_CODE})))
-    return sorted(findings, key=lambda f: (f.span.start, f.code))
+    name, is_package = module_name(path)
+    summary = program.summary(name, path, is_package, definition_lines(source))
+    return FileCheck(sorted(findings, key=lambda f: (f.span.start, f.code)), summary)
 
 
 def is_internal_error(finding: Finding) -> bool:
@@ -296,6 +318,9 @@ def _findings(
             for node, statement, message in report.related
             if (note := Related(locator.span(node, statement), message)).span.start.line != span.start.line
         )
+        if report.reach is not None:
+            where_from = Span(Position(report.reach.line, 0), Position(report.reach.line, 0))
+            related += (Related(where_from, report.reach.describe(), report.reach.path),)
         fix = _fix(report.fix, report.statement, locator, program) if report.fix is not None else None
         out.append(Finding(rule.CODE, rule.NAME, message, severity, span, fix, related, rule.url()))
     return out

@@ -4,12 +4,13 @@ from 0 and columns in UTF-16 code units."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
 from xport_lint.analyzers import Finding, Severity
-from xport_lint.analyzers.model import Edit, Position, Span
+from xport_lint.analyzers.model import Edit, Position, Related, Span
 
 SOURCE = "xport-lint"
 _SEVERITY = {
@@ -66,14 +67,20 @@ def diagnostic(uri: str, lines: list[str], finding: Finding) -> types.Diagnostic
         code_description=types.CodeDescription(href=finding.url) if finding.url else None,
         source=SOURCE,
         related_information=[
-            types.DiagnosticRelatedInformation(
-                location=types.Location(uri=uri, range=lsp_range(lines, r.span)), message=r.message
-            )
+            types.DiagnosticRelatedInformation(location=_related_location(uri, lines, r), message=r.message)
             for r in finding.related
         ]
         or None,
         data=data,
     )
+
+
+def _related_location(uri: str, lines: list[str], related: Related) -> types.Location:
+    """In this document, or at a line of another file (the traced code that reaches a helper)."""
+    if related.path is None:
+        return types.Location(uri=uri, range=lsp_range(lines, related.span))
+    line = types.Position(line=max(related.span.start.line - 1, 0), character=0)
+    return types.Location(uri=Path(related.path).absolute().as_uri(), range=types.Range(start=line, end=line))
 
 
 def _edit_json(edit: types.TextEdit) -> dict[str, Any]:

@@ -1,0 +1,488 @@
+"""The project index: what every file defines and calls, so the traced set crosses files.
+
+Each file's own analysis (runner.check_file) leaves a summary beside its findings: module name,
+imports (relative ones made absolute), classes with their bases, methods and submodules, functions,
+what each traced function calls, and the functions handed to export. From all summaries,
+`ProjectIndex` computes the traced set the way torch.export does: the `forward` of every nn.Module
+class (bases resolved across files, through aliases and re-exports), what it calls, transitively.
+Each file then learns its `FileContext`: the classes that are modules only through another file,
+and the functions that traced code of another file calls, with the chain that reaches them. A file
+whose context changed is checked again; the CLI and the server repeat until nothing changes.
+
+Summaries are plain JSON, cached with the findings (data only, never code).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: bump when the summary's shape changes
+SUMMARY_VERSION = 1
+NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+#: how many re-exports a name is followed through (`from .impl import helper` in `__init__.py`)
+_MAX_HOPS = 8
+
+
+@dataclass
+class FunctionSummary:
+    line: int
+    #: callees as written (`helper`, `self.attn`, `super().forward`, `ops.nms`); None while the
+    #: function is not traced in its file's analysis (known once a context makes it traced)
+    calls: list[str] | None = None
+    #: traced from the file's own entry points (not only through another file)
+    local: bool = False
+
+
+@dataclass
+class ClassSummary:
+    line: int
+    bases: list[str]
+    methods: dict[str, FunctionSummary] = field(default_factory=dict)
+    #: `self.block = Block(...)` in `__init__`: attribute -> the class expression called
+    submodules: dict[str, str] = field(default_factory=dict)
+    #: an nn.Module by the file's own analysis
+    module: bool = False
+
+
+@dataclass
+class ModuleSummary:
+    """What one file defines and calls, by name."""
+
+    module: str
+    path: str
+    imports: dict[str, str] = field(default_factory=dict)
+    classes: dict[str, ClassSummary] = field(default_factory=dict)
+    functions: dict[str, FunctionSummary] = field(default_factory=dict)
+    #: names of functions the file hands to export (or compiles with fullgraph=True)
+    exported: list[str] = field(default_factory=list)
+
+    def to_plain(self) -> dict[str, Any]:
+        def function(f: FunctionSummary) -> list[Any]:
+            return [f.line, f.calls, f.local]
+
+        return {
+            "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
+            "functions": {n: function(f) for n, f in self.functions.items()},
+            "classes": {
+                n: [c.line, c.bases, {m: function(f) for m, f in c.methods.items()}, c.submodules, c.module]
+                for n, c in self.classes.items()
+            },
+        }
+
+    @classmethod
+    def from_plain(cls, data: Any, path: str) -> ModuleSummary:
+        """Every field type-checked: raises ValueError/TypeError/KeyError on anything else."""
+        if data["v"] != SUMMARY_VERSION:
+            raise ValueError("another summary version")
+
+        def strings(value: Any) -> dict[str, str]:
+            if not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+                raise TypeError("expected a table of strings")
+            return value
+
+        def function(value: Any) -> FunctionSummary:
+            line, calls, local = value
+            if type(line) is not int or type(local) is not bool or not (
+                calls is None or all(isinstance(c, str) for c in calls)
+            ):
+                raise TypeError("malformed function")
+            return FunctionSummary(line, None if calls is None else list(calls), local)
+
+        classes = {}
+        for name, (line, bases, methods, submodules, module) in data["classes"].items():
+            if type(line) is not int or type(module) is not bool or not all(isinstance(b, str) for b in bases):
+                raise TypeError("malformed class")
+            classes[name] = ClassSummary(
+                line, list(bases), {m: function(f) for m, f in methods.items()}, strings(submodules), module
+            )
+        exported = data["exported"]
+        if not (isinstance(data["module"], str) and all(isinstance(e, str) for e in exported)):
+            raise TypeError("malformed module")
+        return cls(
+            data["module"], path, strings(data["imports"]), classes,
+            {n: function(f) for n, f in data["functions"].items()}, list(exported),
+        )
+
+
+def module_name(path: str) -> tuple[str, bool]:
+    """The dotted name a file is imported by (its package folders are those holding an
+    `__init__.py`), and whether it is a package's `__init__`."""
+    file = Path(path).absolute()
+    is_package = file.name == "__init__.py"
+    parts = [] if is_package else [file.stem]
+    folder = file.parent
+    while folder != folder.parent and (folder / "__init__.py").is_file():
+        parts.append(folder.name)
+        folder = folder.parent
+    return ".".join(reversed(parts)) or file.stem, is_package
+
+
+def absolute_import(base: str, package: str) -> str:
+    """`..utils.helper` written in package `a.b` is `a.utils.helper`."""
+    level = len(base) - len(base.lstrip("."))
+    if not level:
+        return base
+    parts = package.split(".") if package else []
+    if level > 1:
+        parts = parts[: max(len(parts) - (level - 1), 0)]
+    rest = base[level:]
+    return ".".join([*parts, rest] if rest else parts)
+
+
+_DEFINITION = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
+
+
+def definition_lines(source: str) -> dict[str, int]:
+    """Line of each top-level `def`/`class` and of each method (`Class.method`), from the text
+    (libcst gives positions only at the price of a metadata pass)."""
+    lines: dict[str, int] = {}
+    classes: list[tuple[int, str]] = []  # (indent, name) of the enclosing class statements
+    line, offset = 1, 0
+    for match in _DEFINITION.finditer(source):
+        line += source.count("\n", offset, match.start())
+        offset = match.start()
+        indent, kind, name = len(match.group(1)), match.group(2), match.group(3)
+        while classes and classes[-1][0] >= indent:
+            classes.pop()
+        if indent == 0:
+            lines.setdefault(name, line)
+        elif kind == "def" and len(classes) == 1:
+            lines.setdefault(f"{classes[0][1]}.{name}", line)
+        if kind == "class":
+            classes.append((indent, name))
+    return lines
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How traced code in another file reaches a function: the entry point (`LlamaModel.forward`),
+    the calls after it, and the calling function's place in its file."""
+
+    entry: str
+    via: tuple[str, ...]
+    path: str
+    line: int
+
+    def describe(self) -> str:
+        chain = " -> ".join(f"`{name}`" for name in self.via)
+        return f"traced: reached from `{self.entry}`" + (f" via {chain}" if chain else "")
+
+
+@dataclass(frozen=True)
+class FileContext:
+    """What one file's analysis learns from the rest of the project."""
+
+    #: classes of the file that are nn.Modules through a base in another file
+    module_classes: frozenset[str] = frozenset()
+    #: `func` / `Class.method` of the file that traced code of another file calls
+    entries: tuple[tuple[str, Reach], ...] = ()
+    #: analyse only what `entries` reach (a followed file outside the linted paths)
+    entries_only: bool = False
+
+    def digest(self) -> str:
+        """Stable text for the findings cache key."""
+        return json.dumps([
+            sorted(self.module_classes),
+            [[name, r.entry, list(r.via), r.path, r.line] for name, r in self.entries],
+            self.entries_only,
+        ])
+
+
+EMPTY_CONTEXT = FileContext()
+
+#: (module, "func" or "Class.method"), or (module, "Class") for a class
+Key = tuple[str, str]
+#: a traced function and the class whose instance runs it (`self.x` dispatches on it)
+Node = tuple[Key, Key | None]
+
+
+class ProjectIndex:
+    """The traced set of a whole project, from its files' summaries. `paths`: every file of the
+    project, summarized or not yet (a file whose check was skipped has no summary: a call into
+    it makes it an entry, so it is checked)."""
+
+    def __init__(
+        self, paths: Iterable[str], summaries: dict[str, ModuleSummary], followed: Iterable[str] = ()
+    ) -> None:
+        self.path_of: dict[str, str] = {}
+        self.by_module: dict[str, ModuleSummary] = {}
+        for path in paths:
+            summary = summaries.get(path)
+            module = summary.module if summary is not None else module_name(path)[0]
+            self.path_of.setdefault(module, path)
+            if summary is not None:
+                self.by_module.setdefault(module, summary)
+        self.summaries = summaries
+        self.followed = frozenset(followed)
+        self._is_module: dict[Key, bool] = {}
+        self._bases_of: dict[Key, list[Key | str]] = {}
+        #: function -> the traced node that first called it (None: an entry point)
+        self.parents: dict[Key, Node | None] = {}
+        self._dispatch: dict[Key, Key | None] = {}
+        self._entries: dict[str, list[tuple[str, Reach]]] | None = None
+        self._traced()
+
+    # -- names -----------------------------------------------------------------------------
+
+    def lookup(self, qualified: str, hops: int = 0) -> Key | None:
+        """The project's function or class a qualified name denotes (through re-exports)."""
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module not in self.path_of:
+                continue
+            summary = self.by_module.get(module)
+            rest = parts[cut:]
+            if summary is None:  # not summarized yet: a name it may define
+                return (module, ".".join(rest)) if len(rest) <= 2 else None
+            return self._member(summary, rest, hops)
+        return None
+
+    def _member(self, summary: ModuleSummary, rest: list[str], hops: int) -> Key | None:
+        head = rest[0]
+        if head in summary.functions and len(rest) == 1:
+            return summary.module, head
+        if head in summary.classes and len(rest) <= 2:
+            return summary.module, ".".join(rest)
+        target = summary.imports.get(head)
+        if target is not None and hops < _MAX_HOPS:
+            return self.lookup(".".join([target, *rest[1:]]), hops + 1)
+        return None
+
+    def resolve_local(self, summary: ModuleSummary, written: str) -> Key | str | None:
+        """A name as written in `summary`'s file: a project Key, else the qualified name of an
+        import (str), else None."""
+        root, _, rest = written.partition(".")
+        if root in summary.functions or root in summary.classes:
+            return self._member(summary, written.split("."), 0)
+        target = summary.imports.get(root)
+        if target is None:
+            return None
+        qualified = f"{target}.{rest}" if rest else target
+        return self.lookup(qualified) or qualified
+
+    def _class(self, key: Key) -> ClassSummary | None:
+        summary = self.by_module.get(key[0])
+        return summary.classes.get(key[1]) if summary is not None else None
+
+    def _bases(self, key: Key) -> list[Key | str]:
+        known = self._bases_of.get(key)
+        if known is None:
+            known = self._bases_of[key] = []
+            cls = self._class(key)
+            if cls is not None:
+                summary = self.by_module[key[0]]
+                for base in cls.bases:
+                    resolved = self.resolve_local(summary, base)
+                    if resolved is not None:
+                        known.append(resolved)
+        return known
+
+    def is_module_class(self, key: Key, seen: frozenset[Key] = frozenset()) -> bool:
+        """An nn.Module subclass: a base chain that reaches `torch.nn`; or a `forward` and a base
+        chain that reaches a library outside the project (a `PreTrainedModel` not linted)."""
+        known = self._is_module.get(key)
+        if known is not None:
+            return known
+        if key in seen:
+            return False
+        cls = self._class(key)
+        answer = cls is not None and cls.module
+        for base in () if answer else self._bases(key):
+            if isinstance(base, str):
+                if base in NOT_MODULE_BASES:
+                    break
+                if base.startswith("torch.nn."):
+                    answer = True
+                    break
+            elif self.is_module_class(base, seen | {key}):
+                answer = True
+                break
+        if not answer and self.find_method(key, "forward") is not None:
+            answer = self._reaches_library(key, set())
+        if not seen:
+            self._is_module[key] = answer
+        return answer
+
+    def _reaches_library(self, key: Key, seen: set[Key]) -> bool:
+        if key in seen:
+            return False
+        seen.add(key)
+        for base in self._bases(key):
+            if isinstance(base, str):
+                if base in NOT_MODULE_BASES:
+                    return False
+                if not base.startswith("torch."):
+                    return True
+            elif self._reaches_library(base, seen):
+                return True
+        return False
+
+    def find_method(self, key: Key, name: str, skip_own: bool = False) -> Key | None:
+        """The method `name` an instance of class `key` runs (breadth-first over project bases,
+        close enough to the MRO)."""
+        queue, seen = deque([key]), set()
+        while queue:
+            current = queue.popleft()
+            if current in seen:
+                continue
+            seen.add(current)
+            cls = self._class(current)
+            if cls is None:
+                continue
+            if name in cls.methods and not (skip_own and current == key):
+                return current[0], f"{current[1]}.{name}"
+            queue.extend(b for b in self._bases(current) if not isinstance(b, str))
+        return None
+
+    def _submodule_class(self, key: Key, attribute: str) -> Key | None:
+        queue, seen = deque([key]), set()
+        while queue:
+            current = queue.popleft()
+            cls = self._class(current)
+            if current in seen or cls is None:
+                continue
+            seen.add(current)
+            made = cls.submodules.get(attribute)
+            if made is not None:
+                target = self.resolve_local(self.by_module[current[0]], made)
+                return target if isinstance(target, tuple) else None
+            queue.extend(b for b in self._bases(current) if not isinstance(b, str))
+        return None
+
+    # -- the traced set --------------------------------------------------------------------
+
+    def _function(self, key: Key) -> FunctionSummary | None:
+        summary = self.by_module.get(key[0])
+        if summary is None:
+            return None
+        cls_name, _, name = key[1].rpartition(".")
+        if cls_name:
+            cls = summary.classes.get(cls_name)
+            return cls.methods.get(name) if cls is not None else None
+        return summary.functions.get(name)
+
+    def _callable(self, key: Key) -> bool:
+        """A function or method of the project (or a name in a file not summarized yet)."""
+        return key[0] not in self.by_module or self._function(key) is not None
+
+    def _roots(self) -> Iterator[Node]:
+        for summary in self.by_module.values():
+            if summary.path in self.followed:
+                continue
+            for name in summary.classes:
+                key = (summary.module, name)
+                if self.is_module_class(key):
+                    forward = self.find_method(key, "forward")
+                    if forward is not None:
+                        yield forward, key
+            for name in summary.exported:
+                target = self.resolve_local(summary, name)
+                if isinstance(target, tuple) and self._callable(target):
+                    yield target, None
+
+    def _callees(self, node: Node) -> Iterator[Node]:
+        key, dispatch = node
+        func = self._function(key)
+        if func is None or not func.calls:
+            return
+        summary = self.by_module[key[0]]
+        cls_name = key[1].rpartition(".")[0]
+        owner = (key[0], cls_name) if cls_name else None
+        for written in func.calls:
+            root, _, rest = written.partition(".")
+            if owner is not None and root in ("self", "cls") and rest and "." not in rest:
+                method = self.find_method(dispatch or owner, rest)
+                if method is not None:
+                    yield method, dispatch or owner
+                    continue
+                made = self._submodule_class(dispatch or owner, rest)
+                forward = self.find_method(made, "forward") if made is not None else None
+                if made is not None and forward is not None:
+                    yield forward, made
+            elif owner is not None and root == "super()" and rest:
+                method = self.find_method(owner, rest, skip_own=True)
+                if method is not None:
+                    yield method, dispatch or owner
+            else:
+                target = self.resolve_local(summary, written)
+                if isinstance(target, tuple) and self._callable(target):
+                    yield target, None
+
+    def _traced(self) -> None:
+        queue: deque[Node] = deque()
+        seen: set[Node] = set()
+        for root in self._roots():
+            if root not in seen:
+                seen.add(root)
+                self.parents.setdefault(root[0], None)
+                self._dispatch.setdefault(root[0], root[1])
+                queue.append(root)
+        while queue:
+            node = queue.popleft()
+            for callee in self._callees(node):
+                if callee not in seen:
+                    seen.add(callee)
+                    if callee[0] not in self.parents:
+                        self.parents[callee[0]] = node
+                        self._dispatch[callee[0]] = callee[1]
+                    queue.append(callee)
+
+    def _name(self, key: Key) -> str:
+        """`LlamaModel.forward` for a forward a subclass inherits: named by the class that runs it."""
+        dispatch = self._dispatch.get(key)
+        cls_name, _, method = key[1].rpartition(".")
+        if dispatch is not None and cls_name and dispatch[1] != cls_name:
+            return f"{dispatch[1]}.{method}"
+        return key[1]
+
+    def reach(self, key: Key) -> Reach | None:
+        """The shortest chain of calls from an entry point to `key` (None for an entry point)."""
+        parent = self.parents.get(key)
+        if parent is None:
+            return None
+        caller = parent[0]
+        chain: list[str] = []
+        current = caller
+        while (above := self.parents.get(current)) is not None:
+            chain.append(self._name(current))
+            current = above[0]
+        chain.reverse()
+        func = self._function(caller)
+        return Reach(self._name(current), tuple(chain), self.path_of[caller[0]], func.line if func else 1)
+
+    def context(self, path: str) -> FileContext:
+        if self._entries is None:
+            self._entries = self._group_entries()
+        summary = self.summaries.get(path)
+        module = summary.module if summary is not None else module_name(path)[0]
+        if self.path_of.get(module) != path:
+            return EMPTY_CONTEXT
+        module_classes = frozenset(
+            name for name, cls in (summary.classes.items() if summary is not None else ())
+            if not cls.module and self.is_module_class((module, name))
+        )
+        entries = tuple(sorted(self._entries.get(module, ()), key=lambda item: item[0]))
+        if not module_classes and not entries and path not in self.followed:
+            return EMPTY_CONTEXT
+        return FileContext(module_classes, entries, entries_only=path in self.followed)
+
+    def _group_entries(self) -> dict[str, list[tuple[str, Reach]]]:
+        """Per module: its functions that only traced code of another file reaches."""
+        out: dict[str, list[tuple[str, Reach]]] = {}
+        for key, parent in self.parents.items():
+            if parent is None or parent[0][0] == key[0]:
+                continue
+            func = self._function(key)
+            if func is not None and func.local:
+                continue  # its own file traces it already
+            reach = self.reach(key)
+            if reach is not None:
+                out.setdefault(key[0], []).append((key[1], reach))
+        return out
