@@ -4,17 +4,12 @@
 from __future__ import annotations
 
 import difflib
-import faulthandler
 import functools
-import gc
 import json
-import multiprocessing
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,18 +18,13 @@ import click
 from . import output, registry
 from .cache import Cache
 from .config import Config, ConfigError
-from .files import SourceFile, discover, read
+from .files import SourceFile, discover
 from .fixes import apply_fixes
-from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, ProjectIndex
-from .model import Applicability, Finding, Position, Severity, Span
+from .model import Applicability, Finding, Severity
 from .positions import split_lines
+from .project import FileResult, check_project, problem_finding
 from .rule import Rule, strip_markers
-from .runner import INTERNAL_ERROR, SYNTAX_CODE, FileCheck, check_file, check_source, is_internal_error
-
-#: A file whose check runs longer than this is given up (its worker is ended by faulthandler's
-#: watchdog, which fires even inside libcst's native parser): libcst's time grows steeply on
-#: pathological expressions (a 10,000-term sum: 30 s, then SIGSEGV).
-FILE_TIME_LIMIT = 300
+from .runner import check_source, is_internal_error
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -134,7 +124,11 @@ def check(
         )
     files = discover(targets, config.exclude)
     cache = None if no_cache else Cache(Path(cache_dir) if cache_dir else None)
-    results = _run(files, config, cache, jobs)
+    progress = _ProgressBar()
+    try:
+        results = check_project(files, config, cache, jobs, progress).results
+    finally:
+        progress.close()
     if cache is not None:
         cache.save()
         cache.close()
@@ -145,7 +139,7 @@ def check(
         if source.skipped:
             click.echo(f"xport-lint: {source.path}: {source.problem}", err=True)
         elif source.problem is not None:
-            findings.append((source.path, _problem_finding(source.problem)))
+            findings.append((source.path, problem_finding(source.problem)))
     per_file = {r.path: r.findings for r in results if r.findings}
 
     confirmer = _confirmer(python, confirm_timeout, confirm_memory) if confirm else None
@@ -175,6 +169,25 @@ def check(
     threshold = _SEVERITY_RANK[Severity(fail_on)]
     failing = [f for _, f in findings if _SEVERITY_RANK[f.severity] >= threshold]
     sys.exit(1 if (failing or failed_examples) and not exit_zero else 0)
+
+
+class _ProgressBar:
+    """A bar on a terminal, once more than 50 files are to be checked (not cache hits)."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total <= 50 or not sys.stderr.isatty():
+                return
+            self.bar = click.progressbar(length=total, label="xport-lint", file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
 
 
 _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
@@ -308,184 +321,6 @@ def _confirm(
     if notes:
         click.echo("\n".join(notes), err=True)
     return failed
-
-
-def _check_one(path: str, config: Config, context: FileContext) -> tuple[SourceFile, FileCheck]:
-    source = read(path)
-    if source.text is None:
-        return source, FileCheck([])
-    return source, check_file(source.text, path, config, context=context)
-
-
-def _check_batch(
-    paths: list[str], config: Config, contexts: dict[str, FileContext]
-) -> list[tuple[SourceFile, FileCheck]]:
-    """Runs in a worker process, each file under a watchdog (see FILE_TIME_LIMIT)."""
-    out = []
-    with open(os.devnull, "w") as quiet:
-        for path in paths:
-            faulthandler.dump_traceback_later(FILE_TIME_LIMIT, exit=True, file=quiet)
-            try:
-                out.append(_check_one(path, config, contexts.get(path, EMPTY_CONTEXT)))
-            finally:
-                faulthandler.cancel_dump_traceback_later()
-    return out
-
-
-class FileResult:
-    __slots__ = ("path", "text", "problem", "skipped", "findings", "source")
-
-    def __init__(self, source: SourceFile, findings: list[Finding]) -> None:
-        self.source = source
-        self.path = source.path
-        self.text = source.text
-        self.problem = source.problem
-        self.skipped = source.skipped
-        self.findings = findings
-
-
-def _tune_gc() -> None:
-    """Collect the young generation less often. libcst allocates millions of short-lived,
-    acyclic nodes per file; at CPython's default threshold (700) the cyclic collector runs
-    thousands of times per file for nothing (about 10% of a run, measured on the bench corpus)."""
-    gc.set_threshold(200_000, 50, 1_000)
-
-
-CheckBatch = Callable[[list[str], Config, dict[str, FileContext]], list[tuple[SourceFile, FileCheck]]]
-#: rounds of re-checking files whose project context changed (each round follows calls one file
-#: further; real projects settle in two or three)
-_MAX_ROUNDS = 8
-
-
-def _run(files: list[str], config: Config, cache: Cache | None, jobs: int | None) -> list[FileResult]:
-    """Check every file; then, from their summaries, the project index tells each file what other
-    files make of it (classes that are modules through another file, helpers that another file's
-    traced code calls); files whose context changed are checked again, until none does."""
-    _tune_gc()
-    results: dict[str, FileResult] = {}
-    summaries: dict[str, ModuleSummary] = {}
-    contexts = dict.fromkeys(files, EMPTY_CONTEXT)
-    todo = list(files)
-    for round_number in range(_MAX_ROUNDS):
-        for result, summary in _check_round(todo, config, cache, jobs, contexts, progress=round_number == 0):
-            results[result.path] = result
-            if summary is not None:
-                summaries[result.path] = summary
-            else:
-                summaries.pop(result.path, None)
-        index = ProjectIndex(files, summaries)
-        changed = {p: context for p in files if (context := index.context(p)) != contexts[p]}
-        if not changed:
-            break
-        contexts.update(changed)
-        todo = list(changed)
-    return [results[p] for p in files if p in results]
-
-
-def _check_round(
-    files: list[str], config: Config, cache: Cache | None, jobs: int | None, contexts: dict[str, FileContext],
-    progress: bool,
-) -> Iterator[tuple[FileResult, ModuleSummary | None]]:
-    todo: list[str] = []
-    keys: dict[str, str] = {}
-    for path in files:
-        if cache is None:
-            todo.append(path)
-            continue
-        source = read(path)
-        if source.text is None:
-            yield FileResult(source, []), None
-            continue
-        key = cache.key(source.text, path, config, contexts[path])
-        hit = cache.get(key, path)
-        if hit is not None:
-            yield FileResult(source, hit[0]), hit[1]
-        else:
-            keys[path] = key
-            todo.append(path)
-    show_progress = progress and sys.stderr.isatty() and len(todo) > 50
-    with click.progressbar(length=len(todo), label="xport-lint", file=sys.stderr, hidden=not show_progress) as bar:
-        for source, checked in check_isolated(todo, config, jobs or os.cpu_count() or 1, contexts=contexts):
-            if cache is not None and source.path in keys and source.text is not None and not any(
-                is_internal_error(f) for f in checked.findings
-            ):
-                cache.put(keys[source.path], checked.findings, checked.summary)
-            bar.update(1)
-            yield FileResult(source, checked.findings), checked.summary
-
-
-def check_isolated(
-    paths: list[str], config: Config, workers: int, check: CheckBatch = _check_batch,
-    contexts: dict[str, FileContext] | None = None,
-) -> Iterator[tuple[SourceFile, FileCheck]]:
-    """Every file checked in worker processes, so that one file that crashes the process
-    (libcst's native parser) or outruns the watchdog costs only its own result. When a worker
-    dies, the files not yet done are re-run one at a time in a fresh one-worker pool: the
-    first to fail again is the culprit, reported as an internal error; the rest go on."""
-    # biggest files first, in many small batches: a free worker takes the next one, so the
-    # run does not end waiting on one long batch (8 big batches cost ~12% on 2 cores)
-    ordered = sorted(paths, key=_size, reverse=True)
-    done: set[str] = set()
-    size = max(1, len(ordered) // (workers * 32))
-    batches = [ordered[i : i + size] for i in range(0, len(ordered), size)]
-    try:
-        with _pool(min(workers, len(batches))) as pool:
-            for future in [pool.submit(check, batch, config, _only(contexts, batch)) for batch in batches]:
-                for item in future.result():
-                    done.add(item[0].path)
-                    yield item
-        return
-    except BrokenProcessPool:
-        pass
-    remaining = [p for p in ordered if p not in done]
-    while remaining:
-        with _pool(1) as pool:
-            futures = [(path, pool.submit(check, [path], config, _only(contexts, [path]))) for path in remaining]
-            for index, (path, future) in enumerate(futures):
-                try:
-                    yield from future.result()
-                except BrokenProcessPool:
-                    yield _crashed(path)
-                    remaining = remaining[index + 1 :]
-                    break
-            else:
-                remaining = []
-
-
-def _only(contexts: dict[str, FileContext] | None, paths: list[str]) -> dict[str, FileContext]:
-    """The non-empty contexts of `paths` (what a worker needs, and little to send it)."""
-    if not contexts:
-        return {}
-    return {p: c for p in paths if (c := contexts.get(p, EMPTY_CONTEXT)) != EMPTY_CONTEXT}
-
-
-def _pool(workers: int) -> ProcessPoolExecutor:
-    # fork: the parent has imported the engine already, so a worker starts in milliseconds
-    return ProcessPoolExecutor(
-        max_workers=max(workers, 1), mp_context=multiprocessing.get_context("fork"), initializer=_tune_gc
-    )
-
-
-def _crashed(path: str) -> tuple[SourceFile, FileCheck]:
-    message = (
-        f"{INTERNAL_ERROR}: checking this file crashed xport-lint's worker or ran past {FILE_TIME_LIMIT} s "
-        "(libcst's parser on pathologically long or deep code); it was not checked"
-    )
-    source = read(path)
-    return source, FileCheck([_problem_finding(message)])
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
-
-
-def _problem_finding(problem: str) -> Finding:
-    rule = registry.RULES[SYNTAX_CODE]
-    span = Span(Position(1, 0), Position(1, 0))
-    return Finding(SYNTAX_CODE, rule.NAME, problem, Severity.ERROR, span, url=rule.url())
 
 
 def _apply(

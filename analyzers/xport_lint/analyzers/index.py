@@ -32,8 +32,9 @@ _MAX_HOPS = 8
 @dataclass
 class FunctionSummary:
     line: int
-    #: callees as written (`helper`, `self.attn`, `super().forward`, `ops.nms`); None while the
-    #: function is not traced in its file's analysis (known once a context makes it traced)
+    #: callees as written that may be project code (`helper`, `self.attn`, `super().forward`,
+    #: `ops.nms`; not `torch.*` or local variables); None while the function is not traced in its
+    #: file's analysis (known once a context makes it traced)
     calls: list[str] | None = None
     #: traced from the file's own entry points (not only through another file)
     local: bool = False
@@ -44,8 +45,6 @@ class ClassSummary:
     line: int
     bases: list[str]
     methods: dict[str, FunctionSummary] = field(default_factory=dict)
-    #: `self.block = Block(...)` in `__init__`: attribute -> the class expression called
-    submodules: dict[str, str] = field(default_factory=dict)
     #: an nn.Module by the file's own analysis
     module: bool = False
 
@@ -62,6 +61,14 @@ class ModuleSummary:
     #: names of functions the file hands to export (or compiles with fullgraph=True)
     exported: list[str] = field(default_factory=list)
 
+    def names(self) -> tuple[Any, ...]:
+        """What the file defines and imports (what other files' names resolve to), without what
+        its functions call."""
+        return (
+            self.imports, self.exported, list(self.functions),
+            [(n, c.bases, list(c.methods), c.module) for n, c in self.classes.items()],
+        )
+
     def to_plain(self) -> dict[str, Any]:
         def function(f: FunctionSummary) -> list[Any]:
             return [f.line, f.calls, f.local]
@@ -70,7 +77,7 @@ class ModuleSummary:
             "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
             "functions": {n: function(f) for n, f in self.functions.items()},
             "classes": {
-                n: [c.line, c.bases, {m: function(f) for m, f in c.methods.items()}, c.submodules, c.module]
+                n: [c.line, c.bases, {m: function(f) for m, f in c.methods.items()}, c.module]
                 for n, c in self.classes.items()
             },
         }
@@ -95,12 +102,10 @@ class ModuleSummary:
             return FunctionSummary(line, None if calls is None else list(calls), local)
 
         classes = {}
-        for name, (line, bases, methods, submodules, module) in data["classes"].items():
+        for name, (line, bases, methods, module) in data["classes"].items():
             if type(line) is not int or type(module) is not bool or not all(isinstance(b, str) for b in bases):
                 raise TypeError("malformed class")
-            classes[name] = ClassSummary(
-                line, list(bases), {m: function(f) for m, f in methods.items()}, strings(submodules), module
-            )
+            classes[name] = ClassSummary(line, list(bases), {m: function(f) for m, f in methods.items()}, module)
         exported = data["exported"]
         if not (isinstance(data["module"], str) and all(isinstance(e, str) for e in exported)):
             raise TypeError("malformed module")
@@ -208,8 +213,11 @@ class ProjectIndex:
     it makes it an entry, so it is checked)."""
 
     def __init__(
-        self, paths: Iterable[str], summaries: dict[str, ModuleSummary], followed: Iterable[str] = ()
+        self, paths: Iterable[str], summaries: dict[str, ModuleSummary], followed: Iterable[str] = (),
+        previous: ProjectIndex | None = None,
     ) -> None:
+        """`previous`: the index of the same files before some were checked again; what it
+        resolved is reused where those files still define the same names."""
         self.path_of: dict[str, str] = {}
         self.by_module: dict[str, ModuleSummary] = {}
         for path in paths:
@@ -222,11 +230,30 @@ class ProjectIndex:
         self.followed = frozenset(followed)
         self._is_module: dict[Key, bool] = {}
         self._bases_of: dict[Key, list[Key | str]] = {}
+        self._methods: dict[Key, dict[str, Key]] = {}
+        self._resolved: dict[tuple[str, str], Key | str | None] = {}
+        self._called: dict[Node, list[Node]] = {}
+        if previous is not None:
+            self._reuse(previous)
         #: function -> the traced node that first called it (None: an entry point)
         self.parents: dict[Key, Node | None] = {}
         self._dispatch: dict[Key, Key | None] = {}
         self._entries: dict[str, list[tuple[str, Reach]]] | None = None
         self._traced()
+
+    def _reuse(self, previous: ProjectIndex) -> None:
+        changed = {
+            module for module, summary in self.by_module.items() if previous.by_module.get(module) is not summary
+        }
+        if set(previous.by_module) != set(self.by_module) or any(
+            previous.by_module[m].names() != self.by_module[m].names() for m in changed
+        ):
+            return  # names moved: resolve everything again
+        self._is_module = previous._is_module
+        self._bases_of = previous._bases_of
+        self._methods = previous._methods
+        self._resolved = previous._resolved
+        self._called = {node: callees for node, callees in previous._called.items() if node[0][0] not in changed}
 
     # -- names -----------------------------------------------------------------------------
 
@@ -258,6 +285,12 @@ class ProjectIndex:
     def resolve_local(self, summary: ModuleSummary, written: str) -> Key | str | None:
         """A name as written in `summary`'s file: a project Key, else the qualified name of an
         import (str), else None."""
+        memo = (summary.module, written)
+        if memo not in self._resolved:
+            self._resolved[memo] = self._resolve_local(summary, written)
+        return self._resolved[memo]
+
+    def _resolve_local(self, summary: ModuleSummary, written: str) -> Key | str | None:
         root, _, rest = written.partition(".")
         if root in summary.functions or root in summary.classes:
             return self._member(summary, written.split("."), 0)
@@ -325,36 +358,31 @@ class ProjectIndex:
         return False
 
     def find_method(self, key: Key, name: str, skip_own: bool = False) -> Key | None:
-        """The method `name` an instance of class `key` runs (breadth-first over project bases,
-        close enough to the MRO)."""
-        queue, seen = deque([key]), set()
-        while queue:
-            current = queue.popleft()
-            if current in seen:
-                continue
-            seen.add(current)
-            cls = self._class(current)
-            if cls is None:
-                continue
-            if name in cls.methods and not (skip_own and current == key):
-                return current[0], f"{current[1]}.{name}"
-            queue.extend(b for b in self._bases(current) if not isinstance(b, str))
+        """The method `name` an instance of class `key` runs (own methods first, then the bases'
+        left to right: close enough to the MRO); `skip_own`: as `super().name` in `key` does."""
+        if not skip_own:
+            return self._method_table(key, frozenset()).get(name)
+        for base in self._bases(key):
+            if not isinstance(base, str) and (found := self._method_table(base, frozenset()).get(name)):
+                return found
         return None
 
-    def _submodule_class(self, key: Key, attribute: str) -> Key | None:
-        queue, seen = deque([key]), set()
-        while queue:
-            current = queue.popleft()
-            cls = self._class(current)
-            if current in seen or cls is None:
-                continue
-            seen.add(current)
-            made = cls.submodules.get(attribute)
-            if made is not None:
-                target = self.resolve_local(self.by_module[current[0]], made)
-                return target if isinstance(target, tuple) else None
-            queue.extend(b for b in self._bases(current) if not isinstance(b, str))
-        return None
+    def _method_table(self, key: Key, seen: frozenset[Key]) -> dict[str, Key]:
+        known = self._methods.get(key)
+        if known is not None:
+            return known
+        table: dict[str, Key] = {}
+        cls = self._class(key)
+        if cls is not None and key not in seen:
+            for name in cls.methods:
+                table[name] = (key[0], f"{key[1]}.{name}")
+            for base in self._bases(key):
+                if not isinstance(base, str):
+                    for name, found in self._method_table(base, seen | {key}).items():
+                        table.setdefault(name, found)
+        if not seen:
+            self._methods[key] = table
+        return table
 
     # -- the traced set --------------------------------------------------------------------
 
@@ -381,13 +409,26 @@ class ProjectIndex:
                 if self.is_module_class(key):
                     forward = self.find_method(key, "forward")
                     if forward is not None:
-                        yield forward, key
+                        yield self._node(forward, key)
             for name in summary.exported:
                 target = self.resolve_local(summary, name)
                 if isinstance(target, tuple) and self._callable(target):
                     yield target, None
 
-    def _callees(self, node: Node) -> Iterator[Node]:
+    def _node(self, func: Key, dispatch: Key | None) -> Node:
+        """`dispatch` kept only where it differs from the class defining `func` (an inherited
+        method, whose `self.x` calls may reach the subclass's overrides)."""
+        if dispatch is not None and dispatch[0] == func[0] and func[1].startswith(f"{dispatch[1]}."):
+            return func, None
+        return func, dispatch
+
+    def _callees(self, node: Node) -> list[Node]:
+        known = self._called.get(node)
+        if known is None:
+            known = self._called[node] = list(dict.fromkeys(self._find_callees(node)))
+        return known
+
+    def _find_callees(self, node: Node) -> Iterator[Node]:
         key, dispatch = node
         func = self._function(key)
         if func is None or not func.calls:
@@ -398,18 +439,14 @@ class ProjectIndex:
         for written in func.calls:
             root, _, rest = written.partition(".")
             if owner is not None and root in ("self", "cls") and rest and "." not in rest:
+                # (`self.block(x)` runs a submodule's forward: a root of its own already)
                 method = self.find_method(dispatch or owner, rest)
                 if method is not None:
-                    yield method, dispatch or owner
-                    continue
-                made = self._submodule_class(dispatch or owner, rest)
-                forward = self.find_method(made, "forward") if made is not None else None
-                if made is not None and forward is not None:
-                    yield forward, made
+                    yield self._node(method, dispatch or owner)
             elif owner is not None and root == "super()" and rest:
                 method = self.find_method(owner, rest, skip_own=True)
                 if method is not None:
-                    yield method, dispatch or owner
+                    yield self._node(method, dispatch or owner)
             else:
                 target = self.resolve_local(summary, written)
                 if isinstance(target, tuple) and self._callable(target):

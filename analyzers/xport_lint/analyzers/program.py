@@ -33,8 +33,6 @@ class ModuleClass:
     methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
     #: `self.x` kinds learned from `__init__` (submodules, buffers, parameters)
     attributes: dict[str, Value] = field(default_factory=dict)
-    #: `self.block = Block(...)` in `__init__`: attribute -> the class expression called
-    constructors: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -185,10 +183,10 @@ class Program:
                 self._class_of[id(stmt)] = info
         init = info.methods.get("__init__")
         if init is not None:
-            info.attributes = self._init_attributes(init, info.constructors)
+            info.attributes = self._init_attributes(init)
         return info
 
-    def _init_attributes(self, init: cst.FunctionDef, constructors: dict[str, str]) -> dict[str, Value]:
+    def _init_attributes(self, init: cst.FunctionDef) -> dict[str, Value]:
         """`self.x = nn.Linear(...)` is a submodule; buffers and parameters are tensors."""
         out: dict[str, Value] = {}
         # statements only: the expressions inside (most of the nodes) never hold these
@@ -205,9 +203,6 @@ class Program:
                         out[t.attr.value] = out.get(t.attr.value, NOTHING) | self._init_value(
                             node.value
                         )
-                        made = dotted(node.value.func) if isinstance(node.value, cst.Call) else None
-                        if made is not None and made.rpartition(".")[2][:1].isupper():
-                            constructors[t.attr.value] = made
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 if node.func.attr.value in ("register_buffer", "register_parameter") and node.args:
                     first = node.args[0].value
@@ -309,7 +304,7 @@ class Program:
         for node, statement in self.nodes(item.func):
             if type(node) is cst.Call:
                 text = _callee_text(node.func)  # type: ignore[attr-defined]
-                if text is not None:
+                if text is not None and self._may_be_project_code(text):
                     written.append(text)
                 target = self.helper_for(item.cls, node.func)  # type: ignore[arg-type]
                 if target is not None:
@@ -334,6 +329,15 @@ class Program:
                     if statement is not None:
                         self.training_only.add(id(statement))
 
+    def _may_be_project_code(self, written: str) -> bool:
+        """A callee the project index may resolve: a method through `self`/`cls`/`super()`, a
+        function or class of this file, or an import that is not torch's."""
+        root = written.partition(".")[0]
+        if root in ("self", "cls", "super()") or root in self.functions or root in self._file_classes:
+            return True
+        imported = self.imports.aliases.get(root)
+        return imported is not None and imported != "torch" and not imported.startswith("torch.")
+
     def summary(self, module: str, path: str, is_package: bool, lines: dict[str, int]) -> ModuleSummary:
         """This file as the project index sees it."""
         package = module if is_package else module.rpartition(".")[0]
@@ -347,17 +351,13 @@ class Program:
 
         classes = {}
         for name, node in self._file_classes.items():
-            info = self.classes.get(name)
             methods = {
                 s.name.value: function(s, f"{name}.{s.name.value}")
                 for s in node.body.body
                 if isinstance(s, cst.FunctionDef)
             }
             bases = [b for b in (dotted(a.value) for a in node.bases if a.keyword is None) if b]
-            classes[name] = ClassSummary(
-                lines.get(name, 1), bases, methods, dict(info.constructors) if info else {},
-                name in self.own_module_classes,
-            )
+            classes[name] = ClassSummary(lines.get(name, 1), bases, methods, name in self.own_module_classes)
         exported = [
             name for call in self.export_calls if call.call.args and (name := dotted(call.call.args[0].value))
         ]

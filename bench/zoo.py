@@ -1,0 +1,185 @@
+"""What export really runs, against what xport-lint analyses and reports: tiny-config models of
+four model zoos (transformers, timm, torchvision, diffusers) exported with torch 2.13.0 under
+coverage, then the zoos' installed sources linted as one project each.
+
+Usage:
+  python bench/zoo.py export --python /path/to/zoo/python   # runs bench/zoo_export.py per model
+  python bench/zoo.py score                                  # lints the zoos, compares, writes bench/zoo.json
+
+The zoo interpreter needs torch==2.13.0 transformers diffusers timm torchvision coverage (see
+bench/RESULTS.md for the versions measured). Figures: share of executed library lines inside the
+functions xport-lint analyses; failing lines of failed exports that carry a finding; error findings
+on lines a successful export executed (false errors: must be 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).parent
+RUNS = HERE / "zoo_runs.json"
+RESULT = HERE / "zoo.json"
+
+
+def export(python: str, only: list[str]) -> None:
+    sys.path.insert(0, str(HERE))
+    listing = subprocess.run(
+        [
+            python,
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]); from zoo_models import MODELS; print(*MODELS)",
+            str(HERE),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    runs = json.loads(RUNS.read_text()) if RUNS.exists() and only else {}
+    for model in listing:
+        if only and model not in only:
+            continue
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(
+                [python, str(HERE / "zoo_export.py"), model], capture_output=True, text=True, timeout=900
+            )
+        except subprocess.TimeoutExpired:
+            print(f"{model}: timed out", file=sys.stderr)
+            continue
+        if done.returncode != 0 or not done.stdout.strip():
+            print(f"{model}: could not run\n{done.stderr[-600:]}", file=sys.stderr)
+            continue
+        run = json.loads(done.stdout.strip().splitlines()[-1])
+        runs[model] = run
+        failure = run["failure"]
+        print(
+            f"{model}: {'ok' if failure is None else 'FAILED ' + failure['type']} "
+            f"({time.perf_counter() - start:.0f} s, {sum(map(len, run['executed'].values()))} lines ran)",
+            file=sys.stderr,
+        )
+    RUNS.write_text(json.dumps(runs))
+
+
+def _function_spans(path: str) -> dict[tuple[str, str], tuple[int, int]]:
+    """(module-level name or Class.method) -> first and last line, from CPython's ast."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (SyntaxError, OSError, UnicodeDecodeError):
+        return {}
+    out = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out[("", node.name)] = (node.lineno, node.end_lineno or node.lineno)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    out[(node.name, item.name)] = (item.lineno, item.end_lineno or item.lineno)
+    return out
+
+
+def score() -> None:
+    sys.path.insert(0, str(HERE.parent / "analyzers"))
+    from xport_lint.analyzers.cache import Cache
+    from xport_lint.analyzers.config import Config
+    from xport_lint.analyzers.files import discover
+    from xport_lint.analyzers.project import check_project
+
+    runs = json.loads(RUNS.read_text())
+    roots = sorted({root for run in runs.values() for root in run["roots"]})
+    files = discover(roots, ())
+    start = time.perf_counter()
+    checked = check_project(files, Config(), Cache(HERE / ".cache" / "zoo"), None)
+    lint_seconds = time.perf_counter() - start
+    findings = {r.path: r.findings for r in checked.results}
+    analysed: dict[str, set[int]] = {}
+    for path, summary in checked.summaries.items():
+        spans = _function_spans(path)
+        lines: set[int] = set()
+        for name, func in summary.functions.items():
+            if func.calls is not None and ("", name) in spans:
+                lines.update(range(spans[("", name)][0], spans[("", name)][1] + 1))
+        for cls_name, cls in summary.classes.items():
+            for name, func in cls.methods.items():
+                if func.calls is not None and (cls_name, name) in spans:
+                    lines.update(range(spans[(cls_name, name)][0], spans[(cls_name, name)][1] + 1))
+        analysed[path] = lines
+    per_model = {}
+    executed_ok: dict[str, set[int]] = defaultdict(set)
+    for run in runs.values():
+        if run["failure"] is None:
+            for path, lines in run["executed"].items():
+                executed_ok[path].update(lines)
+    false_errors = []
+    for path, lines in executed_ok.items():
+        for finding in findings.get(path, []):
+            if finding.severity.value == "error" and finding.span.start.line in lines:
+                false_errors.append(
+                    {
+                        "file": _short(path),
+                        "line": finding.span.start.line,
+                        "code": finding.code,
+                        "message": finding.message,
+                    }
+                )
+    for model, run in sorted(runs.items()):
+        executed = sum(len(lines) for lines in run["executed"].values())
+        inside = sum(len(set(lines) & analysed.get(path, set())) for path, lines in run["executed"].items())
+        entry = {
+            "executed_lines": executed,
+            "inside_analysed": inside,
+            "share": round(inside / executed, 3) if executed else None,
+            "failure": run["failure"],
+        }
+        failure = run["failure"]
+        if failure is not None and failure["file"]:
+            on_line = [f for f in findings.get(failure["file"], []) if f.span.start.line == failure["line"]]
+            entry["failing_line"] = f"{_short(failure['file'])}:{failure['line']}"
+            entry["failing_line_flagged"] = [f"{f.code} ({f.severity.value})" for f in on_line]
+        per_model[model] = entry
+    failed = [m for m in per_model.values() if m["failure"] is not None and m.get("failing_line")]
+    total_executed = sum(m["executed_lines"] for m in per_model.values())
+    total_inside = sum(m["inside_analysed"] for m in per_model.values())
+    summary = {
+        "files_linted": len(files),
+        "lint_seconds_cold": round(lint_seconds, 1),
+        "models": len(per_model),
+        "exports_failed": len(failed),
+        "failing_lines_flagged": sum(1 for m in failed if m["failing_line_flagged"]),
+        "share_of_executed_lines_analysed": round(total_inside / total_executed, 3) if total_executed else None,
+        "false_errors_on_executed_lines": len(false_errors),
+    }
+    RESULT.write_text(
+        json.dumps({"summary": summary, "models": per_model, "false_errors": false_errors}, indent=2) + "\n"
+    )
+    print(json.dumps(summary, indent=2))
+
+
+def _short(path: str) -> str:
+    marker = f"site-packages{os.sep}"
+    return path.split(marker, 1)[1] if marker in path else path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("export")
+    run.add_argument("--python", required=True)
+    run.add_argument("models", nargs="*")
+    sub.add_parser("score")
+    args = parser.parse_args()
+    if args.command == "export":
+        export(args.python, args.models)
+    else:
+        score()
+
+
+if __name__ == "__main__":
+    main()

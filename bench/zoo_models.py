@@ -1,0 +1,200 @@
+"""Tiny-config models of four model zoos, exported by bench/zoo.py under coverage.
+
+Run in an interpreter with torch 2.13.0, transformers, diffusers, timm, torchvision and coverage
+(not the test environment): each entry builds (model, args) in eval mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+
+def _torchvision() -> Any:
+    """PyPI's torchvision wheel is built for CUDA torch: with the CPU wheel its import fails only
+    where it registers fake kernels for two ops its C extension would define. Defining their
+    schemas first lets the pure-Python models import (no op of the extension is used)."""
+    import sys
+
+    if "torchvision" not in sys.modules:
+        lib = torch.library.Library("torchvision", "DEF")  # noqa: TOR901 - kept alive below
+        lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        _torchvision.lib = lib  # type: ignore[attr-defined]
+    import torchvision
+
+    return torchvision
+
+
+def _ids(vocab: int = 128, length: int = 8) -> tuple[torch.Tensor, ...]:
+    return (torch.randint(0, vocab, (1, length)),)
+
+
+def _hf(model_class: str, config_class: str, inputs: Callable[[], tuple[Any, ...]], **config: Any) -> Callable[[], Any]:
+    def build() -> tuple[Any, tuple[Any, ...]]:
+        import transformers
+
+        cfg = getattr(transformers, config_class)(**config)
+        model = getattr(transformers, model_class)(cfg)
+        return model.eval(), inputs()
+
+    return build
+
+
+TEXT = {"vocab_size": 128, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4}
+
+
+def _timm(name: str, size: int = 64) -> Callable[[], Any]:
+    def build() -> tuple[Any, tuple[Any, ...]]:
+        _torchvision()
+        import timm
+
+        return timm.create_model(name, pretrained=False).eval(), (torch.randn(1, 3, size, size),)
+
+    return build
+
+
+def _tv(name: str, size: int = 64, **kwargs: Any) -> Callable[[], Any]:
+    def build() -> tuple[Any, tuple[Any, ...]]:
+        tv = _torchvision()
+        model = getattr(tv.models, name, None) or getattr(tv.models.detection, name)
+        return model(weights=None, **kwargs).eval(), (
+            [torch.rand(3, size, size)],
+        ) if "detection" in model.__module__ else (torch.randn(1, 3, size, size),)
+
+    return build
+
+
+def _unet2d() -> tuple[Any, tuple[Any, ...]]:
+    from diffusers import UNet2DModel
+
+    model = UNet2DModel(
+        sample_size=16,
+        in_channels=3,
+        out_channels=3,
+        block_out_channels=(8, 16),
+        layers_per_block=1,
+        down_block_types=("DownBlock2D", "AttnDownBlock2D"),
+        up_block_types=("AttnUpBlock2D", "UpBlock2D"),
+        norm_num_groups=4,
+        attention_head_dim=4,
+    )
+    return model.eval(), (torch.randn(1, 3, 16, 16), torch.tensor([10]))
+
+
+def _unet_cond() -> tuple[Any, tuple[Any, ...]]:
+    from diffusers import UNet2DConditionModel
+
+    model = UNet2DConditionModel(
+        sample_size=16,
+        in_channels=4,
+        out_channels=4,
+        block_out_channels=(8, 16),
+        layers_per_block=1,
+        down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
+        up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"),
+        cross_attention_dim=8,
+        norm_num_groups=4,
+        attention_head_dim=4,
+    )
+    return model.eval(), (torch.randn(1, 4, 16, 16), torch.tensor([10]), torch.randn(1, 4, 8))
+
+
+def _vae() -> tuple[Any, tuple[Any, ...]]:
+    from diffusers import AutoencoderKL
+
+    model = AutoencoderKL(
+        in_channels=3,
+        out_channels=3,
+        block_out_channels=(8, 16),
+        latent_channels=4,
+        down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+        up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"),
+        norm_num_groups=4,
+    )
+    return model.eval(), (torch.randn(1, 3, 16, 16),)
+
+
+def _dit() -> tuple[Any, tuple[Any, ...]]:
+    from diffusers import DiTTransformer2DModel
+
+    model = DiTTransformer2DModel(
+        num_attention_heads=2,
+        attention_head_dim=8,
+        in_channels=4,
+        out_channels=4,
+        num_layers=1,
+        sample_size=8,
+        patch_size=2,
+        num_embeds_ada_norm=10,
+        norm_num_groups=4,
+    )
+    return model.eval(), (torch.randn(1, 4, 8, 8), torch.tensor([3]), torch.tensor([1]))
+
+
+MODELS: dict[str, Callable[[], tuple[Any, tuple[Any, ...]]]] = {
+    "transformers/llama": _hf("LlamaModel", "LlamaConfig", _ids, use_cache=False, num_key_value_heads=2, **TEXT),
+    "transformers/qwen2": _hf("Qwen2Model", "Qwen2Config", _ids, use_cache=False, num_key_value_heads=2, **TEXT),
+    "transformers/mistral": _hf("MistralModel", "MistralConfig", _ids, use_cache=False, num_key_value_heads=2, **TEXT),
+    "transformers/mixtral": _hf(
+        "MixtralModel", "MixtralConfig", _ids, use_cache=False, num_key_value_heads=2, num_local_experts=4, **TEXT
+    ),
+    "transformers/bert": _hf("BertModel", "BertConfig", _ids, **TEXT),
+    "transformers/gpt2": _hf(
+        "GPT2Model", "GPT2Config", _ids, use_cache=False, n_embd=32, n_layer=2, n_head=4, vocab_size=128
+    ),
+    "transformers/t5-encoder": _hf(
+        "T5EncoderModel", "T5Config", _ids, vocab_size=128, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4
+    ),
+    "transformers/vit": _hf(
+        "ViTModel",
+        "ViTConfig",
+        lambda: (torch.randn(1, 3, 32, 32),),
+        image_size=32,
+        patch_size=8,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+    ),
+    "transformers/clip-text": _hf(
+        "CLIPTextModel",
+        "CLIPTextConfig",
+        _ids,
+        vocab_size=128,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+    ),
+    "transformers/wav2vec2": _hf(
+        "Wav2Vec2Model",
+        "Wav2Vec2Config",
+        lambda: (torch.randn(1, 800),),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        conv_dim=(8, 8),
+        conv_stride=(5, 2),
+        conv_kernel=(10, 3),
+        num_conv_pos_embeddings=8,
+        num_conv_pos_embedding_groups=2,
+    ),
+    "timm/resnet10t": _timm("resnet10t"),
+    "timm/vit_tiny": _timm("vit_tiny_patch16_224", 224),
+    "timm/convnext_atto": _timm("convnext_atto"),
+    "timm/efficientnet_b0": _timm("efficientnet_b0"),
+    "timm/mobilenetv3_small": _timm("mobilenetv3_small_050"),
+    "torchvision/resnet18": _tv("resnet18"),
+    "torchvision/mobilenet_v3_small": _tv("mobilenet_v3_small"),
+    "torchvision/squeezenet": _tv("squeezenet1_0"),
+    "torchvision/fasterrcnn_mobilenet": _tv("fasterrcnn_mobilenet_v3_large_320_fpn", 128, weights_backbone=None),
+    "torchvision/ssdlite": _tv("ssdlite320_mobilenet_v3_large", 128, weights_backbone=None),
+    "diffusers/unet2d": _unet2d,
+    "diffusers/unet2d-condition": _unet_cond,
+    "diffusers/autoencoder-kl": _vae,
+    "diffusers/dit": _dit,
+}

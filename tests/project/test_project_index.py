@@ -1,0 +1,247 @@
+"""What export traces across a project's files: classes whose nn.Module base is in another file,
+helpers other modules' `forward` calls, re-exports through `__init__.py`, methods inherited from
+a base or a mixin in another file. Every case is linted as a whole project (`check_project`, what
+`xport-lint check` runs), from cold and again from the cache."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from xport_lint.analyzers.cache import Cache
+from xport_lint.analyzers.config import Config
+from xport_lint.analyzers.files import discover
+from xport_lint.analyzers.index import ProjectIndex, module_name
+from xport_lint.analyzers.model import Finding
+from xport_lint.analyzers.project import check_project
+from xport_lint.analyzers.runner import check_file
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def lint(root: Path, cache: Cache | None = None) -> dict[str, list[Finding]]:
+    files = discover([str(root)], ())
+    checked = check_project(files, Config(), cache, jobs=1)
+    return {Path(r.path).relative_to(root).as_posix(): r.findings for r in checked.results if r.findings}
+
+
+def lines(findings: dict[str, list[Finding]], name: str, code: str = "XPT101") -> list[int]:
+    return [f.span.start.line for f in findings.get(name, []) if f.code == code]
+
+
+PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/ops/__init__.py": "from .boxes import keep_positive\n",
+    # no `forward`, `export` or `compile` anywhere in this file: it is still indexed
+    "pkg/ops/boxes.py": """
+        import torch
+
+
+        def keep_positive(boxes):
+            if boxes.sum() > 0:  # line 5
+                return boxes
+            return _flip(boxes)
+
+
+        def _flip(boxes):
+            if boxes.max() > 1:  # line 11
+                return -boxes
+            return boxes
+
+
+        def never_called(boxes):
+            if boxes.sum() > 0:  # line 17: no traced code calls this
+                return boxes
+            return boxes
+    """,
+    "pkg/models/__init__.py": "",
+    "pkg/models/base.py": """
+        from torch import nn
+
+
+        class FooPreTrainedModel(nn.Module):
+            def _scale(self, x):
+                if x.max() > 1:  # line 6
+                    return x
+                return x * 2
+
+            def unused(self, x):
+                if x.max() > 1:  # line 11: no traced code calls this
+                    return x
+                return x
+
+
+        class GateMixin:
+            def gate(self, x):
+                if x.mean() > 0:  # line 18
+                    return x
+                return -x
+    """,
+    "pkg/models/foo.py": """
+        from ..ops import keep_positive
+        from .base import FooPreTrainedModel, GateMixin
+
+
+        class FooModel(FooPreTrainedModel, GateMixin):
+            def forward(self, x):
+                x = self._scale(x)
+                x = self.gate(x)
+                return keep_positive(x)
+    """,
+}
+
+
+def test_helpers_in_other_files_are_analysed_when_traced_code_calls_them(tmp_path: Path) -> None:
+    write(tmp_path, PACKAGE)
+    findings = lint(tmp_path)
+    assert lines(findings, "pkg/ops/boxes.py") == [5, 11]  # through the re-export in ops/__init__.py
+    assert lines(findings, "pkg/models/base.py") == [6, 18]  # a base's method; a mixin's method
+    assert "pkg/models/foo.py" not in findings
+
+
+def test_a_finding_in_a_helper_names_the_entry_point_that_reaches_it(tmp_path: Path) -> None:
+    write(tmp_path, PACKAGE)
+    findings = lint(tmp_path)
+    flip = next(f for f in findings["pkg/ops/boxes.py"] if f.span.start.line == 11)
+    (note,) = [r for r in flip.related if r.path is not None]
+    assert note.message == "traced: reached from `FooModel.forward` via `keep_positive`"
+    assert Path(note.path).name == "foo.py" and note.span.start.line == 6  # the def of FooModel.forward
+
+
+def test_the_cache_gives_the_same_findings_as_a_cold_run(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write(project, PACKAGE)
+    cache = Cache(tmp_path / "cache")
+    cold = lint(project, cache)
+    cache.save()
+    assert lint(project, Cache(tmp_path / "cache")) == cold
+
+
+def test_a_class_whose_module_base_is_in_another_file_is_a_module(tmp_path: Path) -> None:
+    """`class FooModel(FooPreTrainedModel)` without a `forward` of its own: its inherited forward
+    runs `self.score`, which FooModel overrides."""
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """
+            from torch import nn
+
+
+            class Base(nn.Module):
+                def forward(self, x):
+                    return self.score(x)
+
+                def score(self, x):
+                    return x
+        """,
+        "pkg/foo.py": """
+            from .base import Base
+
+
+            class FooModel(Base):
+                def score(self, x):
+                    if x.sum() > 0:  # line 6
+                        return x
+                    return -x
+
+
+            class NotAModule:
+                def score(self, x):
+                    if x.sum() > 0:
+                        return x
+                    return -x
+        """,
+    })
+    findings = lint(tmp_path)
+    assert lines(findings, "pkg/foo.py") == [6]
+
+
+def test_super_calls_reach_the_base_in_another_file(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """
+            class Mixin:
+                def forward(self, x):
+                    if x.sum() > 0:  # line 3
+                        return x
+                    return -x
+        """,
+        "pkg/foo.py": """
+            from torch import nn
+            from .base import Mixin
+
+
+            class Foo(Mixin, nn.Module):
+                def forward(self, x):
+                    return super().forward(x) + 1
+        """,
+    })
+    assert lines(lint(tmp_path), "pkg/base.py") == [3]
+
+
+def test_module_level_imports_of_a_module_reach_its_functions(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": """
+            def check(x):
+                if x.sum() > 0:  # line 2
+                    raise ValueError("positive")
+                return x
+        """,
+        "pkg/model.py": """
+            import torch
+            from pkg import utils
+
+
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    return utils.check(x)
+        """,
+    })
+    assert lines(lint(tmp_path), "pkg/utils.py", "XPT101") == [2]
+
+
+def test_files_not_reached_by_traced_code_stay_quiet(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "train.py": """
+            from model import helper
+
+
+            def train(x):
+                return helper(x)
+        """,
+        "model.py": """
+            def helper(x):
+                if x.sum() > 0:
+                    return x
+                return -x
+        """,
+    })
+    assert lint(tmp_path) == {}
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("pkg/models/foo.py", ("pkg.models.foo", False)),
+    ("pkg/models/__init__.py", ("pkg.models", True)),
+    ("script.py", ("script", False)),
+])
+def test_module_names_follow_the_package_folders(tmp_path: Path, path: str, expected: tuple[str, bool]) -> None:
+    write(tmp_path, PACKAGE | {"script.py": ""})
+    assert module_name(str(tmp_path / path)) == expected
+
+
+def test_the_index_resolves_relative_imports_and_reexports(tmp_path: Path) -> None:
+    write(tmp_path, PACKAGE)
+    files = discover([str(tmp_path)], ())
+    summaries = {p: s for p in files if (s := check_file(Path(p).read_text(), p).summary) is not None}
+    index = ProjectIndex(files, summaries)
+    assert summaries[str(tmp_path / "pkg/models/foo.py")].imports["keep_positive"] == "pkg.ops.keep_positive"
+    assert index.lookup("pkg.ops.keep_positive") == ("pkg.ops.boxes", "keep_positive")
+    assert index.is_module_class(("pkg.models.foo", "FooModel"))
+    assert not index.is_module_class(("pkg.models.base", "GateMixin"))
