@@ -286,3 +286,51 @@ async def test_a_pyproject_beside_the_workspace_is_not_read(client: LanguageClie
     await start(client, workspace, pull=True)
     uri = open_document(client, workspace / "model.py", BAD)
     assert [d.code for d in await pull(client, uri)] == ["XPT101"]
+
+
+BASE = """\
+from torch import nn
+
+
+class GateMixin:
+    def gate(self, x):
+        if x.mean() > 0:
+            return x
+        return -x
+"""
+MODEL = """\
+from torch import nn
+
+from .base import GateMixin
+
+
+class Model(GateMixin, nn.Module):
+    def forward(self, x):
+        return self.gate(x)
+"""
+
+
+async def test_a_helper_is_checked_as_the_workspace_traces_it(client: LanguageClient, tmp_path: Path) -> None:
+    """base.py alone has nothing traced; model.py, not open, makes its mixin traced. Editing
+    model.py (now open) so it no longer uses the mixin clears base.py's diagnostic."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text(BASE)
+    (package / "model.py").write_text(MODEL)
+    await start(client, tmp_path, pull=False)
+    base = open_document(client, package / "base.py", BASE)
+    await wait_for(lambda: bool(client.diagnostics.get(base)), timeout=30)
+    (diagnostic,) = client.diagnostics[base]
+    assert diagnostic.code == "XPT101" and diagnostic.range.start.line == 5
+    (note,) = diagnostic.related_information or []
+    assert note.message == "traced: reached from `Model.forward`" and note.location.uri.endswith("/pkg/model.py")
+
+    model = open_document(client, package / "model.py", MODEL)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=model, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=MODEL.replace("return self.gate(x)", "return x"))],
+        )
+    )
+    await wait_for(lambda: client.diagnostics.get(base) is not None and len(client.diagnostics[base]) == 0, timeout=30)

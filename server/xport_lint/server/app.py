@@ -83,6 +83,7 @@ class XportLanguageServer(LanguageServer):
         self.confirmations: dict[str, tuple[int | None, Any]] = {}
         self._toasted = False
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.indexing: asyncio.Future[None] | None = None
 
     # -- settings and configuration -----------------------------------------------------
 
@@ -146,9 +147,12 @@ class XportLanguageServer(LanguageServer):
                 return Result(version, [], [])  # stale: a newer version is queued; never published
         path = to_fs_path(uri) or uri
         try:
-            findings, problems = self.linter.lint(source, path, self.config_for(uri))
+            is_open = uri in self.workspace.text_documents
+            findings, problems, affected = self.linter.lint(source, path, self.config_for(uri), is_open)
             for problem in problems:
                 self.log(problem, types.MessageType.Error)
+            if affected and self.loop is not None:
+                self.loop.call_soon_threadsafe(self.relint_paths, affected)
             confirmed = self.confirmations.get(uri)
             if confirmed is not None and confirmed[0] == version:
                 findings = confirmed[1].findings
@@ -186,6 +190,7 @@ class XportLanguageServer(LanguageServer):
             result = await self.analyse(uri)
         except asyncio.CancelledError:
             return
+
         if uri not in self.workspace.text_documents:
             return  # closed meanwhile
         if result.version != self.workspace.get_text_document(uri).version:
@@ -210,6 +215,41 @@ class XportLanguageServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         if workspace is not None and workspace.diagnostics is not None and workspace.diagnostics.refresh_support:
             self.workspace_diagnostic_refresh(None)
+
+    def relint_paths(self, paths: list[str]) -> None:
+        """Open documents whose project context changed (another file's edit, the workspace
+        index finished): checked again, and pulled again by pull clients."""
+        wanted = set(paths)
+        uris = [uri for uri in self.workspace.text_documents if (to_fs_path(uri) or uri) in wanted]
+        if not uris:
+            return
+        self.generation += 1
+        for uri in uris:
+            self.results.pop(uri, None)
+            self.schedule(uri, 0)
+        workspace = self.client_capabilities.workspace
+        if workspace is not None and workspace.diagnostics is not None and workspace.diagnostics.refresh_support:
+            self.workspace_diagnostic_refresh(None)
+
+    async def index_workspace(self) -> None:
+        """The project index of the workspace folders, built a few files at a time on the lint
+        thread (a lint waits for one step at most); open documents it changes are checked again."""
+        folders = [p for f in self.workspace.folders.values() if (p := to_fs_path(f.uri))]
+        if not folders and self.workspace.root_path:
+            folders = [self.workspace.root_path]
+        if not folders or not self.settings.enable:
+            return
+        config = self.config_for(Path(folders[0], "__init__.py").as_uri())
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                done, affected = await loop.run_in_executor(self.executor, self.linter.index_step, folders, config)
+                self.relint_paths(affected)
+                if done:
+                    self.log(f"project index of {', '.join(folders)} ready")
+                    return
+        except Exception:  # noqa: BLE001 - without the index, files are still checked one by one
+            log.exception("xport-lint could not index the workspace")
 
     def stop_confirmer(self) -> None:
         """The worker runs in its own session: stop it explicitly, or it outlives the server."""
@@ -283,6 +323,7 @@ def initialize(ls: XportLanguageServer, params: types.InitializeParams) -> None:
 @server.feature(types.INITIALIZED)
 async def initialized(ls: XportLanguageServer, params: types.InitializedParams) -> None:
     await _fetch_configuration(ls)
+    ls.indexing = asyncio.ensure_future(ls.index_workspace())
     workspace = ls.client_capabilities.workspace
     watch = workspace.did_change_watched_files if workspace else None
     if watch is not None and watch.dynamic_registration:
@@ -385,6 +426,9 @@ def did_close(ls: XportLanguageServer, params: types.DidCloseTextDocumentParams)
         task.cancel()
     ls.results.pop(uri, None)
     ls.confirmations.pop(uri, None)
+    path = to_fs_path(uri)
+    if path:
+        asyncio.get_running_loop().run_in_executor(ls.executor, ls.linter.closed, path)
     if ls.push_diagnostics:
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 

@@ -22,12 +22,100 @@ class _Collect(logging.Handler):
         self.lines.append(self.format(record))
 
 
-def _lint(source: str, path: str, config: Any) -> tuple[list[Any], list[str]]:
+class _Workspace:
+    """The project index of the workspace, kept in the child: the summaries of the files on disk
+    (checked a few at a time between lints, through the findings cache) and of the open documents
+    (from their editor text). It tells each lint what the rest of the project makes of the file,
+    and which open documents a change to another file affects."""
+
+    #: files indexed per step: a lint waits for at most one step
+    STEP = 16
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.todo: list[str] | None = None
+        self.summaries: dict[str, Any] = {}
+        #: the context each file on disk was summarized with (open documents: linted with)
+        self.contexts: dict[str, Any] = {}
+        self.open: set[str] = set()
+        self.index: Any = None
+
+    def context(self, path: str) -> Any:
+        from xport_lint.analyzers.index import EMPTY_CONTEXT
+
+        return self.index.context(path) if self.index is not None else EMPTY_CONTEXT
+
+    def step(self, folders: list[str], config: Any) -> tuple[bool, list[str]]:
+        from xport_lint.analyzers.cache import Cache
+        from xport_lint.analyzers.files import discover, read
+        from xport_lint.analyzers.runner import check_file
+
+        if self.todo is None:
+            self.files = discover(folders, config.exclude)
+            self.todo = list(self.files)
+        batch, self.todo = self.todo[: self.STEP], self.todo[self.STEP :]
+        cache = Cache()
+        try:
+            for path in batch:
+                if path in self.open:
+                    continue  # its editor text, not the disk's, is what counts
+                source = read(path)
+                if source.text is None:
+                    continue
+                context = self.context(path)
+                key = cache.key(source.text, path, config, context)
+                hit = cache.get(key, path)
+                if hit is None:
+                    checked = check_file(source.text, path, config, context=context)
+                    cache.put(key, checked.findings, checked.summary)
+                    hit = (checked.findings, checked.summary)
+                self.contexts[path] = context
+                if hit[1] is not None:
+                    self.summaries[path] = hit[1]
+                else:
+                    self.summaries.pop(path, None)
+            cache.save()
+        finally:
+            cache.close()
+        if self.todo:
+            return False, []
+        stale = self.refresh()
+        # files on disk whose context changed are summarized again (one more call further)
+        self.todo = [p for p in stale if p not in self.open]
+        return not self.todo, [p for p in stale if p in self.open]
+
+    def refresh(self) -> list[str]:
+        """Rebuild the index; the files whose context changed."""
+        from xport_lint.analyzers.index import ProjectIndex
+
+        self.index = ProjectIndex(self.files, self.summaries, previous=self.index)
+        return [p for p, used in self.contexts.items() if self.index.context(p) != used]
+
+    def linted(self, path: str, context: Any, summary: Any) -> list[str]:
+        """Record an open document's lint; the other open documents it changes the context of."""
+        self.open.add(path)
+        self.contexts[path] = context
+        before = self.summaries.get(path)
+        if summary is not None:
+            self.summaries[path] = summary
+        if path not in self.files:
+            self.files.append(path)
+        unchanged = before is not None and summary is not None and before.to_plain() == summary.to_plain()
+        if self.index is None or unchanged:
+            return []
+        return [p for p in self.refresh() if p != path and p in self.open]
+
+
+_workspace = _Workspace()
+
+
+def _lint(source: str, path: str, config: Any, is_open: bool) -> tuple[list[Any], list[str], list[str]]:
     """Runs in the child: one parser (statement cache) for every document. Returns the
-    findings and the engine's log lines (a failing rule), which the server forwards."""
+    findings, the engine's log lines (a failing rule), which the server forwards, and the other
+    open documents whose project context this change altered (to lint again)."""
     global _parser
     from xport_lint.analyzers.incremental import ChunkedParser
-    from xport_lint.analyzers.runner import check_source
+    from xport_lint.analyzers.runner import check_file
 
     if _parser is None:
         _parser = ChunkedParser()
@@ -35,9 +123,20 @@ def _lint(source: str, path: str, config: Any) -> tuple[list[Any], list[str]]:
     engine_log = logging.getLogger("xport_lint")
     engine_log.addHandler(collect)
     try:
-        return check_source(source, path, config, _parser), collect.lines
+        context = _workspace.context(path)
+        checked = check_file(source, path, config, _parser, context)
+        affected = _workspace.linted(path, context, checked.summary) if is_open else []
+        return checked.findings, collect.lines, affected
     finally:
         engine_log.removeHandler(collect)
+
+
+def _index_step(folders: list[str], config: Any) -> tuple[bool, list[str]]:
+    return _workspace.step(folders, config)
+
+
+def _closed(path: str) -> None:
+    _workspace.open.discard(path)
 
 
 def _warm_up() -> None:
@@ -73,10 +172,21 @@ class LintProcess:
     def warm_up(self) -> None:
         self._executor().submit(_warm_up).result()
 
-    def lint(self, source: str, path: str, config: Any) -> tuple[list[Any], list[str]]:
-        """Blocks the calling thread (not the event loop) until the child answers."""
+    def lint(self, source: str, path: str, config: Any, is_open: bool = True) -> tuple[list[Any], list[str], list[str]]:
+        """Blocks the calling thread (not the event loop) until the child answers. `is_open`: the
+        text is an open document's (it stands for the file in the project index)."""
+        return self._call(_lint, source, path, config, is_open)
+
+    def index_step(self, folders: list[str], config: Any) -> tuple[bool, list[str]]:
+        """Index a few more workspace files: (all done, open documents to lint again)."""
+        return self._call(_index_step, folders, config)
+
+    def closed(self, path: str) -> None:
+        self._call(_closed, path)
+
+    def _call(self, function: Any, *args: Any) -> Any:
         try:
-            return self._executor().submit(_lint, source, path, config).result()
+            return self._executor().submit(function, *args).result()
         except BrokenProcessPool:
             self._pool = None  # the child died: the next request starts a new one
             raise
