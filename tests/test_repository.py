@@ -37,3 +37,43 @@ def test_ruff_clean() -> None:
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or "ruff"
     result = subprocess.run([ruff, "check", "analyzers", "tests", "bench"], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+
+
+def test_the_engine_has_no_import_cycles() -> None:
+    """Every import between the engine's modules (type-only ones too) points one way: index ->
+    program -> context -> rule -> registry -> config -> runner -> project -> cli."""
+    import ast
+
+    package = Path(__file__).parent.parent / "analyzers" / "xport_lint" / "analyzers"
+    graph: dict[str, set[str]] = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package).with_suffix("").parts
+        name = ".".join(p for p in parts if p != "__init__")
+        here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        imported: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = here[: len(here) - (node.level - 1)] if node.level > 1 else here
+                target = ".".join([*base, *([node.module] if node.module else [])])
+                for alias in node.names:
+                    full = f"{target}.{alias.name}" if target else alias.name
+                    imported.add(full if (package / Path(*full.split("."))).with_suffix(".py").exists()
+                                 or (package / Path(*full.split("."))).is_dir() else target)
+        graph[name] = {i for i in imported if i and i != name}
+    # the `rules` package imports its rules lazily (registry), and a package's __init__ re-exports
+    cycles = []
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join([*trail[trail.index(nxt):], nxt]) if nxt in trail else f"{node} -> {nxt}")
+            elif nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []

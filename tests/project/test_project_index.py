@@ -245,3 +245,57 @@ def test_the_index_resolves_relative_imports_and_reexports(tmp_path: Path) -> No
     assert index.lookup("pkg.ops.keep_positive") == ("pkg.ops.boxes", "keep_positive")
     assert index.is_module_class(("pkg.models.foo", "FooModel"))
     assert not index.is_module_class(("pkg.models.base", "GateMixin"))
+
+
+def test_a_static_helper_binds_its_arguments_from_the_first(tmp_path: Path) -> None:
+    """big_bird's `self._get_rand_attn_plan(from_seq_length, ...)`, a staticmethod called with
+    sizes: its first parameter is the first argument, not `self`."""
+    write(tmp_path, {"m.py": """
+        import torch
+
+
+        class M(torch.nn.Module):
+            def forward(self, x):
+                n = self._plan(x.shape[0], 4)
+                return x[:n]
+
+            @staticmethod
+            def _plan(length, block):
+                if length // block > 2:
+                    return length
+                return block
+    """})
+    assert [f.severity.value for fs in lint(tmp_path).values() for f in fs] == ["warning"]  # XPT301: a size
+
+
+def test_transformers_tracing_guards_are_true_while_exporting(tmp_path: Path) -> None:
+    """transformers' `is_tracing()` wraps `torch.compiler.is_compiling()` (True under export in both
+    modes): `if not is_tracing(m) and (m[:, -1] == 0).all():` never evaluates its right side."""
+    write(tmp_path, {
+        "transformers/__init__.py": "",
+        "transformers/utils/__init__.py": "from .import_utils import is_tracing\n",
+        "transformers/utils/import_utils.py": """
+            def is_tracing(tensor=None) -> bool:
+                import torch
+
+                return torch.compiler.is_compiling()
+        """,
+        "transformers/masking_utils.py": """
+            import torch
+            from torch import nn
+
+            from .utils import is_tracing
+
+
+            class Mask(nn.Module):
+                def forward(self, mask):
+                    if not is_tracing(mask) and (mask[:, -1] == 0).all():
+                        return None
+                    if is_tracing(mask):
+                        return mask
+                    if mask.sum() > 0:
+                        return mask
+                    return -mask
+        """,
+    })
+    assert lint(tmp_path) == {}

@@ -21,6 +21,9 @@ NEVER_WHILE_EXPORTING = {
     "exporting-else": "        if torch.compiler.is_exporting():\n            return x\n        else:\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
     "scripting-or-tracing": "        if torch.jit.is_scripting() or torch.jit.is_tracing():\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
     "onnx-export": "        if torch.onnx.is_in_onnx_export():\n            n = int(x.max())\n            return x[:n]\n        return x\n",
+    "not-compiling": "        if not torch.compiler.is_compiling():\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
+    # export never evaluates the right operand: `not True and ...` stops at the left
+    "short-circuit": "        if not torch.compiler.is_compiling() and (x[-1] == 0).all():\n            return x * 2\n        return x\n",
 }
 TRAINING_ONLY = {
     "helper-called-only-in-training": "        if self.training:\n            x = self.noisy(x)\n        return x\n\n"
@@ -94,3 +97,26 @@ def test_a_branch_behind_an_optional_argument_is_a_warning_naming_it(tmp_path: P
         torch.export.export(module.M(), (torch.randn(4),), strict=strict)
         with pytest.raises(Exception):  # noqa: B017 - torch raises several kinds for a guard on data
             torch.export.export(module.M(), (torch.randn(4),), {"labels": torch.arange(6)}, strict=strict)
+
+
+def test_a_value_only_training_code_assigns_does_not_reach_eval_code(tmp_path: Path) -> None:
+    """wav2vec2's LayerDrop: `skip` is a tensor only in training mode; an eval export sees False.
+    (The training-mode failure is not reported: the value's training-only origin is dropped.)"""
+    source = HEAD + (
+        "        skip = False\n        if self.training:\n            skip = torch.rand([]) < 0.5\n"
+        "        if not skip:\n            return x * 2\n        return x\n"
+    )
+    assert check_source(source, "m.py", Config()) == []
+    for strict in (False, True):
+        assert exports(source, tmp_path, strict, training=False)
+        assert not exports(source, tmp_path, strict, training=True)
+
+
+def test_a_helper_annotated_to_return_bool_is_flagged_inside_not_at_its_callers(tmp_path: Path) -> None:
+    source = (
+        "import torch\ndef is_big(x) -> bool:\n    return bool(x.sum() > 0)\n"
+        "class M(torch.nn.Module):\n    def forward(self, x):\n        if is_big(x):\n            return x * 2\n        return x\n"
+    )
+    (finding,) = check_source(source, "m.py", Config())
+    assert finding.code == "XPT203" and finding.span.start.line == 3
+    assert not exports(source, tmp_path, strict=False, training=False)

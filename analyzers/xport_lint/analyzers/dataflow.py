@@ -132,8 +132,11 @@ class FunctionFlow:
         params: dict[str, Value],
         resolver: Resolver,
         cls: cst.ClassDef | None,
+        statements: list[cst.CSTNode] | None = None,
     ) -> None:
+        """`statements`: those export runs (default: all of the body's)."""
         self.func = func
+        self.statements = statements if statements is not None else list(walk_statements(func.body))
         self.cls = cls
         self.resolver = resolver
         self.env: dict[str, Value] = dict(params)
@@ -153,7 +156,7 @@ class FunctionFlow:
             before = dict(self.env)
             self._memo.clear()
             self.returns = NOTHING
-            for stmt in walk_statements(self.func.body):
+            for stmt in self.statements:
                 self._assign_from(stmt)
             if self.env == before:
                 return
@@ -488,7 +491,15 @@ class FunctionFlow:
             for a in args:
                 out = out | a
             return _arith(out)
+        if _is_predicate(qualified):
+            return NOTHING
         return Value(Kind.TENSOR) if any_tensor else NOTHING
+
+
+def _is_predicate(qualified: str) -> bool:
+    """`is_tracing(x)`, `has_mask(x)`: by Python's naming convention a library predicate answers
+    with a bool about its argument, not a tensor of it."""
+    return qualified.rpartition(".")[2].startswith(("is_", "has_", "_is_", "_has_"))
 
 
 _STATIC_COMPARISONS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)

@@ -60,9 +60,17 @@ class ExportCall:
 class Program:
     """File-level facts: imports, module classes, traced functions and their dataflow."""
 
-    def __init__(self, module: cst.Module, mentions_export: bool, context: FileContext = EMPTY_CONTEXT) -> None:
+    def __init__(
+        self, module: cst.Module, mentions_export: bool, context: FileContext = EMPTY_CONTEXT, name: str = "",
+        is_package: bool = False, mentions_guards: bool = True,
+    ) -> None:
+        """`mentions_guards`: the text names an export guard (`is_exporting`, `is_tracing`, ...)."""
+        self.mentions_guards = mentions_guards
         self.module = module
         self.context = context
+        #: the file's dotted module name (relative imports are made absolute with it)
+        self.name = name
+        self.package = name if is_package else name.rpartition(".")[0]
         #: classes this file alone shows to be modules (the project index adds the others)
         self.own_module_classes: set[str] = set()
         self.imports = ImportTable()
@@ -82,10 +90,15 @@ class Program:
         #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
         self.optional_only: dict[int, str] = {}
         self._file_classes: dict[str, cst.ClassDef] = {}
+        #: ids of the operands export never evaluates (`B` in `not is_tracing() and B`)
+        self.unevaluated: set[int] = set()
         #: traced function -> its callees as written (`helper`, `self.block`, `ops.nms`)
         self._written: dict[int, list[str]] = {}
         self.own_traced: set[int] = set()
         self._collect_top_level(module.body)
+        for local, full in self.imports.aliases.items():
+            if full.startswith("."):
+                self.imports.aliases[local] = absolute_import(full, self.package)
         if mentions_export:
             self._collect_export_calls()
         self.traced = self._reachable()
@@ -340,8 +353,7 @@ class Program:
 
     def summary(self, module: str, path: str, is_package: bool, lines: dict[str, int]) -> ModuleSummary:
         """This file as the project index sees it."""
-        package = module if is_package else module.rpartition(".")[0]
-        imports = {local: absolute_import(full, package) for local, full in self.imports.aliases.items()}
+        imports = dict(self.imports.aliases)
 
         def function(func: cst.FunctionDef, name: str) -> FunctionSummary:
             calls = self._written.get(id(func))
@@ -370,15 +382,32 @@ class Program:
         call graph and the rules."""
         listed = self._nodes.get(id(func))
         if listed is None:
+            dead = self._dead_after_guards(func) if self.mentions_guards else None
             listed = self._nodes[id(func)] = with_statements(
-                func.body, func, in_function=True, pruned=lambda node: self._branch_export_skips(node, func)
+                func.body, func, in_function=True, pruned=lambda node: self._branch_export_skips(node, func), dead=dead
             )
         return listed
+
+    def _dead_after_guards(self, func: cst.FunctionDef) -> set[int]:
+        """Statements after `if is_tracing(x): return` (a guard True while exporting, a branch that
+        always leaves): export never reaches them."""
+        dead: set[int] = set()
+        for block in _blocks(func.body):
+            for index, statement in enumerate(block.body):
+                if (
+                    isinstance(statement, cst.If)
+                    and _always_leaves(statement.body)
+                    and self._while_exporting(statement.test) is True
+                ):
+                    dead.update(id(s) for s in block.body[index + 1 :])
+                    break
+        return dead
 
     def _branch_export_skips(self, node: cst.If, func: cst.FunctionDef) -> tuple[cst.CSTNode, ...]:
         """The branch of `node` export never runs (left out of the walk: nothing there is
         traced), and, as a side effect, the statements only a training-mode export runs."""
         verdict = self._while_exporting(node.test)
+        self._mark_unevaluated(node.test)
         if verdict is False:
             return (node.body,)
         if verdict is True:
@@ -397,6 +426,14 @@ class Program:
                 self.optional_only.setdefault(id(node), optional)
         return ()
 
+    def _mark_unevaluated(self, test: cst.BaseExpression) -> None:
+        """`A and B` where A is False while exporting (`A or B`: True): export never evaluates B."""
+        while isinstance(test, cst.BooleanOperation):
+            left = self._while_exporting(test.left)
+            if left is (False if isinstance(test.operator, cst.And) else True):
+                self.unevaluated.update(id(node) for node in iter_nodes(test.right))
+            test = test.left
+
     def _while_exporting(self, test: cst.BaseExpression) -> bool | None:
         """The value of `test` while torch.export traces, where it is known: the guards code
         writes around export (measured on torch 2.13: `torch.compiler.is_exporting()` is True,
@@ -410,9 +447,18 @@ class Program:
             if isinstance(test.operator, cst.And):
                 return False if False in (left, right) else (True if left is right is True else None)
             return True if True in (left, right) else (False if left is right is False else None)
-        if isinstance(test, cst.Call) and not test.args:
-            return _EXPORT_GUARDS.get(self.resolve(test.func) or "")
+        if isinstance(test, cst.Call):
+            return export_guard(self.qualified(test.func))
         return None
+
+    def qualified(self, func: cst.BaseExpression) -> str:
+        """The dotted name a callee denotes: through the imports, or this file's own function."""
+        resolved = self.resolve(func)
+        if resolved is not None:
+            return resolved
+        if isinstance(func, cst.Name) and func.value in self.functions and self.name:
+            return f"{self.name}.{func.value}"
+        return ""
 
     def helper_for(self, cls: ModuleClass | None, func: cst.BaseExpression) -> Traced | None:
         """The in-file function a call reaches: `self.method(...)` or `helper(...)`."""
@@ -466,11 +512,14 @@ class Program:
         if target is None:
             return None
         key = id(target.func)
-        bound = self._bind_args(target.func, call, args, is_method=target.cls is not None)
+        is_method = target.cls is not None and not _is_static(target.func)
+        bound = self._bind_args(target.func, call, args, is_method=is_method)
         known = self._call_args.get(key)
         self._call_args[key] = (
             bound if known is None else [a | b for a, b in zip(known, bound, strict=True)]
         )
+        if _returns_python_scalar(target.func):
+            return NOTHING
         if key in self._in_progress:
             return Value(Kind.TENSOR) if any(a.has(Kind.TENSOR) for a in args) else NOTHING
         return self.flow(target).returns
@@ -515,10 +564,19 @@ class Program:
                 values[param.name.value] = call_args[index]
             else:
                 values[param.name.value] = param_value(param, item.func, self.nodes(item.func))
-        flow = FunctionFlow(item.func, values, self, item.cls.node if item.cls else None)
+        cls = item.cls.node if item.cls else None
+        flow = FunctionFlow(item.func, values, self, cls, self._statements_run(item.func))
         self._in_progress.discard(key)
         self._flows[key] = flow
         return flow
+
+    def _statements_run(self, func: cst.FunctionDef) -> list[cst.CSTNode]:
+        """The statements of `func` an eval-mode export runs: not in a branch export never takes,
+        not under `if self.training:` (a value assigned there never reaches eval-mode code)."""
+        return [
+            node for node, statement in self.nodes(func)
+            if node is statement and id(node) not in self.training_only
+        ]
 
     def mode(self, configured: Mode) -> Mode:
         """A `strict=True` export call in the file makes the whole file strict."""
@@ -534,12 +592,30 @@ class Program:
         return configured
 
 
+#: what a call returns while torch.export traces, in both modes (measured on torch 2.13, see
+#: tests/truth/test_reachability.py); transformers' helpers wrap `torch.compiler.is_compiling()`
+#: and `is_exporting()` (utils/import_utils.py), re-exported from `transformers.utils`
 _EXPORT_GUARDS = {
     "torch.compiler.is_exporting": True,
+    "torch.compiler.is_compiling": True,
     "torch.jit.is_scripting": False,
     "torch.jit.is_tracing": False,
     "torch.onnx.is_in_onnx_export": False,
 }
+_LIBRARY_GUARDS = {
+    "transformers.utils": ("is_torchdynamo_compiling", "is_torchdynamo_exporting", "is_tracing"),
+    "transformers.utils.import_utils": ("is_torchdynamo_compiling", "is_torchdynamo_exporting", "is_tracing"),
+}
+
+
+def export_guard(qualified: str) -> bool | None:
+    """The value of a call of `qualified` while exporting, where it is known."""
+    known = _EXPORT_GUARDS.get(qualified)
+    if known is None:
+        module, _, name = qualified.rpartition(".")
+        if name in _LIBRARY_GUARDS.get(module, ()):
+            return True
+    return known
 
 
 def _tests_training(test: cst.BaseExpression) -> bool:
@@ -599,6 +675,15 @@ def _is_logger_call(value: cst.BaseExpression) -> bool:
     )
 
 
+_PYTHON_SCALARS = frozenset({"bool", "int", "float", "str", "None"})
+
+
+def _returns_python_scalar(func: cst.FunctionDef) -> bool:
+    """`def is_tracing(...) -> bool`: whatever it computes from tensors, it hands back Python."""
+    returns = func.returns
+    return returns is not None and dotted(returns.annotation) in _PYTHON_SCALARS
+
+
 def _is_static(func: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in func.decorators)
 
@@ -611,6 +696,35 @@ def _keyword_true(call: cst.Call, keyword: str) -> bool:
         and a.value.value == "True"
         for a in call.args
     )
+
+
+def _blocks(body: cst.BaseSuite) -> Iterator[cst.IndentedBlock]:
+    """Every indented block of a function body (nested defs included), statements only."""
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.IndentedBlock):
+            yield node
+            stack.extend(node.body)
+        elif isinstance(node, cst.BaseCompoundStatement):
+            stack.append(node.body)
+            orelse = getattr(node, "orelse", None)
+            if orelse is not None:
+                stack.append(orelse)
+            stack.extend(getattr(node, "handlers", ()))
+            final = getattr(node, "finalbody", None)
+            if final is not None:
+                stack.append(final)
+        elif isinstance(node, (cst.Else, cst.ExceptHandler, cst.Finally)):
+            stack.append(node.body)
+
+
+def _always_leaves(body: cst.BaseSuite) -> bool:
+    """The block ends in `return` or `raise`."""
+    last = body.body[-1] if body.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise))
 
 
 def _suite_statements(stmt: cst.If | cst.Try) -> Iterator[cst.CSTNode]:

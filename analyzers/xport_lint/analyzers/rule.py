@@ -12,16 +12,14 @@ import inspect
 import re
 import textwrap
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import libcst as cst
 
-from .index import Reach
-from .model import Applicability, Mode, Severity
-
-if TYPE_CHECKING:
-    from .runner import RuleContext
+from .context import RuleContext
+from .model import Mode, Severity
+from .report import FixProposal
 
 EXPECT = re.compile(r"\s*# expect: (XPT\d{3})\s*$")
 DOCS_URL = "https://github.com/xport-lint/xport-lint/blob/main/docs/rules.md#{anchor}"
@@ -76,39 +74,6 @@ class Invalid:
             for i, line in enumerate(self.source.splitlines(), start=1)
             if (m := EXPECT.search(line)) and m.group(1) == code
         ]
-
-
-@dataclass(frozen=True)
-class Report:
-    node: cst.CSTNode
-    message: str
-    statement: cst.CSTNode | None
-    fix: FixProposal | None = None
-    related: tuple[tuple[cst.CSTNode, cst.CSTNode | None, str], ...] = ()
-    #: how traced code of another file reaches the function this is in
-    reach: Reach | None = None
-
-
-@dataclass(frozen=True)
-class BlockReplacement:
-    """Whole lines, from statement `first` to statement `last` of one block, replaced by
-    `statements` at the same indentation (a branch turned into functions and a call)."""
-
-    first: cst.CSTNode
-    last: cst.CSTNode
-    statements: tuple[cst.BaseStatement, ...]
-
-
-@dataclass(frozen=True)
-class FixProposal:
-    """A libcst replacement: `replacements` maps original nodes to new ones (or removal);
-    `blocks` replace whole statements."""
-
-    title: str
-    applicability: Applicability
-    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel], ...]
-    imports: tuple[str, ...] = field(default=())
-    blocks: tuple[BlockReplacement, ...] = field(default=())
 
 
 class Rule:

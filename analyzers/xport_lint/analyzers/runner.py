@@ -7,24 +7,24 @@ in a single walk over it, and compute positions only for what is reported.
 from __future__ import annotations
 
 import ast
-import functools
 import itertools
 import logging
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import libcst as cst
 
 from . import noqa, registry
 from .config import Config
-from .dataflow import NOTHING, FunctionFlow, Value
+from .context import RuleContext
 from .incremental import ChunkedParser
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, definition_lines, module_name
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
 from .positions import Locator, code_of, split_lines
-from .program import Program, Traced
-from .rule import BlockReplacement, FixProposal, Report, Rule, Scope
+from .program import Program
+from .report import BlockReplacement, FixProposal, Report
+from .rule import Rule, Scope
 from .walk import with_statements
 
 log = logging.getLogger(__name__)
@@ -38,77 +38,11 @@ _MAX_NESTING = 200
 _NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
 _BRACKET_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 UNUSED_NOQA_CODE = "XPT001"
+#: words of the calls program.export_guard knows (a file without one skips the search for them)
+_GUARD_WORDS = ("is_exporting", "is_compiling", "is_tracing", "is_scripting", "is_in_onnx_export", "is_torchdynamo")
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 # Candidates for an export call site in the text; `_mentions_export_call` checks the word before.
 _EXPORT_CALL = re.compile(r"export\s*\(|export\.|fullgraph\s*=\s*True")
-
-
-@dataclass
-class RuleContext:
-    """What a rule sees while it runs: the file, the traced function and its dataflow."""
-
-    program: Program
-    mode: Mode
-    source: str
-    traced: Traced | None = None
-    flow: FunctionFlow | None = None
-    statement: cst.CSTNode | None = None
-    reports: list[tuple[Rule, Report]] = field(default_factory=list)
-    #: rules that raised, as "XPT101 (tensor-branch) raised KeyError"
-    failures: set[str] = field(default_factory=set)
-    #: per-file facts rules build once and share (the context-manager resolver)
-    shared: dict[str, object] = field(default_factory=dict)
-    _globals: dict[int, frozenset[str]] = field(default_factory=dict)
-    _mentioned: dict[str, bool] = field(default_factory=dict)
-
-    @functools.cached_property
-    def _mentions_global(self) -> bool:
-        return self.mentions("global")
-
-    def mentions(self, word: str) -> bool:
-        """Whether the file's text holds `word`, scanned once per file (scanned per finding, a
-        5 MB file took minutes)."""
-        found = self._mentioned.get(word)
-        if found is None:
-            found = self._mentioned[word] = word in self.source
-        return found
-
-    def value(self, node: cst.BaseExpression) -> Value:
-        return self.flow.value(node) if self.flow is not None else NOTHING
-
-    def resolve(self, node: cst.BaseExpression) -> str | None:
-        return self.program.resolve(node)
-
-    def globals_declared(self) -> frozenset[str]:
-        """Names the current traced function declares `global`."""
-        if self.traced is None or not self._mentions_global:
-            return frozenset()
-        func = self.traced.func
-        cached = self._globals.get(id(func))
-        if cached is None:
-            cached = frozenset(
-                name.name.value
-                for node, _ in self.program.nodes(func)
-                if type(node) is cst.Global
-                for name in node.names  # type: ignore[attr-defined]
-            )
-            self._globals[id(func)] = cached
-        return cached
-
-    def add(
-        self,
-        rule: Rule,
-        node: cst.CSTNode,
-        message: str,
-        fix: FixProposal | None,
-        related: Iterable[tuple[cst.CSTNode, str]],
-        statement: cst.CSTNode | None = None,
-    ) -> None:
-        # related nodes sit elsewhere in the function: found by text from its start
-        anchor = self.traced.func if self.traced is not None else self.statement
-        rel = tuple((n, anchor, m) for n, m in related)
-        reach = self.traced.reach if self.traced is not None else None
-        self.reports.append((rule, Report(node, message, statement or self.statement, fix, rel, reach)))
 
 
 @dataclass(frozen=True)
@@ -185,7 +119,9 @@ def _check_parsable(
         return FileCheck(_syntax_error(error, enabled))
     except (MemoryError, ValueError) as error:
         return FileCheck(_syntax_error_at(1, 0, f"cannot parse: {type(error).__name__}", enabled))
-    program = Program(module, mentions_export=_mentions_export_call(source), context=context)
+    name, is_package = module_name(path)
+    guards = any(word in source for word in _GUARD_WORDS)
+    program = Program(module, _mentions_export_call(source), context, name, is_package, guards)
     mode = program.mode(config.mode)
     rules = [
         rule_class
@@ -216,7 +152,6 @@ def _check_parsable(
         for failure in sorted(ctx.failures):
             message = f"{INTERNAL_ERROR}: {failure}; the file was not fully checked, please report it"
             findings.extend(_syntax_error_at(1, 0, message, frozenset({SYNTAX_CODE})))
-    name, is_package = module_name(path)
     summary = program.summary(name, path, is_package, definition_lines(source))
     return FileCheck(sorted(findings, key=lambda f: (f.span.start, f.code)), summary)
 

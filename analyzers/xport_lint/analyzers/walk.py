@@ -103,14 +103,18 @@ def with_statements(
     statement: cst.CSTNode | None,
     in_function: bool,
     pruned: Callable[[cst.If], tuple[cst.CSTNode, ...]] | None = None,
+    dead: set[int] | None = None,
 ) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
     """Every node below `root` in source order, each with its innermost statement. In a
     function, a class defined there is left out: it is not traced until something calls it.
-    `pruned`: the parts of an `if` to leave out (a branch export never takes)."""
+    `pruned`: the parts of an `if` to leave out (a branch export never takes); `dead`: ids of
+    statements left out (after an `if` that always returns while exporting)."""
     out: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
     stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(root, statement)]
     while stack:
         node, statement = stack.pop()
+        if dead and id(node) in dead:
+            continue
         node_type = type(node)
         if _is_statement(node_type):
             statement = node

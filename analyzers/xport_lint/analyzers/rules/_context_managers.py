@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from ..model import Applicability, Mode
-from ..rule import FixProposal
+from ..report import FixProposal
 from ..walk import iter_nodes
 
 if TYPE_CHECKING:

@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Applicability, Severity
-from ..rule import FixProposal, Invalid, Rule, Valid
+from ..report import FixProposal
+from ..rule import Invalid, Rule, Valid
 from ._conditions import Condition, classify, short
 
 

@@ -5,7 +5,8 @@ import libcst as cst
 from ..dataflow import Kind, is_tensor_like
 from ..model import Applicability, Severity
 from ..names import dotted
-from ..rule import FixProposal, Invalid, Rule, Valid
+from ..report import FixProposal
+from ..rule import Invalid, Rule, Valid
 from ._conditions import short
 
 

@@ -4,7 +4,8 @@ import libcst as cst
 
 from ..model import Applicability, Severity
 from ..names import dotted
-from ..rule import BlockReplacement, FixProposal, Invalid, Rule, Valid
+from ..report import BlockReplacement, FixProposal
+from ..rule import Invalid, Rule, Valid
 from ._conditions import short
 
 

@@ -4,7 +4,8 @@ import libcst as cst
 
 from ..dataflow import is_tensor_like
 from ..model import Applicability, Severity
-from ..rule import FixProposal, Invalid, Rule, Valid
+from ..report import FixProposal
+from ..rule import Invalid, Rule, Valid
 from ._conditions import short
 
 _METHODS = frozenset({"data_ptr"})

@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Applicability, Severity
-from ..rule import FixProposal, Invalid, Rule, Scope, Valid
+from ..report import FixProposal
+from ..rule import Invalid, Rule, Scope, Valid
 
 # API -> (replacement or None, what happened)
 _REMOVED = {

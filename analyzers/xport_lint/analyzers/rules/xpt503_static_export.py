@@ -7,8 +7,9 @@ import libcst as cst
 from ..dataflow import is_tensor_like, param_value, walk_statements
 from ..model import Applicability, Severity
 from ..names import dotted
+from ..report import FixProposal
 from ..rewrites import raised_by, sized_dim
-from ..rule import FixProposal, Invalid, Rule, Scope, Valid
+from ..rule import Invalid, Rule, Scope, Valid
 
 _FACTORIES = frozenset(
     {"torch.randn", "torch.rand", "torch.ones", "torch.zeros", "torch.empty", "torch.full", "torch.randint"}

@@ -6,7 +6,8 @@ from ..dataflow import walk_statements
 from ..model import Applicability, Severity
 from ..names import dotted
 from ..program import EXPORT_APIS
-from ..rule import FixProposal, Invalid, Rule, Scope, Valid
+from ..report import FixProposal
+from ..rule import Invalid, Rule, Scope, Valid
 from .xpt503_static_export import example_sizes
 
 

@@ -1,0 +1,97 @@
+"""What a rule sees while it runs: the file, the traced function and its dataflow; and what it
+reports back."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import libcst as cst
+
+from .dataflow import NOTHING, FunctionFlow, Value
+from .model import Mode, Severity
+from .program import Program, Traced
+from .report import FixProposal, Report
+
+
+class Reporter(Protocol):
+    """The rule a report comes from (rule.Rule; named here without importing the rules)."""
+
+    CODE: str
+    NAME: str
+
+    def severity(self, mode: Mode) -> Severity | None: ...
+
+    def url(self) -> str: ...
+
+
+@dataclass
+class RuleContext:
+    """What a rule sees while it runs: the file, the traced function and its dataflow."""
+
+    program: Program
+    mode: Mode
+    source: str
+    traced: Traced | None = None
+    flow: FunctionFlow | None = None
+    statement: cst.CSTNode | None = None
+    reports: list[tuple[Reporter, Report]] = field(default_factory=list)
+    #: rules that raised, as "XPT101 (tensor-branch) raised KeyError"
+    failures: set[str] = field(default_factory=set)
+    #: per-file facts rules build once and share (the context-manager resolver)
+    shared: dict[str, object] = field(default_factory=dict)
+    _globals: dict[int, frozenset[str]] = field(default_factory=dict)
+    _mentioned: dict[str, bool] = field(default_factory=dict)
+
+    @functools.cached_property
+    def _mentions_global(self) -> bool:
+        return self.mentions("global")
+
+    def mentions(self, word: str) -> bool:
+        """Whether the file's text holds `word`, scanned once per file (scanned per finding, a
+        5 MB file took minutes)."""
+        found = self._mentioned.get(word)
+        if found is None:
+            found = self._mentioned[word] = word in self.source
+        return found
+
+    def value(self, node: cst.BaseExpression) -> Value:
+        return self.flow.value(node) if self.flow is not None else NOTHING
+
+    def resolve(self, node: cst.BaseExpression) -> str | None:
+        return self.program.resolve(node)
+
+    def globals_declared(self) -> frozenset[str]:
+        """Names the current traced function declares `global`."""
+        if self.traced is None or not self._mentions_global:
+            return frozenset()
+        func = self.traced.func
+        cached = self._globals.get(id(func))
+        if cached is None:
+            cached = frozenset(
+                name.name.value
+                for node, _ in self.program.nodes(func)
+                if type(node) is cst.Global
+                for name in node.names  # type: ignore[attr-defined]
+            )
+            self._globals[id(func)] = cached
+        return cached
+
+    def add(
+        self,
+        rule: Reporter,
+        node: cst.CSTNode,
+        message: str,
+        fix: FixProposal | None,
+        related: Iterable[tuple[cst.CSTNode, str]],
+        statement: cst.CSTNode | None = None,
+    ) -> None:
+        # related nodes sit elsewhere in the function: found by text from its start
+        anchor = self.traced.func if self.traced is not None else self.statement
+        if id(node) in self.program.unevaluated:
+            return  # an operand export never evaluates (`not is_tracing() and <node>`)
+        rel = tuple((n, anchor, m) for n, m in related)
+        reach = self.traced.reach if self.traced is not None else None
+        self.reports.append((rule, Report(node, message, statement or self.statement, fix, rel, reach)))

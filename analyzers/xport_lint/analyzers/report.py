@@ -1,0 +1,44 @@
+"""What a rule hands the engine: the node it reports, its message, and the fix it proposes as
+libcst replacements (positions and text edits are computed from these by the runner)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .index import Reach
+from .model import Applicability
+
+
+@dataclass(frozen=True)
+class Report:
+    node: cst.CSTNode
+    message: str
+    statement: cst.CSTNode | None
+    fix: FixProposal | None = None
+    related: tuple[tuple[cst.CSTNode, cst.CSTNode | None, str], ...] = ()
+    #: how traced code of another file reaches the function this is in
+    reach: Reach | None = None
+
+
+@dataclass(frozen=True)
+class BlockReplacement:
+    """Whole lines, from statement `first` to statement `last` of one block, replaced by
+    `statements` at the same indentation (a branch turned into functions and a call)."""
+
+    first: cst.CSTNode
+    last: cst.CSTNode
+    statements: tuple[cst.BaseStatement, ...]
+
+
+@dataclass(frozen=True)
+class FixProposal:
+    """A libcst replacement: `replacements` maps original nodes to new ones (or removal);
+    `blocks` replace whole statements."""
+
+    title: str
+    applicability: Applicability
+    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel], ...]
+    imports: tuple[str, ...] = field(default=())
+    blocks: tuple[BlockReplacement, ...] = field(default=())

@@ -1,0 +1,239 @@
+"""A data-dependent `if` as `torch.cond`; a conditional expression as `torch.where`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import libcst as cst
+
+from ..dataflow import FunctionFlow, Kind, is_tensor_like
+from ..model import Applicability
+from ..positions import code_of
+from ..report import BlockReplacement, FixProposal
+from .common import (
+    COND_SAFETY,
+    Rewrite,
+    aliases,
+    bound_before,
+    clone_returns,
+    comment_of,
+    ends_in_return,
+    function_def,
+    parent_block,
+    returned,
+    statement_of,
+    strip_leading,
+    tuple_text,
+    usage_of,
+)
+
+
+@dataclass(frozen=True)
+class _Arm:
+    test: cst.BaseExpression
+    body: list[cst.BaseStatement]
+    comment: str
+
+
+class _Lowering:
+    """One `if`/`elif`/`else` chain in one traced function, lowered to `torch.cond`."""
+
+    def tensor_predicate(self, test: cst.BaseExpression) -> cst.BaseExpression:
+        """`test` as the tensor torch.cond needs: `bool(t)` -> `t`, `int(t) > k` -> `t > k`,
+        `t.item() > k` -> `t > k` (a Python number there would be a guard on data again, and
+        re-linting the fix reported XPT203)."""
+        flow = self.flow
+
+        class Unwrap(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+                if (
+                    isinstance(updated.func, cst.Name)
+                    and updated.func.value in ("bool", "int", "float")
+                    and len(updated.args) == 1
+                    and is_tensor_like(flow.value(original.args[0].value))
+                ):
+                    return updated.args[0].value.with_changes(lpar=[], rpar=[])
+                if (
+                    isinstance(updated.func, cst.Attribute)
+                    and updated.func.attr.value == "item"
+                    and not updated.args
+                    and isinstance(original.func, cst.Attribute)
+                    and is_tensor_like(flow.value(original.func.value))
+                ):
+                    return updated.func.value
+                return updated
+
+        return test.visit(Unwrap())  # type: ignore[return-value]
+
+    def __init__(self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> None:
+        self.flow = flow
+        self.func = func
+        self.node = node
+
+    @cached_property
+    def available(self) -> list[str]:
+        return bound_before(self.func, self.node)
+
+    @cached_property
+    def used_after(self) -> set[str]:
+        return set(usage_of([self.func.body], skip=self.node).loaded)
+
+    def tensor(self, name: str) -> bool:
+        value = self.flow.env.get(name)
+        return value is not None and is_tensor_like(value)
+
+    def operands(self, stmts: Sequence[cst.BaseStatement]) -> list[str]:
+        loaded = set(usage_of(stmts).loaded)
+        return [n for n in self.available if n in loaded and self.tensor(n)]
+
+    def check_returns(self, stmts: Sequence[cst.BaseStatement]) -> str | None:
+        widths = set()
+        for value in returned(stmts):
+            elements = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+            widths.add(len(elements) if isinstance(value, cst.Tuple) else 0)
+            for element in elements:
+                if not is_tensor_like(self.flow.value(element)):
+                    return f"a branch returns `{code_of(element)}`, which is not a tensor"
+        return "the branches return different structures" if len(widths) > 1 else None
+
+    def results(self, arms: Sequence[Sequence[cst.BaseStatement]]) -> list[str] | str:
+        """The names the branches assign and later code reads: what `torch.cond` returns."""
+        stored: list[str] = []
+        for stmts in arms:
+            stored += [n for n in usage_of(stmts).stored if n not in stored]
+        results = [n for n in stored if n in self.used_after]
+        if not results:
+            return "the branches assign nothing that later code reads"
+        for name in results:
+            if not self.tensor(name):
+                return f"the branches assign `{name}`, which is not a tensor"
+            if name not in self.available and not all(name in usage_of(s).stored for s in arms):
+                return f"`{name}` is assigned in only one branch"
+        return results
+
+    def lower(
+        self, arms: Sequence[_Arm], orelse: list[cst.BaseStatement], else_comment: str, results: list[str] | None
+    ) -> list[cst.BaseStatement] | str:
+        arm, rest = arms[0], arms[1:]
+        if rest:
+            nested = self.lower(rest, orelse, else_comment, results)
+            if isinstance(nested, str):
+                return nested
+            orelse, else_comment = nested, ""
+        test, body, comments = arm.test, arm.body, (arm.comment, else_comment)
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, body, orelse, comments = test.expression, orelse, body, (comments[1], comments[0])
+        if isinstance(test, cst.BooleanOperation):
+            return "the condition joins tests with `and`/`or` (combine tensors with `&`/`|` first)"
+        for name in usage_of([*body, *orelse]).loaded:
+            value = self.flow.env.get(name)
+            if value is not None and value.has(Kind.DATA) and not is_tensor_like(value):
+                return f"a branch reads `{name}`, a number read from tensor data, which torch.cond cannot close over"
+        operands = self.operands([*body, *orelse])
+        if not operands:
+            return "the branches read no tensor to pass as operands"
+        tail = [] if results is None else [statement_of(f"return {', '.join(results)}")]
+        functions = [
+            function_def(
+                name, operands, clone_returns(strip_leading([*stmts, *tail]), aliases(stmts, operands)), comment
+            )
+            for name, stmts, comment in zip(("true_fn", "false_fn"), (body, orelse), comments, strict=True)
+        ]
+        call = f"torch.cond({code_of(self.tensor_predicate(test))}, true_fn, false_fn, {tuple_text(operands)})"
+        last = statement_of(f"return {call}" if results is None else f"{', '.join(results)} = {call}")
+        return [*functions, last]
+
+
+def _arms(node: cst.If) -> tuple[list[_Arm], list[cst.BaseStatement], str] | str:
+    arms: list[_Arm] = []
+    current: cst.If | None = node
+    orelse: list[cst.BaseStatement] = []
+    else_comment = ""
+    while current is not None:
+        if not isinstance(current.body, cst.IndentedBlock):
+            return "the branch is written on one line"
+        arms.append(_Arm(current.test, list(current.body.body), comment_of(current.body)))
+        following = current.orelse
+        current = None
+        if isinstance(following, cst.If):
+            current = following
+        elif isinstance(following, cst.Else):
+            if not isinstance(following.body, cst.IndentedBlock):
+                return "the `else` is written on one line"
+            orelse, else_comment = list(following.body.body), comment_of(following.body)
+    return arms, orelse, else_comment
+
+
+def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rewrite:
+    """`if` on a tensor, a data-dependent number or a data-dependent size -> `torch.cond`."""
+    parent = parent_block(func, node)
+    chain = _arms(node)
+    if parent is None or isinstance(chain, str):
+        return Rewrite(reason=chain if isinstance(chain, str) else "an `elif` is rewritten with its `if`")
+    block, index = parent
+    arms, orelse, else_comment = chain
+    bodies = [arm.body for arm in arms]
+    lowering = _Lowering(flow, func, node)
+    last: cst.CSTNode = node
+    results: list[str] | str | None = None
+    if any(usage_of(b).returns for b in bodies) or usage_of(orelse).returns:
+        if not orelse:
+            # `if ...: return a` falling through to the function's final `return b`
+            rest = list(block[index + 1 :])
+            if not (block is getattr(func.body, "body", None) and rest and ends_in_return(rest)):
+                return Rewrite(reason="a branch returns but the code after the `if` does not end in `return`")
+            orelse, last = rest, rest[-1]
+        if not all(ends_in_return(b) for b in [*bodies, orelse]):
+            return Rewrite(reason="not every branch ends in `return`")
+        problem = lowering.check_returns([*(s for b in bodies for s in b), *orelse])
+        if problem:
+            return Rewrite(reason=problem)
+    else:
+        results = lowering.results([*bodies, orelse])
+        if isinstance(results, str):
+            return Rewrite(reason=results)
+    # after the fall-through is known: the rest of the function becomes a branch too
+    problem = usage_of([*(s for b in bodies for s in b), *orelse]).problem
+    if problem:
+        return Rewrite(reason=f"a torch.cond branch must be pure, and {problem}")
+    lowered = lowering.lower(arms, orelse, else_comment, results)
+    if isinstance(lowered, str):
+        return Rewrite(reason=lowered)
+    return Rewrite(
+        fix=FixProposal(
+            f"Rewrite as torch.cond ({COND_SAFETY})",
+            Applicability.UNSAFE,
+            (),
+            imports=("torch",),
+            blocks=(BlockReplacement(node, last, tuple(lowered)),),
+        )
+    )
+
+
+def _is_number_literal(node: cst.BaseExpression) -> bool:
+    """`2.0`, `-1`, `0.5`: torch.where selects between numbers too (measured: it exports in both
+    modes and equals eager, as a 0-dim tensor)."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def where_rewrite(flow: FunctionFlow, node: cst.IfExp) -> Rewrite:
+    """`a if tensor_test else b` -> `torch.where(tensor_test, a, b)`: both sides are computed."""
+    for side in (node.body, node.orelse):
+        if not (is_tensor_like(flow.value(side)) or _is_number_literal(side)):
+            return Rewrite(reason=f"`{code_of(side)}` is neither a tensor nor a number: torch.where cannot select it")
+    call = cst.parse_expression(f"torch.where({code_of(node.test)}, {code_of(node.body)}, {code_of(node.orelse)})")
+    return Rewrite(
+        fix=FixProposal(
+            "Select with torch.where (computes both sides; broadcasts them to one shape)",
+            Applicability.UNSAFE,
+            ((node, call),),
+            imports=("torch",),
+        )
+    )
+
+
+# -- torch.while_loop -------------------------------------------------------------------------

@@ -1,0 +1,58 @@
+"""Edits at the export call: `strict=False`, and the size a sized dimension gives a `Dim`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import libcst as cst
+
+from ..model import Applicability
+from ..report import FixProposal
+from .common import Rewrite
+
+
+def sized_dim(size: cst.BaseExpression) -> tuple[str, int] | None:
+    """(tensor name, dimension) for `x.size(d)`, `x.shape[d]`, `x.size()[d]` or `len(x)`."""
+    if isinstance(size, cst.Call) and isinstance(size.func, cst.Name) and size.func.value == "len":
+        if len(size.args) == 1 and isinstance(size.args[0].value, cst.Name):
+            return size.args[0].value.value, 0
+        return None
+    index: cst.BaseExpression | None = None
+    owner: cst.BaseExpression | None = None
+    if isinstance(size, cst.Call) and isinstance(size.func, cst.Attribute) and size.func.attr.value == "size":
+        if len(size.args) == 1:
+            owner, index = size.func.value, size.args[0].value
+    elif isinstance(size, cst.Subscript) and len(size.slice) == 1 and isinstance(size.slice[0].slice, cst.Index):
+        base = size.value
+        if isinstance(base, cst.Attribute) and base.attr.value == "shape":
+            owner, index = base.value, size.slice[0].slice.value
+        elif (
+            isinstance(base, cst.Call)
+            and isinstance(base.func, cst.Attribute)
+            and base.func.attr.value == "size"
+            and not base.args
+        ):
+            owner, index = base.func.value, size.slice[0].slice.value
+    if isinstance(owner, cst.Name) and isinstance(index, cst.Integer):
+        return owner.value, index.evaluated_value
+    return None
+
+
+def non_strict_rewrite(export_calls: Iterable[cst.Call]) -> Rewrite:
+    """`strict=True` -> `strict=False` at the file's export calls, for code that only strict
+    export (Dynamo) rejects."""
+    replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    for call in export_calls:
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "strict" and isinstance(arg.value, cst.Name):
+                if arg.value.value == "True":
+                    replacements.append((arg.value, cst.Name("False")))
+    if not replacements:
+        return Rewrite(reason="strict mode comes from the configuration, not from an export call in this file")
+    return Rewrite(
+        fix=FixProposal(
+            "Export with strict=False (assumes the rest of the model exports non-strict too)",
+            Applicability.UNSAFE,
+            tuple(replacements),
+        )
+    )
