@@ -120,3 +120,21 @@ def test_a_helper_annotated_to_return_bool_is_flagged_inside_not_at_its_callers(
     (finding,) = check_source(source, "m.py", Config())
     assert finding.code == "XPT203" and finding.span.start.line == 3
     assert not exports(source, tmp_path, strict=False, training=False)
+
+
+def test_a_flag_made_of_an_optional_argument_guards_like_the_argument(tmp_path: Path) -> None:
+    """reformer: `exists_cache = past is not None and ...`; what `if exists_cache` guards runs only
+    when `past` is passed: a warning that names it. Exported without it, the model exports; with
+    it, the data-dependent size fails."""
+    source = HEAD.replace("def forward(self, x):", "def forward(self, x, past=None):") + (
+        "        exists_cache = past is not None and len(past) > 0\n"
+        "        if exists_cache:\n            x = x[x > 0]\n"
+        "        if exists_cache and x.shape[0] >= 2:\n            return x * 2\n        return x\n"
+    )
+    (finding,) = check_source(source, "m.py", Config())
+    assert finding.code == "XPT105" and finding.severity is Severity.WARNING
+    assert "only when `past` is passed" in finding.message
+    module = load(source, tmp_path)
+    torch.export.export(module.M(), (torch.randn(4),), strict=False)
+    with pytest.raises(Exception):  # noqa: B017 - any export failure is the fact checked
+        torch.export.export(module.M(), (torch.randn(4), [torch.ones(1)]), strict=False)

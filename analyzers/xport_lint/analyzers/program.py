@@ -632,7 +632,11 @@ def _tests_training(test: cst.BaseExpression) -> bool:
 
 def _optional_argument(test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
     """`name is not None` where `name` is a parameter of `func` that defaults to None: what
-    follows runs only when a caller passes it (a default export passes only the example's)."""
+    follows runs only when a caller passes it (a default export passes only the example's).
+    Also a flag made of that test (`exists_cache = past is not None and ...; if exists_cache:`)."""
+    if isinstance(test, cst.Name):
+        flag = _flag_value(test.value, func)
+        return _optional_argument(_leftmost(flag), func) if flag is not None else None
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
     target = test.comparisons[0]
@@ -645,6 +649,20 @@ def _optional_argument(test: cst.BaseExpression, func: cst.FunctionDef) -> str |
             default = param.default
             return name if isinstance(default, cst.Name) and default.value == "None" else None
     return None
+
+
+def _flag_value(name: str, func: cst.FunctionDef) -> cst.BaseExpression | None:
+    """The expression `name` is bound to, when the function assigns it exactly once (at any depth)."""
+    found: list[cst.BaseExpression] = []
+    for statement in walk_statements(func.body):
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    found.append(statement.value)
+        elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)) and isinstance(statement.target, cst.Name):
+            if statement.target.value == name:
+                return None
+    return found[0] if len(found) == 1 and not isinstance(found[0], cst.Name) else None
 
 
 def _leftmost(test: cst.BaseExpression) -> cst.BaseExpression:
