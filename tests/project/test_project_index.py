@@ -299,3 +299,70 @@ def test_transformers_tracing_guards_are_true_while_exporting(tmp_path: Path) ->
         """,
     })
     assert lint(tmp_path) == {}
+
+
+VENDORED = {
+    "vendor/layers/__init__.py": "",
+    "vendor/layers/base.py": """
+        from torch import nn
+
+
+        class Block(nn.Module):
+            def forward(self, x):
+                return self.gate(x)
+
+            def gate(self, x):
+                if x.sum() > 0:  # line 9: reached from the app's model
+                    return x
+                return -x
+
+
+        class Other(nn.Module):
+            def forward(self, x):
+                if x.sum() > 0:  # line 16: nothing of the app reaches it
+                    return x
+                return -x
+    """,
+    "app/model.py": """
+        from layers.base import Block
+
+
+        class Model(Block):
+            def gate(self, x):
+                return x * 2
+    """,
+    "app/run.py": """
+        from layers.base import Block
+
+
+        class Uses(Block):
+            pass
+    """,
+}
+
+
+def test_followed_code_is_reported_only_where_the_linted_code_reaches_it(tmp_path: Path) -> None:
+    """`follow = ["../vendor"]`: the library's files join the project index; its `Block.forward`
+    runs for the app's `Uses` (which inherits it) and calls `Block.gate`."""
+    write(tmp_path, VENDORED)
+    app = tmp_path / "app"
+    files = discover([str(app)], ())
+    plain = check_project(files, Config(), None, jobs=1)
+    assert all(not r.findings for r in plain.results)
+    config = Config(follow=("../vendor",), root=app)
+    followed = check_project(files, config, None, jobs=1)
+    reported = {Path(r.path).name: [f.span.start.line for f in r.findings] for r in followed.results if r.findings}
+    assert reported == {"base.py": [9]}
+    (gate,) = next(r.findings for r in followed.results if r.path.endswith("base.py"))
+    assert [n.message for n in gate.related] == ["traced: reached from `Uses.forward`"]
+
+
+@pytest.mark.parametrize(("value", "error"), [
+    (["missing"], "follow: missing: no such folder"),
+    ("vendor", "follow: expected a list of folders"),
+])
+def test_follow_is_validated(tmp_path: Path, value: object, error: str) -> None:
+    from xport_lint.analyzers.config import ConfigError
+
+    with pytest.raises(ConfigError, match=error):
+        Config.from_table({"follow": value}, root=tmp_path)

@@ -30,6 +30,9 @@ class Config:
     severity: dict[str, Severity] = field(default_factory=dict)
     #: model dotted path -> "package.module:function" giving its confirmation example
     examples: dict[str, str] = field(default_factory=dict)
+    #: folders outside the linted paths whose code the project index follows (a library the
+    #: models subclass and call): reported only where traced code of the linted paths reaches
+    follow: tuple[str, ...] = ()
     #: directory the pyproject.toml was found in (globs are relative to it)
     root: Path | None = None
 
@@ -74,6 +77,10 @@ class Config:
                     return provider
         return None
 
+    def followed_folders(self) -> list[str]:
+        """`follow`, as paths (relative to the pyproject.toml that names them)."""
+        return [str(Path(self.root or ".") / folder) for folder in self.follow]
+
     def merged(self, **overrides: Any) -> Config:
         """This config with the non-None overrides applied (CLI flags, editor settings)."""
         values = {k: v for k, v in overrides.items() if v is not None}
@@ -82,7 +89,7 @@ class Config:
     @classmethod
     def from_table(cls, table: dict[str, Any], root: Path | None = None) -> Config:
         known = {"select", "extend-select", "ignore", "per-file-ignores", "exclude", "strict",
-                 "severity", "examples"}
+                 "severity", "examples", "follow"}
         unknown = set(table) - known
         if unknown:
             raise ConfigError(f"unknown [tool.xport-lint] key(s): {', '.join(sorted(unknown))}")
@@ -100,6 +107,10 @@ class Config:
         strict = table.get("strict", False)
         if not isinstance(strict, bool):
             raise ConfigError("strict: expected true or false")
+        follow = _strings(table.get("follow", ()), "follow", 'a list of folders, e.g. ["../vendor/layers"]')
+        for folder in follow:
+            if not (Path(root or ".") / folder).is_dir():
+                raise ConfigError(f"follow: {folder}: no such folder (relative to {root or Path.cwd()})")
         return cls(
             select=_codes(table.get("select", ()), "select"),
             extend_select=_codes(table.get("extend-select", ()), "extend-select"),
@@ -112,6 +123,7 @@ class Config:
             strict=strict,
             severity=severity,
             examples=examples,
+            follow=follow,
             root=root,
         )
 

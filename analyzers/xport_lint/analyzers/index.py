@@ -237,6 +237,7 @@ class ProjectIndex:
             self._reuse(previous)
         #: function -> the traced node that first called it (None: an entry point)
         self.parents: dict[Key, Node | None] = {}
+        #: function -> the class that runs it where it was first reached
         self._dispatch: dict[Key, Key | None] = {}
         self._entries: dict[str, list[tuple[str, Reach]]] | None = None
         self._traced()
@@ -471,9 +472,9 @@ class ProjectIndex:
                         self._dispatch[callee[0]] = callee[1]
                     queue.append(callee)
 
-    def _name(self, key: Key) -> str:
+    def _name(self, node: Node) -> str:
         """`LlamaModel.forward` for a forward a subclass inherits: named by the class that runs it."""
-        dispatch = self._dispatch.get(key)
+        key, dispatch = node
         cls_name, _, method = key[1].rpartition(".")
         if dispatch is not None and cls_name and dispatch[1] != cls_name:
             return f"{dispatch[1]}.{method}"
@@ -484,13 +485,13 @@ class ProjectIndex:
         parent = self.parents.get(key)
         if parent is None:
             return None
-        caller = parent[0]
         chain: list[str] = []
-        current = caller
-        while (above := self.parents.get(current)) is not None:
+        current = parent
+        while (above := self.parents.get(current[0])) is not None:
             chain.append(self._name(current))
-            current = above[0]
+            current = above
         chain.reverse()
+        caller = parent[0]
         func = self._function(caller)
         return Reach(self._name(current), tuple(chain), self.path_of[caller[0]], func.line if func else 1)
 
@@ -511,15 +512,28 @@ class ProjectIndex:
         return FileContext(module_classes, entries, entries_only=path in self.followed)
 
     def _group_entries(self) -> dict[str, list[tuple[str, Reach]]]:
-        """Per module: its functions that only traced code of another file reaches."""
+        """Per module: its functions that only traced code of another file reaches (in a followed
+        file, every traced function: the file's own entry points are not roots there)."""
         out: dict[str, list[tuple[str, Reach]]] = {}
         for key, parent in self.parents.items():
-            if parent is None or parent[0][0] == key[0]:
+            followed = self.path_of.get(key[0]) in self.followed
+            if parent is None:
+                reach = self._inherited(key) if followed else None
+            elif parent[0][0] == key[0] and not followed:
                 continue
-            func = self._function(key)
-            if func is not None and func.local:
-                continue  # its own file traces it already
-            reach = self.reach(key)
+            else:
+                func = self._function(key)
+                if func is not None and func.local and not followed:
+                    continue  # its own file traces it already
+                reach = self.reach(key)
             if reach is not None:
                 out.setdefault(key[0], []).append((key[1], reach))
         return out
+
+    def _inherited(self, key: Key) -> Reach | None:
+        """A followed `forward` that a linted class inherits: reached from that class."""
+        dispatch = self._dispatch.get(key)
+        if dispatch is None or self.path_of.get(dispatch[0]) in self.followed:
+            return None
+        cls = self._class(dispatch)
+        return Reach(self._name((key, dispatch)), (), self.path_of[dispatch[0]], cls.line if cls else 1)

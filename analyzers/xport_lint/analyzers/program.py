@@ -90,6 +90,8 @@ class Program:
         #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
         self.optional_only: dict[int, str] = {}
         self._file_classes: dict[str, cst.ClassDef] = {}
+        #: per function, the names it assigns once (`exists_cache = past is not None and ...`)
+        self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
         #: ids of the operands export never evaluates (`B` in `not is_tracing() and B`)
         self.unevaluated: set[int] = set()
         #: traced function -> its callees as written (`helper`, `self.block`, `ops.nms`)
@@ -418,7 +420,7 @@ class Program:
             if _leftmost(node.test) is not node.test and _tests_training(_leftmost(node.test)):
                 # `if self.training and <test>:` evaluates <test> only in training mode
                 self.training_only.add(id(node))
-        optional = _optional_argument(_leftmost(node.test), func)
+        optional = _optional_argument(_leftmost(node.test), func, self._flags)
         if optional is not None:
             for statement in walk_statements(node.body):
                 self.optional_only.setdefault(id(statement), optional)
@@ -630,13 +632,21 @@ def _tests_training(test: cst.BaseExpression) -> bool:
     )
 
 
-def _optional_argument(test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
+def _optional_argument(
+    test: cst.BaseExpression, func: cst.FunctionDef, flags: dict[int, dict[str, cst.BaseExpression | None]]
+) -> str | None:
     """`name is not None` where `name` is a parameter of `func` that defaults to None: what
     follows runs only when a caller passes it (a default export passes only the example's).
-    Also a flag made of that test (`exists_cache = past is not None and ...; if exists_cache:`)."""
+    Also a flag made of that test (`exists_cache = past is not None and ...; if exists_cache:`).
+    `flags`: per function, its names assigned once (filled on first use)."""
     if isinstance(test, cst.Name):
-        flag = _flag_value(test.value, func)
-        return _optional_argument(_leftmost(flag), func) if flag is not None else None
+        assigned = flags.get(id(func))
+        if assigned is None:
+            assigned = flags[id(func)] = _assigned_once(func)
+        flag = assigned.get(test.value)
+        if flag is None or isinstance(flag, cst.Name):
+            return None
+        return _optional_argument(_leftmost(flag), func, flags)
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
     target = test.comparisons[0]
@@ -651,18 +661,19 @@ def _optional_argument(test: cst.BaseExpression, func: cst.FunctionDef) -> str |
     return None
 
 
-def _flag_value(name: str, func: cst.FunctionDef) -> cst.BaseExpression | None:
-    """The expression `name` is bound to, when the function assigns it exactly once (at any depth)."""
-    found: list[cst.BaseExpression] = []
+def _assigned_once(func: cst.FunctionDef) -> dict[str, cst.BaseExpression | None]:
+    """Name -> the expression it is bound to, for names the function assigns exactly once (None
+    for names assigned more than once or augmented)."""
+    out: dict[str, cst.BaseExpression | None] = {}
     for statement in walk_statements(func.body):
         if isinstance(statement, cst.Assign):
             for target in statement.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name:
-                    found.append(statement.value)
+                if isinstance(target.target, cst.Name):
+                    name = target.target.value
+                    out[name] = None if name in out else statement.value
         elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)) and isinstance(statement.target, cst.Name):
-            if statement.target.value == name:
-                return None
-    return found[0] if len(found) == 1 and not isinstance(found[0], cst.Name) else None
+            out[statement.target.value] = None
+    return out
 
 
 def _leftmost(test: cst.BaseExpression) -> cst.BaseExpression:

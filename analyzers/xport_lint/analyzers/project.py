@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from . import registry
 from .cache import Cache
 from .config import Config
-from .files import SourceFile, read
+from .files import SourceFile, discover, read
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, ProjectIndex
 from .model import Finding, Position, Severity, Span
 from .runner import INTERNAL_ERROR, SYNTAX_CODE, FileCheck, check_file, is_internal_error
@@ -69,6 +69,8 @@ def _tune_gc() -> None:
 
 
 CheckBatch = Callable[[list[str], Config, dict[str, FileContext]], list[tuple[SourceFile, FileCheck]]]
+#: a followed file before the index says what of it is traced: nothing
+FOLLOWED = FileContext(entries_only=True)
 #: rounds of re-checking files whose project context changed (each round follows calls one file
 #: further; real projects settle in two or three)
 _MAX_ROUNDS = 8
@@ -92,9 +94,14 @@ def check_project(
     files make of it (classes that are modules through another file, helpers that another file's
     traced code calls); files whose context changed are checked again, until none does."""
     _tune_gc()
+    linted = set(files)
+    followed = []
+    if config.follow:
+        followed = [p for p in discover(config.followed_folders(), config.exclude) if p not in linted]
+    files = [*files, *followed]
     results: dict[str, FileResult] = {}
     summaries: dict[str, ModuleSummary] = {}
-    contexts = dict.fromkeys(files, EMPTY_CONTEXT)
+    contexts = dict.fromkeys(files, EMPTY_CONTEXT) | dict.fromkeys(followed, FOLLOWED)
     todo = list(files)
     index = None
     for round_number in range(_MAX_ROUNDS):
@@ -105,13 +112,14 @@ def check_project(
                 summaries[result.path] = summary
             else:
                 summaries.pop(result.path, None)
-        index = ProjectIndex(files, summaries, previous=index)
+        index = ProjectIndex(files, summaries, followed, previous=index)
         changed = {p: context for p in files if (context := index.context(p)) != contexts[p]}
         if not changed:
             break
         contexts.update(changed)
         todo = list(changed)
-    return ProjectCheck([results[p] for p in files if p in results], summaries)
+    reported = [results[p] for p in files if p in results and (p in linted or results[p].findings)]
+    return ProjectCheck(reported, summaries)
 
 
 def _check_round(
