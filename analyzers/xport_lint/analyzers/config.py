@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import functools
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -40,14 +41,19 @@ class Config:
     def mode(self) -> Mode:
         return Mode.STRICT if self.strict else Mode.NON_STRICT
 
-    def enabled(self, path: str | None = None) -> frozenset[str]:
+    @functools.cached_property
+    def _enabled_everywhere(self) -> frozenset[str]:
         if self.select:
             codes = registry.select(list(self.select))
         else:
             codes = {c for c, rule in registry.RULES.items() if rule.DEFAULT_ENABLED}
         codes |= registry.select(list(self.extend_select))
         codes -= registry.select(list(self.ignore))
-        if path is not None:
+        return frozenset(codes)
+
+    def enabled(self, path: str | None = None) -> frozenset[str]:
+        codes = set(self._enabled_everywhere)
+        if path is not None and self.per_file_ignores:
             relative = self._relative(path)
             for pattern, ignored in self.per_file_ignores.items():
                 if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
