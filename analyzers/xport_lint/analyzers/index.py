@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 #: how many re-exports a name is followed through (`from .impl import helper` in `__init__.py`)
 _MAX_HOPS = 8
@@ -31,7 +31,6 @@ _MAX_HOPS = 8
 
 @dataclass
 class FunctionSummary:
-    line: int
     #: callees as written that may be project code (`helper`, `self.attn`, `super().forward`,
     #: `ops.nms`; not `torch.*` or local variables); None while the function is not traced in its
     #: file's analysis (known once a context makes it traced)
@@ -42,7 +41,6 @@ class FunctionSummary:
 
 @dataclass
 class ClassSummary:
-    line: int
     bases: list[str]
     methods: dict[str, FunctionSummary] = field(default_factory=dict)
     #: an nn.Module by the file's own analysis
@@ -71,13 +69,13 @@ class ModuleSummary:
 
     def to_plain(self) -> dict[str, Any]:
         def function(f: FunctionSummary) -> list[Any]:
-            return [f.line, f.calls, f.local]
+            return [f.calls, f.local]
 
         return {
             "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
             "functions": {n: function(f) for n, f in self.functions.items()},
             "classes": {
-                n: [c.line, c.bases, {m: function(f) for m, f in c.methods.items()}, c.module]
+                n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module]
                 for n, c in self.classes.items()
             },
         }
@@ -94,18 +92,16 @@ class ModuleSummary:
             return value
 
         def function(value: Any) -> FunctionSummary:
-            line, calls, local = value
-            if type(line) is not int or type(local) is not bool or not (
-                calls is None or all(isinstance(c, str) for c in calls)
-            ):
+            calls, local = value
+            if type(local) is not bool or not (calls is None or all(isinstance(c, str) for c in calls)):
                 raise TypeError("malformed function")
-            return FunctionSummary(line, None if calls is None else list(calls), local)
+            return FunctionSummary(None if calls is None else list(calls), local)
 
         classes = {}
-        for name, (line, bases, methods, module) in data["classes"].items():
-            if type(line) is not int or type(module) is not bool or not all(isinstance(b, str) for b in bases):
+        for name, (bases, methods, module) in data["classes"].items():
+            if type(module) is not bool or not all(isinstance(b, str) for b in bases):
                 raise TypeError("malformed class")
-            classes[name] = ClassSummary(line, list(bases), {m: function(f) for m, f in methods.items()}, module)
+            classes[name] = ClassSummary(list(bases), {m: function(f) for m, f in methods.items()}, module)
         exported = data["exported"]
         if not (isinstance(data["module"], str) and all(isinstance(e, str) for e in exported)):
             raise TypeError("malformed module")
@@ -233,6 +229,7 @@ class ProjectIndex:
         self._methods: dict[Key, dict[str, Key]] = {}
         self._resolved: dict[tuple[str, str], Key | str | None] = {}
         self._called: dict[Node, list[Node]] = {}
+        self._lines: dict[str, dict[str, int]] = {}
         if previous is not None:
             self._reuse(previous)
         #: function -> the traced node that first called it (None: an entry point)
@@ -492,8 +489,8 @@ class ProjectIndex:
             current = above
         chain.reverse()
         caller = parent[0]
-        func = self._function(caller)
-        return Reach(self._name(current), tuple(chain), self.path_of[caller[0]], func.line if func else 1)
+        path = self.path_of[caller[0]]
+        return Reach(self._name(current), tuple(chain), path, self._line(path, caller[1]))
 
     def context(self, path: str) -> FileContext:
         if self._entries is None:
@@ -535,5 +532,17 @@ class ProjectIndex:
         dispatch = self._dispatch.get(key)
         if dispatch is None or self.path_of.get(dispatch[0]) in self.followed:
             return None
-        cls = self._class(dispatch)
-        return Reach(self._name((key, dispatch)), (), self.path_of[dispatch[0]], cls.line if cls else 1)
+        path = self.path_of[dispatch[0]]
+        return Reach(self._name((key, dispatch)), (), path, self._line(path, dispatch[1]))
+
+    def _line(self, path: str, name: str) -> int:
+        """The line of `name` (`Class.method`, `function`) in `path`, read from the file when a
+        Reach needs it (a handful per project, so summaries carry no positions)."""
+        lines = self._lines.get(path)
+        if lines is None:
+            try:
+                text = Path(path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            lines = self._lines[path] = definition_lines(text)
+        return lines.get(name, 1)

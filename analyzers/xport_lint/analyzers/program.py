@@ -353,30 +353,24 @@ class Program:
         imported = self.imports.aliases.get(root)
         return imported is not None and imported != "torch" and not imported.startswith("torch.")
 
-    def summary(self, module: str, path: str, is_package: bool, lines: dict[str, int]) -> ModuleSummary:
+    def summary(self, module: str, path: str) -> ModuleSummary:
         """This file as the project index sees it."""
         imports = dict(self.imports.aliases)
 
-        def function(func: cst.FunctionDef, name: str) -> FunctionSummary:
+        def function(func: cst.FunctionDef) -> FunctionSummary:
             calls = self._written.get(id(func))
-            return FunctionSummary(
-                lines.get(name, 1), None if calls is None else list(dict.fromkeys(calls)), id(func) in self.own_traced
-            )
+            return FunctionSummary(None if calls is None else list(dict.fromkeys(calls)), id(func) in self.own_traced)
 
         classes = {}
         for name, node in self._file_classes.items():
-            methods = {
-                s.name.value: function(s, f"{name}.{s.name.value}")
-                for s in node.body.body
-                if isinstance(s, cst.FunctionDef)
-            }
+            methods = {s.name.value: function(s) for s in node.body.body if isinstance(s, cst.FunctionDef)}
             bases = [b for b in (dotted(a.value) for a in node.bases if a.keyword is None) if b]
-            classes[name] = ClassSummary(lines.get(name, 1), bases, methods, name in self.own_module_classes)
+            classes[name] = ClassSummary(bases, methods, name in self.own_module_classes)
         exported = [
             name for call in self.export_calls if call.call.args and (name := dotted(call.call.args[0].value))
         ]
         return ModuleSummary(
-            module, path, imports, classes, {n: function(f, n) for n, f in self.functions.items()}, exported
+            module, path, imports, classes, {n: function(f) for n, f in self.functions.items()}, exported
         )
 
     def nodes(self, func: cst.FunctionDef) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:

@@ -113,11 +113,11 @@ def check_project(
             else:
                 summaries.pop(result.path, None)
         index = ProjectIndex(files, summaries, followed, previous=index)
-        changed = {p: context for p in files if (context := index.context(p)) != contexts[p]}
-        if not changed:
+        fresh = {p: index.context(p) for p in files}
+        todo = [p for p in files if contexts[p] != fresh[p]]
+        contexts = fresh
+        if not todo:
             break
-        contexts.update(changed)
-        todo = list(changed)
     reported = [results[p] for p in files if p in results and (p in linted or results[p].findings)]
     return ProjectCheck(reported, summaries)
 

@@ -19,7 +19,7 @@ from . import noqa, registry
 from .config import Config
 from .context import RuleContext
 from .incremental import ChunkedParser
-from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, definition_lines, module_name
+from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, module_name
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
 from .positions import Locator, code_of, split_lines
 from .program import Program
@@ -152,7 +152,7 @@ def _check_parsable(
         for failure in sorted(ctx.failures):
             message = f"{INTERNAL_ERROR}: {failure}; the file was not fully checked, please report it"
             findings.extend(_syntax_error_at(1, 0, message, frozenset({SYNTAX_CODE})))
-    summary = program.summary(name, path, is_package, definition_lines(source))
+    summary = program.summary(name, path)
     return FileCheck(sorted(findings, key=lambda f: (f.span.start, f.code)), summary)
 
 
