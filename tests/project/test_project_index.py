@@ -366,3 +366,58 @@ def test_follow_is_validated(tmp_path: Path, value: object, error: str) -> None:
 
     with pytest.raises(ConfigError, match=error):
         Config.from_table({"follow": value}, root=tmp_path)
+
+
+def test_transformers_experts_loops_warn_that_only_the_eager_implementation_runs_them(tmp_path: Path) -> None:
+    """`@use_experts_implementation` swaps `forward` for the kernel the config names; the default
+    (`grouped_mm`) is not the loop (bench/zoo.py: Mixtral and Qwen2-MoE export, the loop's lines
+    never run)."""
+    write(tmp_path, {
+        "transformers/__init__.py": "",
+        "transformers/integrations/__init__.py": "def use_experts_implementation(cls):\n    return cls\n",
+        "transformers/models/__init__.py": "",
+        "transformers/models/moe.py": """
+            import torch
+            from torch import nn
+
+            from ..integrations import use_experts_implementation
+
+
+            @use_experts_implementation
+            class Experts(nn.Module):
+                def forward(self, hidden, top_k_index):
+                    hit = torch.greater(top_k_index.sum(dim=-1), 0).nonzero()
+                    for expert_idx in hit:  # line 11
+                        hidden = hidden + expert_idx
+                    return hidden
+        """,
+    })
+    (finding,) = lint(tmp_path)["transformers/models/moe.py"]
+    assert finding.span.start.line == 11 and finding.severity.value == "warning"
+    assert 'only with `experts_implementation="eager"`' in finding.message
+
+
+def test_a_helper_argument_is_a_tensor_only_where_its_body_uses_one(tmp_path: Path) -> None:
+    """No call site binds a helper another file calls: `num_frames` (compared, never used as a
+    tensor) is a count; `x` (summed) is a tensor."""
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": """
+            def frames(num_frames, x):
+                if num_frames <= 0:
+                    return x
+                if x.sum() > 0:  # line 4
+                    return x
+                return -x
+        """,
+        "pkg/model.py": """
+            import torch
+            from .helpers import frames
+
+
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    return frames(x.shape[0], x)
+        """,
+    })
+    assert lines(lint(tmp_path), "pkg/helpers.py") == [4]

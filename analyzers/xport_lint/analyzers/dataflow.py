@@ -597,8 +597,9 @@ def param_value(
     param: cst.Param, func: cst.FunctionDef | None = None, nodes: Sequence[tuple[cst.CSTNode, object]] | None = None
 ) -> Value:
     """What a traced function's parameter holds when no call site says otherwise. A tensor only
-    where something says so: an annotation that names only `Tensor`, or (for a parameter with
-    no default or a `None` default) a use in the body that only a tensor has. Flags, counts and
+    where something says so: an annotation that names only `Tensor`, a required argument of
+    `forward`, or (for another parameter with no default or a `None` default) a use in the body
+    that only a tensor has. Flags, counts and
     options (`return_dict=None`, `dim=None`, `logits_to_keep: Union[int, Tensor] = 0`) are not
     guessed to be tensor data: an unknown value never raises an error."""
     annotation = param.annotation
@@ -615,12 +616,15 @@ def param_value(
     if func is None:
         return Value(Kind.TENSOR) if default is None else NOTHING
     name = param.name.value
-    if default is None:
-        # a required argument of traced code: the example's tensors, unless the body uses it
-        # only as a dict or list (`for t in outputs`, `outputs.items()`)
-        tensors, containers = _uses(func, nodes)
+    tensors, containers = _uses(func, nodes)
+    if default is None and func.name.value == "forward":
+        # a required argument of forward: the example's tensors, unless the body uses it only as
+        # a dict or list (`for t in outputs`, `outputs.items()`)
         return NOTHING if name in containers and name not in tensors else Value(Kind.TENSOR)
-    return Value(Kind.TENSOR) if name in _uses(func, nodes)[0] else NOTHING
+    # a helper's argument is what its callers pass (bound from the call site where one is seen);
+    # without one, a tensor only where the body uses it as one (`num_frames`, `dt_softplus`,
+    # `frame_idx` are counts and flags)
+    return Value(Kind.TENSOR) if name in tensors else NOTHING
 
 
 _USES: dict[int, tuple[cst.FunctionDef, frozenset[str], frozenset[str]]] = {}

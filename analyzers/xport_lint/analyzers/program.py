@@ -86,6 +86,9 @@ class Program:
         self._in_progress: set[int] = set()
         #: ids of statements only an export in training mode runs (under `if self.training:`)
         self.training_only: set[int] = set()
+        #: ids of statements that run only with a configuration other than the default, with what
+        #: it is (`experts_implementation="eager"` for a transformers experts class)
+        self.switched: dict[int, str] = {}
         #: ids of statements only an export that passes an optional argument runs, with its name
         #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
         self.optional_only: dict[int, str] = {}
@@ -263,7 +266,24 @@ class Program:
         entries = [item for name, reach in self.context.entries if (item := self._entry(name, reach)) is not None]
         self._visit(entries, seen, edges)
         self._mark_training_only_helpers(roots + entries, seen, edges)
+        self._mark_switched_forwards()
         return list(seen.values())
+
+    def _mark_switched_forwards(self) -> None:
+        """transformers' `@use_experts_implementation` replaces the class's `forward` with the
+        kernel `config._experts_implementation` names; the default (`grouped_mm`, measured on
+        2.13: tiny Mixtral and Qwen2-MoE export without running the loop) is not this code."""
+        for info in self.classes.values():
+            forward = info.methods.get("forward")
+            if forward is None or not any(
+                (self.resolve(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
+                in _EXPERTS_SWITCHES
+                for d in info.node.decorators
+            ):
+                continue
+            for node, statement in self.nodes(forward):
+                if node is statement:
+                    self.switched.setdefault(id(node), 'experts_implementation="eager"')
 
     def _own_roots(self) -> Iterator[Traced]:
         for info in self.classes.values():
@@ -445,6 +465,8 @@ class Program:
             return True if True in (left, right) else (False if left is right is False else None)
         if isinstance(test, cst.Call):
             return export_guard(self.qualified(test.func))
+        if _tests_half_precision(test, self):
+            return False  # a default export is fp32
         return None
 
     def qualified(self, func: cst.BaseExpression) -> str:
@@ -598,6 +620,10 @@ _EXPORT_GUARDS = {
     "torch.jit.is_tracing": False,
     "torch.onnx.is_in_onnx_export": False,
 }
+_EXPERTS_SWITCHES = frozenset({
+    "transformers.integrations.use_experts_implementation",
+    "transformers.integrations.moe.use_experts_implementation",
+})
 _LIBRARY_GUARDS = {
     "transformers.utils": ("is_torchdynamo_compiling", "is_torchdynamo_exporting", "is_tracing"),
     "transformers.utils.import_utils": ("is_torchdynamo_compiling", "is_torchdynamo_exporting", "is_tracing"),
@@ -612,6 +638,23 @@ def export_guard(qualified: str) -> bool | None:
         if name in _LIBRARY_GUARDS.get(module, ()):
             return True
     return known
+
+
+_HALF_PRECISION = frozenset({"torch.float16", "torch.half", "torch.bfloat16"})
+
+
+def _tests_half_precision(test: cst.BaseExpression, program: Program) -> bool:
+    """`x.dtype == torch.float16`: false in a default (fp32) export, so what it guards, and
+    what follows it in an `and`, never runs there (fp16 overflow clamps in T5-style blocks)."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    target = test.comparisons[0]
+    return (
+        isinstance(target.operator, (cst.Equal, cst.Is))
+        and isinstance(test.left, cst.Attribute)
+        and test.left.attr.value == "dtype"
+        and program.resolve(target.comparator) in _HALF_PRECISION
+    )
 
 
 def _tests_training(test: cst.BaseExpression) -> bool:

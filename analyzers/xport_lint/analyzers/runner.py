@@ -244,6 +244,9 @@ def _findings(
                 # the same branch fails a training-mode export and passes an eval one)
                 severity = Severity.WARNING
                 message += " (only when exporting in training mode: `self.training` is False after `.eval()`)"
+            elif where in program.switched:
+                severity = Severity.WARNING
+                message += f" (only with `{program.switched[where]}`: the default replaces this `forward`)"
             elif where in program.optional_only:
                 name = program.optional_only[where]
                 severity = Severity.WARNING
