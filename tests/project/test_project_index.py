@@ -421,3 +421,25 @@ def test_a_helper_argument_is_a_tensor_only_where_its_body_uses_one(tmp_path: Pa
         """,
     })
     assert lines(lint(tmp_path), "pkg/helpers.py") == [4]
+
+
+def test_declared_flags_are_python_values_whatever_the_caller_passes(tmp_path: Path) -> None:
+    """fastspeech2's `output_attentions: torch.Tensor | None = False` defaults to a bool;
+    granitemoehybrid's `return_final_states: bool = False` is a bool a caller passes on."""
+    write(tmp_path, {"m.py": """
+        import torch
+
+
+        def scan(x, return_final_states: bool = False):
+            if return_final_states:
+                return x, x
+            return x
+
+
+        class M(torch.nn.Module):
+            def forward(self, x, output_attentions: torch.Tensor | None = False):
+                if output_attentions:
+                    return x
+                return scan(x, return_final_states=x.sum())
+    """})
+    assert lint(tmp_path) == {}

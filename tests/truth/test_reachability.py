@@ -22,6 +22,8 @@ NEVER_WHILE_EXPORTING = {
     "scripting-or-tracing": "        if torch.jit.is_scripting() or torch.jit.is_tracing():\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
     "onnx-export": "        if torch.onnx.is_in_onnx_export():\n            n = int(x.max())\n            return x[:n]\n        return x\n",
     "not-compiling": "        if not torch.compiler.is_compiling():\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
+    # anyflow: the guard read into a local first
+    "guard-in-a-local": "        is_compiling = torch.compiler.is_compiling()\n        if not is_compiling and x.sum() > 0:\n            return x * 2\n        return x\n",
     # a default export is fp32: the fp16 overflow clamp of T5-style blocks never runs
     "fp16-clamp": "        if x.dtype == torch.float16 and torch.isinf(x).any():\n            x = torch.clamp(x, -1.0, 1.0)\n        return x\n",
     # export never evaluates the right operand: `not True and ...` stops at the left

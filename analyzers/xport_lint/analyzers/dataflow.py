@@ -602,6 +602,8 @@ def param_value(
     that only a tensor has. Flags, counts and
     options (`return_dict=None`, `dim=None`, `logits_to_keep: Union[int, Tensor] = 0`) are not
     guessed to be tensor data: an unknown value never raises an error."""
+    if python_scalar_param(param):
+        return NOTHING
     annotation = param.annotation
     if annotation is not None:
         text = cst.Module([]).code_for_node(annotation.annotation)
@@ -625,6 +627,22 @@ def param_value(
     # without one, a tensor only where the body uses it as one (`num_frames`, `dt_softplus`,
     # `frame_idx` are counts and flags)
     return Value(Kind.TENSOR) if name in tensors else NOTHING
+
+
+_PYTHON_ANNOTATIONS = frozenset({"bool", "int", "float", "str"})
+
+
+def python_scalar_param(param: cst.Param) -> bool:
+    """Declared a Python scalar: annotated `bool`/`int`/`float`/`str`, or defaulting to a literal
+    (`output_attentions: torch.Tensor | None = False` is a flag, whatever its annotation says)."""
+    annotation = param.annotation
+    if annotation is not None and isinstance(annotation.annotation, cst.Name):
+        if annotation.annotation.value in _PYTHON_ANNOTATIONS:
+            return True
+    default = param.default
+    if isinstance(default, cst.Name):
+        return default.value in ("True", "False")
+    return isinstance(default, (cst.Integer, cst.Float, cst.SimpleString))
 
 
 _USES: dict[int, tuple[cst.FunctionDef, frozenset[str], frozenset[str]]] = {}

@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .dataflow import NOTHING, FunctionFlow, Kind, Value, all_params, param_value, walk_statements
+from .dataflow import (
+    NOTHING,
+    FunctionFlow,
+    Kind,
+    Value,
+    all_params,
+    param_value,
+    python_scalar_param,
+    walk_statements,
+)
 from .index import EMPTY_CONTEXT, ClassSummary, FileContext, FunctionSummary, ModuleSummary, Reach, absolute_import
 from .model import Mode
 from .names import ImportTable, dotted
@@ -413,7 +422,7 @@ class Program:
                 if (
                     isinstance(statement, cst.If)
                     and _always_leaves(statement.body)
-                    and self._while_exporting(statement.test) is True
+                    and self._while_exporting(statement.test, func) is True
                 ):
                     dead.update(id(s) for s in block.body[index + 1 :])
                     break
@@ -422,8 +431,8 @@ class Program:
     def _branch_export_skips(self, node: cst.If, func: cst.FunctionDef) -> tuple[cst.CSTNode, ...]:
         """The branch of `node` export never runs (left out of the walk: nothing there is
         traced), and, as a side effect, the statements only a training-mode export runs."""
-        verdict = self._while_exporting(node.test)
-        self._mark_unevaluated(node.test)
+        verdict = self._while_exporting(node.test, func)
+        self._mark_unevaluated(node.test, func)
         if verdict is False:
             return (node.body,)
         if verdict is True:
@@ -442,29 +451,36 @@ class Program:
                 self.optional_only.setdefault(id(node), optional)
         return ()
 
-    def _mark_unevaluated(self, test: cst.BaseExpression) -> None:
+    def _mark_unevaluated(self, test: cst.BaseExpression, func: cst.FunctionDef) -> None:
         """`A and B` where A is False while exporting (`A or B`: True): export never evaluates B."""
         while isinstance(test, cst.BooleanOperation):
-            left = self._while_exporting(test.left)
+            left = self._while_exporting(test.left, func)
             if left is (False if isinstance(test.operator, cst.And) else True):
                 self.unevaluated.update(id(node) for node in iter_nodes(test.right))
             test = test.left
 
-    def _while_exporting(self, test: cst.BaseExpression) -> bool | None:
+    def _while_exporting(self, test: cst.BaseExpression, func: cst.FunctionDef | None = None) -> bool | None:
         """The value of `test` while torch.export traces, where it is known: the guards code
         writes around export (measured on torch 2.13: `torch.compiler.is_exporting()` is True,
         `torch.jit.is_scripting()`/`is_tracing()` and `torch.onnx.is_in_onnx_export()` are False,
         in both modes)."""
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            inner = self._while_exporting(test.expression)
+            inner = self._while_exporting(test.expression, func)
             return None if inner is None else not inner
         if isinstance(test, cst.BooleanOperation):
-            left, right = self._while_exporting(test.left), self._while_exporting(test.right)
+            left, right = self._while_exporting(test.left, func), self._while_exporting(test.right, func)
             if isinstance(test.operator, cst.And):
                 return False if False in (left, right) else (True if left is right is True else None)
             return True if True in (left, right) else (False if left is right is False else None)
         if isinstance(test, cst.Call):
             return export_guard(self.qualified(test.func))
+        if isinstance(test, cst.Name) and func is not None and self.mentions_guards:
+            # `is_compiling = torch.compiler.is_compiling()` earlier in the function
+            assigned = self._flags.get(id(func))
+            if assigned is None:
+                assigned = self._flags[id(func)] = _assigned_once(func)
+            value = assigned.get(test.value)
+            return self._while_exporting(value) if isinstance(value, cst.Call) else None
         if _tests_half_precision(test, self):
             return False  # a default export is fp32
         return None
@@ -551,6 +567,7 @@ class Program:
         listed = self.nodes(func)
         bound = [param_value(p, func, listed) if p.default is not None else NOTHING for p in params]
         names = [p.name.value for p in params]
+        declared_python = {i for i, p in enumerate(params) if python_scalar_param(p)}
         position = 0
         for arg, value in zip(call.args, args, strict=True):
             if arg.keyword is not None:
@@ -562,7 +579,9 @@ class Program:
             elif position < len(bound):
                 bound[position] = value
                 position += 1
-        return bound
+        # `return_final_states: bool = False` is a Python value whatever a caller's dataflow guessed:
+        # not a tensor, though it may still be a number read from one (`n: int` given `t.item()`)
+        return [_python_part(value) if i in declared_python else value for i, value in enumerate(bound)]
 
     def flow(self, item: Traced) -> FunctionFlow:
         key = id(item.func)
@@ -742,6 +761,12 @@ def _is_logger_call(value: cst.BaseExpression) -> bool:
 
 
 _PYTHON_SCALARS = frozenset({"bool", "int", "float", "str", "None"})
+_PYTHON_KINDS = Kind.DATA | Kind.SHAPE | Kind.DD_SIZE
+
+
+def _python_part(value: Value) -> Value:
+    kind = value.kind & _PYTHON_KINDS
+    return Value(kind, value.origin) if kind else NOTHING
 
 
 def _returns_python_scalar(func: cst.FunctionDef) -> bool:
