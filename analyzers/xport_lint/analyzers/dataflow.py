@@ -212,8 +212,10 @@ class FunctionFlow:
                 if item.asname is not None:
                     self._bind(item.asname.name, NOTHING)
         elif isinstance(stmt, cst.FunctionDef):
+            # a nested function's arguments: what its annotations, defaults and uses say
+            # (`def _interp1d(table: Tensor, new_length: int)`)
             for param in all_params(stmt.params):
-                self._bind(param.name, Value(Kind.TENSOR))
+                self._bind(param.name, param_value(param, stmt))
 
     # -- expressions -----------------------------------------------------------------------
 
