@@ -128,6 +128,8 @@ class Resolver:
         self, caller: FunctionFlow, call: cst.Call, args: Sequence[Value]
     ) -> Value | None: ...
 
+    def while_exporting(self, test: cst.BaseExpression) -> bool | None: ...
+
 
 class FunctionFlow:
     """Values of the names and expressions of one traced function."""
@@ -297,6 +299,10 @@ class FunctionFlow:
         if isinstance(node, cst.BooleanOperation):
             return self.value(node.left) | self.value(node.right)
         if isinstance(node, cst.IfExp):
+            # `torch_int(...) if torch.jit.is_tracing() else int(...)`: export takes one side
+            taken = self.resolver.while_exporting(node.test)
+            if taken is not None:
+                return self.value(node.body if taken else node.orelse)
             return self.value(node.body) | self.value(node.orelse)
         if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
             out = NOTHING
@@ -450,7 +456,7 @@ class FunctionFlow:
             if base.has(Kind.DD_TENSOR):
                 return Value(Kind.DD_SIZE | Kind.SHAPE, base.origin)
             return mark(Kind.SHAPE, node)
-        if method in DD_OPS:
+        if method in DD_OPS and not (method == "repeat_interleave" and not _tensor_repeats(args, 0)):
             return mark(Kind.TENSOR | Kind.DD_TENSOR, node)
         if method == "numpy":
             return mark(Kind.NUMPY, node)
@@ -475,7 +481,7 @@ class FunctionFlow:
                 return NOTHING
             if leaf in ("equal", "is_nonzero", "allclose"):
                 return mark(Kind.DATA, node)
-            if leaf in DD_OPS:
+            if leaf in DD_OPS and not (leaf == "repeat_interleave" and not _tensor_repeats(args, 1)):
                 return mark(Kind.TENSOR | Kind.DD_TENSOR, node)
             if leaf == "numel":
                 return mark(Kind.SHAPE, node)
@@ -502,6 +508,13 @@ class FunctionFlow:
         if _is_predicate(qualified):
             return NOTHING
         return Value(Kind.TENSOR) if any_tensor else NOTHING
+
+
+def _tensor_repeats(args: list[Value], index: int) -> bool:
+    """`repeat_interleave` sizes its output from data only when `repeats` is a tensor (an int,
+    `num_v_heads // num_k_heads`, repeats every element alike); `x.repeat_interleave(t)` with one
+    argument is the same call with the tensor as repeats."""
+    return index < len(args) and is_tensor_like(args[index]) or index >= len(args)
 
 
 def _is_predicate(qualified: str) -> bool:
@@ -632,14 +645,20 @@ def param_value(
 
 
 _PYTHON_ANNOTATIONS = frozenset({"bool", "int", "float", "str"})
+#: `tuple[int, int]`, `int | None`, `Optional[list[int]]`: Python values all through
+_PYTHON_ANNOTATION_PARTS = _PYTHON_ANNOTATIONS | {
+    "None", "tuple", "Tuple", "list", "List", "Optional", "Union", "typing", "Sequence", "Literal",
+}
+_ANNOTATION_NAMES = re.compile(r"[A-Za-z_]\w*")
 
 
 def python_scalar_param(param: cst.Param) -> bool:
     """Declared a Python scalar: annotated `bool`/`int`/`float`/`str`, or defaulting to a literal
     (`output_attentions: torch.Tensor | None = False` is a flag, whatever its annotation says)."""
     annotation = param.annotation
-    if annotation is not None and isinstance(annotation.annotation, cst.Name):
-        if annotation.annotation.value in _PYTHON_ANNOTATIONS:
+    if annotation is not None:
+        names = _ANNOTATION_NAMES.findall(cst.Module([]).code_for_node(annotation.annotation))
+        if names and set(names) <= _PYTHON_ANNOTATION_PARTS and set(names) & _PYTHON_ANNOTATIONS:
             return True
     default = param.default
     if isinstance(default, cst.Name):
@@ -655,7 +674,8 @@ def _uses(
     func: cst.FunctionDef, nodes: Sequence[tuple[cst.CSTNode, object]] | None = None
 ) -> tuple[frozenset[str], frozenset[str]]:
     """Names `func` uses the way only tensors are used (`mask.sum()`, `bias.shape`), and the
-    way dicts and lists are (`outputs.items()`, `seen.append(...)`): one walk per function."""
+    way dicts and lists are (`outputs.items()`, `seen.append(...)`, `cfg["key"]`): one walk per
+    function."""
     cached = _USES.get(id(func))
     if cached is not None and cached[0] is func:
         return cached[1], cached[2]
@@ -667,6 +687,13 @@ def _uses(
             if node.attr.value in TENSOR_USES:  # type: ignore[attr-defined]
                 tensors.add(node.value.value)  # type: ignore[attr-defined]
             elif node.attr.value in _CONTAINER_USES:  # type: ignore[attr-defined]
+                containers.add(node.value.value)  # type: ignore[attr-defined]
+        elif type(node) is cst.Subscript and isinstance(node.value, cst.Name):  # type: ignore[attr-defined]
+            # `layout_cfg["total_frames"]`: a dict read by key
+            elements = node.slice  # type: ignore[attr-defined]
+            if len(elements) == 1 and isinstance(elements[0].slice, cst.Index) and isinstance(
+                elements[0].slice.value, (cst.SimpleString, cst.ConcatenatedString)
+            ):
                 containers.add(node.value.value)  # type: ignore[attr-defined]
     if len(_USES) > 4096:
         _USES.clear()

@@ -485,6 +485,10 @@ class Program:
             return False  # a default export is fp32
         return None
 
+    def while_exporting(self, test: cst.BaseExpression) -> bool | None:
+        """The value of `test` while torch.export traces, where a guard makes it known."""
+        return self._while_exporting(test) if self.mentions_guards else None
+
     def qualified(self, func: cst.BaseExpression) -> str:
         """The dotted name a callee denotes: through the imports, or this file's own function."""
         resolved = self.resolve(func)

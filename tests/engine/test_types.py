@@ -1,0 +1,64 @@
+"""What a value is, from the sampled corpus errors that got it wrong (bench/precision_verdicts.json):
+each case below was an error on code that reads no tensor data."""
+
+from __future__ import annotations
+
+from xport_lint.analyzers import Config, check_source
+
+HEAD = "import torch\nimport math\n"
+
+
+def errors(source: str) -> list[tuple[str, int]]:
+    return [(f.code, f.span.start.line) for f in check_source(HEAD + source, "m.py", Config())
+            if f.severity.value == "error"]
+
+
+def test_repeat_interleave_by_an_int_keeps_sizes_static() -> None:
+    """qwen3_5's gated delta rule: `key.repeat_interleave(num_v_heads // num_k_heads, dim=2)`."""
+    assert errors(
+        "def rule(query, key):\n"
+        "    batch, length, num_k_heads, dim = key.shape\n"
+        "    num_v_heads = query.shape[-2]\n"
+        "    if num_k_heads != num_v_heads:\n"
+        "        key = key.repeat_interleave(num_v_heads // num_k_heads, dim=2)\n"
+        "    for i in range(length):\n"
+        "        query = query + key[:, i].sum()\n"
+        "    return query\n"
+        "class M(torch.nn.Module):\n    def forward(self, q, k):\n        return rule(q, k)\n"
+    ) == []
+
+
+def test_repeat_interleave_by_a_tensor_sizes_from_data() -> None:
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, x, counts):\n"
+        "        y = x.repeat_interleave(counts)\n        if y.shape[0] > 4:\n            return y\n        return x\n"
+    ) == [("XPT105", 6)]
+
+
+def test_a_conditional_expression_on_a_guard_takes_the_exported_side() -> None:
+    """mobilevit: `torch_int(torch.ceil(h / p) * p) if torch.jit.is_tracing() else int(math.ceil(h / p) * p)`."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        h = x.shape[-1]\n"
+        "        new_h = torch.ceil(torch.tensor(h / 4)) * 4 if torch.jit.is_tracing() else int(math.ceil(h / 4) * 4)\n"
+        "        if new_h != h:\n            return x[..., :1]\n        return x\n"
+    ) == []
+
+
+def test_a_parameter_annotated_as_a_tuple_of_ints_holds_python_numbers() -> None:
+    """encodec's `_pad1d(hidden_states, paddings: tuple[int, int], ...)`."""
+    assert errors(
+        "def pad(x, paddings: tuple[int, int]):\n"
+        "    left, right = paddings\n"
+        "    if x.shape[-1] <= max(left, right):\n        return x\n    return x[..., 1:]\n"
+        "class M(torch.nn.Module):\n    def forward(self, x):\n        return pad(x, (x.sum(), 1))\n"
+    ) == []
+
+
+def test_a_forward_argument_read_by_string_keys_is_a_dict() -> None:
+    """anyflow's rotary module: `forward(self, layout_cfg, device)` reads `layout_cfg["total_frames"]`."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, layout_cfg, device):\n"
+        "        frames = layout_cfg['total_frames']\n"
+        "        if min(frames, 2) <= 0:\n            return torch.zeros(1)\n        return torch.ones(frames)\n"
+    ) == []
