@@ -62,3 +62,35 @@ def test_a_forward_argument_read_by_string_keys_is_a_dict() -> None:
         "        frames = layout_cfg['total_frames']\n"
         "        if min(frames, 2) <= 0:\n            return torch.zeros(1)\n        return torch.ones(frames)\n"
     ) == []
+
+
+def test_zip_binds_each_target_from_its_own_iterable() -> None:
+    """pp_ocr: `for feature, scale_factor in zip(features, self.scale_factor_list)`."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.scales = [1, 2]\n"
+        "    def forward(self, a, b):\n        out = []\n"
+        "        for feature, scale in zip([a, b], self.scales):\n"
+        "            out.append(feature * 2 if scale > 1 else feature)\n        return out\n"
+    ) == []
+
+
+def test_a_lazy_check_message_is_not_traced() -> None:
+    """neomme: `torch_compilable_check(n == m, lambda: f"... {int(n)} ...")` builds the message only
+    when the check fails."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, mask, x):\n        n = mask.sum()\n"
+        "        torch._check(x.shape[0] > 0, lambda: f'{int(n)} tokens')\n        return x\n"
+    ) == []
+
+
+def test_each_optional_operand_is_a_warning_naming_its_argument() -> None:
+    """evolla: `(protein is not None and protein_mask.any()) or (msa is not None and msa_mask.any())`."""
+    findings = check_source(HEAD + (
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x, protein=None, protein_mask=None, msa=None, msa_mask=None):\n"
+        "        if (protein is not None and protein_mask.any()) or (msa is not None and msa_mask.any()):\n"
+        "            return x * 2\n        return x\n"
+    ), "m.py", Config())
+    assert [(f.code, f.severity.value) for f in findings] == [("XPT101", "warning"), ("XPT101", "warning")]
+    assert "only when `msa` is passed" in findings[1].message

@@ -341,6 +341,13 @@ class FunctionFlow:
             self._bind(pair[0].value, NOTHING)
             inner = iterable.args[0].value if iterable.args else iterable
             self._bind(pair[1].value, self.element_of(inner))
+        elif (
+            pair and isinstance(iterable, cst.Call) and dotted(iterable.func) == "zip"
+            and len(iterable.args) == len(pair) and not any(a.star for a in iterable.args)
+        ):
+            # `for feature, scale in zip(features, self.scale_factor_list)`: each from its own
+            for element, arg in zip(pair, iterable.args, strict=True):
+                self._bind(element.value, self.element_of(arg.value))
         else:
             self._bind(target, self.element_of(iterable))
 

@@ -104,6 +104,8 @@ class Program:
         self._file_classes: dict[str, cst.ClassDef] = {}
         #: per function, the names it assigns once (`exists_cache = past is not None and ...`)
         self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
+        #: ids of the nodes of an `and` operand behind `name is not None` (an optional argument)
+        self.optional_nodes: dict[int, str] = {}
         #: ids of the operands export never evaluates (`B` in `not is_tracing() and B`)
         self.unevaluated: set[int] = set()
         #: traced function -> its callees as written (`helper`, `self.block`, `ops.nms`)
@@ -411,6 +413,11 @@ class Program:
             listed = self._nodes[id(func)] = with_statements(
                 func.body, func, in_function=True, pruned=lambda node: self._branch_export_skips(node, func), dead=dead
             )
+            for node, _ in listed:
+                if type(node) is cst.Call and _is_check(node):
+                    for arg in node.args[1:]:  # type: ignore[attr-defined]
+                        if isinstance(arg.value, cst.Lambda):
+                            self.unevaluated.update(id(inner) for inner in iter_nodes(arg.value.body))
         return listed
 
     def _dead_after_guards(self, func: cst.FunctionDef) -> set[int]:
@@ -443,6 +450,7 @@ class Program:
             if _leftmost(node.test) is not node.test and _tests_training(_leftmost(node.test)):
                 # `if self.training and <test>:` evaluates <test> only in training mode
                 self.training_only.add(id(node))
+        self._mark_optional_operands(node.test, func)
         optional = _optional_argument(_leftmost(node.test), func, self._flags)
         if optional is not None:
             for statement in walk_statements(node.body):
@@ -450,6 +458,19 @@ class Program:
             if _leftmost(node.test) is not node.test:
                 self.optional_only.setdefault(id(node), optional)
         return ()
+
+    def _mark_optional_operands(self, test: cst.BaseExpression, func: cst.FunctionDef) -> None:
+        """`(a is not None and a.any()) or (b is not None and b.any())`: each `.any()` runs only
+        when its own optional argument is passed."""
+        if not isinstance(test, cst.BooleanOperation):
+            return
+        if isinstance(test.operator, cst.And):
+            name = _optional_argument(_leftmost(test), func, self._flags)
+            if name is not None:
+                for node in iter_nodes(test.right):
+                    self.optional_nodes.setdefault(id(node), name)
+        self._mark_optional_operands(test.left, func)
+        self._mark_optional_operands(test.right, func)
 
     def _mark_unevaluated(self, test: cst.BaseExpression, func: cst.FunctionDef) -> None:
         """`A and B` where A is False while exporting (`A or B`: True): export never evaluates B."""
@@ -791,6 +812,13 @@ def _keyword_true(call: cst.Call, keyword: str) -> bool:
         and a.value.value == "True"
         for a in call.args
     )
+
+
+def _is_check(call: cst.Call) -> bool:
+    """`torch._check(cond, lambda: msg)`, `torch_compilable_check(cond, lambda: ...)`: the message
+    is built only when the check fails, never while a passing export traces."""
+    name = (dotted(call.func) or "").rpartition(".")[2]
+    return "check" in name or "assert" in name
 
 
 def _blocks(body: cst.BaseSuite) -> Iterator[cst.IndentedBlock]:

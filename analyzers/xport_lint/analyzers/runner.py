@@ -238,7 +238,14 @@ def _findings(
         severity = config.severity.get(rule.CODE) or rule.severity(mode) or Severity.INFO
         message = report.message
         where = id(report.statement) if report.statement is not None else None
-        if severity is Severity.ERROR and rule.CODE not in config.severity and where is not None:
+        if (
+            severity is Severity.ERROR and rule.CODE not in config.severity
+            and id(report.node) in program.optional_nodes and where not in program.training_only
+        ):
+            name = program.optional_nodes[id(report.node)]
+            severity = Severity.WARNING
+            message += f" (only when `{name}` is passed: it defaults to None, and `{name} is not None` guards this)"
+        elif severity is Severity.ERROR and rule.CODE not in config.severity and where is not None:
             if where in program.training_only:
                 # a default export is of an `.eval()` module, which never runs this (measured:
                 # the same branch fails a training-mode export and passes an eval one)
