@@ -94,3 +94,17 @@ def test_each_optional_operand_is_a_warning_naming_its_argument() -> None:
     ), "m.py", Config())
     assert [(f.code, f.severity.value) for f in findings] == [("XPT101", "warning"), ("XPT101", "warning")]
     assert "only when `msa` is passed" in findings[1].message
+
+
+def test_a_body_behind_any_optional_conjunct_runs_only_when_it_is_passed() -> None:
+    """vits: `if self.config.num_speakers > 1 and speaker_id is not None:` guards a range check on
+    `speaker_id`, which a later line turns into a tensor."""
+    findings = check_source(HEAD + (
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x, speaker_id: int | None = None):\n"
+        "        if x.shape[0] > 1 and speaker_id is not None:\n"
+        "            if not 0 <= speaker_id < 4:\n                raise ValueError('speaker')\n"
+        "            speaker_id = torch.full((1,), speaker_id)\n"
+        "        return x\n"
+    ), "m.py", Config())
+    assert [(f.code, f.severity.value) for f in findings if f.code == "XPT101"] == [("XPT101", "warning")]

@@ -452,11 +452,15 @@ class Program:
                 self.training_only.add(id(node))
         self._mark_optional_operands(node.test, func)
         optional = _optional_argument(_leftmost(node.test), func, self._flags)
+        if optional is not None and _leftmost(node.test) is not node.test:
+            self.optional_only.setdefault(id(node), optional)
+        # the body runs only when every conjunct holds: `n > 1 and speaker_id is not None`
+        optional = optional or next(
+            (name for part in _conjuncts(node.test) if (name := _optional_argument(part, func, self._flags))), None
+        )
         if optional is not None:
             for statement in walk_statements(node.body):
                 self.optional_only.setdefault(id(statement), optional)
-            if _leftmost(node.test) is not node.test:
-                self.optional_only.setdefault(id(node), optional)
         return ()
 
     def _mark_optional_operands(self, test: cst.BaseExpression, func: cst.FunctionDef) -> None:
@@ -755,6 +759,15 @@ def _assigned_once(func: cst.FunctionDef) -> dict[str, cst.BaseExpression | None
         elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)) and isinstance(statement.target, cst.Name):
             out[statement.target.value] = None
     return out
+
+
+def _conjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The operands of an `and` chain (the test itself when it is not one)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        yield from _conjuncts(test.left)
+        yield from _conjuncts(test.right)
+    else:
+        yield test
 
 
 def _leftmost(test: cst.BaseExpression) -> cst.BaseExpression:
