@@ -108,3 +108,17 @@ def test_a_body_behind_any_optional_conjunct_runs_only_when_it_is_passed() -> No
         "        return x\n"
     ), "m.py", Config())
     assert [(f.code, f.severity.value) for f in findings if f.code == "XPT101"] == [("XPT101", "warning")]
+
+
+def test_a_block_forward_takes_its_flags_from_the_parent() -> None:
+    """pvt_v2, squeezebert: `forward(self, hidden_states, output_attentions)` of a layer the model
+    builds in a ModuleList; the flag is the parent's bool, the first argument its tensor."""
+    assert errors(
+        "class Layer(torch.nn.Module):\n"
+        "    def forward(self, hidden_states, output_attentions):\n"
+        "        if output_attentions:\n            return hidden_states, hidden_states\n"
+        "        if hidden_states.sum() > 0:\n            return hidden_states,\n        return -hidden_states,\n"
+        "class Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.layers = torch.nn.ModuleList([Layer() for _ in range(2)])\n"
+        "    def forward(self, x):\n        for layer in self.layers:\n            x = layer(x, False)[0]\n        return x\n"
+    ) == [("XPT101", 7)]

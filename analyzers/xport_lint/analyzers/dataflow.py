@@ -616,12 +616,14 @@ TENSOR_USES = frozenset({
 
 
 def param_value(
-    param: cst.Param, func: cst.FunctionDef | None = None, nodes: Sequence[tuple[cst.CSTNode, object]] | None = None
+    param: cst.Param, func: cst.FunctionDef | None = None, nodes: Sequence[tuple[cst.CSTNode, object]] | None = None,
+    block: bool = False,
 ) -> Value:
     """What a traced function's parameter holds when no call site says otherwise. A tensor only
     where something says so: an annotation that names only `Tensor`, a required argument of
-    `forward`, or (for another parameter with no default or a `None` default) a use in the body
-    that only a tensor has. Flags, counts and
+    `forward` (of a `block`, a class another one builds as a submodule, only the first: the
+    parent passes the rest, `output_attentions` among them), or (for another parameter with no
+    default or a `None` default) a use in the body that only a tensor has. Flags, counts and
     options (`return_dict=None`, `dim=None`, `logits_to_keep: Union[int, Tensor] = 0`) are not
     guessed to be tensor data: an unknown value never raises an error."""
     if python_scalar_param(param):
@@ -641,7 +643,7 @@ def param_value(
         return Value(Kind.TENSOR) if default is None else NOTHING
     name = param.name.value
     tensors, containers = _uses(func, nodes)
-    if default is None and func.name.value == "forward":
+    if default is None and func.name.value == "forward" and not (block and not _first_argument(param, func)):
         # a required argument of forward: the example's tensors, unless the body uses it only as
         # a dict or list (`for t in outputs`, `outputs.items()`)
         return NOTHING if name in containers and name not in tensors else Value(Kind.TENSOR)
@@ -649,6 +651,12 @@ def param_value(
     # without one, a tensor only where the body uses it as one (`num_frames`, `dt_softplus`,
     # `frame_idx` are counts and flags)
     return Value(Kind.TENSOR) if name in tensors else NOTHING
+
+
+def _first_argument(param: cst.Param, func: cst.FunctionDef) -> bool:
+    """The first parameter after `self`."""
+    params = [p for p in all_params(func.params) if p.name.value not in ("self", "cls")]
+    return bool(params) and params[0] is param
 
 
 _PYTHON_ANNOTATIONS = frozenset({"bool", "int", "float", "str"})

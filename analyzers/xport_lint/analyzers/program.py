@@ -102,6 +102,9 @@ class Program:
         #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
         self.optional_only: dict[int, str] = {}
         self._file_classes: dict[str, cst.ClassDef] = {}
+        #: classes of this file that another class builds as a submodule: their forward's arguments
+        #: after the first come from the parent, not from the export's example
+        self.submodule_classes: set[str] = set()
         #: per function, the names it assigns once (`exists_cache = past is not None and ...`)
         self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
         #: ids of the nodes of an `and` operand behind `name is not None` (an optional argument)
@@ -232,12 +235,22 @@ class Program:
                         out[t.attr.value] = out.get(t.attr.value, NOTHING) | self._init_value(
                             node.value
                         )
+                        if isinstance(node.value, cst.Call):
+                            self._note_constructed(node.value)
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 if node.func.attr.value in ("register_buffer", "register_parameter") and node.args:
                     first = node.args[0].value
                     if isinstance(first, cst.SimpleString):
                         out[first.evaluated_value] = Value(Kind.TENSOR)  # type: ignore[index]
         return out
+
+    def _note_constructed(self, value: cst.Call) -> None:
+        """Classes of this file built as submodules (`Block(config)`, inside `nn.ModuleList([...])`)."""
+        for node in iter_nodes(value):
+            if type(node) is cst.Call:
+                name = dotted(node.func)  # type: ignore[attr-defined]
+                if name in self._file_classes:
+                    self.submodule_classes.add(name)
 
     def _init_value(self, value: cst.BaseExpression) -> Value:
         if isinstance(value, cst.Call):
@@ -629,7 +642,8 @@ class Program:
             if call_args is not None and 0 <= index < len(call_args):
                 values[param.name.value] = call_args[index]
             else:
-                values[param.name.value] = param_value(param, item.func, self.nodes(item.func))
+                block = item.cls is not None and item.cls.node.name.value in self.submodule_classes
+                values[param.name.value] = param_value(param, item.func, self.nodes(item.func), block=block)
         cls = item.cls.node if item.cls else None
         flow = FunctionFlow(item.func, values, self, cls, self._statements_run(item.func))
         self._in_progress.discard(key)
