@@ -122,3 +122,12 @@ def test_a_block_forward_takes_its_flags_from_the_parent() -> None:
         "        self.layers = torch.nn.ModuleList([Layer() for _ in range(2)])\n"
         "    def forward(self, x):\n        for layer in self.layers:\n            x = layer(x, False)[0]\n        return x\n"
     ) == [("XPT101", 7)]
+
+
+def test_an_object_built_from_tensors_is_not_a_tensor() -> None:
+    """flava: `flava_losses = FlavaLosses(mim=mim_loss, ...)`; `if not flava_losses.all_none():`."""
+    assert errors(
+        "class Losses:\n    def __init__(self, a):\n        self.a = a\n    def all_none(self):\n        return self.a is None\n"
+        "class M(torch.nn.Module):\n    def forward(self, x):\n        losses = Losses(a=x.sum())\n"
+        "        if not losses.all_none():\n            return x * 2\n        return x\n"
+    ) == []

@@ -450,7 +450,9 @@ class FunctionFlow:
                     return Value(Kind.TENSOR)
                 return NOTHING
         callee = self.value(func) if isinstance(func, cst.Name) else NOTHING
-        if callee.has(Kind.MODULE) or any_tensor:
+        if callee.has(Kind.MODULE):
+            return Value(Kind.TENSOR)
+        if any_tensor and not _is_class_name(name or ""):
             return Value(Kind.TENSOR)
         return NOTHING
 
@@ -512,7 +514,7 @@ class FunctionFlow:
             for a in args:
                 out = out | a
             return _arith(out)
-        if _is_predicate(qualified):
+        if _is_predicate(qualified) or _is_class_name(qualified):
             return NOTHING
         return Value(Kind.TENSOR) if any_tensor else NOTHING
 
@@ -522,6 +524,13 @@ def _tensor_repeats(args: list[Value], index: int) -> bool:
     `num_v_heads // num_k_heads`, repeats every element alike); `x.repeat_interleave(t)` with one
     argument is the same call with the tensor as repeats."""
     return index < len(args) and is_tensor_like(args[index]) or index >= len(args)
+
+
+def _is_class_name(name: str) -> bool:
+    """`FlavaLosses(...)`, `BaseModelOutput(...)`: building an object (tensors inside), which is
+    not itself a tensor: `losses.all_none()` is a method of it."""
+    leaf = name.rpartition(".")[2]
+    return leaf[:1].isupper() and not leaf.isupper()
 
 
 def _is_predicate(qualified: str) -> bool:
