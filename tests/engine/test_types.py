@@ -131,3 +131,16 @@ def test_an_object_built_from_tensors_is_not_a_tensor() -> None:
         "class M(torch.nn.Module):\n    def forward(self, x):\n        losses = Losses(a=x.sum())\n"
         "        if not losses.all_none():\n            return x * 2\n        return x\n"
     ) == []
+
+
+def test_a_helper_called_only_behind_an_optional_argument_warns_naming_it() -> None:
+    """rag: the loss helper `get_nll` (and `_mask_pads` in it) runs only when `labels` is passed."""
+    findings = check_source(HEAD + (
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x, labels=None):\n"
+        "        if labels is not None:\n            return self.loss(x)\n        return x\n"
+        "    def loss(self, x):\n"
+        "        pad = x.eq(0)\n        if pad.any():\n            x = x.masked_fill(pad, 0.0)\n        return x.sum()\n"
+    ), "m.py", Config())
+    assert [(f.code, f.severity.value) for f in findings] == [("XPT101", "warning")]
+    assert "only when `labels` is passed" in findings[0].message

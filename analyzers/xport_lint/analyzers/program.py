@@ -107,6 +107,8 @@ class Program:
         self.submodule_classes: set[str] = set()
         #: per function, the names it assigns once (`exists_cache = past is not None and ...`)
         self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
+        #: (caller, callee) ids of calls made only when an optional argument is passed, with its name
+        self._optional_calls: dict[tuple[int, int], str] = {}
         #: ids of the nodes of an `and` operand behind `name is not None` (an optional argument)
         self.optional_nodes: dict[int, str] = {}
         #: ids of the operands export never evaluates (`B` in `not is_tracing() and B`)
@@ -367,6 +369,9 @@ class Program:
                     written.append(text)
                 target = self.helper_for(item.cls, node.func)  # type: ignore[arg-type]
                 if target is not None:
+                    optional = self.optional_only.get(id(statement)) if statement is not None else None
+                    if optional is not None:
+                        self._optional_calls[(id(item.func), id(target.func))] = optional
                     yield target, statement is None or id(statement) not in self.training_only
 
     def _mark_training_only_helpers(
@@ -387,6 +392,45 @@ class Program:
                 for _, statement in self.nodes(item.func):
                     if statement is not None:
                         self.training_only.add(id(statement))
+        self._mark_optional_helpers(roots, seen, edges, in_eval)
+
+    def _mark_optional_helpers(
+        self, roots: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]],
+        in_eval: set[int],
+    ) -> None:
+        """A helper only code behind `labels is not None` calls (rag's `get_nll` in the loss) runs
+        only when that argument is passed: its findings say so, as warnings."""
+        if not self._optional_calls:
+            return
+        always: set[int] = set()
+        stack = [id(root.func) for root in roots]
+        while stack:
+            key = stack.pop()
+            if key in always:
+                continue
+            always.add(key)
+            stack.extend(
+                id(callee.func) for callee, eval_call in edges.get(key, [])
+                if eval_call and (key, id(callee.func)) not in self._optional_calls
+            )
+        names: dict[int, str] = {}
+        for (caller, callee), name in self._optional_calls.items():
+            if callee not in always and caller in in_eval:
+                names.setdefault(callee, name)
+        changed = True
+        while changed:  # a helper of such a helper
+            changed = False
+            for key, name in list(names.items()):
+                for callee, _ in edges.get(key, []):
+                    if id(callee.func) not in always and id(callee.func) not in names:
+                        names[id(callee.func)] = name
+                        changed = True
+        for key, name in names.items():
+            item = seen.get(key)
+            if item is not None:
+                for _, statement in self.nodes(item.func):
+                    if statement is not None:
+                        self.optional_only.setdefault(id(statement), name)
 
     def _may_be_project_code(self, written: str) -> bool:
         """A callee the project index may resolve: a method through `self`/`cls`/`super()`, a
