@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -28,8 +29,8 @@ class _Workspace:
     (from their editor text). It tells each lint what the rest of the project makes of the file,
     and which open documents a change to another file affects."""
 
-    #: files indexed per step: a lint waits for at most one step
-    STEP = 16
+    #: seconds of indexing per step (at least one file): a lint waits for at most one step
+    STEP_SECONDS = 0.05
 
     def __init__(self) -> None:
         self.files: list[str] = []
@@ -53,10 +54,13 @@ class _Workspace:
         if self.todo is None:
             self.files = discover(folders, config.exclude)
             self.todo = list(self.files)
-        batch, self.todo = self.todo[: self.STEP], self.todo[self.STEP :]
         cache = Cache()
+        deadline = time.monotonic() + self.STEP_SECONDS
+        done = 0
         try:
-            for path in batch:
+            while done < len(self.todo) and (done == 0 or time.monotonic() < deadline):
+                path = self.todo[done]
+                done += 1
                 if path in self.open:
                     continue  # its editor text, not the disk's, is what counts
                 source = read(path)
@@ -76,6 +80,7 @@ class _Workspace:
                     self.summaries.pop(path, None)
             cache.save()
         finally:
+            del self.todo[:done]
             cache.close()
         if self.todo:
             return False, []
