@@ -37,6 +37,8 @@ CONFIRM_COMMAND = "xport-lint.confirm"
 CANCEL_CONFIRM_COMMAND = "xport-lint.cancelConfirm"
 ADD_EXAMPLE_COMMAND = "xport-lint.addExample"
 log = logging.getLogger("xport_lint.server")
+#: seconds without an edit before the workspace index takes the lint thread
+IDLE_BEFORE_INDEXING = 0.5
 
 
 class _PythonLinesDocument(TextDocument):
@@ -84,6 +86,10 @@ class XportLanguageServer(LanguageServer):
         self._toasted = False
         self.loop: asyncio.AbstractEventLoop | None = None
         self.indexing: asyncio.Future[None] | None = None
+        #: set when an edit changed what a document defines or calls (the index needs a step)
+        self.index_wanted = asyncio.Event()
+        #: event-loop time of the last change to a document (indexing waits for a pause)
+        self.last_edit = 0.0
 
     # -- settings and configuration -----------------------------------------------------
 
@@ -148,11 +154,11 @@ class XportLanguageServer(LanguageServer):
         path = to_fs_path(uri) or uri
         try:
             is_open = uri in self.workspace.text_documents
-            findings, problems, affected = self.linter.lint(source, path, self.config_for(uri), is_open)
+            findings, problems, index_stale = self.linter.lint(source, path, self.config_for(uri), is_open)
             for problem in problems:
                 self.log(problem, types.MessageType.Error)
-            if affected and self.loop is not None:
-                self.loop.call_soon_threadsafe(self.relint_paths, affected)
+            if index_stale and self.loop is not None:
+                self.loop.call_soon_threadsafe(self.index_wanted.set)
             confirmed = self.confirmations.get(uri)
             if confirmed is not None and confirmed[0] == version:
                 findings = confirmed[1].findings
@@ -177,6 +183,8 @@ class XportLanguageServer(LanguageServer):
 
     def schedule(self, uri: str, delay: float | None = None) -> None:
         """Re-check `uri` after the debounce; a newer change cancels this one."""
+        if self.loop is not None:
+            self.last_edit = self.loop.time()
         previous = self.pending.pop(uri, None)
         if previous is not None:
             previous.cancel()
@@ -232,8 +240,10 @@ class XportLanguageServer(LanguageServer):
             self.workspace_diagnostic_refresh(None)
 
     async def index_workspace(self) -> None:
-        """The project index of the workspace folders, built a few files at a time on the lint
-        thread (a lint waits for one step at most); open documents it changes are checked again."""
+        """The project index of the workspace folders, built on the lint thread about 50 ms at a
+        time, and only while no edit came in the last half second (an edit's diagnostics never
+        wait for it); kept up to date after edits that change what a document calls or defines.
+        Open documents whose context it changes are checked again."""
         folders = [p for f in self.workspace.folders.values() if (p := to_fs_path(f.uri))]
         if not folders and self.workspace.root_path:
             folders = [self.workspace.root_path]
@@ -241,13 +251,19 @@ class XportLanguageServer(LanguageServer):
             return
         config = self.config_for(Path(folders[0], "__init__.py").as_uri())
         loop = asyncio.get_running_loop()
+        announced = False
         try:
             while True:
+                while loop.time() - self.last_edit < IDLE_BEFORE_INDEXING:
+                    await asyncio.sleep(IDLE_BEFORE_INDEXING / 2)
                 done, affected = await loop.run_in_executor(self.executor, self.linter.index_step, folders, config)
                 self.relint_paths(affected)
                 if done:
-                    self.log(f"project index of {', '.join(folders)} ready")
-                    return
+                    if not announced:
+                        self.log(f"project index of {', '.join(folders)} ready")
+                        announced = True
+                    await self.index_wanted.wait()
+                    self.index_wanted.clear()
         except Exception:  # noqa: BLE001 - without the index, files are still checked one by one
             log.exception("xport-lint could not index the workspace")
 

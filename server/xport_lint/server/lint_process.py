@@ -40,6 +40,8 @@ class _Workspace:
         self.contexts: dict[str, Any] = {}
         self.open: set[str] = set()
         self.index: Any = None
+        #: an open document's summary changed since the index was built
+        self.dirty = False
 
     def context(self, path: str) -> Any:
         from xport_lint.analyzers.index import EMPTY_CONTEXT
@@ -84,6 +86,7 @@ class _Workspace:
             cache.close()
         if self.todo:
             return False, []
+        self.dirty = False
         stale = self.refresh()
         # files on disk whose context changed are summarized again (one more call further)
         self.todo = [p for p in stale if p not in self.open]
@@ -96,8 +99,9 @@ class _Workspace:
         self.index = ProjectIndex(self.files, self.summaries, previous=self.index)
         return [p for p, used in self.contexts.items() if self.index.context(p) != used]
 
-    def linted(self, path: str, context: Any, summary: Any) -> list[str]:
-        """Record an open document's lint; the other open documents it changes the context of."""
+    def linted(self, path: str, context: Any, summary: Any) -> bool:
+        """Record an open document's lint. Whether the project index needs rebuilding (its
+        summary changed): done by the next `step`, off the path of the edit's own diagnostics."""
         self.open.add(path)
         self.contexts[path] = context
         before = self.summaries.get(path)
@@ -106,18 +110,18 @@ class _Workspace:
         if path not in self.files:
             self.files.append(path)
         unchanged = before is not None and summary is not None and before.to_plain() == summary.to_plain()
-        if self.index is None or unchanged:
-            return []
-        return [p for p in self.refresh() if p != path and p in self.open]
+        if self.index is not None and not unchanged:
+            self.dirty = True
+        return self.dirty
 
 
 _workspace = _Workspace()
 
 
-def _lint(source: str, path: str, config: Any, is_open: bool) -> tuple[list[Any], list[str], list[str]]:
+def _lint(source: str, path: str, config: Any, is_open: bool) -> tuple[list[Any], list[str], bool]:
     """Runs in the child: one parser (statement cache) for every document. Returns the
-    findings, the engine's log lines (a failing rule), which the server forwards, and the other
-    open documents whose project context this change altered (to lint again)."""
+    findings, the engine's log lines (a failing rule), which the server forwards, and whether
+    the project index needs a step (the document's summary changed)."""
     global _parser
     from xport_lint.analyzers.incremental import ChunkedParser
     from xport_lint.analyzers.runner import check_file
@@ -130,8 +134,8 @@ def _lint(source: str, path: str, config: Any, is_open: bool) -> tuple[list[Any]
     try:
         context = _workspace.context(path)
         checked = check_file(source, path, config, _parser, context)
-        affected = _workspace.linted(path, context, checked.summary) if is_open else []
-        return checked.findings, collect.lines, affected
+        stale = _workspace.linted(path, context, checked.summary) if is_open else False
+        return checked.findings, collect.lines, stale
     finally:
         engine_log.removeHandler(collect)
 
@@ -177,7 +181,7 @@ class LintProcess:
     def warm_up(self) -> None:
         self._executor().submit(_warm_up).result()
 
-    def lint(self, source: str, path: str, config: Any, is_open: bool = True) -> tuple[list[Any], list[str], list[str]]:
+    def lint(self, source: str, path: str, config: Any, is_open: bool = True) -> tuple[list[Any], list[str], bool]:
         """Blocks the calling thread (not the event loop) until the child answers. `is_open`: the
         text is an open document's (it stands for the file in the project index)."""
         return self._call(_lint, source, path, config, is_open)
