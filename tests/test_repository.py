@@ -77,3 +77,13 @@ def test_the_engine_has_no_import_cycles() -> None:
         if node not in state:
             visit(node, [node])
     assert cycles == []
+
+
+def test_the_server_answers_initialize_before_importing_the_parser() -> None:
+    """libcst's import is most of the server's start-up: the app module must not pull it in
+    (it did, through the line splitter, until bench/server_bench.py showed 1.43x a bare server)."""
+    import subprocess
+    import sys
+
+    probe = "import sys, xport_lint.server.app; sys.exit('libcst' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], timeout=120).returncode == 0

@@ -21,6 +21,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .lines import split_lines
 from .model import Position, Span
 
 _EMPTY = cst.Module(body=[])
@@ -29,18 +30,6 @@ _HEADER = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
 _ODD_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
-# characters `str.splitlines` breaks at that Python (and LSP) do not: \v \f \x1c-\x1e NEL LS PS
-_NOT_PYTHON_BREAKS = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-_PYTHON_LINE = re.compile(r".*?(?:\r\n|\r|\n)|.+\Z", re.DOTALL)
-
-
-def split_lines(text: str) -> list[str]:
-    """`text`'s lines, ends kept, split where Python's tokenizer and LSP split (\\n, \\r\\n, \\r)
-    and nowhere else: `str.splitlines` also splits at U+0085, U+2028, form feed..., so line
-    numbers drift and a re-indented string literal would change or break."""
-    if not _NOT_PYTHON_BREAKS.search(text):
-        return text.splitlines(keepends=True)
-    return _PYTHON_LINE.findall(text)
 
 
 def code_of(node: cst.CSTNode) -> str:

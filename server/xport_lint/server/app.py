@@ -24,7 +24,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
-from xport_lint.analyzers.positions import split_lines
+from xport_lint.analyzers.lines import split_lines
 
 from . import convert
 from .lint_process import LintProcess
