@@ -9,7 +9,7 @@ loading, `__init__`) runs eagerly and is left alone.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -379,14 +379,7 @@ class Program:
     ) -> None:
         """A helper only training-mode code calls (`_compute_mask_indices` under
         `if self.training:`) runs only in a training-mode export: all of it is training-only."""
-        in_eval: set[int] = set()
-        stack = [id(root.func) for root in roots]
-        while stack:
-            key = stack.pop()
-            if key in in_eval:
-                continue
-            in_eval.add(key)
-            stack.extend(id(callee.func) for callee, eval_call in edges.get(key, []) if eval_call)
+        in_eval = _closure(roots, edges, lambda caller, callee: True)
         for key, item in seen.items():
             if key not in in_eval:
                 for _, statement in self.nodes(item.func):
@@ -402,17 +395,7 @@ class Program:
         only when that argument is passed: its findings say so, as warnings."""
         if not self._optional_calls:
             return
-        always: set[int] = set()
-        stack = [id(root.func) for root in roots]
-        while stack:
-            key = stack.pop()
-            if key in always:
-                continue
-            always.add(key)
-            stack.extend(
-                id(callee.func) for callee, eval_call in edges.get(key, [])
-                if eval_call and (key, id(callee.func)) not in self._optional_calls
-            )
+        always = _closure(roots, edges, lambda caller, callee: (caller, callee) not in self._optional_calls)
         names: dict[int, str] = {}
         for (caller, callee), name in self._optional_calls.items():
             if callee not in always and caller in in_eval:
@@ -817,6 +800,23 @@ def _assigned_once(func: cst.FunctionDef) -> dict[str, cst.BaseExpression | None
         elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)) and isinstance(statement.target, cst.Name):
             out[statement.target.value] = None
     return out
+
+
+def _closure(
+    roots: list[Traced], edges: dict[int, list[tuple[Traced, bool]]], follows: Callable[[int, int], bool]
+) -> set[int]:
+    """Ids of the functions `roots` reach through eval-mode calls that `follows(caller, callee)`."""
+    reached: set[int] = set()
+    stack = [id(root.func) for root in roots]
+    while stack:
+        key = stack.pop()
+        if key in reached:
+            continue
+        reached.add(key)
+        stack.extend(
+            id(callee.func) for callee, eval_call in edges.get(key, []) if eval_call and follows(key, id(callee.func))
+        )
+    return reached
 
 
 def _conjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
