@@ -144,3 +144,15 @@ def test_a_helper_called_only_behind_an_optional_argument_warns_naming_it() -> N
     ), "m.py", Config())
     assert [(f.code, f.severity.value) for f in findings] == [("XPT101", "warning")]
     assert "only when `labels` is passed" in findings[0].message
+
+
+def test_a_parameter_defaulting_to_none_tested_for_truth_is_optional() -> None:
+    """bria: `if guidance:` with `guidance=None`: a tensor (and a data-dependent test) only when
+    a caller passes it."""
+    findings = check_source(HEAD + (
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x, guidance=None):\n"
+        "        if guidance:\n            x = x + guidance.sum()\n        return x\n"
+    ), "m.py", Config())
+    assert [(f.code, f.severity.value) for f in findings] == [("XPT101", "warning")]
+    assert "only when `guidance` is passed" in findings[0].message

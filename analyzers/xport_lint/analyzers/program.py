@@ -492,7 +492,9 @@ class Program:
                 self.training_only.add(id(node))
         self._mark_optional_operands(node.test, func)
         optional = _optional_argument(_leftmost(node.test), func, self._flags)
-        if optional is not None and _leftmost(node.test) is not node.test:
+        if optional is not None and (_leftmost(node.test) is not node.test or isinstance(node.test, cst.Name)):
+            # the rest of the test, or the bare optional itself (`if guidance:`), is a tensor
+            # only when the argument is passed
             self.optional_only.setdefault(id(node), optional)
         # the body runs only when every conjunct holds: `n > 1 and speaker_id is not None`
         optional = optional or next(
@@ -761,11 +763,14 @@ def _tests_training(test: cst.BaseExpression) -> bool:
 def _optional_argument(
     test: cst.BaseExpression, func: cst.FunctionDef, flags: dict[int, dict[str, cst.BaseExpression | None]]
 ) -> str | None:
-    """`name is not None` where `name` is a parameter of `func` that defaults to None: what
-    follows runs only when a caller passes it (a default export passes only the example's).
+    """`name is not None` (or `name` alone) where `name` is a parameter of `func` that defaults to
+    None: what follows runs only when a caller passes it (a default export passes only the
+    example's).
     Also a flag made of that test (`exists_cache = past is not None and ...; if exists_cache:`).
     `flags`: per function, its names assigned once (filled on first use)."""
     if isinstance(test, cst.Name):
+        if _defaults_to_none(test.value, func):
+            return test.value  # `if guidance:`: None (falsy) unless passed
         assigned = flags.get(id(func))
         if assigned is None:
             assigned = flags[id(func)] = _assigned_once(func)
@@ -780,11 +785,16 @@ def _optional_argument(
             and target.comparator.value == "None" and isinstance(test.left, cst.Name)):
         return None
     name = test.left.value
+    return name if _defaults_to_none(name, func) else None
+
+
+def _defaults_to_none(name: str, func: cst.FunctionDef) -> bool:
+    """`name` is a parameter of `func` that defaults to None."""
     for param in all_params(func.params):
         if param.name.value == name:
             default = param.default
-            return name if isinstance(default, cst.Name) and default.value == "None" else None
-    return None
+            return isinstance(default, cst.Name) and default.value == "None"
+    return False
 
 
 def _assigned_once(func: cst.FunctionDef) -> dict[str, cst.BaseExpression | None]:
