@@ -360,6 +360,7 @@ def test_followed_code_is_reported_only_where_the_linted_code_reaches_it(tmp_pat
 @pytest.mark.parametrize(("value", "error"), [
     (["missing"], "follow: missing: no such folder"),
     ("vendor", "follow: expected a list of folders"),
+    (["/"], "follow: /: the filesystem root or the home folder"),
 ])
 def test_follow_is_validated(tmp_path: Path, value: object, error: str) -> None:
     from xport_lint.analyzers.config import ConfigError

@@ -115,8 +115,13 @@ class Config:
             raise ConfigError("strict: expected true or false")
         follow = _strings(table.get("follow", ()), "follow", 'a list of folders, e.g. ["../vendor/layers"]')
         for folder in follow:
-            if not (Path(root or ".") / folder).is_dir():
+            target = Path(root or ".") / folder
+            if not target.is_dir():
                 raise ConfigError(f"follow: {folder}: no such folder (relative to {root or Path.cwd()})")
+            resolved = target.resolve()
+            if resolved == Path(resolved.anchor) or resolved == Path.home().resolve():
+                # a cloned repository's config must not send the run through the whole disk
+                raise ConfigError(f"follow: {folder}: the filesystem root or the home folder; name the library")
         return cls(
             select=_codes(table.get("select", ()), "select"),
             extend_select=_codes(table.get("extend-select", ()), "extend-select"),
