@@ -639,12 +639,10 @@ def param_value(
         return NOTHING
     annotation = param.annotation
     if annotation is not None:
-        text = cst.Module([]).code_for_node(annotation.annotation)
-        if "Tensor" not in text:
+        names = annotation_names(annotation)
+        if not any("Tensor" in name for name in names):
             return NOTHING
-        scalars = ("int", "bool", "float", "str", "list", "List", "tuple", "Tuple", "dict", "Dict", "Sequence")
-        mixed = any(re.search(rf"\b{name}\b", text) for name in scalars)
-        return NOTHING if mixed else Value(Kind.TENSOR)
+        return NOTHING if names & _CONTAINER_OR_SCALAR_ANNOTATIONS else Value(Kind.TENSOR)
     default = param.default
     if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
         return NOTHING
@@ -674,6 +672,31 @@ _PYTHON_ANNOTATION_PARTS = _PYTHON_ANNOTATIONS | {
     "None", "tuple", "Tuple", "list", "List", "Optional", "Union", "typing", "Sequence", "Literal",
 }
 _ANNOTATION_NAMES = re.compile(r"[A-Za-z_]\w*")
+_CONTAINER_OR_SCALAR_ANNOTATIONS = frozenset(
+    {"int", "bool", "float", "str", "list", "List", "tuple", "Tuple", "dict", "Dict", "Sequence"}
+)
+_ANNOTATIONS: dict[int, tuple[cst.Annotation, frozenset[str]]] = {}
+
+
+def annotation_names(annotation: cst.Annotation) -> frozenset[str]:
+    """Every name an annotation spells (`Optional[torch.FloatTensor]`: Optional, torch,
+    FloatTensor), string annotations included; read from the tree, not rendered to text."""
+    cached = _ANNOTATIONS.get(id(annotation))
+    if cached is not None and cached[0] is annotation:
+        return cached[1]
+    names: set[str] = set()
+    for node in iter_nodes(annotation.annotation):
+        node_type = type(node)
+        if node_type is cst.Name:
+            names.add(node.value)  # type: ignore[attr-defined]
+        elif node_type is cst.Attribute:
+            names.add(node.attr.value)  # type: ignore[attr-defined]
+        elif node_type is cst.SimpleString:
+            names.update(_ANNOTATION_NAMES.findall(node.value[1:-1]))  # type: ignore[attr-defined]
+    if len(_ANNOTATIONS) > 4096:
+        _ANNOTATIONS.clear()
+    found = _ANNOTATIONS[id(annotation)] = (annotation, frozenset(names))
+    return found[1]
 
 
 def python_scalar_param(param: cst.Param) -> bool:
@@ -681,8 +704,8 @@ def python_scalar_param(param: cst.Param) -> bool:
     (`output_attentions: torch.Tensor | None = False` is a flag, whatever its annotation says)."""
     annotation = param.annotation
     if annotation is not None:
-        names = _ANNOTATION_NAMES.findall(cst.Module([]).code_for_node(annotation.annotation))
-        if names and set(names) <= _PYTHON_ANNOTATION_PARTS and set(names) & _PYTHON_ANNOTATIONS:
+        names = annotation_names(annotation)
+        if names and names <= _PYTHON_ANNOTATION_PARTS and names & _PYTHON_ANNOTATIONS:
             return True
     default = param.default
     if isinstance(default, cst.Name):

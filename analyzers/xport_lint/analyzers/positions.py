@@ -27,6 +27,9 @@ from .model import Position, Span
 _EMPTY = cst.Module(body=[])
 _HEADER = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
 # line breaks that `str.splitlines` and CPython's tokenizer count differently, or at all
+#: compound statements whose header (test, iterable, context managers) renders on its own
+_HEADER_ONLY: dict[type, bool] = {cst.If: True, cst.While: True, cst.For: True, cst.With: True}
+_PASS_BLOCK = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
 _ODD_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
@@ -48,7 +51,7 @@ class Locator:
         self._regions: set[int] = set()
         self._fallback: dict[cst.CSTNode, object] | None = None
         self._headers: dict[int, int] | None = None
-        self._renders: dict[int, tuple[Any, list[str]] | None] = {}
+        self._renders: dict[tuple[int, bool], tuple[Any, list[str]] | None] = {}
 
     @property
     def lines(self) -> list[str]:
@@ -124,24 +127,34 @@ class Locator:
         """`node`'s span from libcst's positions within its statement alone (rendered without
         the comments above it), moved to where `ast` put the statement: the node itself, not
         the first text that looks like it (`n` in `for step in range(n)` is not the n of `in`)."""
-        rendered = self._rendered(statement)
-        if rendered is None:
-            return None
-        positions, lines = rendered
-        found = positions.get(node)
+        found, lines = None, []
+        for header_only in (True, False) if _HEADER_ONLY.get(type(statement)) else (False,):
+            rendered = self._rendered(statement, header_only)
+            if rendered is not None:
+                positions, lines = rendered
+                found = positions.get(node)
+                if found is not None:
+                    break
         if found is None:
             return None
         begin = self._moved(lines, found.start.line, found.start.column, start)
         stop = self._moved(lines, found.end.line, found.end.column, start)
         return Span(begin, stop) if begin is not None and stop is not None else None
 
-    def _rendered(self, statement: cst.CSTNode) -> tuple[Any, list[str]] | None:
-        cached = self._renders.get(id(statement))
-        if cached is not None or id(statement) in self._renders:
+    def _rendered(self, statement: cst.CSTNode, header_only: bool = False) -> tuple[Any, list[str]] | None:
+        """libcst's positions of `statement` rendered alone; `header_only`: a compound statement's
+        header with a one-line body (a node in an `if` test need not cost its whole body)."""
+        key = (id(statement), header_only)
+        cached = self._renders.get(key)
+        if cached is not None or key in self._renders:
             return cached
         result = None
-        if isinstance(statement, cst.BaseSmallStatement):
-            alone: cst.CSTNode | None = cst.SimpleStatementLine(body=[statement])
+        if header_only:
+            alone: cst.CSTNode | None = statement.with_changes(
+                leading_lines=[], body=_PASS_BLOCK, **({"orelse": None} if hasattr(statement, "orelse") else {})
+            )
+        elif isinstance(statement, cst.BaseSmallStatement):
+            alone = cst.SimpleStatementLine(body=[statement])
         elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             # `ast` places a decorated def at `def`; rendered without decorators, so does libcst
             alone = statement.with_changes(leading_lines=[], decorators=[], lines_after_decorators=[])
@@ -156,7 +169,7 @@ class Locator:
                 result = (positions, split_lines(module.code))
             except Exception:  # noqa: BLE001 - what libcst cannot place, the text search places
                 result = None
-        self._renders[id(statement)] = result
+        self._renders[key] = result
         return result
 
     def _moved(self, rendered: list[str], line: int, column: int, start: Position) -> Position | None:
