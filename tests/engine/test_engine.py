@@ -285,7 +285,9 @@ def test_a_note_points_where_data_enters_never_at_the_flagged_line() -> None:
         "        if x.nonzero().shape[0] > 3:\n            return x\n"
         "        if x.shape[0] > 3:\n            return x + 1\n        return x\n"
     )
-    findings = {f.span.start.line: f for f in check_source(source, "m.py", Config(extend_select=("XPT301",)))}
+    # `shapes = "dynamic"`: every input dimension Dim.AUTO, so the size test on line 10 is reported
+    config = Config(extend_select=("XPT301",), shapes="dynamic")
+    findings = {f.span.start.line: f for f in check_source(source, "m.py", config)}
     (note,) = findings[6].related
     assert note.span.start.line == 5 and "x.nonzero()" in note.message  # not the print on line 4
     assert findings[8].related == ()  # on its own line: says nothing new

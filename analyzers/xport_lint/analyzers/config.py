@@ -14,6 +14,7 @@ from typing import Any
 
 from . import registry
 from .model import Mode, Severity
+from .shapes import DimSpec, read_table
 
 
 class ConfigError(ValueError):
@@ -34,6 +35,11 @@ class Config:
     #: folders outside the linted paths whose code the project index follows (a library the
     #: models subclass and call): reported only where traced code of the linted paths reaches
     follow: tuple[str, ...] = ()
+    #: what an input dimension is when nothing declares it: "static" (torch.export's default) or
+    #: "dynamic" (every dimension Dim.AUTO: for library authors whose users choose)
+    shapes: str = "static"
+    #: `[tool.xport-lint.dynamic-shapes]`: model class -> its inputs' dynamic dimensions
+    dynamic_shapes: dict[str, tuple[tuple[str, tuple[tuple[int, DimSpec], ...]], ...]] = field(default_factory=dict)
     #: directory the pyproject.toml was found in (globs are relative to it)
     root: Path | None = None
 
@@ -95,7 +101,7 @@ class Config:
     @classmethod
     def from_table(cls, table: dict[str, Any], root: Path | None = None) -> Config:
         known = {"select", "extend-select", "ignore", "per-file-ignores", "exclude", "strict",
-                 "severity", "examples", "follow"}
+                 "severity", "examples", "follow", "shapes", "dynamic-shapes"}
         unknown = set(table) - known
         if unknown:
             raise ConfigError(f"unknown [tool.xport-lint] key(s): {', '.join(sorted(unknown))}")
@@ -122,7 +128,18 @@ class Config:
             if resolved == Path(resolved.anchor) or resolved == Path.home().resolve():
                 # a cloned repository's config must not send the run through the whole disk
                 raise ConfigError(f"follow: {folder}: the filesystem root or the home folder; name the library")
+        shapes = table.get("shapes", "static")
+        if shapes not in ("static", "dynamic"):
+            raise ConfigError(
+                'shapes: expected "static" (the default: what export does without dynamic_shapes) or "dynamic"'
+            )
+        try:
+            dynamic_shapes = read_table(table.get("dynamic-shapes", {}), "dynamic-shapes")
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
         return cls(
+            shapes=shapes,
+            dynamic_shapes=dynamic_shapes,
             select=_codes(table.get("select", ()), "select"),
             extend_select=_codes(table.get("extend-select", ()), "extend-select"),
             ignore=_codes(table.get("ignore", ()), "ignore"),

@@ -14,6 +14,7 @@ from .dataflow import NOTHING, FunctionFlow, Value
 from .model import Mode, Severity
 from .program import Program, Traced
 from .report import FixProposal, Report
+from .shapes import AUTO, DimSpec, ShapeConfig, Sizes
 
 
 class Reporter(Protocol):
@@ -42,6 +43,9 @@ class RuleContext:
     failures: set[str] = field(default_factory=set)
     #: per-file facts rules build once and share (the context-manager resolver)
     shared: dict[str, object] = field(default_factory=dict)
+    #: `[tool.xport-lint] shapes` and `dynamic-shapes` (see config.Config)
+    shape_default: str = "static"
+    shape_table: dict[str, tuple[tuple[str, tuple[tuple[int, DimSpec], ...]], ...]] = field(default_factory=dict)
     _globals: dict[int, frozenset[str]] = field(default_factory=dict)
     _mentioned: dict[str, bool] = field(default_factory=dict)
 
@@ -56,6 +60,41 @@ class RuleContext:
         if found is None:
             found = self._mentioned[word] = word in self.source
         return found
+
+    def shape_config(self) -> ShapeConfig:
+        """How the model whose code is being walked is exported: its class's declaration (an
+        export call or `xport_example()` of this file, an export script elsewhere in the project,
+        `[tool.xport-lint.dynamic-shapes]`), else the default."""
+        program = self.program
+        name = self.traced.cls.node.name.value if self.traced is not None and self.traced.cls is not None else None
+        if name is not None:
+            qualified = f"{program.name}.{name}" if program.name else name
+            table = self.shape_table.get(qualified) or self.shape_table.get(name)
+            found = (
+                program.declared_shapes.get(name) or dict(program.context.shapes).get(name)
+                or (ShapeConfig(table, "[tool.xport-lint.dynamic-shapes]") if table is not None else None)
+            )
+            if found is not None:
+                return found
+        known = [*program.declared_shapes.values(), *(config for _, config in program.context.shapes)]
+        dynamic = next((config for config in known if config.any_dynamic()), None)
+        if dynamic is not None:
+            return ShapeConfig((), f"{dynamic.source} exports dynamic shapes", AUTO)
+        if self.shape_default == "dynamic":
+            return ShapeConfig((), '`shapes = "dynamic"` treats every input dimension as Dim.AUTO', AUTO)
+        return ShapeConfig((), "static shapes")
+
+    def sizes(self) -> Sizes | None:
+        """The input dimensions size expressions read, in a model's own `forward` (elsewhere the
+        inputs are not the export's)."""
+        traced = self.traced
+        if traced is None or traced.cls is None or traced.func.name.value != "forward" or traced.reach is not None:
+            return None
+        key = f"sizes:{id(traced.func)}"
+        found = self.shared.get(key)
+        if found is None:
+            found = self.shared[key] = Sizes(traced.func)
+        return found  # type: ignore[return-value]
 
     def value(self, node: cst.BaseExpression) -> Value:
         return self.flow.value(node) if self.flow is not None else NOTHING
@@ -87,6 +126,7 @@ class RuleContext:
         fix: FixProposal | None,
         related: Iterable[tuple[cst.CSTNode, str]],
         statement: cst.CSTNode | None = None,
+        severity: Severity | None = None,
     ) -> None:
         # related nodes sit elsewhere in the function: found by text from its start
         anchor = self.traced.func if self.traced is not None else self.statement
@@ -94,4 +134,4 @@ class RuleContext:
             return  # an operand export never evaluates (`not is_tracing() and <node>`)
         rel = tuple((n, anchor, m) for n, m in related)
         reach = self.traced.reach if self.traced is not None else None
-        self.reports.append((rule, Report(node, message, statement or self.statement, fix, rel, reach)))
+        self.reports.append((rule, Report(node, message, statement or self.statement, fix, rel, reach, severity)))

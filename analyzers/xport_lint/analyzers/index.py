@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .shapes import ShapeConfig
+
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 2
+SUMMARY_VERSION = 3
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 #: how many re-exports a name is followed through (`from .impl import helper` in `__init__.py`)
 _MAX_HOPS = 8
@@ -58,6 +60,8 @@ class ModuleSummary:
     functions: dict[str, FunctionSummary] = field(default_factory=dict)
     #: names of functions the file hands to export (or compiles with fullgraph=True)
     exported: list[str] = field(default_factory=list)
+    #: model classes of other files this file exports (qualified name), with their declared shapes
+    shapes: dict[str, ShapeConfig] = field(default_factory=dict)
 
     def names(self) -> tuple[Any, ...]:
         """What the file defines and imports (what other files' names resolve to), without what
@@ -73,6 +77,7 @@ class ModuleSummary:
 
         return {
             "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
+            "shapes": {name: config.to_plain() for name, config in self.shapes.items()},
             "functions": {n: function(f) for n, f in self.functions.items()},
             "classes": {
                 n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module]
@@ -105,9 +110,10 @@ class ModuleSummary:
         exported = data["exported"]
         if not (isinstance(data["module"], str) and all(isinstance(e, str) for e in exported)):
             raise TypeError("malformed module")
+        shapes = {str(name): ShapeConfig.from_plain(config) for name, config in data["shapes"].items()}
         return cls(
             data["module"], path, strings(data["imports"]), classes,
-            {n: function(f) for n, f in data["functions"].items()}, list(exported),
+            {n: function(f) for n, f in data["functions"].items()}, list(exported), shapes,
         )
 
 
@@ -185,6 +191,8 @@ class FileContext:
     entries: tuple[tuple[str, Reach], ...] = ()
     #: analyse only what `entries` reach (a followed file outside the linted paths)
     entries_only: bool = False
+    #: classes of the file that another file exports, with the shapes it declares
+    shapes: tuple[tuple[str, ShapeConfig], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -192,6 +200,7 @@ class FileContext:
             sorted(self.module_classes),
             [[name, r.entry, list(r.via), r.path, r.line] for name, r in self.entries],
             self.entries_only,
+            [[name, config.to_plain()] for name, config in self.shapes],
         ])
 
 
@@ -237,6 +246,7 @@ class ProjectIndex:
         #: function -> the class that runs it where it was first reached
         self._dispatch: dict[Key, Key | None] = {}
         self._entries: dict[str, list[tuple[str, Reach]]] | None = None
+        self._shapes: dict[str, dict[str, ShapeConfig]] | None = None
         self._traced()
 
     def _reuse(self, previous: ProjectIndex) -> None:
@@ -504,9 +514,21 @@ class ProjectIndex:
             if not cls.module and self.is_module_class((module, name))
         )
         entries = tuple(sorted(self._entries.get(module, ()), key=lambda item: item[0]))
-        if not module_classes and not entries and path not in self.followed:
+        shapes = tuple(sorted(self._declared_shapes().get(module, {}).items()))
+        if not module_classes and not entries and not shapes and path not in self.followed:
             return EMPTY_CONTEXT
-        return FileContext(module_classes, entries, entries_only=path in self.followed)
+        return FileContext(module_classes, entries, entries_only=path in self.followed, shapes=shapes)
+
+    def _declared_shapes(self) -> dict[str, dict[str, ShapeConfig]]:
+        """Per module: its classes that export scripts of other files export, with their shapes."""
+        if self._shapes is None:
+            self._shapes = {}
+            for summary in self.summaries.values():
+                for qualified, config in summary.shapes.items():
+                    key = self.lookup(qualified)
+                    if key is not None and "." not in key[1]:
+                        self._shapes.setdefault(key[0], {}).setdefault(key[1], config)
+        return self._shapes
 
     def _group_entries(self) -> dict[str, list[tuple[str, Reach]]]:
         """Per module: its functions that only traced code of another file reaches (in a followed

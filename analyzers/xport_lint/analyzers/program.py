@@ -9,6 +9,7 @@ loading, `__init__`) runs eagerly and is left alone.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ from .dataflow import (
 from .index import EMPTY_CONTEXT, ClassSummary, FileContext, FunctionSummary, ModuleSummary, Reach, absolute_import
 from .model import Mode
 from .names import ImportTable, dotted
+from .shapes import ShapeConfig, ShapesReader, example_return
 from .walk import iter_nodes, with_statements
 
 EXPORT_APIS = frozenset(
@@ -281,6 +283,36 @@ class Program:
             elif api == "torch.compile" and _keyword_true(node, "fullgraph"):
                 self.export_calls.append(ExportCall(node, api))
 
+    @functools.cached_property
+    def declared_shapes(self) -> dict[str, ShapeConfig]:
+        """How this file's export calls and `xport_example()` export each model class, by the
+        class name as written (`Decoder`, `models.Decoder`); a class exported twice keeps the
+        first declaration."""
+        examples = [f for n, f in self.functions.items() if n == "xport_example"]
+        if not self.export_calls and not examples:
+            return {}
+        reader = ShapesReader(self.module, self.imports.resolve)
+        out: dict[str, ShapeConfig] = {}
+        for call in self.export_calls:
+            if call.api not in EXPORT_APIS or not call.call.args:
+                continue
+            shapes = next(
+                (a.value for a in call.call.args if a.keyword is not None and a.keyword.value == "dynamic_shapes"), None
+            )
+            cls = reader.model_class(call.call.args[0].value)
+            config = reader.config(shapes, f"`{call.api.rpartition('.')[2]}(...)` in {self.name or 'this file'}")
+            if cls is not None and config is not None:
+                out.setdefault(cls, config)
+        for func in examples:
+            found = example_return(func)
+            if found is None:
+                continue
+            cls = reader.model_class(found[0])
+            config = reader.config(found[1], f"`xport_example()` in {self.name or 'this file'}")
+            if cls is not None and config is not None:
+                out.setdefault(cls, config)
+        return out
+
     def _reachable(self) -> list[Traced]:
         roots: list[Traced] = []
         if not self.context.entries_only:
@@ -440,8 +472,15 @@ class Program:
         exported = [
             name for call in self.export_calls if call.call.args and (name := dotted(call.call.args[0].value))
         ]
+        # models of other files this file exports (an export script): their declared shapes
+        shapes = {
+            qualified: config
+            for written, config in self.declared_shapes.items()
+            if written.partition(".")[0] not in self._file_classes
+            and (qualified := _qualified(self.imports.aliases, written)) is not None
+        }
         return ModuleSummary(
-            module, path, imports, classes, {n: function(f) for n, f in self.functions.items()}, exported
+            module, path, imports, classes, {n: function(f) for n, f in self.functions.items()}, exported, shapes
         )
 
     def nodes(self, func: cst.FunctionDef) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
@@ -699,6 +738,13 @@ class Program:
                 ):
                     return Mode.STRICT
         return configured
+
+
+def _qualified(aliases: dict[str, str], written: str) -> str | None:
+    """`models.Decoder` as the imports spell it in full (None: not imported)."""
+    root, _, rest = written.partition(".")
+    full = aliases.get(root)
+    return None if full is None else f"{full}.{rest}" if rest else full
 
 
 #: what a call returns while torch.export traces, in both modes (measured on torch 2.13, see

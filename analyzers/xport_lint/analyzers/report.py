@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .index import Reach
-from .model import Applicability
+from .model import Applicability, Severity
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,9 @@ class Report:
     related: tuple[tuple[cst.CSTNode, cst.CSTNode | None, str], ...] = ()
     #: how traced code of another file reaches the function this is in
     reach: Reach | None = None
+    #: this finding's severity where the rule decides it per finding (shape rules: from how
+    #: the model is exported); None: the rule's severity for the mode
+    severity: Severity | None = None
 
 
 @dataclass(frozen=True)

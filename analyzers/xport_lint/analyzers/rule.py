@@ -124,10 +124,12 @@ class Rule:
         fix: FixProposal | None = None,
         related: Iterable[tuple[cst.CSTNode, str]] = (),
         statement: cst.CSTNode | None = None,
+        severity: Severity | None = None,
     ) -> None:
         """`statement`: the one holding `node`, where the walk's current one is wider (a
-        module-wide rule that visits a whole function)."""
-        self.ctx.add(self, node, message, fix, related, statement)
+        module-wide rule that visits a whole function). `severity`: this finding's, where the
+        rule decides it per finding."""
+        self.ctx.add(self, node, message, fix, related, statement, severity)
 
     def visitors(self) -> dict[str, Callable[[cst.CSTNode], None]]:
         return {

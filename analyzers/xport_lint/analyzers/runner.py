@@ -128,7 +128,7 @@ def _check_parsable(
         for code, rule_class in registry.RULES.items()
         if code in enabled and rule_class.severity(mode) is not None
     ]
-    ctx = RuleContext(program, mode, source)
+    ctx = RuleContext(program, mode, source, shape_default=config.shapes, shape_table=config.dynamic_shapes)
     instances = [r(ctx) for r in rules]
     traced = [r for r in instances if r.SCOPE is Scope.TRACED]
     module_wide = [
@@ -235,7 +235,7 @@ def _findings(
         line_text = locator.lines[span.start.line - 1] if span.start.line <= len(locator.lines) else ""
         if noqa.suppresses(noqa.directive_on(line_text, span.start.line), rule.CODE):
             continue
-        severity = config.severity.get(rule.CODE) or rule.severity(mode) or Severity.INFO
+        severity = config.severity.get(rule.CODE) or report.severity or rule.severity(mode) or Severity.INFO
         message = report.message
         where = id(report.statement) if report.statement is not None else None
         if (

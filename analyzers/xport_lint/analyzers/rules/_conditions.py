@@ -12,6 +12,7 @@ import libcst as cst
 from ..dataflow import Kind, Value, is_tensor_like
 from ..positions import code_of
 from ..rewrites import Rewrite, check_rewrite, cond_rewrite
+from ..shapes import Verdict
 
 if TYPE_CHECKING:
     from ..runner import RuleContext
@@ -78,15 +79,26 @@ class ConditionRule:
                 # size came from explains nothing; the runner drops notes on the flagged line
                 if self.CONDITION is not Condition.SHAPE and value.origin is not None and value.origin is not operand:
                     related.append((value.origin, f"`{short(value.origin)}` is where it comes from"))
+                verdict = self.judge(operand)
+                if verdict is not None and verdict.severity is None:
+                    continue
                 message = self.message(operand, keyword)
-                rewrite = self.rewrite(node)
+                if verdict is not None and verdict.reason:
+                    message += f": {verdict.reason}"
+                rewrite = self.rewrite(node) if verdict is None or verdict.fixable else None
                 if rewrite is not None and rewrite.reason:
                     message += f" (no automatic fix: {rewrite.reason})"
                 fix = rewrite.fix if rewrite is not None else None
-                self.report(operand, message, fix=fix, related=related)  # type: ignore[attr-defined]
+                severity = verdict.severity if verdict is not None else None
+                self.report(operand, message, fix=fix, related=related, severity=severity)  # type: ignore[attr-defined]
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         raise NotImplementedError
+
+    def judge(self, operand: cst.BaseExpression) -> Verdict | None:
+        """This finding's severity where it depends on how the model is exported (None: the
+        rule's own)."""
+        return None
 
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
         """The fix for the branching `node` (or why there is none); None: not offered."""

@@ -5,6 +5,7 @@ import libcst as cst
 from ..model import Severity
 from ..rewrites import Rewrite
 from ..rule import Invalid, Rule, Valid
+from ..shapes import Verdict, judge_branch
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
 
@@ -62,7 +63,10 @@ class ShapeBranch(ConditionRule, Rule):
         self.check_conditions(node, "conditional expression")
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
-        return f"{keyword} on the size `{short(operand)}` specialises the exported graph"
+        return f"{keyword} on the size `{short(operand)}`"
+
+    def judge(self, operand: cst.BaseExpression) -> Verdict:
+        return judge_branch(operand, self.ctx.sizes(), self.ctx.shape_config(), self.ctx.mode)
 
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
         # with static shapes (no dynamic_shapes in the file) every size is fixed anyway:
@@ -95,39 +99,106 @@ class ShapeBranch(ConditionRule, Rule):
             def xport_example():
                 return Flatten(), (torch.randn(2, 3, 4, 4),)
             """
-        )
+        ),
+        Valid(
+            """
+            import torch
+            class Decoder(torch.nn.Module):
+                def forward(self, hidden):
+                    # static shapes (no dynamic_shapes): every size is a constant of the export
+                    if hidden.shape[1] > 4:
+                        return hidden * 0.5
+                    return hidden.cumsum(1)
+            def xport_example():
+                return Decoder(), (torch.randn(2, 3, 8),)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Decoder(torch.nn.Module):
+                def forward(self, hidden):
+                    # the declared range (at most 4) decides the test: no guard, no hazard
+                    if hidden.shape[1] > 4:
+                        return hidden * 0.5
+                    return hidden.cumsum(1)
+            def xport_example():
+                seq = Dim("seq", max=4)
+                return {"model": Decoder(), "args": (torch.randn(2, 3, 8),), "dynamic_shapes": {"hidden": {1: seq}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class DecodeStep(torch.nn.Module):
+                def forward(self, hidden):
+                    # a dynamic size is never 1 under export (0 and 1 are specialised): decided
+                    if hidden.shape[1] == 1:
+                        return hidden * 2
+                    return hidden.cumsum(1)
+            def xport_example():
+                return {"model": DecodeStep(), "args": (torch.randn(2, 3, 8),), "dynamic_shapes": {"hidden": {1: Dim.AUTO}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Pair(torch.nn.Module):
+                def forward(self, a, b):
+                    if a.shape[1] != b.shape[1]:  # one shared Dim: equal by declaration
+                        raise ValueError("a and b must have the same length")
+                    return a + b
+            def xport_example():
+                seq = Dim("seq")
+                a, b = torch.randn(2, 2, 3, 4)
+                return {"model": Pair(), "args": (a, b), "dynamic_shapes": {"a": {1: seq}, "b": {1: seq}}}
+            """
+        ),
     ]
     INVALID = [
         Invalid(
             """
             import torch
-            class Decoder(torch.nn.Module):
-                def forward(self, hidden):
-                    if hidden.shape[1] == 1:  # expect: XPT301
-                        return hidden * 2
-                    return hidden.cumsum(1)
+            from torch.export import Dim
+            class Pair(torch.nn.Module):
+                def forward(self, a, b):
+                    if a.shape[1] != b.shape[1]:  # expect: XPT301
+                        raise ValueError("a and b must have the same length")
+                    return a + b
             def xport_example():
-                return Decoder(), (torch.randn(2, 1, 4),)
+                a, b = torch.randn(2, 2, 3, 4)
+                return {"model": Pair(), "args": (a, b), "dynamic_shapes": {"a": {1: Dim("la")}, "b": {1: Dim("lb")}}}
             """,
-            other_args="(torch.randn(2, 5, 4),)",
         ),
         Invalid(
             """
             import torch
-            class RotaryCache(torch.nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.max_cached = 4
-                    self.register_buffer("cos", torch.ones(4, 8))
-                def forward(self, x):
-                    seq_len = x.size(1)
-                    if seq_len > self.max_cached:  # expect: XPT301
-                        cos = torch.ones(seq_len, 8)
-                    else:
-                        cos = self.cos[:seq_len]
-                    return x * cos
+            from torch.export import Dim
+            class Decoder(torch.nn.Module):
+                def forward(self, hidden):
+                    if hidden.shape[1] > 4:  # expect: XPT301
+                        # long prompts: scale instead of accumulating
+                        return hidden * 0.5
+                    return hidden.cumsum(1)
             def xport_example():
-                return RotaryCache(), (torch.randn(2, 3, 8),)
+                return {"model": Decoder(), "args": (torch.randn(2, 3, 8),), "dynamic_shapes": {"hidden": {1: Dim("seq")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Decoder(torch.nn.Module):
+                def forward(self, hidden):
+                    def true_fn(hidden):  # expect: XPT301
+                        # long prompts: scale instead of accumulating
+                        return hidden * 0.5
+                    def false_fn(hidden):
+                        return hidden.cumsum(1)
+                    return torch.cond(hidden.shape[1] > 4, true_fn, false_fn, (hidden,))
+            def xport_example():
+                return {"model": Decoder(), "args": (torch.randn(2, 3, 8),), "dynamic_shapes": {"hidden": {1: Dim("seq")}}}
             """,
             other_args="(torch.randn(2, 6, 8),)",
         ),

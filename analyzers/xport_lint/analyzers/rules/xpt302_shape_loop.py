@@ -7,6 +7,7 @@ from ..model import Severity
 from ..names import dotted
 from ..rewrites import range_loop_rewrite
 from ..rule import Invalid, Rule, Valid
+from ..shapes import judge_loop
 from ._conditions import short
 
 
@@ -65,7 +66,10 @@ class ShapeLoop(Rule):
         for arg in iterable.args:
             value = self.ctx.value(arg.value)
             if value.has(Kind.SHAPE) and not value.has(Kind.DATA | Kind.DD_SIZE | Kind.TENSOR):
-                message = f"loop over range(`{short(arg.value)}`) is unrolled for one size"
+                verdict = judge_loop(arg.value, self.ctx.sizes(), self.ctx.shape_config())
+                if verdict.severity is None:
+                    return
+                message = f"loop over range(`{short(arg.value)}`) is unrolled for one size: {verdict.reason}"
                 fix = None
                 # as for XPT301: with static shapes every size is fixed, so unrolling is exact
                 if self.ctx.mentions("dynamic_shapes") and self.ctx.flow and self.ctx.traced:
@@ -76,7 +80,7 @@ class ShapeLoop(Rule):
                         if rewrite.reason:
                             message += f" (no automatic fix: {rewrite.reason})"
                         fix = rewrite.fix
-                self.report(arg.value, message, fix=fix)
+                self.report(arg.value, message, fix=fix, severity=verdict.severity)
                 return
 
     VALID = [
@@ -94,10 +98,8 @@ class ShapeLoop(Rule):
             def xport_example():
                 return Stack(), (torch.randn(2, 4),)
             """
-        )
-    ]
-    INVALID = [
-        Invalid(
+        ),
+        Valid(
             """
             import torch
             class RNN(torch.nn.Module):
@@ -106,14 +108,26 @@ class ShapeLoop(Rule):
                     self.cell = torch.nn.GRUCell(4, 8)
                 def forward(self, x):
                     h = x.new_zeros(x.size(0), 8)
-                    for t in range(x.size(1)):  # expect: XPT302
+                    # static shapes (no dynamic_shapes): the unrolled loop is exact
+                    for t in range(x.size(1)):
                         h = self.cell(x[:, t], h)
                     return h
             def xport_example():
                 return RNN(), (torch.randn(2, 3, 4),)
-            """,
-            other_args="(torch.randn(2, 5, 4),)",
+            """
         ),
+        Valid(
+            """
+            import torch
+            class PairSum(torch.nn.Module):
+                def forward(self, x):
+                    return torch.stack([x[i] + x[i + 1] for i in range(len(x) - 1)])
+            def xport_example():
+                return PairSum(), (torch.randn(4, 2),)
+            """
+        ),
+    ]
+    INVALID = [
         Invalid(
             """
             import torch
@@ -196,12 +210,25 @@ class ShapeLoop(Rule):
         Invalid(
             """
             import torch
+            from torch.export import Dim
             class PairSum(torch.nn.Module):
                 def forward(self, x):
                     return torch.stack([x[i] + x[i + 1] for i in range(len(x) - 1)])  # expect: XPT302
             def xport_example():
-                return PairSum(), (torch.randn(4, 2),)
+                return {"model": PairSum(), "args": (torch.randn(4, 2),), "dynamic_shapes": {"x": {0: Dim.AUTO}}}
             """,
             other_args="(torch.randn(6, 2),)",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Frames(torch.nn.Module):
+                def forward(self, video):
+                    # one entry per frame: the number of frames becomes a constant
+                    return torch.stack([video[:, t].mean(-1) for t in range(video.shape[1])], 1)  # expect: XPT302
+            def xport_example():
+                return {"model": Frames(), "args": (torch.randn(2, 3, 4),), "dynamic_shapes": {"video": {1: Dim("frames")}}}
+            """,
         ),
     ]

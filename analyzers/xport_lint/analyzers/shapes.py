@@ -1,0 +1,657 @@
+"""How export sees the sizes a model tests: each input dimension is static, `Dim.AUTO`,
+`Dim.DYNAMIC` or a named `Dim` with a range, as declared by an export call, an
+`xport_example()`, `[tool.xport-lint.dynamic-shapes]` or the configured default; and what a size
+test or a loop over a size does under that declaration. The verdicts follow torch 2.13 as
+measured (tests/truth/test_shapes.py):
+
+- a static dimension: the size is a constant, a branch on it is decided, nothing to report;
+- `Dim.AUTO`: export adds the guard and narrows (or fixes) the range without a word: a warning;
+- `Dim.DYNAMIC`: as AUTO, but export fails where the guard fixes the size to one value (a loop
+  over it, `len()` in non-strict mode, an equality that holds on the example);
+- a named `Dim`: export fails (ConstraintViolationError) wherever the guard does not hold on
+  the whole declared range; a test the range decides is no hazard at all.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from .model import Mode, Severity
+from .names import dotted
+
+_DIM = ("torch.export.Dim", "torch.export.dynamic_shapes.Dim")
+
+
+class DimKind(enum.Enum):
+    STATIC = "static"
+    AUTO = "auto"
+    DYNAMIC = "dynamic"
+    NAMED = "named"
+
+
+@dataclass(frozen=True)
+class DimSpec:
+    kind: DimKind
+    name: str = ""
+    low: int | None = None
+    high: int | None = None
+
+    def text(self) -> str:
+        if self.kind is DimKind.NAMED:
+            bounds = "".join(
+                f", {key}={value}" for key, value in (("min", self.low), ("max", self.high)) if value is not None
+            )
+            return f'Dim("{self.name}"{bounds})'
+        return "static" if self.kind is DimKind.STATIC else f"Dim.{self.kind.name}"
+
+    def values(self) -> tuple[int, float]:
+        """The sizes export considers: a backed size is never 0 or 1 (export specialises those)."""
+        low = max(self.low if self.low is not None else 0, 2)
+        return low, self.high if self.high is not None else math.inf
+
+    def to_plain(self) -> list[Any]:
+        return [self.kind.value, self.name, self.low, self.high]
+
+    @classmethod
+    def from_plain(cls, data: Any) -> DimSpec:
+        kind, name, low, high = data
+        if not isinstance(name, str) or not all(v is None or type(v) is int for v in (low, high)):
+            raise TypeError("malformed dimension")
+        return cls(DimKind(kind), name, low, high)
+
+
+STATIC = DimSpec(DimKind.STATIC)
+AUTO = DimSpec(DimKind.AUTO)
+
+
+@dataclass(frozen=True)
+class ShapeConfig:
+    """How one module class is exported: per input (a `forward` parameter name, or `#0` for a
+    positional entry of a tuple `dynamic_shapes`), the dimensions that are not static."""
+
+    inputs: tuple[tuple[str, tuple[tuple[int, DimSpec], ...]], ...]
+    #: where it is declared, for messages ("the export call in scripts/export.py")
+    source: str
+    #: what an unlisted dimension is (static; AUTO under `shapes = "dynamic"`)
+    default: DimSpec = STATIC
+
+    def dim(self, param: str, position: int | None, index: int) -> DimSpec:
+        for key, dims in self.inputs:
+            if key == param or (position is not None and key == f"#{position}"):
+                return dict(dims).get(index, STATIC)
+        return self.default
+
+    def any_dynamic(self) -> bool:
+        return self.default.kind is not DimKind.STATIC or any(
+            spec.kind is not DimKind.STATIC for _, dims in self.inputs for _, spec in dims
+        )
+
+    def to_plain(self) -> list[Any]:
+        return [
+            [[key, [[i, spec.to_plain()] for i, spec in dims]] for key, dims in self.inputs],
+            self.source, self.default.to_plain(),
+        ]
+
+    @classmethod
+    def from_plain(cls, data: Any) -> ShapeConfig:
+        inputs, source, default = data
+        if not isinstance(source, str):
+            raise TypeError("malformed shape config")
+        parsed = []
+        for key, dims in inputs:
+            if not isinstance(key, str):
+                raise TypeError("malformed shape config")
+            parsed.append((key, tuple((int(i), DimSpec.from_plain(spec)) for i, spec in dims)))
+        return cls(tuple(parsed), source, DimSpec.from_plain(default))
+
+
+# -- reading dynamic_shapes from code ---------------------------------------------------------
+
+
+class ShapesReader:
+    """Reads `dynamic_shapes` expressions of one file. `resolve`: the file's import resolution;
+    names bound once in the file (`seq = Dim("seq")`, `shapes = {...}`) are followed."""
+
+    def __init__(self, module: cst.Module, resolve: Callable[[cst.BaseExpression], str | None]) -> None:
+        self.resolve = resolve
+        bound: dict[str, list[cst.BaseExpression]] = {}
+        for node in _assignments(module):
+            bound.setdefault(node[0], []).append(node[1])
+        self.bindings = {name: values[0] for name, values in bound.items() if len(values) == 1}
+
+    def _follow(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        for _ in range(4):
+            if isinstance(expr, cst.Name) and expr.value in self.bindings:
+                expr = self.bindings[expr.value]
+            else:
+                break
+        return expr
+
+    def model_class(self, expr: cst.BaseExpression) -> str | None:
+        """The class a model expression builds, as written (`Decoder(...)`, `model` bound to one,
+        `Decoder().eval()`)."""
+        expr = self._follow(expr)
+        while isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train", "to", "float", "cpu"):
+                expr = self._follow(func.value)
+                continue
+            return dotted(func)
+        return None
+
+    def config(self, shapes: cst.BaseExpression | None, source: str) -> ShapeConfig | None:
+        """None: a `dynamic_shapes` this reader cannot read (no claim is made from it)."""
+        if shapes is None:
+            return ShapeConfig((), source)
+        shapes = self._follow(shapes)
+        if isinstance(shapes, cst.Name) and shapes.value == "None":
+            return ShapeConfig((), source)
+        inputs: list[tuple[str, tuple[tuple[int, DimSpec], ...]]] = []
+        if isinstance(shapes, cst.Dict):
+            for element in shapes.elements:
+                if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+                    return None
+                key = element.key.evaluated_value
+                dims = self._dims(element.value)
+                if not isinstance(key, str) or dims is None:
+                    return None
+                inputs.append((key, dims))
+        elif isinstance(shapes, (cst.Tuple, cst.List)):
+            for position, element in enumerate(shapes.elements):
+                dims = self._dims(element.value)
+                if dims is None or isinstance(element, cst.StarredElement):
+                    return None
+                inputs.append((f"#{position}", dims))
+        else:
+            return None
+        return ShapeConfig(tuple(inputs), source)
+
+    def _dims(self, expr: cst.BaseExpression) -> tuple[tuple[int, DimSpec], ...] | None:
+        expr = self._follow(expr)
+        if isinstance(expr, cst.Name) and expr.value == "None":
+            return ()
+        out = []
+        if isinstance(expr, cst.Dict):
+            for element in expr.elements:
+                if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.Integer):
+                    return None
+                spec = self.spec(element.value)
+                if spec is None:
+                    return None
+                out.append((int(element.key.evaluated_value), spec))
+        elif isinstance(expr, (cst.Tuple, cst.List)):
+            for index, element in enumerate(expr.elements):
+                spec = self.spec(element.value)
+                if spec is None:
+                    return None
+                out.append((index, spec))
+        else:
+            return None
+        return tuple((i, s) for i, s in out if s.kind is not DimKind.STATIC)
+
+    def spec(self, expr: cst.BaseExpression) -> DimSpec | None:
+        expr = self._follow(expr)
+        if isinstance(expr, cst.Name) and expr.value == "None":
+            return STATIC
+        api = self.resolve(expr) or ""
+        for base in _DIM:
+            for kind in (DimKind.AUTO, DimKind.DYNAMIC, DimKind.STATIC):
+                if api == f"{base}.{kind.name}":
+                    return DimSpec(kind)
+        if isinstance(expr, cst.Call) and (self.resolve(expr.func) or "") in _DIM:
+            return self._named(expr)
+        if isinstance(expr, cst.BinaryOperation):
+            # a derived dimension (`2 * seq`): dynamic, its range not read here
+            for side in (expr.left, expr.right):
+                inner = self.spec(side)
+                if inner is not None and inner.kind is DimKind.NAMED:
+                    return DimSpec(DimKind.NAMED, f"{inner.name} (derived)")
+        if isinstance(expr, cst.Integer):
+            return STATIC
+        return None
+
+    def _named(self, call: cst.Call) -> DimSpec | None:
+        name, low, high = "", None, None
+        for position, arg in enumerate(call.args):
+            value = arg.value
+            keyword = arg.keyword.value if arg.keyword is not None else ("name", "min", "max")[min(position, 2)]
+            if keyword == "name" and isinstance(value, cst.SimpleString):
+                name = str(value.evaluated_value)
+            elif keyword in ("min", "max"):
+                number = _integer(self._follow(value))
+                if number is None:
+                    return None
+                low, high = (number, high) if keyword == "min" else (low, number)
+        return DimSpec(DimKind.NAMED, name or "dim", low, high)
+
+
+def _integer(expr: cst.BaseExpression) -> int | None:
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _integer(expr.expression)
+        return -inner if inner is not None else None
+    return None
+
+
+def _assignments(module: cst.Module) -> Iterator[tuple[str, cst.BaseExpression]]:
+    """`name = value` statements of the module and of its top-level functions' bodies."""
+    bodies: list[cst.BaseSuite | cst.Module] = [module]
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            bodies.append(stmt.body)
+        elif isinstance(stmt, cst.If):  # `if __name__ == "__main__":`
+            bodies.append(stmt.body)
+    for body in bodies:
+        statements = body.body if isinstance(body, (cst.Module, cst.IndentedBlock)) else ()
+        for stmt in statements:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target = small.targets[0].target
+                    if isinstance(target, cst.Name):
+                        yield target.value, small.value
+
+
+def example_return(func: cst.FunctionDef) -> tuple[cst.BaseExpression, cst.BaseExpression | None] | None:
+    """(model, dynamic_shapes) of an `xport_example()` (xport-lint's confirmation convention):
+    it returns `(model, args)` or `{"model": ..., "args": ..., "dynamic_shapes": ...}`."""
+    returned = None
+    for stmt in func.body.body if isinstance(func.body, cst.IndentedBlock) else ():
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Return) and small.value is not None:
+                    returned = small.value
+    if isinstance(returned, cst.Tuple) and returned.elements:
+        return returned.elements[0].value, None
+    if isinstance(returned, cst.Dict):
+        entries = {
+            e.key.evaluated_value: e.value
+            for e in returned.elements
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+        }
+        if "model" in entries:
+            return entries["model"], entries.get("dynamic_shapes")
+    return None
+
+
+# -- the sizes an expression reads ---------------------------------------------------------------
+
+#: a dimension of a `forward` input: (parameter, its position, dimension index)
+SizeRef = tuple[str, int, int]
+
+
+class Sizes:
+    """The input dimensions a size expression of one `forward` reads, and its value for given
+    sizes. Names assigned once are followed (`seq_len = x.size(1)`, `b, s, _ = x.shape`)."""
+
+    def __init__(self, func: cst.FunctionDef) -> None:
+        params = [p for p in func.params.params if p.name.value not in ("self", "cls")]
+        self.positions = {p.name.value: i for i, p in enumerate(params)}
+        self.unpacked: dict[str, tuple[cst.BaseExpression, int]] = {}
+        assigned: dict[str, list[cst.BaseExpression]] = {}
+        bound_otherwise: set[str] = set()  # by `+=`, a loop, `with ... as`: not one plain value
+        for stmt in _statements(func.body):
+            if isinstance(stmt, cst.Assign):
+                for target in stmt.targets:
+                    self._note(target.target, stmt.value, assigned)
+            elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
+                if isinstance(stmt.target, cst.Name):
+                    bound_otherwise.add(stmt.target.value)
+            elif isinstance(stmt, (cst.For, cst.With)):
+                bound_otherwise.update(_names_bound(stmt))
+        self.assigned = {name: values[0] for name, values in assigned.items() if len(values) == 1}
+        self.reassigned = frozenset(
+            name for name, values in assigned.items() if name in self.positions or len(values) > 1
+        ) | bound_otherwise
+
+    def _note(
+        self, target: cst.BaseExpression, value: cst.BaseExpression, assigned: dict[str, list[cst.BaseExpression]]
+    ) -> None:
+        if isinstance(target, cst.Name):
+            assigned.setdefault(target.value, []).append(value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
+            for index, element in enumerate(target.elements):
+                if isinstance(element.value, cst.Name):
+                    assigned.setdefault(element.value.value, []).append(element.value)
+                    if not starred:
+                        self.unpacked[element.value.value] = (value, index)
+
+    def refs(self, expr: cst.BaseExpression) -> list[SizeRef] | None:
+        """Every input dimension `expr` reads; None when it reads a size this cannot place."""
+        out: list[SizeRef] = []
+        return out if self._collect(expr, out, 0) else None
+
+    def _collect(self, expr: cst.BaseExpression, out: list[SizeRef], depth: int) -> bool:
+        if depth > 16:
+            return False
+        ref = self.ref(expr)
+        if ref is not None:
+            out.append(ref)
+            return True
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(expr, cst.Name):
+            if expr.value in self.unpacked and expr.value not in self.reassigned:
+                return self._unpacked_ref(expr.value, out)
+            value = self.assigned.get(expr.value)
+            if value is None or expr.value in self.reassigned or isinstance(value, cst.Name) and value is expr:
+                return False
+            return self._collect(value, out, depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._collect(expr.left, out, depth + 1) and self._collect(expr.right, out, depth + 1)
+        if isinstance(expr, cst.UnaryOperation):
+            return self._collect(expr.expression, out, depth + 1)
+        if isinstance(expr, cst.Comparison):
+            return self._collect(expr.left, out, depth + 1) and all(
+                self._collect(t.comparator, out, depth + 1) for t in expr.comparisons
+            )
+        return False
+
+    def _unpacked_ref(self, name: str, out: list[SizeRef]) -> bool:
+        value, index = self.unpacked[name]
+        tensor = _shape_of(value)
+        if tensor is None or tensor not in self.positions or tensor in self.reassigned:
+            return False
+        out.append((tensor, self.positions[tensor], index))
+        return True
+
+    def ref(self, expr: cst.BaseExpression) -> SizeRef | None:
+        """`x.shape[1]`, `x.size(1)`, `x.size()[1]`, `len(x)` of a `forward` parameter `x`."""
+        tensor, index = None, None
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            tensor = _shape_of(expr.value)
+            index = _integer(expr.slice[0].slice.value)
+        elif isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "size" and len(expr.args) == 1:
+                tensor = func.value.value if isinstance(func.value, cst.Name) else None
+                index = _integer(expr.args[0].value)
+            elif isinstance(func, cst.Name) and func.value == "len" and len(expr.args) == 1:
+                inner = expr.args[0].value
+                tensor, index = (inner.value if isinstance(inner, cst.Name) else None), 0
+        if tensor is None or index is None or index < 0 or tensor not in self.positions or tensor in self.reassigned:
+            return None
+        return tensor, self.positions[tensor], index
+
+    def evaluate(self, expr: cst.BaseExpression, sizes: dict[SizeRef, int], depth: int = 0) -> int | bool | None:  # noqa: C901
+        """`expr`'s value when the inputs have `sizes`; None where this cannot compute it."""
+        if depth > 16:
+            return None
+        ref = self.ref(expr)
+        if ref is not None:
+            return sizes.get(ref)
+        if isinstance(expr, cst.Integer):
+            return int(expr.evaluated_value)
+        if isinstance(expr, cst.Name):
+            if expr.value in self.unpacked and expr.value not in self.reassigned:
+                found: list[SizeRef] = []
+                return sizes.get(found[0]) if self._unpacked_ref(expr.value, found) else None
+            value = self.assigned.get(expr.value)
+            if value is None or expr.value in self.reassigned:
+                return None
+            return self.evaluate(value, sizes, depth + 1)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            inner = self.evaluate(expr.expression, sizes, depth + 1)
+            return -inner if inner is not None else None
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.evaluate(expr.left, sizes, depth + 1), self.evaluate(expr.right, sizes, depth + 1)
+            if left is None or right is None:
+                return None
+            operation = _ARITHMETIC.get(type(expr.operator))
+            if operation is None or (right == 0 and type(expr.operator) in (cst.FloorDivide, cst.Modulo)):
+                return None
+            return operation(int(left), int(right))
+        if isinstance(expr, cst.Comparison):
+            left = self.evaluate(expr.left, sizes, depth + 1)
+            for target in expr.comparisons:
+                right = self.evaluate(target.comparator, sizes, depth + 1)
+                compare = _COMPARE.get(type(target.operator))
+                if left is None or right is None or compare is None:
+                    return None
+                if not compare(left, right):
+                    return False
+                left = right
+            return True
+        return None
+
+
+_ARITHMETIC: dict[type, Callable[[int, int], int]] = {
+    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
+    cst.FloorDivide: lambda a, b: a // b, cst.Modulo: lambda a, b: a % b,
+}
+_COMPARE: dict[type, Callable[[Any, Any], bool]] = {
+    cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,
+    cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
+    cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
+}
+
+
+def _shape_of(expr: cst.BaseExpression) -> str | None:
+    """`x` of `x.shape` / `x.size()`."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "shape" and isinstance(expr.value, cst.Name):
+        return expr.value.value
+    if (
+        isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "size" and isinstance(expr.func.value, cst.Name)
+    ):
+        return expr.func.value.value
+    return None
+
+
+def _statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
+    """Every statement of a function body, nested blocks included, nested functions left out."""
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            yield node
+        for child in reversed(node.children):
+            if isinstance(child, (cst.BaseSuite, cst.BaseStatement, cst.BaseSmallStatement, cst.Else,
+                                  cst.ExceptHandler, cst.Finally)):
+                stack.append(child)
+
+
+def _names_bound(stmt: cst.For | cst.With) -> Iterator[str]:
+    targets: list[cst.BaseExpression] = []
+    if isinstance(stmt, cst.For):
+        targets.append(stmt.target)
+    else:
+        targets.extend(item.asname.name for item in stmt.items if item.asname is not None)  # type: ignore[misc]
+    while targets:
+        target = targets.pop()
+        if isinstance(target, cst.Name):
+            yield target.value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            targets.extend(e.value for e in target.elements)
+
+
+# -- verdicts ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A shape finding's severity (None: no finding) and the reason, for its message."""
+
+    severity: Severity | None
+    reason: str = ""
+    #: whether the rule's rewrite helps (two inputs' sizes that must be equal need one shared
+    #: `Dim`, which a `torch._check` or `torch.cond` in the code cannot give)
+    fixable: bool = True
+
+
+NO_FINDING = Verdict(None)
+#: sizes sampled from a declared range past its low end (a branch's answer changes near the
+#: constants it compares with; these bound where)
+_SAMPLES = 2048
+
+
+def judge_branch(
+    test: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig, mode: Mode
+) -> Verdict:
+    """A branch on the size expression `test` under `config` (see the module docstring)."""
+    refs = sizes.refs(test) if sizes is not None else None
+    if refs is None:
+        if not config.any_dynamic():
+            return NO_FINDING
+        return Verdict(Severity.WARNING, f"{config.source} makes some input sizes dynamic")
+    specs = {ref: config.dim(ref[0], ref[1], ref[2]) for ref in refs}
+    dynamic = {ref: spec for ref, spec in specs.items() if spec.kind is not DimKind.STATIC}
+    if not dynamic:
+        return NO_FINDING  # every size it reads is a constant of the export
+    where = config.source
+    described = ", ".join(f"`{r[0]}.shape[{r[2]}]` is {s.text()}" for r, s in dynamic.items())
+    if sizes is not None and len(specs) == 2 and _equality_of_sizes(test, sizes):
+        (first, a), (second, b) = specs.items()
+        if a.kind is DimKind.NAMED and b.kind is DimKind.NAMED and a.name == b.name:
+            return NO_FINDING  # one shared Dim: equal by declaration
+        if {a.kind, b.kind} <= {DimKind.NAMED, DimKind.STATIC}:
+            return Verdict(
+                Severity.ERROR, f"{described} ({where}); export needs them equal: give both one shared `Dim`",
+                fixable=False,
+            )
+        return Verdict(Severity.WARNING, f"{described} ({where}); export makes them equal")
+    named = [spec for spec in dynamic.values() if spec.kind is DimKind.NAMED]
+    if mode is Mode.NON_STRICT and _reads_len(test) and any(s.kind is not DimKind.AUTO for s in dynamic.values()):
+        return Verdict(
+            Severity.ERROR, f"{described} ({where}); `len()` of a tensor fixes its size in non-strict export"
+        )
+    constant = None
+    if len(dynamic) == 1 and sizes is not None:
+        ((ref, spec),) = dynamic.items()
+        constant = _constant_over(test, sizes, ref, spec, specs)
+        if constant is True:
+            return NO_FINDING  # the range decides it (`== 1` on a dynamic size: never, sizes are >= 2)
+    if named and len(dynamic) == 1:
+        if constant is False:
+            return Verdict(
+                Severity.ERROR,
+                f"{described} ({where}); its guard does not hold on the whole range: export fails "
+                "with ConstraintViolationError (narrow the Dim's min/max so the test is constant, or use torch.cond)",
+            )
+    if named:
+        return Verdict(Severity.WARNING, f"{described} ({where}); export fails if its guard narrows the declared range")
+    return Verdict(Severity.WARNING, f"{described} ({where}); export narrows the range to the example's side")
+
+
+def judge_loop(expr: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig) -> Verdict:
+    """A loop over `range(expr)`: Python needs one number of iterations, so export fixes the size."""
+    refs = sizes.refs(expr) if sizes is not None else None
+    if refs is None:
+        if not config.any_dynamic():
+            return NO_FINDING
+        return Verdict(Severity.WARNING, f"{config.source} makes some input sizes dynamic")
+    dynamic = {ref: spec for ref in refs if (spec := config.dim(*ref)).kind is not DimKind.STATIC}
+    if not dynamic:
+        return NO_FINDING
+    described = ", ".join(f"`{r[0]}.shape[{r[2]}]` is {s.text()}" for r, s in dynamic.items())
+    if any(spec.kind is not DimKind.AUTO for spec in dynamic.values()):
+        return Verdict(
+            Severity.ERROR,
+            f"{described} ({config.source}); export fixes it to the example's size and fails "
+            "(ConstraintViolationError: specialized to a constant)",
+        )
+    return Verdict(Severity.WARNING, f"{described} ({config.source}); Dim.AUTO silently becomes the example's size")
+
+
+def _equality_of_sizes(test: cst.BaseExpression, sizes: Sizes) -> bool:
+    """`a.shape[1] != b.shape[1]`: two input sizes compared for equality, nothing else."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    return isinstance(target.operator, (cst.Equal, cst.NotEqual)) and bool(
+        sizes.ref(test.left) and sizes.ref(target.comparator)
+    )
+
+
+def _reads_len(expr: cst.BaseExpression) -> bool:
+    return any(
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
+        for node in _walk(expr)
+    )
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
+def _constant_over(
+    test: cst.BaseExpression, sizes: Sizes, ref: SizeRef, spec: DimSpec, specs: dict[SizeRef, DimSpec]
+) -> bool | None:
+    """Whether `test` has one answer for every size in `spec`'s range (None: not computable,
+    e.g. it also reads a static size whose value the code does not say)."""
+    if len(specs) != 1:
+        return None
+    low, high = spec.values()
+    candidates = set(range(low, int(min(high, low + _SAMPLES)) + 1))
+    for node in _walk(test):
+        if isinstance(node, cst.Integer):
+            number = int(node.evaluated_value)
+            candidates.update(n for n in (number - 1, number, number + 1, 2 * number) if low <= n <= high)
+    if high != math.inf:
+        candidates.add(int(high))
+    else:
+        candidates.add(10**9)
+    answers = set()
+    for size in sorted(candidates):
+        answer = sizes.evaluate(test, {ref: size})
+        if answer is None:
+            return None
+        answers.add(bool(answer))
+        if len(answers) > 1:
+            return False
+    return True
+
+
+def read_table(table: Any, where: str) -> dict[str, tuple[tuple[str, tuple[tuple[int, DimSpec], ...]], ...]]:
+    """`[tool.xport-lint.dynamic-shapes]`: `"pkg.models.Decoder" = { hidden = { 1 = "seq" } }`.
+    A dimension is "static", "auto", "dynamic", a name (a `Dim` with that name), or
+    `{ name = "seq", min = 2, max = 4096 }`. Raises ValueError naming the bad entry."""
+    if not isinstance(table, dict):
+        raise ValueError(f"{where}: expected a table of model classes")
+    out = {}
+    for model, inputs in table.items():
+        if not isinstance(inputs, dict):
+            raise ValueError(f'{where}."{model}": expected a table of inputs, e.g. {{ x = {{ 0 = "batch" }} }}')
+        parsed = []
+        for name, dims in inputs.items():
+            if not isinstance(dims, dict):
+                raise ValueError(f'{where}."{model}".{name}: expected a table of dimensions, e.g. {{ 0 = "batch" }}')
+            specs = []
+            for index, value in dims.items():
+                if not str(index).isdigit():
+                    raise ValueError(f'{where}."{model}".{name}: dimension {index!r} is not a number')
+                specs.append((int(index), _table_spec(value, f'{where}."{model}".{name}.{index}')))
+            parsed.append((str(name), tuple((i, s) for i, s in specs if s.kind is not DimKind.STATIC)))
+        out[str(model)] = tuple(parsed)
+    return out
+
+
+def _table_spec(value: Any, where: str) -> DimSpec:
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in ("static", "auto", "dynamic"):
+            return DimSpec(DimKind(lowered))
+        if value.isidentifier():
+            return DimSpec(DimKind.NAMED, value)
+    elif isinstance(value, dict) and set(value) <= {"name", "min", "max"} and isinstance(value.get("name"), str):
+        low, high = value.get("min"), value.get("max")
+        if all(v is None or (type(v) is int and v >= 0) for v in (low, high)):
+            return DimSpec(DimKind.NAMED, value["name"], low, high)
+    raise ValueError(
+        f'{where}: {value!r} is not "static", "auto", "dynamic", a Dim name, or {{ name = "seq", min = 2, max = 4096 }}'
+    )
