@@ -501,10 +501,21 @@ def rules_table() -> str:
     for code, rule in registry.RULES.items():
         fix = "yes" if rule.fixable() else ""
         opt = " (opt-in)" if not rule.DEFAULT_ENABLED else ""
-        lines.append(
-            f"| {code} | `{rule.NAME}`{opt} | {rule.SEVERITY.value if rule.SEVERITY else '-'} | "
-            f"{rule.STRICT_SEVERITY.value if rule.STRICT_SEVERITY else '-'} | {fix} | {rule.summary()} |"
-        )
+        if rule.SEVERITY_FROM_SHAPES:
+            severities = "by `dynamic_shapes`¹ | by `dynamic_shapes`¹"
+        else:
+            severities = (
+                f"{rule.SEVERITY.value if rule.SEVERITY else '-'} | "
+                f"{rule.STRICT_SEVERITY.value if rule.STRICT_SEVERITY else '-'}"
+            )
+        lines.append(f"| {code} | `{rule.NAME}`{opt} | {severities} | {fix} | {rule.summary()} |")
+    lines += [
+        "",
+        "¹ Static dimensions (export's default): nothing. `Dim.AUTO`: a warning where export narrows "
+        "or fixes the range (XPT301, XPT302). A named `Dim` whose declared range the code cannot keep "
+        "(a test that splits it, a loop over it, float arithmetic on it): error. Read from the export "
+        "call, `xport_example()`, an export script elsewhere in the project, or `[tool.xport-lint]`.",
+    ]
     return "\n".join(lines)
 
 

@@ -289,10 +289,17 @@ class Program:
         class name as written (`Decoder`, `models.Decoder`); a class exported twice keeps the
         first declaration."""
         examples = [f for n, f in self.functions.items() if n == "xport_example"]
-        if not self.export_calls and not examples:
+        declared = _module_declaration(self.module)
+        if not self.export_calls and not examples and declared is None:
             return {}
         reader = ShapesReader(self.module, self.imports.resolve)
         out: dict[str, ShapeConfig] = {}
+        if declared is not None:
+            # ExportDB's layout: module-level `model = Model()` and `dynamic_shapes = {...}`
+            cls = reader.model_class(declared[0])
+            config = reader.config(declared[1], f"`dynamic_shapes` in {self.name or 'this file'}")
+            if cls is not None and config is not None:
+                out[cls] = config
         for call in self.export_calls:
             if call.api not in EXPORT_APIS or not call.call.args:
                 continue
@@ -738,6 +745,21 @@ class Program:
                 ):
                     return Mode.STRICT
         return configured
+
+
+def _module_declaration(module: cst.Module) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(model, dynamic_shapes) of module-level `model = ...` and `dynamic_shapes = ...`."""
+    found: dict[str, cst.BaseExpression] = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target = small.targets[0].target
+                    if isinstance(target, cst.Name) and target.value in ("model", "dynamic_shapes"):
+                        found[target.value] = small.value
+    if "model" in found and "dynamic_shapes" in found:
+        return found["model"], found["dynamic_shapes"]
+    return None
 
 
 def _qualified(aliases: dict[str, str], written: str) -> str | None:

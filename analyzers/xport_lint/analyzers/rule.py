@@ -82,6 +82,9 @@ class Rule:
     #: severity in non-strict export (the default); None: the rule is silent in that mode
     SEVERITY: ClassVar[Severity | None]
     STRICT_SEVERITY: ClassVar[Severity | None]
+    #: the severity is decided per finding from how the model is exported (shape rules); the
+    #: class severities are then those of a `Dim.AUTO` dimension
+    SEVERITY_FROM_SHAPES: ClassVar[bool] = False
     SCOPE: ClassVar[Scope] = Scope.TRACED
     #: MODULE-scope rules run only on files containing one of these strings (a cheap prefilter)
     TRIGGERS: ClassVar[tuple[str, ...]] = ()

@@ -43,13 +43,27 @@ class ShapeBranch(ConditionRule, Rule):
     each example on a size that takes the other branch).
 
     ## Modes
-    Warning in both modes: export succeeds but the graph is specialised (torch 2.13).
+    The severity follows how the model is exported (both modes; measured on torch 2.13 by
+    tests/truth/test_shapes.py):
+    - a static dimension (no `dynamic_shapes`, export's default): nothing; the size is a constant;
+    - a test the range decides (`== 1` on any dynamic size, `> 4` under `Dim("seq", max=4)`):
+      nothing; export adds no guard;
+    - `Dim.AUTO` / `Dim.DYNAMIC`: warning; export narrows the range to the example's side;
+    - a named `Dim` whose declared range the test splits: error (`ConstraintViolationError`);
+      two inputs' sizes compared for equality under two different named `Dim`s (or a named
+      `Dim` and a static size): error, fixed by one shared `Dim` in `dynamic_shapes`;
+    - `len(x)` of a dimension declared `Dim.DYNAMIC` or named, in non-strict mode: error
+      (non-strict export turns `len()` of a tensor into a constant).
+    The declaration is read from the file's export call or `xport_example()`, from an export
+    script elsewhere in the linted project, or from `[tool.xport-lint.dynamic-shapes]`; with
+    none, `[tool.xport-lint] shapes = "dynamic"` treats every dimension as `Dim.AUTO`.
     """
 
     CODE = "XPT301"
     NAME = "shape-branch"
     SEVERITY = Severity.WARNING
     STRICT_SEVERITY = Severity.WARNING
+    SEVERITY_FROM_SHAPES = True
     PYTORCH_NAME = "ConstraintViolationError / dynamic_shape_if_guard"
     CONDITION = Condition.SHAPE
 

@@ -45,13 +45,17 @@ class ShapeLoop(Rule):
     counter in any other way or read it afterwards get no fix; the diagnostic says why.
 
     ## Modes
-    Warning in both modes (torch 2.13).
+    The severity follows how the model is exported (both modes, torch 2.13): nothing for a static
+    dimension (the unrolled loop is exact); a warning for `Dim.AUTO` (export silently fixes the
+    size to the example's); an error for `Dim.DYNAMIC` or a named `Dim` (export fixes the size
+    and fails: "specialized it to be a constant"). See XPT301 for where the declaration is read.
     """
 
     CODE = "XPT302"
     NAME = "shape-loop"
     SEVERITY = Severity.WARNING
     STRICT_SEVERITY = Severity.WARNING
+    SEVERITY_FROM_SHAPES = True
     PYTORCH_NAME = "specialisation (unrolled loop)"
 
     def visit_For(self, node: cst.For) -> None:
