@@ -17,6 +17,7 @@ from xport_lint.analyzers.index import ProjectIndex, module_name
 from xport_lint.analyzers.model import Finding
 from xport_lint.analyzers.project import check_project
 from xport_lint.analyzers.runner import check_file
+from xport_lint.analyzers.shapes import DimKind, DimSpec
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -445,3 +446,87 @@ def test_declared_flags_are_python_values_whatever_the_caller_passes(tmp_path: P
                 return scan(x, return_final_states=x.sum())
     """})
     assert lint(tmp_path) == {}
+
+
+SHAPES_PROJECT = {
+    "pkg/__init__.py": "",
+    "pkg/model.py": """
+        import torch
+
+
+        class Decoder(torch.nn.Module):
+            def forward(self, hidden):
+                if hidden.shape[1] > 4:
+                    return hidden * 0.5
+                return hidden.cumsum(1)
+    """,
+}
+
+
+@pytest.mark.parametrize(
+    ("declared", "expected"),
+    [
+        (None, []),  # no export declares anything: static shapes, nothing to report
+        ('{"hidden": None}', []),
+        ('{"hidden": {1: Dim.AUTO}}', ["warning"]),
+        ('{"hidden": {1: Dim("seq")}}', ["error"]),  # the test splits the declared range
+        ('{"hidden": {1: Dim("seq", max=4)}}', []),  # the range decides the test
+    ],
+)
+def test_an_export_script_in_another_file_sets_the_shape_severity(
+    tmp_path: Path, declared: str | None, expected: list[str]
+) -> None:
+    files = dict(SHAPES_PROJECT)
+    if declared is not None:
+        files["scripts/export_decoder.py"] = f"""
+            import torch
+            from torch.export import Dim
+
+            from pkg.model import Decoder
+
+            model = Decoder().eval()
+            torch.export.export(model, (torch.randn(2, 3, 8),), dynamic_shapes={declared})
+        """
+    write(tmp_path, files)
+    found = lint(tmp_path).get("pkg/model.py", [])
+    assert [f.severity.value for f in found if f.code == "XPT301"] == expected
+    if expected:
+        assert "export_decoder" in found[0].message  # says which export made the size dynamic
+
+
+def test_pyproject_declares_dynamic_shapes_per_model(tmp_path: Path) -> None:
+    write(tmp_path, SHAPES_PROJECT)
+    table = {"pkg.model.Decoder": (("hidden", ((1, DimSpec(DimKind.NAMED, "seq")),)),)}
+    found = lint(tmp_path, config=Config(dynamic_shapes=table))["pkg/model.py"]
+    assert [(f.code, f.severity.value) for f in found] == [("XPT301", "error")]
+    assert "[tool.xport-lint.dynamic-shapes]" in found[0].message
+    everything_auto = lint(tmp_path, config=Config(shapes="dynamic"))["pkg/model.py"]
+    assert [(f.code, f.severity.value) for f in everything_auto] == [("XPT301", "warning")]
+
+
+def test_pyproject_dynamic_shapes_table_is_read_from_toml(tmp_path: Path) -> None:
+    write(tmp_path, {**SHAPES_PROJECT, "pyproject.toml": """
+        [tool.xport-lint]
+        shapes = "static"
+
+        [tool.xport-lint.dynamic-shapes."pkg.model.Decoder"]
+        hidden = { 0 = "batch", 1 = { name = "seq", min = 2, max = 4 } }
+    """})
+    config = Config.load(tmp_path / "pyproject.toml")
+    (entry,) = config.dynamic_shapes["pkg.model.Decoder"]
+    assert entry == ("hidden", ((0, DimSpec(DimKind.NAMED, "batch")), (1, DimSpec(DimKind.NAMED, "seq", 2, 4))))
+    assert lint(tmp_path, config=config).get("pkg/model.py") is None  # max=4 decides `> 4`
+
+
+@pytest.mark.parametrize(("table", "error"), [
+    ({"shapes": "auto"}, 'shapes: expected "static"'),
+    ({"dynamic-shapes": {"M": {"x": {"one": "seq"}}}}, "dimension 'one' is not a number"),
+    ({"dynamic-shapes": {"M": {"x": {"0": 3}}}}, 'dynamic-shapes."M".x.0: 3 is not "static"'),
+    ({"dynamic-shapes": {"M": {"x": {"0": {"name": "s", "min": -1}}}}}, "is not"),
+    ({"dynamic-shapes": {"M": "x"}}, "expected a table of inputs"),
+])
+def test_dynamic_shapes_settings_are_validated(table: dict[str, object], error: str) -> None:
+    from xport_lint.analyzers.config import ConfigError
+
+    with pytest.raises(ConfigError, match=error):
+        Config.from_table(table)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from lsprotocol import types
@@ -334,3 +337,45 @@ async def test_a_helper_is_checked_as_the_workspace_traces_it(client: LanguageCl
         )
     )
     await wait_for(lambda: client.diagnostics.get(base) is not None and len(client.diagnostics[base]) == 0, timeout=30)
+
+
+DECODER = """\
+import torch
+
+
+class Decoder(torch.nn.Module):
+    def forward(self, hidden):
+        if hidden.shape[1] > 4:
+            return hidden * 0.5
+        return hidden.cumsum(1)
+"""
+EXPORT_SCRIPT = """\
+import torch
+from torch.export import Dim
+
+from pkg.model import Decoder
+
+torch.export.export(Decoder(), (torch.randn(2, 3, 8),), dynamic_shapes={"hidden": {1: Dim("seq")}})
+"""
+
+
+async def test_an_export_script_of_the_workspace_sets_shape_severities(client: LanguageClient, tmp_path: Path) -> None:
+    """The model alone exports with static shapes (no finding); the workspace's export script,
+    never opened, gives the size a named Dim that the branch splits: an error, as the CLI says."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "model.py").write_text(DECODER)
+    (tmp_path / "export_decoder.py").write_text(EXPORT_SCRIPT)
+    await start(client, tmp_path, pull=False)
+    model = open_document(client, package / "model.py", DECODER)
+    await wait_for(lambda: bool(client.diagnostics.get(model)), timeout=30)
+    (diagnostic,) = client.diagnostics[model]
+    assert diagnostic.code == "XPT301" and diagnostic.severity == types.DiagnosticSeverity.Error
+    assert diagnostic.range.start.line == 5 and "export_decoder" in diagnostic.message
+    cli = subprocess.run(
+        [sys.executable, "-m", "xport_lint.analyzers.cli", "check", "--no-cache", "--format", "json", "."],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    (finding,) = json.loads(cli.stdout)
+    assert (finding["code"], finding["severity"], finding["message"]) == ("XPT301", "error", diagnostic.message)
