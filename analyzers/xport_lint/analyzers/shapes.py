@@ -292,7 +292,10 @@ class Sizes:
     """The input dimensions a size expression of one `forward` reads, and its value for given
     sizes. Names assigned once are followed (`seq_len = x.size(1)`, `b, s, _ = x.shape`)."""
 
-    def __init__(self, func: cst.FunctionDef) -> None:
+    def __init__(self, func: cst.FunctionDef, leaves: frozenset[str] = frozenset()) -> None:
+        """`leaves`: names whose value `evaluate` takes from its table (a Python number read
+        from data, bounded by `torch._check`) instead of following their assignment."""
+        self.leaves = leaves
         params = [p for p in func.params.params if p.name.value not in ("self", "cls")]
         self.positions = {p.name.value: i for i, p in enumerate(params)}
         self.unpacked: dict[str, tuple[cst.BaseExpression, int]] = {}
@@ -382,10 +385,46 @@ class Sizes:
             return None
         return tensor, self.positions[tensor], index
 
-    def evaluate(self, expr: cst.BaseExpression, sizes: dict[SizeRef, int], depth: int = 0) -> int | bool | None:  # noqa: C901
-        """`expr`'s value when the inputs have `sizes`; None where this cannot compute it."""
+    def leaves_read(self, expr: cst.BaseExpression, depth: int = 0) -> set[str] | None:
+        """The `leaves` names `expr` reads, following single assignments (None: it reads
+        something else that is not a constant)."""
         if depth > 16:
             return None
+        if isinstance(expr, cst.Name):
+            if expr.value in self.leaves:
+                return {expr.value}
+            value = self.assigned.get(expr.value)
+            if value is None or expr.value in self.reassigned:
+                return None
+            return self.leaves_read(value, depth + 1)
+        if isinstance(expr, cst.Integer):
+            return set()
+        parts: list[cst.BaseExpression] = []
+        if isinstance(expr, cst.BinaryOperation):
+            parts = [expr.left, expr.right]
+        elif isinstance(expr, cst.UnaryOperation):
+            parts = [expr.expression]
+        elif isinstance(expr, cst.Comparison):
+            parts = [expr.left, *(t.comparator for t in expr.comparisons)]
+        else:
+            return None
+        out: set[str] = set()
+        for part in parts:
+            inner = self.leaves_read(part, depth + 1)
+            if inner is None:
+                return None
+            out |= inner
+        return out
+
+    def evaluate(  # noqa: C901 - one dispatch
+        self, expr: cst.BaseExpression, sizes: dict[Any, int], depth: int = 0
+    ) -> int | bool | None:
+        """`expr`'s value when the inputs have `sizes` (and the `leaves` their values); None
+        where this cannot compute it."""
+        if depth > 16:
+            return None
+        if isinstance(expr, cst.Name) and expr.value in self.leaves:
+            return sizes.get(expr.value)
         ref = self.ref(expr)
         if ref is not None:
             return sizes.get(ref)
@@ -597,18 +636,28 @@ def _constant_over(
     if len(specs) != 1:
         return None
     low, high = spec.values()
-    candidates = set(range(low, int(min(high, low + _SAMPLES)) + 1))
+    return constant_over(test, sizes, ref, low, high)
+
+
+def constant_over(test: cst.BaseExpression, sizes: Sizes, key: Any, low: float, high: float) -> bool | None:
+    """Whether `test` has one answer for every integer value of `key` in [low, high]: every value
+    near each finite end and near each constant the test compares with (where its answer can
+    turn), and far out on an open end. None: not computable."""
+    if low == -math.inf and high == math.inf:
+        return None
+    if low != -math.inf:
+        candidates = set(range(int(low), int(min(high, low + _SAMPLES)) + 1))
+    else:
+        candidates = set(range(int(high) - _SAMPLES, int(high) + 1))
     for node in _walk(test):
         if isinstance(node, cst.Integer):
             number = int(node.evaluated_value)
             candidates.update(n for n in (number - 1, number, number + 1, 2 * number) if low <= n <= high)
-    if high != math.inf:
-        candidates.add(int(high))
-    else:
-        candidates.add(10**9)
+    candidates.add(int(high) if high != math.inf else 10**9)
+    candidates.add(int(low) if low != -math.inf else -(10**9))
     answers = set()
     for size in sorted(candidates):
-        answer = sizes.evaluate(test, {ref: size})
+        answer = sizes.evaluate(test, {key: size})
         if answer is None:
             return None
         answers.add(bool(answer))

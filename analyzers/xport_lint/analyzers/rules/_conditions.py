@@ -4,6 +4,7 @@ each holds. `if a is not None and a.sum() > 0:` tests two operands, only the sec
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,7 @@ import libcst as cst
 from ..dataflow import Kind, Value, is_tensor_like
 from ..positions import code_of
 from ..rewrites import Rewrite, check_rewrite, cond_rewrite
-from ..shapes import Verdict
+from ..shapes import Sizes, Verdict, constant_over
 
 if TYPE_CHECKING:
     from ..runner import RuleContext
@@ -133,22 +134,22 @@ def _bound(comparison: cst.BaseExpression) -> tuple[str, str, int] | None:
 
 def decided_by_checks(ctx: RuleContext, operand: cst.BaseExpression) -> bool:
     """Whether `torch._check(n <= 5)`-style assertions in the traced function settle `operand`
-    (`n < 6`): export then knows the answer without a guard (measured: ExportDB's
-    `constrain_as_value_example` exports on torch 2.13)."""
-    tested = _bound(operand)
-    if tested is None or ctx.traced is None:
+    (`n < 6`, `n * 2 < 11`, `m < 7` after `m = n + 1`): export then knows the answer without a
+    guard (measured: ExportDB's `constrain_as_value_example` and these variants export on 2.13)."""
+    if ctx.traced is None:
         return False
-    name, op, value = tested
-    low, high = float("-inf"), float("inf")
+    bounds: dict[str, tuple[float, float]] = {}
     for node, _ in ctx.program.nodes(ctx.traced.func):
         if not isinstance(node, cst.Call) or not node.args:
             continue
         api = ctx.resolve(node.func)
         first = node.args[0].value
-        if api == "torch._check_is_size" and isinstance(first, cst.Name) and first.value == name:
-            low = max(low, 0)
-        elif api == "torch._check" and (bound := _bound(first)) is not None and bound[0] == name:
-            _, check_op, limit = bound
+        if api == "torch._check_is_size" and isinstance(first, cst.Name):
+            low, high = bounds.get(first.value, (-math.inf, math.inf))
+            bounds[first.value] = (max(low, 0), high)
+        elif api == "torch._check" and (bound := _bound(first)) is not None:
+            name, check_op, limit = bound
+            low, high = bounds.get(name, (-math.inf, math.inf))
             if check_op in (">=", "=="):
                 low = max(low, limit)
             if check_op == ">":
@@ -157,8 +158,13 @@ def decided_by_checks(ctx: RuleContext, operand: cst.BaseExpression) -> bool:
                 high = min(high, limit)
             if check_op == "<":
                 high = min(high, limit - 1)
-    always = {"<": high < value, "<=": high <= value, ">": low > value, ">=": low >= value,
-              "==": low == high == value, "!=": value < low or value > high}[op]
-    never = {"<": low >= value, "<=": low > value, ">": high <= value, ">=": high < value,
-             "==": value < low or value > high, "!=": low == high == value}[op]
-    return always or never
+            bounds[name] = (low, high)
+    if not bounds:
+        return False
+    values = Sizes(ctx.traced.func, frozenset(bounds))
+    read = values.leaves_read(operand)
+    if read is None or len(read) != 1:
+        return False
+    (name,) = read
+    low, high = bounds[name]
+    return constant_over(operand, values, name, low, high) is True
