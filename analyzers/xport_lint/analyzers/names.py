@@ -11,13 +11,20 @@ import libcst as cst
 
 def dotted(node: cst.BaseExpression) -> str | None:
     """`torch.nn.functional` for the expression `torch.nn.functional`; None if not a name chain."""
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
+    # exact type checks: isinstance against libcst's class hierarchy is slow, and this runs for
+    # every call and attribute of traced code
+    node_type = type(node)
+    if node_type is cst.Name:
+        return node.value  # type: ignore[attr-defined]
+    if node_type is not cst.Attribute:
         return None
-    parts.append(node.value)
+    parts: list[str] = []
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is not cst.Name:
+        return None
+    parts.append(node.value)  # type: ignore[attr-defined]
     return ".".join(reversed(parts))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
+from itertools import repeat
 
 import libcst as cst
 
@@ -66,14 +67,28 @@ def _is_node(node_type: type) -> bool:
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    # the hottest function of a run (700k calls on a quarter of the bench corpus): the per-type
+    # lookups are inlined
     out: list[cst.CSTNode] = []
-    for name in _fields(type(node)):
+    fields = _FIELDS.get(type(node)) or _fields(type(node))
+    known = _IS_NODE
+    for name in fields:
         value = getattr(node, name)
         value_type = type(value)
         if value_type is tuple or value_type is list:
-            out.extend(v for v in value if _is_node(type(v)))
-        elif _is_node(value_type):
-            out.append(value)
+            for item in value:
+                item_type = type(item)
+                is_node = known.get(item_type)
+                if is_node is None:
+                    is_node = _is_node(item_type)
+                if is_node:
+                    out.append(item)
+        else:
+            is_node = known.get(value_type)
+            if is_node is None:
+                is_node = _is_node(value_type)
+            if is_node:
+                out.append(value)
     return out
 
 
@@ -116,7 +131,10 @@ def with_statements(
         if dead and id(node) in dead:
             continue
         node_type = type(node)
-        if _is_statement(node_type):
+        is_statement = _STATEMENT_TYPES.get(node_type)
+        if is_statement is None:
+            is_statement = _is_statement(node_type)
+        if is_statement:
             statement = node
             if node_type is cst.ClassDef and in_function:
                 continue
@@ -126,7 +144,7 @@ def with_statements(
             left_out = pruned(node)  # type: ignore[arg-type]
             if left_out:
                 kids = [kid for kid in kids if not any(kid is part for part in left_out)]
-        stack.extend((child, statement) for child in reversed(kids))
+        stack.extend(zip(reversed(kids), repeat(statement)))
     return out
 
 
