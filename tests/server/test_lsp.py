@@ -373,6 +373,9 @@ async def test_an_export_script_of_the_workspace_sets_shape_severities(client: L
     (diagnostic,) = client.diagnostics[model]
     assert diagnostic.code == "XPT301" and diagnostic.severity == types.DiagnosticSeverity.Error
     assert diagnostic.range.start.line == 5 and "export_decoder" in diagnostic.message
+    (note,) = diagnostic.related_information or []
+    assert note.location.uri.endswith("/export_decoder.py") and note.location.range.start.line == 5
+    assert note.message == 'dynamic shapes declared here (hidden: {1: Dim("seq")})'
     cli = subprocess.run(
         [sys.executable, "-m", "xport_lint.analyzers.cli", "check", "--no-cache", "--format", "json", "."],
         cwd=tmp_path, capture_output=True, text=True, timeout=120,

@@ -127,6 +127,7 @@ class RuleContext:
         related: Iterable[tuple[cst.CSTNode, str]],
         statement: cst.CSTNode | None = None,
         severity: Severity | None = None,
+        notes: tuple[tuple[str, int, str], ...] = (),
     ) -> None:
         # related nodes sit elsewhere in the function: found by text from its start
         anchor = self.traced.func if self.traced is not None else self.statement
@@ -134,4 +135,6 @@ class RuleContext:
             return  # an operand export never evaluates (`not is_tracing() and <node>`)
         rel = tuple((n, anchor, m) for n, m in related)
         reach = self.traced.reach if self.traced is not None else None
-        self.reports.append((rule, Report(node, message, statement or self.statement, fix, rel, reach, severity)))
+        self.reports.append((rule, Report(
+            node, message, statement or self.statement, fix, rel, reach, severity, notes
+        )))

@@ -118,6 +118,8 @@ class Program:
         #: traced function -> its callees as written (`helper`, `self.block`, `ops.nms`)
         self._written: dict[int, list[str]] = {}
         self.own_traced: set[int] = set()
+        #: model class as written -> the node that declares its shapes (export call, example)
+        self.shape_declarations: dict[str, cst.CSTNode] = {}
         self._collect_top_level(module.body)
         for local, full in self.imports.aliases.items():
             if full.startswith("."):
@@ -300,6 +302,7 @@ class Program:
             config = reader.config(declared[1], f"`dynamic_shapes` in {self.name or 'this file'}")
             if cls is not None and config is not None:
                 out[cls] = config
+                self.shape_declarations[cls] = declared[1]
         for call in self.export_calls:
             if call.api not in EXPORT_APIS or not call.call.args:
                 continue
@@ -308,17 +311,26 @@ class Program:
             )
             cls = reader.model_class(call.call.args[0].value)
             config = reader.config(shapes, f"`{call.api.rpartition('.')[2]}(...)` in {self.name or 'this file'}")
-            if cls is not None and config is not None:
-                out.setdefault(cls, config)
+            if cls is not None and config is not None and cls not in out:
+                out[cls] = config
+                self.shape_declarations[cls] = call.call
         for func in examples:
             found = example_return(func)
             if found is None:
                 continue
             cls = reader.model_class(found[0])
             config = reader.config(found[1], f"`xport_example()` in {self.name or 'this file'}")
-            if cls is not None and config is not None:
-                out.setdefault(cls, config)
+            if cls is not None and config is not None and cls not in out:
+                out[cls] = config
+                self.shape_declarations[cls] = func
         return out
+
+    def place_shapes(self, path: str, line_of: Callable[[cst.CSTNode], int | None]) -> None:
+        """Give each declaration of `declared_shapes` its file and line (for related information)."""
+        for cls, node in self.shape_declarations.items():
+            line = line_of(node)
+            if line is not None and cls in self.declared_shapes:
+                self.declared_shapes[cls] = dataclasses.replace(self.declared_shapes[cls], path=path, line=line)
 
     def _reachable(self) -> list[Traced]:
         roots: list[Traced] = []

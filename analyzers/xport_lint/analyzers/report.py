@@ -23,6 +23,9 @@ class Report:
     #: this finding's severity where the rule decides it per finding (shape rules: from how
     #: the model is exported); None: the rule's severity for the mode
     severity: Severity | None = None
+    #: (path, line, message) of places elsewhere that explain it (the export call that made a
+    #: size dynamic); an empty path: this file
+    notes: tuple[tuple[str, int, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -128,11 +128,12 @@ class Rule:
         related: Iterable[tuple[cst.CSTNode, str]] = (),
         statement: cst.CSTNode | None = None,
         severity: Severity | None = None,
+        notes: tuple[tuple[str, int, str], ...] = (),
     ) -> None:
         """`statement`: the one holding `node`, where the walk's current one is wider (a
         module-wide rule that visits a whole function). `severity`: this finding's, where the
-        rule decides it per finding."""
-        self.ctx.add(self, node, message, fix, related, statement, severity)
+        rule decides it per finding. `notes`: (path, line, message) of places in other files."""
+        self.ctx.add(self, node, message, fix, related, statement, severity, notes)
 
     def visitors(self) -> dict[str, Callable[[cst.CSTNode], None]]:
         return {

@@ -25,7 +25,7 @@ from .positions import Locator, code_of, split_lines
 from .program import Program
 from .report import BlockReplacement, FixProposal, Report
 from .rule import Rule, Scope
-from .walk import with_statements
+from .walk import iter_nodes, with_statements
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +122,9 @@ def _check_parsable(
     name, is_package = module_name(path)
     guards = any(word in source for word in _GUARD_WORDS)
     program = Program(module, _mentions_export_call(source), context, name, is_package, guards)
+    locator = Locator(source, module, tree)
+    if program.declared_shapes:
+        program.place_shapes(path, lambda node: _line_of(node, module, locator))
     mode = program.mode(config.mode)
     rules = [
         rule_class
@@ -143,8 +146,7 @@ def _check_parsable(
         ctx.traced = ctx.flow = None
     if module_wide:
         _walk(with_statements(module, None, in_function=False), _dispatch(module_wide), ctx, path)
-    locator = Locator(source, module, tree)
-    findings = _findings(ctx, locator, config, mode, program)
+    findings = _findings(ctx, locator, config, mode, program, path)
     if UNUSED_NOQA_CODE in enabled:
         findings.extend(_unused_suppressions(locator, ctx.reports))
     if ctx.failures:
@@ -154,6 +156,14 @@ def _check_parsable(
             findings.extend(_syntax_error_at(1, 0, message, frozenset({SYNTAX_CODE})))
     summary = program.summary(name, path)
     return FileCheck(sorted(findings, key=lambda f: (f.span.start, f.code)), summary)
+
+
+def _line_of(node: cst.CSTNode, module: cst.Module, locator: Locator) -> int | None:
+    """The line of a node of the module (an export call, a module-level dict)."""
+    for statement in module.body:
+        if statement is node or any(inner is node for inner in iter_nodes(statement)):
+            return locator.span(node, statement).start.line
+    return None
 
 
 def is_internal_error(finding: Finding) -> bool:
@@ -222,7 +232,7 @@ def _walk(
 
 
 def _findings(
-    ctx: RuleContext, locator: Locator, config: Config, mode: Mode, program: Program
+    ctx: RuleContext, locator: Locator, config: Config, mode: Mode, program: Program, path: str
 ) -> list[Finding]:
     out: list[Finding] = []
     seen: set[tuple[str, Span]] = set()
@@ -266,6 +276,9 @@ def _findings(
         if report.reach is not None:
             where_from = Span(Position(report.reach.line, 0), Position(report.reach.line, 0))
             related += (Related(where_from, report.reach.describe(), report.reach.path),)
+        for note_path, note_line, note in report.notes:
+            elsewhere = note_path if note_path and note_path != path else None
+            related += (Related(Span(Position(note_line, 0), Position(note_line, 0)), note, elsewhere),)
         fix = _fix(report.fix, report.statement, locator, program) if report.fix is not None else None
         out.append(Finding(rule.CODE, rule.NAME, message, severity, span, fix, related, rule.url()))
     return out

@@ -14,6 +14,7 @@ measured (tests/truth/test_shapes.py):
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from collections.abc import Callable, Iterator
@@ -80,6 +81,9 @@ class ShapeConfig:
     source: str
     #: what an unlisted dimension is (static; AUTO under `shapes = "dynamic"`)
     default: DimSpec = STATIC
+    #: the file and line of the declaration (an export call, `xport_example()`); line 0: unknown
+    path: str = ""
+    line: int = 0
 
     def dim(self, param: str, position: int | None, index: int) -> DimSpec:
         for key, dims in self.inputs:
@@ -95,20 +99,29 @@ class ShapeConfig:
     def to_plain(self) -> list[Any]:
         return [
             [[key, [[i, spec.to_plain()] for i, spec in dims]] for key, dims in self.inputs],
-            self.source, self.default.to_plain(),
+            self.source, self.default.to_plain(), self.path, self.line,
         ]
+
+    def note(self) -> tuple[str, int, str] | None:
+        """(path, line, message) for a finding's related information."""
+        if not self.line:
+            return None
+        declared = ", ".join(
+            f"{key}: {{{', '.join(f'{i}: {spec.text()}' for i, spec in dims)}}}" for key, dims in self.inputs
+        )
+        return self.path, self.line, f"dynamic shapes declared here ({declared or 'all static'})"
 
     @classmethod
     def from_plain(cls, data: Any) -> ShapeConfig:
-        inputs, source, default = data
-        if not isinstance(source, str):
+        inputs, source, default, path, line = data
+        if not isinstance(source, str) or not isinstance(path, str) or type(line) is not int:
             raise TypeError("malformed shape config")
         parsed = []
         for key, dims in inputs:
             if not isinstance(key, str):
                 raise TypeError("malformed shape config")
             parsed.append((key, tuple((int(i), DimSpec.from_plain(spec)) for i, spec in dims)))
-        return cls(tuple(parsed), source, DimSpec.from_plain(default))
+        return cls(tuple(parsed), source, DimSpec.from_plain(default), path, line)
 
 
 # -- reading dynamic_shapes from code ---------------------------------------------------------
@@ -527,6 +540,8 @@ class Verdict:
     #: whether the rule's rewrite helps (two inputs' sizes that must be equal need one shared
     #: `Dim`, which a `torch._check` or `torch.cond` in the code cannot give)
     fixable: bool = True
+    #: (path, line, message): where the dimensions were declared
+    notes: tuple[tuple[str, int, str], ...] = ()
 
 
 NO_FINDING = Verdict(None)
@@ -539,6 +554,24 @@ def judge_branch(
     test: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig, mode: Mode
 ) -> Verdict:
     """A branch on the size expression `test` under `config` (see the module docstring)."""
+    return _with_note(_judge_branch(test, sizes, config, mode), config)
+
+
+def judge_loop(expr: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig) -> Verdict:
+    """A loop over `range(expr)`: Python needs one number of iterations, so export fixes the size."""
+    return _with_note(_judge_loop(expr, sizes, config), config)
+
+
+def _with_note(verdict: Verdict, config: ShapeConfig) -> Verdict:
+    note = config.note()
+    if verdict.severity is None or note is None:
+        return verdict
+    return dataclasses.replace(verdict, notes=(note,))
+
+
+def _judge_branch(
+    test: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig, mode: Mode
+) -> Verdict:
     refs = sizes.refs(test) if sizes is not None else None
     if refs is None:
         if not config.any_dynamic():
@@ -583,8 +616,7 @@ def judge_branch(
     return Verdict(Severity.WARNING, f"{described} ({where}); export narrows the range to the example's side")
 
 
-def judge_loop(expr: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig) -> Verdict:
-    """A loop over `range(expr)`: Python needs one number of iterations, so export fixes the size."""
+def _judge_loop(expr: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig) -> Verdict:
     refs = sizes.refs(expr) if sizes is not None else None
     if refs is None:
         if not config.any_dynamic():

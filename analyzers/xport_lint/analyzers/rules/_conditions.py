@@ -91,7 +91,10 @@ class ConditionRule:
                     message += f" (no automatic fix: {rewrite.reason})"
                 fix = rewrite.fix if rewrite is not None else None
                 severity = verdict.severity if verdict is not None else None
-                self.report(operand, message, fix=fix, related=related, severity=severity)  # type: ignore[attr-defined]
+                notes = verdict.notes if verdict is not None else ()
+                self.report(  # type: ignore[attr-defined]
+                    operand, message, fix=fix, related=related, severity=severity, notes=notes
+                )
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         raise NotImplementedError

@@ -84,7 +84,7 @@ class ShapeLoop(Rule):
                         if rewrite.reason:
                             message += f" (no automatic fix: {rewrite.reason})"
                         fix = rewrite.fix
-                self.report(arg.value, message, fix=fix, severity=verdict.severity)
+                self.report(arg.value, message, fix=fix, severity=verdict.severity, notes=verdict.notes)
                 return
 
     VALID = [

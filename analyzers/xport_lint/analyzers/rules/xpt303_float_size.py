@@ -60,10 +60,12 @@ class FloatSize(Rule):
         if not named:
             return
         (param, _, index), spec = named[0]
+        note = config.note()
         self.report(
             node,
             f"`{short(node)}` turns the size `{param}.shape[{index}]` ({spec.text()}, {config.source}) into a "
             "float and back: export cannot prove its guards for the whole range and fails",
+            notes=(note,) if note is not None else (),
         )
 
     VALID = [
