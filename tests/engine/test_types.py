@@ -156,3 +156,45 @@ def test_a_parameter_defaulting_to_none_tested_for_truth_is_optional() -> None:
     ), "m.py", Config())
     assert [(f.code, f.severity.value) for f in findings] == [("XPT101", "warning")]
     assert "only when `guidance` is passed" in findings[0].message
+
+
+def test_a_comprehension_variable_lives_in_its_own_scope() -> None:
+    """controlnet_z_image: `[len(_) for _ in x]`, then `all(_ % 8 == 0 for _ in lengths)`: the
+    second `_` holds the sizes, never the rows of the first."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        lengths = [len(_) for _ in x]\n"
+        "        assert all(_ % 8 == 0 for _ in lengths)\n"
+        "        return x\n"
+    ) == []
+
+
+def test_a_comprehension_filter_on_its_rows_is_still_checked() -> None:
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        return torch.stack([row for row in x if row.sum() > 0])\n"
+    ) == [("XPT101", 5)]
+
+
+def test_a_nested_function_parameter_is_not_the_outer_tensor_of_the_same_name() -> None:
+    """esmfold: `def compute_projection_helper(pair, mask, a=True): if a:` inside a method whose
+    `a` is a tensor."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        a = x * 2\n"
+        "        def helper(pair, a=True):\n"
+        "            if a:\n                return pair\n            return -pair\n"
+        "        if a.sum() > 0:\n            return helper(x)\n"
+        "        return x\n"
+    ) == [("XPT101", 10)]
+
+
+def test_torchvision_is_tracing_is_false_while_exporting() -> None:
+    """torchvision's `_is_tracing()` is the TorchScript tracer's state: None under export
+    (tests/truth/test_reachability.py runs `torch._C._get_tracing_state()` through export)."""
+    assert errors(
+        "import torchvision\n"
+        "class M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        if torchvision._is_tracing():\n            return x[: int(x.max())]\n"
+        "        return x\n"
+    ) == []

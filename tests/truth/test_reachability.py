@@ -20,6 +20,8 @@ NEVER_WHILE_EXPORTING = {
     "not-exporting": "        if not torch.compiler.is_exporting():\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
     "exporting-else": "        if torch.compiler.is_exporting():\n            return x\n        else:\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
     "scripting-or-tracing": "        if torch.jit.is_scripting() or torch.jit.is_tracing():\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
+    # torchvision's `_is_tracing()` returns this: the TorchScript tracer's state, None under export
+    "torchscript-tracer": "        if torch._C._get_tracing_state():\n            n = int(x.max())\n            return x[:n]\n        return x\n",
     "onnx-export": "        if torch.onnx.is_in_onnx_export():\n            n = int(x.max())\n            return x[:n]\n        return x\n",
     "not-compiling": "        if not torch.compiler.is_compiling():\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
     # anyflow: the guard read into a local first

@@ -155,7 +155,24 @@ class FunctionFlow:
         self.packed_kwargs = star_kwarg.name.value if star_kwarg is not None else None
         self.returns = NOTHING
         self._memo: dict[int, Value] = {}
+        #: ids of the names in a nested function's body that read its own parameters (a nested
+        #: `def helper(pair, a=True)` inside a function with a tensor `a`): their values
+        self._shadowed: dict[int, Value] = {}
+        for stmt in self.statements:
+            if isinstance(stmt, cst.FunctionDef) and stmt is not func:
+                self._shadow(stmt)
         self._solve()
+
+    def _shadow(self, nested: cst.FunctionDef) -> None:
+        """A nested function's arguments hold what its annotations, defaults and uses say
+        (`def _interp1d(table: Tensor, new_length: int)`), where its body names them; they are
+        never mixed into the outer function's names."""
+        params = {param.name.value: param_value(param, nested) for param in all_params(nested.params)}
+        if not params:
+            return
+        for node in iter_nodes(nested.body):
+            if type(node) is cst.Name and node.value in params:  # type: ignore[attr-defined]
+                self._shadowed[id(node)] = params[node.value]  # type: ignore[attr-defined]
 
     # -- fixed point over assignments ------------------------------------------------------
 
@@ -213,11 +230,6 @@ class FunctionFlow:
             for item in stmt.items:
                 if item.asname is not None:
                     self._bind(item.asname.name, NOTHING)
-        elif isinstance(stmt, cst.FunctionDef):
-            # a nested function's arguments: what its annotations, defaults and uses say
-            # (`def _interp1d(table: Tensor, new_length: int)`)
-            for param in all_params(stmt.params):
-                self._bind(param.name, param_value(param, stmt))
 
     # -- expressions -----------------------------------------------------------------------
 
@@ -278,6 +290,10 @@ class FunctionFlow:
 
     def _evaluate(self, node: cst.BaseExpression) -> Value:  # noqa: C901 - one dispatch
         if isinstance(node, cst.Name):
+            if self._shadowed:
+                shadowed = self._shadowed.get(id(node))
+                if shadowed is not None:
+                    return shadowed
             return self.env.get(node.value, NOTHING)
         if isinstance(node, cst.Attribute):
             return self._attribute(node)
@@ -309,12 +325,8 @@ class FunctionFlow:
             for element in node.elements:
                 out = out | self.value(element.value)
             return out
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
-            self._bind_comprehension(node.for_in)
-            return self.value(node.elt)
-        if isinstance(node, cst.DictComp):
-            self._bind_comprehension(node.for_in)
-            return self.value(node.value)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            return self._comprehension(node)
         if isinstance(node, cst.NamedExpr):
             value = self.value(node.value)
             self._bind(node.target, value)
@@ -322,6 +334,30 @@ class FunctionFlow:
         if isinstance(node, cst.Await):
             return self.value(node.expression)
         return NOTHING
+
+    def _comprehension(self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp | cst.DictComp) -> Value:
+        """A comprehension's variables live in its own scope (`[len(t) for t in x]` and a later
+        `all(n % 8 == 0 for n in lengths)` may both name theirs `_`): bound while its parts
+        are evaluated, then the outer values come back."""
+        names = set()
+        current: cst.CompFor | None = node.for_in
+        while current is not None:
+            names.update(_target_names(current.target))
+            current = current.inner_for_in
+        saved = {name: self.env[name] for name in names if name in self.env}
+        self._bind_comprehension(node.for_in)
+        current = node.for_in
+        while current is not None:  # the filters, for the rules that read them later
+            for condition in current.ifs:
+                self.value(condition.test)
+            current = current.inner_for_in
+        out = self.value(node.value if isinstance(node, cst.DictComp) else node.elt)
+        for name in names:
+            if name in saved:
+                self.env[name] = saved[name]
+            else:
+                self.env.pop(name, None)
+        return out
 
     def _bind_comprehension(self, for_in: cst.CompFor) -> None:
         current: cst.CompFor | None = for_in
@@ -658,6 +694,16 @@ def param_value(
     # without one, a tensor only where the body uses it as one (`num_frames`, `dt_softplus`,
     # `frame_idx` are counts and flags)
     return Value(Kind.TENSOR) if name in tensors else NOTHING
+
+
+def _target_names(target: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_names(target.value)
 
 
 def _first_argument(param: cst.Param, func: cst.FunctionDef) -> bool:

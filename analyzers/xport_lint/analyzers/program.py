@@ -790,6 +790,9 @@ _EXPORT_GUARDS = {
     "torch.jit.is_scripting": False,
     "torch.jit.is_tracing": False,
     "torch.onnx.is_in_onnx_export": False,
+    # the TorchScript tracer's state (None under export, measured), and torchvision's wrapper of it
+    "torch._C._get_tracing_state": False,
+    "torchvision._is_tracing": False,
 }
 _EXPERTS_SWITCHES = frozenset({
     "transformers.integrations.use_experts_implementation",

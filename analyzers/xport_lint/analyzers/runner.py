@@ -39,7 +39,10 @@ _NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
 _BRACKET_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 UNUSED_NOQA_CODE = "XPT001"
 #: words of the calls program.export_guard knows (a file without one skips the search for them)
-_GUARD_WORDS = ("is_exporting", "is_compiling", "is_tracing", "is_scripting", "is_in_onnx_export", "is_torchdynamo")
+_GUARD_WORDS = (
+    "is_exporting", "is_compiling", "is_tracing", "is_scripting", "is_in_onnx_export", "is_torchdynamo",
+    "_get_tracing_state",
+)
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 # Candidates for an export call site in the text; `_mentions_export_call` checks the word before.
 _EXPORT_CALL = re.compile(r"export\s*\(|export\.|fullgraph\s*=\s*True")
