@@ -96,9 +96,9 @@ def test_each_optional_operand_is_a_warning_naming_its_argument() -> None:
     assert "only when `msa` is passed" in findings[1].message
 
 
-def test_a_body_behind_any_optional_conjunct_runs_only_when_it_is_passed() -> None:
+def test_a_range_check_before_an_argument_becomes_a_tensor_reads_the_argument() -> None:
     """vits: `if self.config.num_speakers > 1 and speaker_id is not None:` guards a range check on
-    `speaker_id`, which a later line turns into a tensor."""
+    `speaker_id`, which a later line turns into a tensor: the check reads the int argument."""
     findings = check_source(HEAD + (
         "class M(torch.nn.Module):\n"
         "    def forward(self, x, speaker_id: int | None = None):\n"
@@ -107,7 +107,8 @@ def test_a_body_behind_any_optional_conjunct_runs_only_when_it_is_passed() -> No
         "            speaker_id = torch.full((1,), speaker_id)\n"
         "        return x\n"
     ), "m.py", Config())
-    assert [(f.code, f.severity.value) for f in findings if f.code == "XPT101"] == [("XPT101", "warning")]
+    # the range check reads the argument (an int) before the line that makes it a tensor
+    assert [f.code for f in findings if f.code == "XPT101"] == []
 
 
 def test_a_block_forward_takes_its_flags_from_the_parent() -> None:
@@ -198,3 +199,13 @@ def test_torchvision_is_tracing_is_false_while_exporting() -> None:
         "        if torchvision._is_tracing():\n            return x[: int(x.max())]\n"
         "        return x\n"
     ) == []
+
+
+def test_a_parameter_read_before_it_is_reassigned_holds_the_argument() -> None:
+    """vilt: `if max_image_length < 0 ...:` on an int argument, then `max_image_length = t.max()`."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, x, max_len=200):\n"
+        "        if max_len < 0:\n            max_len = x.max()\n"
+        "        for i in range(3):\n            if max_len > 4:\n                x = x + 1\n"
+        "        return x\n"
+    ) == [("XPT101", 8)]  # in the loop: after the reassignment of line 6 on some paths

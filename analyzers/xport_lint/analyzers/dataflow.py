@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .names import dotted
-from .walk import iter_nodes
+from .walk import children, iter_nodes
 
 
 class Kind(enum.Flag):
@@ -161,7 +161,46 @@ class FunctionFlow:
         for stmt in self.statements:
             if isinstance(stmt, cst.FunctionDef) and stmt is not func:
                 self._shadow(stmt)
+        #: ids of the reads of a parameter that come before anything reassigns it: what the caller
+        #: passed (`if n < 0: n = t.max()`: the test reads the argument, not the tensor)
+        self._early: dict[int, Value] = self._reads_before_reassignment(params)
         self._solve()
+
+    def _reads_before_reassignment(self, params: dict[str, Value]) -> dict[int, Value]:
+        targets: dict[int, str] = {}
+        for stmt in self.statements:
+            for target in _targets(stmt):
+                if isinstance(target, cst.Name) and target.value in params:
+                    targets[id(target)] = target.value
+        if not targets:
+            return {}
+        reassigned = set(targets.values())
+        early: dict[int, Value] = {}
+        assigned: set[str] = set()
+        stack: list[tuple[cst.CSTNode, frozenset[str]]] = [(self.func.body, frozenset())]
+        while stack:
+            node, unsafe = stack.pop()
+            node_type = type(node)
+            if node_type is cst.Name:
+                name = node.value  # type: ignore[attr-defined]
+                if id(node) in targets:
+                    assigned.add(name)
+                elif name in reassigned and name not in assigned and name not in unsafe:
+                    early[id(node)] = params[name]
+                continue
+            if node_type in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+                continue  # runs later, when called
+            if node_type in (cst.For, cst.While):
+                # a read in a loop may follow an assignment of the previous iteration
+                inside = {targets[id(n)] for n in iter_nodes(node) if id(n) in targets}
+                unsafe = unsafe | inside
+            if node_type in _ASSIGNMENTS:
+                # the value is read before the target is bound, but keep it simple: the
+                # statement that first reassigns a name reads the union
+                inside = {targets[id(n)] for n in iter_nodes(node) if id(n) in targets}
+                unsafe = unsafe | inside
+            stack.extend((child, unsafe) for child in reversed(children(node)))
+        return early
 
     def _shadow(self, nested: cst.FunctionDef) -> None:
         """A nested function's arguments hold what its annotations, defaults and uses say
@@ -294,6 +333,10 @@ class FunctionFlow:
                 shadowed = self._shadowed.get(id(node))
                 if shadowed is not None:
                     return shadowed
+            if self._early:
+                early = self._early.get(id(node))
+                if early is not None:
+                    return early
             return self.env.get(node.value, NOTHING)
         if isinstance(node, cst.Attribute):
             return self._attribute(node)
@@ -694,6 +737,30 @@ def param_value(
     # without one, a tensor only where the body uses it as one (`num_frames`, `dt_softplus`,
     # `frame_idx` are counts and flags)
     return Value(Kind.TENSOR) if name in tensors else NOTHING
+
+
+_ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
+
+
+def _targets(stmt: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """The names (and other targets) a statement binds, nested in tuples."""
+    found: list[cst.BaseExpression] = []
+    if isinstance(stmt, cst.Assign):
+        found = [t.target for t in stmt.targets]
+    elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
+        found = [stmt.target]
+    elif isinstance(stmt, cst.For):
+        found = [stmt.target]
+    elif isinstance(stmt, cst.With):
+        found = [item.asname.name for item in stmt.items if item.asname is not None]  # type: ignore[misc]
+    while found:
+        target = found.pop()
+        if isinstance(target, (cst.Tuple, cst.List)):
+            found.extend(e.value for e in target.elements)
+        elif isinstance(target, cst.StarredElement):
+            found.append(target.value)
+        else:
+            yield target
 
 
 def _target_names(target: cst.BaseExpression) -> Iterator[str]:
