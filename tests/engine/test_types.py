@@ -209,3 +209,16 @@ def test_a_parameter_read_before_it_is_reassigned_holds_the_argument() -> None:
         "        for i in range(3):\n            if max_len > 4:\n                x = x + 1\n"
         "        return x\n"
     ) == [("XPT101", 8)]  # in the loop: after the reassignment of line 6 on some paths
+
+
+def test_a_read_sees_only_the_assignments_before_it() -> None:
+    """seamless_m4t: `if hidden_states.size(0) == 1:` on the input's size, then
+    `hidden_states = torch.repeat_interleave(hidden_states, durations)` below it."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, x, durations):\n"
+        "        hidden = x * 2\n"
+        "        if hidden.size(0) == 1:\n"
+        "            hidden = torch.repeat_interleave(hidden, durations, dim=0)\n"
+        "        if hidden.size(0) > 3:\n            return hidden\n"
+        "        return x\n"
+    ) == [("XPT105", 8)]  # the second test reads the data-dependent size

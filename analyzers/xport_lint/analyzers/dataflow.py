@@ -161,45 +161,57 @@ class FunctionFlow:
         for stmt in self.statements:
             if isinstance(stmt, cst.FunctionDef) and stmt is not func:
                 self._shadow(stmt)
-        #: ids of the reads of a parameter that come before anything reassigns it: what the caller
-        #: passed (`if n < 0: n = t.max()`: the test reads the argument, not the tensor)
-        self._early: dict[int, Value] = self._reads_before_reassignment(params)
+        #: per target name node, what its assignment binds (for the reads below)
+        self._bound: dict[int, Value] = {}
+        self._target_names: dict[int, str] = {}
+        #: ids of reads of a reassigned name, with what the assignments before them bind (and the
+        #: argument, for a parameter): `if n < 0: n = t.max()` tests the argument, not the tensor
+        self._early: dict[int, Value] = {}
         self._solve()
+        self._early = self._reads_in_order(params)
+        if self._early:
+            self._memo.clear()  # the rules' reads are evaluated again, with the ordered values
 
-    def _reads_before_reassignment(self, params: dict[str, Value]) -> dict[int, Value]:
-        targets: dict[int, str] = {}
-        for stmt in self.statements:
-            for target in _targets(stmt):
-                if isinstance(target, cst.Name) and target.value in params:
-                    targets[id(target)] = target.value
-        if not targets:
+    def _reads_in_order(self, params: dict[str, Value]) -> dict[int, Value]:
+        """A flow-insensitive value is the union of every assignment of a name; a read outside
+        any loop that assigns the name can only see the assignments before it (in source order)
+        and, for a parameter, the argument: their union is as safe and often much smaller
+        (a list tested with `if not masks:` before `masks = torch.cat(masks)`)."""
+        counts: dict[str, int] = {}
+        names: dict[int, str] = {}
+        for node_id, name in self._target_names.items():
+            counts[name] = counts.get(name, 0) + 1
+            names[node_id] = name
+        interesting = {name for name, count in counts.items() if count > 1 or name in params}
+        if not interesting:
             return {}
-        reassigned = set(targets.values())
         early: dict[int, Value] = {}
-        assigned: set[str] = set()
+        seen: dict[str, Value] = {}
         stack: list[tuple[cst.CSTNode, frozenset[str]]] = [(self.func.body, frozenset())]
         while stack:
             node, unsafe = stack.pop()
             node_type = type(node)
             if node_type is cst.Name:
                 name = node.value  # type: ignore[attr-defined]
-                if id(node) in targets:
-                    assigned.add(name)
-                elif name in reassigned and name not in assigned and name not in unsafe:
-                    early[id(node)] = params[name]
+                if name not in interesting:
+                    continue
+                if id(node) in names:
+                    seen[name] = seen.get(name, NOTHING) | self._bound.get(id(node), NOTHING)
+                elif name not in unsafe and (name in seen or name in params):
+                    early[id(node)] = params.get(name, NOTHING) | seen.get(name, NOTHING)
                 continue
             if node_type in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
                 continue  # runs later, when called
             if node_type in (cst.For, cst.While):
                 # a read in a loop may follow an assignment of the previous iteration
-                inside = {targets[id(n)] for n in iter_nodes(node) if id(n) in targets}
-                unsafe = unsafe | inside
+                inside = {names[id(n)] for n in iter_nodes(node) if id(n) in names}
+                unsafe = unsafe | (inside & interesting)
+            kids = children(node)
             if node_type in _ASSIGNMENTS:
-                # the value is read before the target is bound, but keep it simple: the
-                # statement that first reassigns a name reads the union
-                inside = {targets[id(n)] for n in iter_nodes(node) if id(n) in targets}
-                unsafe = unsafe | inside
-            stack.extend((child, unsafe) for child in reversed(children(node)))
+                # the value is computed before the targets are bound
+                value = node.value  # type: ignore[attr-defined]
+                kids = ([value] if value is not None else []) + [kid for kid in kids if kid is not value]
+            stack.extend((child, unsafe) for child in reversed(kids))
         return early
 
     def _shadow(self, nested: cst.FunctionDef) -> None:
@@ -228,6 +240,8 @@ class FunctionFlow:
     def _bind(self, target: cst.BaseExpression, value: Value) -> None:
         if isinstance(target, cst.Name):
             self.env[target.value] = self.env.get(target.value, NOTHING) | value
+            self._bound[id(target)] = value
+            self._target_names[id(target)] = target.value
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 inner = element.value
@@ -740,27 +754,6 @@ def param_value(
 
 
 _ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
-
-
-def _targets(stmt: cst.CSTNode) -> Iterator[cst.BaseExpression]:
-    """The names (and other targets) a statement binds, nested in tuples."""
-    found: list[cst.BaseExpression] = []
-    if isinstance(stmt, cst.Assign):
-        found = [t.target for t in stmt.targets]
-    elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
-        found = [stmt.target]
-    elif isinstance(stmt, cst.For):
-        found = [stmt.target]
-    elif isinstance(stmt, cst.With):
-        found = [item.asname.name for item in stmt.items if item.asname is not None]  # type: ignore[misc]
-    while found:
-        target = found.pop()
-        if isinstance(target, (cst.Tuple, cst.List)):
-            found.extend(e.value for e in target.elements)
-        elif isinstance(target, cst.StarredElement):
-            found.append(target.value)
-        else:
-            yield target
 
 
 def _target_names(target: cst.BaseExpression) -> Iterator[str]:
