@@ -164,6 +164,7 @@ class FunctionFlow:
         #: per target name node, what its assignment binds (for the reads below)
         self._bound: dict[int, Value] = {}
         self._target_names: dict[int, str] = {}
+        self._comprehensions = 0
         #: ids of reads of a reassigned name, with what the assignments before them bind (and the
         #: argument, for a parameter): `if n < 0: n = t.max()` tests the argument, not the tensor
         self._early: dict[int, Value] = {}
@@ -200,8 +201,8 @@ class FunctionFlow:
                 elif name not in unsafe and (name in seen or name in params):
                     early[id(node)] = params.get(name, NOTHING) | seen.get(name, NOTHING)
                 continue
-            if node_type in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
-                continue  # runs later, when called
+            if node_type in _OWN_SCOPES:
+                continue  # runs later, when called, or in a scope of its own
             if node_type in (cst.For, cst.While):
                 # a read in a loop may follow an assignment of the previous iteration
                 inside = {names[id(n)] for n in iter_nodes(node) if id(n) in names}
@@ -240,8 +241,9 @@ class FunctionFlow:
     def _bind(self, target: cst.BaseExpression, value: Value) -> None:
         if isinstance(target, cst.Name):
             self.env[target.value] = self.env.get(target.value, NOTHING) | value
-            self._bound[id(target)] = value
-            self._target_names[id(target)] = target.value
+            if not self._comprehensions:  # a comprehension's own scope is not the function's
+                self._bound[id(target)] = value
+                self._target_names[id(target)] = target.value
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 inner = element.value
@@ -402,13 +404,17 @@ class FunctionFlow:
             names.update(_target_names(current.target))
             current = current.inner_for_in
         saved = {name: self.env[name] for name in names if name in self.env}
-        self._bind_comprehension(node.for_in)
-        current = node.for_in
-        while current is not None:  # the filters, for the rules that read them later
-            for condition in current.ifs:
-                self.value(condition.test)
-            current = current.inner_for_in
-        out = self.value(node.value if isinstance(node, cst.DictComp) else node.elt)
+        self._comprehensions += 1
+        try:
+            self._bind_comprehension(node.for_in)
+            current = node.for_in
+            while current is not None:  # the filters, for the rules that read them later
+                for condition in current.ifs:
+                    self.value(condition.test)
+                current = current.inner_for_in
+            out = self.value(node.value if isinstance(node, cst.DictComp) else node.elt)
+        finally:
+            self._comprehensions -= 1
         for name in names:
             if name in saved:
                 self.env[name] = saved[name]
@@ -754,6 +760,7 @@ def param_value(
 
 
 _ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
+_OWN_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
 
 
 def _target_names(target: cst.BaseExpression) -> Iterator[str]:
