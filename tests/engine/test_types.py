@@ -222,3 +222,20 @@ def test_a_read_sees_only_the_assignments_before_it() -> None:
         "        if hidden.size(0) > 3:\n            return hidden\n"
         "        return x\n"
     ) == [("XPT105", 8)]  # the second test reads the data-dependent size
+
+
+def test_a_submodule_input_its_parent_may_pass_as_none_is_optional() -> None:
+    """evolla: a cross-attention block tests `protein_kv_states is not None and mask.any()`; its
+    parent passes None when there is no protein input."""
+    findings = check_source(HEAD + (
+        "class Cross(torch.nn.Module):\n"
+        "    def forward(self, query, protein_states, protein_mask):\n"
+        "        if protein_states is not None and protein_mask.any():\n"
+        "            return query + protein_states\n"
+        "        return query\n"
+        "class Model(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.cross = Cross()\n"
+        "    def forward(self, x):\n        return self.cross(x, None, None)\n"
+    ), "m.py", Config())
+    assert [(f.code, f.severity.value) for f in findings] == [("XPT101", "warning")]
+    assert "only when `protein_states` is passed" in findings[0].message

@@ -549,19 +549,27 @@ class Program:
                 # `if self.training and <test>:` evaluates <test> only in training mode
                 self.training_only.add(id(node))
         self._mark_optional_operands(node.test, func)
-        optional = _optional_argument(_leftmost(node.test), func, self._flags)
+        parent = self._passed_by_parent(func)
+        optional = _optional_argument(_leftmost(node.test), func, self._flags, parent)
         if optional is not None and (_leftmost(node.test) is not node.test or isinstance(node.test, cst.Name)):
             # the rest of the test, or the bare optional itself (`if guidance:`), is a tensor
             # only when the argument is passed
             self.optional_only.setdefault(id(node), optional)
         # the body runs only when every conjunct holds: `n > 1 and speaker_id is not None`
         optional = optional or next(
-            (name for part in _conjuncts(node.test) if (name := _optional_argument(part, func, self._flags))), None
+            (name for part in _conjuncts(node.test) if (name := _optional_argument(part, func, self._flags, parent))),
+            None,
         )
         if optional is not None:
             for statement in walk_statements(node.body):
                 self.optional_only.setdefault(id(statement), optional)
         return ()
+
+    def _passed_by_parent(self, func: cst.FunctionDef) -> bool:
+        """`forward` of a class another class of the file builds as a submodule: its arguments after
+        the first come from the parent's call, which may pass None where the code tests for it."""
+        cls = self._class_of.get(id(func))
+        return func.name.value == "forward" and cls is not None and cls.node.name.value in self.submodule_classes
 
     def _mark_optional_operands(self, test: cst.BaseExpression, func: cst.FunctionDef) -> None:
         """`(a is not None and a.any()) or (b is not None and b.any())`: each `.any()` runs only
@@ -569,7 +577,7 @@ class Program:
         if not isinstance(test, cst.BooleanOperation):
             return
         if isinstance(test.operator, cst.And):
-            name = _optional_argument(_leftmost(test), func, self._flags)
+            name = _optional_argument(_leftmost(test), func, self._flags, self._passed_by_parent(func))
             if name is not None:
                 for node in iter_nodes(test.right):
                     self.optional_nodes.setdefault(id(node), name)
@@ -844,13 +852,16 @@ def _tests_training(test: cst.BaseExpression) -> bool:
 
 
 def _optional_argument(
-    test: cst.BaseExpression, func: cst.FunctionDef, flags: dict[int, dict[str, cst.BaseExpression | None]]
+    test: cst.BaseExpression, func: cst.FunctionDef, flags: dict[int, dict[str, cst.BaseExpression | None]],
+    from_parent: bool = False,
 ) -> str | None:
     """`name is not None` (or `name` alone) where `name` is a parameter of `func` that defaults to
     None: what follows runs only when a caller passes it (a default export passes only the
     example's).
     Also a flag made of that test (`exists_cache = past is not None and ...; if exists_cache:`).
-    `flags`: per function, its names assigned once (filled on first use)."""
+    `flags`: per function, its names assigned once (filled on first use). `from_parent`: the
+    arguments after the first come from a parent module's call, so `name is not None` on any of
+    them marks it optional (evolla's cross-attention takes `protein_kv_states` or None)."""
     if isinstance(test, cst.Name):
         if _defaults_to_none(test.value, func):
             return test.value  # `if guidance:`: None (falsy) unless passed
@@ -860,7 +871,7 @@ def _optional_argument(
         flag = assigned.get(test.value)
         if flag is None or isinstance(flag, cst.Name):
             return None
-        return _optional_argument(_leftmost(flag), func, flags)
+        return _optional_argument(_leftmost(flag), func, flags, from_parent)
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
     target = test.comparisons[0]
@@ -868,7 +879,15 @@ def _optional_argument(
             and target.comparator.value == "None" and isinstance(test.left, cst.Name)):
         return None
     name = test.left.value
-    return name if _defaults_to_none(name, func) else None
+    if _defaults_to_none(name, func) or (from_parent and _later_parameter(name, func)):
+        return name
+    return None
+
+
+def _later_parameter(name: str, func: cst.FunctionDef) -> bool:
+    """`name` is a parameter of `func` after the first (after `self`)."""
+    params = [p.name.value for p in all_params(func.params) if p.name.value not in ("self", "cls")]
+    return name in params[1:]
 
 
 def _defaults_to_none(name: str, func: cst.FunctionDef) -> bool:
