@@ -239,3 +239,29 @@ def test_a_submodule_input_its_parent_may_pass_as_none_is_optional() -> None:
     ), "m.py", Config())
     assert [(f.code, f.severity.value) for f in findings] == [("XPT101", "warning")]
     assert "only when `protein_states` is passed" in findings[0].message
+
+
+def test_an_else_branch_does_not_see_what_the_if_body_assigns() -> None:
+    """seamless_m4t: `if h.size(0) == 1: h = repeat_interleave(h, durations)` / `else: if h.shape[0] > 1`."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, x, durations):\n"
+        "        hidden = x * 2\n"
+        "        if hidden.size(0) == 1:\n"
+        "            hidden = torch.repeat_interleave(hidden, durations, dim=0)\n"
+        "        else:\n"
+        "            if hidden.shape[0] > 3:\n                return hidden\n"
+        "        if hidden.size(0) > 3:\n            return hidden\n"
+        "        return x\n"
+    ) == [("XPT105", 11)]  # after the if/else, either value
+
+
+def test_an_optional_flag_in_a_conditional_expression_guards_its_right_operand() -> None:
+    """led: `all_global_attentions = () if (output_attentions and is_global_attn) else None`."""
+    findings = check_source(HEAD + (
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x, output_attentions=None):\n"
+        "        is_global = (x > 0).any().item()\n"
+        "        extra = () if (output_attentions and is_global) else None\n"
+        "        return x\n"
+    ), "m.py", Config())
+    assert [(f.code, f.severity.value) for f in findings] == [("XPT104", "warning")]

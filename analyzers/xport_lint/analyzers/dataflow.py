@@ -188,10 +188,22 @@ class FunctionFlow:
             return {}
         early: dict[int, Value] = {}
         seen: dict[str, Value] = {}
-        stack: list[tuple[cst.CSTNode, frozenset[str]]] = [(self.func.body, frozenset())]
+        stack: list[tuple[cst.CSTNode | _Branches, frozenset[str]]] = [(self.func.body, frozenset())]
         while stack:
             node, unsafe = stack.pop()
             node_type = type(node)
+            if node_type is _Branches:
+                node.step(seen)  # type: ignore[union-attr]
+                continue
+            if node_type is cst.If:
+                # what the `if` body binds does not reach its `else`; after the `if`, either does
+                branches = _Branches()
+                stack.append((branches, unsafe))  # merge
+                if node.orelse is not None:  # type: ignore[union-attr]
+                    stack.append((node.orelse, unsafe))  # type: ignore[union-attr]
+                stack.extend([(branches, unsafe), (node.body, unsafe), (branches, unsafe)])  # type: ignore[union-attr]
+                stack.append((node.test, unsafe))  # type: ignore[union-attr]
+                continue
             if node_type is cst.Name:
                 name = node.value  # type: ignore[attr-defined]
                 if name not in interesting:
@@ -757,6 +769,28 @@ def param_value(
     # without one, a tensor only where the body uses it as one (`num_frames`, `dt_softplus`,
     # `frame_idx` are counts and flags)
     return Value(Kind.TENSOR) if name in tensors else NOTHING
+
+
+class _Branches:
+    """An `if` in the ordered walk: reached three times, after its test (remember the names'
+    values), after its body (set them back for the `else`), after the `else` (join both)."""
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.before: dict[str, Value] = {}
+        self.body: dict[str, Value] = {}
+
+    def step(self, seen: dict[str, Value]) -> None:
+        self.visits += 1
+        if self.visits == 1:
+            self.before = dict(seen)
+        elif self.visits == 2:
+            self.body = dict(seen)
+            seen.clear()
+            seen.update(self.before)
+        else:
+            for name, value in self.body.items():
+                seen[name] = seen.get(name, NOTHING) | value
 
 
 _ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)

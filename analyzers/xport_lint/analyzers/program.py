@@ -512,10 +512,14 @@ class Program:
                 func.body, func, in_function=True, pruned=lambda node: self._branch_export_skips(node, func), dead=dead
             )
             for node, _ in listed:
-                if type(node) is cst.Call and _is_check(node):
+                node_type = type(node)
+                if node_type is cst.Call and _is_check(node):
                     for arg in node.args[1:]:  # type: ignore[attr-defined]
                         if isinstance(arg.value, cst.Lambda):
                             self.unevaluated.update(id(inner) for inner in iter_nodes(arg.value.body))
+                elif node_type is cst.IfExp and type(node.test) is cst.BooleanOperation:  # type: ignore[attr-defined]
+                    # `() if (output_attentions and is_global_attn) else None`
+                    self._mark_optional_operands(node.test, func)  # type: ignore[attr-defined]
         return listed
 
     def _dead_after_guards(self, func: cst.FunctionDef) -> set[int]:
