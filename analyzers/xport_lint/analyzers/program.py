@@ -120,6 +120,10 @@ class Program:
         self.own_traced: set[int] = set()
         #: model class as written -> the node that declares its shapes (export call, example)
         self.shape_declarations: dict[str, cst.CSTNode] = {}
+        #: model class as written -> its `dynamic_shapes` expression in this file, and the reader
+        #: that follows its names (for fixes that edit it)
+        self.shape_expressions: dict[str, cst.BaseExpression] = {}
+        self.shapes_reader: ShapesReader | None = None
         self._collect_top_level(module.body)
         for local, full in self.imports.aliases.items():
             if full.startswith("."):
@@ -294,7 +298,7 @@ class Program:
         declared = _module_declaration(self.module)
         if not self.export_calls and not examples and declared is None:
             return {}
-        reader = ShapesReader(self.module, self.imports.resolve)
+        reader = self.shapes_reader = ShapesReader(self.module, self.imports.resolve)
         out: dict[str, ShapeConfig] = {}
         if declared is not None:
             # ExportDB's layout: module-level `model = Model()` and `dynamic_shapes = {...}`
@@ -303,6 +307,7 @@ class Program:
             if cls is not None and config is not None:
                 out[cls] = config
                 self.shape_declarations[cls] = declared[1]
+                self.shape_expressions[cls] = declared[1]
         for call in self.export_calls:
             if call.api not in EXPORT_APIS or not call.call.args:
                 continue
@@ -314,6 +319,8 @@ class Program:
             if cls is not None and config is not None and cls not in out:
                 out[cls] = config
                 self.shape_declarations[cls] = call.call
+                if shapes is not None:
+                    self.shape_expressions[cls] = shapes
         for func in examples:
             found = example_return(func)
             if found is None:
@@ -323,6 +330,8 @@ class Program:
             if cls is not None and config is not None and cls not in out:
                 out[cls] = config
                 self.shape_declarations[cls] = func
+                if found[1] is not None:
+                    self.shape_expressions[cls] = found[1]
         return out
 
     def place_shapes(self, path: str, line_of: Callable[[cst.CSTNode], int | None]) -> None:

@@ -229,6 +229,32 @@ class ShapesReader:
             return STATIC
         return None
 
+    def spec_node(self, shapes: cst.BaseExpression, key: str, position: int, index: int) -> cst.BaseExpression | None:
+        """The expression that declares dimension `index` of input `key` (or of the entry at
+        `position` of a tuple) in a `dynamic_shapes` expression, for a fix to rewrite."""
+        shapes = self._follow(shapes)
+        entry = None
+        if isinstance(shapes, cst.Dict):
+            entry = next(
+                (e.value for e in shapes.elements if isinstance(e, cst.DictElement)
+                 and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == key),
+                None,
+            )
+        elif isinstance(shapes, (cst.Tuple, cst.List)) and position < len(shapes.elements):
+            entry = shapes.elements[position].value
+        if entry is None:
+            return None
+        dims = self._follow(entry)
+        if isinstance(dims, cst.Dict):
+            return next(
+                (e.value for e in dims.elements if isinstance(e, cst.DictElement)
+                 and isinstance(e.key, cst.Integer) and int(e.key.evaluated_value) == index),
+                None,
+            )
+        if isinstance(dims, (cst.Tuple, cst.List)) and index < len(dims.elements):
+            return dims.elements[index].value
+        return None
+
     def _named(self, call: cst.Call) -> DimSpec | None:
         name, low, high = "", None, None
         for position, arg in enumerate(call.args):
@@ -542,6 +568,8 @@ class Verdict:
     fixable: bool = True
     #: (path, line, message): where the dimensions were declared
     notes: tuple[tuple[str, int, str], ...] = ()
+    #: two input sizes export needs equal, declared with different named Dims: one shared Dim fixes it
+    shared: tuple[SizeRef, SizeRef] | None = None
 
 
 NO_FINDING = Verdict(None)
@@ -590,7 +618,7 @@ def _judge_branch(
         if {a.kind, b.kind} <= {DimKind.NAMED, DimKind.STATIC}:
             return Verdict(
                 Severity.ERROR, f"{described} ({where}); export needs them equal: give both one shared `Dim`",
-                fixable=False,
+                fixable=False, shared=(first, second) if a.kind is b.kind else None,
             )
         return Verdict(Severity.WARNING, f"{described} ({where}); export makes them equal")
     named = [spec for spec in dynamic.values() if spec.kind is DimKind.NAMED]

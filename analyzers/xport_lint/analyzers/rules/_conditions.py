@@ -86,7 +86,7 @@ class ConditionRule:
                 message = self.message(operand, keyword)
                 if verdict is not None and verdict.reason:
                     message += f": {verdict.reason}"
-                rewrite = self.rewrite(node) if verdict is None or verdict.fixable else None
+                rewrite = self.rewrite(node) if verdict is None or verdict.fixable else self.declaration_fix(verdict)
                 if rewrite is not None and rewrite.reason:
                     message += f" (no automatic fix: {rewrite.reason})"
                 fix = rewrite.fix if rewrite is not None else None
@@ -98,6 +98,10 @@ class ConditionRule:
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         raise NotImplementedError
+
+    def declaration_fix(self, verdict: Verdict) -> Rewrite | None:
+        """The fix for a finding the code cannot fix but the export's declaration can."""
+        return None
 
     def judge(self, operand: cst.BaseExpression) -> Verdict | None:
         """This finding's severity where it depends on how the model is exported (None: the

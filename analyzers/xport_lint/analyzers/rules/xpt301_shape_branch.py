@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Severity
+from ..model import Applicability, Severity
+from ..report import FixProposal
 from ..rewrites import Rewrite
 from ..rule import Invalid, Rule, Valid
 from ..shapes import Verdict, judge_branch
@@ -36,7 +37,10 @@ class ShapeBranch(ConditionRule, Rule):
     the range the code supports with `Dim("seq", min=2)` so the guard always holds.
 
     ## Fix safety
-    Unsafe, and offered only in files that export with `dynamic_shapes`: the `if` becomes
+    Unsafe. Two inputs' sizes compared for equality under two named `Dim`s of the same file's
+    `dynamic_shapes`: the second is declared with the first's `Dim` (assumes the sizes are always
+    equal, which the check in the code already demands). Otherwise offered only in files that
+    export with `dynamic_shapes`: the `if` becomes
     `torch.cond` on the size predicate, as for XPT101, so both sides stay in the graph and the
     size can vary. It assumes the branches are free of side effects; with branches that return
     different sizes, `Dim.AUTO` may still narrow the range (the proof in the test suite checks
@@ -81,6 +85,24 @@ class ShapeBranch(ConditionRule, Rule):
 
     def judge(self, operand: cst.BaseExpression) -> Verdict:
         return judge_branch(operand, self.ctx.sizes(), self.ctx.shape_config(), self.ctx.mode)
+
+    def declaration_fix(self, verdict: Verdict) -> Rewrite | None:
+        """Two inputs' sizes that must be equal, under two named Dims of this file's export: the
+        second declared with the first's Dim (the check stays; with one Dim it always holds)."""
+        program, traced = self.ctx.program, self.ctx.traced
+        if verdict.shared is None or traced is None or traced.cls is None or program.shapes_reader is None:
+            return None
+        shapes = program.shape_expressions.get(traced.cls.node.name.value)
+        if shapes is None:
+            return Rewrite(reason="the dynamic_shapes are declared in another file")
+        (first, second) = verdict.shared
+        keep = program.shapes_reader.spec_node(shapes, *first)
+        replace = program.shapes_reader.spec_node(shapes, *second)
+        if keep is None or replace is None:
+            return Rewrite(reason="the two Dims are not written in one dynamic_shapes of this file")
+        title = f"Declare `{second[0]}.shape[{second[2]}]` with the Dim of `{first[0]}.shape[{first[2]}]`"
+        fix = FixProposal(f"{title} (assumes the two sizes are always equal)", Applicability.UNSAFE, ((replace, keep),))
+        return Rewrite(fix)
 
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
         # with static shapes (no dynamic_shapes in the file) every size is fixed anyway:
@@ -186,6 +208,19 @@ class ShapeBranch(ConditionRule, Rule):
                 a, b = torch.randn(2, 2, 3, 4)
                 return {"model": Pair(), "args": (a, b), "dynamic_shapes": {"a": {1: Dim("la")}, "b": {1: Dim("lb")}}}
             """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Pair(torch.nn.Module):
+                def forward(self, a, b):
+                    if a.shape[1] != b.shape[1]:  # expect: XPT301
+                        raise ValueError("a and b must have the same length")
+                    return a + b
+            def xport_example():
+                a, b = torch.randn(2, 2, 3, 4)
+                return {"model": Pair(), "args": (a, b), "dynamic_shapes": {"a": {1: Dim("la")}, "b": {1: Dim("la")}}}
+            """,
+            other_args="(torch.randn(2, 5, 4), torch.randn(2, 5, 4))",
         ),
         Invalid(
             """
