@@ -178,12 +178,17 @@ class FunctionFlow:
         any loop that assigns the name can only see the assignments before it (in source order)
         and, for a parameter, the argument: their union is as safe and often much smaller
         (a list tested with `if not masks:` before `masks = torch.cat(masks)`)."""
-        counts: dict[str, int] = {}
+        # only names whose assignments (or argument) differ in kind gain anything: `x = self.norm(x)`
+        # ten times over binds a tensor each time
+        kinds: dict[str, set[int]] = {}
         names: dict[int, str] = {}
         for node_id, name in self._target_names.items():
-            counts[name] = counts.get(name, 0) + 1
+            kinds.setdefault(name, set()).add(self._bound.get(node_id, NOTHING).kind._value_)
             names[node_id] = name
-        interesting = {name for name, count in counts.items() if count > 1 or name in params}
+        for name, found in kinds.items():
+            if name in params:
+                found.add(params[name].kind._value_)
+        interesting = {name for name, found in kinds.items() if len(found) > 1}
         if not interesting:
             return {}
         early: dict[int, Value] = {}
