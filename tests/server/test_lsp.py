@@ -382,3 +382,37 @@ async def test_an_export_script_of_the_workspace_sets_shape_severities(client: L
     )
     (finding,) = json.loads(cli.stdout)
     assert (finding["code"], finding["severity"], finding["message"]) == ("XPT301", "error", diagnostic.message)
+
+
+SIZED = """\
+import torch
+from torch.export import Dim
+
+
+class Decoder(torch.nn.Module):
+    def forward(self, hidden, mask):
+        return hidden[:, : hidden.shape[1]] * mask.size(0)
+
+
+def xport_example():
+    shapes = {"hidden": {1: Dim("seq", max=64)}, "mask": None}
+    return {"model": Decoder(), "args": (torch.randn(2, 3, 8), torch.ones(2)), "dynamic_shapes": shapes}
+"""
+
+
+async def test_hover_on_an_input_size_says_what_the_export_makes_of_it(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=True)
+    uri = open_document(client, tmp_path / "model.py", SIZED)
+    column = SIZED.splitlines()[6].index("hidden.shape[1]") + 3
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=column))
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert hover.contents.value.startswith('`hidden.shape[1]` is dynamic, `Dim("seq", max=64)`: sizes 2 to 64')
+    assert "`xport_example()`" in hover.contents.value
+    column = SIZED.splitlines()[6].index("mask.size(0)") + 2
+    static = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=column))
+    )
+    assert static is not None and isinstance(static.contents, types.MarkupContent)
+    assert static.contents.value.startswith("`mask.shape[0]` is static")

@@ -25,6 +25,7 @@ from .positions import Locator, code_of, split_lines
 from .program import Program
 from .report import BlockReplacement, FixProposal, Report
 from .rule import Rule, Scope
+from .shapes import describe_size
 from .walk import iter_nodes, with_statements
 
 log = logging.getLogger(__name__)
@@ -159,6 +160,42 @@ def _check_parsable(
             findings.extend(_syntax_error_at(1, 0, message, frozenset({SYNTAX_CODE})))
     summary = program.summary(name, path)
     return FileCheck(sorted(findings, key=lambda f: (f.span.start, f.code)), summary)
+
+
+def size_facts(
+    source: str, path: str = "<stdin>", config: Config | None = None, context: FileContext = EMPTY_CONTEXT
+) -> list[tuple[Span, str]]:
+    """What the file's export makes of each input size its models' `forward` reads
+    (`x.shape[1]`, `x.size(0)`, `len(x)`): static, `Dim.AUTO`, a named `Dim` and its range, and
+    where that is declared. For the editor's hover; computed only on request."""
+    config = config or Config()
+    try:
+        module = cst.parse_module(source)
+    except (cst.ParserSyntaxError, MemoryError, ValueError, RecursionError):
+        return []
+    name, is_package = module_name(path)
+    guards = any(word in source for word in _GUARD_WORDS)
+    program = Program(module, _mentions_export_call(source), context, name, is_package, guards)
+    locator = Locator(source, module, None)
+    if program.declared_shapes:
+        program.place_shapes(path, lambda node: _line_of(node, module, locator))
+    ctx = RuleContext(
+        program, program.mode(config.mode), source, shape_default=config.shapes, shape_table=config.dynamic_shapes
+    )
+    out: list[tuple[Span, str]] = []
+    for item in program.traced:
+        ctx.traced = item
+        sizes = ctx.sizes()
+        if sizes is None:
+            continue
+        declared = ctx.shape_config()
+        for node, statement in program.nodes(item.func):
+            if type(node) not in (cst.Subscript, cst.Call):
+                continue
+            ref = sizes.ref(node)  # type: ignore[arg-type]
+            if ref is not None:
+                out.append((locator.span(node, statement), describe_size(ref, declared)))
+    return out
 
 
 def _line_of(node: cst.CSTNode, module: cst.Module, locator: Locator) -> int | None:

@@ -590,6 +590,24 @@ def judge_loop(expr: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfi
     return _with_note(_judge_loop(expr, sizes, config), config)
 
 
+def describe_size(ref: SizeRef, config: ShapeConfig) -> str:
+    """Markdown for a hover on an input size: what export makes of it, and why."""
+    spec = config.dim(*ref)
+    where = f"`{ref[0]}.shape[{ref[2]}]`"
+    if spec.kind is DimKind.STATIC:
+        what = "static: a constant of the exported program, so a test on it is decided at export"
+    elif spec.kind is DimKind.NAMED:
+        low, high = spec.values()
+        upper = "any size" if high == math.inf else str(int(high))
+        what = (
+            f"dynamic, `{spec.text()}`: sizes {low} to {upper}; a test that splits this range "
+            "fails export (ConstraintViolationError)"
+        )
+    else:
+        what = f"dynamic, `{spec.text()}`: export narrows its range to what the code's tests allow, without a word"
+    return f"{where} is {what} (from {config.source})."
+
+
 def _with_note(verdict: Verdict, config: ShapeConfig) -> Verdict:
     note = config.note()
     if verdict.severity is None or note is None:

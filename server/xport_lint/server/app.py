@@ -768,7 +768,36 @@ def code_lens(ls: XportLanguageServer, params: types.CodeLensParams) -> list[typ
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-def hover(ls: XportLanguageServer, params: types.HoverParams) -> types.Hover | None:
+async def hover(ls: XportLanguageServer, params: types.HoverParams) -> types.Hover | None:
+    """A diagnostic's rule and message; elsewhere, on an input size a model's `forward` reads,
+    what the export makes of it (static, Dim.AUTO, a named Dim and its range, and from where)."""
+    found = _diagnostic_hover(ls, params)
+    if found is not None:
+        return found
+    uri = params.text_document.uri
+    if uri not in ls.workspace.text_documents or not ls.settings.enable:
+        return None
+    document = ls.workspace.get_text_document(uri)
+    if "shape" not in document.source and "size(" not in document.source and "len(" not in document.source:
+        return None
+    path = to_fs_path(uri) or uri
+    loop = asyncio.get_running_loop()
+    try:
+        facts = await loop.run_in_executor(ls.executor, ls.linter.size_facts, document.source, path, ls.config_for(uri))
+    except Exception:  # noqa: BLE001 - a hover is never worth an error
+        return None
+    here = (params.position.line + 1, params.position.character)
+    for span, text in facts:
+        if (span.start.line, span.start.column) <= here <= (span.end.line, span.end.column):
+            lines = document.lines
+            return types.Hover(
+                contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+                range=convert.lsp_range(list(lines), span),
+            )
+    return None
+
+
+def _diagnostic_hover(ls: XportLanguageServer, params: types.HoverParams) -> types.Hover | None:
     from xport_lint.analyzers import registry
 
     result = ls.results.get(params.text_document.uri)

@@ -140,6 +140,12 @@ def _lint(source: str, path: str, config: Any, is_open: bool) -> tuple[list[Any]
         engine_log.removeHandler(collect)
 
 
+def _size_facts(source: str, path: str, config: Any) -> list[Any]:
+    from xport_lint.analyzers.runner import size_facts
+
+    return size_facts(source, path, config, _workspace.context(path))
+
+
 def _index_step(folders: list[str], config: Any) -> tuple[bool, list[str]]:
     return _workspace.step(folders, config)
 
@@ -185,6 +191,10 @@ class LintProcess:
         """Blocks the calling thread (not the event loop) until the child answers. `is_open`: the
         text is an open document's (it stands for the file in the project index)."""
         return self._call(_lint, source, path, config, is_open)
+
+    def size_facts(self, source: str, path: str, config: Any) -> list[Any]:
+        """(span, markdown) for each input size the document's models read (runner.size_facts)."""
+        return self._call(_size_facts, source, path, config)
 
     def index_step(self, folders: list[str], config: Any) -> tuple[bool, list[str]]:
         """Index a few more workspace files: (all done, open documents to lint again)."""
