@@ -265,3 +265,14 @@ def test_an_optional_flag_in_a_conditional_expression_guards_its_right_operand()
         "        return x\n"
     ), "m.py", Config())
     assert [(f.code, f.severity.value) for f in findings] == [("XPT104", "warning")]
+
+
+def test_torch_where_with_one_argument_sizes_from_data() -> None:
+    """torchvision's rpn: `keep = torch.where(scores >= t)[0]; boxes = boxes[keep]`."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, boxes, scores):\n"
+        "        keep = torch.where(scores >= 0.5)[0]\n"
+        "        boxes = boxes[keep]\n"
+        "        if boxes.numel() == 0:\n            return scores\n"
+        "        return boxes.sum(0)\n"
+    ) == [("XPT105", 7)]

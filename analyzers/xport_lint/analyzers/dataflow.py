@@ -130,6 +130,8 @@ class Resolver:
 
     def while_exporting(self, test: cst.BaseExpression) -> bool | None: ...
 
+    def note_passed(self, caller: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> None: ...
+
 
 class FunctionFlow:
     """Values of the names and expressions of one traced function."""
@@ -532,10 +534,14 @@ class FunctionFlow:
                     return base
         qualified = self.resolver.resolve(func)
         if qualified is not None:
+            if any(a.has(Kind.DD_TENSOR | Kind.DATA) for a in args):
+                self.resolver.note_passed(self.func, node, args)  # for a callee in another file
             return self._library_call(node, qualified, args, any_tensor)
         helper = self.resolver.call_helper(self, node, args)
         if helper is not None:
             return helper
+        if any(a.has(Kind.DD_TENSOR | Kind.DATA) for a in args):
+            self.resolver.note_passed(self.func, node, args)
         name = dotted(func)
         if name in ("int", "float", "bool", "complex"):
             if args and is_tensor_like(args[0]):
@@ -607,6 +613,9 @@ class FunctionFlow:
             if leaf in ("equal", "is_nonzero", "allclose"):
                 return mark(Kind.DATA, node)
             if leaf in DD_OPS and not (leaf == "repeat_interleave" and not _tensor_repeats(args, 1)):
+                return mark(Kind.TENSOR | Kind.DD_TENSOR, node)
+            if leaf == "where" and len(node.args) == 1 and not node.args[0].star:
+                # `torch.where(cond)` is `nonzero(cond, as_tuple=True)`: as many indices as hits
                 return mark(Kind.TENSOR | Kind.DD_TENSOR, node)
             if leaf == "numel":
                 return mark(Kind.SHAPE, node)

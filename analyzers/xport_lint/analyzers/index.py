@@ -25,7 +25,7 @@ from typing import Any
 from .shapes import ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 3
+SUMMARY_VERSION = 4
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 #: how many re-exports a name is followed through (`from .impl import helper` in `__init__.py`)
 _MAX_HOPS = 8
@@ -39,6 +39,10 @@ class FunctionSummary:
     calls: list[str] | None = None
     #: traced from the file's own entry points (not only through another file)
     local: bool = False
+    #: callee as written -> argument slot (position "0", "1", ... or keyword) -> what it carries
+    #: when data-dependent ("dd": a tensor whose size depends on data; "data": a number read from
+    #: a tensor), for callees in other files
+    passes: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -73,7 +77,7 @@ class ModuleSummary:
 
     def to_plain(self) -> dict[str, Any]:
         def function(f: FunctionSummary) -> list[Any]:
-            return [f.calls, f.local]
+            return [f.calls, f.local, f.passes]
 
         return {
             "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
@@ -97,10 +101,13 @@ class ModuleSummary:
             return value
 
         def function(value: Any) -> FunctionSummary:
-            calls, local = value
+            calls, local, passes = value
             if type(local) is not bool or not (calls is None or all(isinstance(c, str) for c in calls)):
                 raise TypeError("malformed function")
-            return FunctionSummary(None if calls is None else list(calls), local)
+            slots = {str(callee): strings(kinds) for callee, kinds in passes.items()}
+            if not all(kind in ("dd", "data") for kinds in slots.values() for kind in kinds.values()):
+                raise TypeError("malformed function")
+            return FunctionSummary(None if calls is None else list(calls), local, slots)
 
         classes = {}
         for name, (bases, methods, module) in data["classes"].items():
@@ -193,6 +200,9 @@ class FileContext:
     entries_only: bool = False
     #: classes of the file that another file exports, with the shapes it declares
     shapes: tuple[tuple[str, ShapeConfig], ...] = ()
+    #: `func` / `Class.method` of the file -> argument slot -> "dd" or "data": what traced code
+    #: of other files passes it that depends on data (a box count left by a score filter)
+    arguments: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -201,6 +211,7 @@ class FileContext:
             [[name, r.entry, list(r.via), r.path, r.line] for name, r in self.entries],
             self.entries_only,
             [[name, config.to_plain()] for name, config in self.shapes],
+            [[name, [list(slot) for slot in slots]] for name, slots in self.arguments],
         ])
 
 
@@ -247,6 +258,7 @@ class ProjectIndex:
         self._dispatch: dict[Key, Key | None] = {}
         self._entries: dict[str, list[tuple[str, Reach]]] | None = None
         self._shapes: dict[str, dict[str, ShapeConfig]] | None = None
+        self._arguments: dict[str, dict[str, dict[str, str]]] | None = None
         self._traced()
 
     def _reuse(self, previous: ProjectIndex) -> None:
@@ -437,28 +449,32 @@ class ProjectIndex:
         return known
 
     def _find_callees(self, node: Node) -> Iterator[Node]:
-        key, dispatch = node
-        func = self._function(key)
+        func = self._function(node[0])
         if func is None or not func.calls:
             return
+        for written in func.calls:
+            callee = self._callee_of(node, written)
+            if callee is not None:
+                yield callee
+
+    def _callee_of(self, node: Node, written: str) -> Node | None:
+        """What a call written `written` in traced `node` runs (None: not project code)."""
+        key, dispatch = node
         summary = self.by_module[key[0]]
         cls_name = key[1].rpartition(".")[0]
         owner = (key[0], cls_name) if cls_name else None
-        for written in func.calls:
-            root, _, rest = written.partition(".")
-            if owner is not None and root in ("self", "cls") and rest and "." not in rest:
-                # (`self.block(x)` runs a submodule's forward: a root of its own already)
-                method = self.find_method(dispatch or owner, rest)
-                if method is not None:
-                    yield self._node(method, dispatch or owner)
-            elif owner is not None and root == "super()" and rest:
-                method = self.find_method(owner, rest, skip_own=True)
-                if method is not None:
-                    yield self._node(method, dispatch or owner)
-            else:
-                target = self.resolve_local(summary, written)
-                if isinstance(target, tuple) and self._callable(target):
-                    yield target, None
+        root, _, rest = written.partition(".")
+        if owner is not None and root in ("self", "cls") and rest and "." not in rest:
+            # (`self.block(x)` runs a submodule's forward: a root of its own already)
+            method = self.find_method(dispatch or owner, rest)
+            return self._node(method, dispatch or owner) if method is not None else None
+        if owner is not None and root == "super()" and rest:
+            method = self.find_method(owner, rest, skip_own=True)
+            return self._node(method, dispatch or owner) if method is not None else None
+        target = self.resolve_local(summary, written)
+        if isinstance(target, tuple) and self._callable(target):
+            return target, None
+        return None
 
     def _traced(self) -> None:
         queue: deque[Node] = deque()
@@ -515,9 +531,35 @@ class ProjectIndex:
         )
         entries = tuple(sorted(self._entries.get(module, ()), key=lambda item: item[0]))
         shapes = tuple(sorted(self._declared_shapes().get(module, {}).items()))
-        if not module_classes and not entries and not shapes and path not in self.followed:
+        arguments = tuple(sorted(
+            (name, tuple(sorted(slots.items()))) for name, slots in self._data_arguments().get(module, {}).items()
+        ))
+        if not module_classes and not entries and not shapes and not arguments and path not in self.followed:
             return EMPTY_CONTEXT
-        return FileContext(module_classes, entries, entries_only=path in self.followed, shapes=shapes)
+        return FileContext(
+            module_classes, entries, entries_only=path in self.followed, shapes=shapes, arguments=arguments
+        )
+
+    def _data_arguments(self) -> dict[str, dict[str, dict[str, str]]]:
+        """Per module, per function: the arguments traced callers in other files pass it that
+        depend on data (`FunctionSummary.passes`, resolved to the callee the index traces)."""
+        if self._arguments is not None:
+            return self._arguments
+        self._arguments = {}
+        for key in list(self.parents):
+            func = self._function(key)
+            if func is None or not func.passes:
+                continue
+            node = (key, self._dispatch.get(key))
+            for written, slots in func.passes.items():
+                callee = self._callee_of(node, written)
+                if callee is None or callee[0][0] == key[0]:
+                    continue  # a callee of the same file binds its arguments from the call itself
+                table = self._arguments.setdefault(callee[0][0], {}).setdefault(callee[0][1], {})
+                for slot, kind in slots.items():
+                    if table.get(slot) != "dd":
+                        table[slot] = kind
+        return self._arguments
 
     def _declared_shapes(self) -> dict[str, dict[str, ShapeConfig]]:
         """Per module: its classes that export scripts of other files export, with their shapes."""

@@ -21,6 +21,7 @@ from .dataflow import (
     Kind,
     Value,
     all_params,
+    annotation_names,
     param_value,
     python_scalar_param,
     walk_statements,
@@ -118,6 +119,10 @@ class Program:
         #: traced function -> its callees as written (`helper`, `self.block`, `ops.nms`)
         self._written: dict[int, list[str]] = {}
         self.own_traced: set[int] = set()
+        #: traced function -> callee as written -> argument slot -> "dd"/"data" (note_passed)
+        self.passed: dict[int, dict[str, dict[str, str]]] = {}
+        #: `func` / `Class.method` -> argument slot -> what other files' traced callers pass it
+        self._arguments = {name: dict(slots) for name, slots in context.arguments}
         #: model class as written -> the node that declares its shapes (export call, example)
         self.shape_declarations: dict[str, cst.CSTNode] = {}
         #: model class as written -> its `dynamic_shapes` expression in this file, and the reader
@@ -490,7 +495,10 @@ class Program:
 
         def function(func: cst.FunctionDef) -> FunctionSummary:
             calls = self._written.get(id(func))
-            return FunctionSummary(None if calls is None else list(dict.fromkeys(calls)), id(func) in self.own_traced)
+            passes = {written: dict(slots) for written, slots in self.passed.get(id(func), {}).items() if slots}
+            return FunctionSummary(
+                None if calls is None else list(dict.fromkeys(calls)), id(func) in self.own_traced, passes
+            )
 
         classes = {}
         for name, node in self._file_classes.items():
@@ -708,6 +716,21 @@ class Program:
             return Value(Kind.TENSOR) if any(a.has(Kind.TENSOR) for a in args) else NOTHING
         return self.flow(target).returns
 
+    def note_passed(self, caller: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> None:
+        """A call that is not a helper of this file, passing data-dependent values: kept in the
+        caller's summary, for the project index to hand to the callee's file."""
+        written = dotted(call.func)
+        if written is None or written not in self._written.get(id(caller), ()):
+            return
+        slots = self.passed.setdefault(id(caller), {}).setdefault(written, {})
+        for position, (arg, value) in enumerate(zip(call.args, args, strict=True)):
+            if arg.star:
+                break
+            slot = arg.keyword.value if arg.keyword is not None else str(position)
+            kind = "dd" if value.has(Kind.DD_TENSOR) else "data" if value.has(Kind.DATA) else None
+            if kind is not None and slots.get(slot) != "dd":
+                slots[slot] = kind
+
     def _bind_args(
         self, func: cst.FunctionDef, call: cst.Call, args: Sequence[Value], is_method: bool
     ) -> list[Value]:
@@ -743,6 +766,7 @@ class Program:
         is_method = item.cls is not None and not _is_static(item.func)
         values: dict[str, Value] = {}
         call_args = self._call_args.get(key)
+        passed = self._arguments.get(item.name, {}) if self._arguments else {}
         for i, param in enumerate(params):
             if is_method and i == 0:
                 continue
@@ -752,6 +776,10 @@ class Program:
             else:
                 block = item.cls is not None and item.cls.node.name.value in self.submodule_classes
                 values[param.name.value] = param_value(param, item.func, self.nodes(item.func), block=block)
+            kind = passed.get(str(index)) or passed.get(param.name.value)
+            if kind is not None and not _declared_container(param):
+                # what a traced caller in another file passes (`batched_nms(boxes[keep], ...)`)
+                values[param.name.value] |= Value(Kind.TENSOR | Kind.DD_TENSOR if kind == "dd" else Kind.DATA)
         cls = item.cls.node if item.cls else None
         flow = FunctionFlow(item.func, values, self, cls, self._statements_run(item.func))
         self._in_progress.discard(key)
@@ -894,7 +922,39 @@ def _optional_argument(
     name = test.left.value
     if _defaults_to_none(name, func) or (from_parent and _later_parameter(name, func)):
         return name
-    return None
+    return name if _may_be_none(name, func) else None
+
+
+_CONTAINERS = frozenset({"list", "List", "tuple", "Tuple", "Sequence", "dict", "Dict", "Mapping"})
+
+
+def _declared_container(param: cst.Param) -> bool:
+    """Annotated as a list, tuple or dict (`boxes: list[Tensor]`): iterating it is a Python loop
+    however its tensors were sized, so a data-dependent argument must not make it a tensor."""
+    return param.annotation is not None and bool(annotation_names(param.annotation) & _CONTAINERS)
+
+
+def _may_be_none(name: str, func: cst.FunctionDef) -> bool:
+    """A helper's parameter annotated `Optional[...]` / `... | None` (its callers may pass None:
+    timm's `_encode(x, position_ids, padding_positions: Optional[Tensor])`), or a local the function
+    sets to None somewhere (`attn_mask = None`, then set on some paths only)."""
+    for param in all_params(func.params):
+        if param.name.value == name:
+            if func.name.value == "forward" or param.annotation is None:
+                return False
+            names = annotation_names(param.annotation)
+            return "Optional" in names or "None" in names
+    for statement in walk_statements(func.body):
+        if isinstance(statement, cst.Assign):
+            value, targets = statement.value, [t.target for t in statement.targets]
+        elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
+            value, targets = statement.value, [statement.target]
+        else:
+            continue
+        if isinstance(value, cst.Name) and value.value == "None":
+            if any(isinstance(target, cst.Name) and target.value == name for target in targets):
+                return True
+    return False
 
 
 def _later_parameter(name: str, func: cst.FunctionDef) -> bool:
