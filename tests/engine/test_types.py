@@ -276,3 +276,22 @@ def test_torch_where_with_one_argument_sizes_from_data() -> None:
         "        if boxes.numel() == 0:\n            return scores\n"
         "        return boxes.sum(0)\n"
     ) == [("XPT105", 7)]
+
+
+def test_a_helper_parameter_declared_optional_guards_like_an_optional_argument() -> None:
+    """timm gemma4: `_encode(self, x, position_ids, padding_positions: Optional[Tensor])` tests
+    `padding_positions is not None and padding_positions.any()`; its callers may pass None."""
+    findings = check_source(HEAD + (
+        "from typing import Optional\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n        return self._encode(x, x > 0)\n"
+        "    def _encode(self, x, padding: Optional[torch.Tensor]):\n"
+        "        mask = None\n"
+        "        if padding is not None and padding.any():\n            x = x * 2\n"
+        "        if x.sum() > 0:\n            mask = x > 0\n"
+        "        if mask is not None and mask.any():\n            x = x + 1\n"
+        "        return x\n"
+    ), "m.py", Config())
+    assert [(f.code, f.span.start.line, f.severity.value) for f in findings] == [
+        ("XPT101", 9, "warning"), ("XPT101", 11, "error"), ("XPT101", 13, "warning"),
+    ]
