@@ -238,7 +238,7 @@ def test_a_submodule_input_its_parent_may_pass_as_none_is_optional() -> None:
         "    def forward(self, x):\n        return self.cross(x, None, None)\n"
     ), "m.py", Config())
     assert [(f.code, f.severity.value) for f in findings] == [("XPT101", "warning")]
-    assert "only when `protein_states` is passed" in findings[0].message
+    assert "only when `protein_states` is not None (the parent module may pass None)" in findings[0].message
 
 
 def test_an_else_branch_does_not_see_what_the_if_body_assigns() -> None:

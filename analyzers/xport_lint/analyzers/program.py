@@ -114,6 +114,8 @@ class Program:
         self._optional_calls: dict[tuple[int, int], str] = {}
         #: ids of the nodes of an `and` operand behind `name is not None` (an optional argument)
         self.optional_nodes: dict[int, str] = {}
+        #: optional names that are not parameters defaulting to None, with why they may be None
+        self.maybe_none: dict[str, str] = {}
         #: ids of the operands export never evaluates (`B` in `not is_tracing() and B`)
         self.unevaluated: set[int] = set()
         #: traced function -> its callees as written (`helper`, `self.block`, `ops.nms`)
@@ -571,14 +573,17 @@ class Program:
                 self.training_only.add(id(node))
         self._mark_optional_operands(node.test, func)
         parent = self._passed_by_parent(func)
-        optional = _optional_argument(_leftmost(node.test), func, self._flags, parent)
+        optional = _optional_argument(_leftmost(node.test), func, self._flags, parent, self.maybe_none)
         if optional is not None and (_leftmost(node.test) is not node.test or isinstance(node.test, cst.Name)):
             # the rest of the test, or the bare optional itself (`if guidance:`), is a tensor
             # only when the argument is passed
             self.optional_only.setdefault(id(node), optional)
         # the body runs only when every conjunct holds: `n > 1 and speaker_id is not None`
         optional = optional or next(
-            (name for part in _conjuncts(node.test) if (name := _optional_argument(part, func, self._flags, parent))),
+            (
+                name for part in _conjuncts(node.test)
+                if (name := _optional_argument(part, func, self._flags, parent, self.maybe_none))
+            ),
             None,
         )
         if optional is not None:
@@ -598,7 +603,9 @@ class Program:
         if not isinstance(test, cst.BooleanOperation):
             return
         if isinstance(test.operator, cst.And):
-            name = _optional_argument(_leftmost(test), func, self._flags, self._passed_by_parent(func))
+            name = _optional_argument(
+                _leftmost(test), func, self._flags, self._passed_by_parent(func), self.maybe_none
+            )
             if name is not None:
                 for node in iter_nodes(test.right):
                     self.optional_nodes.setdefault(id(node), name)
@@ -894,7 +901,7 @@ def _tests_training(test: cst.BaseExpression) -> bool:
 
 def _optional_argument(
     test: cst.BaseExpression, func: cst.FunctionDef, flags: dict[int, dict[str, cst.BaseExpression | None]],
-    from_parent: bool = False,
+    from_parent: bool = False, reasons: dict[str, str] | None = None,
 ) -> str | None:
     """`name is not None` (or `name` alone) where `name` is a parameter of `func` that defaults to
     None: what follows runs only when a caller passes it (a default export passes only the
@@ -902,7 +909,10 @@ def _optional_argument(
     Also a flag made of that test (`exists_cache = past is not None and ...; if exists_cache:`).
     `flags`: per function, its names assigned once (filled on first use). `from_parent`: the
     arguments after the first come from a parent module's call, so `name is not None` on any of
-    them marks it optional (evolla's cross-attention takes `protein_kv_states` or None)."""
+    them marks it optional (evolla's cross-attention takes `protein_kv_states` or None).
+    `reasons`: filled with why a name that is not a None-defaulting parameter may be None."""
+    if reasons is None:
+        reasons = {}
     if isinstance(test, cst.Name):
         if _defaults_to_none(test.value, func):
             return test.value  # `if guidance:`: None (falsy) unless passed
@@ -912,7 +922,7 @@ def _optional_argument(
         flag = assigned.get(test.value)
         if flag is None or isinstance(flag, cst.Name):
             return None
-        return _optional_argument(_leftmost(flag), func, flags, from_parent)
+        return _optional_argument(_leftmost(flag), func, flags, from_parent, reasons)
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
     target = test.comparisons[0]
@@ -920,9 +930,16 @@ def _optional_argument(
             and target.comparator.value == "None" and isinstance(test.left, cst.Name)):
         return None
     name = test.left.value
-    if _defaults_to_none(name, func) or (from_parent and _later_parameter(name, func)):
+    if _defaults_to_none(name, func):
         return name
-    return name if _may_be_none(name, func) else None
+    if from_parent and _later_parameter(name, func):
+        reasons.setdefault(name, "the parent module may pass None")
+        return name
+    why = _may_be_none(name, func)
+    if why is not None:
+        reasons.setdefault(name, why)
+        return name
+    return None
 
 
 _CONTAINERS = frozenset({"list", "List", "tuple", "Tuple", "Sequence", "dict", "Dict", "Mapping"})
@@ -934,16 +951,16 @@ def _declared_container(param: cst.Param) -> bool:
     return param.annotation is not None and bool(annotation_names(param.annotation) & _CONTAINERS)
 
 
-def _may_be_none(name: str, func: cst.FunctionDef) -> bool:
-    """A helper's parameter annotated `Optional[...]` / `... | None` (its callers may pass None:
-    timm's `_encode(x, position_ids, padding_positions: Optional[Tensor])`), or a local the function
-    sets to None somewhere (`attn_mask = None`, then set on some paths only)."""
+def _may_be_none(name: str, func: cst.FunctionDef) -> str | None:
+    """Why `name` may be None: a helper's parameter annotated `Optional[...]` / `... | None` (its
+    callers may pass None: timm's `_encode(x, position_ids, padding_positions: Optional[Tensor])`),
+    or a local the function sets to None somewhere (`attn_mask = None`, then set on some paths)."""
     for param in all_params(func.params):
         if param.name.value == name:
             if func.name.value == "forward" or param.annotation is None:
-                return False
+                return None
             names = annotation_names(param.annotation)
-            return "Optional" in names or "None" in names
+            return "its annotation allows None" if "Optional" in names or "None" in names else None
     for statement in walk_statements(func.body):
         if isinstance(statement, cst.Assign):
             value, targets = statement.value, [t.target for t in statement.targets]
@@ -953,8 +970,8 @@ def _may_be_none(name: str, func: cst.FunctionDef) -> bool:
             continue
         if isinstance(value, cst.Name) and value.value == "None":
             if any(isinstance(target, cst.Name) and target.value == name for target in targets):
-                return True
-    return False
+                return "it is set to None on some paths"
+    return None
 
 
 def _later_parameter(name: str, func: cst.FunctionDef) -> bool:

@@ -198,6 +198,13 @@ def size_facts(
     return out
 
 
+def _optional_reason(name: str, program: Program) -> str:
+    why = program.maybe_none.get(name)
+    if why is None:
+        return f"only when `{name}` is passed: it defaults to None, and `{name} is not None` guards this"
+    return f"only when `{name}` is not None ({why}), which `{name} is not None` guards"
+
+
 def _line_of(node: cst.CSTNode, module: cst.Module, locator: Locator) -> int | None:
     """The line of a node of the module (an export call, a module-level dict)."""
     for statement in module.body:
@@ -294,7 +301,7 @@ def _findings(
         ):
             name = program.optional_nodes[id(report.node)]
             severity = Severity.WARNING
-            message += f" (only when `{name}` is passed: it defaults to None, and `{name} is not None` guards this)"
+            message += f" ({_optional_reason(name, program)})"
         elif severity is Severity.ERROR and rule.CODE not in config.severity and where is not None:
             if where in program.training_only:
                 # a default export is of an `.eval()` module, which never runs this (measured:
@@ -307,7 +314,7 @@ def _findings(
             elif where in program.optional_only:
                 name = program.optional_only[where]
                 severity = Severity.WARNING
-                message += f" (only when `{name}` is passed: it defaults to None, and `{name} is not None` guards this)"
+                message += f" ({_optional_reason(name, program)})"
         related = tuple(
             note
             for node, statement, message in report.related
