@@ -295,3 +295,27 @@ def test_a_helper_parameter_declared_optional_guards_like_an_optional_argument()
     assert [(f.code, f.span.start.line, f.severity.value) for f in findings] == [
         ("XPT101", 9, "warning"), ("XPT101", 11, "error"), ("XPT101", 13, "warning"),
     ]
+
+
+def test_a_tensor_made_from_python_numbers_is_a_constant() -> None:
+    """torchvision's poolers: `float(torch.tensor(approx_scale).log2().round())` with
+    `approx_scale` a Python float (measured: exports in both modes); a tensor input still counts."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        approx = float(x.shape[-1]) / 32.0\n"
+        "        scale = 2 ** float(torch.tensor(approx).log2().round())\n"
+        "        n = int(torch.tensor(x.sum()).round())\n"
+        "        return x * scale + n\n"
+    ) == [("XPT203", 7)]
+
+
+def test_a_part_of_a_returned_tuple_tested_against_none_is_optional() -> None:
+    """timm gemma4: `x, pos, padding = self.patch_embed(...)`, then `padding is not None and padding.any()`."""
+    findings = check_source(HEAD + (
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        x, padding = self.embed(x)\n"
+        "        if padding is not None and padding.any():\n            x = x * 2\n"
+        "        return x\n"
+    ), "m.py", Config())
+    assert [(f.code, f.severity.value) for f in findings] == [("XPT101", "warning")]

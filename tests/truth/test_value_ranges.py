@@ -52,3 +52,21 @@ def test_bounds_that_decide_a_branch_agree_with_torch(
     except Exception as error:  # noqa: BLE001 - any failure is the fact under test
         failed = f"{type(error).__name__}: {error}"[:200]
     assert bool(errors) == bool(failed), failed or [f.message for f in errors]
+
+
+CONSTANT = """
+import torch
+class M(torch.nn.Module):
+    def forward(self, x, y):
+        approx = float(x.shape[-1]) / 32.0
+        return y * 2 ** float(torch.tensor(approx).log2().round())
+"""
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_number_read_back_from_a_tensor_of_python_numbers_exports(strict: bool, tmp_path: Path) -> None:
+    """torchvision's poolers: `float(torch.tensor(approx_scale).log2().round())`."""
+    config = Config(select=("ALL",), strict=strict)
+    assert [f for f in check_source(CONSTANT, "m.py", config) if f.severity is Severity.ERROR] == []
+    module = load(CONSTANT, tmp_path)
+    torch.export.export(module.M(), (torch.randn(2, 8), torch.randn(3)), strict=strict)

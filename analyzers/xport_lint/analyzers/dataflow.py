@@ -413,6 +413,22 @@ class FunctionFlow:
             return self.value(node.expression)
         return NOTHING
 
+    def constant_tensor(self, expr: cst.BaseExpression) -> bool:
+        """`torch.tensor(scale).log2().round()`: a tensor made from Python numbers, through tensor
+        methods: a constant under export, so reading it back is no read of data (measured:
+        torchvision's `float(torch.tensor(approx_scale).log2().round())` exports in both modes)."""
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            receiver = expr.func.value
+            if isinstance(receiver, cst.Name) and receiver.value == "torch":
+                break
+            if any(is_tensor_like(self.value(a.value)) for a in expr.args):
+                return False
+            expr = receiver
+        if not isinstance(expr, cst.Call) or self.resolver.resolve(expr.func) not in _TENSOR_FROM_PYTHON:
+            return False
+        values = [self.value(a.value) for a in expr.args]
+        return all(not is_tensor_like(v) and not v.has(Kind.DATA) for v in values)
+
     def _comprehension(self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp | cst.DictComp) -> Value:
         """A comprehension's variables live in its own scope (`[len(t) for t in x]` and a later
         `all(n % 8 == 0 for n in lengths)` may both name theirs `_`): bound while its parts
@@ -544,9 +560,9 @@ class FunctionFlow:
             self.resolver.note_passed(self.func, node, args)
         name = dotted(func)
         if name in ("int", "float", "bool", "complex"):
-            if args and is_tensor_like(args[0]):
+            if args and is_tensor_like(args[0]) and not self.constant_tensor(node.args[0].value):
                 return mark(Kind.DATA, node)
-            return args[0] if args else NOTHING
+            return args[0] if args and not is_tensor_like(args[0]) else NOTHING
         if name == "len":
             if node.args and _is_whole_shape(node.args[0].value):
                 return NOTHING  # len(x.shape) is the rank: static
@@ -808,6 +824,7 @@ class _Branches:
 
 
 _ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
+_TENSOR_FROM_PYTHON = ("torch.tensor", "torch.as_tensor")
 _OWN_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
 
 

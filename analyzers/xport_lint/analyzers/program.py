@@ -971,6 +971,14 @@ def _may_be_none(name: str, func: cst.FunctionDef) -> str | None:
         if isinstance(value, cst.Name) and value.value == "None":
             if any(isinstance(target, cst.Name) and target.value == name for target in targets):
                 return "it is set to None on some paths"
+        elif isinstance(value, cst.Call) and not (dotted(value.func) or "").startswith("torch."):
+            # `x, pos, padding = self.patch_embed(...)`: one part of what another function
+            # returns, which the code itself expects may be None
+            for target in targets:
+                if isinstance(target, (cst.Tuple, cst.List)) and any(
+                    isinstance(e.value, cst.Name) and e.value.value == name for e in target.elements
+                ):
+                    return "a part of what a call returns, which the code expects may be None"
     return None
 
 

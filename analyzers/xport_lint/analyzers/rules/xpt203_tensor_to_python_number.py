@@ -59,8 +59,8 @@ class TensorToPythonNumber(Rule):
             if value.has(Kind.DD_TENSOR):
                 self.report(node, f"`{short(node)}` reads a size that depends on tensor data")
             return
-        if not is_tensor_like(value):
-            return
+        if not is_tensor_like(value) or (self.ctx.flow is not None and self.ctx.flow.constant_tensor(arg)):
+            return  # not a tensor, or one made from Python numbers: a constant of the export
         fix = None
         if name == "float":
             if not isinstance(arg, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
