@@ -319,3 +319,18 @@ def test_a_part_of_a_returned_tuple_tested_against_none_is_optional() -> None:
         "        return x\n"
     ), "m.py", Config())
     assert [(f.code, f.severity.value) for f in findings] == [("XPT101", "warning")]
+
+
+def test_an_attribute_built_from_an_argument_defaulting_to_none_is_optional() -> None:
+    """rag: `__init__(..., retriever=None)` stores `self.retriever = retriever`; retrieval runs
+    under `has_to_retrieve = self.retriever is not None and ...`."""
+    findings = check_source(HEAD + (
+        "class M(torch.nn.Module):\n"
+        "    def __init__(self, retriever=None):\n        super().__init__()\n        self.retriever = retriever\n"
+        "    def forward(self, x):\n"
+        "        has_to_retrieve = self.retriever is not None and x.dim() == 2\n"
+        "        if has_to_retrieve:\n            docs = self.retriever(x.detach().numpy())\n"
+        "        return x\n"
+    ), "m.py", Config())
+    assert [(f.code, f.severity.value) for f in findings] == [("XPT401", "warning")]
+    assert "`self.retriever` is not None" in findings[0].message

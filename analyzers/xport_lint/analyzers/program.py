@@ -45,6 +45,8 @@ class ModuleClass:
     methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
     #: `self.x` kinds learned from `__init__` (submodules, buffers, parameters)
     attributes: dict[str, Value] = field(default_factory=dict)
+    #: `self.x = x` for an `__init__` argument defaulting to None (`retriever=None`)
+    optional_attributes: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -116,6 +118,8 @@ class Program:
         self.optional_nodes: dict[int, str] = {}
         #: optional names that are not parameters defaulting to None, with why they may be None
         self.maybe_none: dict[str, str] = {}
+        #: per `__init__`: the attributes it sets from arguments defaulting to None
+        self._optional_attributes: dict[int, set[str]] = {}
         #: ids of the operands export never evaluates (`B` in `not is_tracing() and B`)
         self.unevaluated: set[int] = set()
         #: traced function -> its callees as written (`helper`, `self.block`, `ops.nms`)
@@ -252,6 +256,8 @@ class Program:
                         out[t.attr.value] = out.get(t.attr.value, NOTHING) | self._init_value(
                             node.value
                         )
+                        if isinstance(node.value, cst.Name) and _defaults_to_none(node.value.value, init):
+                            self._optional_attributes.setdefault(id(init), set()).add(t.attr.value)
                         if isinstance(node.value, cst.Call):
                             self._note_constructed(node.value)
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
@@ -573,7 +579,9 @@ class Program:
                 self.training_only.add(id(node))
         self._mark_optional_operands(node.test, func)
         parent = self._passed_by_parent(func)
-        optional = _optional_argument(_leftmost(node.test), func, self._flags, parent, self.maybe_none)
+        optional = _optional_argument(
+            _leftmost(node.test), func, self._flags, parent, self.maybe_none, self._attributes_maybe_none(func)
+        )
         if optional is not None and (_leftmost(node.test) is not node.test or isinstance(node.test, cst.Name)):
             # the rest of the test, or the bare optional itself (`if guidance:`), is a tensor
             # only when the argument is passed
@@ -582,7 +590,9 @@ class Program:
         optional = optional or next(
             (
                 name for part in _conjuncts(node.test)
-                if (name := _optional_argument(part, func, self._flags, parent, self.maybe_none))
+                if (name := _optional_argument(
+                    part, func, self._flags, parent, self.maybe_none, self._attributes_maybe_none(func)
+                ))
             ),
             None,
         )
@@ -590,6 +600,12 @@ class Program:
             for statement in walk_statements(node.body):
                 self.optional_only.setdefault(id(statement), optional)
         return ()
+
+    def _attributes_maybe_none(self, func: cst.FunctionDef) -> frozenset[str]:
+        """`self.x` that `__init__` of `func`'s class sets from an argument defaulting to None."""
+        cls = self._class_of.get(id(func))
+        init = cls.methods.get("__init__") if cls is not None else None
+        return frozenset(self._optional_attributes.get(id(init), ())) if init is not None else frozenset()
 
     def _passed_by_parent(self, func: cst.FunctionDef) -> bool:
         """`forward` of a class another class of the file builds as a submodule: its arguments after
@@ -604,7 +620,8 @@ class Program:
             return
         if isinstance(test.operator, cst.And):
             name = _optional_argument(
-                _leftmost(test), func, self._flags, self._passed_by_parent(func), self.maybe_none
+                _leftmost(test), func, self._flags, self._passed_by_parent(func), self.maybe_none,
+                self._attributes_maybe_none(func),
             )
             if name is not None:
                 for node in iter_nodes(test.right):
@@ -901,7 +918,7 @@ def _tests_training(test: cst.BaseExpression) -> bool:
 
 def _optional_argument(
     test: cst.BaseExpression, func: cst.FunctionDef, flags: dict[int, dict[str, cst.BaseExpression | None]],
-    from_parent: bool = False, reasons: dict[str, str] | None = None,
+    from_parent: bool = False, reasons: dict[str, str] | None = None, attributes: frozenset[str] = frozenset(),
 ) -> str | None:
     """`name is not None` (or `name` alone) where `name` is a parameter of `func` that defaults to
     None: what follows runs only when a caller passes it (a default export passes only the
@@ -922,14 +939,24 @@ def _optional_argument(
         flag = assigned.get(test.value)
         if flag is None or isinstance(flag, cst.Name):
             return None
-        return _optional_argument(_leftmost(flag), func, flags, from_parent, reasons)
+        return _optional_argument(_leftmost(flag), func, flags, from_parent, reasons, attributes)
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
     target = test.comparisons[0]
     if not (isinstance(target.operator, cst.IsNot) and isinstance(target.comparator, cst.Name)
-            and target.comparator.value == "None" and isinstance(test.left, cst.Name)):
+            and target.comparator.value == "None"):
         return None
-    name = test.left.value
+    left = test.left
+    if (
+        isinstance(left, cst.Attribute) and isinstance(left.value, cst.Name) and left.value.value == "self"
+        and left.attr.value in attributes
+    ):
+        written = f"self.{left.attr.value}"
+        reasons.setdefault(written, "the model is built without it unless `__init__` is given one")
+        return written
+    if not isinstance(left, cst.Name):
+        return None
+    name = left.value
     if _defaults_to_none(name, func):
         return name
     if from_parent and _later_parameter(name, func):
