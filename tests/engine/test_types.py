@@ -334,3 +334,19 @@ def test_an_attribute_built_from_an_argument_defaulting_to_none_is_optional() ->
     ), "m.py", Config())
     assert [(f.code, f.severity.value) for f in findings] == [("XPT401", "warning")]
     assert "`self.retriever` is not None" in findings[0].message
+
+
+def test_what_is_read_out_of_an_optional_argument_is_optional() -> None:
+    """smolvlm / ovis2: `mm_encoder_outputs=None`, then `mm_encoder_outputs.get("image")` tested."""
+    findings = check_source(HEAD + (
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x, outputs=None):\n"
+        "        scale = outputs.sum() if torch.jit.is_scripting() else 1  # used as a tensor\n"
+        "        if isinstance(outputs, dict) and outputs.get('image'):\n            x = x * 2\n"
+        "        if outputs.get('mask') is not None:\n"
+        "            if outputs['mask'].any():\n                x = x + 1\n"
+        "        return x\n"
+    ), "m.py", Config())
+    assert [(f.code, f.span.start.line, f.severity.value) for f in findings] == [
+        ("XPT101", 6, "warning"), ("XPT101", 9, "warning"),
+    ]

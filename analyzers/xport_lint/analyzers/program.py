@@ -616,6 +616,12 @@ class Program:
     def _mark_optional_operands(self, test: cst.BaseExpression, func: cst.FunctionDef) -> None:
         """`(a is not None and a.any()) or (b is not None and b.any())`: each `.any()` runs only
         when its own optional argument is passed."""
+        read = _read_from_optional(test, func)
+        if read is not None:
+            # `mm_encoder_outputs.get("image")` of an argument that defaults to None (then `{}`)
+            for node in iter_nodes(test):
+                self.optional_nodes.setdefault(id(node), read)
+            return
         if not isinstance(test, cst.BooleanOperation):
             return
         if isinstance(test.operator, cst.And):
@@ -947,6 +953,9 @@ def _optional_argument(
             and target.comparator.value == "None"):
         return None
     left = test.left
+    read = _read_from_optional(left, func)
+    if read is not None:
+        return read  # `if outputs.get("image") is not None:` on an argument defaulting to None
     if (
         isinstance(left, cst.Attribute) and isinstance(left.value, cst.Name) and left.value.value == "self"
         and left.attr.value in attributes
@@ -1006,6 +1015,20 @@ def _may_be_none(name: str, func: cst.FunctionDef) -> str | None:
                     isinstance(e.value, cst.Name) and e.value.value == name for e in target.elements
                 ):
                     return "a part of what a call returns, which the code expects may be None"
+    return None
+
+
+def _read_from_optional(expr: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
+    """`name.get(...)` or `name[...]` where `name` is a parameter defaulting to None: what it
+    reads exists only when the caller passes `name`."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "get":
+        owner = expr.func.value
+    elif isinstance(expr, cst.Subscript):
+        owner = expr.value
+    else:
+        return None
+    if isinstance(owner, cst.Name) and _defaults_to_none(owner.value, func):
+        return owner.value
     return None
 
 
