@@ -170,29 +170,31 @@ class FunctionFlow:
         #: ids of reads of a reassigned name, with what the assignments before them bind (and the
         #: argument, for a parameter): `if n < 0: n = t.max()` tests the argument, not the tensor
         self._early: dict[int, Value] = {}
+        #: names whose reads get ordered values, computed when a rule first reads one
+        self._ordered: tuple[dict[str, Value], frozenset[str]] | None = None
         self._solve()
-        self._early = self._reads_in_order(params)
-        if self._early:
+        interesting = self._reassigned_differently(params)
+        if interesting:
+            self._ordered = (params, interesting)
             self._memo.clear()  # the rules' reads are evaluated again, with the ordered values
 
-    def _reads_in_order(self, params: dict[str, Value]) -> dict[int, Value]:
+    def _reassigned_differently(self, params: dict[str, Value]) -> frozenset[str]:
+        """Names whose assignments (or argument) differ in kind: only they gain from ordered reads
+        (`x = self.norm(x)` ten times over binds a tensor each time)."""
+        kinds: dict[str, set[int]] = {}
+        for node_id, name in self._target_names.items():
+            kinds.setdefault(name, set()).add(self._bound.get(node_id, NOTHING).kind._value_)
+        for name, found in kinds.items():
+            if name in params:
+                found.add(params[name].kind._value_)
+        return frozenset(name for name, found in kinds.items() if len(found) > 1)
+
+    def _reads_in_order(self, params: dict[str, Value], interesting: frozenset[str]) -> dict[int, Value]:
         """A flow-insensitive value is the union of every assignment of a name; a read outside
         any loop that assigns the name can only see the assignments before it (in source order)
         and, for a parameter, the argument: their union is as safe and often much smaller
         (a list tested with `if not masks:` before `masks = torch.cat(masks)`)."""
-        # only names whose assignments (or argument) differ in kind gain anything: `x = self.norm(x)`
-        # ten times over binds a tensor each time
-        kinds: dict[str, set[int]] = {}
-        names: dict[int, str] = {}
-        for node_id, name in self._target_names.items():
-            kinds.setdefault(name, set()).add(self._bound.get(node_id, NOTHING).kind._value_)
-            names[node_id] = name
-        for name, found in kinds.items():
-            if name in params:
-                found.add(params[name].kind._value_)
-        interesting = {name for name, found in kinds.items() if len(found) > 1}
-        if not interesting:
-            return {}
+        names = self._target_names
         early: dict[int, Value] = {}
         seen: dict[str, Value] = {}
         stack: list[tuple[cst.CSTNode | _Branches, frozenset[str]]] = [(self.func.body, frozenset())]
@@ -368,6 +370,9 @@ class FunctionFlow:
                 shadowed = self._shadowed.get(id(node))
                 if shadowed is not None:
                     return shadowed
+            if self._ordered is not None and node.value in self._ordered[1]:
+                self._early = self._reads_in_order(*self._ordered)
+                self._ordered = None
             if self._early:
                 early = self._early.get(id(node))
                 if early is not None:
