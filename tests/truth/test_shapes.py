@@ -72,3 +72,30 @@ def test_shape_severity_agrees_with_torch(code: str, source: str, kind: str, mod
         assert not failed, failed
     else:
         assert (Severity.ERROR in severities) == bool(failed), failed or "reported as an error, but it exports"
+
+
+DECODER = """
+import torch
+from torch.export import Dim
+class Decoder(torch.nn.Module):
+    def forward(self, hidden):
+        if hidden.shape[1] > 4:
+            return hidden * 0.5
+        return hidden.cumsum(1)
+def xport_example():
+    return {{"model": Decoder(), "args": (torch.randn(2, {size}, 8),), "dynamic_shapes": {{"hidden": {{1: {dim}}}}}}}
+"""
+
+
+@pytest.mark.parametrize("mode", [Mode.NON_STRICT, Mode.STRICT])
+def test_the_declarations_an_error_suggests_export_and_silence_it(mode: Mode, tmp_path: Path) -> None:
+    """`Dim("seq")` splits at 4: the message names `Dim("seq", max=4)` and `Dim("seq", min=5)`;
+    each, with an example on its side, exports and leaves nothing to report."""
+    config = Config(select=("ALL",), strict=mode is Mode.STRICT)
+    (finding,) = [f for f in check_source(DECODER.format(size=3, dim='Dim("seq")'), "m.py", config) if f.code == "XPT301"]
+    assert 'declare `Dim("seq", max=4)` or `Dim("seq", min=5)`' in finding.message
+    for size, dim in ((3, 'Dim("seq", max=4)'), (6, 'Dim("seq", min=5)')):
+        text = DECODER.format(size=size, dim=dim)
+        assert [f for f in check_source(text, "m.py", config) if f.code == "XPT301"] == []
+        model, args, options = example(load(text, tmp_path))
+        torch.export.export(model, args, **options, strict=mode is Mode.STRICT)

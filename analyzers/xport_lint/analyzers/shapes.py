@@ -651,11 +651,12 @@ def _judge_branch(
         if constant is True:
             return NO_FINDING  # the range decides it (`== 1` on a dynamic size: never, sizes are >= 2)
     if named and len(dynamic) == 1:
-        if constant is False:
+        if constant is False and sizes is not None:
+            ((ref, spec),) = dynamic.items()
             return Verdict(
                 Severity.ERROR,
                 f"{described} ({where}); its guard does not hold on the whole range: export fails "
-                "with ConstraintViolationError (narrow the Dim's min/max so the test is constant, or use torch.cond)",
+                f"with ConstraintViolationError ({_narrowing(test, sizes, ref, spec)}, or use torch.cond)",
             )
     if named:
         return Verdict(Severity.WARNING, f"{described} ({where}); export fails if its guard narrows the declared range")
@@ -715,6 +716,27 @@ def _constant_over(
         return None
     low, high = spec.values()
     return constant_over(test, sizes, ref, low, high)
+
+
+def _narrowing(test: cst.BaseExpression, sizes: Sizes, ref: SizeRef, spec: DimSpec) -> str:
+    """The declarations that decide `test`: the declared range cut where the answer turns
+    (`Dim("seq", max=4)` or `Dim("seq", min=5)` for `seq > 4`), when it turns once."""
+    low, high = spec.values()
+    turns = []
+    previous = sizes.evaluate(test, {ref: int(low)})
+    for size in range(int(low) + 1, int(min(high, low + _SAMPLES)) + 1):
+        answer = sizes.evaluate(test, {ref: size})
+        if answer is None:
+            return "narrow the Dim's min/max so the test is constant"
+        if bool(answer) != bool(previous):
+            turns.append(size)
+        previous = answer
+    if len(turns) != 1:
+        return "narrow the Dim's min/max so the test is constant"
+    cut = turns[0]
+    below = dataclasses.replace(spec, high=cut - 1).text()
+    above = dataclasses.replace(spec, low=cut).text()
+    return f"declare `{below}` or `{above}`, whichever holds the example, so the test is decided"
 
 
 def constant_over(test: cst.BaseExpression, sizes: Sizes, key: Any, low: float, high: float) -> bool | None:
