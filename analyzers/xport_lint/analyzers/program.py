@@ -997,6 +997,18 @@ def _may_be_none(name: str, func: cst.FunctionDef) -> str | None:
                 return None
             names = annotation_names(param.annotation)
             return "its annotation allows None" if "Optional" in names or "None" in names else None
+    return _locals_maybe_none(func).get(name)
+
+
+_MAYBE_NONE: dict[int, tuple[cst.FunctionDef, dict[str, str]]] = {}
+
+
+def _locals_maybe_none(func: cst.FunctionDef) -> dict[str, str]:
+    """The function's locals that may be None, with why (one walk per function)."""
+    cached = _MAYBE_NONE.get(id(func))
+    if cached is not None and cached[0] is func:
+        return cached[1]
+    out: dict[str, str] = {}
     for statement in walk_statements(func.body):
         if isinstance(statement, cst.Assign):
             value, targets = statement.value, [t.target for t in statement.targets]
@@ -1005,17 +1017,23 @@ def _may_be_none(name: str, func: cst.FunctionDef) -> str | None:
         else:
             continue
         if isinstance(value, cst.Name) and value.value == "None":
-            if any(isinstance(target, cst.Name) and target.value == name for target in targets):
-                return "it is set to None on some paths"
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    out.setdefault(target.value, "it is set to None on some paths")
         elif isinstance(value, cst.Call) and not (dotted(value.func) or "").startswith("torch."):
             # `x, pos, padding = self.patch_embed(...)`: one part of what another function
             # returns, which the code itself expects may be None
             for target in targets:
-                if isinstance(target, (cst.Tuple, cst.List)) and any(
-                    isinstance(e.value, cst.Name) and e.value.value == name for e in target.elements
-                ):
-                    return "a part of what a call returns, which the code expects may be None"
-    return None
+                if isinstance(target, (cst.Tuple, cst.List)):
+                    for element in target.elements:
+                        if isinstance(element.value, cst.Name):
+                            out.setdefault(
+                                element.value.value, "a part of what a call returns, which the code expects may be None"
+                            )
+    if len(_MAYBE_NONE) > 4096:
+        _MAYBE_NONE.clear()
+    _MAYBE_NONE[id(func)] = (func, out)
+    return out
 
 
 def _read_from_optional(expr: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
