@@ -161,8 +161,8 @@ def check_isolated(
 ) -> Iterator[tuple[SourceFile, FileCheck]]:
     """Every file checked in worker processes, so that one file that crashes the process
     (libcst's native parser) or outruns the watchdog costs only its own result. When a worker
-    dies, the files not yet done are re-run one at a time in a fresh one-worker pool: the
-    first to fail again is the culprit, reported as an internal error; the rest go on."""
+    dies, the files not yet done are re-run one at a time in a one-worker pool: a file that
+    breaks it is the culprit, reported as an internal error, and a fresh pool takes the rest."""
     # biggest files first, in many small batches: a free worker takes the next one, so the
     # run does not end waiting on one long batch (8 big batches cost ~12% on 2 cores)
     ordered = sorted(paths, key=_size, reverse=True)
@@ -178,19 +178,19 @@ def check_isolated(
         return
     except BrokenProcessPool:
         pass
-    remaining = [p for p in ordered if p not in done]
-    while remaining:
-        with _pool(1) as pool:
-            futures = [(path, pool.submit(check, [path], config, _only(contexts, [path]))) for path in remaining]
-            for index, (path, future) in enumerate(futures):
-                try:
-                    yield from future.result()
-                except BrokenProcessPool:
-                    yield _crashed(path)
-                    remaining = remaining[index + 1 :]
-                    break
-            else:
-                remaining = []
+    # one file at a time: only the file in flight can break the pool, so it is the culprit
+    pool = _pool(1)
+    try:
+        for path in (p for p in ordered if p not in done):
+            try:
+                checked = pool.submit(check, [path], config, _only(contexts, [path])).result()
+            except BrokenProcessPool:
+                pool.shutdown()
+                pool = _pool(1)
+                checked = [_crashed(path)]
+            yield from checked
+    finally:
+        pool.shutdown()
 
 
 def _only(contexts: dict[str, FileContext] | None, paths: list[str]) -> dict[str, FileContext]:
