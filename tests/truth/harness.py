@@ -161,3 +161,66 @@ def prove(rule: type[Rule], case: Invalid) -> str | None:
                 if expected[0] != actual[0] or (expected[0] == "value" and not _same(expected[1], actual[1])):
                     return f"(5) the exported program differs from eager ({mode.value}) on {given!r}"[:400]
     return None
+
+
+# -- the corpus of failing snippets (tests/truth/fix_corpus.py) --------------------------------
+
+
+def failing_modes(module: ModuleType) -> list[Mode]:
+    """The modes in which the snippet's `xport_example()` does not export."""
+    import torch
+
+    model, args, options = example(module)
+    failing = []
+    for mode in (Mode.NON_STRICT, Mode.STRICT):
+        try:
+            torch.export.export(model, args, **options, strict=mode is Mode.STRICT)
+        except Exception:  # noqa: BLE001 - failing is what is measured
+            failing.append(mode)
+    return failing
+
+
+def prove_snippet(source: str) -> tuple[str, str]:
+    """("proven" | "no fix" | "missed" | "failed", detail) for one failing snippet: the CLI's
+    `--fix --unsafe-fixes` is applied (every finding's fix, rounds until stable); the result must
+    parse, re-lint with no error, be stable, export in every mode the original failed in, and
+    compute what eager computes on `xport_example()`'s inputs and on every `xport_inputs()`."""
+    import torch
+
+    from xport_lint.analyzers.model import Severity
+    from xport_lint.analyzers.runner import fix_source
+
+    torch.manual_seed(0)
+    errors = [f for f in check_source(source, "snippet.py", Config()) if f.severity is Severity.ERROR]
+    if not errors:
+        return "missed", "no error finding"
+    fixed = fix_source(source, "snippet.py", Config(), unsafe=True)
+    if fixed == source:
+        reasons = "; ".join(f"{f.code}: {f.message}" for f in errors)
+        return "no fix", reasons[:300]
+    try:
+        cst.parse_module(fixed)
+    except cst.ParserSyntaxError as error:
+        return "failed", f"the fixed code does not parse: {error}"
+    left = [f for f in check_source(fixed, "snippet.py", Config()) if f.severity is Severity.ERROR]
+    if left:
+        return "failed", f"re-linting still reports {left[0].code} at line {left[0].span.start.line}: {left[0].message}"
+    if fix_source(fixed, "snippet.py", Config(), unsafe=True) != fixed:
+        return "failed", "a second run changes it again"
+    with tempfile.TemporaryDirectory() as folder:
+        original, rewritten = load(source, Path(folder)), load(fixed, Path(folder))
+        modes = failing_modes(original)
+        model, args, _ = example(original)
+        new_model, new_args, options = example(rewritten)
+        new_model.load_state_dict(model.state_dict())
+        inputs = [tuple(args), *(tuple(a) for a in original.xport_inputs())]
+        for mode in modes:
+            try:
+                program = torch.export.export(new_model, tuple(new_args), **options, strict=mode is Mode.STRICT)
+            except Exception as error:  # noqa: BLE001 - the failure is the finding
+                return "failed", f"export fails after the fix ({mode.value}): {type(error).__name__}: {error}"[:400]
+            for given in inputs:
+                expected, actual = _run(model.eval(), given), _run(program.module(), given)
+                if expected[0] != actual[0] or (expected[0] == "value" and not _same(expected[1], actual[1])):
+                    return "failed", f"the exported program differs from eager ({mode.value}) on {given!r}"[:400]
+    return "proven", ""

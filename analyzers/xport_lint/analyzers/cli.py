@@ -19,12 +19,11 @@ from . import output, registry
 from .cache import Cache
 from .config import Config, ConfigError
 from .files import SourceFile, discover
-from .fixes import apply_fixes
 from .model import Applicability, Finding, Severity
 from .positions import split_lines
 from .project import FileResult, check_project, problem_finding
 from .rule import Rule, strip_markers
-from .runner import check_source, is_internal_error
+from .runner import check_source, fix_source, is_internal_error
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -333,13 +332,7 @@ def _apply(
     diffs = []
     for path, findings in per_file.items():
         original = sources[path]
-        text = original
-        for _ in range(5):
-            new = apply_fixes(text, findings, unsafe)
-            if new == text:
-                break
-            text = new
-            findings = check_source(text, path, config)
+        text = fix_source(original, path, config, unsafe, findings)
         if text == original or (prove is not None and not prove(path, text)):
             continue
         diffs.append("".join(difflib.unified_diff(

@@ -18,6 +18,7 @@ import libcst as cst
 from . import noqa, registry
 from .config import Config
 from .context import RuleContext
+from .fixes import apply_fixes
 from .incremental import ChunkedParser
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, module_name
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
@@ -444,3 +445,19 @@ def _unused_suppressions(
             )
     return out
 
+
+
+def fix_source(
+    source: str, path: str, config: Config, unsafe: bool, findings: list[Finding] | None = None, rounds: int = 5
+) -> str:
+    """`source` with the fixes of `findings` (default: all its findings) applied, re-checking
+    between rounds: fixes whose edits overlapped an earlier one apply in the next round."""
+    text = source
+    findings = check_source(text, path, config) if findings is None else findings
+    for _ in range(rounds):
+        new = apply_fixes(text, findings, unsafe)
+        if new == text:
+            break
+        text = new
+        findings = check_source(text, path, config)
+    return text

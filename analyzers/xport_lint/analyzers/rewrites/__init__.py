@@ -17,15 +17,18 @@ Facts of torch 2.13 these rewrites are built on (checked by tests/truth/test_fix
 """
 
 from .checks import check_rewrite, raised_by
-from .common import Rewrite
+from .common import Rewrite, dropped_effect, guard_rewrite
 from .cond import cond_rewrite, where_rewrite
 from .export_calls import non_strict_rewrite, sized_dim
-from .loops import range_loop_rewrite, while_loop_rewrite
+from .loops import counted_loop_rewrite, range_loop_rewrite, while_loop_rewrite
 
 __all__ = [
     "Rewrite",
     "check_rewrite",
     "cond_rewrite",
+    "counted_loop_rewrite",
+    "dropped_effect",
+    "guard_rewrite",
     "non_strict_rewrite",
     "range_loop_rewrite",
     "raised_by",

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..dataflow import FunctionFlow
 from ..model import Applicability
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
 from .common import CHECK_SAFETY, INVERSE, Rewrite, comment_of, statement_of
+from .predicates import tensor_predicate
 
 
 def _negate(test: cst.BaseExpression) -> str:
@@ -32,22 +34,21 @@ def raised_by(node: cst.If) -> cst.Raise | None:
     return None
 
 
-def check_rewrite(node: cst.If, tensor: bool) -> Rewrite | None:
-    """`if bad: raise E(msg)` -> `torch._check(not bad)` (or `torch._assert_async` for a tensor
-    test): export keeps the check as a runtime assertion instead of branching. None when the
-    `if` is not a validation branch."""
+def check_rewrite(flow: FunctionFlow, node: cst.If) -> Rewrite | None:
+    """`if bad: raise E(msg)` -> `torch._check(not bad)` (or `torch._assert_async` for a test
+    on tensors, conversions like `int(t)` dropped): export keeps the check as a runtime
+    assertion instead of branching. None when the `if` is not a validation branch."""
     raised = raised_by(node)
     if raised is None:
         return None
-    if tensor:
+    test = node.test
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    predicate = tensor_predicate(flow, test.expression if negated else test)  # type: ignore[attr-defined]
+    if predicate is not None:
         message = ""
         if isinstance(raised.exc, cst.Call) and raised.exc.args and raised.exc.args[0].keyword is None:
             message = ", " + code_of(raised.exc.args[0].value)
-        test = node.test
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            condition = code_of(test.expression)
-        else:
-            condition = f"torch.logical_not({code_of(test)})"
+        condition = code_of(predicate) if negated else f"torch.logical_not({code_of(predicate)})"
         statement = statement_of(f"torch._assert_async({condition}{message})")
         comment = comment_of(node.body)
     else:

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..dataflow import all_params
+from ..model import Applicability
 from ..positions import code_of
-from ..report import FixProposal
+from ..report import BlockReplacement, FixProposal
 from ..walk import children, visit
 
 COND_SAFETY = "assumes side-effect-free branches returning tensors of one rank and dtype"
@@ -181,6 +182,51 @@ def parent_block(func: cst.FunctionDef, node: cst.CSTNode) -> tuple[Sequence[cst
                     return current.body, index
         stack.extend(c for c in children(current) if not isinstance(c, cst.BaseExpression))
     return None
+
+
+# -- effects export drops -------------------------------------------------------------------
+
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+def dropped_effect(call: cst.BaseExpression) -> bool:
+    """`print(...)`, `warnings.warn(...)`, `logger.info(...)`: what an exported program drops."""
+    if not isinstance(call, cst.Call):
+        return False
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value == "print"
+    if isinstance(func, cst.Attribute) and func.attr.value in _LOG_METHODS | {"warn"}:
+        owner = code_of(func.value).lower()
+        return owner == "warnings" or "log" in owner
+    return False
+
+
+def effects_only(stmts: Sequence[cst.BaseStatement]) -> bool:
+    """Whether `stmts` only print, warn or log (an empty `else` counts: it does nothing)."""
+    for stmt in stmts:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if not (isinstance(small, cst.Pass) or (isinstance(small, cst.Expr) and dropped_effect(small.value))):
+                return False
+    return True
+
+
+def guard_rewrite(stmt: cst.BaseStatement) -> Rewrite:
+    """`stmt` under `if not torch.compiler.is_exporting():` (measured in both modes: export
+    traces the guard as False and skips the statement; eager runs it as before)."""
+    guarded = cst.If(
+        test=cst.parse_expression("not torch.compiler.is_exporting()"),
+        body=cst.IndentedBlock(body=[stmt.with_changes(leading_lines=[])]),
+        leading_lines=stmt.leading_lines,
+    )
+    return Rewrite(
+        fix=FixProposal(
+            "Run it in eager only (skip it while exporting)", Applicability.SAFE, (), imports=("torch",),
+            blocks=(BlockReplacement(stmt, stmt, (guarded,)),),
+        )
+    )
 
 
 # -- building the replacement ----------------------------------------------------------------

@@ -19,8 +19,10 @@ from .common import (
     bound_before,
     clone_returns,
     comment_of,
+    effects_only,
     ends_in_return,
     function_def,
+    guard_rewrite,
     parent_block,
     returned,
     statement_of,
@@ -28,6 +30,7 @@ from .common import (
     tuple_text,
     usage_of,
 )
+from .predicates import data_bindings, tensor_predicate
 
 
 @dataclass(frozen=True)
@@ -40,37 +43,12 @@ class _Arm:
 class _Lowering:
     """One `if`/`elif`/`else` chain in one traced function, lowered to `torch.cond`."""
 
-    def tensor_predicate(self, test: cst.BaseExpression) -> cst.BaseExpression:
-        """`test` as the tensor torch.cond needs: `bool(t)` -> `t`, `int(t) > k` -> `t > k`,
-        `t.item() > k` -> `t > k` (a Python number there would be a guard on data again, and
-        re-linting the fix reported XPT203)."""
-        flow = self.flow
-
-        class Unwrap(cst.CSTTransformer):
-            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-                if (
-                    isinstance(updated.func, cst.Name)
-                    and updated.func.value in ("bool", "int", "float")
-                    and len(updated.args) == 1
-                    and is_tensor_like(flow.value(original.args[0].value))
-                ):
-                    return updated.args[0].value.with_changes(lpar=[], rpar=[])
-                if (
-                    isinstance(updated.func, cst.Attribute)
-                    and updated.func.attr.value == "item"
-                    and not updated.args
-                    and isinstance(original.func, cst.Attribute)
-                    and is_tensor_like(flow.value(original.func.value))
-                ):
-                    return updated.func.value
-                return updated
-
-        return test.visit(Unwrap())  # type: ignore[return-value]
-
-    def __init__(self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> None:
+    def __init__(self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.If, bound: Sequence[str] = ()) -> None:
         self.flow = flow
         self.func = func
         self.node = node
+        #: numbers read from tensors that the fix binds as the tensors themselves
+        self.bound = set(bound)
 
     @cached_property
     def available(self) -> list[str]:
@@ -81,6 +59,8 @@ class _Lowering:
         return set(usage_of([self.func.body], skip=self.node).loaded)
 
     def tensor(self, name: str) -> bool:
+        if name in self.bound:
+            return True
         value = self.flow.env.get(name)
         return value is not None and is_tensor_like(value)
 
@@ -125,11 +105,9 @@ class _Lowering:
         test, body, comments = arm.test, arm.body, (arm.comment, else_comment)
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, body, orelse, comments = test.expression, orelse, body, (comments[1], comments[0])
-        if isinstance(test, cst.BooleanOperation):
-            return "the condition joins tests with `and`/`or` (combine tensors with `&`/`|` first)"
         for name in usage_of([*body, *orelse]).loaded:
             value = self.flow.env.get(name)
-            if value is not None and value.has(Kind.DATA) and not is_tensor_like(value):
+            if name not in self.bound and value is not None and value.has(Kind.DATA) and not is_tensor_like(value):
                 return f"a branch reads `{name}`, a number read from tensor data, which torch.cond cannot close over"
         operands = self.operands([*body, *orelse])
         if not operands:
@@ -141,7 +119,8 @@ class _Lowering:
             )
             for name, stmts, comment in zip(("true_fn", "false_fn"), (body, orelse), comments, strict=True)
         ]
-        call = f"torch.cond({code_of(self.tensor_predicate(test))}, true_fn, false_fn, {tuple_text(operands)})"
+        predicate = tensor_predicate(self.flow, test, self.bound)
+        call = f"torch.cond({code_of(predicate or test)}, true_fn, false_fn, {tuple_text(operands)})"
         last = statement_of(f"return {call}" if results is None else f"{', '.join(results)} = {call}")
         return [*functions, last]
 
@@ -175,16 +154,25 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
     block, index = parent
     arms, orelse, else_comment = chain
     bodies = [arm.body for arm in arms]
-    lowering = _Lowering(flow, func, node)
+    if all(effects_only(b) for b in [*bodies, orelse]):
+        return guard_rewrite(node)
+    problem = usage_of([*(s for b in bodies for s in b), *orelse]).problem
+    if problem:
+        return Rewrite(reason=f"a torch.cond branch must be pure, and {problem}")
     last: cst.CSTNode = node
+    within: list[cst.CSTNode] = [node]
+    returns = any(usage_of(b).returns for b in bodies) or usage_of(orelse).returns
+    if returns and not orelse:
+        # `if ...: return a` falling through to the function's final `return b`
+        rest = list(block[index + 1 :])
+        if not (block is getattr(func.body, "body", None) and rest and ends_in_return(rest)):
+            return Rewrite(reason="a branch returns but the code after the `if` does not end in `return`")
+        orelse, last = rest, rest[-1]
+        within += rest
+    bound = data_bindings(flow, func, within)
+    lowering = _Lowering(flow, func, node, list(bound))
     results: list[str] | str | None = None
-    if any(usage_of(b).returns for b in bodies) or usage_of(orelse).returns:
-        if not orelse:
-            # `if ...: return a` falling through to the function's final `return b`
-            rest = list(block[index + 1 :])
-            if not (block is getattr(func.body, "body", None) and rest and ends_in_return(rest)):
-                return Rewrite(reason="a branch returns but the code after the `if` does not end in `return`")
-            orelse, last = rest, rest[-1]
+    if returns:
         if not all(ends_in_return(b) for b in [*bodies, orelse]):
             return Rewrite(reason="not every branch ends in `return`")
         problem = lowering.check_returns([*(s for b in bodies for s in b), *orelse])
@@ -205,7 +193,7 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
         fix=FixProposal(
             f"Rewrite as torch.cond ({COND_SAFETY})",
             Applicability.UNSAFE,
-            (),
+            tuple((call, tensor) for call, tensor in bound.values()),
             imports=("torch",),
             blocks=(BlockReplacement(node, last, tuple(lowered)),),
         )

@@ -10,49 +10,231 @@ from ..dataflow import FunctionFlow, is_tensor_like
 from ..model import Applicability
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
+from ..walk import visit
 from .common import Rewrite, bound_before, comment_of, function_def, statement_of, strip_leading, tuple_text, usage_of
 from .export_calls import sized_dim
+from .predicates import data_bindings, tensor_predicate
 
 
-def _carry_problem(flow: FunctionFlow, carried: Sequence[str], available: Sequence[str]) -> str | None:
-    """Why a loop's assigned names cannot be the state of a torch loop op (tensors, bound
-    before the loop), or None."""
+def _carry_problem(
+    flow: FunctionFlow, carried: Sequence[str], available: Sequence[str], counters: Sequence[str] = ()
+) -> str | None:
+    """Why a loop's assigned names cannot be the state of a torch loop op (tensors, or integer
+    counters, bound before the loop), or None."""
     for name in carried:
         value = flow.env.get(name)
-        if value is None or not is_tensor_like(value):
+        if name not in counters and (value is None or not is_tensor_like(value)):
             return f"the loop carries `{name}`, which is not a tensor"
         if name not in available:
             return f"`{name}` is first assigned inside the loop"
     return None if carried else "the loop assigns nothing (a loop that fills a list needs a vectorised op)"
 
 
+def _int_counters(body: Sequence[cst.BaseStatement]) -> list[str]:
+    """Names the body only steps by a literal (`i += 1`): counters a tensor can carry."""
+    steps: dict[str, bool] = {}
+
+    class Steps(cst.CSTVisitor):
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if isinstance(node.target, cst.Name):
+                stepped = isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)) and isinstance(
+                    node.value, cst.Integer
+                )
+                steps[node.target.value] = steps.get(node.target.value, True) and stepped
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            if isinstance(node.target, cst.Name):
+                steps[node.target.value] = False
+
+    for stmt in body:
+        visit(stmt, Steps())
+    return [name for name, stepped in steps.items() if stepped]
+
+
+def _counter_dim(subscript: cst.Subscript, counter: str) -> int | None:
+    """d for `x[:, ..., i]` (the counter at dimension d, full slices before it), else None."""
+    items = subscript.slice
+    last = items[-1].slice
+    if not (isinstance(last, cst.Index) and isinstance(last.value, cst.Name) and last.value.value == counter):
+        return None
+    for item in items[:-1]:
+        full = item.slice
+        if not (isinstance(full, cst.Slice) and full.lower is None and full.upper is None and full.step is None):
+            return None
+    return len(items) - 1
+
+
+class _IndexAt(cst.CSTTransformer):
+    """`x[i]`, `x[:, i]` -> `x.index_select(d, i.reshape(1)).squeeze(d)`: indexing with a
+    traced tensor counter (measured: `x[i]` would read it back as a number)."""
+
+    def __init__(self, counter: str) -> None:
+        self.counter = counter
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        dim = _counter_dim(updated, self.counter)
+        if dim is None:
+            return updated
+        owner = code_of(updated.value)
+        return cst.parse_expression(f"{owner}.index_select({dim}, {self.counter}.reshape(1)).squeeze({dim})")
+
+
+class _Sized(cst.CSTVisitor):
+    """Whether `counter` is read as a size or an index (in a subscript, or as a call argument)
+    other than `x[..., counter]`."""
+
+    def __init__(self, counter: str) -> None:
+        self.counter = counter
+        self.found = False
+        self.depth = 0
+
+    @classmethod
+    def within(cls, stmts: Sequence[cst.CSTNode], counter: str) -> bool:
+        finder = cls(counter)
+        for stmt in stmts:
+            visit(stmt, finder)
+        return finder.found
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        if _counter_dim(node, self.counter) is None:
+            return True
+        visit(node.value, self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self.depth and node.value == self.counter:
+            self.found = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        visit(node.value, self)
+        return False
+
+    def visit_SubscriptElement(self, node: cst.SubscriptElement) -> None:
+        self.depth += 1
+
+    def leave_SubscriptElement(self, original_node: cst.SubscriptElement) -> None:
+        self.depth -= 1
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        self.depth += 1
+
+    def leave_Arg(self, original_node: cst.Arg) -> None:
+        self.depth -= 1
+
+
+def _loop_functions(
+    counter_names: Sequence[str], carried: Sequence[str], test: str, body: Sequence[cst.BaseStatement], comment: str,
+    step: str | None = None,
+) -> list[cst.BaseStatement]:
+    state = [*counter_names, *carried]
+    names = tuple_text([f"{n} + 1" if n == step else n for n in state])
+    body = [stmt.visit(_OutOfPlace(set(state))) for stmt in body]
+    return [
+        function_def("cond_fn", state, [statement_of(f"return {test}")], comment),
+        function_def("body_fn", state, [*strip_leading(body), statement_of(f"return {names}")]),
+    ]
+
+
+class _OutOfPlace(cst.CSTTransformer):
+    """`h += x` on a carried tensor -> `h = h + x`: a loop body may not mutate its inputs
+    (measured: "Higher order ops do not support input mutation")."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def leave_AugAssign(self, original: cst.AugAssign, updated: cst.AugAssign) -> cst.BaseSmallStatement:
+        if not (isinstance(updated.target, cst.Name) and updated.target.value in self.names):
+            return updated
+        operator = code_of(updated.operator).strip()[:-1]
+        value = code_of(updated.value)
+        if not isinstance(updated.value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)):
+            value = f"({value})"
+        return cst.parse_statement(f"{updated.target.value} = {updated.target.value} {operator} {value}\n").body[0]
+
+
 def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.While) -> Rewrite:
-    """`while tensor_test: body` -> `torch.while_loop`, when the loop carries only tensors."""
+    """`while test: body` on a tensor or on a number read from one -> `torch.while_loop`, when
+    the loop carries tensors and integer counters (the counters become int64 tensors)."""
     if node.orelse is not None:
         return Rewrite(reason="the loop has an `else`")
     if not isinstance(node.body, cst.IndentedBlock):
         return Rewrite(reason="the loop is written on one line")
-    if isinstance(node.test, cst.BooleanOperation):
-        return Rewrite(reason="the condition mixes tests with `and`/`or`")
     body = list(node.body.body)
     usage = usage_of(body)
     if usage.problem or usage.returns:
         return Rewrite(reason=f"a torch.while_loop body must be pure, and {usage.problem or 'it returns'}")
+    counters = [n for n in _int_counters(body) if n in usage.stored]
+    bound = data_bindings(flow, func, [node])
+    predicate = tensor_predicate(flow, node.test, [*counters, *bound])
+    if predicate is None:
+        return Rewrite(reason="the condition tests no tensor")
     carried = usage.stored
-    problem = _carry_problem(flow, carried, bound_before(func, node))
+    problem = _carry_problem(flow, carried, bound_before(func, node), counters)
     if problem:
         return Rewrite(reason=problem)
+    for counter in counters:
+        if _Sized.within(body, counter):
+            return Rewrite(reason=f"the counter `{counter}` is used as a size or an index other than `x[{counter}]`")
+        body = [stmt.visit(_IndexAt(counter)) for stmt in body]
     names = tuple_text(carried)
+    initial = tuple_text([f"torch.tensor({n})" if n in counters else n for n in carried])
     lowered = [
-        function_def("cond_fn", carried, [statement_of(f"return {code_of(node.test)}")], comment_of(node.body)),
-        function_def("body_fn", carried, [*strip_leading(body), statement_of(f"return {names}")]),
-        statement_of(f"{names} = torch.while_loop(cond_fn, body_fn, {names})"),
+        *_loop_functions([], carried, code_of(predicate), body, comment_of(node.body)),
+        statement_of(f"{names} = torch.while_loop(cond_fn, body_fn, {initial})"),
     ]
     return Rewrite(
         fix=FixProposal(
             "Rewrite as torch.while_loop (assumes the carried tensors keep their shapes)",
             Applicability.UNSAFE,
-            (),
+            tuple((call, tensor) for call, tensor in bound.values()),
+            imports=("torch",),
+            blocks=(BlockReplacement(node, node, tuple(lowered)),),
+        )
+    )
+
+
+def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) -> Rewrite:
+    """`for i in range(n)`, `n` read from a tensor (`steps.item()`, `int(n)`) ->
+    `torch.while_loop` with an int64 tensor counter compared with the tensor itself (measured
+    on torch 2.13: exports in both modes and equals eager; `x[i]` is read with `index_select`)."""
+    if not (isinstance(node.iter, cst.Call) and len(node.iter.args) == 1 and node.iter.args[0].keyword is None):
+        return Rewrite(reason="the loop is not `range(n)` with one argument")
+    if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock) or not isinstance(node.target, cst.Name):
+        return Rewrite(reason="the loop has an `else`, is written on one line or unpacks its target")
+    count = node.iter.args[0].value
+    bound = data_bindings(flow, func, [node])
+    limit = tensor_predicate(flow, count, bound)
+    if limit is None:
+        return Rewrite(reason=f"`{code_of(count)}` is not a number read from a tensor")
+    body = list(node.body.body)
+    usage = usage_of(body)
+    if usage.problem or usage.returns:
+        return Rewrite(reason=f"a torch.while_loop body must be pure, and {usage.problem or 'it returns'}")
+    counter = node.target.value
+    if counter in usage_of([func.body], skip=node).loaded or counter in usage.stored:
+        return Rewrite(reason=f"the loop variable `{counter}` is read after the loop or reassigned in it")
+    if counter == "_":
+        counter = "step"  # a name the new functions can pass around
+        if counter in usage_of([func.body]).loaded or counter in bound_before(func, node):
+            return Rewrite(reason="`step` (the name for the counter) is already taken")
+    if _Sized.within(body, counter):
+        return Rewrite(reason=f"the loop variable `{counter}` is used as a size or an index other than `x[{counter}]`")
+    body = [stmt.visit(_IndexAt(counter)) for stmt in body]
+    carried = usage.stored
+    problem = _carry_problem(flow, carried, bound_before(func, node))
+    if problem:
+        return Rewrite(reason=problem)
+    state = tuple_text([node.target.value, *carried])
+    initial = tuple_text(["torch.zeros((), dtype=torch.int64)", *carried])
+    lowered = [
+        *_loop_functions([counter], carried, f"{counter} < {code_of(limit)}", body, comment_of(node.body), counter),
+        statement_of(f"{state} = torch.while_loop(cond_fn, body_fn, {initial})"),
+    ]
+    return Rewrite(
+        fix=FixProposal(
+            "Rewrite as torch.while_loop over a tensor counter (assumes the carried tensors keep their shapes)",
+            Applicability.UNSAFE,
+            tuple((call, tensor) for call, tensor in bound.values()),
             imports=("torch",),
             blocks=(BlockReplacement(node, node, tuple(lowered)),),
         )

@@ -113,11 +113,11 @@ class ConditionRule:
         return None
 
 
-def branch_rewrite(ctx: RuleContext, node: cst.CSTNode, tensor: bool) -> Rewrite | None:
+def branch_rewrite(ctx: RuleContext, node: cst.CSTNode) -> Rewrite | None:
     """A validation branch becomes a runtime check; any other `if` a torch.cond."""
     if ctx.flow is None or ctx.traced is None or not isinstance(node, cst.If):
         return None
-    return check_rewrite(node, tensor) or cond_rewrite(ctx.flow, ctx.traced.func, node)
+    return check_rewrite(ctx.flow, node) or cond_rewrite(ctx.flow, ctx.traced.func, node)
 
 
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}

@@ -75,7 +75,7 @@ class TensorBranch(ConditionRule, Rule):
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
         if isinstance(node, cst.IfExp) and self.ctx.flow is not None:
             return where_rewrite(self.ctx.flow, node)
-        return branch_rewrite(self.ctx, node, tensor=True)
+        return branch_rewrite(self.ctx, node)
 
     VALID = [
         Valid(

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Severity
-from ..rewrites import Rewrite
+from ..rewrites import Rewrite, while_loop_rewrite
 from ..rule import Invalid, Rule, Valid
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
@@ -61,7 +61,9 @@ class ScalarBranch(ConditionRule, Rule):
         self.check_conditions(node, "comprehension filter")
 
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
-        return branch_rewrite(self.ctx, node, tensor=False)
+        if isinstance(node, cst.While) and self.ctx.flow is not None and self.ctx.traced is not None:
+            return while_loop_rewrite(self.ctx.flow, self.ctx.traced.func, node)
+        return branch_rewrite(self.ctx, node)
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         return f"{keyword} tests `{short(operand)}`, a value read from tensor data"
@@ -194,7 +196,7 @@ class ScalarBranch(ConditionRule, Rule):
                     self.small = torch.nn.Linear(8, 8)
                     self.large = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.Linear(32, 8))
                 def forward(self, x):
-                    score = self.gate(x).softmax(-1)[:, 1].mean().item()
+                    score = self.gate(x).softmax(-1)[:, 1].mean()
                     def true_fn(x):  # expect: XPT104
                         return self.large(x)
                     def false_fn(x):
@@ -306,7 +308,7 @@ class ScalarBranch(ConditionRule, Rule):
                     self.light = torch.nn.Linear(8, 8)
                     self.heavy = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8))
                 def forward(self, x):
-                    confidence = self.score(x).sigmoid().mean().item()
+                    confidence = self.score(x).sigmoid().mean()
                     def true_fn(x):  # expect: XPT104
                         out = self.light(x)
                         return out

@@ -58,7 +58,7 @@ class DataDependentSizeBranch(ConditionRule, Rule):
         self.check_conditions(node, "conditional expression")
 
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
-        return branch_rewrite(self.ctx, node, tensor=False)
+        return branch_rewrite(self.ctx, node)
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         return f"{keyword} tests `{short(operand)}`, a size that depends on tensor data"

@@ -5,6 +5,7 @@ import libcst as cst
 from ..dataflow import Kind
 from ..model import Severity
 from ..names import dotted
+from ..rewrites import counted_loop_rewrite
 from ..rule import Invalid, Rule, Valid
 from ._conditions import short
 
@@ -33,7 +34,12 @@ class DataDependentLoop(Rule):
     bound and mask the extra iterations; `torch.while_loop` for genuinely dynamic loops.
 
     ## Fix safety
-    No automatic fix.
+    Unsafe: `for i in range(n)`, with `n` read from a tensor (`steps.item()`, `int(n)`, a name
+    bound to one), becomes `torch.while_loop` over an int64 tensor counter compared with the
+    tensor itself; `x[i]` in the body becomes `x.index_select(0, i.reshape(1)).squeeze(0)`.
+    Measured on torch 2.13: exports in both modes and equals eager. It assumes the tensors the
+    loop carries keep their shapes, and that the counter is used only as `x[i]` or in
+    arithmetic (it is refused otherwise).
 
     ## Modes
     Error in both modes (torch 2.13).
@@ -46,20 +52,24 @@ class DataDependentLoop(Rule):
     PYTORCH_NAME = "GuardOnDataDependentSymNode (specialized integer)"
 
     def visit_For(self, node: cst.For) -> None:
-        self._check(node.iter)
+        self._check(node.iter, node)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._check(node.iter)
+        self._check(node.iter, None)
 
-    def _check(self, iterable: cst.BaseExpression) -> None:
+    def _check(self, iterable: cst.BaseExpression, loop: cst.For | None) -> None:
         if isinstance(iterable, cst.Call) and dotted(iterable.func) == "range":
             for arg in iterable.args:
                 value = self.ctx.value(arg.value)
                 if value.has(Kind.DATA | Kind.DD_SIZE) and not value.has(Kind.TENSOR):
-                    self.report(
-                        arg.value,
-                        f"range(`{short(arg.value)}`) has a trip count read from tensor data",
-                    )
+                    message = f"range(`{short(arg.value)}`) has a trip count read from tensor data"
+                    fix = None
+                    if loop is not None and self.ctx.flow is not None and self.ctx.traced is not None:
+                        rewrite = counted_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop)
+                        fix = rewrite.fix
+                        if rewrite.reason:
+                            message += f" (no automatic fix: {rewrite.reason})"
+                    self.report(arg.value, message, fix=fix)
                     return
             return
         if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
@@ -108,7 +118,23 @@ class DataDependentLoop(Rule):
                     return out
             def xport_example():
                 return Repeat(), (torch.randn(3), torch.tensor(2))
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Repeat(torch.nn.Module):
+                def forward(self, x, times):
+                    out = x
+                    def cond_fn(step, out):  # expect: XPT201
+                        return step < times
+                    def body_fn(step, out):
+                        out = out + x
+                        return (step + 1, out)
+                    (_, out) = torch.while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64), out))
+                    return out
+            def xport_example():
+                return Repeat(), (torch.randn(3), torch.tensor(2))
+            """,
+            other_args="(torch.randn(3), torch.tensor(0))",
         ),
         Invalid(
             """

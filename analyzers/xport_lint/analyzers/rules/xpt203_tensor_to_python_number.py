@@ -5,23 +5,29 @@ import libcst as cst
 from ..dataflow import Kind, is_tensor_like
 from ..model import Applicability, Severity
 from ..names import dotted
+from ..positions import code_of
 from ..report import FixProposal
 from ..rule import Invalid, Rule, Valid
 from ._conditions import short
+from ._guards import eager_only
 
 
 class TensorToPythonNumber(Rule):
-    """`int(t)`, `float(t)` or `bool(t)` of a tensor, or `len()` of a data-dependent-size tensor.
+    """`int(t)`, `float(t)` or `bool(t)` of a tensor, `len()` of a data-dependent-size tensor,
+    or a tensor (or a number read from one) formatted as a number (`f"{loss.item():.3f}"`).
 
     ## What it does
-    Flags Python number conversions of tensors in traced code.
+    Flags Python number conversions of tensors in traced code, and number formatting (a format
+    spec in an f-string, `"%.3f" % value`) of tensors and of numbers read from them.
 
     ## Why it fails torch.export
     Non-strict export runs these conversions on fake tensors through `__torch_function__`, which
     must specialise the value to a concrete Python number, and there is none: it raises
     `GuardOnDataDependentSymNode` ("Could not extract specialized integer"). `t.item()` gives the
-    same number as an unbacked symbol that export can carry through arithmetic and sizes.
-    Strict export (Dynamo) converts these to `.item()` itself.
+    same number as an unbacked symbol that export can carry through arithmetic and sizes, but
+    not format: `f"{loss.item():.3f}"` fails too (`TypeError` on a tensor, a guard on data for
+    the symbol). `f"{v}"` and `print(v)` show the symbol and export. Strict export (Dynamo)
+    converts these to `.item()` itself.
 
     ## Example
     ```python
@@ -34,7 +40,9 @@ class TensorToPythonNumber(Rule):
     ```
 
     ## Fix safety
-    Unsafe: `int(t)` truncates a floating-point tensor while `t.item()` returns a float, and
+    A print, warning or logging call that formats the number goes under
+    `if not torch.compiler.is_exporting():` (safe: eager prints as before; measured to export in
+    both modes). `float(t)` becomes `t.item()`, unsafe: `int(t)` truncates a floating-point tensor while `t.item()` returns a float, and
     `bool(t)` becomes a number instead of a bool; equal for tensors of the target dtype.
 
     ## Modes
@@ -73,6 +81,29 @@ class TensorToPythonNumber(Rule):
             )
         self.report(node, f"`{short(node)}` turns a tensor into a Python number", fix=fix)
 
+    def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
+        if node.format_spec:
+            spec = "".join(code_of(part) for part in node.format_spec)
+            self._formatted(node.expression, f"with `:{spec}`")
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)):
+            right = node.right
+            for operand in [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]:
+                self._formatted(operand, f"with `{short(node.left)}`")
+
+    def _formatted(self, operand: cst.BaseExpression, shown: str) -> None:
+        value = self.ctx.value(operand)
+        if is_tensor_like(value):
+            what = "a tensor"
+        elif value.has(Kind.DATA) and not value.has(Kind.SHAPE):
+            what = "a number read from tensor data"
+        else:
+            return
+        self.report(operand, f"`{short(operand)}` is {what}, formatted as a number {shown}: non-strict "
+                    "export has no number to format",
+                    fix=eager_only(self.ctx))
+
     VALID = [
         Valid(
             """
@@ -83,7 +114,18 @@ class TensorToPythonNumber(Rule):
             def xport_example():
                 return Normalise(), (torch.randn(6),)
             """
-        )
+        ),
+        Valid(
+            """
+            import torch
+            class Report(torch.nn.Module):
+                def forward(self, x):
+                    print(f"mean {x.mean().item()}")
+                    return x * 2
+            def xport_example():
+                return Report(), (torch.randn(3),)
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -125,6 +167,40 @@ class TensorToPythonNumber(Rule):
                     return scores[:k]
             def xport_example():
                 return TopHits(), (torch.randn(8),)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Criterion(torch.nn.Module):
+                def forward(self, pred, target):
+                    loss = ((pred - target) ** 2).mean()
+                    print(f"loss {loss.item():.3f}")  # expect: XPT203
+                    return loss
+            def xport_example():
+                return Criterion(), (torch.randn(4), torch.randn(4))
+            """,
+            expected_replacement="""
+            import torch
+            class Criterion(torch.nn.Module):
+                def forward(self, pred, target):
+                    loss = ((pred - target) ** 2).mean()
+                    if not torch.compiler.is_exporting():
+                        print(f"loss {loss.item():.3f}")  # expect: XPT203
+                    return loss
+            def xport_example():
+                return Criterion(), (torch.randn(4), torch.randn(4))
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            class Scale(torch.nn.Module):
+                def forward(self, x):
+                    label = "peak %.2f" % x.max().item()  # expect: XPT203
+                    return x / x.max(), label
+            def xport_example():
+                return Scale(), (torch.randn(3),)
             """
         ),
     ]

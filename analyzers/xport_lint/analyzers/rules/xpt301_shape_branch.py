@@ -109,7 +109,7 @@ class ShapeBranch(ConditionRule, Rule):
         # keeping both sides with torch.cond only matters where sizes are dynamic
         if not self.ctx.mentions("dynamic_shapes"):
             return None
-        return branch_rewrite(self.ctx, node, tensor=False)
+        return branch_rewrite(self.ctx, node)
 
     VALID = [
         Valid(

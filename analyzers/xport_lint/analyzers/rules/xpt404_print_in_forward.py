@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Applicability, Severity
+from ..model import Severity
 from ..names import dotted
-from ..report import BlockReplacement, FixProposal
 from ..rule import Invalid, Rule, Valid
 from ._conditions import short
+from ._guards import eager_only
 
 
 class PrintInForward(Rule):
@@ -44,29 +44,7 @@ class PrintInForward(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if dotted(node.func) == "print" and self.ctx.resolve(node.func) is None:
-            self.report(node, f"`{short(node)}` runs at export time only; the graph drops it", fix=self._guard(node))
-
-    def _guard(self, call: cst.Call) -> FixProposal | None:
-        """The print's own line under `if not torch.compiler.is_exporting():`."""
-        expr = self.ctx.statement
-        if not isinstance(expr, cst.Expr) or expr.value is not call or self.ctx.traced is None:
-            return None
-        line = next(
-            (node for node, _ in self.ctx.program.nodes(self.ctx.traced.func)
-             if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1 and node.body[0] is expr),
-            None,
-        )
-        if line is None:
-            return None
-        guarded = cst.If(
-            test=cst.parse_expression("not torch.compiler.is_exporting()"),
-            body=cst.IndentedBlock(body=[line.with_changes(leading_lines=[])]),
-            leading_lines=line.leading_lines,
-        )
-        return FixProposal(
-            "Print only in eager (skip it while exporting)", Applicability.SAFE, (), imports=("torch",),
-            blocks=(BlockReplacement(line, line, (guarded,)),),
-        )
+            self.report(node, f"`{short(node)}` runs at export time only; the graph drops it", fix=eager_only(self.ctx, node))
 
     VALID = [
         Valid(

@@ -1,0 +1,162 @@
+"""A condition as the boolean tensor that `torch.cond`, `torch.while_loop` and
+`torch._assert_async` take, and the numbers read from tensor data that a rewrite turns back into
+the tensors they were read from.
+
+Facts of torch 2.13 (measured in both modes, static and dynamic sizes):
+- a predicate that is still a Python number (`int(t) > k`, `t.item() > k`) is a guard on data
+  again: the conversion must go, not the branch;
+- `a and b` on tensors calls `bool()`: it becomes `torch.logical_and(a, b)`; a size test is a
+  Python or symbolic bool, which `torch.logical_and` takes only as `torch.tensor(test)`;
+- a number bound by `n = t.item()` and read only by the rewritten code can be bound as the
+  0-dim tensor `n = t`: arithmetic with it gives the same values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import libcst as cst
+
+from ..dataflow import FunctionFlow, is_tensor_like
+from ..positions import code_of
+from ..walk import visit
+
+#: calls whose result is already a bool tensor: `bool(...)` around them is dropped
+_BOOLEAN_METHODS = frozenset({
+    "any", "all", "isnan", "isinf", "isfinite", "eq", "ne", "gt", "ge", "lt", "le", "logical_and",
+    "logical_or", "logical_not", "logical_xor", "equal",
+})
+
+
+def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
+    """How `call` reads a number from a tensor: "item" (`t.item()`), "int", "float" or "bool"
+    (`int(t)`, ...); None if it does not."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "item" and not call.args:
+        return "item" if is_tensor_like(flow.value(func.value)) else None
+    if isinstance(func, cst.Name) and func.value in ("bool", "int", "float") and len(call.args) == 1:
+        return func.value if is_tensor_like(flow.value(call.args[0].value)) else None
+    return None
+
+
+def _as_tensor(kind: str, call: cst.Call) -> cst.BaseExpression:
+    """The tensor expression computing what the conversion `call` reads: `t.item()` and
+    `float(t)` -> `t`; `int(t)` -> `t.long()` (it truncates the same way); `bool(t)` -> `t`
+    when `t` is already a bool tensor, else `t != 0`."""
+    if kind == "item":
+        assert isinstance(call.func, cst.Attribute)
+        return call.func.value
+    inner = call.args[0].value.with_changes(lpar=[], rpar=[])
+    simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+    wrapped = code_of(inner) if simple else f"({code_of(inner)})"
+    if kind == "float":
+        return inner
+    if kind == "int":
+        return cst.parse_expression(f"{wrapped}.long()")
+    method = inner.func.attr.value if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) else ""
+    if isinstance(inner, (cst.Comparison, cst.BooleanOperation)) or method in _BOOLEAN_METHODS:
+        return inner
+    return cst.parse_expression(f"{wrapped} != 0")
+
+
+class _Unwrap(cst.CSTTransformer):
+    def __init__(self, flow: FunctionFlow, tensors: Iterable[str]) -> None:
+        self.flow = flow
+        self.tensors = set(tensors)
+        self.changed = False
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        kind = _conversion(self.flow, original)
+        if kind is None:
+            return updated
+        self.changed = True
+        return _as_tensor(kind, updated)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.tensors:
+            self.changed = True
+
+
+def tensor_predicate(
+    flow: FunctionFlow, test: cst.BaseExpression, tensors: Iterable[str] = ()
+) -> cst.BaseExpression | None:
+    """`test` as a boolean tensor expression, or None when it tests no tensor at all (a size or
+    a Python value: it stays a Python condition). `tensors`: names a rewrite binds to tensors."""
+    tensors = set(tensors)
+    if isinstance(test, cst.BooleanOperation):
+        left, right = tensor_predicate(flow, test.left, tensors), tensor_predicate(flow, test.right, tensors)
+        if left is None and right is None:
+            return None
+        op = "logical_and" if isinstance(test.operator, cst.And) else "logical_or"
+        parts = [code_of(p) if p is not None else f"torch.tensor({code_of(side)})"
+                 for p, side in ((left, test.left), (right, test.right))]
+        return cst.parse_expression(f"torch.{op}({parts[0]}, {parts[1]})")
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = tensor_predicate(flow, test.expression, tensors)
+        return None if inner is None else cst.parse_expression(f"torch.logical_not({code_of(inner)})")
+    unwrap = _Unwrap(flow, tensors)
+    converted = test.visit(unwrap)
+    if unwrap.changed or is_tensor_like(flow.value(test)):
+        return converted.with_changes(lpar=[], rpar=[])  # type: ignore[union-attr]
+    return None
+
+
+class _Reads(cst.CSTVisitor):
+    """Every `Name` node of a function, the single-name bindings `n = <call>`, and the names
+    read as a size or an index (`x[:, :n]`, `x.view(n)`, `range(n)`): a tensor cannot stand in
+    for the number there."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, list[cst.Name]] = {}
+        self.bindings: dict[str, list[cst.Assign]] = {}
+        self.sizes: set[str] = set()
+        self._depth = 0
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.setdefault(node.value, []).append(node)
+        if self._depth:
+            self.sizes.add(node.value)
+
+    def visit_SubscriptElement(self, node: cst.SubscriptElement) -> None:
+        self._depth += 1
+
+    def leave_SubscriptElement(self, original_node: cst.SubscriptElement) -> None:
+        self._depth -= 1
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        self._depth += 1
+
+    def leave_Arg(self, original_node: cst.Arg) -> None:
+        self._depth -= 1
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.bindings.setdefault(target.target.value, []).append(node)
+
+
+def data_bindings(
+    flow: FunctionFlow, func: cst.FunctionDef, within: Iterable[cst.CSTNode]
+) -> dict[str, tuple[cst.Call, cst.BaseExpression]]:
+    """Names bound once in `func` to a number read from a tensor (`n = t.item()`, `n = int(t)`)
+    and read only inside `within` (the code being rewritten): name -> (the conversion call, the
+    tensor expression to bind instead). Binding the tensor lets the rewrite use it as a tensor
+    (a predicate, an operand) where the number would be a guard on data."""
+    everything = _Reads()
+    visit(func.body, everything)
+    inside = _Reads()
+    for node in within:
+        visit(node, inside)
+    out = {}
+    for name, nodes in inside.names.items():
+        binds = everything.bindings.get(name, [])
+        if len(binds) != 1 or name in inside.bindings or name in inside.sizes or len(binds[0].targets) != 1:
+            continue
+        value = binds[0].value
+        if not isinstance(value, cst.Call):
+            continue
+        kind = _conversion(flow, value)
+        # the binding's own target is the one read outside `within`
+        if kind is not None and len(everything.names[name]) == len(nodes) + 1:
+            out[name] = (value, _as_tensor(kind, value))
+    return out

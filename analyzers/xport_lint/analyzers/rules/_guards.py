@@ -1,0 +1,30 @@
+"""Shared by the rules on effects export drops (print, logging, formatting numbers read from
+tensors): the statement holding a call, under `if not torch.compiler.is_exporting():`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ..report import FixProposal
+from ..rewrites import dropped_effect, guard_rewrite
+
+if TYPE_CHECKING:
+    from ..context import RuleContext
+
+
+def eager_only(ctx: RuleContext, call: cst.Call | None = None) -> FixProposal | None:
+    """The guard fix for the statement `call` is (a call alone on its line), or None. Without
+    `call`: for the current statement if it is a print, warning or logging call."""
+    expr = ctx.statement
+    if not isinstance(expr, cst.Expr) or ctx.traced is None:
+        return None
+    if expr.value is not call and (call is not None or not dropped_effect(expr.value)):
+        return None
+    line = next(
+        (node for node, _ in ctx.program.nodes(ctx.traced.func)
+         if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1 and node.body[0] is expr),
+        None,
+    )
+    return None if line is None else guard_rewrite(line).fix
