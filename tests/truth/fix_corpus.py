@@ -553,3 +553,551 @@ def xport_example():
 def xport_inputs():
     return [(torch.randn(2, 4) * 5,)]
 """)
+
+# -- MoE routing ------------------------------------------------------------------------------
+
+snippet("moe_skip_idle_expert", """
+import torch
+class SparseMoE(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.router = torch.nn.Linear(4, 3)
+        self.experts = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(3))
+    def forward(self, x):
+        choice = self.router(x).argmax(-1)
+        out = torch.zeros_like(x)
+        for e in range(3):
+            mask = (choice == e).unsqueeze(-1).float()
+            if mask.any():
+                out = out + self.experts[e](x) * mask
+        return out
+def xport_example():
+    torch.manual_seed(0)
+    return SparseMoE(), (torch.randn(5, 4),)
+def xport_inputs():
+    return [(torch.randn(5, 4) * 3,), (torch.zeros(5, 4),)]
+""")
+
+snippet("moe_continue_idle_expert", """
+import torch
+class TopOneMoE(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = torch.nn.Linear(4, 2)
+        self.experts = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(2))
+    def forward(self, x):
+        top = self.gate(x).argmax(-1)
+        out = torch.zeros_like(x)
+        for e in range(2):
+            selected = (top == e).unsqueeze(-1).float()
+            if not selected.any():
+                continue
+            out = out + self.experts[e](x) * selected
+        return out
+def xport_example():
+    torch.manual_seed(0)
+    return TopOneMoE(), (torch.randn(6, 4),)
+def xport_inputs():
+    return [(torch.randn(6, 4) * 4,), (-torch.randn(6, 4) * 4,)]
+""")
+
+snippet("moe_capacity_check", """
+import torch
+class Capacity(torch.nn.Module):
+    def __init__(self, capacity=4):
+        super().__init__()
+        self.capacity = capacity
+    def forward(self, logits):
+        counts = torch.nn.functional.one_hot(logits.argmax(-1), 3).sum(0)
+        if counts.max() > self.capacity:
+            raise RuntimeError("expert over capacity")
+        return counts
+def xport_example():
+    return Capacity(), (torch.eye(3).repeat(2, 1),)
+def xport_inputs():
+    return [(torch.tensor([[1.0, 0.0, 0.0]]).repeat(6, 1),)]
+""")
+
+snippet("moe_pick_expert_item", """
+import torch
+class HardRoute(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = torch.nn.Linear(4, 2)
+        self.experts = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(2))
+    def forward(self, x):
+        best = self.gate(x.mean(0)).argmax().item()
+        return self.experts[best](x)
+def xport_example():
+    torch.manual_seed(0)
+    return HardRoute(), (torch.randn(3, 4),)
+def xport_inputs():
+    return [(-torch.randn(3, 4) * 5,)]
+""")
+
+snippet("moe_load_balance_flag", """
+import torch
+class Balanced(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = torch.nn.Linear(4, 2)
+    def forward(self, x):
+        probs = self.gate(x).softmax(-1)
+        usage = probs.mean(0)
+        if usage.max() - usage.min() > 0.5:
+            probs = (probs + 0.5) / 2
+        return probs
+def xport_example():
+    torch.manual_seed(0)
+    return Balanced(), (torch.randn(4, 4),)
+def xport_inputs():
+    return [(torch.randn(4, 4) * 20,)]
+""")
+
+# -- samplers ---------------------------------------------------------------------------------
+
+snippet("sampler_greedy_or_temperature", """
+import torch
+class Pick(torch.nn.Module):
+    def forward(self, logits, temperature):
+        if temperature.item() == 0:
+            return logits.argmax(-1)
+        return (logits / temperature).softmax(-1).argmax(-1)
+def xport_example():
+    return Pick(), (torch.randn(2, 6), torch.tensor(0.7))
+def xport_inputs():
+    return [(torch.randn(2, 6), torch.tensor(0.0))]
+""")
+
+snippet("sampler_top_p_filter", """
+import torch
+class TopP(torch.nn.Module):
+    def forward(self, logits, top_p):
+        if top_p < 1.0:
+            probs = logits.softmax(-1)
+            sorted_probs, _ = probs.sort(-1, descending=True)
+            cutoff = sorted_probs.cumsum(-1) > top_p
+            logits = logits.masked_fill(probs < (sorted_probs * cutoff).max(-1, keepdim=True).values, -1e4)
+        return logits
+def xport_example():
+    return TopP(), (torch.randn(2, 6), torch.tensor(0.9))
+def xport_inputs():
+    return [(torch.randn(2, 6), torch.tensor(1.0))]
+""")
+
+snippet("sampler_repetition_penalty", """
+import torch
+class Penalty(torch.nn.Module):
+    def forward(self, logits, seen, penalty):
+        if penalty != 1.0:
+            logits = torch.where(seen, logits / penalty, logits)
+        return logits
+def xport_example():
+    return Penalty(), (torch.randn(2, 5), torch.rand(2, 5) > 0.5, torch.tensor(1.3))
+def xport_inputs():
+    return [(torch.randn(2, 5), torch.rand(2, 5) > 0.5, torch.tensor(1.0))]
+""")
+
+snippet("sampler_min_length", """
+import torch
+class MinLength(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.min_len = 3
+        self.register_buffer("eos_mask", torch.tensor([False, False, True]))
+    def forward(self, logits, cur_len):
+        if cur_len.item() < self.min_len:
+            logits = logits.masked_fill(self.eos_mask, -1e4)
+        return logits.argmax(-1)
+def xport_example():
+    return MinLength(), (torch.randn(2, 3), torch.tensor(1))
+def xport_inputs():
+    return [(torch.randn(2, 3), torch.tensor(5))]
+""")
+
+snippet("sampler_top_k_item", """
+import torch
+class TopK(torch.nn.Module):
+    def forward(self, logits, k):
+        values, _ = logits.topk(int(k))
+        return logits.masked_fill(logits < values[..., -1:], -1e4)
+def xport_example():
+    return TopK(), (torch.randn(2, 8), torch.tensor(3))
+def xport_inputs():
+    return [(torch.randn(2, 8), torch.tensor(5))]
+""")
+
+# -- detector heads and post-processing -------------------------------------------------------
+
+snippet("detector_no_detection_zero", """
+import torch
+class Filter(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.thresh = 0.5
+    def forward(self, boxes, scores):
+        if scores.max() < self.thresh:
+            return boxes * 0
+        return boxes * (scores > self.thresh).unsqueeze(-1)
+def xport_example():
+    return Filter(), (torch.rand(5, 4), torch.rand(5))
+def xport_inputs():
+    return [(torch.rand(5, 4), torch.full((5,), 0.1))]
+""")
+
+snippet("detector_clip_if_outside", """
+import torch
+class Clip(torch.nn.Module):
+    def forward(self, boxes, size):
+        if (boxes > size).any():
+            boxes = torch.minimum(boxes, size)
+        return boxes
+def xport_example():
+    return Clip(), (torch.rand(4, 4) * 20, torch.tensor(10.0))
+def xport_inputs():
+    return [(torch.rand(4, 4), torch.tensor(10.0))]
+""")
+
+snippet("detector_count_int", """
+import torch
+class Score(torch.nn.Module):
+    def forward(self, scores):
+        num = int((scores > 0.5).sum())
+        if num == 0:
+            scores = scores + 0.5
+        return scores.sigmoid()
+def xport_example():
+    return Score(), (torch.rand(6),)
+def xport_inputs():
+    return [(torch.zeros(6),)]
+""")
+
+snippet("detector_empty_after_mask", """
+import torch
+class Nms(torch.nn.Module):
+    def forward(self, boxes, scores):
+        keep = boxes[scores > 0.3]
+        if keep.shape[0] == 0:
+            return boxes.new_zeros(1, 4)
+        return keep.mean(0, keepdim=True)
+def xport_example():
+    return Nms(), (torch.rand(6, 4), torch.rand(6))
+def xport_inputs():
+    return [(torch.rand(6, 4), torch.zeros(6))]
+""")
+
+snippet("detector_per_box_loop", """
+import torch
+class Areas(torch.nn.Module):
+    def forward(self, boxes, scores):
+        areas = []
+        for box in boxes[scores > 0.5]:
+            areas.append((box[2] - box[0]) * (box[3] - box[1]))
+        return torch.stack(areas).sum()
+def xport_example():
+    return Areas(), (torch.rand(6, 4), torch.rand(6) + 0.3)
+def xport_inputs():
+    return []
+""")
+
+snippet("detector_score_calibration", """
+import torch
+class Calibrate(torch.nn.Module):
+    def forward(self, logits):
+        scores = logits.sigmoid()
+        spread = (scores.max() - scores.min()).item()
+        if spread < 0.1:
+            scores = (scores - scores.min()) / (spread + 1e-6)
+        return scores
+def xport_example():
+    return Calibrate(), (torch.randn(5) * 3,)
+def xport_inputs():
+    return [(torch.full((5,), 0.2) + torch.arange(5) * 0.01,)]
+""")
+
+# -- decoders and iterative refinement ---------------------------------------------------------
+
+snippet("decoder_until_finished", """
+import torch
+class Decode(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = torch.nn.Linear(4, 4)
+        self.head = torch.nn.Linear(4, 3)
+    def forward(self, h):
+        finished = torch.zeros(h.shape[0], dtype=torch.bool)
+        while not finished.all():
+            h = torch.tanh(self.cell(h))
+            finished = finished | (self.head(h).argmax(-1) == 0) | (h.abs().sum(-1) < 10)
+        return h
+def xport_example():
+    torch.manual_seed(0)
+    return Decode(), (torch.randn(2, 4),)
+def xport_inputs():
+    return [(torch.randn(2, 4) * 3,)]
+""")
+
+snippet("decoder_bounded_steps", """
+import torch
+class Bounded(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = torch.nn.Linear(4, 4)
+    def forward(self, h, tol):
+        step = 0
+        delta = torch.ones(())
+        while delta > tol and step < 8:
+            new = torch.tanh(self.cell(h))
+            delta = (new - h).abs().max()
+            h = new
+            step += 1
+        return h
+def xport_example():
+    torch.manual_seed(0)
+    return Bounded(), (torch.randn(2, 4), torch.tensor(0.01))
+def xport_inputs():
+    return [(torch.randn(2, 4), torch.tensor(10.0)), (torch.randn(2, 4), torch.tensor(0.0))]
+""")
+
+snippet("decoder_max_len_return", """
+import torch
+class Step(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.max_len = 4
+        self.cell = torch.nn.Linear(4, 4)
+    def forward(self, h, cur_len):
+        if cur_len.item() >= self.max_len:
+            return h
+        return torch.tanh(self.cell(h))
+def xport_example():
+    torch.manual_seed(0)
+    return Step(), (torch.randn(2, 4), torch.tensor(1))
+def xport_inputs():
+    return [(torch.randn(2, 4), torch.tensor(6))]
+""")
+
+snippet("refine_until_converged", """
+import torch
+class FixedPoint(torch.nn.Module):
+    def forward(self, x):
+        y = x.clone()
+        delta = torch.ones(())
+        while delta > 1e-4:
+            new = torch.cos(y)
+            delta = (new - y).abs().max()
+            y = new
+        return y
+def xport_example():
+    return FixedPoint(), (torch.rand(3),)
+def xport_inputs():
+    return [(torch.zeros(3),)]
+""")
+
+snippet("refine_n_iterations_tensor", """
+import torch
+class Iterate(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.update = torch.nn.Linear(4, 4)
+    def forward(self, x, iterations):
+        n = iterations.item()
+        for i in range(n):
+            x = x + 0.1 * torch.tanh(self.update(x)) * (i + 1)
+        return x
+def xport_example():
+    torch.manual_seed(0)
+    return Iterate(), (torch.randn(2, 4), torch.tensor(2))
+def xport_inputs():
+    return [(torch.randn(2, 4), torch.tensor(0)), (torch.randn(2, 4), torch.tensor(5))]
+""")
+
+# -- recurrent loops and shapes under dynamic_shapes ---------------------------------------------
+
+snippet("rnn_final_state_dynamic_seq", """
+import torch
+from torch.export import Dim
+class Rnn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ih = torch.nn.Linear(3, 4)
+        self.hh = torch.nn.Linear(4, 4)
+    def forward(self, x):
+        h = torch.zeros(x.shape[0], 4)
+        for t in range(x.size(1)):
+            h = torch.tanh(self.ih(x[:, t]) + self.hh(h))
+        return h
+def xport_example():
+    torch.manual_seed(0)
+    return {"model": Rnn(), "args": (torch.randn(2, 5, 3),), "dynamic_shapes": ({1: Dim("seq")},)}
+def xport_inputs():
+    return [(torch.randn(2, 9, 3),), (torch.randn(2, 2, 3),)]
+""")
+
+snippet("rnn_per_step_outputs", """
+import torch
+from torch.export import Dim
+class Tagger(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = torch.nn.RNNCell(3, 4)
+    def forward(self, x):
+        h = torch.zeros(x.shape[0], 4)
+        outputs = []
+        for t in range(x.size(1)):
+            h = self.cell(x[:, t], h)
+            outputs.append(h)
+        return torch.stack(outputs, 1)
+def xport_example():
+    torch.manual_seed(0)
+    return {"model": Tagger(), "args": (torch.randn(2, 5, 3),), "dynamic_shapes": ({1: Dim("seq")},)}
+def xport_inputs():
+    return [(torch.randn(2, 8, 3),), (torch.randn(2, 2, 3),)]
+""")
+
+snippet("per_item_comprehension_dynamic_batch", """
+import torch
+from torch.export import Dim
+class PerItem(torch.nn.Module):
+    def forward(self, x):
+        return torch.stack([x[i] * 2 + 1 for i in range(x.shape[0])])
+def xport_example():
+    return {"model": PerItem(), "args": (torch.randn(4, 3),), "dynamic_shapes": ({0: Dim("batch")},)}
+def xport_inputs():
+    return [(torch.randn(7, 3),), (torch.randn(2, 3),)]
+""")
+
+snippet("truncate_long_sequences", """
+import torch
+from torch.export import Dim
+class Truncate(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.max_len = 8
+    def forward(self, x):
+        if x.shape[1] > self.max_len:
+            x = x[:, : self.max_len]
+        return x.sum(1)
+def xport_example():
+    return {"model": Truncate(), "args": (torch.randn(2, 5, 3),), "dynamic_shapes": ({1: Dim("seq")},)}
+def xport_inputs():
+    return [(torch.randn(2, 12, 3),), (torch.randn(2, 3, 3),)]
+""")
+
+snippet("pad_odd_length", """
+import torch
+from torch.export import Dim
+class PadEven(torch.nn.Module):
+    def forward(self, x):
+        if x.size(1) % 2 == 1:
+            x = torch.nn.functional.pad(x, (0, 0, 0, 1))
+        return x.reshape(x.shape[0], -1, 2, x.shape[2]).mean(2)
+def xport_example():
+    return {"model": PadEven(), "args": (torch.randn(2, 5, 3),), "dynamic_shapes": ({1: Dim("seq")},)}
+def xport_inputs():
+    return [(torch.randn(2, 6, 3),), (torch.randn(2, 9, 3),)]
+""")
+
+snippet("batch_sizes_must_match", """
+import torch
+from torch.export import Dim
+class Contrastive(torch.nn.Module):
+    def forward(self, image, text):
+        if image.shape[0] != text.shape[0]:
+            raise ValueError("one caption per image")
+        return image @ text.T
+def xport_example():
+    return {
+        "model": Contrastive(),
+        "args": (torch.randn(3, 8), torch.randn(3, 8)),
+        "dynamic_shapes": {"image": {0: Dim("images")}, "text": {0: Dim("captions")}},
+    }
+def xport_inputs():
+    return [(torch.randn(6, 8), torch.randn(6, 8))]
+""")
+
+# -- more prints, warnings and validation --------------------------------------------------------
+
+snippet("print_percent_format", """
+import torch
+class Trace(torch.nn.Module):
+    def forward(self, x):
+        out = x.softmax(-1)
+        print("entropy %.4f" % -(out * out.log()).sum().item())
+        return out
+def xport_example():
+    return Trace(), (torch.randn(5),)
+def xport_inputs():
+    return []
+""")
+
+snippet("warn_with_formatted_value", """
+import warnings
+import torch
+class Guarded(torch.nn.Module):
+    def forward(self, x):
+        warnings.warn(f"input scale {x.abs().max().item():.1f}")
+        return x / (x.abs().max() + 1)
+def xport_example():
+    return Guarded(), (torch.randn(4),)
+def xport_inputs():
+    return []
+""")
+
+snippet("debug_print_every_step", """
+import torch
+class Logged(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.verbose = True
+    def forward(self, x, step):
+        if self.verbose and step.item() % 100 == 0:
+            print("step", step.item())
+        return x + 1
+def xport_example():
+    return Logged(), (torch.randn(3), torch.tensor(200))
+def xport_inputs():
+    return [(torch.randn(3), torch.tensor(7))]
+""")
+
+snippet("assert_finite_loss_message", """
+import torch
+class Loss(torch.nn.Module):
+    def forward(self, pred, target):
+        loss = (pred - target).abs().mean()
+        assert torch.isfinite(loss), f"non-finite loss {loss.item():.3f}"
+        return loss
+def xport_example():
+    return Loss(), (torch.randn(4), torch.randn(4))
+def xport_inputs():
+    return [(torch.full((4,), float("inf")), torch.zeros(4))]
+""")
+
+snippet("validate_optional_mask", """
+import torch
+class Attend(torch.nn.Module):
+    def forward(self, scores, attention_mask=None):
+        if attention_mask is not None and (attention_mask.sum(-1) == 0).any():
+            raise ValueError("a row attends to nothing")
+        if attention_mask is not None:
+            scores = scores.masked_fill(attention_mask == 0, -1e4)
+        return scores.softmax(-1)
+def xport_example():
+    return Attend(), (torch.randn(2, 3), torch.ones(2, 3))
+def xport_inputs():
+    return [(torch.randn(2, 3), torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 1.0]]))]
+""")
+
+snippet("validate_token_budget", """
+import torch
+class Budget(torch.nn.Module):
+    def forward(self, ids, budget):
+        used = (ids != 0).sum()
+        if used > budget:
+            raise ValueError("over the token budget")
+        return ids * 1
+def xport_example():
+    return Budget(), (torch.tensor([[1, 2, 0]]), torch.tensor(5))
+def xport_inputs():
+    return [(torch.tensor([[1, 0, 0]]), torch.tensor(1))]
+""")

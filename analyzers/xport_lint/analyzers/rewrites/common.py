@@ -107,7 +107,9 @@ class Usage(cst.CSTVisitor):
             name = func.attr.value
             if name.endswith("_") and not name.startswith("_"):
                 self._flag(f"it mutates a tensor in place (`{name}`)")
-            elif name in ("append", "extend", "update", "pop", "insert", "register_buffer"):
+            elif name in ("append", "extend", "update", "pop", "insert", "register_buffer") and not (
+                isinstance(func.value, cst.Name) and func.value.value == "self" and name != "register_buffer"
+            ):  # `self.update(x)` calls a submodule
                 self._flag(f"it mutates a container (`{name}`)")
 
     def visit_Return(self, node: cst.Return) -> None:

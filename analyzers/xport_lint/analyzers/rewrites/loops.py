@@ -16,6 +16,14 @@ from .export_calls import sized_dim
 from .predicates import data_bindings, tensor_predicate
 
 
+def _carried(func: cst.FunctionDef, node: cst.CSTNode, stored: Sequence[str]) -> list[str]:
+    """The names a loop assigns that outlive one step: bound before the loop (the next step or
+    later code reads them) or read after it. The rest are temporaries of the step function."""
+    before = bound_before(func, node)
+    after = set(usage_of([func.body], skip=node).loaded)
+    return [n for n in stored if n in before or n in after]
+
+
 def _carry_problem(
     flow: FunctionFlow, carried: Sequence[str], available: Sequence[str], counters: Sequence[str] = ()
 ) -> str | None:
@@ -92,13 +100,13 @@ class _Sized(cst.CSTVisitor):
     def within(cls, stmts: Sequence[cst.CSTNode], counter: str) -> bool:
         finder = cls(counter)
         for stmt in stmts:
-            visit(stmt, finder)
+            stmt.visit(finder)  # libcst's walk: the depth is kept in `leave_` methods
         return finder.found
 
     def visit_Subscript(self, node: cst.Subscript) -> bool:
         if _counter_dim(node, self.counter) is None:
             return True
-        visit(node.value, self)
+        node.value.visit(self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -106,7 +114,7 @@ class _Sized(cst.CSTVisitor):
             self.found = True
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        visit(node.value, self)
+        node.value.visit(self)
         return False
 
     def visit_SubscriptElement(self, node: cst.SubscriptElement) -> None:
@@ -168,7 +176,7 @@ def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Whil
     predicate = tensor_predicate(flow, node.test, [*counters, *bound])
     if predicate is None:
         return Rewrite(reason="the condition tests no tensor")
-    carried = usage.stored
+    carried = _carried(func, node, usage.stored)
     problem = _carry_problem(flow, carried, bound_before(func, node), counters)
     if problem:
         return Rewrite(reason=problem)
@@ -202,7 +210,7 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
     if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock) or not isinstance(node.target, cst.Name):
         return Rewrite(reason="the loop has an `else`, is written on one line or unpacks its target")
     count = node.iter.args[0].value
-    bound = data_bindings(flow, func, [node])
+    bound = data_bindings(flow, func, [node], exempt=count)
     limit = tensor_predicate(flow, count, bound)
     if limit is None:
         return Rewrite(reason=f"`{code_of(count)}` is not a number read from a tensor")
@@ -220,7 +228,7 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
     if _Sized.within(body, counter):
         return Rewrite(reason=f"the loop variable `{counter}` is used as a size or an index other than `x[{counter}]`")
     body = [stmt.visit(_IndexAt(counter)) for stmt in body]
-    carried = usage.stored
+    carried = _carried(func, node, usage.stored)
     problem = _carry_problem(flow, carried, bound_before(func, node))
     if problem:
         return Rewrite(reason=problem)
@@ -290,7 +298,7 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
         return Rewrite(reason=f"`{counter}` is used other than as `{tensor}[{':, ' * dim}{counter}]`")
     if tensor in after.stored:
         return Rewrite(reason=f"the loop reassigns `{tensor}`")
-    carried = after.stored
+    carried = _carried(func, node, after.stored)
     problem = _carry_problem(flow, carried, bound_before(func, node))
     if problem:
         return Rewrite(reason=problem)

@@ -17,9 +17,8 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from ..dataflow import FunctionFlow, is_tensor_like
+from ..dataflow import FunctionFlow, Kind, is_tensor_like
 from ..positions import code_of
-from ..walk import visit
 
 #: calls whose result is already a bool tensor: `bool(...)` around them is dropped
 _BOOLEAN_METHODS = frozenset({
@@ -106,15 +105,16 @@ class _Reads(cst.CSTVisitor):
     read as a size or an index (`x[:, :n]`, `x.view(n)`, `range(n)`): a tensor cannot stand in
     for the number there."""
 
-    def __init__(self) -> None:
+    def __init__(self, exempt: cst.CSTNode | None = None) -> None:
         self.names: dict[str, list[cst.Name]] = {}
         self.bindings: dict[str, list[cst.Assign]] = {}
         self.sizes: set[str] = set()
+        self.exempt = exempt
         self._depth = 0
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.setdefault(node.value, []).append(node)
-        if self._depth:
+        if self._depth and node is not self.exempt:
             self.sizes.add(node.value)
 
     def visit_SubscriptElement(self, node: cst.SubscriptElement) -> None:
@@ -136,19 +136,24 @@ class _Reads(cst.CSTVisitor):
 
 
 def data_bindings(
-    flow: FunctionFlow, func: cst.FunctionDef, within: Iterable[cst.CSTNode]
+    flow: FunctionFlow, func: cst.FunctionDef, within: Iterable[cst.CSTNode], exempt: cst.CSTNode | None = None
 ) -> dict[str, tuple[cst.Call, cst.BaseExpression]]:
     """Names bound once in `func` to a number read from a tensor (`n = t.item()`, `n = int(t)`)
     and read only inside `within` (the code being rewritten): name -> (the conversion call, the
     tensor expression to bind instead). Binding the tensor lets the rewrite use it as a tensor
-    (a predicate, an operand) where the number would be a guard on data."""
-    everything = _Reads()
-    visit(func.body, everything)
-    inside = _Reads()
+    (a predicate, an operand) where the number would be a guard on data. `exempt`: the one read
+    the rewrite itself replaces (the `n` of `range(n)`)."""
+    inside = _Reads(exempt)
     for node in within:
-        visit(node, inside)
+        node.visit(inside)  # libcst's walk: the visitor counts depth in `leave_` methods
+    candidates = [n for n in inside.names if (v := flow.env.get(n)) is not None and v.has(Kind.DATA)]
+    if not candidates:
+        return {}
+    everything = _Reads()
+    func.body.visit(everything)
     out = {}
-    for name, nodes in inside.names.items():
+    for name in candidates:
+        nodes = inside.names[name]
         binds = everything.bindings.get(name, [])
         if len(binds) != 1 or name in inside.bindings or name in inside.sizes or len(binds[0].targets) != 1:
             continue

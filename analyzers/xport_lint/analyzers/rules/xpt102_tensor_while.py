@@ -30,11 +30,14 @@ class TensorWhile(ConditionRule, Rule):
     number of iterations with a `torch.where` mask.
 
     ## Fix safety
-    Unsafe. A loop that carries only tensors becomes `cond_fn`/`body_fn` and one
-    `torch.while_loop` call, carrying the names the body assigns. The assumption: the carried
-    tensors keep their shapes and dtypes from one iteration to the next, as `torch.while_loop`
-    requires. No fix, and the diagnostic says why, when the body mutates, breaks, returns,
-    carries a Python value (a step counter) or the condition mixes tests with `and`/`or`.
+    Unsafe. The loop becomes `cond_fn`/`body_fn` and one `torch.while_loop` call, carrying the
+    names the body assigns that outlive a step (the rest stay local to `body_fn`). An integer
+    step counter (`steps += 1`) is carried as an int64 tensor (`torch.tensor(steps)`), and
+    `a and b` in the condition becomes `torch.logical_and` (measured on torch 2.13: exports in
+    both modes and equals eager). The assumption: the carried tensors keep their shapes and
+    dtypes from one iteration to the next, as `torch.while_loop` requires, and the counter is
+    read as a tensor after the loop. No fix, and the diagnostic says why, when the body
+    mutates, breaks, returns, or carries another Python value.
 
     ## Modes
     Error in both modes (torch 2.13).
@@ -115,7 +118,27 @@ class TensorWhile(ConditionRule, Rule):
                     return h
             def xport_example():
                 return Decoder(), (torch.randn(1, 4), torch.tensor(3))
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Decoder(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.step = torch.nn.Linear(4, 4)
+                def forward(self, h, eos):
+                    steps = 0
+                    def cond_fn(h, steps):  # expect: XPT102
+                        return torch.logical_and((h.argmax(-1) != eos).any(), steps < 8)
+                    def body_fn(h, steps):
+                        h = self.step(h)
+                        steps = steps + 1
+                        return (h, steps)
+                    (h, steps) = torch.while_loop(cond_fn, body_fn, (h, torch.tensor(steps)))
+                    return h
+            def xport_example():
+                return Decoder(), (torch.randn(1, 4), torch.tensor(3))
+            """,
+            other_args="(torch.randn(1, 4), torch.tensor(0))",
         ),
         Invalid(
             """

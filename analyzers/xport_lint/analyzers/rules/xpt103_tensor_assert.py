@@ -4,6 +4,7 @@ import libcst as cst
 
 from ..model import Applicability, Severity
 from ..report import FixProposal
+from ..rewrites.predicates import tensor_predicate
 from ..rule import Invalid, Rule, Valid
 from ._conditions import Condition, classify, short
 
@@ -34,7 +35,8 @@ class TensorAssert(Rule):
 
     ## Fix safety
     Unsafe: the assertion stays in the exported graph, but it raises a `RuntimeError` instead of
-    an `AssertionError`, and it still runs under `python -O`.
+    an `AssertionError`, and it still runs under `python -O`. A message that is not a plain
+    string (an f-string of values) is dropped: tracing would compute it.
 
     ## Modes
     Error in non-strict export; not reported in strict export, which handles it.
@@ -49,8 +51,11 @@ class TensorAssert(Rule):
     def visit_Assert(self, node: cst.Assert) -> None:
         if classify(self.ctx.value(node.test)) is not Condition.TENSOR:
             return
-        args = [cst.Arg(node.test)]
-        if node.msg is not None:
+        test = tensor_predicate(self.ctx.flow, node.test) if self.ctx.flow is not None else None
+        args = [cst.Arg(test or node.test)]
+        # a message that formats values would be computed while tracing (`f"{loss.item():.3f}"`
+        # fails non-strict export itself): only a literal message is kept
+        if isinstance(node.msg, (cst.SimpleString, cst.ConcatenatedString)):
             args.append(cst.Arg(node.msg))
         call = cst.Call(cst.parse_expression("torch._assert_async"), args)
         fix = FixProposal(
