@@ -331,19 +331,39 @@ class Sizes:
     """The input dimensions a size expression of one `forward` reads, and its value for given
     sizes. Names assigned once are followed (`seq_len = x.size(1)`, `b, s, _ = x.shape`)."""
 
-    def __init__(self, func: cst.FunctionDef, leaves: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, func: cst.FunctionDef, leaves: frozenset[str] = frozenset(), constants: dict[str, int] | None = None
+    ) -> None:
         """`leaves`: names whose value `evaluate` takes from its table (a Python number read
-        from data, bounded by `torch._check`) instead of following their assignment."""
+        from data, bounded by `torch._check`) instead of following their assignment.
+        `constants`: `self.x` integers the class's `__init__` sets (see `init_constants`)."""
         self.leaves = leaves
+        self.constants = constants or {}
         params = [p for p in func.params.params if p.name.value not in ("self", "cls")]
         self.positions = {p.name.value: i for i, p in enumerate(params)}
         self.unpacked: dict[str, tuple[cst.BaseExpression, int]] = {}
         assigned: dict[str, list[cst.BaseExpression]] = {}
         bound_otherwise: set[str] = set()  # by `+=`, a loop, `with ... as`: not one plain value
-        for stmt in _statements(func.body):
+        #: where each test sits in source order, and where each input is first rebound (`x =
+        #: pad(x)`): a test before that reads the input itself
+        self._order: dict[int, int] = {}
+        self._first_rebound: dict[str, int] = {}
+        in_loops: set[int] = set()
+        for index, stmt in enumerate(_statements(func.body)):
+            if isinstance(stmt, (cst.If, cst.While)):
+                self._order.update((id(node), index) for node in _walk(stmt.test))
+            if isinstance(stmt, (cst.For, cst.While)):
+                in_loops.update(id(inner) for inner in _statements(stmt.body))
+                if isinstance(stmt, cst.For):
+                    self._order.update((id(node), index) for node in _walk(stmt.iter))
             if isinstance(stmt, cst.Assign):
                 for target in stmt.targets:
                     self._note(target.target, stmt.value, assigned)
+                    for name in _target_names(target.target):
+                        if name in self.positions and id(stmt) not in in_loops:
+                            self._first_rebound.setdefault(name, index)
+                        elif name in self.positions:
+                            bound_otherwise.add(name)
             elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
                 if isinstance(stmt.target, cst.Name):
                     bound_otherwise.add(stmt.target.value)
@@ -353,6 +373,16 @@ class Sizes:
         self.reassigned = frozenset(
             name for name, values in assigned.items() if name in self.positions or len(values) > 1
         ) | bound_otherwise
+        self._at: int | None = None
+
+    def _input(self, tensor: str | None) -> bool:
+        """Whether `tensor` still names the `forward` input where the current test reads it."""
+        if tensor is None or tensor not in self.positions:
+            return False
+        if tensor not in self.reassigned:
+            return True
+        first = self._first_rebound.get(tensor)
+        return first is not None and self._at is not None and self._at < first
 
     def _note(
         self, target: cst.BaseExpression, value: cst.BaseExpression, assigned: dict[str, list[cst.BaseExpression]]
@@ -370,7 +400,11 @@ class Sizes:
     def refs(self, expr: cst.BaseExpression) -> list[SizeRef] | None:
         """Every input dimension `expr` reads; None when it reads a size this cannot place."""
         out: list[SizeRef] = []
-        return out if self._collect(expr, out, 0) else None
+        self._at = self._order.get(id(expr))
+        try:
+            return out if self._collect(expr, out, 0) else None
+        finally:
+            self._at = None
 
     def _collect(self, expr: cst.BaseExpression, out: list[SizeRef], depth: int) -> bool:
         if depth > 16:
@@ -379,7 +413,7 @@ class Sizes:
         if ref is not None:
             out.append(ref)
             return True
-        if isinstance(expr, (cst.Integer, cst.Float)):
+        if isinstance(expr, (cst.Integer, cst.Float)) or self._constant(expr) is not None:
             return True
         if isinstance(expr, cst.Name):
             if expr.value in self.unpacked and expr.value not in self.reassigned:
@@ -401,7 +435,7 @@ class Sizes:
     def _unpacked_ref(self, name: str, out: list[SizeRef]) -> bool:
         value, index = self.unpacked[name]
         tensor = _shape_of(value)
-        if tensor is None or tensor not in self.positions or tensor in self.reassigned:
+        if tensor is None or not self._input(tensor):
             return False
         out.append((tensor, self.positions[tensor], index))
         return True
@@ -420,9 +454,14 @@ class Sizes:
             elif isinstance(func, cst.Name) and func.value == "len" and len(expr.args) == 1:
                 inner = expr.args[0].value
                 tensor, index = (inner.value if isinstance(inner, cst.Name) else None), 0
-        if tensor is None or index is None or index < 0 or tensor not in self.positions or tensor in self.reassigned:
+        if index is None or index < 0 or not self._input(tensor):
             return None
-        return tensor, self.positions[tensor], index
+        return tensor, self.positions[tensor], index  # type: ignore[index]
+
+    def _constant(self, expr: cst.BaseExpression) -> int | None:
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return self.constants.get(expr.attr.value)
+        return None
 
     def leaves_read(self, expr: cst.BaseExpression, depth: int = 0) -> set[str] | None:
         """The `leaves` names `expr` reads, following single assignments (None: it reads
@@ -462,8 +501,17 @@ class Sizes:
         where this cannot compute it."""
         if depth > 16:
             return None
+        if depth == 0:
+            self._at = self._order.get(id(expr))
+            try:
+                return self.evaluate(expr, sizes, 1)
+            finally:
+                self._at = None
         if isinstance(expr, cst.Name) and expr.value in self.leaves:
             return sizes.get(expr.value)
+        constant = self._constant(expr)
+        if constant is not None:
+            return constant
         ref = self.ref(expr)
         if ref is not None:
             return sizes.get(ref)
@@ -538,6 +586,42 @@ def _statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
             if isinstance(child, (cst.BaseSuite, cst.BaseStatement, cst.BaseSmallStatement, cst.Else,
                                   cst.ExceptHandler, cst.Finally)):
                 stack.append(child)
+
+
+def _target_names(target: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_names(target.value)
+
+
+def init_constants(cls: cst.ClassDef) -> dict[str, int]:
+    """`self.x` set once in `__init__` to an integer literal, or to an argument whose default is
+    one (`max_len=512`: the model built with defaults, as an export example builds it)."""
+    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None:
+        return {}
+    defaults = {
+        p.name.value: int(p.default.evaluated_value)
+        for p in [*init.params.params, *init.params.kwonly_params]
+        if isinstance(p.default, cst.Integer)
+    }
+    found: dict[str, list[int | None]] = {}
+    for stmt in _statements(init.body):
+        targets = stmt.targets if isinstance(stmt, cst.Assign) else []
+        for target in targets:
+            t = target.target
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                value = stmt.value  # type: ignore[union-attr]
+                number = (
+                    int(value.evaluated_value) if isinstance(value, cst.Integer)
+                    else defaults.get(value.value) if isinstance(value, cst.Name) else None
+                )
+                found.setdefault(t.attr.value, []).append(number)
+    return {name: values[0] for name, values in found.items() if len(values) == 1 and values[0] is not None}
 
 
 def _names_bound(stmt: cst.For | cst.With) -> Iterator[str]:

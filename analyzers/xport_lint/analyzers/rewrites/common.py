@@ -40,15 +40,15 @@ class Usage(cst.CSTVisitor):
     """Names a piece of code reads and binds, and the first thing in it that a traced branch
     or loop body cannot contain (the reason a rewrite would not be faithful)."""
 
-    def __init__(self, skip: cst.CSTNode | None = None) -> None:
-        self.skip = skip
+    def __init__(self, skip: cst.CSTNode | Sequence[cst.CSTNode] | None = None) -> None:
+        self.skip = {id(n) for n in (skip if isinstance(skip, Sequence) else [skip] if skip else [])}
         self.loaded: list[str] = []
         self.stored: list[str] = []
         self.problem: str | None = None
         self.returns = False
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        return node is not self.skip and super().on_visit(node)
+        return id(node) not in self.skip and super().on_visit(node)
 
     def _flag(self, problem: str) -> None:
         self.problem = self.problem or problem
@@ -137,7 +137,7 @@ class Usage(cst.CSTVisitor):
         self._flag("it deletes names")
 
 
-def usage_of(nodes: Iterable[cst.CSTNode], skip: cst.CSTNode | None = None) -> Usage:
+def usage_of(nodes: Iterable[cst.CSTNode], skip: cst.CSTNode | Sequence[cst.CSTNode] | None = None) -> Usage:
     usage = Usage(skip)
     for node in nodes:
         visit(node, usage)
@@ -171,6 +171,18 @@ class BoundBefore(cst.CSTVisitor):
         if isinstance(node, cst.For):
             self.usage._store(node.target)
         return True
+
+
+def enclosing_loop(func: cst.FunctionDef, node: cst.CSTNode) -> cst.For | cst.While | None:
+    """The loop whose body holds `node` directly (not inside a nested block), or None."""
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.For, cst.While)) and isinstance(current.body, cst.IndentedBlock):
+            if any(stmt is node for stmt in current.body.body):
+                return current
+        stack.extend(c for c in children(current) if not isinstance(c, cst.BaseExpression))
+    return None
 
 
 def parent_block(func: cst.FunctionDef, node: cst.CSTNode) -> tuple[Sequence[cst.BaseStatement], int] | None:

@@ -20,6 +20,7 @@ from .common import (
     clone_returns,
     comment_of,
     effects_only,
+    enclosing_loop,
     ends_in_return,
     function_def,
     guard_rewrite,
@@ -43,10 +44,15 @@ class _Arm:
 class _Lowering:
     """One `if`/`elif`/`else` chain in one traced function, lowered to `torch.cond`."""
 
-    def __init__(self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.If, bound: Sequence[str] = ()) -> None:
+    def __init__(
+        self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.If, bound: Sequence[str] = (),
+        replaced: Sequence[cst.CSTNode] = (),
+    ) -> None:
         self.flow = flow
         self.func = func
         self.node = node
+        #: the statements the rewrite replaces (the `if`, and what follows it when it joins a branch)
+        self.replaced = [node, *replaced]
         #: numbers read from tensors that the fix binds as the tensors themselves
         self.bound = set(bound)
 
@@ -56,7 +62,7 @@ class _Lowering:
 
     @cached_property
     def used_after(self) -> set[str]:
-        return set(usage_of([self.func.body], skip=self.node).loaded)
+        return set(usage_of([self.func.body], skip=self.replaced).loaded)
 
     def tensor(self, name: str) -> bool:
         if name in self.bound:
@@ -125,6 +131,13 @@ class _Lowering:
         return [*functions, last]
 
 
+def _only_continue(body: Sequence[cst.BaseStatement]) -> bool:
+    return (
+        len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine)
+        and len(body[0].body) == 1 and isinstance(body[0].body[0], cst.Continue)
+    )
+
+
 def _arms(node: cst.If) -> tuple[list[_Arm], list[cst.BaseStatement], str] | str:
     arms: list[_Arm] = []
     current: cst.If | None = node
@@ -156,11 +169,20 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
     bodies = [arm.body for arm in arms]
     if all(effects_only(b) for b in [*bodies, orelse]):
         return guard_rewrite(node)
+    last: cst.CSTNode = node
+    within: list[cst.CSTNode] = [node]
+    if len(arms) == 1 and not orelse and _only_continue(bodies[0]):
+        # `if skip: continue` then the rest of the loop's step: the rest is the other branch
+        loop = enclosing_loop(func, node)
+        rest = list(block[index + 1 :])
+        if loop is None or not rest:
+            return Rewrite(reason="the branch only `continue`s, and nothing follows it in the loop")
+        bodies, orelse, last = [[]], rest, rest[-1]
+        arms = [_Arm(arms[0].test, [], arms[0].comment)]
+        within += rest
     problem = usage_of([*(s for b in bodies for s in b), *orelse]).problem
     if problem:
         return Rewrite(reason=f"a torch.cond branch must be pure, and {problem}")
-    last: cst.CSTNode = node
-    within: list[cst.CSTNode] = [node]
     returns = any(usage_of(b).returns for b in bodies) or usage_of(orelse).returns
     if returns and not orelse:
         # `if ...: return a` falling through to the function's final `return b`
@@ -170,7 +192,7 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
         orelse, last = rest, rest[-1]
         within += rest
     bound = data_bindings(flow, func, within)
-    lowering = _Lowering(flow, func, node, list(bound))
+    lowering = _Lowering(flow, func, node, list(bound), within[1:])
     results: list[str] | str | None = None
     if returns:
         if not all(ends_in_return(b) for b in [*bodies, orelse]):

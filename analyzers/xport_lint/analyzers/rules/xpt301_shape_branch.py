@@ -7,6 +7,7 @@ from ..report import FixProposal
 from ..rewrites import Rewrite
 from ..rule import Invalid, Rule, Valid
 from ..shapes import Verdict, judge_branch
+from ..walk import iter_nodes
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
 
@@ -109,7 +110,25 @@ class ShapeBranch(ConditionRule, Rule):
         # keeping both sides with torch.cond only matters where sizes are dynamic
         if not self.ctx.mentions("dynamic_shapes"):
             return None
+        sliced = self._slices_tested_size(node)
+        if sliced:
+            return Rewrite(reason=f"a branch slices `{sliced}` along the size it tests, which guards that size "
+                                  "again inside torch.cond (measured: ConstraintViolationError)")
         return branch_rewrite(self.ctx, node)
+
+    def _slices_tested_size(self, node: cst.CSTNode) -> str | None:
+        """`x[:, :n]` in a branch on `x.shape[1]`: the name of the sliced input, or None."""
+        sizes = self.ctx.sizes()
+        if not isinstance(node, cst.If) or sizes is None:
+            return None
+        tested = {(name, dim) for name, _, dim in sizes.refs(node.test) or []}
+        for inner in iter_nodes(node.body):
+            if isinstance(inner, cst.Subscript) and isinstance(inner.value, cst.Name):
+                for dim, element in enumerate(inner.slice):
+                    bounded = isinstance(element.slice, cst.Slice) and (element.slice.lower or element.slice.upper)
+                    if bounded and (inner.value.value, dim) in tested:
+                        return inner.value.value
+        return None
 
     VALID = [
         Valid(
