@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import libcst as cst
 
 from ..dataflow import FunctionFlow, is_tensor_like
 from ..model import Applicability
+from ..names import dotted
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
-from ..walk import visit
+from ..walk import iter_nodes, visit
 from .common import Rewrite, bound_before, comment_of, function_def, statement_of, strip_leading, tuple_text, usage_of
 from .export_calls import sized_dim
 from .predicates import data_bindings, tensor_predicate
@@ -283,6 +285,10 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
     tensor, dim = sized
     counter = node.target.value
     body = list(node.body.body)
+    collected = _collected(func, node, body)
+    if isinstance(collected, str):
+        return Rewrite(reason=collected)
+    body = [stmt for stmt in body if not any(stmt is c.statement for c in collected)]
     usage = usage_of(body)
     if usage.problem or usage.returns:
         return Rewrite(reason=f"a scan step must be pure, and {usage.problem or 'it returns'}")
@@ -305,25 +311,150 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
     one = len(carried) == 1
     state = carried[0] if one else f"({', '.join(carried)})"
     unpack = [] if one else [statement_of(f"{', '.join(carried)} = carry")]
+    # a step's output may not alias its carry or its slice (measured): those are cloned
+    outputs = [
+        f"{code_of(c.value)}.clone()" if isinstance(c.value, cst.Name) and c.value.value in {*carried, name}
+        else code_of(c.value)
+        for c in collected
+    ]
+    ys = "()" if not collected else outputs[0] if len(collected) == 1 else f"({', '.join(outputs)})"
+    stacked = "_" if not collected else collected[0].name if len(collected) == 1 else (
+        f"({', '.join(c.name for c in collected)})"
+    )
     lowered = [
         function_def(
             "step_fn",
             [carried[0] if one else "carry", name],
-            [*unpack, *strip_leading(sliced), statement_of(f"return {state}, ()")],
+            [*unpack, *strip_leading(sliced), statement_of(f"return {state}, {ys}")],
             comment_of(node.body),
         ),
-        statement_of(f"{state}, _ = torch._higher_order_ops.scan(step_fn, {state}, {tensor}, dim={dim})"),
+        statement_of(f"{state}, {stacked} = torch._higher_order_ops.scan(step_fn, {state}, {tensor}, dim={dim})"),
     ]
+    # scan stacks the outputs on the dimension it scans (measured); `torch.stack(outputs, d)` on `d`
+    restacked = tuple(
+        (c.stack, cst.parse_expression(c.name if c.dim == str(dim) else f"{c.name}.movedim({dim}, {c.dim})"))
+        for c in collected
+    )
     return Rewrite(
         fix=FixProposal(
             "Rewrite as a scan over the dimension (torch's prototype `scan` op; assumes the carried "
             "tensors keep their shapes)",
             Applicability.UNSAFE,
-            (),
+            restacked,
             imports=("torch",),
             blocks=(BlockReplacement(node, node, tuple(lowered)),),
         )
     )
 
 
+@dataclass(frozen=True)
+class _Collected:
+    """`outputs.append(value)` in a loop step, `outputs = []` before and `torch.stack(outputs, dim)`
+    after: the per-step outputs a scan stacks itself."""
+
+    name: str
+    value: cst.BaseExpression
+    statement: cst.BaseStatement
+    stack: cst.Call
+    dim: str
+
+
+def _collected(func: cst.FunctionDef, loop: cst.For, body: Sequence[cst.BaseStatement]) -> list[_Collected] | str:
+    """The per-step outputs of `loop` (see `_Collected`), or why a list it fills is no scan output."""
+    out = []
+    for stmt in body:
+        only = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if not isinstance(only, cst.Expr):
+            continue
+        call = only.value
+        if not (
+            isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
+            and isinstance(call.func.value, cst.Name) and len(call.args) == 1
+        ):
+            continue
+        name = call.func.value.value
+        reads = [n for n in iter_nodes(func.body) if isinstance(n, cst.Name) and n.value == name]
+        stacks = [
+            n for n in iter_nodes(func.body)
+            if isinstance(n, cst.Call) and dotted(n.func) == "torch.stack" and n.args
+            and isinstance(n.args[0].value, cst.Name) and n.args[0].value.value == name
+        ]
+        empty = [
+            n for n in iter_nodes(func.body)
+            if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name)
+            and n.targets[0].target.value == name and isinstance(n.value, cst.List) and not n.value.elements
+        ]
+        # the list's name: bound to [] once, appended once, stacked once, nothing else
+        if len(stacks) != 1 or len(empty) != 1 or len(reads) != 3:
+            return f"the loop fills `{name}`, which is not only `{name} = []` then `torch.stack({name}, dim)`"
+        dims = [a.value for a in stacks[0].args[1:] if a.keyword is None or a.keyword.value == "dim"]
+        dim = code_of(dims[0]) if dims else "0"
+        out.append(_Collected(name, call.args[0].value, stmt, stacks[0], dim))
+    return out
+
+
 # -- torch._check for validation branches -----------------------------------------------------
+
+
+#: functions and methods that act on each element alone: applied to the whole tensor they give
+#: the per-row results stacked (what `torch.stack([f(x[i]) for i in range(len(x))])` builds)
+_ELEMENTWISE = frozenset({
+    "abs", "add", "ceil", "clamp", "clip", "cos", "div", "erf", "exp", "exp2", "expm1", "floor", "gelu", "log",
+    "log1p", "log2", "mul", "neg", "pow", "reciprocal", "relu", "round", "rsqrt", "sigmoid", "sign", "silu", "sin",
+    "softplus", "sqrt", "square", "sub", "tanh", "trunc",
+})
+
+
+def batched_rewrite(flow: FunctionFlow, call: cst.Call) -> Rewrite:
+    """`torch.stack([f(x[i]) for i in range(len(x))])` with an elementwise `f` -> `f(x)`: one op
+    over the batch for every size instead of a copy of `f` per row."""
+    comp = call.args[0].value if call.args else None
+    if not isinstance(comp, cst.ListComp) or comp.for_in.inner_for_in is not None or comp.for_in.ifs:
+        return Rewrite(reason="a comprehension builds a list; use a vectorised op")
+    extra = call.args[1:]
+    if len(extra) > 1 or (extra and code_of(extra[0].value) not in ("0", "-0")):
+        return Rewrite(reason="the rows are stacked on another dimension than the one looped over")
+    loop = comp.for_in
+    if not (isinstance(loop.target, cst.Name) and isinstance(loop.iter, cst.Call) and len(loop.iter.args) == 1):
+        return Rewrite(reason="a comprehension builds a list; use a vectorised op")
+    sized = sized_dim(loop.iter.args[0].value)
+    if sized is None or sized[1] != 0:
+        return Rewrite(reason="the comprehension is not over `range(len(x))` (dimension 0)")
+    tensor, counter = sized[0], loop.target.value
+    whole = comp.elt.visit(_SliceAt(tensor, counter, 0, tensor))
+    if not _elementwise(flow, whole, tensor) or counter in usage_of([whole]).loaded:
+        return Rewrite(reason=f"`{code_of(comp.elt)}` is not an elementwise function of `{tensor}[{counter}]` alone "
+                              "(a comprehension builds a list; use a vectorised op)")
+    return Rewrite(
+        fix=FixProposal(
+            "Apply the elementwise body to the whole batch (equal to stacking the rows)",
+            Applicability.UNSAFE,
+            ((call, whole.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])),),
+        )
+    )
+
+
+def _elementwise(flow: FunctionFlow, expr: cst.BaseExpression, tensor: str) -> bool:
+    """Whether `expr` computes each element of its result from the same element of `tensor` and
+    from numbers alone."""
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value == tensor or not is_tensor_like(flow.value(expr))
+    if isinstance(expr, cst.UnaryOperation):
+        return _elementwise(flow, expr.expression, tensor)
+    if isinstance(expr, cst.BinaryOperation):
+        arithmetic = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
+        return isinstance(expr.operator, arithmetic) and all(
+            _elementwise(flow, side, tensor) for side in (expr.left, expr.right)
+        )
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _ELEMENTWISE:
+        receiver = expr.func.value
+        operands = [a.value for a in expr.args]
+        if dotted(receiver) in ("torch", "torch.nn.functional", "F"):
+            receiver, operands = operands[0] if operands else receiver, operands[1:]
+        return _elementwise(flow, receiver, tensor) and all(
+            isinstance(o, (cst.Integer, cst.Float, cst.UnaryOperation)) or not is_tensor_like(flow.value(o))
+            for o in operands
+        )
+    return False

@@ -1,14 +1,19 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from ..dataflow import Kind
 from ..model import Severity
 from ..names import dotted
-from ..rewrites import range_loop_rewrite
+from ..rewrites import batched_rewrite, range_loop_rewrite
 from ..rule import Invalid, Rule, Valid
 from ..shapes import judge_loop
 from ._conditions import short
+
+if TYPE_CHECKING:
+    from ..context import RuleContext
 
 
 class ShapeLoop(Rule):
@@ -61,10 +66,19 @@ class ShapeLoop(Rule):
     def visit_For(self, node: cst.For) -> None:
         self._check(node.iter, node)
 
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._check(node.iter, None)
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        self._stacks: dict[int, cst.Call] = {}
 
-    def _check(self, iterable: cst.BaseExpression, loop: cst.For | None) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
+        # `torch.stack([... for i in range(len(x))])`: the comprehension the stack consumes
+        if dotted(node.func) == "torch.stack" and node.args and isinstance(node.args[0].value, cst.ListComp):
+            self._stacks[id(node.args[0].value.for_in)] = node
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._check(node.iter, None, self._stacks.get(id(node)))
+
+    def _check(self, iterable: cst.BaseExpression, loop: cst.For | None, stack: cst.Call | None = None) -> None:
         if not (isinstance(iterable, cst.Call) and dotted(iterable.func) == "range"):
             return
         for arg in iterable.args:
@@ -77,10 +91,13 @@ class ShapeLoop(Rule):
                 fix = None
                 # as for XPT301: with static shapes every size is fixed, so unrolling is exact
                 if self.ctx.mentions("dynamic_shapes") and self.ctx.flow and self.ctx.traced:
-                    if loop is None:
+                    if loop is None and stack is None:
                         message += " (no automatic fix: a comprehension builds a list; use a vectorised op)"
                     else:
-                        rewrite = range_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop)
+                        rewrite = (
+                            range_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop) if loop is not None
+                            else batched_rewrite(self.ctx.flow, stack)  # type: ignore[arg-type]
+                        )
                         if rewrite.reason:
                             message += f" (no automatic fix: {rewrite.reason})"
                         fix = rewrite.fix
