@@ -1,5 +1,6 @@
-"""Fix success rate per rule, for bench/RESULTS.md: every flagged example of every rule, whether
-a fix is offered, and whether it passes the proof of tests/truth/harness.py with real torch.
+"""Fix success rate per rule, for bench/RESULTS.md: every flagged example of every rule, and
+every snippet of the corpus of failing model code (tests/truth/fix_corpus.py), whether a fix is
+offered, and whether it passes the proof of tests/truth/harness.py with real torch.
 
 Usage: .venv/bin/python bench/fix_rates.py   (writes bench/fix_rates.json)
 """
@@ -38,8 +39,33 @@ def main() -> None:
                 failures.append(f"{code}-invalid-{index}: {problem}")
         rows[code] = {"flagged": flagged, "fix_offered": offered, "fix_proven": proven, "failures": failures}
         print(f"{code}: {flagged} flagged, {offered} fixes offered, {proven} proven", flush=True)
-    result = {"examples": rows, "corpus": corpus()}
+    result = {"examples": rows, "failing_snippets": snippets(), "corpus": corpus()}
     (HERE / "fix_rates.json").write_text(json.dumps(result, indent=2) + "\n")
+
+
+def snippets() -> dict[str, object]:
+    """The corpus of failing snippets: each one's outcome, and the rate per rule (the rule of its
+    first error finding) and overall."""
+    from tests.truth.fix_corpus import SNIPPETS
+    from tests.truth.harness import prove_snippet
+    from xport_lint.analyzers import Config, Severity, check_source
+
+    outcomes: dict[str, dict[str, str]] = {}
+    per_rule: dict[str, dict[str, int]] = {}
+    for name, source in SNIPPETS.items():
+        status, detail = prove_snippet(source)
+        errors = [f.code for f in check_source(source, "snippet.py", Config()) if f.severity is Severity.ERROR]
+        rule = errors[0] if errors else "none"
+        outcomes[name] = {"rule": rule, "status": status, "detail": detail[:200]}
+        row = per_rule.setdefault(rule, {"snippets": 0, "proven": 0, "failed": 0})
+        row["snippets"] += 1
+        row["proven"] += status == "proven"
+        row["failed"] += status == "failed"
+        print(f"{name}: {rule} {status}", flush=True)
+    proven = sum(o["status"] == "proven" for o in outcomes.values())
+    failed = sum(o["status"] == "failed" for o in outcomes.values())
+    print(f"failing snippets: {proven}/{len(outcomes)} proven, {failed} offered fixes failed", flush=True)
+    return {"proven": proven, "total": len(outcomes), "failed": failed, "per_rule": per_rule, "snippets": outcomes}
 
 
 def corpus() -> dict[str, object] | None:

@@ -66,9 +66,39 @@ def test_fix_with_confirm_writes_only_fixes_whose_model_re_exports(tmp_path: Pat
     assert "torch.cond(x.sum() > 0, true_fn, false_fn, (x,))" in fixed
     assert "gate.py proven: the fixed model exports" in result.stderr
     assert (tmp_path / "ranks.py").read_text() == ranks + EXAMPLE  # untouched
-    assert "ranks.py not applied: the fixed model does not export" in result.stderr
+    assert "ranks.py: not applied: the fixed model does not export" in result.stderr
     assert not list(tmp_path.glob(".*xport-fix*"))  # the proof's copies are gone
     assert result.returncode == 1  # ranks.py still fails, and says where
+
+
+def test_fix_with_confirm_keeps_each_fix_proven_on_its_own(tmp_path: Path) -> None:
+    """A file whose other finding has no fix still gets the fix that removes its own export
+    failure (the file as a whole does not export either way)."""
+    source = (
+        "import torch\n"
+        "class Two(torch.nn.Module):\n"
+        "    def forward(self, x, scores):\n"
+        "        if x.sum() > 0:\n"
+        "            y = x * 2\n"
+        "        else:\n"
+        "            y = x - 1\n"
+        "        total = torch.zeros(())\n"
+        "        for s in scores[scores > 0.5]:\n"
+        "            total = total + s\n"
+        "        return y, total\n"
+        "def xport_example():\n"
+        "    return Two(), (torch.ones(3), torch.rand(4))\n"
+    )
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "mixed.py").write_text(source)
+    result = run("check", "--no-cache", "--fix", "--unsafe-fixes", "--confirm", "--format", "json", ".", cwd=tmp_path)
+    fixed = (tmp_path / "mixed.py").read_text()
+    assert "y = torch.cond(x.sum() > 0, true_fn, false_fn, (x,))" in fixed
+    assert "for s in scores[scores > 0.5]:" in fixed
+    assert "1 of 1 fix(es) applied, each proven on its own" in result.stderr
+    (left,) = json.loads(result.stdout)
+    assert left["code"] == "XPT201" and left["confirmation"] == "confirmed"
+    assert result.returncode == 1
 
 
 def test_confirm_prints_suggested_dynamic_shapes_applied_until_export_passes(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import difflib
 import functools
 import json
 import os
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from . import output, registry
 from .cache import Cache
 from .config import Config, ConfigError
 from .files import SourceFile, discover
+from .fixes import apply_fixes, fixable
 from .model import Applicability, Finding, Severity
 from .positions import split_lines
 from .project import FileResult, check_project, problem_finding
@@ -241,28 +243,58 @@ def _fix_and_confirm(
     return _confirm(results, per_file, sources, config, confirmer, quiet, progress=progress)
 
 
-def _prover(confirmer: Any, config: Config, quiet: bool) -> Callable[[str, str], bool]:
-    """Re-exports a fixed file through the confirmation worker before it is written: a sibling
-    copy (so the file's local imports resolve) is imported and its `xport_example()` exported."""
+def _prover(confirmer: Any, config: Config, quiet: bool) -> Callable[[str, str, str, list[Finding]], str]:
+    """Re-exports fixed code through the confirmation worker before it is written: a sibling copy
+    (so the file's local imports resolve) is imported and its `xport_example()` exported. All
+    the file's fixes together first; when the file still fails (another finding has no fix, or
+    one fix does not export), each fix is kept on its own merit: it removes an export failure
+    and adds none. Returns the text to write (the original when no fix is proven)."""
     from .confirm import has_example
 
-    def prove(path: str, fixed: str) -> bool:
-        if not has_example(fixed):
-            return True  # nothing to re-export with: the fixes' own proofs (in the test suite) stand
+    root = str(config.root) if config.root else None
+
+    def failures(path: str, text: str) -> tuple[bool, Counter[tuple[str, str]]]:
         original = Path(path)
         copy = original.with_name(f".{original.stem}.xport-fix-{os.getpid()}.py")
         try:
-            copy.write_text(fixed, encoding="utf-8")
-            root = str(config.root) if config.root else None
-            outcome = confirmer.confirm(str(copy), fixed, [], root=root, strict=config.strict)
+            copy.write_text(text, encoding="utf-8")
+            outcome = confirmer.confirm(str(copy), text, check_source(text, path, config), root=root,
+                                        strict=config.strict)
         finally:
             copy.unlink(missing_ok=True)
-        if not quiet or not outcome.export_ok:
-            verdict = "proven: the fixed model exports" if outcome.export_ok else (
-                f"not applied: the fixed model does not export ({outcome.summary})"
-            )
-            click.echo(f"xport-lint: fixes for {path} {verdict}", err=True)
-        return bool(outcome.export_ok)
+        # what fails, without line numbers (a fix moves the lines below it)
+        failing = Counter(
+            (f.code, re.sub(r"(line |:)\d+", r"\1", f.message))
+            for f in outcome.findings if f.confirmation in ("confirmed", "new")
+        )
+        return bool(outcome.export_ok), failing
+
+    def prove(path: str, original: str, fixed: str, findings: list[Finding]) -> str:
+        if not has_example(fixed):
+            return fixed  # nothing to re-export with: the fixes' own proofs (in the test suite) stand
+        exports, _ = failures(path, fixed)
+        if exports:
+            if not quiet:
+                click.echo(f"xport-lint: fixes for {path} proven: the fixed model exports", err=True)
+            return fixed
+        kept: list[Finding] = []
+        text = original
+        _, left = failures(path, original)
+        for finding in findings:
+            trial = apply_fixes(original, [*kept, finding], unsafe=True)
+            if trial == text:
+                continue
+            exports, failing = failures(path, trial)
+            if exports or (sum(failing.values()) < sum(left.values()) and not failing - left):
+                kept.append(finding)
+                text, left = trial, failing
+        verdict = (
+            f"{len(kept)} of {len(findings)} fix(es) applied, each proven on its own (it removes an export "
+            "failure and adds none); the model still fails on what no fix covers" if kept
+            else "not applied: the fixed model does not export, and no fix alone removes an export failure"
+        )
+        click.echo(f"xport-lint: fixes for {path}: {verdict}", err=True)
+        return text
 
     return prove
 
@@ -325,15 +357,17 @@ def _confirm(
 def _apply(
     per_file: dict[str, list[Finding]], sources: dict[str, str], files: dict[str, SourceFile], config: Config,
     unsafe: bool, write: bool,
-    prove: Callable[[str, str], bool] | None = None,
+    prove: Callable[[str, str, str, list[Finding]], str] | None = None,
 ) -> list[str]:
     """Fix each file until nothing more applies (edits that overlapped wait for a second round).
-    With `prove`, a file's fixes are kept only if the fixed file passes it."""
+    With `prove`, only what it proves of the fixes is written."""
     diffs = []
     for path, findings in per_file.items():
         original = sources[path]
         text = fix_source(original, path, config, unsafe, findings)
-        if text == original or (prove is not None and not prove(path, text)):
+        if text != original and prove is not None:
+            text = prove(path, original, text, fixable(findings, unsafe))
+        if text == original:
             continue
         diffs.append("".join(difflib.unified_diff(
             split_lines(original), split_lines(text),
