@@ -39,15 +39,23 @@ class TensorBranch(ConditionRule, Rule):
     Unsafe (offered, never applied by `--fix` alone). An `if`/`elif`/`else` whose branches all
     return tensors, or all assign the tensors later code reads, becomes `true_fn`/`false_fn`
     and one `torch.cond` call (an `elif` chain becomes nested conds; a one-armed `if` that
-    returns takes the rest of the function as its `else`). The tensors the branches read are
-    passed as operands, everything else stays a closure, and a result that would alias an
-    operand is returned as `.clone()` (torch.cond forbids aliasing). The assumption: both
-    branches are free of side effects and return tensors of the same rank and dtype (eager
-    Python does not care; torch.cond does, and `check --fix --confirm` re-exports to find out). No fix, and the diagnostic says why, when a branch
-    mutates, raises, uses `break`/`continue`, returns a non-tensor or a different structure,
-    or reads a number taken from tensor data (torch.cond cannot close over an unbacked symbol).
-    A validation branch (`if bad: raise ...`) becomes `torch._assert_async(torch.logical_not(bad), msg)` (raises `RuntimeError`) instead.
+    returns takes the rest of the function as its `else`; `if skip: continue` in a loop takes
+    the rest of the step). The tensors the branches read are passed as operands, everything
+    else stays a closure, and a result that would alias an operand is returned as `.clone()`
+    (torch.cond forbids aliasing). The predicate becomes a tensor: `a and b`, `a or b`, `not a`
+    become `torch.logical_and/or/not` (a size test as `torch.tensor(test)`), `bool(t)`,
+    `float(t)` and `t.item()` become `t`, `int(t)` becomes `t.long()`, and a number bound by
+    `n = t.item()` and read only by the branch is bound as the tensor `n = t`. The assumption:
+    both branches are free of side effects and return tensors of the same rank and dtype
+    (eager Python does not care; torch.cond does, and `check --fix --confirm` re-exports to
+    find out), and `a and b` may evaluate `b` when `a` is false. No fix, and the diagnostic
+    says why, when a branch mutates, raises, uses `break`, returns a non-tensor or a different
+    structure, or uses a number taken from tensor data as a size.
+    A validation branch (`if bad: raise ...`) becomes `torch._assert_async(torch.logical_not(bad), msg)`
+    (raises `RuntimeError`) instead. A branch that only prints, warns or logs goes under
+    `if not torch.compiler.is_exporting():` (safe: eager is unchanged; export skips it).
     A conditional expression becomes `torch.where(test, a, b)`, which computes both sides.
+    Every one of these is proven on the failing snippets of `tests/truth/fix_corpus.py`.
 
     ## Modes
     Error in both non-strict and strict export (torch 2.13).
@@ -512,5 +520,105 @@ class TensorBranch(ConditionRule, Rule):
                 return PadMask(), (torch.randn(2, 6, 4), torch.tensor([3, 6]))
             """,
             other_args="(torch.randn(2, 6, 4), torch.tensor([6, 6]))",
+        ),
+        Invalid(
+            """
+            import torch
+            class Gate(torch.nn.Module):
+                def forward(self, a, b):
+                    if a.sum() > 0 and b.sum() > 0:  # expect: XPT101
+                        out = a + b
+                    else:
+                        out = a - b
+                    return out
+            def xport_example():
+                return Gate(), (torch.ones(3), torch.ones(3))
+            """,
+            expected_replacement="""
+            import torch
+            class Gate(torch.nn.Module):
+                def forward(self, a, b):
+                    def true_fn(a, b):  # expect: XPT101
+                        out = a + b
+                        return out
+                    def false_fn(a, b):
+                        out = a - b
+                        return out
+                    out = torch.cond(torch.logical_and(a.sum() > 0, b.sum() > 0), true_fn, false_fn, (a, b))
+                    return out
+            def xport_example():
+                return Gate(), (torch.ones(3), torch.ones(3))
+            """,
+            other_args="(torch.ones(3), -torch.ones(3))",
+        ),
+        Invalid(
+            """
+            import torch
+            class TopOneMoE(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gate = torch.nn.Linear(4, 2)
+                    self.experts = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(2))
+                def forward(self, x):
+                    top = self.gate(x).argmax(-1)
+                    out = torch.zeros_like(x)
+                    for e in range(2):
+                        selected = (top == e).unsqueeze(-1).float()
+                        if not selected.any():  # expect: XPT101
+                            continue
+                        out = out + self.experts[e](x) * selected
+                    return out
+            def xport_example():
+                return TopOneMoE(), (torch.randn(6, 4),)
+            """,
+            expected_replacement="""
+            import torch
+            class TopOneMoE(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gate = torch.nn.Linear(4, 2)
+                    self.experts = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(2))
+                def forward(self, x):
+                    top = self.gate(x).argmax(-1)
+                    out = torch.zeros_like(x)
+                    for e in range(2):
+                        selected = (top == e).unsqueeze(-1).float()
+                        def true_fn(x, out, selected):
+                            out = out + self.experts[e](x) * selected
+                            return out.clone()
+                        def false_fn(x, out, selected):  # expect: XPT101
+                            return out.clone()
+                        out = torch.cond(selected.any(), true_fn, false_fn, (x, out, selected))
+                    return out
+            def xport_example():
+                return TopOneMoE(), (torch.randn(6, 4),)
+            """,
+            other_args="(torch.randn(6, 4) * 4,)",
+        ),
+        Invalid(
+            """
+            import warnings
+            import torch
+            class SafeExp(torch.nn.Module):
+                def forward(self, x):
+                    if (x > 50).any():  # expect: XPT101
+                        warnings.warn("large inputs to exp")
+                    return torch.exp(x.clamp(max=50))
+            def xport_example():
+                return SafeExp(), (torch.randn(4),)
+            """,
+            expected_replacement="""
+            import warnings
+            import torch
+            class SafeExp(torch.nn.Module):
+                def forward(self, x):
+                    if not torch.compiler.is_exporting():
+                        if (x > 50).any():  # expect: XPT101
+                            warnings.warn("large inputs to exp")
+                    return torch.exp(x.clamp(max=50))
+            def xport_example():
+                return SafeExp(), (torch.randn(4),)
+            """,
+            other_args="(torch.full((4,), 80.0),)",
         ),
     ]

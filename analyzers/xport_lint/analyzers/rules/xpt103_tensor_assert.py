@@ -137,4 +137,27 @@ class TensorAssert(Rule):
                 return TokenEmbed(), (torch.randint(0, 100, (2, 6)),)
             """,
         ),
+        Invalid(
+            """
+            import torch
+            class Loss(torch.nn.Module):
+                def forward(self, pred, target):
+                    loss = (pred - target).abs().mean()
+                    assert torch.isfinite(loss), f"non-finite loss {loss.item():.3f}"  # expect: XPT103
+                    return loss
+            def xport_example():
+                return Loss(), (torch.randn(4), torch.randn(4))
+            """,
+            expected_replacement="""
+            import torch
+            class Loss(torch.nn.Module):
+                def forward(self, pred, target):
+                    loss = (pred - target).abs().mean()
+                    torch._assert_async(torch.isfinite(loss))  # expect: XPT103
+                    return loss
+            def xport_example():
+                return Loss(), (torch.randn(4), torch.randn(4))
+            """,
+            other_args="(torch.full((4,), float('inf')), torch.zeros(4))",
+        ),
     ]

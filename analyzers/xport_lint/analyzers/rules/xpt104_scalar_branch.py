@@ -34,8 +34,11 @@ class ScalarBranch(ConditionRule, Rule):
 
     ## Fix safety
     Unsafe: the `torch.cond` rewrite of XPT101 (`xport-lint rule XPT101`, *Fix safety*), with
-    the same assumption (side-effect-free branches) and the same cases without a fix. A
-    validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment, since strict export rejects `torch._check`'s message callable) instead.
+    the same assumption (side-effect-free branches) and the same cases without a fix; the
+    number itself goes (`n = t.item()` read only by the branch is bound as `n = t`). A `while`
+    on such a number (`while i < limit:` with `limit = n.item()`, `i += 1`) becomes
+    `torch.while_loop` carrying the counter as an int64 tensor and reading `x[i]` as
+    `x.index_select(0, i.reshape(1)).squeeze(0)` (see XPT102). A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment, since strict export rejects `torch._check`'s message callable) instead.
 
     ## Modes
     Error in both modes (torch 2.13).
@@ -322,5 +325,69 @@ class ScalarBranch(ConditionRule, Rule):
                 return ScoreRouter(), (torch.randn(4, 8),)
             """,
             other_args="(-torch.randn(4, 8).abs() * 50 * torch.sign(torch.ones(8)),)",
+        ),
+        Invalid(
+            """
+            import torch
+            class Accumulate(torch.nn.Module):
+                def forward(self, x, n):
+                    limit = n.item()
+                    i = 0
+                    total = torch.zeros(x.shape[1])
+                    while i < limit:  # expect: XPT104
+                        total = total + x[i]
+                        i += 1
+                    return total
+            def xport_example():
+                return Accumulate(), (torch.randn(5, 3), torch.tensor(3))
+            """,
+            expected_replacement="""
+            import torch
+            class Accumulate(torch.nn.Module):
+                def forward(self, x, n):
+                    limit = n
+                    i = 0
+                    total = torch.zeros(x.shape[1])
+                    def cond_fn(total, i):  # expect: XPT104
+                        return i < limit
+                    def body_fn(total, i):
+                        total = total + x.index_select(0, i.reshape(1)).squeeze(0)
+                        i = i + 1
+                        return (total, i)
+                    (total, i) = torch.while_loop(cond_fn, body_fn, (total, torch.tensor(i)))
+                    return total
+            def xport_example():
+                return Accumulate(), (torch.randn(5, 3), torch.tensor(3))
+            """,
+            other_args="(torch.randn(5, 3), torch.tensor(0))",
+        ),
+        Invalid(
+            """
+            import torch
+            class MaxNormalize(torch.nn.Module):
+                def forward(self, x):
+                    peak = x.abs().max().item()
+                    if peak > 1.0:  # expect: XPT104
+                        x = x / peak
+                    return x
+            def xport_example():
+                return MaxNormalize(), (torch.randn(5) * 4,)
+            """,
+            expected_replacement="""
+            import torch
+            class MaxNormalize(torch.nn.Module):
+                def forward(self, x):
+                    peak = x.abs().max()
+                    def true_fn(x, peak):  # expect: XPT104
+                        x = x / peak
+                        return x.clone()
+                    def false_fn(x, peak):
+                        return x.clone()
+                    x = torch.cond(peak > 1.0, true_fn, false_fn, (x, peak))
+                    return x
+            def xport_example():
+                return MaxNormalize(), (torch.randn(5) * 4,)
+            """,
+            other_args="(torch.full((5,), 0.25),)",
         ),
     ]

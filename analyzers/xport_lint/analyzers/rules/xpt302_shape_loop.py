@@ -43,11 +43,14 @@ class ShapeLoop(Rule):
     unrolled loop is exact). A loop `for t in range(x.size(d))` whose body reads `x` only as
     `x[:, ..., t]` and reassigns only tensors becomes torch's `scan` over dimension `d`
     (`torch._higher_order_ops.scan`, a prototype op in torch 2.13): one step function serves
-    every length. It assumes the carried tensors keep their shapes from step to step, which
-    scan requires. Why not `torch.while_loop` over a counter: in torch 2.13 the counter is an
-    unbacked SymInt that `x[:, t]` rejects ("got SymInt"), and a tensor counter fails with
-    "Could not extract specialized integer". Loops that build lists, `break`, index with the
-    counter in any other way or read it afterwards get no fix; the diagnostic says why.
+    every length. Per-step outputs collected as `outputs = []`, `outputs.append(y)`,
+    `torch.stack(outputs, dim)` become scan's stacked outputs (measured: scan stacks them on
+    the scanned dimension; a `.movedim` puts them where `torch.stack` did). A comprehension
+    `torch.stack([f(x[i]) for i in range(len(x))])` whose `f` is elementwise (arithmetic,
+    `relu`, `exp`, `clamp`, ...) becomes `f(x)`, the same rows computed at once. It assumes
+    the carried tensors keep their shapes from step to step, which scan requires. Loops that
+    `break`, index with the counter in any other way, read it afterwards or fill lists used
+    otherwise get no fix; the diagnostic says why.
 
     ## Modes
     The severity follows how the model is exported (both modes, torch 2.13): nothing for a static
@@ -251,5 +254,64 @@ class ShapeLoop(Rule):
             def xport_example():
                 return {"model": Frames(), "args": (torch.randn(2, 3, 4),), "dynamic_shapes": {"video": {1: Dim("frames")}}}
             """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Tagger(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cell = torch.nn.RNNCell(3, 4)
+                def forward(self, x):
+                    h = torch.zeros(x.shape[0], 4)
+                    outputs = []
+                    for t in range(x.size(1)):  # expect: XPT302
+                        h = self.cell(x[:, t], h)
+                        outputs.append(h)
+                    return torch.stack(outputs, 1)
+            def xport_example():
+                return {"model": Tagger(), "args": (torch.randn(2, 5, 3),), "dynamic_shapes": ({1: Dim("seq")},)}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Tagger(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cell = torch.nn.RNNCell(3, 4)
+                def forward(self, x):
+                    h = torch.zeros(x.shape[0], 4)
+                    outputs = []
+                    def step_fn(h, x_t):  # expect: XPT302
+                        h = self.cell(x_t, h)
+                        return h, h.clone()
+                    h, outputs = torch._higher_order_ops.scan(step_fn, h, x, dim=1)
+                    return outputs
+            def xport_example():
+                return {"model": Tagger(), "args": (torch.randn(2, 5, 3),), "dynamic_shapes": ({1: Dim("seq")},)}
+            """,
+            other_args="(torch.randn(2, 8, 3),)",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class PerItem(torch.nn.Module):
+                def forward(self, x):
+                    return torch.stack([x[i] * 2 + 1 for i in range(x.shape[0])])  # expect: XPT302
+            def xport_example():
+                return {"model": PerItem(), "args": (torch.randn(4, 3),), "dynamic_shapes": ({0: Dim("batch")},)}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class PerItem(torch.nn.Module):
+                def forward(self, x):
+                    return (x * 2 + 1)  # expect: XPT302
+            def xport_example():
+                return {"model": PerItem(), "args": (torch.randn(4, 3),), "dynamic_shapes": ({0: Dim("batch")},)}
+            """,
+            other_args="(torch.randn(7, 3),)",
         ),
     ]
