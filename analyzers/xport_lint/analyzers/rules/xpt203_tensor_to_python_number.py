@@ -13,8 +13,10 @@ from ._guards import eager_only
 
 
 class TensorToPythonNumber(Rule):
-    """`int(t)`, `float(t)` or `bool(t)` of a tensor, `len()` of a data-dependent-size tensor,
-    or a tensor (or a number read from one) formatted as a number (`f"{loss.item():.3f}"`).
+    """A tensor made a Python number: `int(t)`, `float(t)`, `bool(t)`, `len()`, `f"{t.item():.3f}"`.
+
+    `len()` of a tensor whose size depends on data; `f"{...:.3f}"` or `"%.3f" % ...` of a tensor
+    or of a number read from one.
 
     ## What it does
     Flags Python number conversions of tensors in traced code, and number formatting (a format

@@ -337,4 +337,49 @@ class ShapeBranch(ConditionRule, Rule):
             """,
             other_args="(torch.randn(2, 6, 8), torch.randn(2, 6, 8), torch.randn(2, 6, 8))",
         ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Truncate(torch.nn.Module):
+                def __init__(self, max_len=8):
+                    super().__init__()
+                    self.max_len = max_len
+                def forward(self, x):
+                    if x.shape[1] > self.max_len:  # expect: XPT301
+                        x = x[:, : self.max_len]
+                    return x.sum(1)
+            def xport_example():
+                return {"model": Truncate(), "args": (torch.randn(2, 5, 3),), "dynamic_shapes": ({1: Dim("seq")},)}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class PadEven(torch.nn.Module):
+                def forward(self, x):
+                    if x.size(1) % 2 == 1:  # expect: XPT301
+                        x = torch.nn.functional.pad(x, (0, 0, 0, 1))
+                    return x.reshape(x.shape[0], -1, 2, x.shape[2]).mean(2)
+            def xport_example():
+                return {"model": PadEven(), "args": (torch.randn(2, 5, 3),), "dynamic_shapes": ({1: Dim("seq")},)}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class PadEven(torch.nn.Module):
+                def forward(self, x):
+                    def true_fn(x):  # expect: XPT301
+                        x = torch.nn.functional.pad(x, (0, 0, 0, 1))
+                        return x.clone()
+                    def false_fn(x):
+                        return x.clone()
+                    x = torch.cond(x.size(1) % 2 == 1, true_fn, false_fn, (x,))
+                    return x.reshape(x.shape[0], -1, 2, x.shape[2]).mean(2)
+            def xport_example():
+                return {"model": PadEven(), "args": (torch.randn(2, 5, 3),), "dynamic_shapes": ({1: Dim("seq")},)}
+            """,
+            other_args="(torch.randn(2, 6, 3),)",
+        ),
     ]
