@@ -967,6 +967,24 @@ def xport_inputs():
     return [(torch.randn(7, 3),), (torch.randn(2, 3),)]
 """)
 
+snippet("detector_per_image_normalize", """
+import torch
+from torch.export import Dim
+class Transform(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mean", torch.tensor([0.485, 0.456, 0.406]).view(3, 1, 1))
+        self.register_buffer("std", torch.tensor([0.229, 0.224, 0.225]).view(3, 1, 1))
+    def normalize(self, image):
+        return torch.nn.functional.interpolate(((image - self.mean) / self.std)[None], size=(8, 8))[0]
+    def forward(self, images):
+        return torch.stack([self.normalize(images[i]) for i in range(len(images))])
+def xport_example():
+    return {"model": Transform(), "args": (torch.rand(2, 3, 6, 6),), "dynamic_shapes": ({0: Dim("images")},)}
+def xport_inputs():
+    return [(torch.rand(5, 3, 6, 6),)]
+""")
+
 snippet("truncate_long_sequences", """
 import torch
 from torch.export import Dim

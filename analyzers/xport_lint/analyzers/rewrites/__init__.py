@@ -20,11 +20,10 @@ from .checks import check_rewrite, raised_by
 from .common import Rewrite, dropped_effect, guard_rewrite
 from .cond import cond_rewrite, where_rewrite
 from .export_calls import non_strict_rewrite, sized_dim
-from .loops import batched_rewrite, counted_loop_rewrite, range_loop_rewrite, while_loop_rewrite
+from .loops import counted_loop_rewrite, range_loop_rewrite, stacked_rows_rewrite, while_loop_rewrite
 
 __all__ = [
     "Rewrite",
-    "batched_rewrite",
     "check_rewrite",
     "cond_rewrite",
     "counted_loop_rewrite",
@@ -33,6 +32,7 @@ __all__ = [
     "non_strict_rewrite",
     "range_loop_rewrite",
     "raised_by",
+    "stacked_rows_rewrite",
     "sized_dim",
     "where_rewrite",
     "while_loop_rewrite",

@@ -18,13 +18,21 @@ def eager_only(ctx: RuleContext, call: cst.Call | None = None) -> FixProposal | 
     """The guard fix for the statement `call` is (a call alone on its line), or None. Without
     `call`: for the current statement if it is a print, warning or logging call."""
     expr = ctx.statement
-    if not isinstance(expr, cst.Expr) or ctx.traced is None:
+    if not isinstance(expr, cst.Expr):
         return None
     if expr.value is not call and (call is not None or not dropped_effect(expr.value)):
         return None
-    line = next(
+    line = statement_line(ctx)
+    return None if line is None else guard_rewrite(line).fix
+
+
+def statement_line(ctx: RuleContext) -> cst.SimpleStatementLine | None:
+    """The line holding the current statement, when it is the only statement on it."""
+    expr = ctx.statement
+    if expr is None or ctx.traced is None:
+        return None
+    return next(
         (node for node, _ in ctx.program.nodes(ctx.traced.func)
          if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1 and node.body[0] is expr),
         None,
     )
-    return None if line is None else guard_rewrite(line).fix

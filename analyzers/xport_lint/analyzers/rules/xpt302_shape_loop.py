@@ -7,10 +7,11 @@ import libcst as cst
 from ..dataflow import Kind
 from ..model import Severity
 from ..names import dotted
-from ..rewrites import batched_rewrite, range_loop_rewrite
+from ..rewrites import range_loop_rewrite, stacked_rows_rewrite
 from ..rule import Invalid, Rule, Valid
 from ..shapes import judge_loop
 from ._conditions import short
+from ._guards import statement_line
 
 if TYPE_CHECKING:
     from ..context import RuleContext
@@ -47,7 +48,9 @@ class ShapeLoop(Rule):
     `torch.stack(outputs, dim)` become scan's stacked outputs (measured: scan stacks them on
     the scanned dimension; a `.movedim` puts them where `torch.stack` did). A comprehension
     `torch.stack([f(x[i]) for i in range(len(x))])` whose `f` is elementwise (arithmetic,
-    `relu`, `exp`, `clamp`, ...) becomes `f(x)`, the same rows computed at once. It assumes
+    `relu`, `exp`, `clamp`, ...) becomes `f(x)`, the same rows computed at once; any other
+    `f` becomes a scan over the rows (carrying a dummy `torch.zeros(())`, as scan needs a
+    carry; measured to export in both modes and equal eager). It assumes
     the carried tensors keep their shapes from step to step, which scan requires. Loops that
     `break`, index with the counter in any other way, read it afterwards or fill lists used
     otherwise get no fix; the diagnostic says why.
@@ -99,7 +102,9 @@ class ShapeLoop(Rule):
                     else:
                         rewrite = (
                             range_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop) if loop is not None
-                            else batched_rewrite(self.ctx.flow, stack)  # type: ignore[arg-type]
+                            else stacked_rows_rewrite(
+                                self.ctx.flow, self.ctx.traced.func, stack, statement_line(self.ctx)  # type: ignore[arg-type]
+                            )
                         )
                         if rewrite.reason:
                             message += f" (no automatic fix: {rewrite.reason})"
@@ -311,6 +316,38 @@ class ShapeLoop(Rule):
                     return (x * 2 + 1)  # expect: XPT302
             def xport_example():
                 return {"model": PerItem(), "args": (torch.randn(4, 3),), "dynamic_shapes": ({0: Dim("batch")},)}
+            """,
+            other_args="(torch.randn(7, 3),)",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class PerRow(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.norm = torch.nn.LayerNorm(3)
+                    self.proj = torch.nn.Linear(3, 3)
+                def forward(self, x):
+                    return torch.stack([self.proj(self.norm(x[i])) for i in range(x.shape[0])])  # expect: XPT302
+            def xport_example():
+                return {"model": PerRow(), "args": (torch.randn(4, 3),), "dynamic_shapes": ({0: Dim("batch")},)}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class PerRow(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.norm = torch.nn.LayerNorm(3)
+                    self.proj = torch.nn.Linear(3, 3)
+                def forward(self, x):
+                    def step_fn(carry, x_i):
+                        return carry.clone(), self.proj(self.norm(x_i))
+                    _, x_rows = torch._higher_order_ops.scan(step_fn, torch.zeros(()), x, dim=0)
+                    return x_rows  # expect: XPT302
+            def xport_example():
+                return {"model": PerRow(), "args": (torch.randn(4, 3),), "dynamic_shapes": ({0: Dim("batch")},)}
             """,
             other_args="(torch.randn(7, 3),)",
         ),
