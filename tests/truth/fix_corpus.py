@@ -1129,5 +1129,4 @@ UNFIXED = {
     "sampler_top_k_item": "`topk(int(k))`: a data-dependent output size; `k.item()` exports but fails at run time",
     "detector_per_box_loop": "a loop over the rows of a masked tensor: needs a hand-vectorised rewrite",
     "truncate_long_sequences": "slicing the tested size inside the branch guards it again: declare the Dim's range",
-    "validate_optional_mask": "an optional argument the example passes: reported as a warning ('only when passed')",
 }

@@ -182,7 +182,8 @@ def failing_modes(module: ModuleType) -> list[Mode]:
 
 def prove_snippet(source: str) -> tuple[str, str]:
     """("proven" | "no fix" | "missed" | "failed", detail) for one failing snippet: the CLI's
-    `--fix --unsafe-fixes` is applied (every finding's fix, rounds until stable); the result must
+    `--fix --unsafe-fixes` is applied (every finding's fix, warnings' too, rounds until stable;
+    "missed": no error and no fix); the result must
     parse, re-lint with no error, be stable, export in every mode the original failed in, and
     compute what eager computes on `xport_example()`'s inputs and on every `xport_inputs()`."""
     import torch
@@ -192,10 +193,10 @@ def prove_snippet(source: str) -> tuple[str, str]:
 
     torch.manual_seed(0)
     errors = [f for f in check_source(source, "snippet.py", Config()) if f.severity is Severity.ERROR]
-    if not errors:
-        return "missed", "no error finding"
     fixed = fix_source(source, "snippet.py", Config(), unsafe=True)
     if fixed == source:
+        if not errors:
+            return "missed", "no error finding"
         reasons = "; ".join(f"{f.code}: {f.message}" for f in errors)
         return "no fix", reasons[:300]
     try:

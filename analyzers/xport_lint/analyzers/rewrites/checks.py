@@ -9,7 +9,7 @@ from ..model import Applicability
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
 from .common import CHECK_SAFETY, INVERSE, Rewrite, comment_of, statement_of
-from .predicates import tensor_predicate
+from .predicates import guard_problem, is_guard, tensor_predicate
 
 
 def _negate(test: cst.BaseExpression) -> str:
@@ -42,19 +42,32 @@ def check_rewrite(flow: FunctionFlow, node: cst.If) -> Rewrite | None:
     if raised is None:
         return None
     test = node.test
+    # `if mask is not None and bad(mask): raise`: the check of `bad` stays under the guard
+    guard = None
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and is_guard(test.left):
+        guard, test = test.left, test.right
+    problem = guard_problem(test)
+    if problem:
+        return Rewrite(reason=problem)
     negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
     predicate = tensor_predicate(flow, test.expression if negated else test)  # type: ignore[attr-defined]
+    kept = " ".join(code_of(raised).split())  # a comment is one line
+    exc = raised.exc
+    literal = (
+        exc.args[0].value if isinstance(exc, cst.Call) and exc.args and exc.args[0].keyword is None else None
+    )
     if predicate is not None:
-        message = ""
-        if isinstance(raised.exc, cst.Call) and raised.exc.args and raised.exc.args[0].keyword is None:
-            message = ", " + code_of(raised.exc.args[0].value)
         condition = code_of(predicate) if negated else f"torch.logical_not({code_of(predicate)})"
-        statement = statement_of(f"torch._assert_async({condition}{message})")
-        comment = comment_of(node.body)
+        # a message that formats values would be computed while tracing: only a plain string stays
+        if isinstance(literal, (cst.SimpleString, cst.ConcatenatedString)):
+            statement = statement_of(f"torch._assert_async({condition}, {code_of(literal)})")
+            comment = comment_of(node.body)
+        else:
+            statement = statement_of(f"torch._assert_async({condition})")
+            comment = " ".join(filter(None, [f"# was: {kept}", comment_of(node.body)]))
     else:
         # strict export rejects torch._check's message callable: the raise is kept as a comment
-        statement = statement_of(f"torch._check({_negate(node.test)})")
-        kept = " ".join(code_of(raised).split())  # a comment is one line
+        statement = statement_of(f"torch._check({_negate(test)})")
         comment = " ".join(filter(None, [f"# was: {kept}", comment_of(node.body)]))
     if comment and isinstance(statement, cst.SimpleStatementLine):
         statement = statement.with_changes(
@@ -62,6 +75,8 @@ def check_rewrite(flow: FunctionFlow, node: cst.If) -> Rewrite | None:
                 whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(comment)
             )
         )
+    if guard is not None:
+        statement = cst.If(test=guard, body=cst.IndentedBlock(body=[statement]))
     return Rewrite(
         fix=FixProposal(
             f"Replace the branch with a runtime check ({CHECK_SAFETY})",

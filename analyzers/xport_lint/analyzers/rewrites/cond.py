@@ -31,7 +31,7 @@ from .common import (
     tuple_text,
     usage_of,
 )
-from .predicates import data_bindings, tensor_predicate
+from .predicates import data_bindings, guard_problem, tensor_predicate
 
 
 @dataclass(frozen=True)
@@ -166,6 +166,9 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
         return Rewrite(reason=chain if isinstance(chain, str) else "an `elif` is rewritten with its `if`")
     block, index = parent
     arms, orelse, else_comment = chain
+    problem = next((p for arm in arms if (p := guard_problem(arm.test))), None)
+    if problem:
+        return Rewrite(reason=problem)
     bodies = [arm.body for arm in arms]
     if all(effects_only(b) for b in [*bodies, orelse]):
         return guard_rewrite(node)
@@ -232,6 +235,9 @@ def _is_number_literal(node: cst.BaseExpression) -> bool:
 
 def where_rewrite(flow: FunctionFlow, node: cst.IfExp) -> Rewrite:
     """`a if tensor_test else b` -> `torch.where(tensor_test, a, b)`: both sides are computed."""
+    problem = guard_problem(node.test)
+    if problem:
+        return Rewrite(reason=problem)
     for side in (node.body, node.orelse):
         if not (is_tensor_like(flow.value(side)) or _is_number_literal(side)):
             return Rewrite(reason=f"`{code_of(side)}` is neither a tensor nor a number: torch.where cannot select it")

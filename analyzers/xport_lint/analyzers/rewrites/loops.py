@@ -15,7 +15,7 @@ from ..report import BlockReplacement, FixProposal
 from ..walk import iter_nodes, visit
 from .common import Rewrite, bound_before, comment_of, function_def, statement_of, strip_leading, tuple_text, usage_of
 from .export_calls import sized_dim
-from .predicates import data_bindings, tensor_predicate
+from .predicates import data_bindings, guard_problem, tensor_predicate
 
 
 def _carried(func: cst.FunctionDef, node: cst.CSTNode, stored: Sequence[str]) -> list[str]:
@@ -173,6 +173,9 @@ def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Whil
     usage = usage_of(body)
     if usage.problem or usage.returns:
         return Rewrite(reason=f"a torch.while_loop body must be pure, and {usage.problem or 'it returns'}")
+    problem = guard_problem(node.test)
+    if problem:
+        return Rewrite(reason=problem)
     counters = [n for n in _int_counters(body) if n in usage.stored]
     bound = data_bindings(flow, func, [node])
     predicate = tensor_predicate(flow, node.test, [*counters, *bound])

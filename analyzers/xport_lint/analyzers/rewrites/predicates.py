@@ -165,3 +165,30 @@ def data_bindings(
         if kind is not None and len(everything.names[name]) == len(nodes) + 1:
             out[name] = (value, _as_tensor(kind, value))
     return out
+
+
+def guard_problem(test: cst.BaseExpression) -> str | None:
+    """Why `test` cannot become one tensor predicate: `a and b` where `a` guards `b` (`x is not
+    None`, `isinstance(...)`, `hasattr(...)`). Python skips `b` when `a` is false; a tensor
+    predicate computes both, and `b` fails then."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return guard_problem(test.expression)
+    if not isinstance(test, cst.BooleanOperation):
+        return None
+    for side in (test.left, test.right):
+        if is_guard(side):
+            return f"`{code_of(side)}` guards the rest of the condition, which a tensor predicate would compute anyway"
+        inner = guard_problem(side)
+        if inner:
+            return inner
+    return None
+
+
+def is_guard(test: cst.BaseExpression) -> bool:
+    """`x is not None`, `isinstance(x, T)`, `hasattr(x, "a")`: a test that guards what follows it."""
+    if isinstance(test, cst.Comparison):
+        return any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in test.comparisons)
+    return (
+        isinstance(test, cst.Call) and isinstance(test.func, cst.Name)
+        and test.func.value in ("isinstance", "hasattr", "callable")
+    )

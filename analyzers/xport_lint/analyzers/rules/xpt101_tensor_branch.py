@@ -621,4 +621,30 @@ class TensorBranch(ConditionRule, Rule):
             """,
             other_args="(torch.full((4,), 80.0),)",
         ),
+        Invalid(
+            """
+            import torch
+            class Attend(torch.nn.Module):
+                def forward(self, scores, attention_mask=None):
+                    if attention_mask is not None and (attention_mask.sum(-1) == 0).any():  # expect: XPT101
+                        raise ValueError("a row attends to nothing")
+                    if attention_mask is not None:
+                        scores = scores.masked_fill(attention_mask == 0, -1e4)
+                    return scores.softmax(-1)
+            def xport_example():
+                return Attend(), (torch.randn(2, 3),)
+            """,
+            expected_replacement="""
+            import torch
+            class Attend(torch.nn.Module):
+                def forward(self, scores, attention_mask=None):
+                    if attention_mask is not None:
+                        torch._assert_async(torch.logical_not((attention_mask.sum(-1) == 0).any()), "a row attends to nothing")  # expect: XPT101
+                    if attention_mask is not None:
+                        scores = scores.masked_fill(attention_mask == 0, -1e4)
+                    return scores.softmax(-1)
+            def xport_example():
+                return Attend(), (torch.randn(2, 3),)
+            """,
+        ),
     ]

@@ -4,7 +4,7 @@ import libcst as cst
 
 from ..model import Applicability, Severity
 from ..report import FixProposal
-from ..rewrites.predicates import tensor_predicate
+from ..rewrites.predicates import guard_problem, tensor_predicate
 from ..rule import Invalid, Rule, Valid
 from ._conditions import Condition, classify, short
 
@@ -50,6 +50,9 @@ class TensorAssert(Rule):
 
     def visit_Assert(self, node: cst.Assert) -> None:
         if classify(self.ctx.value(node.test)) is not Condition.TENSOR:
+            return
+        if guard_problem(node.test):
+            self.report(node.test, f"assert on the tensor value `{short(node.test)}`")
             return
         test = tensor_predicate(self.ctx.flow, node.test) if self.ctx.flow is not None else None
         args = [cst.Arg(test or node.test)]
