@@ -87,8 +87,8 @@ def tensor_predicate(
         if left is None and right is None:
             return None
         op = "logical_and" if isinstance(test.operator, cst.And) else "logical_or"
-        parts = [code_of(p) if p is not None else f"torch.tensor({code_of(side)})"
-                 for p, side in ((left, test.left), (right, test.right))]
+        sides = ((left, test.left), (right, test.right))
+        parts = [code_of(p) if p is not None else _size_test(side) for p, side in sides]
         return cst.parse_expression(f"torch.{op}({parts[0]}, {parts[1]})")
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = tensor_predicate(flow, test.expression, tensors)
@@ -98,6 +98,14 @@ def tensor_predicate(
     if unwrap.changed or is_tensor_like(flow.value(test)):
         return converted.with_changes(lpar=[], rpar=[])  # type: ignore[union-attr]
     return None
+
+
+def _size_test(test: cst.BaseExpression) -> str:
+    """A test on sizes (a Python or symbolic bool) as a tensor: `torch.tensor(test)`, with `not`
+    as `torch.logical_not` (Python's `not` would guard on a symbolic size)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return f"torch.logical_not({_size_test(test.expression)})"
+    return f"torch.tensor({code_of(test.with_changes(lpar=[], rpar=[]))})"
 
 
 class _Reads(cst.CSTVisitor):

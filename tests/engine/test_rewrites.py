@@ -1,0 +1,139 @@
+"""What the rewrites produce, and when they refuse (static: no torch). Each refusal is a case
+where the obvious rewrite was measured to fail export or to change what eager computes; the
+proofs with real torch are tests/truth/test_fixes.py and test_fix_corpus.py."""
+
+from __future__ import annotations
+
+import textwrap
+
+from xport_lint.analyzers import Config, check_source
+from xport_lint.analyzers.runner import fix_source
+
+EVERYTHING = Config(select=("ALL",))
+
+
+def model(body: str, params: str = "x") -> str:
+    return "import torch\nclass M(torch.nn.Module):\n    def forward(self, " + params + "):\n" + textwrap.indent(
+        textwrap.dedent(body).strip("\n"), " " * 8
+    ) + "\n"
+
+
+def fixed(source: str) -> str:
+    return fix_source(source, "m.py", EVERYTHING, unsafe=True)
+
+
+def messages(source: str, code: str) -> list[str]:
+    return [f.message for f in check_source(source, "m.py", EVERYTHING) if f.code == code]
+
+
+def test_a_compound_test_becomes_one_tensor_predicate() -> None:
+    source = model("""
+        if x.sum() > 0 or not x.shape[0] > 1:
+            x = x * 2
+        return x
+    """)
+    assert "torch.cond(torch.logical_or(x.sum() > 0, torch.logical_not(torch.tensor(x.shape[0] > 1)))" in fixed(source)
+
+
+def test_a_guard_before_the_tensor_test_keeps_python_short_circuiting() -> None:
+    branch = model("""
+        if mask is not None and mask.all():
+            x = x * 2
+        return x
+    """, "x, mask=None")
+    assert fixed(branch) == branch
+    assert any("`mask is not None` guards the rest of the condition" in m for m in messages(branch, "XPT101"))
+    check = model("""
+        if mask is not None and not mask.any():
+            raise ValueError("empty mask")
+        return x
+    """, "x, mask=None")
+    assert "        if mask is not None:\n            torch._assert_async(mask.any(), \"empty mask\")\n" in fixed(check)
+
+
+def test_a_number_read_from_a_tensor_is_bound_as_the_tensor_when_only_the_branch_reads_it() -> None:
+    source = model("""
+        peak = x.abs().max().item()
+        if peak > 1.0:
+            x = x / peak
+        return x
+    """)
+    out = fixed(source)
+    assert "peak = x.abs().max()\n" in out and "(x, peak))" in out
+
+
+def test_a_number_used_as_a_size_is_not_replaced_by_a_tensor() -> None:
+    source = model("""
+        n = lengths.max().item()
+        if n < x.shape[1]:
+            x = x[:, :n]
+        return x
+    """, "x, lengths")
+    assert "lengths.max().item()" in fixed(source)
+    assert any("a number read from tensor data" in m for m in messages(source, "XPT104"))
+
+
+def test_int_of_a_tensor_keeps_its_truncation() -> None:
+    source = model("""
+        count = int(x.sum())
+        if count > 0:
+            x = x * 2
+        return x
+    """)
+    assert "count = x.sum().long()\n" in fixed(source)
+
+
+def test_a_counted_loop_over_an_item_becomes_a_while_loop_over_a_tensor_counter() -> None:
+    source = model("""
+        acc = torch.zeros(x.shape[1])
+        for i in range(n.item()):
+            acc += x[i]
+        return acc
+    """, "x, n")
+    out = fixed(source)
+    assert "return i < n" in out
+    # the body may not mutate its inputs: `+=` is written out of place
+    assert "acc = acc + x.index_select(0, i.reshape(1)).squeeze(0)" in out
+    assert "return (i + 1, acc)" in out
+    assert "torch.while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64), acc))" in out
+
+
+def test_a_counter_used_as_a_slice_bound_gets_no_loop_fix() -> None:
+    source = model("""
+        acc = torch.zeros(())
+        for i in range(n.item()):
+            acc = acc + x[:i].sum()
+        return acc
+    """, "x, n")
+    assert fixed(source) == source
+    assert any("used as a size or an index other than `x[i]`" in m for m in messages(source, "XPT201"))
+
+
+def test_a_submodule_named_like_a_container_method_is_not_a_mutation() -> None:
+    source = model("""
+        for _ in range(steps.item()):
+            x = self.update(x)
+        return x
+    """, "x, steps")
+    assert "torch.while_loop" in fixed(source)
+
+
+def test_a_branch_that_only_reports_goes_under_the_export_guard() -> None:
+    source = model("""
+        if torch.isnan(x).any():
+            print("nan in input")
+            logger.warning("nan")
+        return x
+    """)
+    assert "        if not torch.compiler.is_exporting():\n            if torch.isnan(x).any():\n" in fixed(source)
+
+
+def test_a_break_is_named_as_the_reason() -> None:
+    source = model("""
+        for _ in range(3):
+            x = x * 2
+            if (x > 10).all():
+                break
+        return x
+    """)
+    assert any("it uses `break`" in m for m in messages(source, "XPT101"))
