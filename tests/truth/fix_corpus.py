@@ -1125,7 +1125,6 @@ def xport_inputs():
 #: rather than getting a fix that fails, and that the rest are all proven)
 UNFIXED = {
     "decoder_early_exit_break": "a `break` on data inside a Python loop: torch.cond branches cannot break",
-    "moe_pick_expert_item": "a module list indexed by a number read from data: not found by the static rules",
     "sampler_top_k_item": "`topk(int(k))`: a data-dependent output size; `k.item()` exports but fails at run time",
     "detector_per_box_loop": "a loop over the rows of a masked tensor: needs a hand-vectorised rewrite",
     "truncate_long_sequences": "slicing the tested size inside the branch guards it again: declare the Dim's range",

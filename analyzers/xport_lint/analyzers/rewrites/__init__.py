@@ -18,7 +18,7 @@ Facts of torch 2.13 these rewrites are built on (checked by tests/truth/test_fix
 
 from .checks import check_rewrite, raised_by
 from .common import Rewrite, dropped_effect, guard_rewrite
-from .cond import cond_rewrite, where_rewrite
+from .cond import cond_rewrite, dense_select_rewrite, where_rewrite
 from .export_calls import non_strict_rewrite, sized_dim
 from .loops import counted_loop_rewrite, range_loop_rewrite, stacked_rows_rewrite, while_loop_rewrite
 
@@ -27,6 +27,7 @@ __all__ = [
     "check_rewrite",
     "cond_rewrite",
     "counted_loop_rewrite",
+    "dense_select_rewrite",
     "dropped_effect",
     "guard_rewrite",
     "non_strict_rewrite",

@@ -253,3 +253,36 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp) -> Rewrite:
 
 
 # -- torch.while_loop -------------------------------------------------------------------------
+
+
+def dense_select_rewrite(flow: FunctionFlow, func: cst.FunctionDef, call: cst.Call) -> Rewrite:
+    """`self.experts[best](x)`, `best` read from a tensor -> every module run, the result picked
+    with the tensor: `torch.stack([m(x) for m in self.experts]).index_select(0, best.reshape(1))
+    .squeeze(0)`."""
+    picked = call.func
+    if not isinstance(picked, cst.Subscript) or call.args and any(a.star for a in call.args):
+        return Rewrite(reason="the picked module is not called right away with plain arguments")
+    index = picked.slice[0].slice.value  # type: ignore[attr-defined]
+    bound = data_bindings(flow, func, [call], exempt=index)
+    if isinstance(index, cst.Name) and index.value in bound:
+        tensor = index
+    else:
+        tensor = tensor_predicate(flow, index)
+        if tensor is None or tensor is index:
+            return Rewrite(reason=f"`{code_of(index)}` is not read only here from one tensor")
+    used = set(usage_of([call]).loaded)
+    module = next(n for n in ("module", "candidate", "choice") if n not in used)
+    args = ", ".join(code_of(a) for a in call.args)
+    dense = (
+        f"torch.stack([{module}({args}) for {module} in {code_of(picked.value)}])"
+        f".index_select(0, {code_of(tensor)}.reshape(1)).squeeze(0)"
+    )
+    return Rewrite(
+        fix=FixProposal(
+            "Run every module and pick the result with the tensor index (assumes they return one shape; "
+            "computes all of them)",
+            Applicability.UNSAFE,
+            ((call, cst.parse_expression(dense)), *((c, t) for c, t in bound.values())),
+            imports=("torch",),
+        )
+    )
