@@ -31,7 +31,7 @@ from .common import (
     tuple_text,
     usage_of,
 )
-from .predicates import data_bindings, guard_problem, tensor_predicate
+from .predicates import data_bindings, guard_problem, tensor_predicate, tensor_value
 
 
 @dataclass(frozen=True)
@@ -267,7 +267,7 @@ def dense_select_rewrite(flow: FunctionFlow, func: cst.FunctionDef, call: cst.Ca
     if isinstance(index, cst.Name) and index.value in bound:
         tensor = index
     else:
-        tensor = tensor_predicate(flow, index)
+        tensor = tensor_value(flow, index)
         if tensor is None or tensor is index:
             return Rewrite(reason=f"`{code_of(index)}` is not read only here from one tensor")
     used = set(usage_of([call]).loaded)

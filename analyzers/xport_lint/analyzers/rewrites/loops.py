@@ -15,7 +15,7 @@ from ..report import BlockReplacement, FixProposal
 from ..walk import iter_nodes, visit
 from .common import Rewrite, bound_before, comment_of, function_def, statement_of, strip_leading, tuple_text, usage_of
 from .export_calls import sized_dim
-from .predicates import data_bindings, guard_problem, tensor_predicate
+from .predicates import data_bindings, guard_problem, tensor_predicate, tensor_value
 
 
 def _carried(func: cst.FunctionDef, node: cst.CSTNode, stored: Sequence[str]) -> list[str]:
@@ -216,7 +216,7 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
         return Rewrite(reason="the loop has an `else`, is written on one line or unpacks its target")
     count = node.iter.args[0].value
     bound = data_bindings(flow, func, [node], exempt=count)
-    limit = tensor_predicate(flow, count, bound)
+    limit = tensor_value(flow, count, bound)
     if limit is None:
         return Rewrite(reason=f"`{code_of(count)}` is not a number read from a tensor")
     body = list(node.body.body)

@@ -93,11 +93,37 @@ def tensor_predicate(
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = tensor_predicate(flow, test.expression, tensors)
         return None if inner is None else cst.parse_expression(f"torch.logical_not({code_of(inner)})")
+    value = tensor_value(flow, test, tensors)
+    if value is None:
+        return None
+    # Python tests a number's truth (`if x.sum():`); torch.cond would take a float's sign bit
+    # (measured: a sum of -1.5 took the false branch): anything not already a bool is `!= 0`
+    if _boolean(value) or flow.value(test).has(Kind.MASK):
+        return value
+    simple = isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+    return cst.parse_expression(f"{code_of(value)} != 0" if simple else f"({code_of(value)}) != 0")
+
+
+def tensor_value(
+    flow: FunctionFlow, expr: cst.BaseExpression, tensors: Iterable[str] = ()
+) -> cst.BaseExpression | None:
+    """`expr` with every number read from a tensor replaced by the tensor (`t.item()` -> `t`),
+    or None when it reads no tensor."""
     unwrap = _Unwrap(flow, tensors)
-    converted = test.visit(unwrap)
-    if unwrap.changed or is_tensor_like(flow.value(test)):
-        return converted.with_changes(lpar=[], rpar=[])  # type: ignore[union-attr]
-    return None
+    converted = expr.visit(unwrap)
+    if not (unwrap.changed or is_tensor_like(flow.value(expr))):
+        return None
+    return converted.with_changes(lpar=[], rpar=[])  # type: ignore[union-attr]
+
+
+def _boolean(expr: cst.BaseExpression) -> bool:
+    """Whether `expr` is a comparison or a call that returns a bool tensor."""
+    if isinstance(expr, (cst.Comparison, cst.BooleanOperation)):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        return True
+    method = expr.func.attr.value if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) else ""
+    return method in _BOOLEAN_METHODS
 
 
 def _size_test(test: cst.BaseExpression) -> str:

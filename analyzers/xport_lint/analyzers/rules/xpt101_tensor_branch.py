@@ -43,7 +43,8 @@ class TensorBranch(ConditionRule, Rule):
     the rest of the step). The tensors the branches read are passed as operands, everything
     else stays a closure, and a result that would alias an operand is returned as `.clone()`
     (torch.cond forbids aliasing). The predicate becomes a tensor: `a and b`, `a or b`, `not a`
-    become `torch.logical_and/or/not` (a size test as `torch.tensor(test)`), `bool(t)`,
+    become `torch.logical_and/or/not` (a size test as `torch.tensor(test)`), a number's truth
+    (`if x.sum():`) becomes `x.sum() != 0` (measured: torch.cond would branch on the sign), `bool(t)`,
     `float(t)` and `t.item()` become `t`, `int(t)` becomes `t.long()`, and a number bound by
     `n = t.item()` and read only by the branch is bound as the tensor `n = t`. The assumption:
     both branches are free of side effects and return tensors of the same rank and dtype
@@ -646,5 +647,32 @@ class TensorBranch(ConditionRule, Rule):
             def xport_example():
                 return Attend(), (torch.randn(2, 3),)
             """,
+        ),
+        Invalid(
+            """
+            import torch
+            class Shift(torch.nn.Module):
+                def forward(self, x):
+                    if x.sum():  # expect: XPT101
+                        x = x * 2
+                    return x
+            def xport_example():
+                return Shift(), (torch.ones(3),)
+            """,
+            expected_replacement="""
+            import torch
+            class Shift(torch.nn.Module):
+                def forward(self, x):
+                    def true_fn(x):  # expect: XPT101
+                        x = x * 2
+                        return x.clone()
+                    def false_fn(x):
+                        return x.clone()
+                    x = torch.cond(x.sum() != 0, true_fn, false_fn, (x,))
+                    return x
+            def xport_example():
+                return Shift(), (torch.ones(3),)
+            """,
+            other_args="(torch.full((3,), -0.5),)",
         ),
     ]
