@@ -96,8 +96,8 @@ def tensor_predicate(
     value = tensor_value(flow, test, tensors)
     if value is None:
         return None
-    # Python tests a number's truth (`if x.sum():`); torch.cond would take a float's sign bit
-    # (measured: a sum of -1.5 took the false branch): anything not already a bool is `!= 0`
+    # Python tests a number's truth (`if x.sum():`); torch.cond does not: it took the false branch
+    # for a sum of -1.5 (measured). Anything not already a bool is compared `!= 0`
     if _boolean(value) or flow.value(test).has(Kind.MASK):
         return value
     simple = isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))

@@ -44,7 +44,8 @@ class TensorBranch(ConditionRule, Rule):
     else stays a closure, and a result that would alias an operand is returned as `.clone()`
     (torch.cond forbids aliasing). The predicate becomes a tensor: `a and b`, `a or b`, `not a`
     become `torch.logical_and/or/not` (a size test as `torch.tensor(test)`), a number's truth
-    (`if x.sum():`) becomes `x.sum() != 0` (measured: torch.cond would branch on the sign), `bool(t)`,
+    (`if x.sum():`) becomes `x.sum() != 0` (measured: torch.cond took the false branch for a sum of
+    -1.5, which Python calls true), `bool(t)`,
     `float(t)` and `t.item()` become `t`, `int(t)` becomes `t.long()`, and a number bound by
     `n = t.item()` and read only by the branch is bound as the tensor `n = t`. The assumption:
     both branches are free of side effects and return tensors of the same rank and dtype
