@@ -82,9 +82,12 @@ class DataDependentModuleIndex(Rule):
         """The index of `modules[index]` when it is a number read from tensor data."""
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return None
-        if not self.ctx.value(node.value).has(Kind.MODULE):
-            return None
         index = node.slice[0].slice.value
+        # cheap tests first: this runs on every subscript of traced code
+        if isinstance(index, (cst.Integer, cst.SimpleString, cst.UnaryOperation)):
+            return None
+        if not isinstance(node.value, (cst.Attribute, cst.Name)) or not self.ctx.value(node.value).has(Kind.MODULE):
+            return None
         value = self.ctx.value(index)
         return index if value.has(Kind.DATA) and not is_tensor_like(value) else None
 
