@@ -14,9 +14,9 @@ Summaries are plain JSON, cached with the findings (data only, never code).
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
-from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -236,7 +236,8 @@ class ProjectIndex:
         resolved is reused where those files still define the same names."""
         self.path_of: dict[str, str] = {}
         self.by_module: dict[str, ModuleSummary] = {}
-        for path in paths:
+        # in sorted order: two files of one module name resolve alike whatever the command line's order
+        for path in sorted(paths):
             summary = summaries.get(path)
             module = summary.module if summary is not None else module_name(path)[0]
             self.path_of.setdefault(module, path)
@@ -252,9 +253,10 @@ class ProjectIndex:
         self._lines: dict[str, dict[str, int]] = {}
         if previous is not None:
             self._reuse(previous)
-        #: function -> the traced node that first called it (None: an entry point)
+        #: function -> the traced node that calls it on its shortest chain from an entry point, the
+        #: first such chain in sorted order (None: an entry point)
         self.parents: dict[Key, Node | None] = {}
-        #: function -> the class that runs it where it was first reached
+        #: function -> the class that runs it on that chain
         self._dispatch: dict[Key, Key | None] = {}
         self._entries: dict[str, list[tuple[str, Reach]]] | None = None
         self._shapes: dict[str, dict[str, ShapeConfig]] | None = None
@@ -477,23 +479,25 @@ class ProjectIndex:
         return None
 
     def _traced(self) -> None:
-        queue: deque[Node] = deque()
-        seen: set[Node] = set()
+        """Every traced node from the roots, shortest chains first and, among chains of one length,
+        in sorted order of their names: which caller a function is reached from does not depend on
+        the order of the files or of the calls."""
+        queue: list[tuple[int, tuple[tuple[str, str], ...], str, Node, Node | None]] = []
         for root in self._roots():
-            if root not in seen:
-                seen.add(root)
-                self.parents.setdefault(root[0], None)
-                self._dispatch.setdefault(root[0], root[1])
-                queue.append(root)
+            heapq.heappush(queue, (0, ((root[0][0], self._name(root)),), repr(root), root, None))
+        seen: set[Node] = set()
         while queue:
-            node = queue.popleft()
+            depth, chain, _, node, parent = heapq.heappop(queue)
+            if node in seen:
+                continue
+            seen.add(node)
+            if node[0] not in self.parents:
+                self.parents[node[0]] = parent
+                self._dispatch[node[0]] = node[1]
             for callee in self._callees(node):
                 if callee not in seen:
-                    seen.add(callee)
-                    if callee[0] not in self.parents:
-                        self.parents[callee[0]] = node
-                        self._dispatch[callee[0]] = callee[1]
-                    queue.append(callee)
+                    step = (callee[0][0], self._name(callee))
+                    heapq.heappush(queue, (depth + 1, (*chain, step), repr(callee), callee, node))
 
     def _name(self, node: Node) -> str:
         """`LlamaModel.forward` for a forward a subclass inherits: named by the class that runs it."""
@@ -565,7 +569,8 @@ class ProjectIndex:
         """Per module: its classes that export scripts of other files export, with their shapes."""
         if self._shapes is None:
             self._shapes = {}
-            for summary in self.summaries.values():
+            # an export script of each class: the first by path, whatever the order files came in
+            for _, summary in sorted(self.summaries.items()):
                 for qualified, config in summary.shapes.items():
                     key = self.lookup(qualified)
                     if key is not None and "." not in key[1]:

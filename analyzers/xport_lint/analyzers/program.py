@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import heapq
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -30,7 +31,7 @@ from .index import EMPTY_CONTEXT, ClassSummary, FileContext, FunctionSummary, Mo
 from .model import Mode
 from .names import ImportTable, dotted
 from .shapes import ShapeConfig, ShapesReader, example_return
-from .walk import iter_nodes, with_statements
+from .walk import children, iter_nodes, with_statements
 
 EXPORT_APIS = frozenset(
     {"torch.export.export", "torch.export.draft_export", "torch.export._trace._export"}
@@ -95,7 +96,17 @@ class Program:
         self.loggers: set[str] = set()
         self._class_of: dict[int, ModuleClass] = {}
         self._flows: dict[int, FunctionFlow] = {}
+        #: per cached flow: the function and class it was solved for, and the parameters it was given
+        self._flow_inputs: dict[int, tuple[Traced, dict[str, Value]]] = {}
+        #: per helper: the join of what every eval-mode call site passes it, argument by argument
         self._call_args: dict[int, list[Value]] = {}
+        #: the same, from call sites only a training-mode export runs (used for a helper with no other)
+        self._training_args: dict[int, list[Value]] = {}
+        #: per helper: the functions whose flow read what it returns (solved again when it changes)
+        self._readers: dict[int, set[int]] = {}
+        #: call -> its innermost statement, for the calls of traced functions
+        self._call_statement: dict[int, int] = {}
+        self._solved = False
         self._nodes: dict[int, list[tuple[cst.CSTNode, cst.CSTNode | None]]] = {}
         self._in_progress: set[int] = set()
         #: ids of statements only an export in training mode runs (under `if self.training:`)
@@ -116,8 +127,9 @@ class Program:
         self._optional_calls: dict[tuple[int, int], str] = {}
         #: ids of the nodes of an `and` operand behind `name is not None` (an optional argument)
         self.optional_nodes: dict[int, str] = {}
-        #: optional names that are not parameters defaulting to None, with why they may be None
-        self.maybe_none: dict[str, str] = {}
+        #: per function: its optional names that are not parameters defaulting to None, with why
+        #: they may be None (see maybe_none)
+        self._maybe_none: dict[int, dict[str, str]] = {}
         #: per `__init__`: the attributes it sets from arguments defaulting to None
         self._optional_attributes: dict[int, set[str]] = {}
         #: ids of the operands export never evaluates (`B` in `not is_tracing() and B`)
@@ -363,7 +375,7 @@ class Program:
         self._visit(roots, seen, edges)
         self.own_traced = set(seen)
         entries = [item for name, reach in self.context.entries if (item := self._entry(name, reach)) is not None]
-        self._visit(entries, seen, edges)
+        self._visit_entries(entries, seen, edges)
         self._mark_training_only_helpers(roots + entries, seen, edges)
         self._mark_switched_forwards()
         return list(seen.values())
@@ -415,6 +427,29 @@ class Program:
                     if item.reach is not None:
                         callee.reach = dataclasses.replace(item.reach, via=(*item.reach.via, item.name))
                     stack.append(callee)
+
+    def _visit_entries(
+        self, entries: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]]
+    ) -> None:
+        """What other files' traced code reaches in this file, each function with the shortest
+        chain of calls from an entry point, the first of those in sorted order (not the first the
+        walk meets, which follows the order of the calls and of the files)."""
+        queue: list[tuple[tuple[int, str, tuple[str, ...], str], int, Traced]] = []
+        for number, item in enumerate(entries):
+            if item.reach is not None:
+                heapq.heappush(queue, (_chain_key(item.reach, item), number, item))
+        number = len(queue)
+        while queue:
+            _, _, item = heapq.heappop(queue)
+            if id(item.func) in seen:
+                continue
+            seen[id(item.func)] = item
+            calls = edges[id(item.func)] = list(self._calls(item))
+            for callee, _ in calls:
+                if id(callee.func) not in seen and item.reach is not None:
+                    callee.reach = dataclasses.replace(item.reach, via=(*item.reach.via, item.name))
+                    number += 1
+                    heapq.heappush(queue, (_chain_key(callee.reach, callee), number, callee))
 
     def _entry(self, name: str, reach: Reach) -> Traced | None:
         """A function of this file that traced code of another file calls (`func`, `Class.method`)."""
@@ -469,16 +504,18 @@ class Program:
         if not self._optional_calls:
             return
         always = _closure(roots, edges, lambda caller, callee: (caller, callee) not in self._optional_calls)
+        # a helper behind two optional arguments names the first in sorted order, whichever
+        # call the walk met first
         names: dict[int, str] = {}
         for (caller, callee), name in self._optional_calls.items():
-            if callee not in always and caller in in_eval:
-                names.setdefault(callee, name)
+            if callee not in always and caller in in_eval and name < names.get(callee, "\uffff"):
+                names[callee] = name
         changed = True
         while changed:  # a helper of such a helper
             changed = False
             for key, name in list(names.items()):
                 for callee, _ in edges.get(key, []):
-                    if id(callee.func) not in always and id(callee.func) not in names:
+                    if id(callee.func) not in always and name < names.get(id(callee.func), "\uffff"):
                         names[id(callee.func)] = name
                         changed = True
         for key, name in names.items():
@@ -536,8 +573,10 @@ class Program:
             listed = self._nodes[id(func)] = with_statements(
                 func.body, func, in_function=True, pruned=lambda node: self._branch_export_skips(node, func), dead=dead
             )
-            for node, _ in listed:
+            for node, statement in listed:
                 node_type = type(node)
+                if node_type is cst.Call and statement is not None:
+                    self._call_statement[id(node)] = id(statement)
                 if node_type is cst.Call and _is_check(node):
                     for arg in node.args[1:]:  # type: ignore[attr-defined]
                         if isinstance(arg.value, cst.Lambda):
@@ -580,7 +619,7 @@ class Program:
         self._mark_optional_operands(node.test, func)
         parent = self._passed_by_parent(func)
         optional = _optional_argument(
-            _leftmost(node.test), func, self._flags, parent, self.maybe_none, self._attributes_maybe_none(func)
+            _leftmost(node.test), func, self._flags, parent, self._reasons(func), self._attributes_maybe_none(func)
         )
         if optional is not None and (_leftmost(node.test) is not node.test or isinstance(node.test, cst.Name)):
             # the rest of the test, or the bare optional itself (`if guidance:`), is a tensor
@@ -591,7 +630,7 @@ class Program:
             (
                 name for part in _conjuncts(node.test)
                 if (name := _optional_argument(
-                    part, func, self._flags, parent, self.maybe_none, self._attributes_maybe_none(func)
+                    part, func, self._flags, parent, self._reasons(func), self._attributes_maybe_none(func)
                 ))
             ),
             None,
@@ -600,6 +639,20 @@ class Program:
             for statement in walk_statements(node.body):
                 self.optional_only.setdefault(id(statement), optional)
         return ()
+
+    def _reasons(self, func: cst.FunctionDef) -> dict[str, str]:
+        return self._maybe_none.setdefault(id(func), {})
+
+    @property
+    def maybe_none(self) -> dict[str, str]:
+        """Optional names that are not parameters defaulting to None, with why they may be None;
+        a name two functions give different reasons for keeps the first reason in sorted order
+        (not the one of the function analysed first)."""
+        out: dict[str, str] = {}
+        for reasons in self._maybe_none.values():
+            for name, why in reasons.items():
+                out[name] = min(out.get(name, why), why)
+        return out
 
     def _attributes_maybe_none(self, func: cst.FunctionDef) -> frozenset[str]:
         """`self.x` that `__init__` of `func`'s class sets from an argument defaulting to None."""
@@ -626,7 +679,7 @@ class Program:
             return
         if isinstance(test.operator, cst.And):
             name = _optional_argument(
-                _leftmost(test), func, self._flags, self._passed_by_parent(func), self.maybe_none,
+                _leftmost(test), func, self._flags, self._passed_by_parent(func), self._reasons(func),
                 self._attributes_maybe_none(func),
             )
             if name is not None:
@@ -729,6 +782,9 @@ class Program:
         return NOTHING
 
     def call_helper(self, caller: FunctionFlow, call: cst.Call, args: Sequence[Value]) -> Value | None:
+        """What a call of a helper of this file returns; its arguments join what the helper's
+        other call sites pass (a call site only a training-mode export runs counts only for a
+        helper no other site calls: what training mode passes never reaches eval-mode code)."""
         cls = self.classes.get(caller.cls.name.value) if caller.cls is not None else None
         target = self.helper_for(cls, call.func)
         if target is None:
@@ -736,15 +792,16 @@ class Program:
         key = id(target.func)
         is_method = target.cls is not None and not _is_static(target.func)
         bound = self._bind_args(target.func, call, args, is_method=is_method)
-        known = self._call_args.get(key)
-        self._call_args[key] = (
-            bound if known is None else [a | b for a, b in zip(known, bound, strict=True)]
-        )
+        training = self._call_statement.get(id(call)) in self.training_only
+        table = self._training_args if training else self._call_args
+        known = table.get(key)
+        table[key] = bound if known is None else [a | b for a, b in zip(known, bound, strict=True)]
         if _returns_python_scalar(target.func):
             return NOTHING
+        self._readers.setdefault(key, set()).add(id(caller.func))
         if key in self._in_progress:
             return Value(Kind.TENSOR) if any(a.has(Kind.TENSOR) for a in args) else NOTHING
-        return self.flow(target).returns
+        return self._flow(target).returns
 
     def note_passed(self, caller: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> None:
         """A call that is not a helper of this file, passing data-dependent values: kept in the
@@ -787,15 +844,66 @@ class Program:
         return [_python_part(value) if i in declared_python else value for i, value in enumerate(bound)]
 
     def flow(self, item: Traced) -> FunctionFlow:
+        """The dataflow of a traced function, solved with what every call site of every helper
+        passes (whatever order the calls, the functions and the traced set come in)."""
+        if not self._solved:
+            self._solve_flows()
+        return self._flow(item)
+
+    def _solve_flows(self) -> None:
+        """Every traced function's flow, each helper's parameters the join of its call sites:
+        evaluate every expression of traced code (so each call site is seen, not only those an
+        assignment reads), then solve again the flows given less than their call sites now pass,
+        and the flows that read what those return, until none is (the join only grows)."""
+        self._solved = True
+        for _ in range(_MAX_FLOW_ROUNDS):
+            for item in self.traced:
+                self._evaluate_all(self._flow(item))
+            stale = {key for key, (item, given) in self._flow_inputs.items() if self._parameters(item) != given}
+            if not stale:
+                return
+            pending = list(stale)
+            while pending:  # what read a stale helper's result is stale too
+                for reader in self._readers.get(pending.pop(), ()):
+                    if reader not in stale:
+                        stale.add(reader)
+                        pending.append(reader)
+            for key in stale:
+                self._flows.pop(key, None)
+                self._flow_inputs.pop(key, None)
+
+    def _evaluate_all(self, flow: FunctionFlow) -> None:
+        """Every outermost expression of the statements the rules walk (a bare `helper(t)` call,
+        an `if` test), so that each call site binds its arguments before any rule reads a flow."""
+        for node, statement in self.nodes(flow.func):
+            if node is statement:
+                for expression in _outermost_expressions(node):
+                    flow.value(expression)
+
+    def _flow(self, item: Traced) -> FunctionFlow:
         key = id(item.func)
         cached = self._flows.get(key)
         if cached is not None:
             return cached
         self._in_progress.add(key)
+        values = self._parameters(item)
+        cls = item.cls.node if item.cls else None
+        flow = FunctionFlow(item.func, dict(values), self, cls, self._statements_run(item.func))
+        self._in_progress.discard(key)
+        self._flows[key] = flow
+        self._flow_inputs[key] = (item, values)
+        return flow
+
+    def _parameters(self, item: Traced) -> dict[str, Value]:
+        """What each parameter of `item` holds: the join of its call sites in this file, what
+        traced callers of other files pass, else what its declaration and uses say."""
+        key = id(item.func)
         params = list(all_params(item.func.params))
         is_method = item.cls is not None and not _is_static(item.func)
         values: dict[str, Value] = {}
         call_args = self._call_args.get(key)
+        if call_args is None:
+            call_args = self._training_args.get(key)
         passed = self._arguments.get(item.name, {}) if self._arguments else {}
         for i, param in enumerate(params):
             if is_method and i == 0:
@@ -810,11 +918,7 @@ class Program:
             if kind is not None and not _declared_container(param):
                 # what a traced caller in another file passes (`batched_nms(boxes[keep], ...)`)
                 values[param.name.value] |= Value(Kind.TENSOR | Kind.DD_TENSOR if kind == "dd" else Kind.DATA)
-        cls = item.cls.node if item.cls else None
-        flow = FunctionFlow(item.func, values, self, cls, self._statements_run(item.func))
-        self._in_progress.discard(key)
-        self._flows[key] = flow
-        return flow
+        return values
 
     def _statements_run(self, func: cst.FunctionDef) -> list[cst.CSTNode]:
         """The statements of `func` an eval-mode export runs: not in a branch export never takes,
@@ -836,6 +940,29 @@ class Program:
                 ):
                     return Mode.STRICT
         return configured
+
+
+#: rounds of solving flows again; each adds what a call site newly passes (two on real code)
+_MAX_FLOW_ROUNDS = 8
+#: parts of a statement that hold statements of their own (walked as statements) or a scope
+_NOT_EXPRESSIONS = (
+    cst.BaseSuite, cst.BaseStatement, cst.BaseSmallStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+    cst.Finally, cst.MatchCase, cst.Parameters, cst.Decorator,
+)
+
+
+def _outermost_expressions(statement: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """The expressions a statement evaluates itself (an `if`'s test, an assignment's value and
+    targets, a `with`'s items), not those of the statements nested in it."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return
+    stack = children(statement)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BaseExpression):
+            yield node
+        elif not isinstance(node, _NOT_EXPRESSIONS):
+            stack.extend(children(node))
 
 
 def _module_declaration(module: cst.Module) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
@@ -1078,6 +1205,11 @@ def _assigned_once(func: cst.FunctionDef) -> dict[str, cst.BaseExpression | None
         elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)) and isinstance(statement.target, cst.Name):
             out[statement.target.value] = None
     return out
+
+
+def _chain_key(reach: Reach, item: Traced) -> tuple[int, str, tuple[str, ...], str]:
+    """Order of the chains that reach a function: shorter first, then by name."""
+    return len(reach.via), reach.entry, reach.via, item.name
 
 
 def _closure(
