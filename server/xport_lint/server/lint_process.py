@@ -146,6 +146,12 @@ def _size_facts(source: str, path: str, config: Any) -> list[Any]:
     return size_facts(source, path, config, _workspace.context(path))
 
 
+def _fix_all(source: str, path: str, config: Any) -> str:
+    from xport_lint.analyzers.runner import fix_source
+
+    return fix_source(source, path, config, unsafe=False)
+
+
 def _index_step(folders: list[str], config: Any) -> tuple[bool, list[str]]:
     return _workspace.step(folders, config)
 
@@ -195,6 +201,10 @@ class LintProcess:
     def size_facts(self, source: str, path: str, config: Any) -> list[Any]:
         """(span, markdown) for each input size the document's models read (runner.size_facts)."""
         return self._call(_size_facts, source, path, config)
+
+    def fix_all(self, source: str, path: str, config: Any) -> str:
+        """`source` with every safe fix applied, round after round (runner.fix_source)."""
+        return self._call(_fix_all, source, path, config)
 
     def index_step(self, folders: list[str], config: Any) -> tuple[bool, list[str]]:
         """Index a few more workspace files: (all done, open documents to lint again)."""
