@@ -61,10 +61,11 @@ SARIF_CORE = {
 }
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run(*args: str, cwd: Path, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     exe = shutil.which("xport-lint", path=str(Path(sys.executable).parent)) or "xport-lint"
     env = {**os.environ, "NO_COLOR": "1"}
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout,
+                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL)
 
 
 @pytest.fixture

@@ -19,11 +19,12 @@ import click
 from . import output, registry
 from .cache import Cache
 from .config import Config, ConfigError
-from .files import SourceFile, discover
+from .files import SourceFile, decode, discover, write_back
 from .fixes import apply_fixes, fixable
+from .index import EMPTY_CONTEXT, FileContext
 from .model import Applicability, Finding, Severity
 from .positions import split_lines
-from .project import FileResult, check_project, problem_finding
+from .project import FileResult, ProjectCheck, check_project, problem_finding, recheck
 from .rule import Rule, strip_markers
 from .runner import check_source, fix_source, is_internal_error
 
@@ -67,6 +68,8 @@ def main() -> None:
 @click.option("-j", "--jobs", type=int, default=None, help="Worker processes (default: all cores).")
 @click.option("--confirm", is_flag=True,
               help="Run torch.export.draft_export on each file's xport_example() (executes your code).")
+@click.option("--stdin-filename", type=click.Path(dir_okay=False), default=None,
+              help="Read the file from stdin (PATH `-`), named this for the configuration and the output.")
 @click.option("--python", "python", default=None, help="Interpreter with torch for --confirm (default: this one).")
 @click.option("--confirm-timeout", type=float, default=120.0, show_default=True, help="Seconds per example.")
 @click.option("--confirm-memory", type=click.FloatRange(min=0), default=None,
@@ -95,14 +98,21 @@ def check(
     python: str | None,
     confirm_timeout: float,
     confirm_memory: float | None,
+    stdin_filename: str | None,
 ) -> None:
-    """Check PATHS (files or folders; default: the current folder)."""
-    targets = list(paths) or ["."]
-    missing = [p for p in targets if not os.path.lexists(p)]
+    """Check PATHS (files or folders; default: the current folder; `-`: one file from stdin)."""
+    targets = list(paths) or (["-"] if stdin_filename else ["."])
+    stdin = targets == ["-"]
+    if "-" in targets and not stdin:
+        raise click.UsageError("`-` reads one file from stdin: it cannot be combined with other paths")
+    if stdin and confirm:
+        raise click.UsageError("--confirm imports the file it confirms: it cannot confirm stdin")
+    missing = [p for p in targets if not stdin and not os.path.lexists(p)]
     if missing:
         raise click.UsageError(f"no such file or folder: {', '.join(missing)}")
     try:
-        base = Config.load(Path(config_path)) if config_path else Config.discover(Path(targets[0]))
+        first = Path(stdin_filename or ".") if stdin else Path(targets[0])
+        base = Config.load(Path(config_path)) if config_path else Config.discover(first)
         config = base.merged(
             select=_codes(select), extend_select=_codes(extend_select), ignore=_codes(ignore),
             strict=strict,
@@ -123,38 +133,52 @@ def check(
             "there (pip install torch==2.13.0, or from an xport-lint checkout: pip install -e \".[confirm]\"), "
             "or pass --python /path/to/the/python/that/has/your/torch"
         )
+    if stdin:
+        findings, sources = _check_stdin(stdin_filename or "-", config, fix, diff, unsafe_fixes, exit_zero)
+        # with --fix, stdout is the fixed text: the report goes to stderr (as ruff does)
+        _finish(findings, sources, output_format, statistics, quiet, fail_on, exit_zero, 0, baseline,
+                write_baseline, err=fix)
     files = discover(targets, config.exclude)
     cache = None if no_cache else Cache(Path(cache_dir) if cache_dir else None)
     progress = _ProgressBar()
     try:
-        results = check_project(files, config, cache, jobs, progress).results
+        checked = check_project(files, config, cache, jobs, progress)
     finally:
         progress.close()
-    if cache is not None:
-        cache.save()
-        cache.close()
-
-    sources = {r.path: r.text for r in results if r.text is not None}
-    findings: list[tuple[str, Finding]] = []
-    for source in results:
-        if source.skipped:
-            click.echo(f"xport-lint: {source.path}: {source.problem}", err=True)
-        elif source.problem is not None:
-            findings.append((source.path, problem_finding(source.problem)))
-    per_file = {r.path: r.findings for r in results if r.findings}
-
     confirmer = _confirmer(python, confirm_timeout, confirm_memory) if confirm else None
     try:
-        failed_examples = _fix_and_confirm(
-            results, per_file, sources, config, confirmer, fix, diff, unsafe_fixes, exit_zero, quiet,
-            progress=sys.stderr.isatty() and output_format == "text" and not quiet,
-        )
+        findings, sources, per_file = _collect(checked.results, notify=True)
+        if fix or diff:
+            written = _fix(checked, per_file, sources, config, confirmer, diff, unsafe_fixes, exit_zero, quiet)
+            if written:
+                # the report shows what is left, each file checked with its project context again
+                checked = recheck(checked, written, config, cache, jobs)
+                findings, sources, per_file = _collect(checked.results)
+        failed_examples = 0
+        if confirmer is not None:
+            failed_examples = _confirm(
+                checked.results, per_file, sources, config, confirmer, quiet,
+                progress=sys.stderr.isatty() and output_format == "text" and not quiet,
+            )
     finally:
         if confirmer is not None:
             confirmer.close()
+        if cache is not None:
+            cache.save()
+            cache.close()
 
     for path, file_findings in per_file.items():
         findings.extend((path, f) for f in file_findings)
+    _finish(findings, sources, output_format, statistics, quiet, fail_on, exit_zero, failed_examples, baseline,
+            write_baseline)
+
+
+def _finish(
+    findings: list[tuple[str, Finding]], sources: dict[str, str], output_format: str, statistics: bool, quiet: bool,
+    fail_on: str, exit_zero: bool, failed_examples: int, baseline: str | None, write_baseline: str | None,
+    err: bool = False,
+) -> None:
+    """Report `findings` (on stderr with `err`) and exit with the status they call for."""
     findings.sort(key=lambda pf: (pf[0], pf[1].span.start, pf[1].code))
 
     if write_baseline:
@@ -164,7 +188,7 @@ def check(
     if baseline:
         findings = _filter_baseline(baseline, findings, sources)
 
-    _report(findings, sources, output_format, statistics, quiet)
+    _report(findings, sources, output_format, statistics, quiet, err)
     if any(is_internal_error(f) for _, f in findings):
         sys.exit(2)  # xport-lint failed on a file: never a clean (or merely "findings") result
     threshold = _SEVERITY_RANK[Severity(fail_on)]
@@ -215,32 +239,72 @@ def _has_torch(python: str) -> bool:
         return False
 
 
-def _fix_and_confirm(
-    results: list[FileResult], per_file: dict[str, list[Finding]], sources: dict[str, str], config: Config,
-    confirmer: Any, fix: bool, diff: bool, unsafe_fixes: bool, exit_zero: bool, quiet: bool, progress: bool,
-) -> int:
-    """Apply fixes (proven by re-export first when confirming), then confirm. Returns failed examples."""
-    if fix or diff:
-        prove = _prover(confirmer, config, quiet) if confirmer is not None else None
-        files = {r.path: r.source for r in results}
-        changed = _apply(per_file, sources, files, config, unsafe_fixes, write=fix and not diff, prove=prove)
-        if diff:
-            if changed:
-                click.echo("".join(changed), nl=False)
-            elif not unsafe_fixes and any(
-                f.fix is not None and f.fix.applicability is Applicability.UNSAFE
-                for fs in per_file.values()
-                for f in fs
-            ):
-                click.echo("xport-lint: no safe fixes; unsafe ones exist: `--diff --unsafe-fixes` shows them", err=True)
-            sys.exit(1 if changed and not exit_zero else 0)
-        # re-check what was fixed, so the report shows what is left
-        for path in list(per_file):
-            if path in sources:
-                per_file[path] = check_source(sources[path], path, config)
-    if confirmer is None:
-        return 0
-    return _confirm(results, per_file, sources, config, confirmer, quiet, progress=progress)
+def _collect(
+    results: list[FileResult], notify: bool = False
+) -> tuple[list[tuple[str, Finding]], dict[str, str], dict[str, list[Finding]]]:
+    """From a project check: the findings for files that could not be read, each file's text,
+    each file's findings. `notify`: say on stderr which files were skipped."""
+    problems: list[tuple[str, Finding]] = []
+    for result in results:
+        if result.skipped:
+            if notify:
+                click.echo(f"xport-lint: {result.path}: {result.problem}", err=True)
+        elif result.problem is not None:
+            problems.append((result.path, problem_finding(result.problem)))
+    sources = {r.path: r.text for r in results if r.text is not None}
+    return problems, sources, {r.path: r.findings for r in results if r.findings}
+
+
+def _fix(
+    checked: ProjectCheck, per_file: dict[str, list[Finding]], sources: dict[str, str], config: Config,
+    confirmer: Any, diff: bool, unsafe_fixes: bool, exit_zero: bool, quiet: bool,
+) -> list[str]:
+    """Apply fixes (proven by re-export first when confirming); with --diff, print them and exit.
+    Returns the files written."""
+    prove = _prover(confirmer, config, quiet) if confirmer is not None else None
+    files = {r.path: r.source for r in checked.results}
+    changed, written = _apply(
+        per_file, sources, files, config, unsafe_fixes, write=not diff, prove=prove, contexts=checked.contexts
+    )
+    if diff:
+        if changed:
+            click.echo("".join(changed), nl=False)
+        elif not unsafe_fixes and any(
+            f.fix is not None and f.fix.applicability is Applicability.UNSAFE
+            for fs in per_file.values()
+            for f in fs
+        ):
+            click.echo("xport-lint: no safe fixes; unsafe ones exist: `--diff --unsafe-fixes` shows them", err=True)
+        sys.exit(1 if changed and not exit_zero else 0)
+    return written
+
+
+def _check_stdin(
+    path: str, config: Config, fix: bool, diff: bool, unsafe: bool, exit_zero: bool
+) -> tuple[list[tuple[str, Finding]], dict[str, str]]:
+    """One file read from stdin, named `path` (editors and pipes). With --fix the fixed text is
+    printed to stdout (all of it, fixed or not); with --diff the diff, and the run exits."""
+    source = decode(path, sys.stdin.buffer.read())
+    if source.text is None:
+        return [(path, problem_finding(source.problem or "cannot read stdin"))], {}
+    findings = check_source(source.text, path, config)
+    if not (fix or diff):
+        return [(path, f) for f in findings], {path: source.text}
+    text = fix_source(source.text, path, config, unsafe, findings)
+    if diff:
+        if text != source.text:
+            click.echo(_unified_diff(path, source.text, text), nl=False)
+        sys.exit(1 if text != source.text and not exit_zero else 0)
+    sys.stdout.buffer.write(source.encode(text))
+    sys.stdout.flush()
+    remaining = check_source(text, path, config) if text != source.text else findings
+    return [(path, f) for f in remaining], {path: text}
+
+
+def _unified_diff(path: str, original: str, text: str) -> str:
+    return "".join(difflib.unified_diff(
+        split_lines(original), split_lines(text), fromfile=f"a/{path}", tofile=f"b/{path}",
+    ))
 
 
 def _prover(confirmer: Any, config: Config, quiet: bool) -> Callable[[str, str, str, list[Finding]], str]:
@@ -358,48 +422,30 @@ def _apply(
     per_file: dict[str, list[Finding]], sources: dict[str, str], files: dict[str, SourceFile], config: Config,
     unsafe: bool, write: bool,
     prove: Callable[[str, str, str, list[Finding]], str] | None = None,
-) -> list[str]:
-    """Fix each file until nothing more applies (edits that overlapped wait for a second round).
-    With `prove`, only what it proves of the fixes is written."""
-    diffs = []
+    contexts: dict[str, FileContext] | None = None,
+) -> tuple[list[str], list[str]]:
+    """Fix each file until nothing more applies (edits that overlapped wait for a second round),
+    each with its project context. With `prove`, only what it proves of the fixes is written.
+    Returns the diffs and the files written."""
+    diffs: list[str] = []
+    written: list[str] = []
     for path, findings in per_file.items():
         original = sources[path]
-        text = fix_source(original, path, config, unsafe, findings)
+        context = (contexts or {}).get(path, EMPTY_CONTEXT)
+        text = fix_source(original, path, config, unsafe, findings, context=context)
         if text != original and prove is not None:
             text = prove(path, original, text, fixable(findings, unsafe))
         if text == original:
             continue
-        diffs.append("".join(difflib.unified_diff(
-            split_lines(original), split_lines(text),
-            fromfile=f"a/{path}", tofile=f"b/{path}",
-        )))
+        diffs.append(_unified_diff(path, original, text))
         if write:
-            if not _write(files[path], text):
+            problem = write_back(files[path], text)
+            if problem is not None:
+                click.echo(f"xport-lint: {path}: fix not written: {problem}", err=True)
                 continue
             sources[path] = text
-    return diffs
-
-
-def _write(source: SourceFile, text: str) -> bool:
-    """Write a fixed file back as it was stored: its encoding (PEP 263 cookie), its BOM; line
-    endings are kept in `text` itself. Effect: replaces the file atomically."""
-    try:
-        data = source.encode(text)
-    except UnicodeEncodeError as error:
-        click.echo(f"xport-lint: {source.path}: fix not written: it needs characters {source.encoding} "
-                   f"cannot hold ({error.reason})", err=True)
-        return False
-    target = Path(source.path)
-    temporary = target.with_name(f".{target.name}.xport-lint-{os.getpid()}")
-    try:
-        temporary.write_bytes(data)
-        os.chmod(temporary, os.stat(target).st_mode & 0o7777)
-        os.replace(temporary, target)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        click.echo(f"xport-lint: {source.path}: fix not written: {error.strerror or error}", err=True)
-        return False
-    return True
+            written.append(path)
+    return diffs, written
 
 
 def _fingerprint(path: str, finding: Finding, sources: dict[str, str]) -> str:
@@ -439,25 +485,28 @@ def _filter_baseline(
 
 
 def _report(
-    findings: list[tuple[str, Finding]], sources: dict[str, str], fmt: str, statistics: bool, quiet: bool
+    findings: list[tuple[str, Finding]], sources: dict[str, str], fmt: str, statistics: bool, quiet: bool,
+    err: bool = False,
 ) -> None:
+    """The findings in `fmt`, on stdout (stderr with `err`: stdout holds the fixed text)."""
+    echo = functools.partial(click.echo, err=err)
     if fmt == "json":
-        click.echo(output.render_json(findings))
+        echo(output.render_json(findings))
         return
     if fmt == "sarif":
-        click.echo(output.render_sarif(findings))
+        echo(output.render_sarif(findings))
         return
     if fmt == "github":
         if findings:
-            click.echo(output.render_github(findings))
+            echo(output.render_github(findings))
         return
     if statistics:
         if findings:
-            click.echo(output.render_statistics(findings))
+            echo(output.render_statistics(findings))
         return
-    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    colour = (sys.stderr if err else sys.stdout).isatty() and "NO_COLOR" not in os.environ
     if findings:
-        click.echo(output.render_text(findings, sources, colour), color=colour)
+        echo(output.render_text(findings, sources, colour), color=colour)
     if not quiet:
         by_severity = Counter(f.severity.value for _, f in findings)
         fixable = sum(1 for _, f in findings if f.fix is not None and f.fix.applicability.value == "safe")
@@ -471,9 +520,9 @@ def _report(
                 more = "more " if fixable else ""
                 summary += (f"\n[~] {unsafe} {more}fixable with `--fix --unsafe-fixes` (they hold under an "
                             "assumption each rule's doc states; `--diff --unsafe-fixes` shows them first).")
-            click.echo(summary)
+            echo(summary)
         else:
-            click.echo("All checks passed!")
+            echo("All checks passed!")
 
 
 @main.command("server")
@@ -497,12 +546,15 @@ def list_rules(output_format: str) -> None:
     """List every rule: code, name, severities, fixability (`page`: docs/rules.md, every doc)."""
     rows = []
     for code, rule in registry.RULES.items():
+        fixes = _fix_applicabilities(rule)
         rows.append({
             "code": code,
             "name": rule.NAME,
             "non_strict": rule.SEVERITY.value if rule.SEVERITY else None,
             "strict": rule.STRICT_SEVERITY.value if rule.STRICT_SEVERITY else None,
             "fixable": rule.fixable(),
+            "fix_applicability": sorted(a.value for a in fixes),
+            "fix_mark": output.fix_mark(fixes),
             "default": rule.DEFAULT_ENABLED,
             "summary": rule.summary(),
         })
@@ -514,9 +566,22 @@ def list_rules(output_format: str) -> None:
         click.echo(rules_page(), nl=False)
     else:
         for row in rows:
-            fixable = "[*]" if row["fixable"] else "   "
             severities = f"{row['non_strict'] or '-'}/{row['strict'] or '-'}"
-            click.echo(f"{row['code']} {fixable} {row['name']:<30} {severities:<16} {row['summary']}")
+            click.echo(f"{row['code']} {row['fix_mark']} {row['name']:<30} {severities:<16} {row['summary']}")
+        click.echo("\n[*] its fixes are safe: `--fix` applies them. [~] some need `--unsafe-fixes` (the rule's "
+                   "*Fix safety* says under what assumption); `check` marks each finding's own fix.")
+
+
+def _fix_applicabilities(rule: type[Rule]) -> set[Applicability]:
+    """How safe a rule's fixes are, read off its fixed examples (a rule may fix one case safely
+    and another under an assumption), so `rules` marks them as `check` marks findings."""
+    found: set[Applicability] = set()
+    everything = Config(select=("ALL",))
+    for case in rule.INVALID:
+        if case.expected_replacement is not None:
+            found.update(f.fix.applicability for f in check_source(case.source, "example.py", everything)
+                         if f.code == rule.CODE and f.fix is not None)
+    return found
 
 
 def rules_table() -> str:

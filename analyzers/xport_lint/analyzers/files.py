@@ -133,3 +133,69 @@ def decode(path: str, data: bytes) -> SourceFile:
         return SourceFile(path, None, "cannot parse: file contains NUL bytes")
     bom = encoding == "utf-8-sig"
     return SourceFile(path, text.removeprefix("\ufeff"), encoding="utf-8" if bom else encoding, bom=bom)
+
+
+def write_back(source: SourceFile, text: str) -> str | None:
+    """Write `text` (a fix of `source.text`) to the file `source` was read from, as it was stored
+    (its encoding, its BOM). Returns why it was not written, or None.
+
+    Written in place, as ruff does, so the file stays the same file: a symlink's target is
+    written, hard links, mode and owner are kept. Not written when the file no longer holds the
+    text the fix was computed from (an edit saved while the run went on: its bytes are compared
+    through the same descriptor right before writing), when the file is read-only (judged by
+    its mode bits, which root's writes would otherwise ignore), or when `text` needs characters
+    the file's encoding cannot hold. A write that fails half-way puts the original bytes back."""
+    if source.text is None:
+        return "it was not read"
+    try:
+        data = source.encode(text)
+    except UnicodeEncodeError as error:
+        return f"it needs characters {source.encoding} cannot hold ({error.reason})"
+    try:
+        info = os.stat(source.path)
+        if stat.S_ISREG(info.st_mode) and not info.st_mode & 0o222:
+            return f"the file is read-only (mode {stat.S_IMODE(info.st_mode):04o}); make it writable to fix it"
+        fd = os.open(source.path, os.O_RDWR | os.O_NONBLOCK)
+    except OSError as error:
+        return error.strerror or str(error)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "not a regular file"
+        original = _read_all(fd)
+        current = decode(source.path, original)
+        if (current.text, current.encoding, current.bom) != (source.text, source.encoding, source.bom):
+            return "the file changed since it was read (an edit saved during the run); check it again"
+        try:
+            _write_all(fd, data)
+            os.ftruncate(fd, len(data))
+        except OSError as error:
+            _write_all(fd, original)  # over the original's own blocks: needs no new space
+            os.ftruncate(fd, len(original))
+            return error.strerror or str(error)
+        moved = os.stat(source.path)
+        written = os.fstat(fd)
+        if (moved.st_dev, moved.st_ino) != (written.st_dev, written.st_ino):
+            return "the file was replaced while it was written (an editor saved it); check it again"
+    except OSError as error:
+        return error.strerror or str(error)
+    finally:
+        os.close(fd)
+    return None
+
+
+def _read_all(fd: int) -> bytes:
+    """The file's whole content, from its start, through `fd`."""
+    chunks = []
+    offset = 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """`data` over the file's start (os.pwrite may write less than asked)."""
+    view = memoryview(data)
+    offset = 0
+    while offset < len(data):
+        offset += os.pwrite(fd, view[offset:], offset)

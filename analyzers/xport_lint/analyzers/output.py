@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import click
 
 from . import registry
-from .model import Finding, Position, Severity
+from .model import Applicability, Finding, Position, Severity
 from .positions import split_lines
 
 VERSION = "0.1.0"
@@ -168,7 +168,7 @@ def render_text(
         style = _COLOURS[f.severity]
         marker = ""
         if f.fix is not None:  # [*] `--fix` applies it; [~] only with `--unsafe-fixes` (its doc says why)
-            marker = {"safe": " [*]", "unsafe": " [~]"}.get(f.fix.applicability.value, "")
+            marker = f" {fix_mark([f.fix.applicability])}".rstrip()
         head = (
             click.style(f"{path}:{f.span.start.line}:{f.span.start.column + 1}:", bold=True)
             + " "
@@ -201,13 +201,24 @@ def render_text(
     return text if colour else click.unstyle(text)
 
 
+def fix_mark(applicabilities: Collection[Applicability]) -> str:
+    """The one meaning of the marks, for a finding, a rule or a count of findings: `[*]` when
+    every fix is safe (`--fix` applies them all), `[~]` when some need `--unsafe-fixes`."""
+    fixes = set(applicabilities) - {Applicability.DISPLAY_ONLY}
+    if not fixes:
+        return "   "
+    return "[~]" if Applicability.UNSAFE in fixes else "[*]"
+
+
 def render_statistics(findings: Sequence[tuple[str, Finding]]) -> str:
     counts = Counter(f.code for _, f in findings)
-    fixable = Counter(f.code for _, f in findings if f.fix is not None)
+    fixes: dict[str, set[Applicability]] = {}
+    for _, f in findings:
+        if f.fix is not None:
+            fixes.setdefault(f.code, set()).add(f.fix.applicability)
     rows = []
     for code, count in counts.most_common():
         rule = registry.RULES.get(code)
         name = rule.NAME if rule else ""
-        mark = "[*]" if fixable[code] else "   "
-        rows.append(f"{count:5d}\t{code}\t{mark} {name}")
+        rows.append(f"{count:5d}\t{code}\t{fix_mark(fixes.get(code, ()))} {name}")
     return "\n".join(rows)

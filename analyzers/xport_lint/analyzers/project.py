@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import registry
 from .cache import Cache
@@ -81,6 +81,11 @@ class ProjectCheck:
     results: list[FileResult]
     #: path -> its summary for the project index (files that parsed)
     summaries: dict[str, ModuleSummary]
+    #: path -> what the rest of the project tells its analysis: a fix of the file and the
+    #: re-check of that fix need it (without it, a helper another file calls is not traced)
+    contexts: dict[str, FileContext] = field(default_factory=dict)
+    #: the rounds' state, which `recheck` resumes
+    rounds: _Rounds | None = field(default=None, repr=False)
 
 
 #: told how many files are done of how many the first round checks (the rest are cache hits)
@@ -98,28 +103,52 @@ def check_project(
     followed = []
     if config.follow:
         followed = [p for p in discover(config.followed_folders(), config.exclude) if p not in linted]
-    files = [*files, *followed]
-    results: dict[str, FileResult] = {}
-    summaries: dict[str, ModuleSummary] = {}
-    contexts = dict.fromkeys(files, EMPTY_CONTEXT) | dict.fromkeys(followed, FOLLOWED)
-    todo = list(files)
-    index = None
-    for round_number in range(_MAX_ROUNDS):
-        told = progress if round_number == 0 else None
-        for result, summary in _check_round(todo, config, cache, jobs, contexts, told):
-            results[result.path] = result
-            if summary is not None:
-                summaries[result.path] = summary
-            else:
-                summaries.pop(result.path, None)
-        index = ProjectIndex(files, summaries, followed, previous=index)
-        fresh = {p: index.context(p) for p in files}
-        todo = [p for p in files if contexts[p] != fresh[p]]
-        contexts = fresh
-        if not todo:
-            break
-    reported = [results[p] for p in files if p in results and (p in linted or results[p].findings)]
-    return ProjectCheck(reported, summaries)
+    rounds = _Rounds([*files, *followed], linted, followed)
+    return rounds.run(list(rounds.files), config, cache, jobs, progress)
+
+
+def recheck(previous: ProjectCheck, changed: list[str], config: Config, cache: Cache | None,
+            jobs: int | None) -> ProjectCheck:
+    """The project after `changed` files were rewritten on disk (fixes written): they are
+    checked again with their contexts, then every file whose context that changes, as
+    `check_project` does. The other files' results are kept."""
+    assert previous.rounds is not None, "a ProjectCheck from check_project"
+    _tune_gc()
+    return previous.rounds.run([p for p in previous.rounds.files if p in set(changed)], config, cache, jobs, None)
+
+
+class _Rounds:
+    """What check_project's rounds know between them: results, summaries, contexts, the index."""
+
+    def __init__(self, files: list[str], linted: set[str], followed: list[str]) -> None:
+        self.files = files
+        self.linted = linted
+        self.followed = followed
+        self.results: dict[str, FileResult] = {}
+        self.summaries: dict[str, ModuleSummary] = {}
+        self.contexts = dict.fromkeys(files, EMPTY_CONTEXT) | dict.fromkeys(followed, FOLLOWED)
+        self.index: ProjectIndex | None = None
+
+    def run(
+        self, todo: list[str], config: Config, cache: Cache | None, jobs: int | None, progress: Progress | None
+    ) -> ProjectCheck:
+        files, results, summaries = self.files, self.results, self.summaries
+        for round_number in range(_MAX_ROUNDS):
+            told = progress if round_number == 0 else None
+            for result, summary in _check_round(todo, config, cache, jobs, self.contexts, told):
+                results[result.path] = result
+                if summary is not None:
+                    summaries[result.path] = summary
+                else:
+                    summaries.pop(result.path, None)
+            self.index = ProjectIndex(files, summaries, self.followed, previous=self.index)
+            fresh = {p: self.index.context(p) for p in files}
+            todo = [p for p in files if self.contexts[p] != fresh[p]]
+            self.contexts = fresh
+            if not todo:
+                break
+        reported = [results[p] for p in files if p in results and (p in self.linted or results[p].findings)]
+        return ProjectCheck(reported, dict(summaries), dict(self.contexts), self)
 
 
 def _check_round(

@@ -153,7 +153,7 @@ def _check_parsable(
         _walk(with_statements(module, None, in_function=False), _dispatch(module_wide), ctx, path)
     findings = _findings(ctx, locator, config, mode, program, path)
     if UNUSED_NOQA_CODE in enabled:
-        findings.extend(_unused_suppressions(locator, ctx.reports))
+        findings.extend(_unused_suppressions(locator, ctx.reports, source))
     if ctx.failures:
         # the file was not fully checked: never let that read as clean
         for failure in sorted(ctx.failures):
@@ -284,7 +284,10 @@ def _findings(
 ) -> list[Finding]:
     out: list[Finding] = []
     seen: set[tuple[str, Span]] = set()
+    whole_file = noqa.file_directives(ctx.source)
     for rule, report in ctx.reports:
+        if any(noqa.suppresses(directive, rule.CODE) for directive in whole_file):
+            continue
         span = locator.span(report.node, report.statement)
         key = (rule.CODE, span)
         if key in seen:
@@ -420,21 +423,28 @@ def _syntax_error_at(line: int, column: int, message: str, enabled: frozenset[st
 
 
 def _unused_suppressions(
-    locator: Locator, reports: list[tuple[Rule, Report]]
+    locator: Locator, reports: list[tuple[Rule, Report]], source: str
 ) -> list[Finding]:
-    """`# noqa: XPT...` directives that silence nothing (the opt-in XPT001)."""
+    """`# noqa: XPT...` directives that silence nothing on their line, and file-level
+    `# xport-lint: noqa: XPT...` ones that silence nothing in the file (the opt-in XPT001)."""
     raised: dict[int, set[str]] = {}
     for rule, report in reports:
         line = locator.span(report.node, report.statement).start.line
         raised.setdefault(line, set()).add(rule.CODE)
+    in_file = set().union(*raised.values())
     rule = registry.RULES[UNUSED_NOQA_CODE]
+    file_level = noqa.file_directives(source)
+    if any(noqa.suppresses(d, UNUSED_NOQA_CODE) for d in file_level):
+        return []
     out = []
-    for directive in noqa.all_directives(locator.lines):
+    for directive, whole_file in [
+        *((d, False) for d in noqa.all_directives(locator.lines)), *((d, True) for d in file_level)
+    ]:
         codes = directive.codes
         if codes is None:
             continue
         ours = {c for c in codes if c.startswith("XPT")}
-        unused = ours - raised.get(directive.line, set())
+        unused = ours - (in_file if whole_file else raised.get(directive.line, set()))
         if unused:
             text = locator.lines[directive.line - 1].rstrip("\r\n")
             span = Span(Position(directive.line, directive.column), Position(directive.line, len(text)))
@@ -448,16 +458,18 @@ def _unused_suppressions(
 
 
 def fix_source(
-    source: str, path: str, config: Config, unsafe: bool, findings: list[Finding] | None = None, rounds: int = 5
+    source: str, path: str, config: Config, unsafe: bool, findings: list[Finding] | None = None, rounds: int = 5,
+    context: FileContext = EMPTY_CONTEXT,
 ) -> str:
     """`source` with the fixes of `findings` (default: all its findings) applied, re-checking
-    between rounds: fixes whose edits overlapped an earlier one apply in the next round."""
+    between rounds: fixes whose edits overlapped an earlier one apply in the next round.
+    `context`: the file's project context (project.ProjectCheck.contexts), kept in every round."""
     text = source
-    findings = check_source(text, path, config) if findings is None else findings
+    findings = check_source(text, path, config, context=context) if findings is None else findings
     for _ in range(rounds):
         new = apply_fixes(text, findings, unsafe)
         if new == text:
             break
         text = new
-        findings = check_source(text, path, config)
+        findings = check_source(text, path, config, context=context)
     return text

@@ -9,7 +9,8 @@ class UnusedSuppression(Rule):
 
     ## What it does
     Opt-in (`--extend-select XPT001`): reports suppression comments naming xport-lint codes
-    that no finding on that line raises, so stale suppressions do not pile up.
+    that no finding on that line raises, so stale suppressions do not pile up; and a file-level
+    `# xport-lint: noqa: XPT...` naming codes that nothing in the file raises.
 
     ## Why it fails torch.export
     It does not; it keeps suppressions honest after the code they excused was fixed.
@@ -39,7 +40,19 @@ class UnusedSuppression(Rule):
                     return -x
             """,
             modes=(),
-        )
+        ),
+        Valid(
+            """
+            import torch
+            # xport-lint: noqa: XPT101
+            class Gate(torch.nn.Module):
+                def forward(self, x):
+                    if x.sum() > 0:
+                        return x
+                    return -x
+            """,
+            modes=(),
+        ),
     ]
     INVALID = [
         Invalid(
@@ -51,5 +64,16 @@ class UnusedSuppression(Rule):
             def xport_example():
                 return Scale(), (torch.randn(3),)
             """
-        )
+        ),
+        Invalid(
+            """
+            import torch
+            # xport-lint: noqa: XPT101  # expect: XPT001
+            class Scale(torch.nn.Module):
+                def forward(self, x):
+                    return x * 2
+            def xport_example():
+                return Scale(), (torch.randn(3),)
+            """
+        ),
     ]
