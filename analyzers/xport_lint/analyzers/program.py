@@ -874,11 +874,15 @@ class Program:
 
     def _evaluate_all(self, flow: FunctionFlow) -> None:
         """Every outermost expression of the statements the rules walk (a bare `helper(t)` call,
-        an `if` test), so that each call site binds its arguments before any rule reads a flow."""
+        an `if` test), then every call the evaluation of those did not reach (a value of a dict,
+        an operand of `is None`), so that each call site binds its arguments before any rule
+        reads a flow. Not the calls export never evaluates (a lazy check message)."""
         for node, statement in self.nodes(flow.func):
             if node is statement:
                 for expression in _outermost_expressions(node):
                     flow.value(expression)
+            elif type(node) is cst.Call and id(node) not in self.unevaluated:
+                flow.value(node)  # type: ignore[arg-type]
 
     def _flow(self, item: Traced) -> FunctionFlow:
         key = id(item.func)
