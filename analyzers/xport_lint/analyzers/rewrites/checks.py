@@ -8,7 +8,7 @@ from ..dataflow import FunctionFlow
 from ..model import Applicability
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
-from .common import CHECK_SAFETY, INVERSE, Rewrite, comment_of, statement_of
+from .common import CHECK_SAFETY, INVERSE, Rewrite, comment_of, scope_names, statement_of
 from .predicates import guard_problem, is_guard, tensor_predicate
 
 
@@ -50,24 +50,26 @@ def check_rewrite(flow: FunctionFlow, node: cst.If) -> Rewrite | None:
     if problem:
         return Rewrite(reason=problem)
     negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-    predicate = tensor_predicate(flow, test.expression if negated else test)  # type: ignore[attr-defined]
+    names = scope_names(flow)
+    torch = names.torch
+    predicate = tensor_predicate(flow, test.expression if negated else test, (), torch)  # type: ignore[attr-defined]
     kept = " ".join(code_of(raised).split())  # a comment is one line
     exc = raised.exc
     literal = (
         exc.args[0].value if isinstance(exc, cst.Call) and exc.args and exc.args[0].keyword is None else None
     )
     if predicate is not None:
-        condition = code_of(predicate) if negated else f"torch.logical_not({code_of(predicate)})"
+        condition = code_of(predicate) if negated else f"{torch}.logical_not({code_of(predicate)})"
         # a message that formats values would be computed while tracing: only a plain string stays
         if isinstance(literal, (cst.SimpleString, cst.ConcatenatedString)):
-            statement = statement_of(f"torch._assert_async({condition}, {code_of(literal)})")
+            statement = statement_of(f"{torch}._assert_async({condition}, {code_of(literal)})")
             comment = comment_of(node.body)
         else:
-            statement = statement_of(f"torch._assert_async({condition})")
+            statement = statement_of(f"{torch}._assert_async({condition})")
             comment = " ".join(filter(None, [f"# was: {kept}", comment_of(node.body)]))
     else:
         # strict export rejects torch._check's message callable: the raise is kept as a comment
-        statement = statement_of(f"torch._check({_negate(test)})")
+        statement = statement_of(f"{torch}._check({_negate(test)})")
         comment = " ".join(filter(None, [f"# was: {kept}", comment_of(node.body)]))
     if comment and isinstance(statement, cst.SimpleStatementLine):
         statement = statement.with_changes(
@@ -82,7 +84,7 @@ def check_rewrite(flow: FunctionFlow, node: cst.If) -> Rewrite | None:
             f"Replace the branch with a runtime check ({CHECK_SAFETY})",
             Applicability.UNSAFE,
             (),
-            imports=("torch",),
+            imports=names.imports,
             blocks=(BlockReplacement(node, node, (statement,)),),
         )
     )

@@ -1,15 +1,18 @@
-"""What the rewrites share: the names a block reads and writes, statements built from text,
-the returns of a branch."""
+"""What the rewrites share: the names a block reads and writes, the names a rewrite may
+introduce, statements built from text, the returns of a branch."""
 
 from __future__ import annotations
 
+import itertools
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
-from ..dataflow import all_params
+from ..dataflow import FunctionFlow, all_params
 from ..model import Applicability
+from ..names import dotted
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
 from ..walk import children, visit
@@ -31,6 +34,121 @@ class Rewrite:
     fix: FixProposal | None = None
     #: why no fix is offered (shown in the diagnostic)
     reason: str | None = None
+
+
+# -- the names a rewrite introduces ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Names:
+    """What a rewrite may call the things it introduces in one file: a name is fresh when no
+    scope of the file reads or binds it (module, classes, functions, nested functions, imports),
+    so a new `def true_fn` can neither shadow the user's own `true_fn` nor be shadowed by it;
+    `torch` is how the new code reaches the torch module: a name only ever bound to it."""
+
+    #: every identifier the file reads or binds anywhere (attribute names excepted)
+    taken: frozenset[str]
+    #: the name the emitted code calls torch by (`torch`, the file's `T`, or a fresh alias)
+    torch: str = "torch"
+    #: what the fix imports for that name (`torch`, `torch as torch_1`), or None: already bound
+    torch_import: str | None = "torch"
+
+    def fresh(self, *bases: str) -> list[str]:
+        """One name per base, none of them taken nor equal to each other: `base`, else
+        `base_1`, `base_2`, ..."""
+        out: list[str] = []
+        for base in bases:
+            out.append(next(
+                name for name in itertools.chain([base], (f"{base}_{n}" for n in itertools.count(1)))
+                if name not in self.taken and name not in out and name != self.torch
+            ))
+        return out
+
+    @property
+    def imports(self) -> tuple[str, ...]:
+        return (self.torch_import,) if self.torch_import else ()
+
+
+class _ScopeScan(cst.CSTVisitor):
+    """Every identifier of a file, and which names are bound to torch by an import and never
+    rebound: a name's occurrence other than as the base of an attribute (`torch.cond`) or in
+    such an import counts as a possible rebinding (a local tensor named `torch`, a parameter,
+    `from x import torch`)."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+        self.other_use: set[str] = set()
+        #: names bound to torch by an import outside any function or class
+        self.module_torch: list[str] = []
+        self.torch_bound: set[str] = set()
+        self.depth = 0
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            full = dotted(alias.name) or ""
+            asname = alias.asname.name if alias.asname is not None else None
+            bound = asname.value if isinstance(asname, cst.Name) else full.split(".")[0]
+            self.taken.add(bound)
+            if (full == "torch") if asname is not None else bound == "torch":
+                self.torch_bound.add(bound)
+                if not self.depth:
+                    self.module_torch.append(bound)
+            else:
+                self.other_use.add(bound)
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if isinstance(node.value, cst.Name):
+            self.taken.add(node.value.value)
+        else:
+            visit(node.value, self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.taken.add(node.value)
+        self.other_use.add(node.value)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            return super().on_visit(node)
+        self.depth += 1  # an import in here binds a local (or a class attribute), not the module's name
+        for child in children(node):
+            visit(child, self)
+        self.depth -= 1
+        return False
+
+
+def names_of(module: cst.Module) -> Names:
+    """The `Names` fact of a file (see `Names`)."""
+    scan = _ScopeScan()
+    visit(module, scan)
+    taken = frozenset(scan.taken)
+    clean = [n for n in scan.module_torch if n not in scan.other_use]
+    if clean:
+        return Names(taken, "torch" if "torch" in clean else clean[0], None)
+    if "torch" not in scan.other_use and "torch" not in scan.torch_bound:
+        return Names(taken, "torch", "torch")  # `torch` is free (or only `torch.x`, never imported)
+    alias = Names(taken, "").fresh("torch")[0]
+    return Names(taken, alias, f"torch as {alias}")
+
+
+#: the facts of the files analysed last (the rewrites of one file ask for them many times)
+_RECENT: OrderedDict[int, tuple[cst.Module, Names]] = OrderedDict()
+
+
+def scope_names(flow: FunctionFlow) -> Names:
+    """The `Names` fact of the file holding `flow`'s function, computed once per file."""
+    module = getattr(flow.resolver, "module", None)
+    if not isinstance(module, cst.Module):
+        return names_of(cst.Module(body=[flow.func]))
+    cached = _RECENT.get(id(module))
+    if cached is not None and cached[0] is module:
+        return cached[1]
+    names = names_of(module)
+    _RECENT[id(module)] = (module, names)
+    while len(_RECENT) > 8:
+        _RECENT.popitem(last=False)
+    return names
 
 
 # -- names read and written ------------------------------------------------------------------
@@ -144,6 +262,213 @@ def usage_of(nodes: Iterable[cst.CSTNode], skip: cst.CSTNode | Sequence[cst.CSTN
     return usage
 
 
+# -- what code moved into a new function may not do with the names it shares ------------------
+
+#: calls that return a new tensor, never a view of or the same object as an argument
+_NEW_OBJECT_CALLS = frozenset({
+    "abs", "add", "amax", "amin", "arange", "cat", "ceil", "clamp", "clone", "cos", "cumprod", "cumsum", "div",
+    "empty", "empty_like", "exp", "floor", "full", "full_like", "linspace", "log", "log1p", "log_softmax", "matmul",
+    "mean", "mul", "neg", "new_empty", "new_full", "new_ones", "new_tensor", "new_zeros", "norm", "ones",
+    "ones_like", "pow", "prod", "rand", "rand_like", "randint", "randn", "randn_like", "reciprocal", "relu",
+    "round", "rsqrt", "sigmoid", "sin", "softmax", "sqrt", "square", "stack", "std", "sub", "sum", "tanh",
+    "tensor", "var", "where", "zeros", "zeros_like",
+})
+
+
+def new_object(expr: cst.BaseExpression) -> bool:
+    """Whether `expr` evaluates to an object no other name refers to: a number or string
+    literal (immutable), arithmetic (a new tensor), or a call known to allocate (`torch.zeros`,
+    `x.clone()`, `x.sum()`). Views (`x[0]`, `x.view(...)`), `.to()`, submodule calls (an
+    `nn.Identity` returns its input) and names are not."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return new_object(expr.expression) or isinstance(expr.operator, (cst.Minus, cst.BitInvert))
+    if isinstance(expr, cst.BinaryOperation):
+        return True
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        inplace = any(a.keyword is not None and a.keyword.value == "inplace" for a in expr.args)
+        return expr.func.attr.value in _NEW_OBJECT_CALLS and not inplace
+    return False
+
+
+def declared_outer(func: cst.FunctionDef) -> dict[str, str]:
+    """Names `func` declares `global` or `nonlocal` -> which of the two."""
+    out: dict[str, str] = {}
+
+    class Declared(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is func
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Global(self, node: cst.Global) -> None:
+            out.update((item.name.value, "global") for item in node.names)
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            out.update((item.name.value, "nonlocal") for item in node.names)
+
+    visit(func, Declared())
+    return out
+
+
+class _InOrder(cst.CSTVisitor):
+    """Walks code moved into a new function in the order it runs, for what would change
+    meaning there: assigning a name the enclosing function declares `global`/`nonlocal` (the
+    declaration does not carry over, and torch's control-flow ops refuse the side effect),
+    reading a name before the code binds it (it becomes a local of the new function), and an
+    augmented assignment (`y += 1`, in place on a tensor) to a name the code did not bind to a
+    new object itself (an operand: torch's control-flow ops refuse mutating their inputs)."""
+
+    def __init__(
+        self, params: Iterable[str], stored: Iterable[str], declared: dict[str, str], out_of_place: Iterable[str]
+    ) -> None:
+        self.params = set(params)
+        self.stored = set(stored)
+        self.declared = declared
+        self.out_of_place = set(out_of_place)
+        #: names bound so far -> whether to an object nothing else refers to
+        self.bound: dict[str, bool] = {}
+        self.problem: str | None = None
+
+    def _flag(self, problem: str) -> None:
+        self.problem = self.problem or problem
+
+    def _bind(self, target: cst.BaseExpression, new: bool) -> None:
+        if isinstance(target, cst.Name):
+            if target.value in self.declared:
+                kind = self.declared[target.value]
+                self._flag(f"it assigns `{target.value}`, declared `{kind}` (a side effect)")
+            self.bound[target.value] = new
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value, False)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, False)
+        else:
+            visit(target, self)  # `y[i] = v` reads `y` and `i`
+
+    def visit_Name(self, node: cst.Name) -> None:
+        name = node.value
+        if name in self.stored and name not in self.bound and name not in self.params:
+            self._flag(f"it reads `{name}` before assigning it, and `{name}` is not a tensor to pass in")
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        visit(node.value, self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        visit(node.value, self)
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        visit(node.value, self)
+        for target in node.targets:
+            self._bind(target.target, len(node.targets) == 1 and new_object(node.value))
+        return False
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        if node.value is not None:
+            visit(node.value, self)
+            self._bind(node.target, new_object(node.value))
+        return False
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        visit(node.value, self)
+        target = node.target
+        if not isinstance(target, cst.Name):
+            visit(target, self)
+            return False
+        name = target.value
+        written = f"`{name} {code_of(node.operator).strip()} ...`"
+        if name in self.declared:
+            self._flag(f"it assigns `{name}`, declared `{self.declared[name]}` (a side effect)")
+        elif not self.bound.get(name) and name not in self.out_of_place:
+            if name in self.params or name in self.bound:
+                self._flag(f"{written} changes `{name}` in place, and it is an input there")
+            else:
+                self._flag(f"{written} rebinds `{name}`, which it did not assign")
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        visit(node.iter, self)
+        self._bind(node.target, False)
+        visit(node.body, self)
+        if node.orelse is not None:
+            visit(node.orelse, self)
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.bound[node.name.value] = False
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.bound[node.name.value] = False
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def moved_code_problem(
+    stmts: Sequence[cst.BaseStatement], params: Iterable[str], declared: dict[str, str],
+    out_of_place: Iterable[str] = (),
+) -> str | None:
+    """Why `stmts`, moved into a new function taking `params`, would not do what they did in
+    place (see `_InOrder`), or None. `out_of_place`: names whose `+=` the caller rewrites as
+    `y = y + ...` (it has shown that equal to eager)."""
+    walker = _InOrder(params, usage_of(stmts).stored, declared, out_of_place)
+    for stmt in stmts:
+        visit(stmt, walker)
+    return walker.problem
+
+
+def only_new_objects(func: cst.FunctionDef, name: str) -> bool:
+    """Whether `name` is, everywhere in `func`, only bound to a new object (not a parameter, not
+    unpacked) and never bound to another name or put in a literal container (`g = h`,
+    `pair = (h, c)`): then nothing else sees `h += v` change it in place, and `h = h + v`
+    computes the same."""
+    if name in {p.name.value for p in all_params(func.params)}:
+        return False
+    ok = True
+
+    class Bindings(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            nonlocal ok
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    ok = ok and len(node.targets) == 1 and new_object(node.value)
+                elif name in usage_of([target]).stored:
+                    ok = False
+            if _refers(node.value, name):
+                ok = False
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            nonlocal ok
+            if node.value is not None and (_refers(node.value, name) or code_of(node.target) == name):
+                ok = ok and new_object(node.value) and not _refers(node.value, name)
+
+        def visit_For(self, node: cst.For) -> None:
+            nonlocal ok
+            if name in usage_of([node.target]).loaded:
+                ok = False
+
+    visit(func.body, Bindings())
+    return ok
+
+
+def _refers(value: cst.BaseExpression, name: str) -> bool:
+    """`name` itself, or a literal tuple/list/set/dict holding it."""
+    if isinstance(value, cst.Name):
+        return value.value == name
+    if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+        return any(_refers(e.value, name) for e in value.elements)
+    if isinstance(value, cst.Dict):
+        return any(isinstance(e, cst.DictElement) and _refers(e.value, name) for e in value.elements)
+    return False
+
+
 def bound_before(func: cst.FunctionDef, stop: cst.CSTNode) -> list[str]:
     """Names bound in `func` before `stop` is reached (parameters first, then source order)."""
     bound = [p.name.value for p in all_params(func.params)]
@@ -227,17 +552,19 @@ def effects_only(stmts: Sequence[cst.BaseStatement]) -> bool:
     return True
 
 
-def guard_rewrite(stmt: cst.BaseStatement) -> Rewrite:
+def guard_rewrite(stmt: cst.BaseStatement, names: Names | None = None) -> Rewrite:
     """`stmt` under `if not torch.compiler.is_exporting():` (measured in both modes: export
-    traces the guard as False and skips the statement; eager runs it as before)."""
+    traces the guard as False and skips the statement; eager runs it as before). `names`: the
+    file's (see `Names`); without them, torch is called `torch`."""
+    names = names or Names(frozenset())
     guarded = cst.If(
-        test=cst.parse_expression("not torch.compiler.is_exporting()"),
+        test=cst.parse_expression(f"not {names.torch}.compiler.is_exporting()"),
         body=cst.IndentedBlock(body=[stmt.with_changes(leading_lines=[])]),
         leading_lines=stmt.leading_lines,
     )
     return Rewrite(
         fix=FixProposal(
-            "Run it in eager only (skip it while exporting)", Applicability.SAFE, (), imports=("torch",),
+            "Run it in eager only (skip it while exporting)", Applicability.SAFE, (), imports=names.imports,
             blocks=(BlockReplacement(stmt, stmt, (guarded,)),),
         )
     )

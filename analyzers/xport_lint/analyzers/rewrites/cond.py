@@ -14,18 +14,22 @@ from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
 from .common import (
     COND_SAFETY,
+    Names,
     Rewrite,
     aliases,
     bound_before,
     clone_returns,
     comment_of,
+    declared_outer,
     effects_only,
     enclosing_loop,
     ends_in_return,
     function_def,
     guard_rewrite,
+    moved_code_problem,
     parent_block,
     returned,
+    scope_names,
     statement_of,
     strip_leading,
     tuple_text,
@@ -45,12 +49,13 @@ class _Lowering:
     """One `if`/`elif`/`else` chain in one traced function, lowered to `torch.cond`."""
 
     def __init__(
-        self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.If, bound: Sequence[str] = (),
+        self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.If, names: Names, bound: Sequence[str] = (),
         replaced: Sequence[cst.CSTNode] = (),
     ) -> None:
         self.flow = flow
         self.func = func
         self.node = node
+        self.names = names
         #: the statements the rewrite replaces (the `if`, and what follows it when it joins a branch)
         self.replaced = [node, *replaced]
         #: numbers read from tensors that the fix binds as the tensors themselves
@@ -103,6 +108,7 @@ class _Lowering:
         self, arms: Sequence[_Arm], orelse: list[cst.BaseStatement], else_comment: str, results: list[str] | None
     ) -> list[cst.BaseStatement] | str:
         arm, rest = arms[0], arms[1:]
+        moved = [arm.body] if rest else [arm.body, orelse]  # the user's code at this level
         if rest:
             nested = self.lower(rest, orelse, else_comment, results)
             if isinstance(nested, str):
@@ -118,15 +124,22 @@ class _Lowering:
         operands = self.operands([*body, *orelse])
         if not operands:
             return "the branches read no tensor to pass as operands"
+        declared = declared_outer(self.func)
+        for stmts in moved:
+            problem = moved_code_problem(stmts, operands, declared)
+            if problem:
+                return f"a torch.cond branch must be pure, and {problem}"
         tail = [] if results is None else [statement_of(f"return {', '.join(results)}")]
+        true_fn, false_fn = self.names.fresh("true_fn", "false_fn")
         functions = [
             function_def(
                 name, operands, clone_returns(strip_leading([*stmts, *tail]), aliases(stmts, operands)), comment
             )
-            for name, stmts, comment in zip(("true_fn", "false_fn"), (body, orelse), comments, strict=True)
+            for name, stmts, comment in zip((true_fn, false_fn), (body, orelse), comments, strict=True)
         ]
-        predicate = tensor_predicate(self.flow, test, self.bound)
-        call = f"torch.cond({code_of(predicate or test)}, true_fn, false_fn, {tuple_text(operands)})"
+        torch = self.names.torch
+        predicate = tensor_predicate(self.flow, test, self.bound, torch)
+        call = f"{torch}.cond({code_of(predicate or test)}, {true_fn}, {false_fn}, {tuple_text(operands)})"
         last = statement_of(f"return {call}" if results is None else f"{', '.join(results)} = {call}")
         return [*functions, last]
 
@@ -170,8 +183,9 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
     if problem:
         return Rewrite(reason=problem)
     bodies = [arm.body for arm in arms]
+    names = scope_names(flow)
     if all(effects_only(b) for b in [*bodies, orelse]):
-        return guard_rewrite(node)
+        return guard_rewrite(node, names)
     last: cst.CSTNode = node
     within: list[cst.CSTNode] = [node]
     if len(arms) == 1 and not orelse and _only_continue(bodies[0]):
@@ -195,7 +209,7 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
         orelse, last = rest, rest[-1]
         within += rest
     bound = data_bindings(flow, func, within)
-    lowering = _Lowering(flow, func, node, list(bound), within[1:])
+    lowering = _Lowering(flow, func, node, names, list(bound), within[1:])
     results: list[str] | str | None = None
     if returns:
         if not all(ends_in_return(b) for b in [*bodies, orelse]):
@@ -219,7 +233,7 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
             f"Rewrite as torch.cond ({COND_SAFETY})",
             Applicability.UNSAFE,
             tuple((call, tensor) for call, tensor in bound.values()),
-            imports=("torch",),
+            imports=names.imports,
             blocks=(BlockReplacement(node, last, tuple(lowered)),),
         )
     )
@@ -241,13 +255,16 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp) -> Rewrite:
     for side in (node.body, node.orelse):
         if not (is_tensor_like(flow.value(side)) or _is_number_literal(side)):
             return Rewrite(reason=f"`{code_of(side)}` is neither a tensor nor a number: torch.where cannot select it")
-    call = cst.parse_expression(f"torch.where({code_of(node.test)}, {code_of(node.body)}, {code_of(node.orelse)})")
+    names = scope_names(flow)
+    call = cst.parse_expression(
+        f"{names.torch}.where({code_of(node.test)}, {code_of(node.body)}, {code_of(node.orelse)})"
+    )
     return Rewrite(
         fix=FixProposal(
             "Select with torch.where (computes both sides; broadcasts them to one shape)",
             Applicability.UNSAFE,
             ((node, call),),
-            imports=("torch",),
+            imports=names.imports,
         )
     )
 
@@ -270,11 +287,11 @@ def dense_select_rewrite(flow: FunctionFlow, func: cst.FunctionDef, call: cst.Ca
         tensor = tensor_value(flow, index)
         if tensor is None or tensor is index:
             return Rewrite(reason=f"`{code_of(index)}` is not read only here from one tensor")
-    used = set(usage_of([call]).loaded)
-    module = next(n for n in ("module", "candidate", "choice") if n not in used)
+    names = scope_names(flow)
+    module = names.fresh("module")[0]
     args = ", ".join(code_of(a) for a in call.args)
     dense = (
-        f"torch.stack([{module}({args}) for {module} in {code_of(picked.value)}])"
+        f"{names.torch}.stack([{module}({args}) for {module} in {code_of(picked.value)}])"
         f".index_select(0, {code_of(tensor)}.reshape(1)).squeeze(0)"
     )
     return Rewrite(
@@ -283,6 +300,6 @@ def dense_select_rewrite(flow: FunctionFlow, func: cst.FunctionDef, call: cst.Ca
             "computes all of them)",
             Applicability.UNSAFE,
             ((call, cst.parse_expression(dense)), *((c, t) for c, t in bound.values())),
-            imports=("torch",),
+            imports=names.imports,
         )
     )

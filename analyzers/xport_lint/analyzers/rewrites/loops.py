@@ -13,7 +13,21 @@ from ..names import dotted
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
 from ..walk import iter_nodes, visit
-from .common import Rewrite, bound_before, comment_of, function_def, statement_of, strip_leading, tuple_text, usage_of
+from .common import (
+    Names,
+    Rewrite,
+    bound_before,
+    comment_of,
+    declared_outer,
+    function_def,
+    moved_code_problem,
+    only_new_objects,
+    scope_names,
+    statement_of,
+    strip_leading,
+    tuple_text,
+    usage_of,
+)
 from .export_calls import sized_dim
 from .predicates import data_bindings, guard_problem, tensor_predicate, tensor_value
 
@@ -38,6 +52,11 @@ def _carry_problem(
         if name not in available:
             return f"`{name}` is first assigned inside the loop"
     return None if carried else "the loop assigns nothing (a loop that fills a list needs a vectorised op)"
+
+
+def _tensor(flow: FunctionFlow, name: str) -> bool:
+    value = flow.env.get(name)
+    return value is not None and is_tensor_like(value)
 
 
 def _int_counters(body: Sequence[cst.BaseStatement]) -> list[str]:
@@ -132,17 +151,28 @@ class _Sized(cst.CSTVisitor):
         self.depth -= 1
 
 
+def _body_problem(func: cst.FunctionDef, body: Sequence[cst.BaseStatement], state: Sequence[str]) -> str | None:
+    """Why `body`, as a step function taking `state`, would not compute what the loop does (see
+    `moved_code_problem`); `h += v` on a state tensor becomes `h = h + v` where nothing else
+    can see `h` change in place."""
+    out_of_place = [n for n in state if only_new_objects(func, n)]
+    return moved_code_problem(body, state, declared_outer(func), out_of_place)
+
+
 def _loop_functions(
-    counter_names: Sequence[str], carried: Sequence[str], test: str, body: Sequence[cst.BaseStatement], comment: str,
-    step: str | None = None,
-) -> list[cst.BaseStatement]:
+    names: Names, counter_names: Sequence[str], carried: Sequence[str], test: str, body: Sequence[cst.BaseStatement],
+    comment: str, step: str | None = None,
+) -> tuple[list[cst.BaseStatement], str]:
+    """The `cond_fn` and `body_fn` of a `torch.while_loop`, and its call's first two arguments."""
     state = [*counter_names, *carried]
-    names = tuple_text([f"{n} + 1" if n == step else n for n in state])
+    returned = tuple_text([f"{n} + 1" if n == step else n for n in state])
     body = [stmt.visit(_OutOfPlace(set(state))) for stmt in body]
-    return [
-        function_def("cond_fn", state, [statement_of(f"return {test}")], comment),
-        function_def("body_fn", state, [*strip_leading(body), statement_of(f"return {names}")]),
+    cond_fn, body_fn = names.fresh("cond_fn", "body_fn")
+    functions = [
+        function_def(cond_fn, state, [statement_of(f"return {test}")], comment),
+        function_def(body_fn, state, [*strip_leading(body), statement_of(f"return {returned}")]),
     ]
+    return functions, f"{cond_fn}, {body_fn}"
 
 
 class _OutOfPlace(cst.CSTTransformer):
@@ -178,29 +208,34 @@ def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Whil
         return Rewrite(reason=problem)
     counters = [n for n in _int_counters(body) if n in usage.stored]
     bound = data_bindings(flow, func, [node])
-    predicate = tensor_predicate(flow, node.test, [*counters, *bound])
+    names = scope_names(flow)
+    torch = names.torch
+    predicate = tensor_predicate(flow, node.test, [*counters, *bound], torch)
     if predicate is None:
         return Rewrite(reason="the condition tests no tensor")
     carried = _carried(func, node, usage.stored)
     problem = _carry_problem(flow, carried, bound_before(func, node), counters)
     if problem:
         return Rewrite(reason=problem)
+    problem = _body_problem(func, body, carried)
+    if problem:
+        return Rewrite(reason=f"a torch.while_loop body must be pure, and {problem}")
     for counter in counters:
         if _Sized.within(body, counter):
             return Rewrite(reason=f"the counter `{counter}` is used as a size or an index other than `x[{counter}]`")
         body = [stmt.visit(_IndexAt(counter)) for stmt in body]
-    names = tuple_text(carried)
-    initial = tuple_text([f"torch.tensor({n})" if n in counters else n for n in carried])
-    lowered = [
-        *_loop_functions([], carried, code_of(predicate), body, comment_of(node.body)),
-        statement_of(f"{names} = torch.while_loop(cond_fn, body_fn, {initial})"),
-    ]
+    # a Python counter enters as a tensor; a tensor stepped by a literal already is one
+    initial = tuple_text([
+        n if n not in counters or _tensor(flow, n) else f"{torch}.tensor({n})" for n in carried
+    ])
+    functions, called = _loop_functions(names, [], carried, code_of(predicate), body, comment_of(node.body))
+    lowered = [*functions, statement_of(f"{tuple_text(carried)} = {torch}.while_loop({called}, {initial})")]
     return Rewrite(
         fix=FixProposal(
             "Rewrite as torch.while_loop (assumes the carried tensors keep their shapes)",
             Applicability.UNSAFE,
             tuple((call, tensor) for call, tensor in bound.values()),
-            imports=("torch",),
+            imports=names.imports,
             blocks=(BlockReplacement(node, node, tuple(lowered)),),
         )
     )
@@ -226,10 +261,10 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
     counter = node.target.value
     if counter in usage_of([func.body], skip=node).loaded or counter in usage.stored:
         return Rewrite(reason=f"the loop variable `{counter}` is read after the loop or reassigned in it")
+    names = scope_names(flow)
+    torch = names.torch
     if counter == "_":
-        counter = "step"  # a name the new functions can pass around
-        if counter in usage_of([func.body]).loaded or counter in bound_before(func, node):
-            return Rewrite(reason="`step` (the name for the counter) is already taken")
+        counter = names.fresh("step")[0]  # a name the new functions can pass around
     if _Sized.within(body, counter):
         return Rewrite(reason=f"the loop variable `{counter}` is used as a size or an index other than `x[{counter}]`")
     body = [stmt.visit(_IndexAt(counter)) for stmt in body]
@@ -237,18 +272,21 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
     problem = _carry_problem(flow, carried, bound_before(func, node))
     if problem:
         return Rewrite(reason=problem)
+    problem = _body_problem(func, list(node.body.body), [counter, *carried])
+    if problem:
+        return Rewrite(reason=f"a torch.while_loop body must be pure, and {problem}")
     state = tuple_text([node.target.value, *carried])
-    initial = tuple_text(["torch.zeros((), dtype=torch.int64)", *carried])
-    lowered = [
-        *_loop_functions([counter], carried, f"{counter} < {code_of(limit)}", body, comment_of(node.body), counter),
-        statement_of(f"{state} = torch.while_loop(cond_fn, body_fn, {initial})"),
-    ]
+    initial = tuple_text([f"{torch}.zeros((), dtype={torch}.int64)", *carried])
+    functions, called = _loop_functions(
+        names, [counter], carried, f"{counter} < {code_of(limit)}", body, comment_of(node.body), counter
+    )
+    lowered = [*functions, statement_of(f"{state} = {torch}.while_loop({called}, {initial})")]
     return Rewrite(
         fix=FixProposal(
             "Rewrite as torch.while_loop over a tensor counter (assumes the carried tensors keep their shapes)",
             Applicability.UNSAFE,
             tuple((call, tensor) for call, tensor in bound.values()),
-            imports=("torch",),
+            imports=names.imports,
             blocks=(BlockReplacement(node, node, tuple(lowered)),),
         )
     )
@@ -297,10 +335,9 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
         return Rewrite(reason=f"a scan step must be pure, and {usage.problem or 'it returns'}")
     if counter in usage_of([func.body], skip=node).loaded:
         return Rewrite(reason=f"the loop variable `{counter}` is read after the loop")
-    name = f"{tensor}_{counter}"
-    everything = set(usage_of([func.body]).loaded) | set(bound_before(func, node))
-    if name in everything:
-        return Rewrite(reason=f"`{name}` (the name for one step's slice) is already taken")
+    names = scope_names(flow)
+    torch = names.torch
+    name, step_fn, carry, discarded = names.fresh(f"{tensor}_{counter}", "step_fn", "carry", "_")
     sliced = [stmt.visit(_SliceAt(tensor, counter, dim, name)) for stmt in body]
     after = usage_of(sliced)
     if counter in after.loaded or counter in after.stored:
@@ -311,9 +348,13 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
     problem = _carry_problem(flow, carried, bound_before(func, node))
     if problem:
         return Rewrite(reason=problem)
+    problem = _body_problem(func, sliced, [*carried, name])
+    if problem:
+        return Rewrite(reason=f"a scan step must be pure, and {problem}")
+    sliced = [stmt.visit(_OutOfPlace(set(carried))) for stmt in sliced]
     one = len(carried) == 1
     state = carried[0] if one else f"({', '.join(carried)})"
-    unpack = [] if one else [statement_of(f"{', '.join(carried)} = carry")]
+    unpack = [] if one else [statement_of(f"{', '.join(carried)} = {carry}")]
     # a step's output may not alias its carry or its slice (measured): those are cloned
     outputs = [
         f"{code_of(c.value)}.clone()" if isinstance(c.value, cst.Name) and c.value.value in {*carried, name}
@@ -321,17 +362,19 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
         for c in collected
     ]
     ys = "()" if not collected else outputs[0] if len(collected) == 1 else f"({', '.join(outputs)})"
-    stacked = "_" if not collected else collected[0].name if len(collected) == 1 else (
+    stacked = discarded if not collected else collected[0].name if len(collected) == 1 else (
         f"({', '.join(c.name for c in collected)})"
     )
     lowered = [
         function_def(
-            "step_fn",
-            [carried[0] if one else "carry", name],
+            step_fn,
+            [carried[0] if one else carry, name],
             [*unpack, *strip_leading(sliced), statement_of(f"return {state}, {ys}")],
             comment_of(node.body),
         ),
-        statement_of(f"{state}, {stacked} = torch._higher_order_ops.scan(step_fn, {state}, {tensor}, dim={dim})"),
+        statement_of(
+            f"{state}, {stacked} = {torch}._higher_order_ops.scan({step_fn}, {state}, {tensor}, dim={dim})"
+        ),
     ]
     # scan stacks the outputs on the dimension it scans (measured); `torch.stack(outputs, d)` on `d`
     restacked = tuple(
@@ -344,7 +387,7 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
             "tensors keep their shapes)",
             Applicability.UNSAFE,
             restacked,
-            imports=("torch",),
+            imports=names.imports,
             blocks=(BlockReplacement(node, node, tuple(lowered)),),
         )
     )
@@ -436,9 +479,12 @@ def stacked_rows_rewrite(
                 ((call, whole.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])),),
             )
         )
-    row, stacked = f"{tensor}_{counter}", f"{tensor}_rows"
-    taken = set(usage_of([func.body]).loaded) | set(bound_before(func, func.body))
-    if line is None or row in taken or stacked in taken:
+    names = scope_names(flow)
+    torch = names.torch
+    row, stacked, step_fn, carry, discarded = names.fresh(
+        f"{tensor}_{counter}", f"{tensor}_rows", "step_fn", "carry", "_"
+    )
+    if line is None:
         return Rewrite(reason="a comprehension builds a list; use a vectorised op")
     step = comp.elt.visit(_SliceAt(tensor, counter, 0, row))
     usage = usage_of([step])
@@ -447,8 +493,10 @@ def stacked_rows_rewrite(
                               if counter in usage.loaded else f"a scan step must be pure, and {usage.problem}")
     output = f"{row}.clone()" if isinstance(step, cst.Name) else code_of(step)
     lowered = [
-        function_def("step_fn", ["carry", row], [statement_of(f"return carry.clone(), {output}")]),
-        statement_of(f"_, {stacked} = torch._higher_order_ops.scan(step_fn, torch.zeros(()), {tensor}, dim=0)"),
+        function_def(step_fn, [carry, row], [statement_of(f"return {carry}.clone(), {output}")]),
+        statement_of(
+            f"{discarded}, {stacked} = {torch}._higher_order_ops.scan({step_fn}, {torch}.zeros(()), {tensor}, dim=0)"
+        ),
         line.deep_replace(call, cst.Name(stacked)),
     ]
     return Rewrite(
@@ -456,7 +504,7 @@ def stacked_rows_rewrite(
             "Compute the rows with a scan (torch's prototype `scan` op)",
             Applicability.UNSAFE,
             (),
-            imports=("torch",),
+            imports=names.imports,
             blocks=(BlockReplacement(line, line, tuple(lowered)),),
         )
     )

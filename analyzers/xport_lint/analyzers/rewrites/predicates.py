@@ -77,22 +77,24 @@ class _Unwrap(cst.CSTTransformer):
 
 
 def tensor_predicate(
-    flow: FunctionFlow, test: cst.BaseExpression, tensors: Iterable[str] = ()
+    flow: FunctionFlow, test: cst.BaseExpression, tensors: Iterable[str] = (), torch: str = "torch"
 ) -> cst.BaseExpression | None:
     """`test` as a boolean tensor expression, or None when it tests no tensor at all (a size or
-    a Python value: it stays a Python condition). `tensors`: names a rewrite binds to tensors."""
+    a Python value: it stays a Python condition). `tensors`: names a rewrite binds to tensors;
+    `torch`: the name the file's new code calls torch by (see `common.Names`)."""
     tensors = set(tensors)
     if isinstance(test, cst.BooleanOperation):
-        left, right = tensor_predicate(flow, test.left, tensors), tensor_predicate(flow, test.right, tensors)
+        left = tensor_predicate(flow, test.left, tensors, torch)
+        right = tensor_predicate(flow, test.right, tensors, torch)
         if left is None and right is None:
             return None
         op = "logical_and" if isinstance(test.operator, cst.And) else "logical_or"
         sides = ((left, test.left), (right, test.right))
-        parts = [code_of(p) if p is not None else _size_test(side) for p, side in sides]
-        return cst.parse_expression(f"torch.{op}({parts[0]}, {parts[1]})")
+        parts = [code_of(p) if p is not None else _size_test(side, torch) for p, side in sides]
+        return cst.parse_expression(f"{torch}.{op}({parts[0]}, {parts[1]})")
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = tensor_predicate(flow, test.expression, tensors)
-        return None if inner is None else cst.parse_expression(f"torch.logical_not({code_of(inner)})")
+        inner = tensor_predicate(flow, test.expression, tensors, torch)
+        return None if inner is None else cst.parse_expression(f"{torch}.logical_not({code_of(inner)})")
     value = tensor_value(flow, test, tensors)
     if value is None:
         return None
@@ -126,12 +128,12 @@ def _boolean(expr: cst.BaseExpression) -> bool:
     return method in _BOOLEAN_METHODS
 
 
-def _size_test(test: cst.BaseExpression) -> str:
+def _size_test(test: cst.BaseExpression, torch: str) -> str:
     """A test on sizes (a Python or symbolic bool) as a tensor: `torch.tensor(test)`, with `not`
     as `torch.logical_not` (Python's `not` would guard on a symbolic size)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return f"torch.logical_not({_size_test(test.expression)})"
-    return f"torch.tensor({code_of(test.with_changes(lpar=[], rpar=[]))})"
+        return f"{torch}.logical_not({_size_test(test.expression, torch)})"
+    return f"{torch}.tensor({code_of(test.with_changes(lpar=[], rpar=[]))})"
 
 
 class _Reads(cst.CSTVisitor):
