@@ -87,9 +87,14 @@ class Confirmation:
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def log(self) -> str:
+        """torch's logging and the warnings of the run (the worker keeps them off stderr)."""
+        return str(self.raw.get("log") or "")
+
+    @property
     def failed(self) -> bool:
-        """The example does not export as written (or could not be run)."""
-        return self.status != "ran" or not self.export_ok
+        """The example does not export as written, or could not be run (draft_export included)."""
+        return self.status != "ran" or not self.export_ok or bool(self.raw.get("draft_error"))
 
 
 class Confirmer:
@@ -166,7 +171,8 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
 
     if status != "ran":
         if status == "no-example":
-            return Confirmation(path, status, list(static), summary="no xport_example() in this file", cached=cached)
+            return Confirmation(path, status, list(static), summary="no xport_example() in this file", cached=cached,
+                                raw=raw)
         why = "" if status == "error" else f" ({status})"  # "error" would read twice beside the severity
         message = f"could not confirm with draft_export{why}: {raw.get('error', '')}".strip()
         line = raw.get("line") or anchor
@@ -230,6 +236,10 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
         for kind, text in hits:
             code = FAILURE_CODES.get(kind, EXPORT_FAILED)
             merged.append(new(code, line, f"draft_export: {kind}: {text}"))
+    draft_error = str(raw.get("draft_error") or "").strip().splitlines()[:1]
+    if draft_error and export_ok:  # export passed, so nothing else says that the check is incomplete
+        merged.append(new(NOT_CONFIRMED, raw.get("draft_line") or anchor,
+                          f"could not confirm with draft_export: it raised {draft_error[0][:300]}"))
     narrowed = raw.get("narrowed") or []
     if narrowed:
         shapes = dynamic_shapes_edit(source, "")
@@ -254,8 +264,8 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
     summary = f"{model}: torch.export.export {'succeeded' if export_ok else 'failed'}"
     if raw.get("failures"):
         summary += f"; draft_export reported {len(raw['failures'])} issue(s)"
-    if raw.get("draft_error"):
-        summary += "; draft_export itself raised"
+    if draft_error:
+        summary += f"; draft_export itself raised {draft_error[0][:300]}"
     if narrowed:
         summary += f"; {len(narrowed)} Dim.AUTO dimension(s) came out static or narrowed"
     return Confirmation(path, status, merged, model=model, export_ok=export_ok, summary=summary,

@@ -1,8 +1,10 @@
 """Runs the confirmation worker in the user's interpreter, and survives whatever it does.
 
-One warm worker process (torch is imported once), one request at a time. A request that
-outlives its timeout kills the worker's whole process group; a worker that dies (segfault,
-`os._exit`, out of memory) is reported with the tail of its stderr and replaced next time.
+One warm worker process (torch is imported once), one request at a time, started by a small
+launcher (launcher.py) that is a child subreaper: whatever the model starts, double-forked
+daemons included, is killed after each answer, at a timeout, when the worker dies, and when
+this process ends, even by SIGKILL. A worker that dies (segfault, `os._exit`, out of memory)
+is reported with the tail of its stderr and replaced next time.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 WORKER = Path(__file__).with_name("worker.py")
+LAUNCHER = Path(__file__).with_name("launcher.py")
 DEFAULT_TIMEOUT = 120.0
 _STDERR_TAIL = 64 * 1024
 
@@ -60,6 +63,8 @@ class Worker:
         self._stderr_size = 0
         self._lock = threading.Lock()
         self._cancelled = False
+        #: the launcher has answered once, so it is past its start-up and takes signals
+        self._ready = False
         self.started = 0
 
     @property
@@ -78,7 +83,7 @@ class Worker:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
         try:
             process = subprocess.Popen(
-                [self.options.python, str(WORKER)],
+                [self.options.python, str(LAUNCHER), str(os.getpid()), str(WORKER)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 text=True, encoding="utf-8", errors="replace", env=env,
                 start_new_session=True, preexec_fn=limit_memory if limit is not None else None,  # noqa: PLW1509
@@ -88,6 +93,7 @@ class Worker:
         self._lines = queue.Queue()
         self._stderr.clear()
         self._stderr_size = 0
+        self._ready = False
         assert process.stdout is not None and process.stderr is not None
         threading.Thread(target=self._read_lines, args=(process.stdout, self._lines), daemon=True).start()
         threading.Thread(target=self._drain, args=(process.stderr,), daemon=True).start()
@@ -101,8 +107,9 @@ class Worker:
         lines.put(None)
 
     def _drain(self, stream: IO[str]) -> None:
-        """Keep only the tail of stderr: a model that prints megabytes must not fill memory."""
-        while chunk := stream.read(8192):
+        """Keep only the tail of stderr: a model that prints megabytes must not fill memory.
+        Read as it comes (a text stream's read(n) waits for n characters or the end)."""
+        while chunk := os.read(stream.fileno(), 8192).decode("utf-8", errors="replace"):
             self._stderr.append(chunk)
             self._stderr_size += len(chunk)
             while self._stderr_size > _STDERR_TAIL and len(self._stderr) > 1:
@@ -118,6 +125,7 @@ class Worker:
                 self._process = self._start()
             process = self._process
             assert process is not None and process.stdin is not None
+            self._sweep(process)  # what the last request left behind, before this one runs
             try:
                 process.stdin.write(json.dumps(payload) + "\n")
                 process.stdin.flush()
@@ -130,7 +138,17 @@ class Worker:
                 if self._cancelled:
                     raise ConfirmError("cancelled", "the confirmation was cancelled")
                 raise ConfirmError(*self._death(code))
+            self._ready = True
+            self._sweep(process)
             return json.loads(line)
+
+    def _sweep(self, process: subprocess.Popen[str]) -> None:
+        """Ask the launcher to kill the processes the model left running (their parent exited)."""
+        if self._ready and process.poll() is None:
+            try:
+                os.kill(process.pid, signal.SIGUSR1)
+            except OSError:
+                pass
 
     def _answer(self, process: subprocess.Popen[str], timeout: float) -> str | None:
         """The worker's response line; None when it died. A worker that exits while a child it
@@ -145,57 +163,60 @@ class Worker:
                 try:
                     return self._lines.get(timeout=0.5)  # a response written just before exiting
                 except queue.Empty:
-                    self._kill_descendants(process.pid)
-                    return None
+                    return None  # the launcher has killed whatever the worker left
             if time.monotonic() >= deadline:
                 self.kill()
                 raise ConfirmError("timeout", f"the model did not finish exporting within {timeout:.0f} s")
 
     def _death(self, code: int) -> tuple[str, str]:
+        """What killed the worker, in words; its stderr's tail holds the user's own output (torch's
+        logging is kept in the answer, not there)."""
         tail = self.stderr_tail()
         if code < 0:
             name = signal.Signals(-code).name
-            kind = "memory" if -code == signal.SIGKILL else "crash"
-            return kind, f"the worker was killed by {name} while exporting\n{tail}".strip()
+            if -code == signal.SIGKILL:
+                cap = self.options.memory_limit
+                limit = f"; its memory cap is {cap / 2**30:.1f} GiB" if cap else ""
+                return "memory", (f"the worker was killed by SIGKILL while exporting (out of memory: the kernel "
+                                  f"kills a process that exhausts the machine{limit})\n{tail}").strip()
+            return "crash", f"the worker was killed by {name} while exporting\n{tail}".strip()
         if "MemoryError" in tail or "can't allocate memory" in tail:
             return "memory", f"the worker ran out of memory while exporting\n{tail}".strip()
         return "crash", f"the worker exited with status {code} while exporting\n{tail}".strip()
 
     def kill(self) -> None:
-        """Stop the worker and everything it started; the next request starts a fresh one."""
+        """Stop the worker and everything it started; the next request starts a fresh one. The
+        launcher does the killing (it is their subreaper); SIGKILL of its tree is the fallback
+        for a launcher that does not answer."""
         process, self._process = self._process, None
         if process is None:
             return
-        self._kill_descendants(process.pid)
-        process.wait()
+        try:
+            process.terminate()
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self._kill_tree(process.pid)
+            process.wait()
 
     @staticmethod
-    def _kill_descendants(pid: int) -> None:
-        """SIGKILL the worker's session (it leads one) and every process started in it, including
-        those that left it with `setsid()`: the killpg of the session alone misses them. Found by
-        session id and by parent links in /proc."""
-        doomed = {pid}
-        table: dict[int, tuple[int, int]] = {}  # pid -> (parent, session)
+    def _kill_tree(pid: int) -> None:
+        """SIGKILL `pid` and its descendants, found by parent links in /proc."""
+        parents: dict[int, int] = {}
         for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
             if entry.isdigit():
                 try:
-                    fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-                    table[int(entry)] = (int(fields[1]), int(fields[3]))
+                    parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
                 except (OSError, IndexError, ValueError):
                     continue
-        changed = True
-        while changed:
-            changed = False
-            for child, (parent, session) in table.items():
-                if child not in doomed and (parent in doomed or session == pid):
-                    doomed.add(child)
-                    changed = True
+        doomed, frontier = {pid}, {pid}
+        while frontier:
+            frontier = {child for child, parent in parents.items() if parent in frontier} - doomed
+            doomed |= frontier
         for victim in doomed:
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(victim, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError, OSError):
-                    pass
+            try:
+                os.kill(victim, signal.SIGKILL)
+            except OSError:
+                pass
 
     def cancel(self) -> None:
         """Abort the running request (from another thread): the worker is killed."""

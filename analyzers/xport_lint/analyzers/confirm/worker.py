@@ -2,17 +2,23 @@
 
 Standalone on purpose: stdlib and torch only, launched by path, never imported by the engine.
 Protocol: one JSON request per line on stdin, one JSON response per line on the original
-stdout; the user's own prints (and torch's) are sent to stderr so they cannot corrupt it.
+stdout; the user's own prints are sent to stderr so they cannot corrupt it. torch's logging
+and Python's warnings (FX graph dumps, draft_export's banner) are kept in the response's
+`log`, not on stderr, which the supervisor shows when the worker dies.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import json
+import logging
 import os
 import re
 import sys
 import traceback
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +26,43 @@ _protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
 os.dup2(2, 1)  # C-level writes to stdout (and print) now land on stderr
 sys.stdout = sys.stderr
 _counter = 0
+_stderr = sys.stderr
+#: the tail of the log kept per request, characters
+_LOG_LIMIT = 64 * 1024
+
+
+class _Log(io.StringIO):
+    """torch's log and the warnings of one request, its tail only."""
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if self.tell() > 2 * _LOG_LIMIT:
+            tail = self.getvalue()[-_LOG_LIMIT:]
+            self.seek(0)
+            self.truncate()
+            super().write(tail)
+        return written
+
+    def take(self) -> str:
+        """The tail written since the last call; the log starts empty again."""
+        text = self.getvalue()[-_LOG_LIMIT:]
+        self.seek(0)
+        self.truncate()
+        return text
+
+
+_log = _Log()
+
+
+def _capture_torch_log() -> None:
+    """Point every handler torch installed on stderr at the log (torch sets its loggers up at
+    import and again when `torch._logging.set_logs` runs, so this is done for each request)."""
+    for name, logger in list(logging.Logger.manager.loggerDict.items()):
+        if not name.startswith("torch") or not isinstance(logger, logging.Logger):
+            continue
+        for handler in logger.handlers:
+            if isinstance(handler, logging.StreamHandler) and handler.stream in (_stderr, sys.__stderr__):
+                handler.setStream(_log)
 
 
 def _under(path: str | None, root: str) -> bool:
@@ -232,8 +275,8 @@ def _seed(torch: Any) -> None:
 
 def _confirm(request: dict[str, Any]) -> dict[str, Any]:
     import torch
-    from torch._logging import structured
 
+    _capture_torch_log()
     path = os.path.abspath(request["path"])
     root = os.path.abspath(request.get("root") or os.path.dirname(path))
     _seed(torch)
@@ -243,8 +286,23 @@ def _confirm(request: dict[str, Any]) -> dict[str, Any]:
         return {"status": "no-example"}
     _seed(torch)
     example = _normalise(provider())
-    model = example["model"]
     strict = example["strict"] if example["strict"] is not None else bool(request.get("strict"))
+    # torch prints partial FX graphs straight to sys.stderr when export fails: into the log
+    with contextlib.redirect_stderr(_log):
+        result = _export(torch, example, strict, path, root)
+    result["local_files"] = sorted(
+        {os.path.abspath(m.__file__) for m in list(sys.modules.values())
+         if _local(getattr(m, "__file__", None), root)}
+        | {path}
+    )
+    return result
+
+
+def _export(torch: Any, example: dict[str, Any], strict: bool, path: str, root: str) -> dict[str, Any]:
+    """`torch.export.export` in the configured mode, then `draft_export`, on the example."""
+    from torch._logging import structured
+
+    model = example["model"]
     options = {"dynamic_shapes": example["dynamic_shapes"], "strict": strict}
     result: dict[str, Any] = {"status": "ran", "model": type(model).__name__, "strict": strict,
                               "export_ok": True, "export_error": None, "export_line": None,
@@ -252,9 +310,9 @@ def _confirm(request: dict[str, Any]) -> dict[str, Any]:
     try:
         exported = torch.export.export(model, example["args"], example["kwargs"], **options)
         result["narrowed"] = _narrowed(exported, model, example)
-    except MemoryError:
-        raise
     except Exception as error:  # noqa: BLE001 - the user's model may raise anything
+        if _out_of_memory(error):
+            raise
         result.update(export_ok=False, export_error=_describe(error),
                       export_line=_user_line(error.__traceback__, path, str(error)),
                       suggested_fixes=_suggested_fixes(str(error)))
@@ -270,15 +328,11 @@ def _confirm(request: dict[str, Any]) -> dict[str, Any]:
         names.update(report.str_to_filename or {})
         for failure in report.failures:
             result["failures"].append(_failure(failure, names, path, root))
-    except MemoryError:
-        raise
     except Exception as error:  # noqa: BLE001
+        if _out_of_memory(error):
+            raise
         result["draft_error"] = _describe(error)
-    result["local_files"] = sorted(
-        {os.path.abspath(m.__file__) for m in list(sys.modules.values())
-         if _local(getattr(m, "__file__", None), root)}
-        | {path}
-    )
+        result["draft_line"] = _user_line(error.__traceback__, path, str(error))
     return result
 
 
@@ -303,17 +357,46 @@ def _failure(failure: Any, names: dict[int, str], path: str, root: str) -> dict[
     }
 
 
+def _out_of_memory(error: BaseException) -> bool:
+    """A MemoryError, or torch's allocator failing (a RuntimeError on CPU)."""
+    return isinstance(error, MemoryError) or "can't allocate memory" in str(error)
+
+
+def _memory_cap() -> str:
+    """What bounds the worker's memory, for the message of a run that ran out of it."""
+    try:
+        import resource
+
+        cap = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, ValueError, OSError):
+        return ""
+    if cap == getattr(resource, "RLIM_INFINITY", -1):
+        return ""
+    return f" (the worker's memory cap is {cap / 2**30:.1f} GiB)"
+
+
 def main() -> None:
     for line in sys.stdin:
         if not line.strip():
             continue
+        path = ""
         try:
-            response = _confirm(json.loads(line))
-        except MemoryError:
-            response = {"status": "memory", "error": "the model ran out of memory while exporting"}
+            with warnings.catch_warnings(record=True) as caught:
+                request = json.loads(line)
+                path = os.path.abspath(request.get("path", ""))
+                try:
+                    response = _confirm(request)
+                finally:
+                    for warning in caught:
+                        _log.write(f"{warning.filename}:{warning.lineno}: {warning.category.__name__}: "
+                                   f"{warning.message}\n")
         except BaseException as error:  # noqa: BLE001 - SystemExit/MemoryError from user code included
-            response = {"status": "error", "error": _describe(error),
-                        "line": _user_line(error.__traceback__, os.path.abspath(json.loads(line).get("path", "")))}
+            if _out_of_memory(error):
+                response = {"status": "memory", "error": f"out of memory{_memory_cap()}: {_describe(error)}"}
+            else:
+                response = {"status": "error", "error": _describe(error)}
+            response["line"] = _user_line(error.__traceback__, path)
+        response["log"] = _log.take()
         _protocol.write(json.dumps(response, default=str) + "\n")
         _protocol.flush()
 
