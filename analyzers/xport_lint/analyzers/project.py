@@ -230,9 +230,13 @@ def _only(contexts: dict[str, FileContext] | None, paths: list[str]) -> dict[str
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
-    # fork: the parent has imported the engine already, so a worker starts in milliseconds
+    """Workers that die with this process, even when it is killed (lifetime.die_with_parent).
+    fork: the parent has imported the engine already, so a worker starts in milliseconds."""
+    from .lifetime import die_with_parent
+
     return ProcessPoolExecutor(
-        max_workers=max(workers, 1), mp_context=multiprocessing.get_context("fork"), initializer=_tune_gc
+        max_workers=max(workers, 1), mp_context=multiprocessing.get_context("fork"),
+        initializer=die_with_parent, initargs=(os.getpid(), _tune_gc),
     )
 
 
