@@ -19,8 +19,9 @@ cd "$corpus/src"
   find timm/models timm/layers diffusers/models torchvision/models torchvision/ops -name '*.py'
 } | grep -v '/__init__\.py$' | sort -u > "$corpus/files.txt"
 echo "$(wc -l < "$corpus/files.txt") files, $(cat $(cat "$corpus/files.txt") | wc -l) lines"
-# torchfix, the comparison tool, in its own venv (it pins an older libcst than ours)
-if [ ! -x "$here/.venv-torchfix/bin/torchfix" ]; then
+# torchfix, the comparison tool, in its own venv (it pins an older libcst than ours); its run
+# takes about ten minutes, so only `bash bench/fetch_corpus.sh --torchfix` installs it
+if [ "${1:-}" = "--torchfix" ] && [ ! -x "$here/.venv-torchfix/bin/torchfix" ]; then
   python3 -m venv "$here/.venv-torchfix"
   "$here/.venv-torchfix/bin/pip" install --quiet torchfix==0.7.0
 fi

@@ -1,7 +1,7 @@
 """Hostile and odd input against the real engine, CLI and fixes; counts what went wrong.
 
-Usage: .venv/bin/python bench/fuzz.py [--seed N] [--edits N]
-Writes bench/fuzz.json; bench/RESULTS.md quotes it. Jobs:
+Usage: .venv/bin/python bench/fuzz.py [--seed N] [--edits N] [--sizes BYTES ...]
+Writes bench/results/fuzz.json (stamped, see bench/figures.py). Jobs:
 
 - prefixes: every 3rd prefix of each example model (half-typed code): `check_source` must return
   findings, never raise;
@@ -30,6 +30,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from figures import begin, write_results
 
 from xport_lint.analyzers import Config, check_source
 from xport_lint.analyzers.fixes import apply_fixes
@@ -97,10 +99,15 @@ def edits(count: int, rng: random.Random) -> dict[str, object]:
     return {"edits": count, "failures": len(failures), "examples": failures[:5]}
 
 
-def sizes(folder: Path) -> dict[str, float]:
+SIZES = (125_000, 500_000, 2_000_000, 5_000_000)
+#: random edits per run: enough to have found every crash so far, cheap enough for `bench/all.py`
+EDITS = 1000
+
+
+def sizes(folder: Path, targets: list[int]) -> dict[str, float]:
     unit = (HERE.parent / "examples" / "router.py").read_text()
     out = {}
-    for target in (125_000, 500_000, 2_000_000, 5_000_000):
+    for target in targets:
         path = folder / f"big_{target}.py"
         repeats = target // len(unit) + 1
         path.write_text("".join(unit.replace("class ", f"class C{i}_") for i in range(repeats)))
@@ -157,8 +164,10 @@ def caches(folder: Path, rng: random.Random) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--edits", type=int, default=5000)
+    parser.add_argument("--edits", type=int, default=EDITS)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="file sizes to time, bytes")
     args = parser.parse_args()
+    stamp = begin("fuzz")
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
@@ -169,9 +178,11 @@ def main() -> None:
             "edits": edits(args.edits, rng),
             "configs": configs(folder),
             "caches": caches(folder, rng),
-            "seconds_per_file_by_size": sizes(folder),
+            "seconds_per_file_by_size": sizes(folder, args.sizes),
         }
-    (HERE / "fuzz.json").write_text(json.dumps(results, indent=2) + "\n")
+    full = args.edits >= EDITS and set(args.sizes) >= set(SIZES)
+    reduced = None if full else f"{args.edits} edits, sizes {args.sizes}"
+    print(write_results("fuzz", stamp, results, reduced))
     print(json.dumps(results, indent=2))
 
 

@@ -3,7 +3,11 @@ each judged by reading its code, with the verdict and the reason recorded in
 bench/precision_verdicts.json (judged by hand; this script only samples and counts).
 
 Usage: .venv/bin/python bench/precision.py sample   # writes bench/precision_sample.json
-       .venv/bin/python bench/precision.py score    # counts the verdicts of the current sample
+       (judge every drawn error that has no verdict yet, in bench/precision_verdicts.json)
+       .venv/bin/python bench/precision.py score    # writes bench/results/precision.json
+
+In-sample: the engine's wrong verdicts were fixed against this same corpus. `score` refuses a
+sample drawn on an engine other than the committed one.
 
 Right means: the test reads tensor data (not a Python value or a static size) on a path a
 default export takes (an `.eval()` module, non-strict, fp32, only the example's arguments).
@@ -16,6 +20,8 @@ import random
 import sys
 from pathlib import Path
 
+from figures import BENCHMARKS, begin, git, write_results
+
 HERE = Path(__file__).parent
 SRC = HERE / "corpus" / "src"
 SAMPLE = HERE / "precision_sample.json"
@@ -26,6 +32,8 @@ SEED = 17
 
 def sample() -> None:
     import os
+
+    stamp = begin("precision")
 
     sys.path.insert(0, str(HERE.parent / "analyzers"))
     from xport_lint.analyzers.cache import Cache
@@ -47,19 +55,32 @@ def sample() -> None:
             "id": f"{path}:{line}:{finding.code}", "message": finding.message,
             "code": "\n".join(f"{n}: {lines[n - 1]}" for n in range(max(1, line - 4), min(len(lines), line + 2) + 1)),
         })
-    SAMPLE.write_text(json.dumps({"errors_in_corpus": len(errors), "sample": out}, indent=2) + "\n")
+    every = sorted(f"{path}:{f.span.start.line}:{f.code}" for path, f in errors)
+    drawn = {"stamp": stamp, "errors_in_corpus": len(errors), "errors": every, "sample": out}
+    SAMPLE.write_text(json.dumps(drawn, indent=2) + "\n")
     print(f"{len(errors)} errors; sampled {len(out)} into {SAMPLE.name}")
 
 
 def score() -> None:
+    stamp = begin("precision")
     drawn = json.loads(SAMPLE.read_text())
+    engine = [p for p in BENCHMARKS["precision"].paths if p != "bench/precision_verdicts.json"]
+    drawn_on = drawn.get("stamp")
+    if drawn_on is None:
+        sys.exit("the sample has no stamp (drawn by an older script): run `sample` again")
+    uncommitted = [path for path in drawn_on["dirty"] if path not in ("bench/precision_verdicts.json",)]
+    if uncommitted or git("diff", "--name-only", drawn_on["commit"], "HEAD", "--", *engine):
+        sys.exit(f"the sample was drawn on {drawn_on['commit'][:7]}, not on the committed engine: run `sample` again")
     verdicts = json.loads(VERDICTS.read_text())
     judged = [verdicts[item["id"]] for item in drawn["sample"] if item["id"] in verdicts]
-    right = sum(1 for v in judged if v["verdict"] == "right")
-    print(json.dumps({
-        "errors_in_corpus": drawn["errors_in_corpus"], "sampled": len(drawn["sample"]), "judged": len(judged),
-        "right": right, "precision": round(right / len(judged), 3) if judged else None,
-    }, indent=2))
+    every = [verdicts[error] for error in drawn["errors"] if error in verdicts]
+    figures = {
+        "errors_in_corpus": drawn["errors_in_corpus"], "seed": SEED, "sampled": len(drawn["sample"]),
+        "judged": len(judged), "right": sum(v["verdict"] == "right" for v in judged),
+        "all_judged": len(every), "all_right": sum(v["verdict"] == "right" for v in every),
+    }
+    print(write_results("precision", stamp, figures))
+    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

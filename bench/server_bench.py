@@ -1,11 +1,16 @@
 """Language-server figures for bench/RESULTS.md: start-up against a bare pygls server,
 edit-to-diagnostics latency on real model files, and memory with 50 large files open.
 
-Usage: python bench/server_bench.py  (after bash bench/fetch_corpus.sh)
+The server runs with its default settings (no initializationOptions), so the latencies include
+its debounce, as a user sees them.
+
+Usage: .venv/bin/python bench/server_bench.py [--edits N] [--open N] [--startups N]
+(after bash bench/fetch_corpus.sh; writes bench/results/server.json)
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import statistics
@@ -13,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from figures import begin, write_results
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
@@ -49,7 +55,7 @@ async def start(command: list[str]) -> tuple[Client, float]:
     await client.start_io(*command)
     await client.initialize_async(
         types.InitializeParams(
-            capabilities=CAPABILITIES, root_uri=SRC.as_uri(), initialization_options={"debounceMs": 0}
+            capabilities=CAPABILITIES, root_uri=SRC.as_uri()
         )
     )
     elapsed = time.perf_counter() - began
@@ -63,7 +69,7 @@ async def stop(client: Client) -> None:
     await client.stop()
 
 
-async def startup(command: list[str], runs: int = 7) -> float:
+async def startup(command: list[str], runs: int) -> float:
     times = []
     for _ in range(runs):
         client, elapsed = await start(command)
@@ -79,7 +85,7 @@ async def wait_version(client: Client, uri: str, version: int) -> float:
     return client.published[uri][1]
 
 
-async def edit_latency(path: Path, edits: int = 15) -> dict[str, object]:
+async def edit_latency(path: Path, edits: int) -> dict[str, object]:
     client, _ = await start(SERVER)
     text = path.read_text(encoding="utf-8")
     uri = path.as_uri()
@@ -111,6 +117,7 @@ async def edit_latency(path: Path, edits: int = 15) -> dict[str, object]:
         "median_ms": 1000 * statistics.median(latencies),
         "first_edit_ms": 1000 * latencies[0],
         "max_ms": 1000 * max(latencies),
+        "edits": edits,
     }
 
 
@@ -144,19 +151,38 @@ def _rss_kb(pid: int) -> int:
     return next(int(line.split()[1]) for line in status if line.startswith("VmRSS"))
 
 
+def default_debounce_ms() -> float:
+    """The debounce a client gets when it sets none, read from the server itself."""
+    from xport_lint.server.app import XportLanguageServer
+
+    return XportLanguageServer().debounce * 1000
+
+
 async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--edits", type=int, default=15, help="keystrokes per file")
+    parser.add_argument("--open", type=int, default=50, help="largest files opened for the memory figure")
+    parser.add_argument("--startups", type=int, default=7)
+    args = parser.parse_args()
+    stamp = begin("server")
     files = [SRC / p for p in (HERE / "corpus" / "files.txt").read_text().split()]
     sizes = {p: p.read_text(encoding="utf-8").count("\n") for p in files}
     around_500 = min(files, key=lambda p: abs(sizes[p] - 500))
     largest = max(files, key=lambda p: sizes[p])
     results = {
-        "startup_minimal_pygls_s": await startup(MINIMAL),
-        "startup_xport_lint_s": await startup(SERVER),
-        "edit_500_lines": await edit_latency(around_500),
-        "edit_largest": await edit_latency(largest),
-        "rss_50_largest_mb": await memory(sorted(files, key=lambda p: -sizes[p])[:50]),
+        "debounce_ms": default_debounce_ms(),
+        "default_settings": True,
+        "startups": args.startups,
+        "startup_minimal_pygls_s": await startup(MINIMAL, args.startups),
+        "startup_xport_lint_s": await startup(SERVER, args.startups),
+        "edit_500_lines": await edit_latency(around_500, args.edits),
+        "edit_largest": await edit_latency(largest, args.edits),
+        "opened": args.open,
+        "rss_mb": await memory(sorted(files, key=lambda p: -sizes[p])[: args.open]),
     }
-    (HERE / "server_results.json").write_text(json.dumps(results, indent=2) + "\n")
+    full = args.edits >= 15 and args.open >= 50 and args.startups >= 7
+    reduced = None if full else f"{args.edits} edits, {args.open} files open, {args.startups} start-ups"
+    print(write_results("server", stamp, results, reduced))
     print(json.dumps(results, indent=2))
 
 

@@ -4,7 +4,7 @@ coverage, then the zoos' installed sources linted as one project each.
 
 Usage:
   python bench/zoo.py export --python /path/to/zoo/python   # runs bench/zoo_export.py per model
-  python bench/zoo.py score                                  # lints the zoos, compares, writes bench/zoo.json
+  python bench/zoo.py score                                  # lints the zoos, writes bench/results/zoo.json
 
 The zoo interpreter needs torch==2.13.0 transformers diffusers timm torchvision coverage (see
 bench/RESULTS.md for the versions measured). Figures: share of executed library lines inside the
@@ -24,9 +24,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from figures import begin, write_results
+
 HERE = Path(__file__).parent
 RUNS = HERE / "zoo_runs.json"
-RESULT = HERE / "zoo.json"
 
 
 def export(python: str, only: list[str]) -> None:
@@ -86,6 +87,7 @@ def _function_spans(path: str) -> dict[tuple[str, str], tuple[int, int]]:
 
 
 def score() -> None:
+    stamp = begin("zoo")
     sys.path.insert(0, str(HERE.parent / "analyzers"))
     from xport_lint.analyzers.cache import Cache
     from xport_lint.analyzers.config import Config
@@ -156,9 +158,7 @@ def score() -> None:
         "share_of_executed_lines_analysed": round(total_inside / total_executed, 3) if total_executed else None,
         "false_errors_on_executed_lines": len(false_errors),
     }
-    RESULT.write_text(
-        json.dumps({"summary": summary, "models": per_model, "false_errors": false_errors}, indent=2) + "\n"
-    )
+    print(write_results("zoo", stamp, {"summary": summary, "models": per_model, "false_errors": false_errors}))
     print(json.dumps(summary, indent=2))
 
 

@@ -1,0 +1,538 @@
+"""Where every published figure comes from, and the text that publishes it.
+
+Each benchmark writes `bench/results/<name>.json`: its raw figures and a stamp (the commit it
+measured, whether the measured paths had uncommitted changes, the date, the paths whose code the
+figures describe). README.md and bench/RESULTS.md quote figures only inside generated blocks
+(`<!-- figures:NAME -->` ... `<!-- /figures -->`), which `render_blocks` rewrites from the JSON.
+`tests/test_figures.py` reads only the committed JSON and git: a figure whose measured code
+changed after it was measured fails the test (benchmarks `bench/all.py` re-runs) or is shown as
+measured before those changes (benchmarks that need a person or another interpreter).
+
+Standard library only: the test imports this in a fresh clone with no corpus and no torch.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import re
+import subprocess
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "bench" / "results"
+REFRESH = ".venv/bin/python bench/all.py"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    #: the script and its arguments, run from the repository root with the venv's python
+    command: tuple[str, ...]
+    #: extra arguments for a reduced run (`bench/all.py --quick`): proves the script, not a figure
+    quick: tuple[str, ...]
+    #: the code the figures describe: a later commit touching these makes them stale
+    paths: tuple[str, ...]
+    #: re-run by `bench/all.py` (kept fresh, checked by the test); otherwise labelled when stale
+    default: bool
+    #: how to re-run a benchmark `bench/all.py` does not run
+    manual: str = ""
+
+
+BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b
+    for b in (
+        Benchmark(
+            "speed", ("bench/run.py",), ("--files", "60", "--pairs", "1"), ("analyzers/", "bench/run.py"), default=True
+        ),
+        Benchmark(
+            "server",
+            ("bench/server_bench.py",),
+            ("--edits", "3", "--open", "5", "--startups", "2"),
+            ("analyzers/", "server/", "bench/server_bench.py", "bench/minimal_server.py"),
+            default=True,
+        ),
+        Benchmark("confirm", ("bench/confirm_bench.py",), (), ("analyzers/", "bench/confirm_bench.py"), default=True),
+        Benchmark(
+            "fuzz",
+            ("bench/fuzz.py",),
+            ("--edits", "100", "--sizes", "125000"),
+            ("analyzers/", "examples/", "bench/fuzz.py"),
+            default=True,
+        ),
+        Benchmark(
+            "fixes",
+            ("bench/fix_rates.py",),
+            ("--quick",),
+            ("analyzers/", "tests/truth/", "bench/fix_rates.py"),
+            default=True,
+        ),
+        Benchmark(
+            "precision",
+            ("bench/precision.py", "score"),
+            (),
+            ("analyzers/", "bench/precision.py", "bench/precision_verdicts.json"),
+            default=False,
+            manual="`.venv/bin/python bench/precision.py sample`, judge every drawn error without a "
+            "verdict in `bench/precision_verdicts.json`, then `.venv/bin/python bench/precision.py score`",
+        ),
+        Benchmark(
+            "zoo",
+            ("bench/zoo.py", "score"),
+            (),
+            ("analyzers/", "bench/zoo.py", "bench/zoo_models.py", "bench/zoo_export.py"),
+            default=False,
+            manual="`python bench/zoo.py export --python <zoo interpreter>` (torch 2.13.0 with the four "
+            "zoos and coverage installed), then `.venv/bin/python bench/zoo.py score`",
+        ),
+    )
+}
+
+
+# --- stamps -------------------------------------------------------------------------------------
+
+
+def git(*args: str, repo: Path = REPO) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def dirty_paths(paths: tuple[str, ...] | list[str], repo: Path = REPO) -> list[str]:
+    """Files under `paths` whose working copy differs from HEAD, untracked ones included."""
+    changed = git("diff", "--name-only", "HEAD", "--", *paths, repo=repo).split("\n")
+    untracked = git("ls-files", "--others", "--exclude-standard", "--", *paths, repo=repo).split("\n")
+    return sorted({path for path in changed + untracked if path})
+
+
+def begin(name: str, repo: Path = REPO) -> dict[str, Any]:
+    """The stamp of a run starting now: call before measuring, hand it to `write_results`."""
+    paths = list(BENCHMARKS[name].paths)
+    return {
+        "commit": git("rev-parse", "HEAD", repo=repo),
+        "dirty": dirty_paths(paths, repo),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "paths": paths,
+        "machine": f"{platform.machine()}, {_cores()} cores, Python {platform.python_version()}",
+    }
+
+
+def write_results(
+    name: str, stamp: dict[str, Any], figures: dict[str, Any], reduced: str | None = None, repo: Path = REPO
+) -> Path:
+    """Write bench/results/<name>.json. Whatever changed in the measured paths while the run went
+    on (uncommitted edits, or commits by someone else) marks the run dirty: it measured no commit."""
+    changed = set(stamp["dirty"]) | set(dirty_paths(stamp["paths"], repo))
+    if git("rev-parse", "HEAD", repo=repo) != stamp["commit"]:
+        changed |= set(git("diff", "--name-only", stamp["commit"], "HEAD", "--", *stamp["paths"], repo=repo).split())
+    stamp = {**stamp, "dirty": sorted(changed), "reduced": reduced}
+    target = repo / "bench" / "results" / f"{name}.json"
+    target.parent.mkdir(exist_ok=True)
+    target.write_text(json.dumps({"stamp": stamp, "figures": figures}, indent=2) + "\n")
+    return target
+
+
+def load(name: str, results: Path = RESULTS) -> dict[str, Any]:
+    return json.loads((results / f"{name}.json").read_text())
+
+
+def staleness(stamp: dict[str, Any], repo: Path = REPO) -> str | None:
+    """Why these figures may not describe the code at HEAD, or None when they do: the stamp's
+    commit must contain the last commit touching the measured paths, with nothing uncommitted,
+    from a full run."""
+    problems = []
+    if stamp.get("dirty") is None:
+        problems.append("stamp inferred from history, tree state unknown")
+    elif stamp["dirty"]:
+        problems.append(f"measured with uncommitted changes to {', '.join(stamp['dirty'][:3])}")
+    if stamp.get("reduced"):
+        problems.append(f"a reduced run ({stamp['reduced']})")
+    last = git("log", "-1", "--format=%H", "--", *stamp["paths"], repo=repo)
+    if last and not is_ancestor(last, stamp["commit"], repo):
+        problems.append(f"{last[:7]} changed the measured paths since")
+    return "; ".join(problems) or None
+
+
+def is_ancestor(older: str, newer: str, repo: Path = REPO) -> bool:
+    done = subprocess.run(["git", "merge-base", "--is-ancestor", older, newer], cwd=repo, capture_output=True)
+    if done.returncode not in (0, 1):
+        raise LookupError(f"git does not know {older[:7]} or {newer[:7]}: {done.stderr.decode().strip()}")
+    return done.returncode == 0
+
+
+def _cores() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+# --- text ---------------------------------------------------------------------------------------
+
+
+def provenance(name: str, result: dict[str, Any], repo: Path = REPO) -> str:
+    """One line saying which code the figures describe, and loudly when it may not be the current code."""
+    stamp = result["stamp"]
+    where = (
+        f"`{stamp['commit'][:7]}` ({stamp['date'][:10]}; measured paths "
+        f"{', '.join(f'`{p}`' for p in stamp['paths'])}; `bench/results/{name}.json`)"
+    )
+    problem = staleness(stamp, repo)
+    if problem is None:
+        return f"_Measured on {where}._"
+    benchmark = BENCHMARKS[name]
+    again = f"`{REFRESH} --only {name}`" if benchmark.default else benchmark.manual
+    return f"**Not verified against the current code** ({problem}). Measured on {where}. Refresh with {again}."
+
+
+def _s(seconds: float, digits: int = 1) -> str:
+    return f"{seconds:.{digits}f} s"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def speed_ratio(figures: dict[str, Any]) -> tuple[float, list[float]]:
+    """Median of the paired runs' cold/parse ratios, and the ratios."""
+    ratios = [pair["cold_s"] / pair["parse_s"] for pair in figures["pairs"]]
+    return median(ratios), ratios
+
+
+def speed(r: dict[str, dict[str, Any]]) -> str:
+    f = r["speed"]["figures"]
+    ratio, ratios = speed_ratio(f)
+    parse = median(p["parse_s"] for p in f["pairs"])
+    cold = median(p["cold_s"] for p in f["pairs"])
+    rows = [
+        (
+            "CPython `ast.parse`, 1 process",
+            _s(f["ast_parse_1_process_s"]),
+            f"{f['ast_parse_1_process_s'] / parse:.2f}x",
+        ),
+        (f"`libcst.parse_module`, {f['jobs']} processes (median)", _s(parse), "1.00x"),
+        (
+            f"**xport-lint, cold** (`check --no-cache -j {f['jobs']}`, index built from cold; median)",
+            f"**{_s(cold)}**",
+            f"**{ratio:.2f}x**",
+        ),
+        (
+            "**xport-lint, second run** (findings and summaries from the cache)",
+            f"**{_s(f['xport_lint_cached_s'], 2)}**",
+            "",
+        ),
+    ]
+    if "ruff_all_rules_s" in f:
+        rows.append((f"ruff, every rule (`--select ALL`, {f['jobs']} threads)", _s(f["ruff_all_rules_s"]), ""))
+    if "torchfix_s" in f:
+        rows.append(
+            (f"torchfix (`--select ALL -j {f['jobs']}`)", _s(f["torchfix_s"]), f"{f['torchfix_s'] / parse:.1f}x")
+        )
+    pairs = ", ".join(f"{x:.2f}x" for x in ratios)
+    edit = f["per_edit"]
+    findings = ", ".join(f"{code} {n:,}" for code, n in f["findings"].items()) or "none"
+    return "\n".join(
+        [
+            provenance("speed", r["speed"]),
+            "",
+            f"{f['files']:,} files, {f['lines']:,} lines, {f['jobs']} processes where the tool can; {f['machine']}.",
+            "",
+            "| what | seconds | vs bare libcst parse |",
+            "|---|---:|---:|",
+            *(f"| {a} | {b} | {c} |" for a, b, c in rows),
+            "",
+            f"Paired runs (bare parse, then the cold CLI, back to back): {pairs}; **median {ratio:.2f}x** "
+            f"(target: at most 1.5x).",
+            f"Findings (default rules): {findings}.",
+            "Per edit, engine alone (`check_source` on the whole file, median of repeats): "
+            f"{_ms(edit['500_lines']['median_s'])} "
+            f"on a {edit['500_lines']['lines']:,}-line file (libcst parse {_ms(edit['500_lines']['libcst_parse_s'])}), "
+            f"{_ms(edit['largest']['median_s'])} on {edit['largest']['lines']:,} lines "
+            f"(parse {_ms(edit['largest']['libcst_parse_s'])}).",
+        ]
+    )
+
+
+def server(r: dict[str, dict[str, Any]]) -> str:
+    f = r["server"]["figures"]
+    small, large = f["edit_500_lines"], f["edit_largest"]
+    startup = f["startup_xport_lint_s"] / f["startup_minimal_pygls_s"]
+    return "\n".join(
+        [
+            provenance("server", r["server"]),
+            "",
+            f"Settings: {_settings(f)}. The workspace is the corpus, indexed in the background.",
+            "",
+            "| what | measured | target |",
+            "|---|---:|---|",
+            f"| start-up to the `initialize` response, bare pygls server (median of {f['startups']}) | "
+            f"{_s(f['startup_minimal_pygls_s'], 3)} | |",
+            f"| start-up to the `initialize` response, xport-lint | {_s(f['startup_xport_lint_s'], 3)} "
+            f"(**{startup:.2f}x**) | within 1.25x |",
+            f"| `didChange` to published diagnostics, {small['lines']:,}-line file "
+            f"(median of {small['edits']} keystrokes) "
+            f"| **{small['median_ms']:.1f} ms** (max {small['max_ms']:.1f}) | under 50 ms, plus the debounce |",
+            f"| same, largest corpus file ({large['lines']:,} lines) | **{large['median_ms']:.1f} ms** "
+            f"(first edit {large['first_edit_ms']:.1f}) | under 150 ms, plus the debounce |",
+            f"| RSS after opening the {f['opened']} largest corpus files, server + its lint process | "
+            f"**{f['rss_mb']:.0f} MB** | under 300 MB |",
+        ]
+    )
+
+
+def _settings(f: dict[str, Any]) -> str:
+    debounce = f["debounce_ms"]
+    if f.get("default_settings"):
+        return f"the server's defaults (debounce {debounce:g} ms, included in the latencies)"
+    return f"debounce {debounce:g} ms, not the server's default (latencies exclude the default debounce)"
+
+
+def confirm(r: dict[str, dict[str, Any]]) -> str:
+    f = r["confirm"]["figures"]
+    return "\n".join(
+        [
+            provenance("confirm", r["confirm"]),
+            "",
+            "| what | seconds |",
+            "|---|---:|",
+            f"| first confirmation (worker start and torch import) | {f['first_confirmation_s']:.2f} |",
+            f"| **second and later confirmations of an edited file, warm worker** (median of {f.get('warm_runs', 5)}; "
+            f"max {f['warm_confirmation_max_s']:.3f}) | **{f['warm_confirmation_median_s']:.3f}** |",
+            f"| cache hit (file and its local imports unchanged: no worker call) | {f['cache_hit_s']:.3f} |",
+        ]
+    )
+
+
+def fuzz(r: dict[str, dict[str, Any]]) -> str:
+    f = r["fuzz"]["figures"]
+    rows = [
+        (
+            "every 3rd prefix of each example model (half-typed code) through `check_source`",
+            f["prefixes"]["texts"],
+            f"{f['prefixes']['failures']} raised",
+        ),
+        (
+            "random edits of the example models with odd characters and line ends; every finding's range "
+            "inside the text, every fix applied and compiled",
+            f["edits"]["edits"],
+            f["edits"]["failures"],
+        ),
+        (
+            "hostile `[tool.xport-lint]` tables through the CLI: exit 2 naming the key, no traceback",
+            f["configs"]["configs"],
+            f["configs"]["not_exit_2_with_message"],
+        ),
+        (
+            "cache databases with flipped bytes, truncated, or holding malformed rows: the same findings "
+            "as an uncached run",
+            f["caches"]["mutations"],
+            f["caches"]["wrong_results"],
+        ),
+    ]
+    return "\n".join(
+        [
+            provenance("fuzz", r["fuzz"]),
+            "",
+            f"Seed {f['seed']}.",
+            "",
+            "| job | inputs | wrong |",
+            "|---|---:|---:|",
+            *(f"| {a} | {b:,} | {c} |" for a, b, c in rows),
+            "",
+            "Time by file size (CLI, one file of repeated model code, cold):",
+            "",
+            "| file | seconds |",
+            "|---|---:|",
+            *(f"| {_size(size)} | {seconds:.1f} |" for size, seconds in f["seconds_per_file_by_size"].items()),
+        ]
+    )
+
+
+def _size(key: str) -> str:
+    """'5035 KB' -> '5.0 MB'."""
+    kb = int(key.split()[0])
+    return f"{kb / 1000:.1f} MB" if kb >= 1000 else f"{kb} KB"
+
+
+def fixes(r: dict[str, dict[str, Any]]) -> str:
+    f = r["fixes"]["figures"]
+    snippets = f["failing_snippets"]
+    snippet_rows = [
+        f"| {rule} | {row['snippets']} | {row['proven']} | {row['failed']} |"
+        for rule, row in sorted(snippets["per_rule"].items())
+    ]
+    examples = f["examples"]
+    example_rows = [
+        f"| {code} | {row['flagged']} | {row['fix_offered']} | {row['fix_proven']} |" for code, row in examples.items()
+    ]
+    flagged = sum(row["flagged"] for row in examples.values())
+    offered = sum(row["fix_offered"] for row in examples.values())
+    proven = sum(row["fix_proven"] for row in examples.values())
+    lines = [
+        provenance("fixes", r["fixes"]),
+        "",
+        "**In-sample**: the snippets and the examples were written alongside the rewrites they test, and "
+        "every failure found was fixed against them.",
+        "",
+        "| rule of the snippet's first error | snippets | proven fix | offered fix that fails |",
+        "|---|---:|---:|---:|",
+        *snippet_rows,
+        f"| **all** | **{snippets['total']}** "
+        f"| **{snippets['proven']} ({snippets['proven'] / snippets['total']:.0%})** "
+        f"| **{snippets['failed']}** |",
+        "",
+        "| rule | flagged examples | fix offered | fix proven |",
+        "|---|---:|---:|---:|",
+        *example_rows,
+        f"| **all** | **{flagged}** | **{offered}** "
+        f"| **{proven} ({proven / offered if offered else 0:.0%} of offered)** |",
+    ]
+    corpus = f.get("corpus")
+    if corpus:
+        offered_corpus = ", ".join(f"{code} {n}" for code, n in corpus["fixes_offered"].items())
+        lines += [
+            "",
+            f"On the speed corpus, every fix applied (`--unsafe-fixes`): fixes offered {offered_corpus}; "
+            f"**{corpus['files_fixed']} files rewritten, {len(corpus['broken'])} that fail to parse or change "
+            f"again on a second pass**.",
+        ]
+    return "\n".join(lines)
+
+
+def precision(r: dict[str, dict[str, Any]]) -> str:
+    f = r["precision"]["figures"]
+    lines = [
+        provenance("precision", r["precision"]),
+        "",
+        "**In-sample**: each wrong verdict of earlier samples was fixed in the engine against this same corpus, "
+        "so this says how well the engine fits this corpus, not how it does on unseen code. No held-out figure "
+        "exists yet.",
+        "",
+        "| measure | value |",
+        "|---|---:|",
+        f"| errors on the corpus | {f['errors_in_corpus']} |",
+        f"| drawn (seed {f['seed']}) and judged | {f['judged']} of {f['sampled']} |",
+        f"| **right in the sample** | **{f['right']} of {f['judged']} ({f['right'] / f['judged']:.0%})** |",
+    ]
+    if f.get("all_judged") is not None:
+        lines.append(
+            f"| every error of the corpus judged | {f['all_judged']} of {f['errors_in_corpus']}, "
+            f"{f['all_right']} right ({f['all_right'] / f['all_judged']:.0%}) |"
+        )
+    return "\n".join(lines)
+
+
+def zoo(r: dict[str, dict[str, Any]]) -> str:
+    s = r["zoo"]["figures"]["summary"]
+    models = r["zoo"]["figures"]["models"]
+    failing = [(name, m) for name, m in sorted(models.items()) if m.get("failing_line")]
+    rows = [
+        f"| {name} | `{m['failing_line']}` | {', '.join(m['failing_line_flagged']) or 'not flagged'} |"
+        for name, m in failing
+    ]
+    share = {z: _share(models, z) for z in ("transformers", "diffusers", "torchvision", "timm")}
+    return "\n".join(
+        [
+            provenance("zoo", r["zoo"]),
+            "",
+            "**In-sample**: every false error the first runs found was fixed against these same models.",
+            "",
+            "| measure | value |",
+            "|---|---:|",
+            f"| exports that succeed | {s['models'] - s['exports_failed']} of {s['models']} |",
+            f"| **error findings on a line a successful export ran** | **{s['false_errors_on_executed_lines']}** |",
+            "| executed library lines inside the functions xport-lint analyses | "
+            f"{s['share_of_executed_lines_analysed']:.0%} "
+            f"({', '.join(f'{z} {v:.0%}' for z, v in share.items() if v is not None)}) |",
+            f"| failing lines of the {s['exports_failed']} failed exports that carry a finding | "
+            f"{s['failing_lines_flagged']} |",
+            f"| files linted as one project, cold | {s['files_linted']:,} in {_s(s['lint_seconds_cold'])} |",
+            "",
+            "| failed export | failing line | finding on it |",
+            "|---|---|---|",
+            *rows,
+        ]
+    )
+
+
+def _share(models: dict[str, Any], zoo_name: str) -> float | None:
+    chosen = [m for name, m in models.items() if name.startswith(zoo_name + "/")]
+    executed = sum(m["executed_lines"] for m in chosen)
+    return sum(m["inside_analysed"] for m in chosen) / executed if executed else None
+
+
+def readme(r: dict[str, dict[str, Any]]) -> str:
+    """The README's Speed paragraph: the headline figures, each with where it comes from."""
+    sp, sv, cf, fz, zo = (r[n]["figures"] for n in ("speed", "server", "confirm", "fuzz", "zoo"))
+    ratio, ratios = speed_ratio(sp)
+    small, large = sv["edit_500_lines"], sv["edit_largest"]
+    biggest_size, biggest_time = list(fz["seconds_per_file_by_size"].items())[-1]
+    z = zo["summary"]
+    severities = {
+        flag.split(" ")[1].strip("()") for m in zo["models"].values() for flag in m.get("failing_line_flagged", [])
+    }
+    flagged = f" (as {' and '.join(s + 's' for s in sorted(severities))})" if severities else ""
+    text = (
+        f"On {sp['files']:,} real model files ({sp['lines'] / 1000:,.0f}k lines, {sp['jobs']} cores), with the project "
+        f"index built from cold: {ratio:.2f}x bare libcst parsing (median of {len(ratios)} paired "
+        f"run{'s' if len(ratios) != 1 else ''}: {', '.join(f'{x:.2f}x' for x in ratios)}; target 1.5x), "
+        f"{_s(sp['xport_lint_cached_s'], 2)} from the cache; in the language server with {_settings(sv)}, "
+        f"{small['median_ms']:.0f} ms from keystroke to diagnostics on a {small['lines']:,}-line file and "
+        f"{large['median_ms']:.0f} ms on a {large['lines']:,}-line one; a warm draft_export confirmation in "
+        f"{_s(cf['warm_confirmation_median_s'], 2)}; a {_size(biggest_size)} file in {_s(biggest_time)} "
+        f"(linear in size, as libcst's parse). On {z['models']} real models exported under coverage, "
+        f"{z['false_errors_on_executed_lines']} error findings fall on a line a successful export ran, and "
+        f"{z['failing_lines_flagged']} of the {z['exports_failed']} failing lines carry a finding{flagged}; "
+        "in-sample: the false errors found by earlier runs were fixed against these models."
+    )
+    sources, stale = [], []
+    for name in ("speed", "server", "confirm", "fuzz", "zoo"):
+        stamp = r[name]["stamp"]
+        sources.append(f"{name} `{stamp['commit'][:7]}` ({stamp['date'][:10]})")
+        if staleness(stamp) is not None:
+            stale.append(name)
+    measured = "Measured on: " + ", ".join(sources) + "."
+    if stale:
+        measured += (
+            f" **Not verified against the current code: {', '.join(stale)}** (why, and how to refresh: "
+            "`bench/RESULTS.md`)."
+        )
+    return (
+        textwrap.fill(text, 100, break_on_hyphens=False) + "\n\n" + textwrap.fill(measured, 100, break_on_hyphens=False)
+    )
+
+
+BLOCKS: dict[str, Callable[[dict[str, dict[str, Any]]], str]] = {
+    "speed": speed,
+    "server": server,
+    "confirm": confirm,
+    "fuzz": fuzz,
+    "fixes": fixes,
+    "precision": precision,
+    "zoo": zoo,
+    "readme-speed": readme,
+}
+#: a generated block: its markers on lines of their own; the body never crosses into another block
+BLOCK = re.compile(
+    r"^<!-- figures:(?P<name>[\w-]+) -->\n(?P<body>(?:(?!<!-- /?figures).)*?)\n?^<!-- /figures -->$", re.S | re.M
+)
+
+
+def blocks(text: str) -> dict[str, str]:
+    """The generated blocks of a document, by name."""
+    return {m["name"]: m["body"] for m in BLOCK.finditer(text)}
+
+
+def render_blocks(text: str, results: dict[str, dict[str, Any]]) -> str:
+    """`text` with every generated block rewritten from `results`."""
+    return BLOCK.sub(lambda m: f"<!-- figures:{m['name']} -->\n{BLOCKS[m['name']](results)}\n<!-- /figures -->", text)
+
+
+def load_all(results: Path = RESULTS) -> dict[str, dict[str, Any]]:
+    return {name: load(name, results) for name in BENCHMARKS}
+
+
+DOCUMENTS = (REPO / "README.md", REPO / "bench" / "RESULTS.md")
