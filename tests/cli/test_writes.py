@@ -69,6 +69,7 @@ def test_fix_skips_a_file_edited_during_the_run_and_says_so(tmp_path: Path) -> N
     assert text.endswith("# saved in the editor while xport-lint was running\n"), text
     assert "copy.deepcopy(x)" in text and "x.clone()" not in text
     assert "model.py: fix not written: the file changed since it was read" in result.stderr
+    assert "fixed 0 files; 1 not written" in result.stderr
     assert result.returncode == 1, result.stdout + result.stderr
     assert "XPT407" in result.stdout  # still reported: it was not fixed
 
@@ -84,6 +85,7 @@ def test_fix_through_a_symlink_writes_the_target_and_keeps_the_link(tmp_path: Pa
     link.symlink_to(target)
     result = run("check", "--fix", "snap.py", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert "xport-lint: fixed 1 file" in result.stderr
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert target.read_text() == FIXED
 
@@ -104,6 +106,7 @@ def test_fix_refuses_a_read_only_file_even_as_root(tmp_path: Path) -> None:
     path.chmod(0o444)
     result = run("check", "--fix", "snap.py", cwd=tmp_path)
     assert "snap.py: fix not written: the file is read-only (mode 0444)" in result.stderr
+    assert "fixed 0 files; 1 not written" in result.stderr
     assert path.read_text() == FIXABLE and stat.S_IMODE(path.stat().st_mode) == 0o444
     assert result.returncode == 1 and "XPT407" in result.stdout
 

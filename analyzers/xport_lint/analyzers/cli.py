@@ -276,6 +276,10 @@ def _fix(
         ):
             click.echo("xport-lint: no safe fixes; unsafe ones exist: `--diff --unsafe-fixes` shows them", err=True)
         sys.exit(1 if changed and not exit_zero else 0)
+    if changed and not quiet:
+        refused = len(changed) - len(written)
+        click.echo(f"xport-lint: fixed {len(written)} file{'s' if len(written) != 1 else ''}"
+                   + (f"; {refused} not written (why: above)" if refused else ""), err=True)
     return written
 
 
