@@ -153,7 +153,10 @@ def staleness(stamp: dict[str, Any], repo: Path = REPO) -> str | None:
         problems.append(f"a reduced run ({stamp['reduced']})")
     last = git("log", "-1", "--format=%H", "--", *stamp["paths"], repo=repo)
     if last and not is_ancestor(last, stamp["commit"], repo):
-        problems.append(f"{last[:7]} changed the measured paths since")
+        # no commit named: the text stays the same however many commits follow
+        problems.append(
+            f"the measured paths changed since: `git log {stamp['commit'][:7]}.. -- {' '.join(stamp['paths'])}`"
+        )
     return "; ".join(problems) or None
 
 
@@ -244,10 +247,10 @@ def speed(r: dict[str, dict[str, Any]]) -> str:
             "|---|---:|---:|",
             *(f"| {a} | {b} | {c} |" for a, b, c in rows),
             "",
-            f"Paired runs (bare parse, then the cold CLI, back to back): {pairs}; **median {ratio:.2f}x** "
+            f"- Paired runs (bare parse, then the cold CLI, back to back): {pairs}; **median {ratio:.2f}x** "
             f"(target: at most 1.5x).",
-            f"Findings (default rules): {findings}.",
-            "Per edit, engine alone (`check_source` on the whole file, median of repeats): "
+            f"- Findings (default rules): {findings}.",
+            "- Per edit, engine alone (`check_source` on the whole file, median of repeats): "
             f"{_ms(edit['500_lines']['median_s'])} "
             f"on a {edit['500_lines']['lines']:,}-line file (libcst parse {_ms(edit['500_lines']['libcst_parse_s'])}), "
             f"{_ms(edit['largest']['median_s'])} on {edit['largest']['lines']:,} lines "

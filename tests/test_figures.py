@@ -135,7 +135,7 @@ def test_figures_stay_current_until_a_commit_touches_the_measured_paths(repo: Pa
     assert staleness(stamp, repo) is None, "a commit outside the measured paths keeps the figures"
     _write(repo, "analyzers/engine.py", "v2\n")
     _commit(repo)
-    assert "changed the measured paths since" in staleness(stamp, repo)
+    assert "the measured paths changed since" in staleness(stamp, repo)
 
 
 def test_a_run_over_uncommitted_engine_changes_measured_no_commit(repo: Path) -> None:
