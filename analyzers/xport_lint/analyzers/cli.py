@@ -12,7 +12,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -177,7 +177,7 @@ def _finish(
     findings: list[tuple[str, Finding]], sources: dict[str, str], output_format: str, statistics: bool, quiet: bool,
     fail_on: str, exit_zero: bool, failed_examples: int, baseline: str | None, write_baseline: str | None,
     err: bool = False,
-) -> None:
+) -> NoReturn:
     """Report `findings` (on stderr with `err`) and exit with the status they call for."""
     findings.sort(key=lambda pf: (pf[0], pf[1].span.start, pf[1].code))
 
