@@ -137,3 +137,55 @@ def test_a_break_is_named_as_the_reason() -> None:
         return x
     """)
     assert any("it uses `break`" in m for m in messages(source, "XPT101"))
+
+
+def test_names_the_file_already_uses_are_not_introduced() -> None:
+    source = "def body_fn(x):\n    return x\n" + model("""
+        h = x * 1
+        while h.sum() < 10:
+            h = body_fn(h) * 2
+        return h
+    """)
+    out = fixed(source)
+    assert "def body_fn_1(h):" in out and "torch.while_loop(cond_fn, body_fn_1, (h,))" in out
+
+
+def test_torch_is_called_by_a_name_bound_only_to_it() -> None:
+    branch = """
+        torch = x.abs()
+        if x.sum() > 0:
+            y = torch * 2
+        else:
+            y = torch * 3
+        return y
+    """
+    aliased = model(branch).replace("import torch\n", "import torch\nimport torch as T\n")
+    assert "y = T.cond(x.sum() > 0, true_fn, false_fn, (torch,))" in fixed(aliased)
+    assert "import torch as torch_1\n" in fixed(model(branch))
+
+
+def test_a_branch_that_reads_a_name_before_assigning_it_gets_no_fix() -> None:
+    # moved into `true_fn`, `scale` would be a local read before it is bound
+    source = model("""
+        scale = 2.0
+        if x.sum() > 0:
+            scale = scale * 2
+            y = x * scale
+        else:
+            y = x
+        return y
+    """)
+    assert fixed(source) == source
+    assert any("it reads `scale` before assigning it" in m for m in messages(source, "XPT101"))
+
+
+def test_augmented_assignment_to_a_name_the_branch_made_stays_in_place() -> None:
+    source = model("""
+        if x.sum() > 0:
+            y = x * 2
+            y += 1
+        else:
+            y = x - 1
+        return y
+    """)
+    assert "            y += 1\n" in fixed(source)

@@ -245,13 +245,23 @@ def taken_variant(source: str, code: str) -> str:
         renamed.insert(first - 1, f"{indent}torch = ({taken},)\n")
     at = next((i + 1 for i, line in enumerate(renamed) if line.startswith("from __future__")), 0)
     decoys = "".join(f"{name} = None\n" for name in introduced)
-    # `import torch` stays too: the examples' `other_args` are evaluated with it
-    return "".join([*renamed[:at], "import torch\nimport torch as T\n", decoys, *renamed[at:]])
+    # `import torch` stays: the examples' `other_args` are evaluated with it
+    imports = "import torch as T\n" if "import torch\n" in source else "import torch\nimport torch as T\n"
+    return "".join([*renamed[:at], imports, decoys, *renamed[at:]])
+
+
+#: rules that write their fix's `torch.` themselves rather than through rewrites/ (whose `Names`
+#: fact they could use: `module_names(ctx.program.module).torch`): a local `torch` breaks the fix
+NOT_YET_HYGIENIC = frozenset({"XPT103", "XPT410", "XPT411", "XPT501", "XPT503"})
 
 
 def fixed_cases() -> list[object]:
     return [
-        pytest.param(rule, case, id=name)
+        pytest.param(
+            rule, case, id=name,
+            marks=[pytest.mark.xfail(strict=True, reason="the rule spells torch `torch` in its own fix")]
+            if rule.CODE in NOT_YET_HYGIENIC else [],
+        )
         for rule, case, name in all_cases()
         if isinstance(case, Invalid) and case.replacement is not None
     ]

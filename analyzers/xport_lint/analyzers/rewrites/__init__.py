@@ -17,12 +17,13 @@ Facts of torch 2.13 these rewrites are built on (checked by tests/truth/test_fix
 """
 
 from .checks import check_rewrite, raised_by
-from .common import Rewrite, dropped_effect, guard_rewrite
+from .common import Names, Rewrite, dropped_effect, guard_rewrite, module_names, scope_names
 from .cond import cond_rewrite, dense_select_rewrite, where_rewrite
 from .export_calls import non_strict_rewrite, sized_dim
 from .loops import counted_loop_rewrite, range_loop_rewrite, stacked_rows_rewrite, while_loop_rewrite
 
 __all__ = [
+    "Names",
     "Rewrite",
     "check_rewrite",
     "cond_rewrite",
@@ -30,9 +31,11 @@ __all__ = [
     "dense_select_rewrite",
     "dropped_effect",
     "guard_rewrite",
+    "module_names",
     "non_strict_rewrite",
     "range_loop_rewrite",
     "raised_by",
+    "scope_names",
     "stacked_rows_rewrite",
     "sized_dim",
     "where_rewrite",

@@ -136,11 +136,8 @@ def names_of(module: cst.Module) -> Names:
 _RECENT: OrderedDict[int, tuple[cst.Module, Names]] = OrderedDict()
 
 
-def scope_names(flow: FunctionFlow) -> Names:
-    """The `Names` fact of the file holding `flow`'s function, computed once per file."""
-    module = getattr(flow.resolver, "module", None)
-    if not isinstance(module, cst.Module):
-        return names_of(cst.Module(body=[flow.func]))
+def module_names(module: cst.Module) -> Names:
+    """The `Names` fact of `module`, computed once per file."""
     cached = _RECENT.get(id(module))
     if cached is not None and cached[0] is module:
         return cached[1]
@@ -149,6 +146,12 @@ def scope_names(flow: FunctionFlow) -> Names:
     while len(_RECENT) > 8:
         _RECENT.popitem(last=False)
     return names
+
+
+def scope_names(flow: FunctionFlow) -> Names:
+    """The `Names` fact of the file holding `flow`'s function."""
+    module = getattr(flow.resolver, "module", None)  # the file's `Program`
+    return module_names(module) if isinstance(module, cst.Module) else names_of(cst.Module(body=[flow.func]))
 
 
 # -- names read and written ------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..report import FixProposal
-from ..rewrites import dropped_effect, guard_rewrite
+from ..rewrites import dropped_effect, guard_rewrite, module_names
 
 if TYPE_CHECKING:
     from ..context import RuleContext
@@ -23,7 +23,7 @@ def eager_only(ctx: RuleContext, call: cst.Call | None = None) -> FixProposal | 
     if expr.value is not call and (call is not None or not dropped_effect(expr.value)):
         return None
     line = statement_line(ctx)
-    return None if line is None else guard_rewrite(line).fix
+    return None if line is None else guard_rewrite(line, module_names(ctx.program.module)).fix
 
 
 def statement_line(ctx: RuleContext) -> cst.SimpleStatementLine | None:
