@@ -149,7 +149,7 @@ def _size_facts(source: str, path: str, config: Any) -> list[Any]:
 def _fix_all(source: str, path: str, config: Any) -> str:
     from xport_lint.analyzers.runner import fix_source
 
-    return fix_source(source, path, config, unsafe=False)
+    return fix_source(source, path, config, unsafe=False, context=_workspace.context(path))
 
 
 def _index_step(folders: list[str], config: Any) -> tuple[bool, list[str]]:
