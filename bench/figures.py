@@ -70,7 +70,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             "fixes",
             ("bench/fix_rates.py",),
             ("--quick",),
-            ("analyzers/", "tests/truth/", "bench/fix_rates.py"),
+            ("analyzers/", "tests/truth/harness.py", "tests/truth/fix_corpus.py", "bench/fix_rates.py"),
             default=True,
         ),
         Benchmark(
