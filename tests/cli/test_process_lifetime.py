@@ -80,7 +80,9 @@ def test_pool_workers_die_with_the_cli(tmp_path: Path, how: signal.Signals) -> N
         process.wait(timeout=DEADLINE)
         assert wait_until_gone(workers | descendants(process.pid)) == []
     finally:
-        end({process.pid} | workers)
+        if process.poll() is None:
+            process.kill()
+        end(workers)
 
 
 def end(pids: set[int]) -> None:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
+
+from xport_lint.analyzers.lifetime import die_with_parent
 
 _parser: Any = None
 
@@ -164,29 +167,18 @@ def _warm_up() -> None:
     from xport_lint.analyzers import registry, runner  # noqa: F401
 
 
-def _die_with_parent() -> None:
-    """Runs first in the child: the kernel kills it when the server dies, even by SIGKILL (it
-    outlived a killed server, and kept multiprocessing's resource tracker alive with it)."""
-    import ctypes
-    import signal
-    import sys
-
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except OSError:
-            pass
-
-
 class LintProcess:
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            # spawn, not fork: the server has threads, and forking those is unsafe
+            # spawn, not fork: the server has threads, and forking those is unsafe. The child dies
+            # with the server, even by SIGKILL (it outlived a killed server, and kept
+            # multiprocessing's resource tracker alive with it)
             self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_die_with_parent
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                initializer=die_with_parent, initargs=(os.getpid(),),
             )
         return self._pool
 
