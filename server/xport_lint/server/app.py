@@ -13,6 +13,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -20,13 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
 from xport_lint.analyzers.lines import split_lines
 
-from . import convert
+from . import convert, rpc
 from .lint_process import LintProcess
 from .settings import Settings
 
@@ -67,7 +70,10 @@ class Result:
 
 class XportLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("xport-lint", VERSION, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "xport-lint", VERSION, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=rpc.Protocol,
+        )
         self.settings = Settings()
         self.debounce = 0.1
         self.results: dict[str, Result] = {}
@@ -142,6 +148,22 @@ class XportLanguageServer(LanguageServer):
         holding = [f for f in folders if f and os.path.commonpath([f, path]) == f]
         return max(holding, key=len) if holding else None
 
+    # -- documents --------------------------------------------------------------------------
+
+    def document(self, uri: str) -> TextDocument | None:
+        """The open document; else the file on disk, read now (pygls' convention for a request
+        on a document the client never opened); else None, and the request gets an empty answer
+        (as ruff's and ty's servers do), not an error: a pull racing a close is no fault."""
+        if uri in self.workspace.text_documents:
+            return self.workspace.get_text_document(uri)
+        from xport_lint.analyzers.files import read
+
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        text = read(path).text if path else None
+        if text is None:
+            return None
+        return _PythonLinesDocument(uri, source=text, position_codec=self.workspace.position_codec)
+
     # -- analysis ---------------------------------------------------------------------------
 
     def analyse_now(self, uri: str, source: str, version: int | None) -> Result:
@@ -170,16 +192,24 @@ class XportLanguageServer(LanguageServer):
         return Result(version, findings, [convert.diagnostic(uri, lines, f) for f in findings])
 
     async def analyse(self, uri: str) -> Result:
-        document = self.workspace.get_text_document(uri)
+        """The open document's result (cached per version), or the file's on disk (never cached:
+        nothing tells when it changes), or no findings for a document that is neither."""
+        document = self.document(uri)
+        if document is None:
+            return Result(None, [], [])
         cached = self.results.get(uri)
         if cached is not None and cached.version == document.version and document.version is not None:
             return cached
         loop = asyncio.get_running_loop()
         result = await loop.run_in_executor(self.executor, self.analyse_now, uri, document.source, document.version)
-        current = self.workspace.get_text_document(uri).version
-        if result.version == current:
+        if self.is_open(uri, result.version):
             self.results[uri] = result
         return result
+
+    def is_open(self, uri: str, version: int | None) -> bool:
+        """`uri` is open in the editor at `version`."""
+        documents = self.workspace.text_documents
+        return version is not None and uri in documents and documents[uri].version == version
 
     def schedule(self, uri: str, delay: float | None = None) -> None:
         """Re-check `uri` after the debounce; a newer change cancels this one."""
@@ -300,8 +330,25 @@ class XportLanguageServer(LanguageServer):
             send(params)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls reports both the client's faults (invalid params, an unknown method, a message
+        it could not read), which the client has had its answer to: logged only; and the
+        server's own failures: logged, and one toast per session (ruff's convention)."""
+        if source is JsonRpcException or (
+            isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError)
+        ):
+            log.warning("protocol: %s", error)
+            return
         log.error("server error (%s): %r", getattr(source, "__name__", source), error)
         self.toast_once()
+
+    def serve_stdio(self) -> int:
+        """Serve the client on stdin/stdout until `exit`, or until the input ends or cannot be read
+        as messages (rpc.serve); the exit status to end the process with."""
+        self.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+        try:
+            return asyncio.run(rpc.serve(self.protocol, sys.stdin.buffer, self.thread_pool))
+        except BrokenPipeError:  # the client no longer reads what the server writes
+            return 1
 
 
 class _ClientLogHandler(logging.Handler):
@@ -456,8 +503,11 @@ def did_close(ls: XportLanguageServer, params: types.DidCloseTextDocumentParams)
 async def document_diagnostic(
     ls: XportLanguageServer, params: types.DocumentDiagnosticParams
 ) -> types.DocumentDiagnosticReport:
-    result = await ls.analyse(params.text_document.uri)
-    result_id = f"{params.text_document.uri}@{result.version}#{ls.generation}"
+    uri = params.text_document.uri
+    result = await ls.analyse(uri)
+    if not ls.is_open(uri, result.version):  # a file on disk, or none: no id to compare with later
+        return types.RelatedFullDocumentDiagnosticReport(items=result.diagnostics)
+    result_id = f"{uri}@{result.version}#{ls.generation}"
     if params.previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     return types.RelatedFullDocumentDiagnosticReport(items=result.diagnostics, result_id=result_id)
@@ -504,6 +554,9 @@ async def workspace_diagnostic(
 )
 def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
+    document = ls.document(uri)
+    if document is None:
+        return []
     actions: list[types.CodeAction] = []
     only = params.context.only
     wants_quickfix = not only or any(k.startswith(types.CodeActionKind.QuickFix) for k in only)
@@ -531,9 +584,9 @@ def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list
             )
         )
     if wants_quickfix:
-        actions.extend(_refined_shapes_actions(ls, uri))
+        actions.extend(_refined_shapes_actions(ls, document))
     if not only or any(k.startswith(types.CodeActionKind.Refactor) for k in only):
-        actions.extend(_add_example_actions(ls, uri, params.range))
+        actions.extend(_add_example_actions(document, params.range))
     wants_fix_all = not only or any(FIX_ALL_KIND.startswith(k) or k.startswith(FIX_ALL_KIND) for k in only)
     if wants_fix_all:
         actions.append(
@@ -546,12 +599,12 @@ def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list
     return actions
 
 
-def _refined_shapes_actions(ls: XportLanguageServer, uri: str) -> list[types.CodeAction]:
+def _refined_shapes_actions(ls: XportLanguageServer, document: TextDocument) -> list[types.CodeAction]:
     """After a confirmation whose export failed on `dynamic_shapes`: torch's suggested fixes,
     applied until export passed, as an edit of the example's `dynamic_shapes`."""
     from xport_lint.analyzers.confirm import dynamic_shapes_edit
 
-    document = ls.workspace.get_text_document(uri)
+    uri = document.uri
     confirmed = ls.confirmations.get(uri)
     if confirmed is None or confirmed[0] != document.version:
         return []
@@ -573,17 +626,17 @@ def _refined_shapes_actions(ls: XportLanguageServer, uri: str) -> list[types.Cod
     ]
 
 
-def _add_example_actions(ls: XportLanguageServer, uri: str, where: types.Range) -> list[types.CodeAction]:
+def _add_example_actions(document: TextDocument, where: types.Range) -> list[types.CodeAction]:
     from xport_lint.analyzers.confirm import has_example, model_classes
 
-    source = ls.workspace.get_text_document(uri).source
+    source = document.source
     if has_example(source):
         return []
     return [
         types.CodeAction(
             title=f"Add xport_example() for {name} (to confirm with draft_export)",
             kind=types.CodeActionKind.Refactor,
-            edit=add_example_edit(ls, uri, name),
+            edit=add_example_edit(document.uri, source, name),
         )
         for name, line, _ in model_classes(source)
         if where.start.line <= line - 1 <= where.end.line
@@ -591,26 +644,30 @@ def _add_example_actions(ls: XportLanguageServer, uri: str, where: types.Range) 
 
 
 @server.feature(types.CODE_ACTION_RESOLVE)
-def code_action_resolve(ls: XportLanguageServer, action: types.CodeAction) -> types.CodeAction:
-    if action.kind == FIX_ALL_KIND and isinstance(action.data, dict):
-        action.edit = fix_all_edit(ls, action.data["uri"])
+async def code_action_resolve(ls: XportLanguageServer, action: types.CodeAction) -> types.CodeAction:
+    if action.kind == FIX_ALL_KIND:
+        uri = action.data.get("uri") if isinstance(action.data, dict) else None
+        if not isinstance(uri, str):
+            raise JsonRpcInvalidParams(f"{FIX_ALL_KIND} action without the document's uri in its data")
+        action.edit = await fix_all_edit(ls, uri)
     return action
 
 
-def fix_all_edit(ls: XportLanguageServer, uri: str) -> types.WorkspaceEdit:
-    """Safe fixes, applied until none is left, as one whole-document edit."""
-    from xport_lint.analyzers.fixes import apply_fixes
-    from xport_lint.analyzers.runner import check_source
-
-    document = ls.workspace.get_text_document(uri)
-    original = text = document.source
-    config = ls.config_for(uri)
-    path = to_fs_path(uri) or uri
-    for _ in range(5):
-        fixed = apply_fixes(text, check_source(text, path, config))
-        if fixed == text:
-            break
-        text = fixed
+async def fix_all_edit(ls: XportLanguageServer, uri: str) -> types.WorkspaceEdit:
+    """Safe fixes, applied until none is left, as one whole-document edit; none for a document
+    that is neither open nor on disk. The fixing (libcst, CPU-bound) runs in the lint process,
+    never on the event loop."""
+    document = ls.document(uri)
+    if document is None:
+        return types.WorkspaceEdit(changes={})
+    original = document.source
+    loop = asyncio.get_running_loop()
+    text = await loop.run_in_executor(
+        ls.executor, ls.linter.fix_all, original, to_fs_path(uri) or uri, ls.config_for(uri)
+    )
+    if document.version is not None and not ls.is_open(uri, document.version):
+        # edited (or closed) meanwhile: a whole-document edit of the old text would undo the edit
+        raise JsonRpcContentModified(f"{uri} changed while its fixes were computed")
     if text == original:
         return types.WorkspaceEdit(changes={uri: []})
     lines = split_lines(original)
@@ -621,9 +678,9 @@ def fix_all_edit(ls: XportLanguageServer, uri: str) -> types.WorkspaceEdit:
 
 @server.command(FIX_ALL_COMMAND)
 async def fix_all_command(ls: XportLanguageServer, uri: str) -> None:
-    await ls.workspace_apply_edit_async(
-        types.ApplyWorkspaceEditParams(edit=fix_all_edit(ls, uri), label="xport-lint: Fix all")
-    )
+    edit = await fix_all_edit(ls, uri)
+    if edit.changes:
+        await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="xport-lint: Fix all"))
 
 
 @server.command(CONFIRM_COMMAND)
@@ -634,7 +691,9 @@ async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[st
         status, message = refusal
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
         return {"status": status, "summary": message}
-    document = ls.workspace.get_text_document(uri)
+    document = ls.document(uri)
+    if document is None:
+        return {"status": "refused", "summary": f"xport-lint: cannot confirm {uri}: no such file"}
     path = to_fs_path(uri)
     try:
         on_disk = Path(path).read_text(encoding="utf-8") if path else None
@@ -725,15 +784,19 @@ def cancel_confirm_command(ls: XportLanguageServer, *_: Any) -> None:
 
 @server.command(ADD_EXAMPLE_COMMAND)
 async def add_example_command(ls: XportLanguageServer, uri: str, name: str) -> None:
+    document = ls.document(uri)
+    if document is None:
+        return
     await ls.workspace_apply_edit_async(
-        types.ApplyWorkspaceEditParams(edit=add_example_edit(ls, uri, name), label="xport-lint: Add xport_example()")
+        types.ApplyWorkspaceEditParams(
+            edit=add_example_edit(uri, document.source, name), label="xport-lint: Add xport_example()"
+        )
     )
 
 
-def add_example_edit(ls: XportLanguageServer, uri: str, name: str) -> types.WorkspaceEdit:
+def add_example_edit(uri: str, source: str, name: str) -> types.WorkspaceEdit:
     from xport_lint.analyzers.confirm import example_skeleton
 
-    source = ls.workspace.get_text_document(uri).source
     lines = split_lines(source)
     end = types.Position(line=len(lines), character=0)
     if lines and not lines[-1].endswith("\n"):
@@ -748,7 +811,10 @@ def code_lens(ls: XportLanguageServer, params: types.CodeLensParams) -> list[typ
     from xport_lint.analyzers.confirm import has_example, model_classes
 
     uri = params.text_document.uri
-    source = ls.workspace.get_text_document(uri).source
+    document = ls.document(uri)
+    if document is None:
+        return []
+    source = document.source
     example = has_example(source)
     lenses = []
     for name, line, _ in model_classes(source):
@@ -831,5 +897,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
+        return
+    status = server.serve_stdio()
+    server.stop_confirmer()
+    # a thread still busy (a lint, a confirmation) must not hold the exit for long: the client
+    # restarts a server that exits, never one that lingers
+    deadline = threading.Timer(5.0, os._exit, (status,))
+    deadline.daemon = True
+    deadline.start()
+    sys.exit(status)
