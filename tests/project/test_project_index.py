@@ -401,8 +401,8 @@ def test_transformers_experts_loops_warn_that_only_the_eager_implementation_runs
 
 
 def test_a_helper_argument_is_a_tensor_only_where_its_body_uses_one(tmp_path: Path) -> None:
-    """No call site binds a helper another file calls: `num_frames` (compared, never used as a
-    tensor) is a count; `x` (summed) is a tensor."""
+    """A helper another file calls holds what its call sites pass: `num_frames` is `x.shape[0]`,
+    a size (compared, never used as a tensor), not tensor data; `x` is a tensor."""
     write(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/helpers.py": """
@@ -530,3 +530,69 @@ def test_dynamic_shapes_settings_are_validated(table: dict[str, object], error: 
 
     with pytest.raises(ConfigError, match=error):
         Config.from_table(table)
+
+
+CALLED_FROM_ANOTHER_FILE = {
+    "ops.py": """
+        def helper(n):
+            if n > 0:  # line 2
+                return n
+            return -n
+
+
+        def count(n: int):
+            if n > 0:  # line 8: declared a Python number, whatever a caller passes
+                return n
+            return -n
+    """,
+    "model.py": """
+        from torch import nn
+
+        from ops import count, helper
+
+
+        class Model(nn.Module):
+            def forward(self, x):
+                return helper(x.sum()), count(x.sum())
+    """,
+}
+
+
+def test_a_tensor_passed_from_another_file_makes_the_parameter_a_tensor(tmp_path: Path) -> None:
+    """What a call site passes binds a helper's parameter whether the helper is in the caller's
+    file or in another one: moving `helper` to `ops.py` keeps its finding."""
+    write(tmp_path, CALLED_FROM_ANOTHER_FILE)
+    across = lint(tmp_path)
+    assert [(f.code, f.span.start.line) for f in across["ops.py"]] == [("XPT101", 2)]
+    assert "model.py" not in across
+    in_one_file = tmp_path / "together"
+    ops, model = (textwrap.dedent(CALLED_FROM_ANOTHER_FILE[n]).lstrip("\n") for n in ("ops.py", "model.py"))
+    write(in_one_file, {"together.py": model.replace("from ops import count, helper\n", "") + "\n\n" + ops})
+    assert [(f.code, f.message) for f in lint(in_one_file)["together.py"]] == [
+        (f.code, f.message) for f in across["ops.py"]
+    ]
+
+
+def test_the_index_tells_each_file_the_same_whatever_the_order_of_the_paths(tmp_path: Path) -> None:
+    """Which caller a helper is reached from, what is passed to it and which classes are modules
+    come from the summaries, not from the order the files were listed in."""
+    write(tmp_path, {**PACKAGE, "pkg/models/bar.py": """
+        from ..ops.boxes import keep_positive
+        from .base import FooPreTrainedModel
+
+
+        class BarModel(FooPreTrainedModel):
+            def forward(self, x):
+                return keep_positive(x[x > 0])
+    """})
+    files = discover([str(tmp_path)], ())
+    summaries = check_project(files, Config(), None, jobs=1).summaries
+    orders = [files[i:] + files[:i] for i in range(len(files))]
+    orders += [list(reversed(order)) for order in orders]
+    contexts = [{path: ProjectIndex(order, summaries).context(path) for path in files} for order in orders]
+    assert all(found == contexts[0] for found in contexts)
+    boxes = contexts[0][str(tmp_path / "pkg/ops/boxes.py")]
+    assert dict(boxes.arguments)["keep_positive"] == (("0", "dd"),)  # BarModel's filtered boxes
+    assert [(name, reach.describe()) for name, reach in boxes.entries] == [
+        ("keep_positive", "traced: reached from `BarModel.forward`")
+    ]

@@ -555,13 +555,13 @@ class FunctionFlow:
                     return base
         qualified = self.resolver.resolve(func)
         if qualified is not None:
-            if any(a.has(Kind.DD_TENSOR | Kind.DATA) for a in args):
+            if (any_tensor or any(a.has(Kind.DATA) for a in args)) and not qualified.startswith("torch."):
                 self.resolver.note_passed(self.func, node, args)  # for a callee in another file
             return self._library_call(node, qualified, args, any_tensor)
         helper = self.resolver.call_helper(self, node, args)
         if helper is not None:
             return helper
-        if any(a.has(Kind.DD_TENSOR | Kind.DATA) for a in args):
+        if any_tensor or any(a.has(Kind.DATA) for a in args):
             self.resolver.note_passed(self.func, node, args)
         name = dotted(func)
         if name in ("int", "float", "bool", "complex"):

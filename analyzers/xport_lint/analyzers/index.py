@@ -25,7 +25,9 @@ from typing import Any
 from .shapes import ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 4
+SUMMARY_VERSION = 5
+#: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
+PASSED_KINDS = ("tensor", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 #: how many re-exports a name is followed through (`from .impl import helper` in `__init__.py`)
 _MAX_HOPS = 8
@@ -40,8 +42,8 @@ class FunctionSummary:
     #: traced from the file's own entry points (not only through another file)
     local: bool = False
     #: callee as written -> argument slot (position "0", "1", ... or keyword) -> what it carries
-    #: when data-dependent ("dd": a tensor whose size depends on data; "data": a number read from
-    #: a tensor), for callees in other files
+    #: ("tensor"; "dd": a tensor whose size depends on data; "data": a number read from a tensor),
+    #: for callees in other files
     passes: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
@@ -105,7 +107,7 @@ class ModuleSummary:
             if type(local) is not bool or not (calls is None or all(isinstance(c, str) for c in calls)):
                 raise TypeError("malformed function")
             slots = {str(callee): strings(kinds) for callee, kinds in passes.items()}
-            if not all(kind in ("dd", "data") for kinds in slots.values() for kind in kinds.values()):
+            if not all(kind in PASSED_KINDS for kinds in slots.values() for kind in kinds.values()):
                 raise TypeError("malformed function")
             return FunctionSummary(None if calls is None else list(calls), local, slots)
 
@@ -200,8 +202,9 @@ class FileContext:
     entries_only: bool = False
     #: classes of the file that another file exports, with the shapes it declares
     shapes: tuple[tuple[str, ShapeConfig], ...] = ()
-    #: `func` / `Class.method` of the file -> argument slot -> "dd" or "data": what traced code
-    #: of other files passes it that depends on data (a box count left by a score filter)
+    #: `func` / `Class.method` of the file -> argument slot -> "tensor", "dd" or "data": what traced
+    #: code of other files passes it (a tensor; a box count left by a score filter), the strongest
+    #: any call site passes
     arguments: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
     def digest(self) -> str:
@@ -545,8 +548,8 @@ class ProjectIndex:
         )
 
     def _data_arguments(self) -> dict[str, dict[str, dict[str, str]]]:
-        """Per module, per function: the arguments traced callers in other files pass it that
-        depend on data (`FunctionSummary.passes`, resolved to the callee the index traces)."""
+        """Per module, per function: the tensors and data-dependent values traced callers in other
+        files pass it (`FunctionSummary.passes`, resolved to the callee the index traces)."""
         if self._arguments is not None:
             return self._arguments
         self._arguments = {}
@@ -561,8 +564,10 @@ class ProjectIndex:
                     continue  # a callee of the same file binds its arguments from the call itself
                 table = self._arguments.setdefault(callee[0][0], {}).setdefault(callee[0][1], {})
                 for slot, kind in slots.items():
-                    if table.get(slot) != "dd":
+                    if PASSED_KINDS.index(kind) > PASSED_KINDS.index(table.get(slot, "tensor")):
                         table[slot] = kind
+                    else:
+                        table.setdefault(slot, kind)
         return self._arguments
 
     def _declared_shapes(self) -> dict[str, dict[str, ShapeConfig]]:

@@ -27,7 +27,16 @@ from .dataflow import (
     python_scalar_param,
     walk_statements,
 )
-from .index import EMPTY_CONTEXT, ClassSummary, FileContext, FunctionSummary, ModuleSummary, Reach, absolute_import
+from .index import (
+    EMPTY_CONTEXT,
+    PASSED_KINDS,
+    ClassSummary,
+    FileContext,
+    FunctionSummary,
+    ModuleSummary,
+    Reach,
+    absolute_import,
+)
 from .model import Mode
 from .names import ImportTable, dotted
 from .shapes import ShapeConfig, ShapesReader, example_return
@@ -137,7 +146,7 @@ class Program:
         #: traced function -> its callees as written (`helper`, `self.block`, `ops.nms`)
         self._written: dict[int, list[str]] = {}
         self.own_traced: set[int] = set()
-        #: traced function -> callee as written -> argument slot -> "dd"/"data" (note_passed)
+        #: traced function -> callee as written -> argument slot -> "dd"/"data"/"tensor" (note_passed)
         self.passed: dict[int, dict[str, dict[str, str]]] = {}
         #: `func` / `Class.method` -> argument slot -> what other files' traced callers pass it
         self._arguments = {name: dict(slots) for name, slots in context.arguments}
@@ -804,8 +813,8 @@ class Program:
         return self._flow(target).returns
 
     def note_passed(self, caller: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> None:
-        """A call that is not a helper of this file, passing data-dependent values: kept in the
-        caller's summary, for the project index to hand to the callee's file."""
+        """A call that is not a helper of this file, passing tensors or data-dependent values:
+        kept in the caller's summary, for the project index to hand to the callee's file."""
         written = dotted(call.func)
         if written is None or written not in self._written.get(id(caller), ()):
             return
@@ -814,9 +823,11 @@ class Program:
             if arg.star:
                 break
             slot = arg.keyword.value if arg.keyword is not None else str(position)
-            kind = "dd" if value.has(Kind.DD_TENSOR) else "data" if value.has(Kind.DATA) else None
-            if kind is not None and slots.get(slot) != "dd":
+            kind = passed_kind(value)
+            if kind is not None and PASSED_KINDS.index(kind) > PASSED_KINDS.index(slots.get(slot, kind)):
                 slots[slot] = kind
+            elif kind is not None:
+                slots.setdefault(slot, kind)
 
     def _bind_args(
         self, func: cst.FunctionDef, call: cst.Call, args: Sequence[Value], is_method: bool
@@ -920,8 +931,10 @@ class Program:
                 values[param.name.value] = param_value(param, item.func, self.nodes(item.func), block=block)
             kind = passed.get(str(index)) or passed.get(param.name.value)
             if kind is not None and not _declared_container(param):
-                # what a traced caller in another file passes (`batched_nms(boxes[keep], ...)`)
-                values[param.name.value] |= Value(Kind.TENSOR | Kind.DD_TENSOR if kind == "dd" else Kind.DATA)
+                # what a traced caller in another file passes (`batched_nms(boxes[keep], ...)`),
+                # as a call site of this file would (`n: int` stays a Python value)
+                given = _PASSED_VALUES[kind]
+                values[param.name.value] |= _python_part(given) if python_scalar_param(param) else given
         return values
 
     def _statements_run(self, func: cst.FunctionDef) -> list[cst.CSTNode]:
@@ -1268,6 +1281,21 @@ def _is_logger_call(value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.Call) and (dotted(value.func) or "").endswith(
         ("getLogger", "get_logger")
     )
+
+
+#: what a slot of FunctionSummary.passes gives the callee's parameter
+_PASSED_VALUES = {
+    "tensor": Value(Kind.TENSOR), "data": Value(Kind.DATA), "dd": Value(Kind.TENSOR | Kind.DD_TENSOR),
+}
+
+
+def passed_kind(value: Value) -> str | None:
+    """How a summary records an argument for a callee in another file (None: nothing to say)."""
+    if value.has(Kind.DD_TENSOR):
+        return "dd"
+    if value.has(Kind.DATA):
+        return "data"
+    return "tensor" if value.has(Kind.TENSOR | Kind.MASK) else None
 
 
 _PYTHON_SCALARS = frozenset({"bool", "int", "float", "str", "None"})
