@@ -196,3 +196,35 @@ def test_shutdown_then_exit_ends_the_server_with_success() -> None:
     leave = frame({"method": "exit"})
     assert exit_status(INITIALIZE + shutdown + leave) == 0
     assert exit_status(INITIALIZE + leave) == 1
+
+
+def answers(stdin: bytes) -> dict[object, dict[str, Any]]:
+    """Run the server on `stdin` (ending with `exit`) to its end; its responses, by id."""
+    process = subprocess.run(
+        [sys.executable, "-m", "xport_lint.server"], input=stdin, capture_output=True, timeout=300, check=False
+    )
+    found: dict[object, dict[str, Any]] = {}
+    rest = process.stdout
+    while rest:
+        header, _, rest = rest.partition(b"\r\n\r\n")
+        length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
+        message, rest = json.loads(rest[:length]), rest[length:]
+        if "method" not in message:
+            found[message["id"]] = message
+    return found
+
+
+def test_requests_outside_the_session_are_answered_as_lsp_says() -> None:
+    """Before `initialize`: -32002 (ServerNotInitialized). After `shutdown`: -32600
+    (InvalidRequest); pygls left both unanswered or failed them with a traceback."""
+    hover = {"textDocument": {"uri": "file:///m.py"}, "position": {"line": 0, "character": 0}}
+    got = answers(
+        frame({"id": "early", "method": "textDocument/hover", "params": hover})
+        + INITIALIZE
+        + frame({"id": 2, "method": "shutdown"})
+        + frame({"id": "late", "method": "textDocument/hover", "params": hover})
+        + frame({"method": "exit"})
+    )
+    assert got["early"]["error"]["code"] == -32002
+    assert "result" in got[1] and got[2] == {"jsonrpc": "2.0", "id": 2, "result": None}
+    assert got["late"]["error"]["code"] == -32600
