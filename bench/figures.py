@@ -407,6 +407,7 @@ def fixes(r: dict[str, dict[str, Any]]) -> str:
 
 def precision(r: dict[str, dict[str, Any]]) -> str:
     f = r["precision"]["figures"]
+    unjudged = f["sampled"] - f["judged"]
     lines = [
         provenance("precision", r["precision"]),
         "",
@@ -417,14 +418,20 @@ def precision(r: dict[str, dict[str, Any]]) -> str:
         "| measure | value |",
         "|---|---:|",
         f"| errors on the corpus | {f['errors_in_corpus']} |",
-        f"| drawn (seed {f['seed']}) and judged | {f['judged']} of {f['sampled']} |",
-        f"| **right in the sample** | **{f['right']} of {f['judged']} ({f['right'] / f['judged']:.0%})** |",
+        f"| drawn (seed {f['seed']}) | {f['sampled']}, of which {f['judged']} judged |",
+        f"| **right among the judged draws** | **{f['right']} of {f['judged']} ({f['right'] / f['judged']:.0%})** |",
     ]
     if f.get("all_judged") is not None:
         lines.append(
-            f"| every error of the corpus judged | {f['all_judged']} of {f['errors_in_corpus']}, "
+            f"| errors of the corpus with a verdict | {f['all_judged']} of {f['errors_in_corpus']}, "
             f"{f['all_right']} right ({f['all_right'] / f['all_judged']:.0%}) |"
         )
+    if unjudged:
+        lines += [
+            "",
+            f"**{unjudged} drawn errors have no verdict yet**: the figure is not final until they are judged "
+            "(`bench/precision.py` lists them).",
+        ]
     return "\n".join(lines)
 
 

@@ -51,10 +51,15 @@ def sample() -> None:
     for path, finding in sorted(chosen, key=lambda pf: (pf[0], pf[1].span.start)):
         lines = Path(path).read_text(encoding="utf-8").splitlines()
         line = finding.span.start.line
-        out.append({
-            "id": f"{path}:{line}:{finding.code}", "message": finding.message,
-            "code": "\n".join(f"{n}: {lines[n - 1]}" for n in range(max(1, line - 4), min(len(lines), line + 2) + 1)),
-        })
+        out.append(
+            {
+                "id": f"{path}:{line}:{finding.code}",
+                "message": finding.message,
+                "code": "\n".join(
+                    f"{n}: {lines[n - 1]}" for n in range(max(1, line - 4), min(len(lines), line + 2) + 1)
+                ),
+            }
+        )
     every = sorted(f"{path}:{f.span.start.line}:{f.code}" for path, f in errors)
     drawn = {"stamp": stamp, "errors_in_corpus": len(errors), "errors": every, "sample": out}
     SAMPLE.write_text(json.dumps(drawn, indent=2) + "\n")
@@ -75,10 +80,17 @@ def score() -> None:
     judged = [verdicts[item["id"]] for item in drawn["sample"] if item["id"] in verdicts]
     every = [verdicts[error] for error in drawn["errors"] if error in verdicts]
     figures = {
-        "errors_in_corpus": drawn["errors_in_corpus"], "seed": SEED, "sampled": len(drawn["sample"]),
-        "judged": len(judged), "right": sum(v["verdict"] == "right" for v in judged),
-        "all_judged": len(every), "all_right": sum(v["verdict"] == "right" for v in every),
+        "errors_in_corpus": drawn["errors_in_corpus"],
+        "seed": SEED,
+        "sampled": len(drawn["sample"]),
+        "judged": len(judged),
+        "right": sum(v["verdict"] == "right" for v in judged),
+        "all_judged": len(every),
+        "all_right": sum(v["verdict"] == "right" for v in every),
     }
+    for item in drawn["sample"]:
+        if item["id"] not in verdicts:
+            print(f"no verdict yet: {item['id']}", file=sys.stderr)
     print(write_results("precision", stamp, figures))
     print(json.dumps(figures, indent=2))
 
