@@ -198,33 +198,38 @@ def test_shutdown_then_exit_ends_the_server_with_success() -> None:
     assert exit_status(INITIALIZE + leave) == 1
 
 
-def answers(stdin: bytes) -> dict[object, dict[str, Any]]:
-    """Run the server on `stdin` (ending with `exit`) to its end; its responses, by id."""
+def messages(stdin: bytes) -> list[dict[str, Any]]:
+    """Run the server on `stdin` (ending with `exit`) to its end; what it wrote, in order."""
     process = subprocess.run(
         [sys.executable, "-m", "xport_lint.server"], input=stdin, capture_output=True, timeout=300, check=False
     )
-    found: dict[object, dict[str, Any]] = {}
+    found = []
     rest = process.stdout
     while rest:
         header, _, rest = rest.partition(b"\r\n\r\n")
         length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
-        message, rest = json.loads(rest[:length]), rest[length:]
-        if "method" not in message:
-            found[message["id"]] = message
+        found.append(json.loads(rest[:length]))
+        rest = rest[length:]
     return found
 
 
 def test_requests_outside_the_session_are_answered_as_lsp_says() -> None:
-    """Before `initialize`: -32002 (ServerNotInitialized). After `shutdown`: -32600
-    (InvalidRequest); pygls left both unanswered or failed them with a traceback."""
+    """Before `initialize`: -32002 (ServerNotInitialized), or -32602 for invalid params, and no
+    log message yet (LSP allows none). After `shutdown`: -32600 (InvalidRequest). pygls left
+    these unanswered, or failed them with a traceback."""
     hover = {"textDocument": {"uri": "file:///m.py"}, "position": {"line": 0, "character": 0}}
-    got = answers(
+    written = messages(
         frame({"id": "early", "method": "textDocument/hover", "params": hover})
+        + frame({"id": "early-bad", "method": "textDocument/hover", "params": {}})
         + INITIALIZE
         + frame({"id": 2, "method": "shutdown"})
         + frame({"id": "late", "method": "textDocument/hover", "params": hover})
         + frame({"method": "exit"})
     )
+    got = {m["id"]: m for m in written if "method" not in m}
     assert got["early"]["error"]["code"] == -32002
+    assert got["early-bad"]["error"]["code"] == -32602
     assert "result" in got[1] and got[2] == {"jsonrpc": "2.0", "id": 2, "result": None}
     assert got["late"]["error"]["code"] == -32600
+    initialized = written.index(got[1])
+    assert not [m for m in written[:initialized] if "method" in m]

@@ -307,6 +307,9 @@ class XportLanguageServer(LanguageServer):
     # -- logging ------------------------------------------------------------------------
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        if self.protocol._workspace is None:  # LSP: nothing goes to the client before `initialize`
+            print(f"xport-lint: {message}", file=sys.stderr)
+            return
         self._on_loop(self.window_log_message, types.LogMessageParams(type=kind, message=message))
 
     def toast_once(self) -> None:
