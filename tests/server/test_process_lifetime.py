@@ -1,5 +1,6 @@
 """The server's children end with it: its lint process and multiprocessing's resource tracker
-outlived a server ended by SIGTERM or SIGKILL. Spoken to over real stdio, killed for real."""
+outlived a server ended by SIGTERM or SIGKILL, and a daemon a confirmed model started outlived
+everything. Spoken to over real stdio, killed for real."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import BAD
+from tests.cli.test_process_lifetime import end, wait_until_gone
 
 
 def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
@@ -76,6 +78,44 @@ def test_children_end_with_the_server(tmp_path: Path, how: signal.Signals) -> No
     finally:
         if process.poll() is None:
             process.kill()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("how", ["exit", signal.SIGTERM, signal.SIGKILL], ids=["exit", "SIGTERM", "SIGKILL"])
+def test_a_daemon_started_by_a_confirmed_model_ends_with_the_server(tmp_path: Path, how: object) -> None:
+    """The model daemonizes when imported (fork, setsid, fork) and then hangs in `forward`: the
+    server ends (the client's shutdown and exit, or a signal) while it is being confirmed."""
+    pytest.importorskip("torch")
+    from tests.confirm.test_descendants import daemon_pid, daemonizing_model
+
+    pid_file = tmp_path / "daemon.pid"
+    model = tmp_path / "model.py"
+    model.write_text(daemonizing_model(pid_file, at_import=True, hang=True))
+    process = subprocess.Popen([sys.executable, "-m", "xport_lint.server"], stdin=subprocess.PIPE,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    tree: set[int] = set()
+    try:
+        _send(process, {"id": 1, "method": "initialize",
+                        "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {},
+                                   "initializationOptions": {"trusted": True}}})
+        _send(process, {"method": "initialized", "params": {}})
+        _send(process, {"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": model.as_uri(), "languageId": "python", "version": 1, "text": model.read_text()}}})
+        _send(process, {"id": 2, "method": "workspace/executeCommand",
+                        "params": {"command": "xport-lint.confirm", "arguments": [model.as_uri()]}})
+        daemon = daemon_pid(pid_file)
+        tree = _descendants(process.pid) | {daemon}
+        if how == "exit":
+            _send(process, {"id": 3, "method": "shutdown"})
+            _send(process, {"method": "exit"})
+        else:
+            os.kill(process.pid, how)  # type: ignore[arg-type]
+        process.wait(timeout=60)
+        assert wait_until_gone(tree) == []
+    finally:
+        if process.poll() is None:
+            process.kill()
+        end(tree | ({int(pid_file.read_text())} if pid_file.exists() else set()))
 
 
 def _rss_kib(pid: int) -> int:
