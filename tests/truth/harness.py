@@ -12,11 +12,13 @@ Used by tests/truth/ and by bench/fix_rates.py.
 from __future__ import annotations
 
 import ast
+import contextlib
 import difflib
 import importlib.util
 import itertools
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -30,6 +32,26 @@ from xport_lint.analyzers.rule import Invalid, Rule
 
 EVERYTHING = Config(select=("ALL",))
 _counter = itertools.count()
+
+
+@contextlib.contextmanager
+def recorded_exports(calls: list[tuple[Any, tuple[Any, ...], dict[str, Any], Any]]) -> Iterator[None]:
+    """Record (model, args, kwargs, dynamic_shapes) of each torch.export.export call made inside:
+    how a file's own `export()` exported, to compare the program with eager on the same inputs."""
+    import torch
+
+    real = torch.export.export
+
+    def export(model: Any, args: tuple[Any, ...], kwargs: Any = None, *, dynamic_shapes: Any = None,
+               **options: Any) -> Any:
+        calls.append((model, tuple(args), dict(kwargs or {}), dynamic_shapes))
+        return real(model, args, kwargs, dynamic_shapes=dynamic_shapes, **options)
+
+    torch.export.export = export
+    try:
+        yield
+    finally:
+        torch.export.export = real
 
 
 def load(source: str, folder: Path) -> ModuleType:
@@ -139,10 +161,24 @@ def prove(rule: type[Rule], case: Invalid) -> str | None:
     with tempfile.TemporaryDirectory() as folder:
         original, rewritten = load(source, Path(folder)), load(fixed, Path(folder))
         if hasattr(rewritten, "export"):
-            for mode in modes(source, rule):
+            # the file's own export call, as fixed: what it exported, from what, is compared with eager
+            calls: list[tuple[Any, tuple[Any, ...], dict[str, Any], Any]] = []
+            with recorded_exports(calls):
                 outcome = _run(rewritten.export, ())
-                if outcome[0] == "raises":
-                    return f"(4) export fails after the fix ({mode.value}): {outcome[1]}"
+            if outcome[0] == "raises":
+                return f"(4) export fails after the fix: {outcome[1]}"
+            if not calls:
+                return None  # the export call is not torch.export.export (a removed API's replacement)
+            model, args, kwargs, _ = calls[-1]
+            inputs = [args]
+            if case.other_args is not None:
+                inputs.append(tuple(eval(case.other_args, vars(original))))  # noqa: S307 - the example's own
+            for given in inputs:
+                expected, actual = _run(lambda *a: model(*a, **kwargs), given), _run(
+                    lambda *a: outcome[1].module()(*a, **kwargs), given
+                )
+                if expected[0] != actual[0] or (expected[0] == "value" and not _same(expected[1], actual[1])):
+                    return f"(5) the exported program differs from eager on {given!r}"[:400]
             return None
         model, args, _ = example(original)
         # the rewritten file's own example: a fix may change it (XPT504 resizes an input)

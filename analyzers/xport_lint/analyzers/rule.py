@@ -51,12 +51,15 @@ class Invalid:
 
     `other_args`: an expression (evaluated in the example's namespace) giving inputs that drive
     the other branch or another size, where the rule claims the exported graph differs from eager.
+    `failing_args`: where the finding is a warning that names a condition (an optional argument
+    given), inputs that meet it: export with them fails.
     `expected_replacement`: the code after the rule's fix; required iff the rule fixes this case.
     """
 
     code: str
     expected_replacement: str | None = None
     other_args: str | None = None
+    failing_args: str | None = None
 
     @property
     def source(self) -> str:
@@ -74,6 +77,21 @@ class Invalid:
             for i, line in enumerate(self.source.splitlines(), start=1)
             if (m := EXPECT.search(line)) and m.group(1) == code
         ]
+
+
+@dataclass(frozen=True)
+class TorchError:
+    """How torch 2.13 says an export fails: the exception's class name and a phrase of its
+    message. `TorchError("", "")` is any failure (a rule that reports what export raised)."""
+
+    type: str
+    phrase: str
+
+    def matches(self, error: BaseException) -> bool:
+        return (not self.type or type(error).__name__ == self.type) and self.phrase in str(error)
+
+    def __str__(self) -> str:
+        return f"`{self.type}: {self.phrase}`" if self.type else "whatever export raises"
 
 
 class Rule:
@@ -94,6 +112,8 @@ class Rule:
     CONFIRMATION_ONLY: ClassVar[bool] = False
     #: PyTorch's own name for the failure (draft_export failure type, ExportDB case, error class)
     PYTORCH_NAME: ClassVar[str] = ""
+    #: what torch raises where the rule says error, per mode (the truth harness compares them)
+    FAILS_WITH: ClassVar[dict[Mode, tuple[TorchError, ...]]] = {}
     VALID: ClassVar[list[Valid]] = []
     INVALID: ClassVar[list[Invalid]] = []
 
@@ -106,7 +126,15 @@ class Rule:
 
     @classmethod
     def doc(cls) -> str:
-        return inspect.cleandoc(cls.__doc__ or "")
+        doc = inspect.cleandoc(cls.__doc__ or "")
+        said = [
+            f"{label}: " + "; or ".join(str(error) for error in errors)
+            for mode, label in ((Mode.NON_STRICT, "Non-strict"), (Mode.STRICT, "Strict"))
+            if (errors := cls.FAILS_WITH.get(mode))
+        ]
+        if said:
+            doc += "\n\n## What torch 2.13 says\n" + "\n".join(f"- {line}" for line in said)
+        return doc
 
     @classmethod
     def summary(cls) -> str:

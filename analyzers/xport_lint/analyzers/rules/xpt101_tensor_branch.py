@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Severity
+from ..model import Mode, Severity
 from ..rewrites import Rewrite, where_rewrite
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
 
@@ -68,6 +68,10 @@ class TensorBranch(ConditionRule, Rule):
     SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode / draft_export DATA_DEPENDENT_ERROR"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"),),
+        Mode.STRICT: (TorchError("Unsupported", "Data-dependent branching"),),
+    }
     CONDITION = Condition.TENSOR
 
     def visit_If(self, node: cst.If) -> None:
@@ -648,6 +652,7 @@ class TensorBranch(ConditionRule, Rule):
             def xport_example():
                 return Attend(), (torch.randn(2, 3),)
             """,
+            failing_args="(torch.randn(2, 3), torch.ones(2, 3))",
         ),
         Invalid(
             """

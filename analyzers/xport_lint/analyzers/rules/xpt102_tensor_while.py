@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Severity
+from ..model import Mode, Severity
 from ..rewrites import Rewrite, while_loop_rewrite
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import Condition, ConditionRule, short
 
 
@@ -48,6 +48,10 @@ class TensorWhile(ConditionRule, Rule):
     SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode / draft_export DATA_DEPENDENT_ERROR"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"),),
+        Mode.STRICT: (TorchError("Unsupported", "Data-dependent branching"),),
+    }
     CONDITION = Condition.TENSOR
 
     def visit_While(self, node: cst.While) -> None:

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Applicability, Severity
+from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
 from ..rewrites.predicates import guard_problem, tensor_predicate
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import Condition, classify, short
 
 
@@ -21,7 +21,9 @@ class TensorAssert(Rule):
     ## Why it fails torch.export
     Non-strict export evaluates `bool(tensor)` on a fake tensor and raises
     `GuardOnDataDependentSymNode`. Strict export (Dynamo) rewrites the assert into
-    `torch._assert_async`, so only non-strict export fails.
+    `torch._assert_async` only when it has no message or a plain string one; any other message
+    (an f-string, `"%d" % n`, even of constants) makes it branch on the tensor, which it refuses
+    ("Data-dependent branching").
 
     ## Example
     ```python
@@ -39,18 +41,25 @@ class TensorAssert(Rule):
     string (an f-string of values) is dropped: tracing would compute it.
 
     ## Modes
-    Error in non-strict export; not reported in strict export, which handles it.
+    Error in non-strict export. In strict export, an error only where the message is computed (an
+    f-string or `%`-formatting); an assert with no message or a plain string one exports there.
     """
 
     CODE = "XPT103"
     NAME = "tensor-assert"
     SEVERITY = Severity.ERROR
-    STRICT_SEVERITY = None
+    STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"),),
+        Mode.STRICT: (TorchError("Unsupported", "Data-dependent branching"),),
+    }
 
     def visit_Assert(self, node: cst.Assert) -> None:
         if classify(self.ctx.value(node.test)) is not Condition.TENSOR:
             return
+        if self.ctx.mode is Mode.STRICT and _plain_message(node.msg):
+            return  # Dynamo turns it into torch._assert_async itself
         if guard_problem(node.test):
             self.report(node.test, f"assert on the tensor value `{short(node.test)}`")
             return
@@ -58,7 +67,7 @@ class TensorAssert(Rule):
         args = [cst.Arg(test or node.test)]
         # a message that formats values would be computed while tracing (`f"{loss.item():.3f}"`
         # fails non-strict export itself): only a literal message is kept
-        if isinstance(node.msg, (cst.SimpleString, cst.ConcatenatedString)):
+        if node.msg is not None and _plain_message(node.msg):
             args.append(cst.Arg(node.msg))
         call = cst.Call(cst.parse_expression("torch._assert_async"), args)
         fix = FixProposal(
@@ -70,6 +79,18 @@ class TensorAssert(Rule):
         self.report(node.test, f"assert on the tensor value `{short(node.test)}`", fix=fix)
 
     VALID = [
+        Valid(
+            """
+            import torch
+            class Probabilities(torch.nn.Module):
+                def forward(self, p):
+                    assert (p >= 0).all(), "negative probability"
+                    return p / p.sum(-1, keepdim=True)
+            def export():
+                return torch.export.export(Probabilities(), (torch.rand(2, 4),), strict=True)
+            """,
+            modes=(Mode.STRICT,),
+        ),
         Valid(
             """
             import torch
@@ -94,6 +115,26 @@ class TensorAssert(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Bounded(torch.nn.Module):
+                def forward(self, x):
+                    assert (x.abs() < 1e4).all(), f"values out of range for shape {tuple(x.shape)}"  # expect: XPT103
+                    return x.tanh()
+            def export():
+                return torch.export.export(Bounded(), (torch.randn(3),), strict=True)
+            """,
+            expected_replacement="""
+            import torch
+            class Bounded(torch.nn.Module):
+                def forward(self, x):
+                    torch._assert_async((x.abs() < 1e4).all())  # expect: XPT103
+                    return x.tanh()
+            def export():
+                return torch.export.export(Bounded(), (torch.randn(3),), strict=True)
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -164,3 +205,14 @@ class TensorAssert(Rule):
             other_args="(torch.full((4,), float('inf')), torch.zeros(4))",
         ),
     ]
+
+
+def _plain_message(message: cst.BaseExpression | None) -> bool:
+    """No message, or a string literal: what strict export turns into `torch._assert_async`."""
+    if message is None or isinstance(message, cst.SimpleString):
+        return True
+    return (
+        isinstance(message, cst.ConcatenatedString)
+        and isinstance(message.left, cst.SimpleString)
+        and _plain_message(message.right)
+    )

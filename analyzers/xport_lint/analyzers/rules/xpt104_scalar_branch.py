@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Severity
+from ..model import Mode, Severity
 from ..rewrites import Rewrite, while_loop_rewrite
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
 
@@ -49,6 +49,10 @@ class ScalarBranch(ConditionRule, Rule):
     SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode / draft_export DATA_DEPENDENT_ERROR"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"),),
+        Mode.STRICT: (TorchError("UserError", "Could not guard on data-dependent expression"), TorchError("UserError", "Could not extract specialized integer from data-dependent expression"), TorchError("Unsupported", "Tensor.tolist() with non-integer tensor"),),
+    }
     CONDITION = Condition.DATA
 
     def visit_If(self, node: cst.If) -> None:

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Severity
+from ..model import Mode, Severity
 from ..rewrites import Rewrite
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
 
@@ -46,6 +46,10 @@ class DataDependentSizeBranch(ConditionRule, Rule):
     SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode (unbacked size)"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"),),
+        Mode.STRICT: (TorchError("UserError", "Could not guard on data-dependent expression"),),
+    }
     CONDITION = Condition.DD_SIZE
 
     def visit_If(self, node: cst.If) -> None:

@@ -3,10 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..dataflow import Kind
-from ..model import Severity
+from ..model import Mode, Severity
 from ..names import dotted
 from ..rewrites import counted_loop_rewrite
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
 
@@ -50,6 +50,10 @@ class DataDependentLoop(Rule):
     SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode (specialized integer)"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"),),
+        Mode.STRICT: (TorchError("UserError", "Could not extract specialized integer from data-dependent expression"), TorchError("UserError", "Could not guard on data-dependent expression"),),
+    }
 
     def visit_For(self, node: cst.For) -> None:
         self._check(node.iter, node)

@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..dataflow import is_tensor_like
-from ..model import Severity
-from ..rule import Invalid, Rule, Valid
+from ..model import Mode, Severity
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
 _OPS = frozenset({"equal", "allclose", "is_nonzero"})
@@ -44,6 +44,10 @@ class DataDependentPythonValue(Rule):
     SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "DataDependentOutputException"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("DataDependentOutputException", "aten."),),
+        Mode.STRICT: (TorchError("Unsupported", "Data dependent operator"),),
+    }
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

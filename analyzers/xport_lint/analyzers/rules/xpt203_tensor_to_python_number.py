@@ -1,15 +1,23 @@
 from __future__ import annotations
 
+import re
+import string
+
 import libcst as cst
 
 from ..dataflow import Kind, is_tensor_like
-from ..model import Applicability, Severity
+from ..model import Applicability, Mode, Severity
 from ..names import dotted
 from ..positions import code_of
 from ..report import FixProposal
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 from ._guards import eager_only
+
+#: a `%` conversion: its spec, then its type (`%%` is a literal percent)
+_PERCENT = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
+#: the conversions that need a number (`%s`, `%r`, `%a` show the symbol, and export non-strict)
+_NUMERIC = frozenset("diouxXeEfFgGc")
 
 
 class TensorToPythonNumber(Rule):
@@ -27,9 +35,11 @@ class TensorToPythonNumber(Rule):
     must specialise the value to a concrete Python number, and there is none: it raises
     `GuardOnDataDependentSymNode` ("Could not extract specialized integer"). `t.item()` gives the
     same number as an unbacked symbol that export can carry through arithmetic and sizes, but
-    not format: `f"{loss.item():.3f}"` fails too (`TypeError` on a tensor, a guard on data for
-    the symbol). `f"{v}"` and `print(v)` show the symbol and export. Strict export (Dynamo)
-    converts these to `.item()` itself.
+    not format as a number: `f"{loss.item():.3f}"`, `"{:.3f}".format(v)` and `"%.3f" % v` fail
+    (`TypeError` on a tensor, a guard on data for the symbol); `f"{v}"`, `"%s" % v` and
+    `print(v)` show the symbol and export. Strict export (Dynamo) converts `int(t)` and format
+    specs itself, but not `%`-formatting: any `"..." % v` of a tensor or of a number read from
+    one fails there ("Observed exception", or a guard on data).
 
     ## Example
     ```python
@@ -48,18 +58,30 @@ class TensorToPythonNumber(Rule):
     `bool(t)` becomes a number instead of a bool; equal for tensors of the target dtype.
 
     ## Modes
-    Error in non-strict export; not reported in strict export.
+    Error in non-strict export. In strict export, an error only for `%`-formatting (any
+    conversion, `%s` included); the other conversions export there.
     """
 
     CODE = "XPT203"
     NAME = "tensor-to-python-number"
     SEVERITY = Severity.ERROR
-    STRICT_SEVERITY = None
+    STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode (specialized integer)"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"), TorchError("TypeError", "unsupported format string passed to"),),
+        Mode.STRICT: (
+            TorchError("Unsupported", "Observed exception"),
+            TorchError("Unsupported", "torch.* op returned non-Tensor"),
+            TorchError("UserError", "Could not guard on data-dependent expression"),
+            TorchError("UserError", "Could not extract specialized integer from data-dependent expression"),
+        ),
+    }
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self._format_method(node):
+            return
         name = dotted(node.func)
-        if name not in ("int", "float", "bool", "len") or len(node.args) != 1:
+        if name not in ("int", "float", "bool", "len") or len(node.args) != 1 or self.ctx.mode is Mode.STRICT:
             return
         if self.ctx.resolve(node.func) is not None:
             return  # shadowed by an import
@@ -84,15 +106,47 @@ class TensorToPythonNumber(Rule):
         self.report(node, f"`{short(node)}` turns a tensor into a Python number", fix=fix)
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
-        if node.format_spec:
+        if node.format_spec and self.ctx.mode is not Mode.STRICT:
             spec = "".join(code_of(part) for part in node.format_spec)
             self._formatted(node.expression, f"with `:{spec}`")
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)):
-            right = node.right
-            for operand in [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]:
+        if not (isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))):
+            return
+        conversions = _PERCENT.findall(node.left.evaluated_value if isinstance(node.left.evaluated_value, str) else "")
+        conversions = [c for c in conversions if c != "%"]
+        right = node.right
+        operands = [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
+        for operand, conversion in zip(operands, conversions, strict=False):
+            # strict export refuses every `%` of data; non-strict only a number's conversions
+            if self.ctx.mode is Mode.STRICT or conversion in _NUMERIC:
                 self._formatted(operand, f"with `{short(node.left)}`")
+
+    def _format_method(self, node: cst.Call) -> bool:
+        """`"{:.3f}".format(v)`: a format spec on a positional field (non-strict fails on it)."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "format"
+                and isinstance(func.value, cst.SimpleString)):
+            return False
+        template = func.value.evaluated_value
+        if self.ctx.mode is Mode.STRICT or not isinstance(template, str):
+            return True
+        try:
+            fields = [(field, spec) for _, field, spec, _ in string.Formatter().parse(template) if field is not None]
+        except ValueError:
+            return True
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        automatic = 0
+        for field, spec in fields:
+            if field == "":
+                field, automatic = str(automatic), automatic + 1
+            if not spec:
+                continue
+            operand = positional[int(field)] if field.isdigit() and int(field) < len(positional) else keywords.get(field)
+            if operand is not None:
+                self._formatted(operand, f"with `{{:{spec}}}`")
+        return True
 
     def _formatted(self, operand: cst.BaseExpression, shown: str) -> None:
         value = self.ctx.value(operand)
@@ -107,6 +161,18 @@ class TensorToPythonNumber(Rule):
                     fix=eager_only(self.ctx))
 
     VALID = [
+        Valid(
+            """
+            import torch
+            class Peak(torch.nn.Module):
+                def forward(self, x):
+                    print("peak %s at %d" % (x.max().item(), 3))
+                    return x / x.max()
+            def xport_example():
+                return Peak(), (torch.randn(3),)
+            """,
+            modes=(Mode.NON_STRICT,),
+        ),
         Valid(
             """
             import torch
@@ -130,6 +196,52 @@ class TensorToPythonNumber(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Peak(torch.nn.Module):
+                def forward(self, x):
+                    print("peak %s" % x.max().item())  # expect: XPT203
+                    return x / x.max()
+            def export():
+                return torch.export.export(Peak(), (torch.randn(3),), strict=True)
+            """,
+            expected_replacement="""
+            import torch
+            class Peak(torch.nn.Module):
+                def forward(self, x):
+                    if not torch.compiler.is_exporting():
+                        print("peak %s" % x.max().item())  # expect: XPT203
+                    return x / x.max()
+            def export():
+                return torch.export.export(Peak(), (torch.randn(3),), strict=True)
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            class Criterion(torch.nn.Module):
+                def forward(self, pred, target):
+                    loss = ((pred - target) ** 2).mean()
+                    value = loss.item()
+                    print("loss {:.3f}".format(value))  # expect: XPT203
+                    return loss
+            def xport_example():
+                return Criterion(), (torch.randn(4), torch.randn(4))
+            """,
+            expected_replacement="""
+            import torch
+            class Criterion(torch.nn.Module):
+                def forward(self, pred, target):
+                    loss = ((pred - target) ** 2).mean()
+                    value = loss.item()
+                    if not torch.compiler.is_exporting():
+                        print("loss {:.3f}".format(value))  # expect: XPT203
+                    return loss
+            def xport_example():
+                return Criterion(), (torch.randn(4), torch.randn(4))
+            """,
+        ),
         Invalid(
             """
             import torch

@@ -5,9 +5,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..dataflow import Kind, is_tensor_like
-from ..model import Severity
+from ..model import Mode, Severity
 from ..rewrites import dense_select_rewrite
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
 if TYPE_CHECKING:
@@ -54,6 +54,10 @@ class DataDependentModuleIndex(Rule):
     SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"),),
+        Mode.STRICT: (TorchError("UserError", "Could not extract specialized integer from data-dependent expression"),),
+    }
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)

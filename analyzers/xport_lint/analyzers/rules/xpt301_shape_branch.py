@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Applicability, Severity
+from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
 from ..rewrites import Rewrite
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Verdict, judge_branch
 from ..walk import iter_nodes
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
@@ -70,6 +70,10 @@ class ShapeBranch(ConditionRule, Rule):
     STRICT_SEVERITY = Severity.WARNING
     SEVERITY_FROM_SHAPES = True
     PYTORCH_NAME = "ConstraintViolationError / dynamic_shape_if_guard"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("UserError", "Constraints violated"),),
+        Mode.STRICT: (TorchError("UserError", "Constraints violated"),),
+    }
     CONDITION = Condition.SHAPE
 
     def visit_If(self, node: cst.If) -> None:

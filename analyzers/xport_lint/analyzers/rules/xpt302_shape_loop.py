@@ -5,10 +5,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..dataflow import Kind
-from ..model import Severity
+from ..model import Mode, Severity
 from ..names import dotted
 from ..rewrites import range_loop_rewrite, stacked_rows_rewrite
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import judge_loop
 from ._conditions import short
 from ._guards import statement_line
@@ -68,6 +68,10 @@ class ShapeLoop(Rule):
     STRICT_SEVERITY = Severity.WARNING
     SEVERITY_FROM_SHAPES = True
     PYTORCH_NAME = "specialisation (unrolled loop)"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("UserError", "Constraints violated"),),
+        Mode.STRICT: (TorchError("UserError", "Constraints violated"),),
+    }
 
     def visit_For(self, node: cst.For) -> None:
         self._check(node.iter, node)

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Severity
+from ..model import Mode, Severity
 from ..names import dotted
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import DimKind
 from ._conditions import short
 
@@ -46,6 +46,10 @@ class FloatSize(Rule):
     STRICT_SEVERITY = Severity.ERROR
     SEVERITY_FROM_SHAPES = True
     PYTORCH_NAME = "ConstraintViolationError / dynamic_shape_round"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("UserError", "Constraints violated"),),
+        Mode.STRICT: (TorchError("UserError", "Constraints violated"),),
+    }
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.resolve(node.func) or dotted(node.func)

@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..dataflow import is_tensor_like
-from ..model import Severity
-from ..rule import Invalid, Rule, Valid
+from ..model import Mode, Severity
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
 
@@ -39,6 +39,9 @@ class NumpyRoundTrip(Rule):
     SEVERITY = Severity.ERROR
     STRICT_SEVERITY = None
     PYTORCH_NAME = "RuntimeError: .numpy() is not supported for tensor subclasses"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("RuntimeError", ".numpy() is not supported for tensor subclasses"),),
+    }
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Severity
-from ..rule import Invalid, Rule, Valid
+from ..model import Mode, Severity
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
 _MODULES = ("random.", "time.", "numpy.random.", "datetime.", "uuid.", "secrets.")
@@ -42,6 +42,9 @@ class NondeterministicPython(Rule):
     SEVERITY = Severity.WARNING
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "Unsupported: Attempted to call function marked as skipped"
+    FAILS_WITH = {
+        Mode.STRICT: (TorchError("Unsupported", "Attempted to call function marked as skipped"),),
+    }
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.ctx.resolve(node.func)

@@ -3,9 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..dataflow import is_tensor_like
-from ..model import Applicability, Severity
+from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
 _METHODS = frozenset({"data_ptr"})
@@ -42,6 +42,10 @@ class TensorIdentity(Rule):
     SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "RuntimeError: Cannot access data pointer of Tensor"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("RuntimeError", "Cannot access data pointer of Tensor"),),
+        Mode.STRICT: (TorchError("Unsupported", "Attempted to copy.deepcopy a tensor"), TorchError("Unsupported", "Data pointer comparison"),),
+    }
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Severity
+from ..model import Mode, Severity
 from ..rewrites import non_strict_rewrite
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
 _APIS = frozenset(
@@ -48,6 +48,9 @@ class TrainingOnlyApi(Rule):
     SEVERITY = None
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "Unsupported (Dynamo)"
+    FAILS_WITH = {
+        Mode.STRICT: (TorchError("RuntimeError", "_checkpoint_context_fn"), TorchError("Unsupported", "torch.autograd.grad"),),
+    }
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.resolve(node.func) in _APIS:

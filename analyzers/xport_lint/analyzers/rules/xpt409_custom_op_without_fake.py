@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Severity
-from ..rule import Invalid, Rule, Scope, Valid
+from ..model import Mode, Severity
+from ..rule import Invalid, Rule, Scope, TorchError, Valid
 
 
 class CustomOpWithoutFake(Rule):
@@ -45,6 +45,10 @@ class CustomOpWithoutFake(Rule):
     SCOPE = Scope.MODULE
     TRIGGERS = ("custom_op",)
     PYTORCH_NAME = "draft_export MISSING_FAKE_KERNEL"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("RuntimeError", "There was no fake impl registered"),),
+        Mode.STRICT: (TorchError("TorchRuntimeError", "RuntimeError when making fake tensor call"),),
+    }
 
     def visit_Module(self, node: cst.Module) -> None:
         source = self.ctx.source

@@ -4,7 +4,7 @@ import libcst as cst
 
 from ..model import Mode, Severity
 from ..rewrites import non_strict_rewrite
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 from ._context_managers import catalogue_table, rejection, skip_while_exporting, with_verdicts
 
@@ -59,6 +59,9 @@ class UntraceableContextManager(Rule):
     SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "Unsupported: Unsupported context manager (Dynamo)"
+    FAILS_WITH = {
+        Mode.STRICT: (TorchError("Unsupported", "Unsupported context manager"), TorchError("Unsupported", "Attempted to call function marked as skipped"),),
+    }
 
     def visit_With(self, node: cst.With) -> None:
         for item, verdict in with_verdicts(self.ctx, node):

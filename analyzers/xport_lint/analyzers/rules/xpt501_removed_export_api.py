@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Applicability, Severity
+from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
-from ..rule import Invalid, Rule, Scope, Valid
+from ..rule import Invalid, Rule, Scope, TorchError, Valid
 
 # API -> (replacement or None, what happened)
 _REMOVED = {
@@ -55,6 +55,10 @@ class RemovedExportApi(Rule):
     SCOPE = Scope.MODULE
     TRIGGERS = ("export_for_training", "capture_pre_autograd_graph")
     PYTORCH_NAME = "AttributeError"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("AttributeError", "has no attribute"),),
+        Mode.STRICT: (TorchError("AttributeError", "has no attribute"),),
+    }
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         qualified = self.ctx.resolve(node)

@@ -3,11 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ..dataflow import all_params
-from ..model import Applicability, Severity
+from ..model import Applicability, Mode, Severity
 from ..names import dotted
 from ..program import EXPORT_APIS
 from ..report import FixProposal
-from ..rule import Invalid, Rule, Scope, Valid
+from ..rule import Invalid, Rule, Scope, TorchError, Valid
 
 
 class DynamicShapesKeys(Rule):
@@ -48,6 +48,10 @@ class DynamicShapesKeys(Rule):
     SCOPE = Scope.MODULE
     TRIGGERS = ("dynamic_shapes",)
     PYTORCH_NAME = "UserError (dynamic_shapes)"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("UserError", "its top-level keys must be the arg names"),),
+        Mode.STRICT: (TorchError("UserError", "its top-level keys must be the arg names"),),
+    }
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.resolve(node.func) not in EXPORT_APIS or not node.args:

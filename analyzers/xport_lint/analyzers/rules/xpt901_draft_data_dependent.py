@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from ..model import Severity
-from ..rule import Invalid, Rule, Valid
+from ..model import Mode, Severity
+from ..rule import Invalid, Rule, TorchError, Valid
 
 CLEAN = """
 import torch
@@ -56,6 +56,10 @@ class DraftDataDependent(Rule):
     STRICT_SEVERITY = Severity.ERROR
     CONFIRMATION_ONLY = True
     PYTORCH_NAME = "draft_export DATA_DEPENDENT_ERROR"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"),),
+        Mode.STRICT: (TorchError("Unsupported", "Data-dependent branching"), TorchError("UserError", "Could not guard on data-dependent expression"), TorchError("UserError", "Could not extract specialized integer from data-dependent expression"),),
+    }
     VALID = [Valid(CLEAN)]
     INVALID = [
         Invalid(

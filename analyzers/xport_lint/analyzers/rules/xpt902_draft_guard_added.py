@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from ..model import Severity
-from ..rule import Invalid, Rule, Valid
+from ..model import Mode, Severity
+from ..rule import Invalid, Rule, TorchError, Valid
 
 CLEAN = """
 import torch
@@ -56,6 +56,10 @@ class DraftGuardAdded(Rule):
     STRICT_SEVERITY = Severity.ERROR
     CONFIRMATION_ONLY = True
     PYTORCH_NAME = "draft_export GUARD_ADDED / ConstraintViolationError"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("UserError", "Constraints violated"),),
+        Mode.STRICT: (TorchError("UserError", "Constraints violated"),),
+    }
     VALID = [Valid(CLEAN)]
     INVALID = [
         Invalid(

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from ..model import Severity
-from ..rule import Invalid, Rule, Valid
+from ..model import Mode, Severity
+from ..rule import Invalid, Rule, TorchError, Valid
 
 CLEAN = """
 import torch
@@ -55,6 +55,10 @@ class DraftMissingFakeKernel(Rule):
     STRICT_SEVERITY = Severity.ERROR
     CONFIRMATION_ONLY = True
     PYTORCH_NAME = "draft_export MISSING_FAKE_KERNEL"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("RuntimeError", "There was no fake impl registered"),),
+        Mode.STRICT: (TorchError("TorchRuntimeError", "RuntimeError when making fake tensor call"),),
+    }
     VALID = [Valid(CLEAN)]
     INVALID = [
         Invalid(

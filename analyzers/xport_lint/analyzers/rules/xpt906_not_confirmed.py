@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from ..model import Severity
-from ..rule import Invalid, Rule, Valid
+from ..model import Mode, Severity
+from ..rule import Invalid, Rule, TorchError, Valid
 
 CLEAN = """
 import torch
@@ -51,6 +51,10 @@ class NotConfirmed(Rule):
     STRICT_SEVERITY = Severity.ERROR
     CONFIRMATION_ONLY = True
     PYTORCH_NAME = ""
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("", ""),),
+        Mode.STRICT: (TorchError("", ""),),
+    }
     VALID = [Valid(CLEAN)]
     INVALID = [
         Invalid(
