@@ -8,6 +8,7 @@ import pytest
 from tests.conftest import case_params, invalid_params
 from xport_lint.analyzers import Config, check_source, registry
 from xport_lint.analyzers.fixes import apply_fixes
+from xport_lint.analyzers.model import Mode, Severity
 from xport_lint.analyzers.rule import REQUIRED_HEADINGS, Invalid, Rule, Valid
 
 EVERYTHING = Config(select=("ALL",))
@@ -50,3 +51,26 @@ def test_names_are_unique() -> None:
 
 def test_at_least_forty_examples() -> None:
     assert sum(len(r.VALID) + len(r.INVALID) for r in registry.RULES.values()) >= 40
+
+
+@pytest.mark.parametrize("rule", registry.RULES.values(), ids=list(registry.RULES))
+def test_an_error_says_what_torch_raises(rule: type[Rule]) -> None:
+    """Where a rule says error, it says with which exception (the truth harness compares it with
+    torch's), except XPT000, whose error is the linter's own (the file does not parse)."""
+    for mode in Mode:
+        if rule.severity(mode) is Severity.ERROR and rule.CODE != "XPT000":
+            assert rule.FAILS_WITH.get(mode), f"{rule.CODE} is an error in {mode.value} export but has no FAILS_WITH"
+            assert "## What torch 2.13 says" in rule.doc()
+
+
+def test_every_measured_context_manager_failure_is_one_xpt410_says() -> None:
+    from xport_lint.analyzers.rules._context_managers import catalogue
+
+    rule = registry.RULES["XPT410"]
+    for entries in catalogue().values():
+        for entry in entries:
+            for mode, key in ((Mode.STRICT, "strict"), (Mode.NON_STRICT, "non_strict")):
+                if entry[key]["exports"]:
+                    continue
+                kind, _, message = entry[key]["error"].partition(": ")
+                assert any(e.type == kind and e.phrase in message for e in rule.FAILS_WITH[mode]), entry[key]["error"]

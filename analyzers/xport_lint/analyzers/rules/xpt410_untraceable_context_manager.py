@@ -59,8 +59,19 @@ class UntraceableContextManager(Rule):
     SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "Unsupported: Unsupported context manager (Dynamo)"
+    #: every failure the catalogue measured (tests/rules/test_examples.py checks the match)
     FAILS_WITH = {
-        Mode.STRICT: (TorchError("Unsupported", "Unsupported context manager"), TorchError("Unsupported", "Attempted to call function marked as skipped"),),
+        Mode.NON_STRICT: (TorchError("RuntimeError", "PyTorch was compiled without CUDA support"),),
+        Mode.STRICT: (
+            TorchError("Unsupported", "Unsupported context manager"),
+            TorchError("Unsupported", "Attempted to call function marked as skipped"),
+            TorchError("Unsupported", "Attempted to inline function marked as skipped"),
+            TorchError("Unsupported", "Failed to trace builtin operator"),
+            TorchError("Unsupported", "Unsupported method call"),
+            TorchError("Unsupported", "attempted to trace numpy function unsupported by PyTorch"),
+            TorchError("Unsupported", "torch.* op returned non-Tensor"),
+            TorchError("RuntimeError", "PyTorch was compiled without CUDA support"),
+        ),
     }
 
     def visit_With(self, node: cst.With) -> None:
