@@ -60,6 +60,13 @@ BENCHMARKS: dict[str, Benchmark] = {
         ),
         Benchmark("confirm", ("bench/confirm_bench.py",), (), ("analyzers/", "bench/confirm_bench.py"), default=True),
         Benchmark(
+            "truth",
+            ("bench/truth_counts.py",),
+            (),
+            ("analyzers/", "tests/truth/test_torch_truth.py", "tests/conftest.py", "bench/truth_counts.py"),
+            default=True,
+        ),
+        Benchmark(
             "fuzz",
             ("bench/fuzz.py",),
             ("--edits", "100", "--sizes", "125000"),
@@ -309,6 +316,23 @@ def confirm(r: dict[str, dict[str, Any]]) -> str:
     )
 
 
+def truth(r: dict[str, dict[str, Any]]) -> str:
+    f = r["truth"]["figures"]
+    rows = [f"| {kind} | {count} |" for kind, count in f["by_claim"].items()]
+    return "\n".join(
+        [
+            provenance("truth", r["truth"]),
+            "",
+            f"{f['pairs']} example × mode pairs; all but the confirmation-only ones are also checked as a whole file "
+            "(error findings iff export fails):",
+            "",
+            "| claim checked with real torch | pairs |",
+            "|---|---:|",
+            *rows,
+        ]
+    )
+
+
 def fuzz(r: dict[str, dict[str, Any]]) -> str:
     f = r["fuzz"]["figures"]
     rows = [
@@ -519,6 +543,7 @@ BLOCKS: dict[str, Callable[[dict[str, dict[str, Any]]], str]] = {
     "speed": speed,
     "server": server,
     "confirm": confirm,
+    "truth": truth,
     "fuzz": fuzz,
     "fixes": fixes,
     "precision": precision,
