@@ -160,3 +160,52 @@ def test_strict_confirmation_pins_a_rejected_context_manager_to_its_with_line(tm
     (item,) = json.loads(result.stdout)
     assert item["code"] == "XPT410" and item["location"]["row"] == 11 and item["confirmation"] == "confirmed"
     assert "confirmed by strict export" in item["message"]
+
+
+def test_a_run_past_the_memory_cap_is_a_failure_that_names_the_exception(tmp_path: Path) -> None:
+    """Export traces with fake tensors and passes; draft_export runs the real ops, and torch's
+    allocator fails under the cap. That was "draft_export itself raised", no finding, exit 0."""
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "big.py").write_text(
+        "import torch\nclass Big(torch.nn.Module):\n    def forward(self, x):\n"
+        "        y = torch.zeros(2**31) + 1  # 8 GiB when run for real\n        return x + y[:4]\n"
+        "def xport_example():\n    return Big(), (torch.randn(4),)\n"
+    )
+    result = run("check", "--no-cache", "--confirm", "--confirm-memory", "4", "--format", "json", ".",
+                 cwd=tmp_path)
+    assert result.returncode == 1
+    (item,) = json.loads(result.stdout)
+    assert item["code"] == "XPT906" and item["location"]["row"] == 4, item
+    assert "out of memory (the worker's memory cap is 4.0 GiB)" in item["message"]
+    assert "RuntimeError" in item["message"] and "can't allocate memory" in item["message"]
+
+
+@pytest.mark.parametrize(("python", "why"), [
+    ("/no/such/python", "no such interpreter"),
+    ("pyproject.toml", "not executable"),
+    ("/bin/true", "not a Python interpreter"),
+], ids=["missing", "not-executable", "not-python"])
+def test_a_bad_python_is_named_as_such_not_as_missing_torch(tmp_path: Path, python: str, why: str) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "gate.py").write_text(BAD + EXAMPLE)
+    result = run("check", "--confirm", "--python", str(tmp_path / python) if "/" not in python else python,
+                 "gate.py", cwd=tmp_path)
+    assert result.returncode == 2
+    assert why in result.stderr and "cannot import torch" not in result.stderr
+
+
+def test_torch_output_stays_off_stderr_even_when_the_worker_dies(tmp_path: Path) -> None:
+    """Export fails (torch prints its partial FX graph and logs warnings), then the model kills
+    the worker on draft_export's run: the crash report shows the model's own last words, not
+    torch's output, which the worker keeps in the confirmation's log."""
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "gate.py").write_text(
+        BAD.replace("    def forward(self, x):\n", "    calls = 0\n    def forward(self, x):\n"
+                    "        Gate.calls += 1\n        if Gate.calls == 2:\n"
+                    "            print('the model gives up')\n            os._exit(3)\n")
+        .replace("import torch", "import os\nimport torch") + EXAMPLE
+    )
+    result = run("check", "--no-cache", "--confirm", "gate.py", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "the worker exited with status 3" in result.stderr and "the model gives up" in result.stderr
+    assert "def forward(self" not in result.stderr and "symbolic_shapes" not in result.stderr

@@ -247,3 +247,21 @@ def test_example_inputs_are_seeded_so_verdicts_repeat(tmp_path: Path) -> None:
             confirmer.close()
     first, second = drawn.read_text().splitlines()
     assert first == second
+
+
+def test_torch_log_and_warnings_are_kept_in_the_confirmation(confirmer: Confirmer, tmp_path: Path) -> None:
+    """torch's FX graph dumps and draft_export's banner, and the run's warnings, belong to the
+    report; on stderr they buried the crash messages of the worker."""
+    source = (
+        "import warnings, torch\nclass Gate(torch.nn.Module):\n    def forward(self, x):\n"
+        "        warnings.warn('the model warns')\n"
+        "        if x.sum() > 0:\n            return x * 2\n        return x - 1\n"
+        "def xport_example():\n    return Gate(), (torch.ones(4),)\n"
+    )
+    path = write(tmp_path, source, "warns.py")
+    result = confirmer.confirm(str(path), source, [])
+    assert result.status == "ran"
+    assert "issue(s) found during export" in result.log  # draft_export's banner, a torch log record
+    assert "def forward(self" in result.log  # the partial graph torch prints when export fails
+    assert "UserWarning: the model warns" in result.log
+    assert "def forward(self" not in confirmer.worker.stderr_tail(100_000)

@@ -229,14 +229,24 @@ def _confirmer(python: str | None, timeout: float, memory_gib: float | None) -> 
 
 
 def _has_torch(python: str) -> bool:
-    """Whether `python` can import torch, asked without importing it (torch's import takes seconds)."""
+    """Whether `python` can import torch, asked without importing it (torch's import takes seconds).
+    A `python` that is no Python interpreter at all is a usage error naming what is wrong with it."""
+    import shutil
     import subprocess
 
-    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"
+    found = shutil.which(python) if os.sep not in python else python
+    if found is None or not os.path.exists(found):
+        raise click.UsageError(f"--python {python}: no such interpreter")
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise click.UsageError(f"--python {python}: not executable")
+    probe = "import importlib.util; print('xport-lint-probe', importlib.util.find_spec('torch') is not None)"
     try:
-        return subprocess.run([python, "-c", probe], capture_output=True, timeout=60).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
+        answer = subprocess.run([found, "-c", probe], capture_output=True, text=True, timeout=60).stdout.split()
+    except (OSError, subprocess.SubprocessError) as error:
+        raise click.UsageError(f"--python {python}: not a Python interpreter ({error})") from None
+    if answer[:1] != ["xport-lint-probe"]:
+        raise click.UsageError(f"--python {python}: not a Python interpreter (`{python} -c` did not run Python)")
+    return answer[1:] == ["True"]
 
 
 def _collect(
