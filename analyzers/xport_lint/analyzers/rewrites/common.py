@@ -282,7 +282,7 @@ def new_object(expr: cst.BaseExpression) -> bool:
     """Whether `expr` evaluates to an object no other name refers to: a number or string
     literal (immutable), arithmetic (a new tensor), or a call known to allocate (`torch.zeros`,
     `x.clone()`, `x.sum()`). Views (`x[0]`, `x.view(...)`), `.to()`, submodule calls (an
-    `nn.Identity` returns its input) and names are not."""
+    `nn.Identity` returns its input, an in-place `nn.ReLU` its argument) and names are not."""
     if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
         return True
     if isinstance(expr, cst.UnaryOperation):
@@ -291,7 +291,9 @@ def new_object(expr: cst.BaseExpression) -> bool:
         return True
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
         inplace = any(a.keyword is not None and a.keyword.value == "inplace" for a in expr.args)
-        return expr.func.attr.value in _NEW_OBJECT_CALLS and not inplace
+        # `self.relu(x)` calls a submodule, which may be `nn.ReLU(inplace=True)`
+        submodule = (dotted(expr.func.value) or "").split(".")[0] == "self"
+        return expr.func.attr.value in _NEW_OBJECT_CALLS and not inplace and not submodule
     return False
 
 

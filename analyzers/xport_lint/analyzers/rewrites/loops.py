@@ -326,7 +326,7 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
     tensor, dim = sized
     counter = node.target.value
     body = list(node.body.body)
-    collected = _collected(func, node, body)
+    collected = _collected(flow, func, node, body)
     if isinstance(collected, str):
         return Rewrite(reason=collected)
     body = [stmt for stmt in body if not any(stmt is c.statement for c in collected)]
@@ -405,7 +405,9 @@ class _Collected:
     dim: str
 
 
-def _collected(func: cst.FunctionDef, loop: cst.For, body: Sequence[cst.BaseStatement]) -> list[_Collected] | str:
+def _collected(
+    flow: FunctionFlow, func: cst.FunctionDef, loop: cst.For, body: Sequence[cst.BaseStatement]
+) -> list[_Collected] | str:
     """The per-step outputs of `loop` (see `_Collected`), or why a list it fills is no scan output."""
     out = []
     for stmt in body:
@@ -422,7 +424,7 @@ def _collected(func: cst.FunctionDef, loop: cst.For, body: Sequence[cst.BaseStat
         reads = [n for n in iter_nodes(func.body) if isinstance(n, cst.Name) and n.value == name]
         stacks = [
             n for n in iter_nodes(func.body)
-            if isinstance(n, cst.Call) and dotted(n.func) == "torch.stack" and n.args
+            if isinstance(n, cst.Call) and flow.resolver.resolve(n.func) == "torch.stack" and n.args
             and isinstance(n.args[0].value, cst.Name) and n.args[0].value.value == name
         ]
         empty = [
@@ -527,7 +529,7 @@ def _elementwise(flow: FunctionFlow, expr: cst.BaseExpression, tensor: str) -> b
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _ELEMENTWISE:
         receiver = expr.func.value
         operands = [a.value for a in expr.args]
-        if dotted(receiver) in ("torch", "torch.nn.functional", "F"):
+        if flow.resolver.resolve(receiver) in ("torch", "torch.nn.functional") or dotted(receiver) == "F":
             receiver, operands = operands[0] if operands else receiver, operands[1:]
         return _elementwise(flow, receiver, tensor) and all(
             isinstance(o, (cst.Integer, cst.Float, cst.UnaryOperation)) or not is_tensor_like(flow.value(o))
