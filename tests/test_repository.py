@@ -31,6 +31,8 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     ci = (REPO / ".ci" / "run").read_text()
     command = next(line for line in ci.splitlines() if "pytest" in line and "pip install" in line)
     assert f"```bash\n{command}\n```" in README
+    # torch's CPU build, on any Linux machine (PyPI's default there is the CUDA build)
+    assert "torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in command
 
 
 def test_ruff_clean() -> None:
@@ -87,3 +89,4 @@ def test_the_server_answers_initialize_before_importing_the_parser() -> None:
 
     probe = "import sys, xport_lint.server.app; sys.exit('libcst' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", probe], timeout=120).returncode == 0
+
