@@ -162,6 +162,13 @@ def test_torch_is_called_by_a_name_bound_only_to_it() -> None:
     aliased = model(branch).replace("import torch\n", "import torch\nimport torch as T\n")
     assert "y = T.cond(x.sum() > 0, true_fn, false_fn, (torch,))" in fixed(aliased)
     assert "import torch as torch_1\n" in fixed(model(branch))
+    # `from torch import nn` binds `nn`: `torch` is still the module
+    plain = model("""
+        if x.sum() > 0:
+            x = x * 2
+        return x
+    """).replace("import torch\n", "import torch\nfrom torch import nn\n")
+    assert "x = torch.cond(x.sum() > 0, true_fn, false_fn, (x,))" in fixed(plain)
 
 
 def test_a_branch_that_reads_a_name_before_assigning_it_gets_no_fix() -> None:

@@ -97,6 +97,17 @@ class _ScopeScan(cst.CSTVisitor):
                 self.other_use.add(bound)
         return False
 
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        # `from torch import nn` binds `nn`, not `torch`
+        if node.module is not None:
+            self.taken.update((dotted(node.module) or "").split("."))
+        for alias in node.names if not isinstance(node.names, cst.ImportStar) else ():
+            asname = alias.asname.name if alias.asname is not None else None
+            bound = asname.value if isinstance(asname, cst.Name) else dotted(alias.name) or ""
+            self.taken.add(bound)
+            self.other_use.add(bound)
+        return False
+
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         if isinstance(node.value, cst.Name):
             self.taken.add(node.value.value)
