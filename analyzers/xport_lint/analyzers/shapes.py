@@ -71,6 +71,22 @@ STATIC = DimSpec(DimKind.STATIC)
 AUTO = DimSpec(DimKind.AUTO)
 
 
+def dim_range_problem(low: int | None, high: int | None, named: bool) -> str | None:
+    """torch 2.13's refusal of a declared range, in its words, or None. A named `Dim` needs
+    max > min (min defaults to 0): `Dim("b", min=4, max=4)` raises. A hint (`Dim.AUTO(min=...)`)
+    needs non-negative bounds with min <= max (torch/export/dynamic_shapes.py)."""
+    if named:
+        if (high if high is not None else math.inf) > (low if low is not None else 0):
+            return None
+        return f"Cannot create Dim with inconsistent min={low}, max={high}"
+    for key, value in (("min", low), ("max", high)):
+        if value is not None and value < 0:
+            return f"{key} must be non-negative, got {value}"
+    if low is not None and high is not None and low > high:
+        return f"min must be <= max, got min={low}, max={high}"
+    return None
+
+
 @dataclass(frozen=True)
 class ShapeConfig:
     """How one module class is exported: per input (a `forward` parameter name, or `#0` for a
@@ -267,6 +283,8 @@ class ShapesReader:
                 if number is None:
                     return None
                 low, high = (number, high) if keyword == "min" else (low, number)
+        if dim_range_problem(low, high, named=True) is not None:
+            return None  # torch refuses it (XPT505): no range to judge sizes against
         return DimSpec(DimKind.NAMED, name or "dim", low, high)
 
 
@@ -884,6 +902,9 @@ def _table_spec(value: Any, where: str) -> DimSpec:
     elif isinstance(value, dict) and set(value) <= {"name", "min", "max"} and isinstance(value.get("name"), str):
         low, high = value.get("min"), value.get("max")
         if all(v is None or (type(v) is int and v >= 0) for v in (low, high)):
+            problem = dim_range_problem(low, high, named=True)
+            if problem is not None:
+                raise ValueError(f"{where}: {value!r}: torch.export.Dim refuses this range ({problem})")
             return DimSpec(DimKind.NAMED, value["name"], low, high)
     raise ValueError(
         f'{where}: {value!r} is not "static", "auto", "dynamic", a Dim name, or {{ name = "seq", min = 2, max = 4096 }}'
