@@ -58,7 +58,8 @@ def _engine_fingerprint() -> str:
 
 
 class Cache:
-    """Effect: reads and writes one SQLite file in `directory` (created private to the user)."""
+    """Effect: reads and writes one SQLite file in `directory` (created private to the user).
+    A cache it cannot use never stops a run: the run is cold, and `warnings` says why (once)."""
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory or default_directory()
@@ -66,17 +67,46 @@ class Cache:
         self._pending: dict[str, str] = {}
         self._used: list[str] = []
         self._db: sqlite3.Connection | None = None
+        #: what went wrong with the cache, for the CLI to print once (the engine never prints)
+        self.warnings: list[str] = []
+        database = self.directory / _FILE
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if not _private(self.directory) or not _private(self.directory / _FILE, missing_ok=True):
-                return  # someone else could write it: lint without a cache
-            self._db = sqlite3.connect(self.directory / _FILE, timeout=5, isolation_level=None)
-            self._db.execute("PRAGMA trusted_schema = OFF")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS findings (key TEXT PRIMARY KEY, body TEXT NOT NULL, used REAL NOT NULL)"
-            )
-        except (OSError, sqlite3.Error):
-            self._db = None  # an unwritable or corrupt cache: lint without one
+        except OSError as error:
+            self._warn(f"cannot create the findings cache folder {self.directory} ({_reason(error)})")
+            return
+        if not _private(self.directory) or not _private(database, missing_ok=True):
+            self._warn(f"not using the findings cache {database}: other users can write to it")
+            return
+        try:
+            self._db = _open(database)
+        except sqlite3.Error as error:
+            if _damaged(error):
+                self._rebuild(error)
+            else:  # locked by another run for too long, or a folder it cannot write
+                self._warn(f"cannot open the findings cache {database} ({error})")
+        except OSError as error:
+            self._warn(f"cannot open the findings cache {database} ({_reason(error)})")
+
+    def _rebuild(self, error: sqlite3.Error) -> None:
+        """Replace a damaged database file (a crash mid-write, a disk error) with an empty one:
+        kept, it would make every later run cold."""
+        database = self.directory / _FILE
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        try:
+            for stale in (database, database.with_name(f"{_FILE}-journal"), database.with_name(f"{_FILE}-wal")):
+                stale.unlink(missing_ok=True)
+            self._db = _open(database)
+        except (OSError, sqlite3.Error) as again:
+            self._warn(f"the findings cache {database} is damaged and cannot be rebuilt ({again})")
+            return
+        self._warn(f"the findings cache {database} was damaged ({error}); rebuilt it empty")
+
+    def _warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
 
     def key(self, text: str, path: str, config: Config, context: FileContext = EMPTY_CONTEXT) -> str:
         digest = hashlib.sha256()
@@ -98,8 +128,10 @@ class Cache:
             return None
         try:
             row = self._db.execute("SELECT body FROM findings WHERE key = ?", (key,)).fetchone()
-        except sqlite3.Error:
-            return None
+        except sqlite3.Error as error:
+            if _damaged(error):
+                self._rebuild(error)
+            return None  # a miss (busy, or damaged and now rebuilt)
         if row is None:
             return None
         try:
@@ -131,8 +163,9 @@ class Cache:
                     "DELETE FROM findings WHERE key NOT IN (SELECT key FROM findings ORDER BY used DESC LIMIT ?)",
                     (_MAX_ENTRIES,),
                 )
-        except sqlite3.Error:
-            pass  # busy or read-only: the next run re-checks
+        except sqlite3.Error as error:
+            # busy, read-only, or a full disk: this run's results are lost, the next run re-checks
+            self._warn(f"cannot write the findings cache {self.directory / _FILE} ({error}); the next run re-checks")
         finally:
             self._pending.clear()
             self._used.clear()
@@ -141,6 +174,29 @@ class Cache:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+def _open(database: Path) -> sqlite3.Connection:
+    """The cache's connection, its table created; raises sqlite3.DatabaseError on a file that
+    is not (or no longer) an SQLite database."""
+    db = sqlite3.connect(database, timeout=5, isolation_level=None)
+    try:
+        db.execute("PRAGMA trusted_schema = OFF")
+        db.execute("CREATE TABLE IF NOT EXISTS findings (key TEXT PRIMARY KEY, body TEXT NOT NULL, used REAL NOT NULL)")
+    except sqlite3.Error:
+        db.close()
+        raise
+    return db
+
+
+def _damaged(error: sqlite3.Error) -> bool:
+    """A file that is not, or no longer, an SQLite database (not a locked or read-only one)."""
+    text = str(error)
+    return "not a database" in text or "malformed" in text
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
 
 
 def _plain(finding: Finding) -> dict[str, Any]:

@@ -141,6 +141,8 @@ def check(
     files = discover(targets, config.exclude)
     cache = None if no_cache else Cache(Path(cache_dir) if cache_dir else None)
     progress = _ProgressBar()
+    if sys.stderr.isatty() and output_format == "text" and not quiet:
+        _announce_big_files(files)
     try:
         checked = check_project(files, config, cache, jobs, progress)
     finally:
@@ -166,6 +168,8 @@ def check(
         if cache is not None:
             cache.save()
             cache.close()
+            for warning in cache.warnings:  # a cold run must not pass for a cached one in silence
+                click.echo(f"xport-lint: {warning}", err=True)
 
     for path, file_findings in per_file.items():
         findings.extend((path, f) for f in file_findings)
@@ -194,6 +198,24 @@ def _finish(
     threshold = _SEVERITY_RANK[Severity(fail_on)]
     failing = [f for _, f in findings if _SEVERITY_RANK[f.severity] >= threshold]
     sys.exit(1 if (failing or failed_examples) and not exit_zero else 0)
+
+
+#: a file this long takes seconds to check (about a second per thousand lines): worth a word
+_BIG_FILE_LINES = 10_000
+
+
+def _announce_big_files(files: list[str]) -> None:
+    """Name each long file before the run, on a terminal: the bar counts files, so one huge file
+    is a long silence that reads as a hang. Sizes are read from `stat` first (cheap)."""
+    for path in files:
+        try:
+            if os.stat(path).st_size < _BIG_FILE_LINES * 16:
+                continue
+            lines = Path(path).read_bytes().count(b"\n")
+        except OSError:
+            continue  # reported by the run itself
+        if lines >= _BIG_FILE_LINES:
+            click.echo(f"xport-lint: checking {path} ({lines:,} lines)...", err=True)
 
 
 class _ProgressBar:

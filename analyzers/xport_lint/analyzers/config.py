@@ -4,9 +4,11 @@ editor settings. Unknown keys and bad values raise ConfigError with the offendin
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import fnmatch
 import functools
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -104,7 +106,11 @@ class Config:
                  "severity", "examples", "follow", "shapes", "dynamic-shapes"}
         unknown = set(table) - known
         if unknown:
-            raise ConfigError(f"unknown [tool.xport-lint] key(s): {', '.join(sorted(unknown))}")
+            hints = []
+            for key in sorted(unknown):
+                close = difflib.get_close_matches(key.replace("_", "-"), known, 1)
+                hints.append(f"{key} (did you mean {close[0]}?)" if close else key)
+            raise ConfigError(f"unknown key(s): {', '.join(hints)}")
         severity: dict[str, Severity] = {}
         for code, level in _mapping(table, "severity").items():
             if code.upper() not in registry.RULES:
@@ -172,13 +178,30 @@ class Config:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
             raise ConfigError(f"{pyproject}: {error}") from None
-        table = data.get("tool", {}).get("xport-lint", {})
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict):
+            raise ConfigError(f"{pyproject}: `tool` must be a table")
+        for misspelt in _MISSPELT_TABLES:
+            if misspelt in tool:
+                # a typo'd table name would otherwise be a silently unread configuration
+                raise ConfigError(f"{pyproject}: [tool.{misspelt}] is not read: the table is [tool.xport-lint]")
+        table = tool.get("xport-lint", {})
         if not isinstance(table, dict):
-            raise ConfigError(f"{pyproject}: [tool.xport-lint] must be a table")
-        return cls.from_table(table, root=pyproject.parent)
+            raise ConfigError(
+                f"{pyproject}: tool.xport-lint must be a table ([tool.xport-lint] with keys under it), "
+                f"not {type(table).__name__} {table!r}"
+            )
+        try:
+            return cls.from_table(table, root=pyproject.parent)
+        except ConfigError as error:
+            raise ConfigError(f"{pyproject}: [tool.xport-lint] {error}") from None
 
 
 _VCS_MARKERS = (".git", ".hg", ".svn")
+#: table names a user may mean for [tool.xport-lint]: reported, never silently ignored
+_MISSPELT_TABLES = ("xport_lint", "xportlint", "xport-linter", "xport_linter")
+#: text that makes a pyproject.toml worth parsing: any spelling of the table name
+_MENTIONS = re.compile(r"xport[-_]?lint")
 
 
 def workspace_root(start: Path) -> Path:
@@ -213,11 +236,22 @@ def find_pyproject(start: Path, boundary: Path | None = None) -> Path | None:
                 text = candidate.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 text = ""
-            if "[tool.xport-lint" in text:
+            if "[tool.xport-lint" in text or (_MENTIONS.search(text) and _names_our_table(text)):
                 return candidate
         if directory == stop:
             break
     return None
+
+
+def _names_our_table(text: str) -> bool:
+    """Whether a pyproject.toml that mentions xport-lint other than as `[tool.xport-lint]`
+    (`tool.xport-lint = 1`, `[tool.xport_lint]`) has such a key under `tool`: found, so that
+    `load` reports it. A file that does not parse is found too, for the same reason."""
+    try:
+        tool = tomllib.loads(text).get("tool", {})
+    except tomllib.TOMLDecodeError:
+        return True
+    return isinstance(tool, dict) and any(name in tool for name in ("xport-lint", *_MISSPELT_TABLES))
 
 
 def _mapping(table: dict[str, Any], key: str) -> dict[str, Any]:

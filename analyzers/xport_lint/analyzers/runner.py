@@ -10,6 +10,9 @@ import ast
 import itertools
 import logging
 import re
+import sys
+import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,6 +41,17 @@ INTERNAL_ERROR = "internal error"
 #: crashes the process (SIGSEGV) somewhere past it, so deeper text never reaches libcst
 _MAX_NESTING = 200
 _NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
+#: a line of 2,000+ characters, or 400 lines in a row that continue an expression (starting with
+#: `.`, an operator or a closing bracket, or ending with an operator): a chain worth asking
+#: CPython about before libcst parses it
+_LONG_CHAIN = re.compile(
+    r"[^\n]{2000}|(?:\n[ \t]*[.+\-*/%@&|^)\]][^\n]*){400}|(?:[+\-*/%@&|^.(\[\\][ \t]*\n[^\n]*){400}"
+)
+_NOT_OPERATORS = re.compile(r"[^.()\[\]+\-*/%@&|^<>~]+")
+_DEEP_LOCK = threading.Lock()
+#: a thread stack and recursion limit that hold every depth CPython 3.11 compiles (measured)
+_DEEP_STACK = 512 * 2**20
+_DEEP_RECURSION = 100_000
 _BRACKET_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 UNUSED_NOQA_CODE = "XPT001"
 #: words of the calls program.export_guard knows (a file without one skips the search for them)
@@ -80,16 +94,89 @@ def check_file(
     enabled = config.enabled(path)
     if not enabled:
         return FileCheck([])
-    too_deep = _nesting_problem(source)
+    too_deep = _nesting_problem(source) or _long_chain_problem(source)
     if too_deep is not None:
         return FileCheck(_syntax_error_at(too_deep[0], too_deep[1], too_deep[2], enabled))
     try:
         return _check_parsable(source, path, config, enabled, parser, context)
     except RecursionError:
-        # valid Python can nest deeper than this analysis recurses (a 500-deep `- - - x`)
-        return FileCheck(
-            _syntax_error_at(1, 0, "cannot analyse: the code nests deeper than xport-lint can follow", enabled)
-        )
+        # valid Python nests deeper than the analysis recurses with the default limit (a
+        # 900-term `x + x + ...`): again, with room for it
+        return _check_deep(source, path, config, enabled, context)
+
+
+def _check_deep(
+    source: str, path: str, config: Config, enabled: frozenset[str], context: FileContext
+) -> FileCheck:
+    """check_file in a thread with a large stack and recursion limit. Measured: every
+    expression CPython 3.11 compiles (up to about 3,000 levels: `x + x + ...`, `- - x`,
+    `x[0][0]...`, 1,400 chained calls) is analysed, in seconds. What still recurses too deep
+    is reported at its line."""
+    outcome: list[FileCheck] = []
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            outcome.append(_check_parsable(source, path, config, enabled, None, context))
+        except BaseException as error:  # noqa: BLE001 - re-raised or reported below, on the caller's thread
+            failed.append(error)
+
+    with _DEEP_LOCK:  # the recursion limit is the interpreter's: one deep check at a time
+        limit = sys.getrecursionlimit()
+        stack = threading.stack_size(_DEEP_STACK)
+        try:
+            sys.setrecursionlimit(max(limit, _DEEP_RECURSION))
+            thread = threading.Thread(target=work, name="xport-lint-deep-check")
+            thread.start()
+        finally:
+            threading.stack_size(stack)
+        thread.join()
+        sys.setrecursionlimit(limit)
+    if outcome:
+        return outcome[0]
+    if failed and not isinstance(failed[0], (RecursionError, MemoryError)):
+        raise failed[0]
+    line = _densest_line(source)
+    refused = _python_refuses(source, line)
+    if refused is not None:
+        return FileCheck(_syntax_error_at(*refused, enabled))
+    message = "cannot analyse: the expression on this line nests deeper than xport-lint can follow"
+    return FileCheck(_syntax_error_at(line, 0, message, enabled))
+
+
+def _long_chain_problem(source: str) -> tuple[int, int, str] | None:
+    """CPython's refusal of text with a very long operator or call chain, found before libcst
+    sees it: libcst's parse time grows with the square of an expression's depth (a 3,000-call
+    method chain took 16 s to parse), and CPython refuses to compile one past about 3,000
+    levels. The regex (C speed) only decides whether to ask CPython."""
+    match = _LONG_CHAIN.search(source)
+    if match is None:
+        return None
+    return _python_refuses(source, source.count("\n", 0, match.start() + 1) + 1)
+
+
+def _python_refuses(source: str, line: int) -> tuple[int, int, str] | None:
+    """CPython's own error when it cannot compile `source` for its depth (reported at `line`,
+    which CPython does not give), or None when it compiles."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like: not ours to report
+            compile(source, "<xport-lint>", "exec", dont_inherit=True)
+    except RecursionError as error:
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        message = f"the expression on this line nests deeper than Python {version} compiles"
+        return line, 0, f"cannot compile: {message} (RecursionError: {error})"
+    except SyntaxError as error:
+        return error.lineno or line, max((error.offset or 1) - 1, 0), f"syntax error: {error.msg}"
+    except (MemoryError, ValueError):
+        return None
+    return None
+
+
+def _densest_line(source: str) -> int:
+    """The line with the most operators and brackets: where a too-deep expression is."""
+    counts = [len(_NOT_OPERATORS.sub("", line)) for line in source.split("\n")]
+    return counts.index(max(counts)) + 1 if counts else 1
 
 
 def _nesting_problem(source: str) -> tuple[int, int, str] | None:
@@ -121,7 +208,7 @@ def _check_parsable(
         else:
             module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        return FileCheck(_syntax_error(error, enabled))
+        return FileCheck(_syntax_error(error, source, enabled))
     except (MemoryError, ValueError) as error:
         return FileCheck(_syntax_error_at(1, 0, f"cannot parse: {type(error).__name__}", enabled))
     name, is_package = module_name(path)
@@ -408,9 +495,17 @@ def _import_line(module: cst.Module) -> int:
     return line
 
 
-def _syntax_error(error: cst.ParserSyntaxError, enabled: frozenset[str]) -> list[Finding]:
+def _syntax_error(error: cst.ParserSyntaxError, source: str, enabled: frozenset[str]) -> list[Finding]:
+    """CPython's message, line and column (`expected ':'` at the `if`), as `python` would say
+    it; libcst's own (a list of expected tokens, at the next token) only when CPython accepts
+    the text."""
+    refused = _python_refuses(source, error.raw_line)
+    if refused is not None:
+        return _syntax_error_at(*refused, enabled)
     message = error.message.splitlines()[0] if error.message else "invalid syntax"
-    return _syntax_error_at(error.raw_line, error.raw_column, f"syntax error: {message}", enabled)
+    return _syntax_error_at(
+        error.raw_line, error.raw_column, f"cannot parse: libcst rejects what Python accepts ({message})", enabled
+    )
 
 
 def _syntax_error_at(line: int, column: int, message: str, enabled: frozenset[str]) -> list[Finding]:

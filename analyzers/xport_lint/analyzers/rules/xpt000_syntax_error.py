@@ -8,8 +8,10 @@ class UnparsableFile(Rule):
     """The file does not parse, so nothing in it can be checked (or exported).
 
     ## What it does
-    Reports the first syntax error libcst finds, at its position. The other files of a run are
-    still checked.
+    Reports the file's first syntax error in CPython's own words, at CPython's line and column
+    (`expected ':'` at the `if` that lacks it), as `python` reports it on import. An expression
+    nested deeper than CPython compiles (a chain of thousands of calls) is reported at its line
+    with CPython's `RecursionError`. The other files of a run are still checked.
 
     ## Why it fails torch.export
     The module cannot even be imported.
@@ -34,8 +36,18 @@ class UnparsableFile(Rule):
             """
             import torch
             class Half(torch.nn.Module):
-                def forward(self, x
-                    return x  # expect: XPT000
+                def forward(self, x  # expect: XPT000
+                    return x
             """
-        )
+        ),
+        Invalid(
+            """
+            import torch
+            class Gate(torch.nn.Module):
+                def forward(self, x):
+                    if x.sum() > 0  # expect: XPT000
+                        return x
+                    return -x
+            """
+        ),
     ]
