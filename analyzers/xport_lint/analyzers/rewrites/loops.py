@@ -253,7 +253,11 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
     bound = data_bindings(flow, func, [node], exempt=count)
     limit = tensor_value(flow, count, bound)
     if limit is None:
-        return Rewrite(reason=f"`{code_of(count)}` is not a number read from a tensor")
+        # the rule found `count` read from data; what is missing is the tensor it was read from
+        return Rewrite(
+            reason=f"the tensor `{code_of(count)}` is read from is not at hand: a fix needs it bound once, by"
+            " `.item()`, `int()`, `float()` or `bool()` of a tensor, and read only by the loop"
+        )
     body = list(node.body.body)
     usage = usage_of(body)
     if usage.problem or usage.returns:

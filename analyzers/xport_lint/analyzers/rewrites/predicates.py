@@ -34,7 +34,10 @@ def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
     if isinstance(func, cst.Attribute) and func.attr.value == "item" and not call.args:
         return "item" if is_tensor_like(flow.value(func.value)) else None
     if isinstance(func, cst.Name) and func.value in ("bool", "int", "float") and len(call.args) == 1:
-        return func.value if is_tensor_like(flow.value(call.args[0].value)) else None
+        arg = call.args[0].value
+        # `int(steps.item())`, `float(int(t))`: a conversion of a number read from a tensor
+        read = is_tensor_like(flow.value(arg)) or (isinstance(arg, cst.Call) and _conversion(flow, arg) is not None)
+        return func.value if read else None
     return None
 
 
@@ -143,7 +146,8 @@ class _Reads(cst.CSTVisitor):
 
     def __init__(self, exempt: cst.CSTNode | None = None) -> None:
         self.names: dict[str, list[cst.Name]] = {}
-        self.bindings: dict[str, list[cst.Assign]] = {}
+        #: name -> (the assignment, the expression bound to the name)
+        self.bindings: dict[str, list[tuple[cst.Assign, cst.BaseExpression]]] = {}
         self.sizes: set[str] = set()
         self.exempt = exempt
         self._depth = 0
@@ -168,7 +172,13 @@ class _Reads(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             if isinstance(target.target, cst.Name):
-                self.bindings.setdefault(target.target.value, []).append(node)
+                self.bindings.setdefault(target.target.value, []).append((node, node.value))
+            elif isinstance(target.target, cst.Tuple) and isinstance(node.value, cst.Tuple):
+                # `n, _ = t.item(), 0`: each name from its own element
+                pairs = zip(target.target.elements, node.value.elements, strict=False)
+                for name, element in pairs:
+                    if isinstance(name.value, cst.Name) and not isinstance(element, cst.StarredElement):
+                        self.bindings.setdefault(name.value.value, []).append((node, element.value))
 
 
 def data_bindings(
@@ -191,15 +201,15 @@ def data_bindings(
     for name in candidates:
         nodes = inside.names[name]
         binds = everything.bindings.get(name, [])
-        if len(binds) != 1 or name in inside.bindings or name in inside.sizes or len(binds[0].targets) != 1:
+        if len(binds) != 1 or name in inside.bindings or name in inside.sizes or len(binds[0][0].targets) != 1:
             continue
-        value = binds[0].value
-        if not isinstance(value, cst.Call):
+        value = binds[0][1]
+        if not isinstance(value, cst.Call) or _conversion(flow, value) is None:
             continue
-        kind = _conversion(flow, value)
+        tensor = tensor_value(flow, value)
         # the binding's own target is the one read outside `within`
-        if kind is not None and len(everything.names[name]) == len(nodes) + 1:
-            out[name] = (value, _as_tensor(kind, value))
+        if tensor is not None and len(everything.names[name]) == len(nodes) + 1:
+            out[name] = (value, tensor)
     return out
 
 

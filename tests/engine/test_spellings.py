@@ -1,0 +1,422 @@
+"""The same fact, spelt another way, gets the same verdict.
+
+Every failing rule example (an INVALID case with `# expect:` lines) is rewritten, with libcst,
+into spellings that compute the same thing, one flagged expression at a time:
+
+- `bind`: the flagged expression bound to a fresh local on the line before, the name used;
+- `helper`: the flagged expression passed through `def _h(v): return v` (module level);
+- `unpack`: the flagged expression bound by tuple unpacking, `a, _ = expr, 0`;
+- `negate`: an `if`/`else` flagged on its test, written `if not (test):` with the branches swapped;
+- `split`: the flagged statement split in two: the flagged expression's first compound operand
+  bound to a fresh local on the line before.
+
+Each variant must be flagged by the same rule on the corresponding line (the original statement
+or a line split off it), with the same severity, and with a fix wherever the original has one;
+or be listed in KNOWN_GAPS with why. A variant that would not compute the same thing is not made
+(the position rules in `_placement`): hoisting out of a `while` test, an `elif`, a comprehension
+or lambda, the right of `and`/`or`, a branch of `x if c else y`, or an assignment target.
+Static and fast: no torch.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from tests.conftest import all_cases
+from xport_lint.analyzers import Config, check_source
+from xport_lint.analyzers.model import Finding
+from xport_lint.analyzers.rule import Invalid, Rule
+
+EVERYTHING = Config(select=("ALL",))
+KINDS = ("bind", "helper", "unpack", "negate", "split")
+#: the comment that ties a line split off a flagged statement to it (the statement's own line
+#: keeps its `# expect:` marker)
+SPLIT_MARK = "# split off the next flagged line"
+
+#: variants whose verdict still differs, with why: (case id, kind) -> reason
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
+
+
+@dataclass(frozen=True)
+class Variant:
+    case_id: str
+    kind: str
+    rule: type[Rule]
+    original: str
+    source: str
+
+
+# -- where an expression may move ---------------------------------------------------------------
+
+
+def _parents(wrapper: MetadataWrapper) -> dict[cst.CSTNode, cst.CSTNode]:
+    return dict(wrapper.resolve(ParentNodeProvider))
+
+
+_OWN_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.FunctionDef, cst.ClassDef)
+
+
+def _placement(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> cst.BaseStatement | None:
+    """The statement in an indented block before which `node` can be computed instead, with the
+    same result: None where moving it would change what runs (a `while` test is evaluated every
+    step, an `elif` test and the right of `and`/`or` only sometimes, a comprehension's element
+    in its own scope) or where `node` is written to."""
+    child, parent = node, parents.get(node)
+    while parent is not None:
+        if isinstance(parent, _OWN_SCOPES):
+            return None
+        if isinstance(parent, cst.BooleanOperation) and child is parent.right:
+            return None
+        if isinstance(parent, cst.IfExp) and child is not parent.test:
+            return None
+        if isinstance(parent, (cst.AssignTarget, cst.Del, cst.CompFor, cst.NamedExpr)):
+            return None
+        if isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and child is parent.target:
+            return None
+        if isinstance(parent, cst.For) and child is parent.target:
+            return None
+        if isinstance(parent, cst.While):
+            return None
+        if isinstance(parent, cst.If) and isinstance(parents.get(parent), cst.If):
+            return None  # an `elif`: its test runs only when the tests above it fail
+        if isinstance(parent, (cst.SimpleStatementLine, cst.If, cst.For, cst.With)):
+            holder = parents.get(parent)
+            return parent if isinstance(holder, cst.IndentedBlock) else None
+        if isinstance(parent, (cst.BaseCompoundStatement, cst.BaseSmallStatement)) and not isinstance(
+            parent, (cst.Expr, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Assert)
+        ):
+            return None
+        child, parent = parent, parents.get(parent)
+    return None
+
+
+def _written(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool:
+    """Whether `node` is (part of) a target: `self.calls += 1`, `for x in ...`, `del x`."""
+    child, parent = node, parents.get(node)
+    while parent is not None and not isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+        if isinstance(parent, (cst.AssignTarget, cst.Del)) or (
+            isinstance(parent, (cst.NamedExpr, cst.CompFor)) and child is parent.target
+        ):
+            return True
+        child, parent = parent, parents.get(parent)
+    targets = (cst.AugAssign, cst.AnnAssign, cst.For, cst.Del)
+    return isinstance(parent, targets) and getattr(parent, "target", None) is child
+
+
+def _movable(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool:
+    """An expression read for its value: not a callee, a target, a keyword or an annotation, nor
+    a whole expression statement (`print(x)`: its value is not used, there is nothing to bind)."""
+    parent = parents.get(node)
+    if not isinstance(node, cst.BaseExpression) or isinstance(node, (cst.StarredElement, cst.Ellipsis)):
+        return False
+    if isinstance(parent, cst.Expr) or _written(node, parents):
+        return False
+    if isinstance(parent, cst.Call) and node is parent.func:
+        return False
+    if isinstance(parent, cst.Attribute) and node is parent.attr:
+        return False
+    return not isinstance(parent, (cst.Annotation, cst.Decorator, cst.Param, cst.Arg)) or (
+        isinstance(parent, cst.Arg) and node is parent.value
+    )
+
+
+def _trivial(node: cst.BaseExpression) -> bool:
+    """A name, a literal or a dotted name: nothing to split off."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, (cst.Name, cst.BaseNumber, cst.BaseString))
+
+
+def _operand(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The first operand of `node` worth a statement of its own (`x.sum()` of `x.sum() > 0`)."""
+    if isinstance(node, cst.Call):
+        parts = [node.func.value] if isinstance(node.func, cst.Attribute) else []
+        parts += [arg.value for arg in node.args if not arg.star]
+    elif isinstance(node, (cst.Attribute, cst.Subscript)):
+        parts = [node.value]
+    elif isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
+        parts = [node.left]
+    elif isinstance(node, cst.Comparison):
+        parts = [node.left, *(c.comparator for c in node.comparisons)]
+    elif isinstance(node, cst.UnaryOperation):
+        parts = [node.expression]
+    else:
+        parts = []
+    return next((part for part in parts if not _trivial(part)), None)
+
+
+# -- the transforms -----------------------------------------------------------------------------
+
+
+def _fresh(module: cst.Module, stem: str) -> str:
+    taken = {node.value for node in _walk(module) if isinstance(node, cst.Name)}
+    name, i = stem, 0
+    while name in taken:
+        i += 1
+        name = f"{stem}_{i}"
+    return name
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _statement(code: str) -> cst.SimpleStatementLine:
+    line = cst.parse_statement(code)
+    assert isinstance(line, cst.SimpleStatementLine)
+    comment = cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(SPLIT_MARK))
+    return line.with_changes(trailing_whitespace=comment)
+
+
+class _Rewrite(cst.CSTTransformer):
+    """Replace `target` by `replacement` and insert `before` ahead of the statement `anchor`."""
+
+    def __init__(
+        self, target: cst.CSTNode, replacement: cst.CSTNode,
+        anchor: cst.CSTNode | None = None, before: Sequence[cst.BaseStatement] = (),
+    ) -> None:
+        self.target, self.replacement, self.anchor, self.before = target, replacement, anchor, before
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+        if original is self.target:
+            return self.replacement
+        if isinstance(original, cst.IndentedBlock) and any(s is self.anchor for s in original.body):
+            assert isinstance(updated, cst.IndentedBlock)
+            body: list[cst.BaseStatement] = []
+            for old, new in zip(original.body, updated.body, strict=True):
+                body += [*self.before, new] if old is self.anchor else [new]
+            return updated.with_changes(body=body)
+        return updated
+
+
+def _with_helper(module: cst.Module, helper: str) -> cst.Module:
+    """`module` with `def helper(v): return v` after its imports."""
+    body = list(module.body)
+    at = 0
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+        ):
+            at = i + 1
+    definition = cst.parse_statement(f"def {helper}(v):\n    return v\n")
+    return module.with_changes(body=[*body[:at], definition, *body[at:]])
+
+
+def _negated(node: cst.If) -> cst.If | None:
+    """`if not (test): <else> else: <body>`, the `# expect:` marker kept on the `if` line."""
+    if not isinstance(node.orelse, cst.Else) or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    orelse = node.orelse.body
+    if not isinstance(orelse, cst.IndentedBlock):
+        return None
+    test = node.test
+    if not isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    negated = cst.UnaryOperation(operator=cst.Not(), expression=test)
+    return node.with_changes(
+        test=negated,
+        body=orelse.with_changes(header=node.body.header),
+        orelse=node.orelse.with_changes(body=node.body.with_changes(header=orelse.header)),
+    )
+
+
+def _flagged(wrapper: MetadataWrapper, finding: Finding) -> cst.CSTNode | None:
+    """The innermost expression spanning exactly what `finding` marks (else the outermost node)."""
+    positions = wrapper.resolve(PositionProvider)
+    span = finding.span
+    matches = [
+        node for node, where in positions.items()
+        if (where.start.line, where.start.column, where.end.line, where.end.column)
+        == (span.start.line, span.start.column, span.end.line, span.end.column)
+    ]
+    expressions = [node for node in matches if isinstance(node, cst.BaseExpression)]
+    if expressions:
+        return min(expressions, key=lambda n: sum(1 for _ in _walk(n)))
+    return max(matches, key=lambda n: sum(1 for _ in _walk(n)), default=None)
+
+
+def variants_of(case_id: str, rule: type[Rule], case: Invalid) -> Iterator[Variant]:
+    """Every spelling variant of every flagged expression of `case`."""
+    expected = case.expected_lines(rule.CODE)
+    findings = [
+        f for f in check_source(case.source, "example.py", EVERYTHING)
+        if f.code == rule.CODE and f.span.start.line in expected
+    ]
+    try:
+        cst.parse_module(case.source)
+    except cst.ParserSyntaxError:
+        return  # a syntax error has no other spelling
+    for index, finding in enumerate(findings):
+        wrapper = MetadataWrapper(cst.parse_module(case.source))
+        module = wrapper.module
+        parents = _parents(wrapper)
+        node = _flagged(wrapper, finding)
+        if node is None:
+            continue
+        for kind in KINDS:
+            made = _make(kind, module, node, parents)
+            if made is not None:
+                yield Variant(f"{case_id}-{index}", kind, rule, case.source, made.code)
+
+
+def _make(
+    kind: str, module: cst.Module, node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]
+) -> cst.Module | None:
+    if kind == "negate":
+        holder = node if isinstance(node, cst.If) else parents.get(node)
+        while holder is not None and not isinstance(holder, (cst.If, cst.BaseSmallStatement, cst.IndentedBlock)):
+            holder = parents.get(holder)
+        if not isinstance(holder, cst.If) or isinstance(parents.get(holder), cst.If):
+            return None
+        negated = _negated(holder)
+        return None if negated is None else module.visit(_Rewrite(holder, negated))
+    if not _movable(node, parents):
+        return None
+    assert isinstance(node, cst.BaseExpression)
+    if kind == "helper":
+        helper = _fresh(module, "_h")
+        call = cst.Call(func=cst.Name(helper), args=[cst.Arg(node.with_changes(lpar=[], rpar=[]))])
+        return _with_helper(module.visit(_Rewrite(node, call)), helper)
+    moved = node if kind != "split" else _operand(node)
+    if moved is None:
+        return None
+    anchor = _placement(moved, parents)
+    if anchor is None:
+        return None
+    name = _fresh(module, "part" if kind == "split" else "value")
+    text = cst.Module([]).code_for_node(moved.with_changes(lpar=[], rpar=[]))
+    line = f"{name}, _ = {text}, 0" if kind == "unpack" else f"{name} = {text}"
+    return module.visit(_Rewrite(moved, cst.Name(name), anchor, [_statement(line)]))
+
+
+def all_variants() -> list[Variant]:
+    return [
+        variant
+        for rule, case, case_id in all_cases()
+        if isinstance(case, Invalid) and not rule.CONFIRMATION_ONLY and case.expected_lines(rule.CODE)
+        for variant in variants_of(case_id, rule, case)
+    ]
+
+
+# -- the verdict --------------------------------------------------------------------------------
+
+
+def _groups(source: str, code: str) -> dict[int, int]:
+    """Line -> the index of the flagged statement it belongs to (its `# expect:` line, and the
+    lines split off just before it)."""
+    lines = source.splitlines()
+    marked = Invalid(source).expected_lines(code)
+    out: dict[int, int] = {}
+    for index, line in enumerate(marked):
+        out[line] = index
+        above = line - 1
+        while above >= 1 and lines[above - 1].rstrip().endswith(SPLIT_MARK):
+            out[above] = index
+            above -= 1
+    return out
+
+
+def verdict(source: str, code: str) -> list[tuple[str, bool]]:
+    """Per flagged statement (in order): the severities and whether a fix is offered; `missing`
+    for a statement not flagged, and a trailing `extra` for a finding on an unmarked line."""
+    groups = _groups(source, code)
+    count = len(set(groups.values()))
+    found: list[list[Finding]] = [[] for _ in range(count)]
+    extra = []
+    for f in check_source(source, "example.py", EVERYTHING):
+        if f.code != code:
+            continue
+        if f.span.start.line in groups:
+            found[groups[f.span.start.line]].append(f)
+        else:
+            extra.append(f)
+    out = [
+        (" ".join(sorted({f.severity.value for f in group})) or "missing", any(f.fix is not None for f in group))
+        for group in found
+    ]
+    return out + [(f"extra line {f.span.start.line}", False) for f in extra]
+
+
+@functools.cache
+def _original_verdict(source: str, code: str) -> list[tuple[str, bool]]:
+    return verdict(source, code)
+
+
+def difference(variant: Variant) -> str | None:
+    """What differs between the original's verdict and the variant's, or None."""
+    code = variant.rule.CODE
+    before, after = _original_verdict(variant.original, code), verdict(variant.source, code)
+    if len(before) != len(after):
+        return f"flagged {after}, originally {before}"
+    for i, ((severity, fixed), (severity_now, fixed_now)) in enumerate(zip(before, after, strict=True)):
+        if severity != severity_now:
+            return f"statement {i}: {severity_now}, originally {severity}"
+        if fixed and not fixed_now:
+            return f"statement {i}: no fix offered any more"
+    return None
+
+
+VARIANTS = all_variants()
+
+
+@pytest.mark.parametrize(
+    "variant", [pytest.param(v, id=f"{v.case_id}-{v.kind}") for v in VARIANTS]
+)
+def test_a_spelling_gets_the_same_verdict(variant: Variant) -> None:
+    gap = KNOWN_GAPS.get((variant.case_id, variant.kind))
+    problem = difference(variant)
+    if gap is not None:
+        assert problem is not None, f"listed as a known gap ({gap}) but now gets the same verdict: drop it"
+        pytest.xfail(gap)
+    assert problem is None, f"{problem}\n--- variant:\n{variant.source}"
+
+
+def test_every_kind_of_spelling_is_made() -> None:
+    """The transforms apply: each kind yields variants across several rules."""
+    for kind in KINDS:
+        rules = {v.rule.CODE for v in VARIANTS if v.kind == kind}
+        assert len(rules) >= 3, f"{kind}: only {sorted(rules)}"
+
+
+def test_known_gaps_name_variants_that_exist() -> None:
+    made = {(v.case_id, v.kind) for v in VARIANTS}
+    assert set(KNOWN_GAPS) <= made
+
+
+# -- the issue's case: a number read from data, converted twice, bound on the line before -------
+
+REPEAT = """
+import torch
+class Repeat(torch.nn.Module):
+    def forward(self, x, steps):
+        out = x
+        n = {count}
+        for _ in range(n):
+            out = out + x
+        return out{after}
+"""
+
+
+@pytest.mark.parametrize("count", ["int(steps.item())", "float(int(steps))", "steps.item()", "int(steps)"])
+def test_a_count_converted_in_any_order_gets_the_while_loop_fix(count: str) -> None:
+    [finding] = [f for f in check_source(REPEAT.format(count=count, after=""), "m.py", EVERYTHING) if f.code == "XPT201"]
+    assert finding.fix is not None and "torch.while_loop" in finding.fix.title
+    assert "no automatic fix" not in finding.message
+
+
+def test_without_a_fix_the_message_does_not_deny_its_own_finding() -> None:
+    """`n` read after the loop too: no fix, and the reason says what is missing, not that `n`
+    is no number read from a tensor (the finding says it is)."""
+    source = REPEAT.format(count="int(steps.item())", after=" + n")
+    [finding] = [f for f in check_source(source, "m.py", EVERYTHING) if f.code == "XPT201"]
+    assert finding.fix is None
+    assert "read from tensor data" in finding.message and "not a number read" not in finding.message
+    assert "the tensor `n` is read from is not at hand" in finding.message
