@@ -63,3 +63,29 @@ export function toServerSettings(settings: ExtensionSettings, trusted: boolean, 
 export function needsRestart(before: ExtensionSettings, after: ExtensionSettings): boolean {
   return before.interpreter !== after.interpreter;
 }
+
+/** The scopes of one setting, as `WorkspaceConfiguration.inspect` reports them. */
+export interface SettingScopes<T> {
+  globalValue?: T;
+  workspaceValue?: T;
+  workspaceFolderValue?: T;
+}
+
+export interface InterpreterSetting {
+  /** The path to use ("" when none). */
+  value: string;
+  /** A workspace's value that Restricted Mode keeps from running, to say so in the log. */
+  ignored?: string;
+}
+
+/**
+ * `xport-lint.interpreter` in effect. Trusted: the most specific scope. Untrusted: only the
+ * user's own (global) value, since a workspace may not choose what runs on the user's machine.
+ */
+export function interpreterSetting(scopes: SettingScopes<string> | undefined, trusted: boolean): InterpreterSetting {
+  const clean = (value: unknown) => (typeof value === "string" ? value.trim() : "");
+  const user = clean(scopes?.globalValue);
+  const workspace = clean(scopes?.workspaceFolderValue) || clean(scopes?.workspaceValue);
+  if (trusted) return { value: workspace || user };
+  return workspace && workspace !== user ? { value: user, ignored: workspace } : { value: user };
+}

@@ -1,43 +1,165 @@
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { installCommand, resolveInterpreter, serverStatus, which } from "../../src/common/python";
+import {
+  hasXportLint,
+  installCommand,
+  type InterpreterSources,
+  isExecutable,
+  listInterpreters,
+  resolveInterpreter,
+  serverStatus,
+  venvPython,
+  which,
+} from "../../src/common/python";
 
 const none = async () => undefined;
 
-test("an explicit xport-lint.interpreter wins over the Python extension", async () => {
-  const found = await resolveInterpreter({
-    setting: "/opt/venv/bin/python",
-    fromPythonExtension: async () => "/other/python",
-    onPath: async () => "/usr/bin/python3",
-  });
-  assert.deepEqual(found, { path: "/opt/venv/bin/python", source: "setting" });
-});
+/** A stand-in interpreter: a script that answers the xport-lint probe as a real one would. */
+function fakePython(path: string, withXportLint: boolean): string {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `#!/bin/sh\nexit ${withXportLint ? 0 : 1}\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
 
-test("without a setting, the Python extension's interpreter is used", async () => {
-  const found = await resolveInterpreter({
-    setting: "",
-    fromPythonExtension: async () => "/work/.venv/bin/python",
-    onPath: async () => "/usr/bin/python3",
-  });
-  assert.deepEqual(found, { path: "/work/.venv/bin/python", source: "python-extension" });
-});
-
-test("without either, python3 on PATH; a failing Python extension is skipped", async () => {
-  const found = await resolveInterpreter({
-    setting: "",
-    fromPythonExtension: async () => {
-      throw new Error("extension host crashed");
+/**
+ * A machine with every source of an interpreter: a venv activated in the environment, a workspace
+ * with `.venv` (and `venv`), and `python3` on PATH. All but the workspace's `venv` have xport-lint.
+ */
+function machine() {
+  const root = mkdtempSync(join(tmpdir(), "xport-discovery-"));
+  const activated = join(root, "activated-venv");
+  const workspace = join(root, "workspace");
+  const bin = join(root, "usr-bin");
+  return {
+    activated,
+    workspace,
+    activatedPython: fakePython(venvPython(activated, "linux"), true),
+    dotVenvPython: fakePython(join(workspace, ".venv", "bin", "python"), true),
+    venvPython: fakePython(join(workspace, "venv", "bin", "python"), false),
+    pathPython: fakePython(join(bin, "python3"), true),
+    sources(overrides: Partial<InterpreterSources> = {}): InterpreterSources {
+      return {
+        trusted: true,
+        setting: "",
+        fromPythonExtension: none,
+        virtualEnv: activated,
+        workspaceFolders: [workspace],
+        isExecutable,
+        hasXportLint: (python) => hasXportLint(python),
+        onPath: (command) => which(command, bin),
+        platform: "linux",
+        ...overrides,
+      };
     },
-    onPath: async (command) => (command === "python3" ? "/usr/bin/python3" : undefined),
+  };
+}
+
+test("an explicit xport-lint.interpreter wins over every other source", async () => {
+  const m = machine();
+  const found = await resolveInterpreter(m.sources({ setting: "/opt/venv/bin/python", fromPythonExtension: async () => "/other/python" }));
+  assert.deepEqual(found, { path: "/opt/venv/bin/python", source: "setting", reason: "the xport-lint.interpreter setting" });
+});
+
+test("without a setting, the Python extension's interpreter comes before VIRTUAL_ENV and the workspace", async () => {
+  const m = machine();
+  const found = await resolveInterpreter(m.sources({ fromPythonExtension: async () => "/picked/python" }));
+  assert.deepEqual(found, { path: "/picked/python", source: "python-extension", reason: "the Python extension's active interpreter" });
+});
+
+test("without the Python extension, the activated virtual environment (VIRTUAL_ENV) is used", async () => {
+  const m = machine();
+  const found = await resolveInterpreter(m.sources());
+  assert.equal(found?.source, "virtual-env");
+  assert.equal(found?.path, m.activatedPython);
+  assert.match(found?.reason ?? "", /VIRTUAL_ENV=/);
+});
+
+test("a failing Python extension is skipped, not fatal", async () => {
+  const m = machine();
+  const broken = async () => {
+    throw new Error("extension host crashed");
+  };
+  assert.equal((await resolveInterpreter(m.sources({ fromPythonExtension: broken })))?.source, "virtual-env");
+});
+
+test("with no venv activated, the workspace's .venv that has xport-lint, before python3 on PATH", async () => {
+  const m = machine();
+  const found = await resolveInterpreter(m.sources({ virtualEnv: undefined }));
+  assert.deepEqual(found, { path: m.dotVenvPython, source: "workspace-venv", reason: "the workspace's .venv, which has xport-lint" });
+});
+
+test("a VIRTUAL_ENV without an interpreter (a stale variable) is skipped", async () => {
+  const m = machine();
+  const found = await resolveInterpreter(m.sources({ virtualEnv: join(m.workspace, "deleted-venv") }));
+  assert.equal(found?.path, m.dotVenvPython);
+});
+
+test("a workspace venv without xport-lint is passed over for python3 on PATH", async () => {
+  const m = machine();
+  const onlyVenv = mkdtempSync(join(tmpdir(), "xport-ws-")); // a `venv` without xport-lint, no `.venv`
+  fakePython(join(onlyVenv, "venv", "bin", "python"), false);
+  const found = await resolveInterpreter(m.sources({ virtualEnv: undefined, workspaceFolders: [onlyVenv] }));
+  assert.deepEqual(found, { path: m.pathPython, source: "path", reason: "python3 on PATH" });
+});
+
+test("untrusted, nothing the workspace chose runs: not the Python extension's pick, not its .venv", async () => {
+  const m = machine();
+  const untrusted = { trusted: false, fromPythonExtension: async () => "/workspace/picked/python" };
+  const found = await resolveInterpreter(m.sources({ ...untrusted, virtualEnv: undefined }));
+  assert.deepEqual(found, { path: m.pathPython, source: "path", reason: "python3 on PATH" });
+  // the user's own environment and setting still count
+  assert.equal((await resolveInterpreter(m.sources(untrusted)))?.path, m.activatedPython);
+  assert.deepEqual(await resolveInterpreter(m.sources({ ...untrusted, setting: "/home/me/venv/bin/python" })), {
+    path: "/home/me/venv/bin/python",
+    source: "setting",
+    reason: "your user-level xport-lint.interpreter setting",
   });
-  assert.deepEqual(found, { path: "/usr/bin/python3", source: "path" });
 });
 
 test("nothing found is reported as undefined, not a bad path", async () => {
-  assert.equal(await resolveInterpreter({ setting: "", fromPythonExtension: none, onPath: none }), undefined);
+  const empty = mkdtempSync(join(tmpdir(), "xport-empty-"));
+  const sources: InterpreterSources = {
+    trusted: true,
+    setting: "",
+    fromPythonExtension: none,
+    virtualEnv: undefined,
+    workspaceFolders: [empty],
+    isExecutable,
+    hasXportLint,
+    onPath: (command) => which(command, empty),
+  };
+  assert.equal(await resolveInterpreter(sources), undefined);
+});
+
+test("the picker lists every interpreter found, in discovery order, each once", async () => {
+  const m = machine();
+  const found = await listInterpreters(m.sources({ setting: m.pathPython, fromPythonExtension: async () => m.activatedPython }));
+  assert.deepEqual(
+    found.map((i) => [i.source, i.path]),
+    [
+      ["setting", m.pathPython],
+      ["python-extension", m.activatedPython],
+      ["workspace-venv", m.dotVenvPython],
+      ["workspace-venv", m.venvPython], // listed, though it lacks xport-lint: the picker says so
+    ], // VIRTUAL_ENV and PATH found the same two again
+
+  );
+});
+
+test("a venv's interpreter is bin/python, or Scripts\\python.exe on Windows", () => {
+  assert.equal(venvPython("/w/.venv", "linux"), join("/w/.venv", "bin", "python"));
+  assert.equal(venvPython("/w/.venv", "win32"), join("/w/.venv", "Scripts", "python.exe"));
+});
+
+test("hasXportLint asks the interpreter itself; a missing interpreter has nothing", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "xport-probe-"));
+  assert.equal(await hasXportLint(fakePython(join(folder, "yes"), true)), true);
+  assert.equal(await hasXportLint(fakePython(join(folder, "no"), false)), false);
+  assert.equal(await hasXportLint(join(folder, "absent")), false);
 });
 
 test("which finds an executable on the given PATH only", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type ConfigGetter, needsRestart, readSettings, toServerSettings } from "../../src/common/settings";
+import { type ConfigGetter, interpreterSetting, needsRestart, readSettings, toServerSettings } from "../../src/common/settings";
 
 function getter(values: Record<string, unknown>): ConfigGetter {
   return <T>(key: string, fallback: T) => (key in values ? (values[key] as T) : fallback);
@@ -56,4 +56,20 @@ test("only a new interpreter needs a new server process", () => {
   const before = readSettings(getter({}));
   assert.equal(needsRestart(before, readSettings(getter({ ignore: ["XPT404"] }))), false);
   assert.equal(needsRestart(before, readSettings(getter({ interpreter: "/usr/bin/python3" }))), true);
+});
+
+test("trusted, the workspace's xport-lint.interpreter overrides the user's", () => {
+  const scopes = { globalValue: "/home/me/venv/bin/python", workspaceValue: " ./.venv/bin/python " };
+  assert.deepEqual(interpreterSetting(scopes, true), { value: "./.venv/bin/python" });
+  assert.deepEqual(interpreterSetting({ globalValue: "/home/me/venv/bin/python" }, true), { value: "/home/me/venv/bin/python" });
+  assert.deepEqual(interpreterSetting(undefined, true), { value: "" });
+});
+
+test("untrusted, only the user's own xport-lint.interpreter counts; the workspace's is noted as ignored", () => {
+  const scopes = { globalValue: "/home/me/venv/bin/python", workspaceFolderValue: "/tmp/evil/python" };
+  assert.deepEqual(interpreterSetting(scopes, false), { value: "/home/me/venv/bin/python", ignored: "/tmp/evil/python" });
+  assert.deepEqual(interpreterSetting({ workspaceValue: "/tmp/evil/python" }, false), { value: "", ignored: "/tmp/evil/python" });
+  assert.deepEqual(interpreterSetting({ globalValue: "/usr/bin/python3", workspaceValue: "/usr/bin/python3" }, false), {
+    value: "/usr/bin/python3",
+  });
 });
