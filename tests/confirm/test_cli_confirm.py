@@ -172,7 +172,7 @@ def test_a_run_past_the_memory_cap_is_a_failure_that_names_the_exception(tmp_pat
         "def xport_example():\n    return Big(), (torch.randn(4),)\n"
     )
     result = run("check", "--no-cache", "--confirm", "--confirm-memory", "4", "--format", "json", ".",
-                 cwd=tmp_path)
+                 cwd=tmp_path, timeout=600)
     assert result.returncode == 1
     (item,) = json.loads(result.stdout)
     assert item["code"] == "XPT906" and item["location"]["row"] == 4, item
@@ -205,7 +205,7 @@ def test_torch_output_stays_off_stderr_even_when_the_worker_dies(tmp_path: Path)
                     "            print('the model gives up')\n            os._exit(3)\n")
         .replace("import torch", "import os\nimport torch") + EXAMPLE
     )
-    result = run("check", "--no-cache", "--confirm", "gate.py", cwd=tmp_path)
+    result = run("check", "--no-cache", "--confirm", "gate.py", cwd=tmp_path, timeout=600)
     assert result.returncode == 1
     assert "the worker exited with status 3" in result.stderr and "the model gives up" in result.stderr
     assert "def forward(self" not in result.stderr and "symbolic_shapes" not in result.stderr

@@ -45,10 +45,16 @@ def test_then_on_the_exception_traceback_then_on_the_model_class() -> None:
 
 
 def test_draft_export_raising_is_told_apart_from_export_succeeding() -> None:
-    raw = report(export_ok=True, draft_error="RuntimeError: draft_export could not run the model")
+    """Export passed, but the check is incomplete: a finding that names draft_export's exception
+    (it used to say only "draft_export itself raised", and exit 0)."""
+    raw = report(export_ok=True, draft_error="RuntimeError: draft_export could not run the model", draft_line=4)
     result = merge("net.py", SOURCE, [], raw)
-    assert result.export_ok is True and not result.failed
-    assert "torch.export.export succeeded" in result.summary and "draft_export itself raised" in result.summary
+    assert result.export_ok is True and result.failed
+    assert "torch.export.export succeeded" in result.summary
+    assert "draft_export itself raised RuntimeError: draft_export could not run the model" in result.summary
+    (found,) = result.findings
+    assert (found.code, found.span.start.line) == ("XPT906", 4)
+    assert found.message == "could not confirm with draft_export: it raised RuntimeError: draft_export could not run the model"
 
 
 def test_draft_export_issues_where_export_passes_say_which_tool_said_what() -> None:
