@@ -23,6 +23,7 @@ from .files import SourceFile, decode, discover, write_back
 from .fixes import apply_fixes, fixable
 from .index import EMPTY_CONTEXT, FileContext
 from .model import Applicability, Finding, Severity
+from .notebooks import Notebook, NotebookError, parse_notebook
 from .positions import split_lines
 from .project import FileResult, ProjectCheck, check_project, problem_finding, recheck
 from .rule import Rule, strip_markers
@@ -134,10 +135,10 @@ def check(
             "or pass --python /path/to/the/python/that/has/your/torch"
         )
     if stdin:
-        findings, sources = _check_stdin(stdin_filename or "-", config, fix, diff, unsafe_fixes, exit_zero)
+        findings, sources, notebooks = _check_stdin(stdin_filename or "-", config, fix, diff, unsafe_fixes, exit_zero)
         # with --fix, stdout is the fixed text: the report goes to stderr (as ruff does)
         _finish(findings, sources, output_format, statistics, quiet, fail_on, exit_zero, 0, baseline,
-                write_baseline, err=fix)
+                write_baseline, err=fix, notebooks=notebooks)
     files = discover(targets, config.exclude)
     cache = None if no_cache else Cache(Path(cache_dir) if cache_dir else None)
     progress = _ProgressBar()
@@ -173,16 +174,17 @@ def check(
 
     for path, file_findings in per_file.items():
         findings.extend((path, f) for f in file_findings)
+    notebooks = {r.path: r.source.notebook for r in checked.results if r.source.notebook is not None}
     _finish(findings, sources, output_format, statistics, quiet, fail_on, exit_zero, failed_examples, baseline,
-            write_baseline)
+            write_baseline, notebooks=notebooks)
 
 
 def _finish(
     findings: list[tuple[str, Finding]], sources: dict[str, str], output_format: str, statistics: bool, quiet: bool,
     fail_on: str, exit_zero: bool, failed_examples: int, baseline: str | None, write_baseline: str | None,
-    err: bool = False,
+    err: bool = False, notebooks: dict[str, Notebook] | None = None,
 ) -> NoReturn:
-    """Report `findings` (on stderr with `err`) and exit with the status they call for."""
+    """Report `findings` (on stderr with `err`; a notebook's by cell) and exit with the status they call for."""
     findings.sort(key=lambda pf: (pf[0], pf[1].span.start, pf[1].code))
 
     if write_baseline:
@@ -192,7 +194,7 @@ def _finish(
     if baseline:
         findings = _filter_baseline(baseline, findings, sources)
 
-    _report(findings, sources, output_format, statistics, quiet, err)
+    _report(findings, sources, output_format, statistics, quiet, err, notebooks)
     if any(is_internal_error(f) for _, f in findings):
         sys.exit(2)  # xport-lint failed on a file: never a clean (or merely "findings") result
     threshold = _SEVERITY_RANK[Severity(fail_on)]
@@ -317,27 +319,40 @@ def _fix(
 
 def _check_stdin(
     path: str, config: Config, fix: bool, diff: bool, unsafe: bool, exit_zero: bool
-) -> tuple[list[tuple[str, Finding]], dict[str, str]]:
+) -> tuple[list[tuple[str, Finding]], dict[str, str], dict[str, Notebook]]:
     """One file read from stdin, named `path` (editors and pipes). With --fix the fixed text is
-    printed to stdout (all of it, fixed or not); with --diff the diff, and the run exits."""
+    printed to stdout (all of it, fixed or not); with --diff the diff, and the run exits.
+    Returns the findings, the text, and the notebook it is (`path` ending in `.ipynb`)."""
     source = decode(path, sys.stdin.buffer.read())
     if source.text is None:
-        return [(path, problem_finding(source.problem or "cannot read stdin"))], {}
+        return [(path, problem_finding(source.problem or "cannot read stdin"))], {}, {}
+    notebooks = {path: source.notebook} if source.notebook is not None else {}
     findings = check_source(source.text, path, config)
     if not (fix or diff):
-        return [(path, f) for f in findings], {path: source.text}
+        return [(path, f) for f in findings], {path: source.text}, notebooks
     text = fix_source(source.text, path, config, unsafe, findings)
     if diff:
         if text != source.text:
-            click.echo(_unified_diff(path, source.text, text), nl=False)
+            click.echo(_unified_diff(path, source.text, text, source.notebook), nl=False)
         sys.exit(1 if text != source.text and not exit_zero else 0)
-    sys.stdout.buffer.write(source.encode(text))
+    try:
+        data = source.encode(text)
+    except NotebookError as error:
+        click.echo(f"xport-lint: {path}: fix not applied: {error}", err=True)
+        text, data = source.text, source.encode(source.text)
+    sys.stdout.buffer.write(data)
     sys.stdout.flush()
-    remaining = check_source(text, path, config) if text != source.text else findings
-    return [(path, f) for f in remaining], {path: text}
+    if text == source.text:
+        return [(path, f) for f in findings], {path: text}, notebooks
+    if source.notebook is not None:
+        notebooks = {path: parse_notebook(data)}  # the fixed cells' lines
+    return [(path, f) for f in check_source(text, path, config)], {path: text}, notebooks
 
 
-def _unified_diff(path: str, original: str, text: str) -> str:
+def _unified_diff(path: str, original: str, text: str, notebook: Notebook | None = None) -> str:
+    """The fix as a unified diff; a notebook's per changed cell (`path:cell N`, as ruff's)."""
+    if notebook is not None:
+        return notebook.diff(path, text)
     return "".join(difflib.unified_diff(
         split_lines(original), split_lines(text), fromfile=f"a/{path}", tofile=f"b/{path}",
     ))
@@ -414,6 +429,11 @@ def _confirm(
         text = sources.get(result.path, result.text)
         if text is None:
             continue
+        if result.source.notebook is not None:
+            if not quiet:
+                click.echo(f"xport-lint: {result.path}: not confirmed (a notebook: confirmation imports .py files)",
+                           err=True)
+            continue
         provider = None
         if config.examples:
             try:
@@ -469,11 +489,12 @@ def _apply(
         original = sources[path]
         context = (contexts or {}).get(path, EMPTY_CONTEXT)
         text = fix_source(original, path, config, unsafe, findings, context=context)
-        if text != original and prove is not None:
+        notebook = files[path].notebook
+        if text != original and prove is not None and notebook is None:  # a notebook is never imported
             text = prove(path, original, text, fixable(findings, unsafe))
         if text == original:
             continue
-        diffs.append(_unified_diff(path, original, text))
+        diffs.append(_unified_diff(path, original, text, notebook))
         if write:
             problem = write_back(files[path], text)
             if problem is not None:
@@ -522,19 +543,19 @@ def _filter_baseline(
 
 def _report(
     findings: list[tuple[str, Finding]], sources: dict[str, str], fmt: str, statistics: bool, quiet: bool,
-    err: bool = False,
+    err: bool = False, notebooks: dict[str, Notebook] | None = None,
 ) -> None:
     """The findings in `fmt`, on stdout (stderr with `err`: stdout holds the fixed text)."""
     echo = functools.partial(click.echo, err=err)
     if fmt == "json":
-        echo(output.render_json(findings))
+        echo(output.render_json(findings, notebooks))
         return
     if fmt == "sarif":
         echo(output.render_sarif(findings))
         return
     if fmt == "github":
         if findings:
-            echo(output.render_github(findings))
+            echo(output.render_github(findings, notebooks))
         return
     if statistics:
         if findings:
@@ -542,7 +563,7 @@ def _report(
         return
     colour = (sys.stderr if err else sys.stdout).isatty() and "NO_COLOR" not in os.environ
     if findings:
-        echo(output.render_text(findings, sources, colour), color=colour)
+        echo(output.render_text(findings, sources, colour, notebooks), color=colour)
     if not quiet:
         by_severity = Counter(f.severity.value for _, f in findings)
         fixable = sum(1 for _, f in findings if f.fix is not None and f.fix.applicability.value == "safe")

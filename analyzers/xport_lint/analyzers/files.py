@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pathspec
 
+from .notebooks import Notebook, NotebookError, parse_notebook
+
 #: Bigger files are skipped with a notice: generated code, not model code a human edits.
 MAX_BYTES = 8 * 1024 * 1024
 _ALWAYS_SKIPPED = frozenset(
@@ -32,15 +34,20 @@ class SourceFile:
     #: how the bytes on disk were decoded, so a fix writes them back the same way
     encoding: str = "utf-8"
     bom: bool = False
+    #: a Jupyter notebook: `text` is its code cells as one module (notebooks.py)
+    notebook: Notebook | None = None
 
     def encode(self, text: str) -> bytes:
-        """`text` as this file's bytes: its own encoding, its BOM (line endings are in `text`)."""
+        """`text` as this file's bytes: its own encoding, its BOM (line endings are in `text`);
+        a notebook's JSON with `text` as its code cells (NotebookError when that cannot be)."""
+        if self.notebook is not None:
+            return self.notebook.render(text)
         data = text.encode(self.encoding)
         return codecs.BOM_UTF8 + data if self.bom else data
 
 
 def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> list[str]:
-    """Python files under `paths`: folders walked (symlinks not followed, so no loops; only
+    """Python files and Jupyter notebooks under `paths`: folders walked (symlinks not followed, so no loops; only
     regular files, so a FIFO cannot hang the run), `.gitignore` and `exclude` respected; paths
     named explicitly are always included, and a folder that cannot be listed is listed itself,
     so that `read` reports it."""
@@ -84,7 +91,7 @@ def _walk(root: Path, excluded: pathspec.PathSpec) -> Iterator[str]:
             d for d in subdirs if d not in _ALWAYS_SKIPPED and not ignored(here / d, True)
         )
         for name in sorted(files):
-            if name.endswith((".py", ".pyi")) and _regular(here / name) and not ignored(here / name, False):
+            if name.endswith((".py", ".pyi", ".ipynb")) and _regular(here / name) and not ignored(here / name, False):
                 yield str(here / name)
     yield from unlistable
 
@@ -124,6 +131,12 @@ def read(path: str) -> SourceFile:
 
 
 def decode(path: str, data: bytes) -> SourceFile:
+    if path.endswith(".ipynb"):
+        try:
+            notebook = parse_notebook(data)
+        except NotebookError as error:
+            return SourceFile(path, None, f"cannot parse: {error}")
+        return SourceFile(path, notebook.text, notebook=notebook)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
@@ -151,6 +164,8 @@ def write_back(source: SourceFile, text: str) -> str | None:
         data = source.encode(text)
     except UnicodeEncodeError as error:
         return f"it needs characters {source.encoding} cannot hold ({error.reason})"
+    except NotebookError as error:
+        return str(error)
     try:
         info = os.stat(source.path)
         if stat.S_ISREG(info.st_mode) and not info.st_mode & 0o222:
@@ -163,7 +178,9 @@ def write_back(source: SourceFile, text: str) -> str | None:
             return "not a regular file"
         original = _read_all(fd)
         current = decode(source.path, original)
-        if (current.text, current.encoding, current.bom) != (source.text, source.encoding, source.bom):
+        if (current.text, current.encoding, current.bom) != (source.text, source.encoding, source.bom) or (
+            source.notebook is not None and original != source.notebook.raw  # outputs saved meanwhile
+        ):
             return "the file changed since it was read (an edit saved during the run); check it again"
         try:
             _write_all(fd, data)

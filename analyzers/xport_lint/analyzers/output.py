@@ -5,27 +5,46 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import click
 
 from . import registry
 from .model import Applicability, Finding, Position, Severity
+from .notebooks import Notebook
 from .positions import split_lines
 
 VERSION = "0.1.0"
 _COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
-def _location(position: Position) -> dict[str, int]:
-    # ruff's JSON is 1-based in both row and column
-    return {"row": position.line, "column": position.column + 1}
+#: path -> the notebook it is (its findings' lines are lines of its code cells as one module)
+Notebooks = Mapping[str, Notebook]
 
 
-def to_json_objects(findings: Sequence[tuple[str, Finding]]) -> list[dict[str, Any]]:
+def _location(position: Position, notebook: Notebook | None = None) -> dict[str, int]:
+    # ruff's JSON is 1-based in both row and column; in a notebook, the row is the cell's
+    line = notebook.locate(position.line)[1] if notebook is not None else position.line
+    return {"row": line, "column": position.column + 1}
+
+
+def _place(path: str, line: int, notebooks: Notebooks | None) -> tuple[str, int]:
+    """`path` or `path:cell N` (as ruff writes a notebook's cells), and the line there."""
+    notebook = (notebooks or {}).get(path)
+    if notebook is None:
+        return path, line
+    cell, line = notebook.locate(line)
+    return f"{path}:cell {cell}", line
+
+
+def to_json_objects(
+    findings: Sequence[tuple[str, Finding]], notebooks: Notebooks | None = None
+) -> list[dict[str, Any]]:
+    """ruff's keys; a notebook's rows are its cells' (`cell`: the 1-based cell number, else null)."""
     out = []
     for path, finding in findings:
+        notebook = (notebooks or {}).get(path)
         fix = None
         if finding.fix is not None:
             fix = {
@@ -34,8 +53,8 @@ def to_json_objects(findings: Sequence[tuple[str, Finding]]) -> list[dict[str, A
                 "edits": [
                     {
                         "content": edit.content,
-                        "location": _location(edit.span.start),
-                        "end_location": _location(edit.span.end),
+                        "location": _location(edit.span.start, notebook),
+                        "end_location": _location(edit.span.end, notebook),
                     }
                     for edit in finding.fix.edits
                 ],
@@ -45,8 +64,9 @@ def to_json_objects(findings: Sequence[tuple[str, Finding]]) -> list[dict[str, A
                 "filename": path,
                 "code": finding.code,
                 "message": finding.message,
-                "location": _location(finding.span.start),
-                "end_location": _location(finding.span.end),
+                "cell": notebook.locate(finding.span.start.line)[0] if notebook is not None else None,
+                "location": _location(finding.span.start, notebook),
+                "end_location": _location(finding.span.end, notebook),
                 "fix": fix,
                 "severity": finding.severity.value,
                 "url": finding.url,
@@ -55,8 +75,8 @@ def to_json_objects(findings: Sequence[tuple[str, Finding]]) -> list[dict[str, A
                     {
                         "message": r.message,
                         "filename": r.path or path,
-                        "location": _location(r.span.start),
-                        "end_location": _location(r.span.end),
+                        "location": _location(r.span.start, (notebooks or {}).get(r.path or path)),
+                        "end_location": _location(r.span.end, (notebooks or {}).get(r.path or path)),
                     }
                     for r in finding.related
                 ],
@@ -65,8 +85,8 @@ def to_json_objects(findings: Sequence[tuple[str, Finding]]) -> list[dict[str, A
     return out
 
 
-def render_json(findings: Sequence[tuple[str, Finding]]) -> str:
-    return json.dumps(to_json_objects(findings), indent=2)
+def render_json(findings: Sequence[tuple[str, Finding]], notebooks: Notebooks | None = None) -> str:
+    return json.dumps(to_json_objects(findings, notebooks), indent=2)
 
 
 def render_sarif(findings: Sequence[tuple[str, Finding]]) -> str:
@@ -145,23 +165,29 @@ def _sarif_location(path: str, start: Position, end: Position) -> dict[str, Any]
     }
 
 
-def render_github(findings: Sequence[tuple[str, Finding]]) -> str:
+def render_github(findings: Sequence[tuple[str, Finding]], notebooks: Notebooks | None = None) -> str:
+    """Workflow commands; a notebook's lines are its cell's, the cell named in the message (ruff's way)."""
     lines = []
     for path, f in findings:
         level = {"error": "error", "warning": "warning", "info": "notice"}[f.severity.value]
         message = f.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        place, line = _place(path, f.span.start.line, notebooks)
+        end_line = _place(path, f.span.end.line, notebooks)[1]
+        cell = f"{place.removeprefix(path + ':')}: " if place != path else ""
         lines.append(
-            f"::{level} title=xport-lint ({f.code}),file={path},line={f.span.start.line},"
-            f"col={f.span.start.column + 1},endLine={f.span.end.line},"
-            f"endColumn={f.span.end.column + 1}::{f.code} {message}"
+            f"::{level} title=xport-lint ({f.code}),file={path},line={line},"
+            f"col={f.span.start.column + 1},endLine={end_line},"
+            f"endColumn={f.span.end.column + 1}::{cell}{f.code} {message}"
         )
     return "\n".join(lines)
 
 
 def render_text(
-    findings: Sequence[tuple[str, Finding]], sources: dict[str, str], colour: bool
+    findings: Sequence[tuple[str, Finding]], sources: dict[str, str], colour: bool,
+    notebooks: Notebooks | None = None,
 ) -> str:
-    """`path:line:col: CODE message`, then the source line with a caret range (like ruff)."""
+    """`path:line:col: CODE message`, then the source line with a caret range (like ruff); in a
+    notebook, `path:cell N:line:col:` with the cell's line numbers."""
     blocks = []
     split: dict[str, list[str]] = {}  # each file split once, not once per finding
     for path, f in findings:
@@ -169,8 +195,9 @@ def render_text(
         marker = ""
         if f.fix is not None:  # [*] `--fix` applies it; [~] only with `--unsafe-fixes` (its doc says why)
             marker = f" {fix_mark([f.fix.applicability])}".rstrip()
+        place, shown_line = _place(path, f.span.start.line, notebooks)
         head = (
-            click.style(f"{path}:{f.span.start.line}:{f.span.start.column + 1}:", bold=True)
+            click.style(f"{place}:{shown_line}:{f.span.start.column + 1}:", bold=True)
             + " "
             + click.style(f.code, fg=style, bold=True)
             + marker
@@ -184,7 +211,7 @@ def render_text(
             source_lines = split[path] = [line.rstrip("\r\n") for line in split_lines(sources.get(path, ""))]
         if 0 < f.span.start.line <= len(source_lines):
             text = source_lines[f.span.start.line - 1].expandtabs(1)
-            number = str(f.span.start.line)
+            number = str(shown_line)
             gutter = " " * len(number)
             end = f.span.end.column if f.span.end.line == f.span.start.line else len(text)
             width = max(end - f.span.start.column, 1)
@@ -192,10 +219,14 @@ def render_text(
             lines.append(f"{number} | {text}")
             lines.append(f"{gutter} | " + " " * f.span.start.column + click.style("^" * width, fg=style))
             for related in f.related:
-                lines.append(
-                    f"{gutter} = note: {related.message} "
-                    f"({f'{related.path}:' if related.path else 'line '}{related.span.start.line})"
-                )
+                where, line = _place(related.path or path, related.span.start.line, notebooks)
+                if related.path:
+                    where = f"{where}:{line}"
+                elif where != path:
+                    where = f"{where.removeprefix(path + ':')}, line {line}"
+                else:
+                    where = f"line {line}"
+                lines.append(f"{gutter} = note: {related.message} ({where})")
         blocks.append("\n".join(lines))
     text = "\n\n".join(blocks)
     return text if colour else click.unstyle(text)
