@@ -222,6 +222,10 @@ class FunctionFlow:
                 elif name not in unsafe and (name in seen or name in params):
                     early[id(node)] = params.get(name, NOTHING) | seen.get(name, NOTHING)
                 continue
+            if node_type in _COMPREHENSIONS:
+                # its first iterable is read in this scope, where the comprehension stands
+                stack.append((node.for_in.iter, unsafe))  # type: ignore[union-attr]
+                continue
             if node_type in _OWN_SCOPES:
                 continue  # runs later, when called, or in a scope of its own
             if node_type in (cst.For, cst.While):
@@ -830,6 +834,7 @@ class _Branches:
 
 _ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
 _TENSOR_FROM_PYTHON = ("torch.tensor", "torch.as_tensor")
+_COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
 _OWN_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
 
 
