@@ -1,0 +1,179 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..dataflow import Kind, Value, is_tensor_like
+from ..model import Mode, Severity
+from ..rule import Invalid, Rule, TorchError, Valid
+from ._conditions import short
+
+#: tensor methods (and torch functions) whose number of outputs is their size argument's doing
+_SPLITTERS = frozenset({"split", "chunk"})
+#: the keyword that names that argument
+_COUNT_KEYWORDS = frozenset({"split_size", "split_size_or_sections", "chunks"})
+
+
+class DataDependentCount(Rule):
+    """A number of Python objects read from tensor data: `x.split(n.item())`, `dd.tolist()`.
+
+    ## What it does
+    Flags `split` and `chunk` (method or `torch.` function) given a Python number read from
+    tensor data (`.item()`, `int(t)`) as the piece size or count, and `.tolist()` of a tensor
+    whose length depends on data (`nonzero`, `x[mask]`, `unique_consecutive(...,
+    return_counts=True)`).
+
+    ## Why it fails torch.export
+    Export traces the Python, which must know how many tensors `split` returns and how long a
+    list is. A piece size read from data makes the count `(size + n - 1) // n` of an unbacked
+    symbol, and the length of a data-dependent tensor is one: export raises
+    `GuardOnDataDependentSymNode` ("Could not extract specialized integer" or "Could not guard
+    on data-dependent expression Eq(u0, 0)") in both modes. A list of sizes is fine:
+    `torch.split(t, lengths.tolist(), dim=2)` exports in both modes when `lengths` has a
+    static length (`grid.prod(-1) // 4`, `mask.sum(-1)`), each size an unbacked symbol that
+    export checks at run time (measured on torch 2.13).
+
+    ## Example
+    ```python
+    parts = x.split(n.item())
+    counts = torch.unique_consecutive(ids, return_counts=True)[1]
+    pieces = torch.split(t, counts.tolist())
+    ```
+
+    ## Use instead
+    Give `split` a list of sizes read from a tensor of static length, or keep the grouping a
+    tensor (`segment_reduce`, `index_add`, `scatter_reduce` over `ids`).
+
+    ## Fix safety
+    No automatic fix: the static number of pieces is the author's knowledge.
+
+    ## Modes
+    Error in both modes (torch 2.13).
+    """
+
+    CODE = "XPT205"
+    NAME = "data-dependent-count"
+    SEVERITY = Severity.ERROR
+    STRICT_SEVERITY = Severity.ERROR
+    PYTORCH_NAME = "GuardOnDataDependentSymNode"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (
+            TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"),
+            TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"),
+        ),
+        Mode.STRICT: (
+            TorchError("UserError", "Could not extract specialized integer from data-dependent expression"),
+            TorchError("UserError", "Could not guard on data-dependent expression"),
+        ),
+    }
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        if method == "tolist":
+            receiver = self.ctx.value(func.value)
+            if receiver.has(Kind.DD_TENSOR) and not node.args:
+                self.report(node, f"`{short(node)}` makes a list whose length depends on tensor data")
+            return
+        if method not in _SPLITTERS:
+            return
+        qualified = self.ctx.resolve(func)
+        if qualified in ("torch.split", "torch.chunk", "torch.functional.split"):
+            position = 1
+        elif qualified is None and is_tensor_like(self.ctx.value(func.value)):
+            position = 0
+        else:
+            return
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        keyword = [a for a in node.args if a.keyword is not None and a.keyword.value in _COUNT_KEYWORDS]
+        size = keyword[0] if keyword else (positional[position] if len(positional) > position else None)
+        if size is None:
+            return
+        value = self.ctx.value(size.value)
+        if not value.has(Kind.DATA) or value.has(Kind.SHAPE) or _is_list(size.value, value):
+            return
+        self.report(node, f"`{short(node)}`: the number of pieces depends on `{short(size.value)}`, read from tensor data")
+
+    VALID = [
+        Valid(
+            """
+            import torch
+            class PerImage(torch.nn.Module):
+                def forward(self, tokens, grid):
+                    lengths = grid.prod(-1) // 4
+                    parts = torch.split(tokens, lengths.tolist(), dim=0)
+                    return torch.stack([p.mean(0) for p in parts])
+            def xport_example():
+                return PerImage(), (torch.randn(12, 4), torch.tensor([[2, 2], [2, 4]]))
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class PerRow(torch.nn.Module):
+                def forward(self, t, mask):
+                    sizes = mask.sum(-1).tolist()
+                    return t.split(sizes, dim=2)[0]
+            def xport_example():
+                mask = torch.tensor([[1, 1, 0, 0, 0, 0], [1, 1, 1, 1, 0, 0]])
+                return PerRow(), (torch.randn(1, 2, 6), mask)
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            class Pieces(torch.nn.Module):
+                def forward(self, x, n):
+                    parts = x.split(n.item())  # expect: XPT205
+                    return parts[0]
+            def xport_example():
+                return Pieces(), (torch.randn(6), torch.tensor(2))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Pieces(torch.nn.Module):
+                def forward(self, x, n):
+                    k = n.item()
+                    first, *rest = torch.split(x, split_size_or_sections=k)  # expect: XPT205
+                    return first
+            def xport_example():
+                return Pieces(), (torch.randn(6), torch.tensor(2))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Chunks(torch.nn.Module):
+                def forward(self, x, n):
+                    return x.chunk(n.item())[0]  # expect: XPT205
+            def xport_example():
+                return Chunks(), (torch.randn(6), torch.tensor(2))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Runs(torch.nn.Module):
+                def forward(self, t, ids):
+                    counts = torch.unique_consecutive(ids, return_counts=True)[1]
+                    return torch.split(t, counts.tolist(), dim=2)[0]  # expect: XPT205
+            def xport_example():
+                return Runs(), (torch.randn(1, 2, 6), torch.tensor([0, 0, 1, 1, 1, 2]))
+            """
+        ),
+    ]
+
+
+def _is_list(expr: cst.BaseExpression, value: Value) -> bool:
+    """A list of sizes (`lengths.tolist()`, `[a, b]`), not one size: how many pieces is its length."""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    origin = value.origin
+    return (
+        isinstance(origin, cst.Call) and isinstance(origin.func, cst.Attribute) and origin.func.attr.value == "tolist"
+    )
