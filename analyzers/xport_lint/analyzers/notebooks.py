@@ -9,8 +9,11 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
+
+from .model import Edit, Finding, Position, Span
 
 #: the line between two cells in the module (a comment: analysis never sees it)
 BOUNDARY = "# ---- xport-lint: next notebook cell ----"
@@ -59,6 +62,29 @@ class Notebook:
                 break
             chosen = cell
         return chosen.number, max(line - chosen.start + 1, 1)
+
+    def in_cell(self, finding: Finding) -> tuple[int, Finding]:
+        """The number of the cell `finding` is in, and the finding in that cell's own lines (as
+        an editor shows one cell per document). A fix that also edits another cell is left out,
+        and so are notes in other cells."""
+        number, _ = self.locate(finding.span.start.line)
+
+        def moved(span: Span) -> Span | None:
+            (cell, start), (end_cell, end) = self.locate(span.start.line), self.locate(span.end.line)
+            if cell != number or end_cell != number:
+                return None
+            return Span(Position(start, span.start.column), Position(end, span.end.column))
+
+        span = moved(finding.span) or finding.span
+        fix = finding.fix
+        if fix is not None:
+            edits = [(moved(e.span), e.content) for e in fix.edits]
+            fix = replace(fix, edits=tuple(Edit(s, c) for s, c in edits if s is not None)) if all(
+                s is not None for s, _ in edits) else None
+        related = tuple(
+            replace(r, span=moved(r.span)) for r in finding.related if r.path is None and moved(r.span) is not None
+        ) + tuple(r for r in finding.related if r.path is not None)
+        return number, replace(finding, span=span, fix=fix, related=related)
 
     def render(self, text: str) -> bytes:
         """The notebook's bytes with `text` (a fix of `self.text`) as its code cells' source.
@@ -109,13 +135,22 @@ def parse_notebook(raw: bytes) -> Notebook:
         raise NotebookError("not a notebook: no list of `cells`")
     if data.get("nbformat") != 4:
         raise NotebookError(f"not an nbformat 4 notebook (nbformat: {data.get('nbformat')!r})")
-    lines: list[str] = []
-    cells: list[Cell] = []
+    sources: list[str | None] = []
     for number, entry in enumerate(data["cells"], start=1):
         if not isinstance(entry, dict) or entry.get("cell_type") not in ("code", "markdown", "raw"):
             raise NotebookError(f"not a notebook: cell {number} has no known `cell_type`")
         source = "".join(_source_lines(entry, number))
-        if entry["cell_type"] != "code" or _foreign_cell_magic(source):
+        sources.append(source if entry["cell_type"] == "code" else None)
+    return from_cells(sources, raw)
+
+
+def from_cells(sources: Sequence[str | None], raw: bytes = b"") -> Notebook:
+    """The module of a notebook whose cells hold `sources` (None: a markdown or raw cell), as
+    an editor holds one open; `raw`: the file they were read from."""
+    lines: list[str] = []
+    cells: list[Cell] = []
+    for number, source in enumerate(sources, start=1):
+        if source is None or _foreign_cell_magic(source):
             continue
         body, magics = _neutralise(source)
         if cells:
