@@ -409,6 +409,11 @@ class Sizes:
             assigned.setdefault(target.value, []).append(value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
+            if not starred and isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
+                # `n, _ = x.shape[1], 0`: each name its own element
+                for element, part in zip(target.elements, value.elements, strict=True):
+                    self._note(element.value, part.value, assigned)
+                return
             for index, element in enumerate(target.elements):
                 if isinstance(element.value, cst.Name):
                     assigned.setdefault(element.value.value, []).append(element.value)
@@ -449,6 +454,17 @@ class Sizes:
                 self._collect(t.comparator, out, depth + 1) for t in expr.comparisons
             )
         return False
+
+    def followed(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """What a name bound once stands for (through names bound to names), else `expr`."""
+        for _ in range(16):
+            if not isinstance(expr, cst.Name) or expr.value in self.reassigned or expr.value in self.unpacked:
+                return expr
+            value = self.assigned.get(expr.value)
+            if value is None or value is expr:
+                return expr
+            expr = value
+        return expr
 
     def _unpacked_ref(self, name: str, out: list[SizeRef]) -> bool:
         value, index = self.unpacked[name]
@@ -785,12 +801,14 @@ def _judge_loop(expr: cst.BaseExpression, sizes: Sizes | None, config: ShapeConf
 
 
 def _equality_of_sizes(test: cst.BaseExpression, sizes: Sizes) -> bool:
-    """`a.shape[1] != b.shape[1]`: two input sizes compared for equality, nothing else."""
+    """`a.shape[1] != b.shape[1]`: two input sizes compared for equality, nothing else (names
+    bound once to either followed: `same = a.shape[1] == b.shape[1]`, `if same:`)."""
+    test = sizes.followed(test)
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
     target = test.comparisons[0]
     return isinstance(target.operator, (cst.Equal, cst.NotEqual)) and bool(
-        sizes.ref(test.left) and sizes.ref(target.comparator)
+        sizes.ref(sizes.followed(test.left)) and sizes.ref(sizes.followed(target.comparator))
     )
 
 
