@@ -35,7 +35,9 @@ class TensorToPythonNumber(Rule):
     must specialise the value to a concrete Python number, and there is none: it raises
     `GuardOnDataDependentSymNode` ("Could not extract specialized integer"). `t.item()` gives the
     same number as an unbacked symbol that export can carry through arithmetic and sizes, but
-    not format as a number: `f"{loss.item():.3f}"`, `"{:.3f}".format(v)` and `"%.3f" % v` fail
+    not convert (`int(s.item())`, `float(v.item())`: "Could not extract specialized integer",
+    a guard on data; measured on torch 2.13, `F.interpolate(x, size=int(s.item()))` among them)
+    nor format as a number: `f"{loss.item():.3f}"`, `"{:.3f}".format(v)` and `"%.3f" % v` fail
     (`TypeError` on a tensor, a guard on data for the symbol); `f"{v}"`, `"%s" % v` and
     `print(v)` show the symbol and export. Strict export (Dynamo) converts `int(t)` and format
     specs itself, but not `%`-formatting: any `"..." % v` of a tensor or of a number read from
@@ -90,6 +92,11 @@ class TensorToPythonNumber(Rule):
         if name == "len":
             if value.has(Kind.DD_TENSOR):
                 self.report(node, f"`{short(node)}` reads a size that depends on tensor data")
+            return
+        if name in ("int", "float") and value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value):
+            # `int(s.item())`: the symbol export carries has no concrete value to convert to
+            self.report(node, f"`{short(node)}` converts a number read from tensor data: non-strict export "
+                        "has no concrete value for it")
             return
         if not is_tensor_like(value) or (self.ctx.flow is not None and self.ctx.flow.constant_tensor(arg)):
             return  # not a tensor, or one made from Python numbers: a constant of the export
@@ -196,6 +203,28 @@ class TensorToPythonNumber(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            class Resize(torch.nn.Module):
+                def forward(self, x, size):
+                    return F.interpolate(x, size=int(size.item()))  # expect: XPT203
+            def xport_example():
+                return Resize(), (torch.randn(1, 1, 4), torch.tensor(8))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Scale(torch.nn.Module):
+                def forward(self, x, v):
+                    factor = v.max().item()
+                    return x * float(factor)  # expect: XPT203
+            def xport_example():
+                return Scale(), (torch.randn(3), torch.tensor([2.0, 3.0]))
+            """
+        ),
         Invalid(
             """
             import torch
