@@ -8,7 +8,7 @@
 // into .code-server/ (see ../shared/clients.md for the offline workarounds). Never downloads a
 // browser. Usage: npm run e2e   (XPORT_PYTHON: interpreter with xport-lint; default ../.venv)
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -88,15 +88,20 @@ async function waitForHttp(url, timeoutMs = 60000) {
   throw new Error(`${url} did not answer`);
 }
 
-function sandbox(name, { trusted, workspaceInterpreter = PYTHON, userInterpreter }) {
+// the virtual environment PYTHON belongs to (bin/python inside it)
+const PYTHON_VENV = dirname(dirname(PYTHON));
+
+function sandbox(name, { trusted, workspaceInterpreter = PYTHON, userInterpreter, workspaceVenv = false }) {
   const root = mkdtempSync(join(tmpdir(), `xport-e2e-${name}-`));
   const workspace = join(root, "workspace");
   cpSync(join(EXTENSION, "test", "fixtures", "workspace"), workspace, { recursive: true });
   mkdirSync(join(workspace, ".vscode"));
   writeFileSync(
     join(workspace, ".vscode", "settings.json"),
-    JSON.stringify({ "xport-lint.interpreter": workspaceInterpreter }, null, 2),
+    JSON.stringify(workspaceInterpreter ? { "xport-lint.interpreter": workspaceInterpreter } : {}, null, 2),
   );
+  // a workspace .venv with xport-lint: the venv PYTHON belongs to, linked in
+  if (workspaceVenv) symlinkSync(PYTHON_VENV, join(workspace, ".venv"), "dir");
   const userData = join(root, "user-data");
   mkdirSync(join(userData, "User"), { recursive: true });
   const trust = trusted
@@ -121,8 +126,10 @@ function sandbox(name, { trusted, workspaceInterpreter = PYTHON, userInterpreter
 
 async function startCodeServer(box, extraEnv = {}) {
   const port = await freePort();
+  const inherited = { ...process.env };
+  delete inherited.VIRTUAL_ENV; // only a mode that wants one has a venv activated
   const env = {
-    ...process.env,
+    ...inherited,
     HOME: join(box.root, "home"),
     XDG_CONFIG_HOME: join(box.root, "config"),
     XDG_DATA_HOME: join(box.root, "data"),
@@ -167,6 +174,10 @@ const HOST_MODES = {
   trusted: { trusted: true },
   // the workspace names a bogus interpreter, the user the real one: only the user's may run
   untrusted: { trusted: false, workspaceInterpreter: "/nonexistent/python", userInterpreter: PYTHON },
+  // no setting, no Python extension, nothing activated: the workspace's .venv (with xport-lint) is found
+  venv: { trusted: true, workspaceInterpreter: null, workspaceVenv: true },
+  // untrusted, no user setting: the activated venv of the user's environment, not the workspace's pick
+  restricted: { trusted: false, workspaceInterpreter: "/nonexistent/python", virtualEnv: PYTHON_VENV },
   // an interpreter without xport-lint (a fresh venv): the extension says so instead of failing
   missing: { trusted: true, workspaceInterpreter: "MISSING" },
 };
@@ -183,6 +194,7 @@ async function hostTests(mode) {
   const box = sandbox(mode, options);
   const results = join(box.root, "results.json");
   const server = await startCodeServer(box, {
+    ...(options.virtualEnv ? { VIRTUAL_ENV: options.virtualEnv } : {}),
     XPORT_E2E_MODE: mode,
     XPORT_E2E_RESULTS: results,
     XPORT_E2E_PYTHON: PYTHON,

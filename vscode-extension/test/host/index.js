@@ -32,6 +32,27 @@ async function setting(key, value) {
   await vscode.workspace.getConfiguration("xport-lint").update(key, value, vscode.ConfigurationTarget.Workspace);
 }
 
+/** The language servers this extension host runs: its child processes running `-m xport_lint.server`. */
+function serverProcesses() {
+  const servers = [];
+  for (const pid of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const command = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      if (parent === process.pid && command.includes("xport_lint.server")) servers.push(Number(pid));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return servers;
+}
+
+async function lintsTheModel() {
+  const document = await openModel();
+  await waitFor(() => xport(document.uri, "XPT101").length === 1, "XPT101 on the sample model");
+}
+
 const trusted = {
   async "the extension starts the server with the configured interpreter"() {
     const extension = vscode.extensions.getExtension(EXTENSION);
@@ -92,6 +113,25 @@ const trusted = {
     await vscode.commands.executeCommand("xport-lint.restart");
     await waitFor(() => api.client() && api.client() !== before && api.client().isRunning(), "a new client", 30000);
   },
+  async "settings changed twice quickly, with restarts between, leave one server on the last settings"() {
+    // what granting trust does: a restart and a settings change at once (issue: the second start
+    // took a stale interpreter, the crash restarts were spent in half a second, nothing linted)
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    const crashes = api.restarts();
+    const python = process.env.XPORT_E2E_PYTHON;
+    await setting("interpreter", "/nonexistent/python");
+    void vscode.commands.executeCommand("xport-lint.restart");
+    await setting("interpreter", python);
+    await setting("ignore", ["XPT999"]);
+    void vscode.commands.executeCommand("xport-lint.restart");
+    await api.settled();
+    await waitFor(() => api.client()?.isRunning(), `the server to run (${api.status()})`, 30000);
+    assert.equal(api.interpreter().path, python);
+    await waitFor(() => serverProcesses().length === 1, "the earlier servers to be gone", 30000);
+    assert.equal(api.restarts(), crashes, "no crash restarts were spent");
+    await lintsTheModel();
+    await setting("ignore", undefined);
+  },
 };
 
 const untrusted = {
@@ -115,6 +155,45 @@ const untrusted = {
   },
 };
 
+const venv = {
+  async "without a setting, the workspace's .venv that has xport-lint runs the server"() {
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    await waitFor(() => api.client()?.isRunning(), `the server to run (${api.status()})`, 30000);
+    assert.equal(api.interpreter().source, "workspace-venv");
+    assert.match(api.interpreter().path, /[/\\]\.venv[/\\]bin[/\\]python$/);
+    await lintsTheModel();
+  },
+  async "Select interpreter writes the picked interpreter to xport-lint.interpreter"() {
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    const before = api.client();
+    let picked;
+    const selecting = vscode.commands.executeCommand("xport-lint.selectInterpreter").then((path) => (picked = path ?? null));
+    // the quick pick opens once the candidates are probed: accept its first item (the .venv) when it does
+    await waitFor(async () => {
+      await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+      return picked !== undefined;
+    }, "the interpreter quick pick", 30000);
+    await selecting;
+    assert.match(picked, /[/\\]\.venv[/\\]bin[/\\]python$/);
+    assert.equal(vscode.workspace.getConfiguration("xport-lint").get("interpreter"), picked);
+    await waitFor(() => api.client() && api.client() !== before && api.client().isRunning(), "a server on the picked interpreter", 30000);
+    assert.deepEqual([api.interpreter().source, api.interpreter().path], ["setting", picked]);
+    await lintsTheModel();
+  },
+};
+
+const restricted = {
+  async "Restricted Mode without a user setting lints with the activated venv, not the workspace's interpreter"() {
+    assert.equal(vscode.workspace.isTrusted, false);
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    await waitFor(() => api.client()?.isRunning(), `the server to run (${api.status()})`, 30000);
+    // the workspace names /nonexistent/python; Restricted Mode does not run it, VIRTUAL_ENV is the user's
+    assert.equal(api.interpreter().source, "virtual-env");
+    assert.equal(api.interpreter().path, `${process.env.VIRTUAL_ENV}/bin/python`);
+    await lintsTheModel();
+  },
+};
+
 const missing = {
   async "an interpreter without xport-lint is reported, not started"() {
     const api = await vscode.extensions.getExtension(EXTENSION).activate();
@@ -124,7 +203,7 @@ const missing = {
 };
 
 async function run() {
-  const suites = { trusted, untrusted, missing };
+  const suites = { trusted, untrusted, venv, restricted, missing };
   const suite = suites[process.env.XPORT_E2E_MODE] ?? trusted;
   const results = [];
   for (const [name, test] of Object.entries(suite)) {
