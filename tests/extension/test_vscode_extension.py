@@ -28,7 +28,7 @@ def test_extension_builds_passes_its_tests_and_works_in_vs_code() -> None:
     for step in (("ci", "--no-audit", "--no-fund"), ("run", "package"), ("test",)):
         result = npm(*step)
         assert result.returncode == 0, f"npm {' '.join(step)}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-    assert "# fail 0" in result.stdout  # the unit tests: interpreter discovery, settings mapping
+    assert "# fail 0" in result.stdout  # the unit tests: interpreter discovery, serialised restarts, settings
     vsix = EXTENSION / "xport-lint.vsix"
     listing = subprocess.run(
         [sys.executable, "-m", "zipfile", "-l", str(vsix)], capture_output=True, text=True, check=True
@@ -48,5 +48,6 @@ def test_extension_builds_passes_its_tests_and_works_in_vs_code() -> None:
     )
     report = "\n".join(line for line in result.stdout.splitlines() if line.startswith("[e2e]"))
     assert result.returncode == 0, f"{report}\n{result.stderr[-4000:]}"
-    for needed in ("trusted: ok", "untrusted: ok", "missing: ok", "the quick fix applied", "all end-to-end tests passed"):
+    modes = ("trusted", "untrusted", "venv", "restricted", "missing")
+    for needed in (*(f"{mode}: ok" for mode in modes), "the quick fix applied", "all end-to-end tests passed"):
         assert needed in report
