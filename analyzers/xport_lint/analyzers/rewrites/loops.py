@@ -12,6 +12,7 @@ from ..model import Applicability
 from ..names import dotted
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
+from ..shapes import Sizes
 from ..walk import iter_nodes, visit
 from .common import (
     Names,
@@ -323,6 +324,12 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
     if not (isinstance(node.iter, cst.Call) and len(node.iter.args) == 1 and node.iter.args[0].keyword is None):
         return Rewrite(reason="the loop is not `range(size)` with one argument")
     sized = sized_dim(node.iter.args[0].value)
+    if sized is None:
+        # `n = x.size(1)` (or `n, _ = x.size(1), 0`) bound once, `x` never rebound: the same size
+        sizes = Sizes(func)
+        sized = sized_dim(sizes.followed(node.iter.args[0].value))
+        if sized is not None and sized[0] in sizes.reassigned:
+            sized = None
     if sized is None or not isinstance(node.target, cst.Name):
         return Rewrite(reason="the loop is not `for t in range(x.size(d))` over a named tensor")
     if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):

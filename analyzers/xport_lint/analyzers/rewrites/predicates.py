@@ -204,6 +204,13 @@ def data_bindings(
         if len(binds) != 1 or name in inside.bindings or name in inside.sizes or len(binds[0][0].targets) != 1:
             continue
         value = binds[0][1]
+        alias = 0
+        while isinstance(value, cst.Name) and alias < 8:
+            # `n = best`, `best = t.item()`: `best` bound once and read only there, the same number
+            source = everything.bindings.get(value.value, [])
+            if len(source) != 1 or len(source[0][0].targets) != 1 or len(everything.names[value.value]) != 2:
+                break
+            value, alias = source[0][1], alias + 1
         if not isinstance(value, cst.Call) or _conversion(flow, value) is None:
             continue
         tensor = tensor_value(flow, value)
