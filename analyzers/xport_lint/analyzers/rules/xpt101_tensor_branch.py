@@ -2,10 +2,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..dataflow import is_tensor_like
 from ..model import Mode, Severity
 from ..rewrites import Rewrite, where_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..shapes import Verdict
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
+from ._fallbacks import caught_fallback
 
 
 class TensorBranch(ConditionRule, Rule):
@@ -60,7 +63,12 @@ class TensorBranch(ConditionRule, Rule):
     Every one of these is proven on the failing snippets of `tests/truth/fix_corpus.py`.
 
     ## Modes
-    Error in both non-strict and strict export (torch 2.13).
+    Error in both non-strict and strict export (torch 2.13), with two exceptions in
+    non-strict export. A test of tensors built from Python constants only
+    (`if torch.tensor(self.version) > 2:`) is folded to a constant there and exports (strict
+    export still fails: an error in strict mode only). A test inside `try:` whose `except`
+    catches `RuntimeError` (or `Exception`, or a bare `except:`) is a warning there: export
+    catches its own failure and records the `except` path whatever the data.
     """
 
     CODE = "XPT101"
@@ -77,6 +85,23 @@ class TensorBranch(ConditionRule, Rule):
     def visit_If(self, node: cst.If) -> None:
         self.check_conditions(node, "if")
 
+    def judge(self, operand: cst.BaseExpression) -> Verdict | None:
+        if self._constant(operand):
+            if self.ctx.mode is not Mode.STRICT:
+                return Verdict(None)  # non-strict export computes it from the constants
+            return Verdict(Severity.ERROR, "a tensor made from Python constants: test the Python values instead",
+                           fixable=False)
+        return caught_fallback(self.ctx, operand)
+
+    def _constant(self, operand: cst.BaseExpression) -> bool:
+        """Every tensor the test reads is made from Python values (`torch.tensor(self.version)`)."""
+        flow = self.ctx.flow
+        if flow is None:
+            return False
+        sides = [operand.left, *(t.comparator for t in operand.comparisons)] if isinstance(operand, cst.Comparison) else [operand]
+        tensors = [side for side in sides if is_tensor_like(self.ctx.value(side))]
+        return bool(tensors) and all(flow.constant_tensor(side) for side in tensors)
+
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.check_conditions(node, "conditional expression")
 
@@ -92,6 +117,20 @@ class TensorBranch(ConditionRule, Rule):
         return branch_rewrite(self.ctx, node)
 
     VALID = [
+        Valid(
+            """
+            import torch
+            class Versioned(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.version = 3
+                def forward(self, x):
+                    return x * 2 if torch.tensor(self.version) > 2 else x
+            def xport_example():
+                return Versioned(), (torch.randn(3),)
+            """,
+            modes=(Mode.NON_STRICT,),
+        ),
         Valid(
             """
             import torch
@@ -165,6 +204,21 @@ class TensorBranch(ConditionRule, Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Versioned(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.version = 3
+                def forward(self, x):
+                    if torch.tensor(self.version) > 2:  # expect: XPT101
+                        return x * 2
+                    return x
+            def export():
+                return torch.export.export(Versioned(), (torch.randn(3),), strict=True)
+            """
+        ),
         Invalid(
             """
             import torch

@@ -5,7 +5,9 @@ import libcst as cst
 from ..model import Mode, Severity
 from ..rewrites import Rewrite, while_loop_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..shapes import Verdict
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
+from ._fallbacks import caught_fallback
 
 
 class ScalarBranch(ConditionRule, Rule):
@@ -41,7 +43,9 @@ class ScalarBranch(ConditionRule, Rule):
     `x.index_select(0, i.reshape(1)).squeeze(0)` (see XPT102). A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment, since strict export rejects `torch._check`'s message callable) instead.
 
     ## Modes
-    Error in both modes (torch 2.13).
+    Error in both modes (torch 2.13). In non-strict export, a warning inside `try:` whose `except`
+    catches `RuntimeError` (or `Exception`, or a bare `except:`): export catches its own failure
+    and records the `except` path whatever the data; strict export still fails.
     """
 
     CODE = "XPT104"
@@ -57,6 +61,9 @@ class ScalarBranch(ConditionRule, Rule):
 
     def visit_If(self, node: cst.If) -> None:
         self.check_conditions(node, "if")
+
+    def judge(self, operand: cst.BaseExpression) -> Verdict | None:
+        return caught_fallback(self.ctx, operand)
 
     def visit_While(self, node: cst.While) -> None:
         self.check_conditions(node, "while")
@@ -117,6 +124,22 @@ class ScalarBranch(ConditionRule, Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Fallback(torch.nn.Module):
+                def forward(self, x):
+                    try:
+                        n = x.sum().item()
+                        if n > 0:  # expect: XPT104
+                            return x * 2
+                    except Exception:
+                        pass
+                    return x
+            def xport_example():
+                return Fallback(), (torch.randn(3),)
+            """
+        ),
         Invalid(
             """
             import torch

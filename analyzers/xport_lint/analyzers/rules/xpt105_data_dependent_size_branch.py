@@ -5,7 +5,9 @@ import libcst as cst
 from ..model import Mode, Severity
 from ..rewrites import Rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..shapes import Verdict
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
+from ._fallbacks import caught_fallback
 
 
 class DataDependentSizeBranch(ConditionRule, Rule):
@@ -38,7 +40,9 @@ class DataDependentSizeBranch(ConditionRule, Rule):
     validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment) instead.
 
     ## Modes
-    Error in both modes (torch 2.13).
+    Error in both modes (torch 2.13). In non-strict export, a warning inside `try:` whose `except`
+    catches `RuntimeError` (or `Exception`, or a bare `except:`): export catches its own failure
+    and records the `except` path whatever the data; strict export still fails.
     """
 
     CODE = "XPT105"
@@ -54,6 +58,9 @@ class DataDependentSizeBranch(ConditionRule, Rule):
 
     def visit_If(self, node: cst.If) -> None:
         self.check_conditions(node, "if")
+
+    def judge(self, operand: cst.BaseExpression) -> Verdict | None:
+        return caught_fallback(self.ctx, operand)
 
     def visit_While(self, node: cst.While) -> None:
         self.check_conditions(node, "while")
@@ -81,6 +88,22 @@ class DataDependentSizeBranch(ConditionRule, Rule):
         )
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Fallback(torch.nn.Module):
+                def forward(self, x):
+                    try:
+                        idx = x.nonzero()
+                        if idx.shape[0] == 0:  # expect: XPT105
+                            return x
+                        return x * 2
+                    except RuntimeError:
+                        return x + 1
+            def xport_example():
+                return Fallback(), (torch.randn(3),)
+            """
+        ),
         Invalid(
             """
             import torch

@@ -12,6 +12,7 @@ from ..positions import code_of
 from ..report import FixProposal
 from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
+from ._fallbacks import caught_fallback
 from ._guards import eager_only
 
 #: a `%` conversion: its spec, then its type (`%%` is a literal percent)
@@ -95,8 +96,10 @@ class TensorToPythonNumber(Rule):
             return
         if name in ("int", "float") and value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value):
             # `int(s.item())`: the symbol export carries has no concrete value to convert to
-            self.report(node, f"`{short(node)}` converts a number read from tensor data: non-strict export "
-                        "has no concrete value for it")
+            caught = caught_fallback(self.ctx, node)
+            message = f"`{short(node)}` converts a number read from tensor data: non-strict export has no concrete value for it"
+            self.report(node, message + (f" ({caught.reason})" if caught else ""),
+                        severity=caught.severity if caught else None)
             return
         if not is_tensor_like(value) or (self.ctx.flow is not None and self.ctx.flow.constant_tensor(arg)):
             return  # not a tensor, or one made from Python numbers: a constant of the export
