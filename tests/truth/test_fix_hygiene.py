@@ -254,7 +254,7 @@ def taken_variant(source: str, code: str, shadow_torch: bool = True) -> str:
 #: rules that write their fix's `torch.` themselves rather than through rewrites/ (whose `Names`
 #: fact they could use: `module_names(ctx.program.module).torch`): a local `torch` breaks those
 #: fixes (not all of them: XPT410's `strict=False` fix passes, hence not strict)
-NOT_YET_HYGIENIC = frozenset({"XPT103", "XPT410", "XPT411", "XPT501", "XPT503"})
+NOT_YET_HYGIENIC: frozenset[str] = frozenset()
 
 
 def fixed_cases() -> list[object]:

@@ -17,6 +17,7 @@ import libcst as cst
 
 from ..model import Applicability, Mode
 from ..report import FixProposal
+from ..rewrites import Names
 from ..walk import iter_nodes
 
 if TYPE_CHECKING:
@@ -345,7 +346,9 @@ def catalogue_table() -> str:
     return "\n".join("    " + row if row else "" for row in rows) + "\n"
 
 
-def skip_while_exporting(item: cst.WithItem, body: cst.BaseSuite, verdict: Verdict) -> tuple[FixProposal | None, str]:
+def skip_while_exporting(
+    item: cst.WithItem, body: cst.BaseSuite, verdict: Verdict, names: Names
+) -> tuple[FixProposal | None, str]:
     """`with X:` -> `with contextlib.nullcontext() if torch.compiler.is_exporting() else X:` for a
     context manager that matters only in eager (measured: strict and non-strict export trace the
     swap, and eager still enters X). The fix, or why there is none."""
@@ -353,16 +356,18 @@ def skip_while_exporting(item: cst.WithItem, body: cst.BaseSuite, verdict: Verdi
         return None, ""
     if item.asname is not None and _binds_used_name(item, body):
         return None, "the body uses what the context manager returns, which nullcontext() would not provide"
+    # `contextlib` as the file's names allow: the module's own name where nothing else takes it
+    contextlib = "contextlib" if "contextlib" not in names.taken else names.fresh("contextlib")[0]
     swapped = cst.IfExp(
-        test=cst.parse_expression("torch.compiler.is_exporting()"),
-        body=cst.parse_expression("contextlib.nullcontext()"),
+        test=cst.parse_expression(f"{names.torch}.compiler.is_exporting()"),
+        body=cst.parse_expression(f"{contextlib}.nullcontext()"),
         orelse=item.item,
     )
     return FixProposal(
         "Skip it while exporting (contextlib.nullcontext() when torch.compiler.is_exporting())",
         Applicability.UNSAFE,
         ((item.item, swapped),),
-        imports=("contextlib",),
+        imports=(*names.imports, "contextlib" if contextlib == "contextlib" else f"contextlib as {contextlib}"),
     ), ""
 
 

@@ -4,6 +4,7 @@ import libcst as cst
 
 from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
+from ..rewrites import module_names
 from ..rewrites.predicates import guard_problem, tensor_predicate
 from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import Condition, classify, short
@@ -63,18 +64,19 @@ class TensorAssert(Rule):
         if guard_problem(node.test):
             self.report(node.test, f"assert on the tensor value `{short(node.test)}`")
             return
-        test = tensor_predicate(self.ctx.flow, node.test) if self.ctx.flow is not None else None
+        names = module_names(self.ctx.program.module)
+        test = tensor_predicate(self.ctx.flow, node.test, torch=names.torch) if self.ctx.flow is not None else None
         args = [cst.Arg(test or node.test)]
         # a message that formats values would be computed while tracing (`f"{loss.item():.3f}"`
         # fails non-strict export itself): only a literal message is kept
         if node.msg is not None and _plain_message(node.msg):
             args.append(cst.Arg(node.msg))
-        call = cst.Call(cst.parse_expression("torch._assert_async"), args)
+        call = cst.Call(cst.parse_expression(f"{names.torch}._assert_async"), args)
         fix = FixProposal(
             "Use torch._assert_async (raises RuntimeError, kept under -O)",
             Applicability.UNSAFE,
             ((node, cst.Expr(call)),),
-            imports=("torch",),
+            imports=names.imports,
         )
         self.report(node.test, f"assert on the tensor value `{short(node.test)}`", fix=fix)
 

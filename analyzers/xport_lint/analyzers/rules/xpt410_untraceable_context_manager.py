@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Mode, Severity
-from ..rewrites import non_strict_rewrite
+from ..rewrites import module_names, non_strict_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 from ._context_managers import catalogue_table, rejection, skip_while_exporting, with_verdicts
@@ -81,7 +81,7 @@ class UntraceableContextManager(Rule):
                 continue
             mode = "strict export" if self.ctx.mode is Mode.STRICT else "export"
             message = f"{mode} rejects entering `{short(item.item)}` here: {error}"
-            fix, reason = skip_while_exporting(item, node.body, verdict)
+            fix, reason = skip_while_exporting(item, node.body, verdict, module_names(self.ctx.program.module))
             if fix is None and self.ctx.mode is Mode.STRICT and verdict.non_strict_error is None:
                 rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
                 fix, reason = rewrite.fix, reason or rewrite.reason

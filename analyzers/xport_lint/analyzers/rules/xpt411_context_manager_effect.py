@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Severity
+from ..rewrites import module_names
 from ..rule import Invalid, Rule, Valid
 from ._conditions import short
 from ._context_managers import rejection, skip_while_exporting, with_verdicts
@@ -61,7 +62,7 @@ class ContextManagerEffect(Rule):
                 message = f"entering `{short(item.item)}` {verdict.effect}: only on {verdict.condition}"
             else:
                 message = f"entering `{short(item.item)}` exports, but the graph does not keep it: {verdict.effect}"
-            fix, reason = skip_while_exporting(item, node.body, verdict)
+            fix, reason = skip_while_exporting(item, node.body, verdict, module_names(self.ctx.program.module))
             if fix is None and reason:
                 message += f" (no automatic fix: {reason})"
             self.report(item.item, message, fix=fix, statement=node)

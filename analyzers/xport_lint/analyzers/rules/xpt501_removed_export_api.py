@@ -4,6 +4,7 @@ import libcst as cst
 
 from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
+from ..rewrites import module_names
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
 
 # API -> (replacement or None, what happened)
@@ -67,11 +68,13 @@ class RemovedExportApi(Rule):
         replacement, why = _REMOVED[qualified]
         fix = None
         if replacement is not None:
+            names = module_names(self.ctx.program.module)
+            spelled = names.torch + replacement.removeprefix("torch")
             fix = FixProposal(
                 f"Use `{replacement}`",
                 Applicability.SAFE,
-                ((node, cst.parse_expression(replacement)),),
-                imports=("torch",),
+                ((node, cst.parse_expression(spelled)),),
+                imports=names.imports,
             )
         self.report(node, f"`{qualified}` is {why}", fix=fix)
 

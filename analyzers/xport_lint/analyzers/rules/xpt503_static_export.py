@@ -8,7 +8,7 @@ from ..dataflow import is_tensor_like, param_value, walk_statements
 from ..model import Applicability, Severity
 from ..names import dotted
 from ..report import FixProposal
-from ..rewrites import raised_by, sized_dim
+from ..rewrites import module_names, raised_by, sized_dim
 from ..rule import Invalid, Rule, Scope, Valid
 
 _FACTORIES = frozenset(
@@ -100,20 +100,21 @@ def _asserted_bounds(forward: cst.FunctionDef, resolve: Callable[[cst.BaseExpres
     return bounds
 
 
-def _spec(param: str, rank: int, bounds: Bounds) -> str:
-    """Per-dimension spec: a named Dim where forward asserts a range, else Dim.AUTO."""
+def _spec(param: str, rank: int, bounds: Bounds, torch: str) -> str:
+    """Per-dimension spec: a named Dim where forward asserts a range, else Dim.AUTO. `torch`: the
+    name the file's new code calls torch by."""
     dims = []
     for dim in range(rank):
         low, high = bounds.get((param, dim), (None, None))
         if high is not None and high < 2 or low is not None and high is not None and low > high:
             low = high = None  # a size of 0 or 1 is specialised anyway
         if low is None and high is None:
-            dims.append("torch.export.Dim.AUTO")
+            dims.append(f"{torch}.export.Dim.AUTO")
             continue
         ranges = "".join(f", {key}={value}" for key, value in (("min", low), ("max", high)) if value is not None)
-        dims.append(f'torch.export.Dim("{param}_{dim}"{ranges})')
-    if all(d == "torch.export.Dim.AUTO" for d in dims):
-        return f"(torch.export.Dim.AUTO,) * {rank}"
+        dims.append(f'{torch}.export.Dim("{param}_{dim}"{ranges})')
+    if all(d == f"{torch}.export.Dim.AUTO" for d in dims):
+        return f"({torch}.export.Dim.AUTO,) * {rank}"
     return f"({', '.join(dims)})"
 
 
@@ -183,6 +184,7 @@ class StaticExport(Rule):
         inputs = node.args[1].value
         examples = [e.value for e in inputs.elements] if isinstance(inputs, cst.Tuple) else []
         bounds = _asserted_bounds(forward, self.ctx.resolve)
+        spelling = module_names(self.ctx.program.module)
         specs, unknown = [], []
         for param, example in zip(positional, examples, strict=False):
             if param.default is not None or not is_tensor_like(param_value(param)):
@@ -191,7 +193,7 @@ class StaticExport(Rule):
             if sizes is None:
                 unknown.append(param.name.value)
             else:
-                specs.append(f'"{param.name.value}": {_spec(param.name.value, len(sizes), bounds)}')
+                specs.append(f'"{param.name.value}": {_spec(param.name.value, len(sizes), bounds, spelling.torch)}')
         message = f"exports `{cls.node.name.value}` with static shapes: every input size is fixed"
         fix = None
         if unknown or not specs:
@@ -212,7 +214,7 @@ class StaticExport(Rule):
                 "Add dynamic_shapes: named Dims with the ranges forward asserts, Dim.AUTO elsewhere",
                 Applicability.UNSAFE,
                 ((node, node.with_changes(args=[*args[:-1], last, keyword])),),
-                imports=("torch",),
+                imports=spelling.imports,
             )
         self.report(node, message, fix=fix)
 
