@@ -41,12 +41,11 @@ INTERNAL_ERROR = "internal error"
 #: crashes the process (SIGSEGV) somewhere past it, so deeper text never reaches libcst
 _MAX_NESTING = 200
 _NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
-#: a line of 2,000+ characters, or 400 lines in a row that continue an expression (starting with
-#: `.`, an operator or a closing bracket, or ending with an operator): a chain worth asking
-#: CPython about before libcst parses it
-_LONG_CHAIN = re.compile(
-    r"[^\n]{2000}|(?:\n[ \t]*[.+\-*/%@&|^)\]][^\n]*){400}|(?:[+\-*/%@&|^.(\[\\][ \t]*\n[^\n]*){400}"
-)
+#: a line of 2,000+ characters, or 400 lines in a row that continue an expression (each starting
+#: with `.`, an operator or a closing bracket, as black lays out a chain): a chain worth asking
+#: CPython about before libcst parses it. Anchored at line starts, it costs about 0.4% of the
+#: parse (13 ms on 44,000 lines of torch's own code)
+_LONG_CHAIN = re.compile(r"^(?:[^\n]{2000}|(?:[ \t]*[.+\-*/%@&|^)\]][^\n]*\n){400})", re.MULTILINE)
 _NOT_OPERATORS = re.compile(r"[^.()\[\]+\-*/%@&|^<>~]+")
 _DEEP_LOCK = threading.Lock()
 #: a thread stack and recursion limit that hold every depth CPython 3.11 compiles (measured)
@@ -152,7 +151,7 @@ def _long_chain_problem(source: str) -> tuple[int, int, str] | None:
     match = _LONG_CHAIN.search(source)
     if match is None:
         return None
-    return _python_refuses(source, source.count("\n", 0, match.start() + 1) + 1)
+    return _python_refuses(source, source.count("\n", 0, match.start()) + 1)
 
 
 def _python_refuses(source: str, line: int) -> tuple[int, int, str] | None:
