@@ -5,7 +5,7 @@ import libcst as cst
 from ..model import Mode, Severity
 from ..names import dotted
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import DimKind
+from ..shapes import DimKind, Sizes
 from ._conditions import short
 
 #: calls that turn a float computed from a size back into an int
@@ -53,10 +53,16 @@ class FloatSize(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.resolve(node.func) or dotted(node.func)
-        if name not in _TO_INT or len(node.args) != 1 or not _float_arithmetic(node.args[0].value):
+        if name not in _TO_INT or len(node.args) != 1:
             return
         sizes = self.ctx.sizes()
-        refs = sizes.refs(_sized_operands(node.args[0].value)) if sizes is not None else None
+        if sizes is None:
+            return
+        # `half = x.shape[0] / 2` on the line before `round(half)`: the same float size
+        argument = _inlined(node.args[0].value, sizes)
+        if not _float_arithmetic(argument):
+            return
+        refs = sizes.refs(_sized_operands(argument))
         if not refs:
             return
         config = self.ctx.shape_config()
@@ -136,6 +142,25 @@ def _float_arithmetic(expr: cst.BaseExpression) -> bool:
             return True
         stack.extend(node.children)
     return False
+
+
+def _inlined(expr: cst.BaseExpression, sizes: Sizes) -> cst.BaseExpression:
+    """`expr` with each name bound once replaced by what it is bound to."""
+
+    class _Inline(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            followed = sizes.followed(original)
+            return updated if followed is original else followed.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+            return updated.with_changes(attr=original.attr)  # `x.shape`: `shape` is no name read
+
+        def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+            return updated.with_changes(keyword=original.keyword)
+
+    if isinstance(expr, cst.Name):
+        return sizes.followed(expr)
+    return expr.visit(_Inline())  # type: ignore[return-value]
 
 
 def _sized_operands(expr: cst.BaseExpression) -> cst.BaseExpression:
