@@ -72,11 +72,18 @@ class XportLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
             "xport-lint", VERSION, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            notebook_document_sync=types.NotebookDocumentSyncOptions(
+                notebook_selector=[types.NotebookDocumentFilterWithCells(
+                    cells=[types.NotebookCellLanguage(language="python")], notebook="*")],
+                save=True,
+            ),
             protocol_cls=rpc.Protocol,
         )
         self.settings = Settings()
         self.debounce = 0.1
         self.results: dict[str, Result] = {}
+        #: notebook uri -> (its cells and their versions, the check: cell uri -> findings in the cell's lines)
+        self.notebook_results: dict[str, tuple[Any, asyncio.Future[dict[str, list[Any]]]]] = {}
         #: bumped when results change without a new document version (settings, confirmation),
         #: so a pulled result id from before never reads as "unchanged"
         self.generation = 0
@@ -197,6 +204,8 @@ class XportLanguageServer(LanguageServer):
         document = self.document(uri)
         if document is None:
             return Result(None, [], [])
+        if self.workspace.get_notebook_document(cell_uri=uri) is not None:
+            return await self.analyse_cell(uri, document.version)
         cached = self.results.get(uri)
         if cached is not None and cached.version == document.version and document.version is not None:
             return cached
@@ -205,6 +214,37 @@ class XportLanguageServer(LanguageServer):
         if self.is_open(uri, result.version):
             self.results[uri] = result
         return result
+
+    async def analyse_cell(self, uri: str, version: int | None) -> Result:
+        """A notebook cell's result: its notebook's code cells checked as one module (a model in
+        one cell reaches its helper in another), each finding in its own cell's lines."""
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        assert notebook is not None
+        documents = [(c.document, self.workspace.get_text_document(c.document)) for c in notebook.cells]
+        key = (self.generation,
+               *((c.document, c.kind, d.version) for c, (_, d) in zip(notebook.cells, documents, strict=True)))
+        cached = self.notebook_results.get(notebook.uri)
+        if cached is None or cached[0] != key:  # one check per notebook version, whichever cell asks
+            cells = [(u, d.source if c.kind == types.NotebookCellKind.Code else None)
+                     for c, (u, d) in zip(notebook.cells, documents, strict=True)]
+            loop = asyncio.get_running_loop()
+            cached = key, loop.run_in_executor(self.executor, self.analyse_notebook_now, notebook.uri, cells)
+            self.notebook_results[notebook.uri] = cached
+        findings = (await asyncio.shield(cached[1])).get(uri, [])
+        lines = split_lines(self.workspace.get_text_document(uri).source)
+        return Result(version, findings, [convert.diagnostic(uri, lines, f) for f in findings])
+
+    def analyse_notebook_now(self, uri: str, cells: list[tuple[str, str | None]]) -> dict[str, list[Any]]:
+        """Runs on the worker thread: the notebook's findings by cell uri, each in its cell's
+        lines. `cells`: each cell's uri and text (None: not code)."""
+        from xport_lint.analyzers.notebooks import from_cells
+
+        notebook = from_cells([source for _, source in cells])
+        per_cell: dict[str, list[Any]] = {}
+        for finding in self.analyse_now(uri, notebook.text, None).findings:
+            number, moved = notebook.in_cell(finding)
+            per_cell.setdefault(cells[number - 1][0], []).append(moved)
+        return per_cell
 
     def is_open(self, uri: str, version: int | None) -> bool:
         """`uri` is open in the editor at `version`."""
@@ -460,6 +500,31 @@ def shutdown(ls: XportLanguageServer, params: None) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: XportLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.schedule(params.text_document.uri, 0)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+def notebook_did_open(ls: XportLanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
+    for cell in params.notebook_document.cells:
+        ls.schedule(cell.document, 0)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+def notebook_did_change(ls: XportLanguageServer, params: types.DidChangeNotebookDocumentParams) -> None:
+    """Any cell's edit can change every cell's findings (a helper in one, its caller in another)."""
+    notebook = ls.workspace.get_notebook_document(notebook_uri=params.notebook_document.uri)
+    for cell in notebook.cells if notebook is not None else ():
+        ls.schedule(cell.document)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def notebook_did_close(ls: XportLanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
+    ls.notebook_results.pop(params.notebook_document.uri, None)
+    for cell in params.cell_text_documents:
+        task = ls.pending.pop(cell.uri, None)
+        if task is not None:
+            task.cancel()
+        if ls.push_diagnostics:
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
