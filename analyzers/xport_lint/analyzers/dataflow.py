@@ -35,6 +35,9 @@ class Kind(enum.Flag):
     MODULE = enum.auto()
     #: a numpy value computed from a tensor
     NUMPY = enum.auto()
+    #: (with TENSOR) may be an object holding tensors: what a submodule or an unknown function
+    #: returns (a `ModelOutput`), whose attributes may be tensors (`outputs.last_hidden_state`)
+    STRUCTURE = enum.auto()
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,8 @@ class Value:
 
 
 NOTHING = Value()
+#: what a submodule or a function that is no torch op returns from tensors: tensors, or a structure of them
+RETURNED = Value(Kind.TENSOR | Kind.STRUCTURE)
 
 # Tensor methods whose result is a Python value read from the data.
 DATA_METHODS = frozenset({"item", "tolist", "data_ptr", "equal", "is_nonzero", "allclose"})
@@ -76,9 +81,14 @@ STATIC_METHODS = frozenset(
 STATIC_ATTRS = frozenset(
     {
         "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_sparse", "layout",
-        "is_leaf", "is_meta", "is_quantized", "names", "grad_fn",
+        "is_leaf", "is_meta", "is_quantized", "names", "grad_fn", "itemsize", "retains_grad",
+        "output_nr", "_version",
     }
 )
+#: data attributes of a plain `torch.Tensor` that are tensors themselves
+TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad", "_base"})
+#: data attributes of a plain `torch.Tensor` that are sizes (`nbytes` is numel * itemsize)
+SIZE_ATTRS = frozenset({"shape", "nbytes"})
 MASK_METHODS = frozenset(
     {
         "bool", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not",
@@ -149,6 +159,9 @@ class FunctionFlow:
         self.statements = statements if statements is not None else list(walk_statements(func.body))
         self.cls = cls
         self.resolver = resolver
+        params = _as_declared(params, func)
+        #: `-> torch.Tensor`: what it returns is a tensor (or a subclass), never a structure
+        self._returns_tensor = func.returns is not None and declares_tensor(func.returns)
         self.env: dict[str, Value] = dict(params)
         # `*args` is a tuple and `**kwargs` a dict of names: their length and keys are Python
         # values, whatever they hold (`len(args) > 0`, `for k in kwargs: if k.startswith(...)`)
@@ -305,7 +318,10 @@ class FunctionFlow:
         elif isinstance(stmt, cst.For):
             self._bind_loop(stmt.target, stmt.iter)
         elif isinstance(stmt, cst.Return) and stmt.value is not None:
-            self.returns = self.returns | self.value(stmt.value)
+            returned = self.value(stmt.value)
+            if self._returns_tensor and returned.has(Kind.STRUCTURE):
+                returned = Value(returned.kind & ~Kind.STRUCTURE, returned.origin)
+            self.returns = self.returns | returned
         elif isinstance(stmt, cst.With):
             for item in stmt.items:
                 if item.asname is not None:
@@ -516,16 +532,19 @@ class FunctionFlow:
         base = self.value(node.value)
         if not is_tensor_like(base):
             return base if base.has(Kind.SHAPE | Kind.DD_SIZE | Kind.DATA) else NOTHING
-        if attr == "shape":
+        if attr in SIZE_ATTRS:
             if base.has(Kind.DD_TENSOR):
                 return Value(Kind.DD_SIZE | Kind.SHAPE, base.origin)
             return mark(Kind.SHAPE, node)
         if attr in STATIC_ATTRS or attr.startswith("is_"):
             return NOTHING
-        if attr in ("T", "mT", "H", "mH", "real", "imag", "data", "grad"):
+        if attr in TENSOR_ATTRS:
             return Value(base.kind & ~Kind.MASK, base.origin)
-        # a bound method: the call decides
-        return base
+        if base.has(Kind.STRUCTURE):
+            return base  # a field of what may be a structure may be a tensor
+        # no attribute of a plain tensor: a subclass's metadata (torchvision's `BoundingBoxes.format`,
+        # an enum) or a bound method (a call reads its receiver): not shown to be tensor data
+        return NOTHING
 
     def _subscript(self, node: cst.Subscript) -> Value:
         base = self.value(node.value)
@@ -594,13 +613,13 @@ class FunctionFlow:
             if func.value.value == "self":
                 attr = self.resolver.self_attribute(self.cls, func.attr.value)
                 if attr.has(Kind.MODULE) or any_tensor:
-                    return Value(Kind.TENSOR)
+                    return RETURNED
                 return NOTHING
         callee = self.value(func) if isinstance(func, cst.Name) else NOTHING
         if callee.has(Kind.MODULE):
-            return Value(Kind.TENSOR)
+            return RETURNED
         if any_tensor and not _is_class_name(name or ""):
-            return Value(Kind.TENSOR)
+            return RETURNED
         return NOTHING
 
     def _tensor_method(
@@ -666,7 +685,7 @@ class FunctionFlow:
             return _arith(out)
         if _is_predicate(qualified) or _is_class_name(qualified):
             return NOTHING
-        return Value(Kind.TENSOR) if any_tensor else NOTHING
+        return RETURNED if any_tensor else NOTHING
 
 
 def _tensor_repeats(args: list[Value], index: int) -> bool:
@@ -885,6 +904,33 @@ def annotation_names(annotation: cst.Annotation) -> frozenset[str]:
         _ANNOTATIONS.clear()
     found = _ANNOTATIONS[id(annotation)] = (annotation, frozenset(names))
     return found[1]
+
+
+def declares_tensor(annotation: cst.Annotation) -> bool:
+    """`torch.Tensor`, `Optional[torch.FloatTensor]`: a tensor (a subclass's extra attributes are
+    its metadata, `BoundingBoxes.format`), never a structure holding tensors."""
+    names = annotation_names(annotation)
+    tensors = {name for name in names if name.endswith("Tensor")}
+    return bool(tensors) and names - tensors <= _TENSOR_ANNOTATION_PARTS
+
+
+_TENSOR_ANNOTATION_PARTS = frozenset({"torch", "typing", "Optional", "Union", "None"})
+
+
+def _as_declared(params: dict[str, Value], func: cst.FunctionDef) -> dict[str, Value]:
+    """An argument of a parameter declared a tensor is no structure, whatever a call site passes
+    (`convert(inpt: torch.Tensor, ...)` given what `tv_tensors.wrap(...)` returns)."""
+    declared = [
+        param.name.value for param in all_params(func.params)
+        if param.annotation is not None and params.get(param.name.value, NOTHING).has(Kind.STRUCTURE)
+        and declares_tensor(param.annotation)
+    ]
+    if not declared:
+        return params
+    out = dict(params)
+    for name in declared:
+        out[name] = Value(out[name].kind & ~Kind.STRUCTURE, out[name].origin)
+    return out
 
 
 def python_scalar_param(param: cst.Param) -> bool:
