@@ -99,6 +99,9 @@ def test_magics_shell_escapes_and_foreign_cell_magics_are_not_python_errors(tmp_
         code(["%load_ext autoreload\n", "%autoreload 2\n", "!pip install einops\n", "files = !ls\n",
               "import torch\n", "torch.nn.Module?\n"], count=1),
         code("%%bash\nif [ -d data ]; then echo yes; fi\n", count=2),
+        # Python lines that only look like magics: inside brackets, a string, after a backslash
+        code('label = ("%d items"\n         % 3)\ndoc = """\n!not a shell command\n"""\n'
+             "same = 1 \\\n    != 2\n", count=4),
         code("%%time\nclass Fine(torch.nn.Module):\n    def forward(self, x):\n        %time y = x * 2\n"
              "        return y\n", count=3),
     ))

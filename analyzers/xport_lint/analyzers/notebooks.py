@@ -183,13 +183,56 @@ def _neutralise(source: str) -> tuple[list[str], list[str]]:
     magic lines as written."""
     body: list[str] = []
     magics: list[str] = []
+    scanner = _Scanner()
     for line in source.splitlines():
-        if _MAGIC_LINE.match(line):
+        if scanner.at_statement_start and _MAGIC_LINE.match(line):
             magics.append(line)
             body.append(line[: len(line) - len(line.lstrip())] + MAGIC + "\n")
         else:
+            scanner.feed(line)
             body.append(line + "\n")
     return body, magics
+
+
+class _Scanner:
+    """Whether the next line starts a statement: not inside brackets, a string or after a
+    backslash (`% x` continuing `("a"` is Python, as is a docstring line starting with `!`)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote = ""  # the open string's quote (`'`, `"`, `'''` or `"""`)
+        self.continued = False
+
+    @property
+    def at_statement_start(self) -> bool:
+        return not (self.depth or self.quote or self.continued)
+
+    def feed(self, line: str) -> None:
+        i = 0
+        while i < len(line):
+            char = line[i]
+            if self.quote:
+                if char == "\\":
+                    i += 2
+                    continue
+                if line.startswith(self.quote, i):
+                    i += len(self.quote)
+                    self.quote = ""
+                    continue
+            elif char == "#":
+                break
+            elif char in "'\"":
+                self.quote = line[i : i + 3] if line.startswith(char * 3, i) else char
+                i += len(self.quote)
+                continue
+            elif char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(self.depth - 1, 0)
+            i += 1
+        if self.quote in ("'", '"'):
+            self.quote = ""  # an unterminated one-line string: a syntax error the parser reports
+        self.continued = line.endswith("\\") and not self.quote
 
 
 def _split_cells(text: str) -> list[str]:
