@@ -1,0 +1,62 @@
+"""A fix offered on another spelling of a rule example is proven as the example's own is: the
+fixed code exports where the original fails and computes what eager computes, on the example's
+inputs and on its `other_args` (the other branch, another size).
+
+The variants come from tests/engine/test_spellings.py (a flagged expression bound to a name on
+the line before, unpacked from a tuple, passed through a helper, an `if`/`else` negated, a
+statement split in two); one per rule and kind whose fix is still offered, proven with real torch.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from tests.conftest import all_cases
+from tests.engine.test_spellings import VARIANTS, Variant, difference, verdict
+from tests.truth.harness import prove_snippet
+from xport_lint.analyzers.rule import Invalid, Rule
+
+pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+#: the inputs that drive each example's other branch or size, by its source
+_OTHER_ARGS = {
+    case.source: case.other_args for _, case, _ in all_cases() if isinstance(case, Invalid) and case.other_args
+}
+
+
+def _sample() -> list[Variant]:
+    """The first variant of each (rule, kind) whose original has a fix and that keeps it (of
+    examples exported through `xport_example()`, as the proof runs them)."""
+    chosen: dict[tuple[str, str], Variant] = {}
+    for variant in VARIANTS:
+        key = (variant.rule.CODE, variant.kind)
+        if key in chosen or variant.rule.SCOPE.value != "traced" or "def xport_example(" not in variant.source:
+            continue
+        if any(fixed for _, fixed in verdict(variant.original, variant.rule.CODE)) and difference(variant) is None:
+            chosen[key] = variant
+    return list(chosen.values())
+
+
+def with_inputs(variant: Variant) -> str:
+    """The variant with `xport_inputs()` giving its example's `other_args`, as the proof reads them."""
+    other = _OTHER_ARGS.get(variant.original)
+    return variant.source + f"\ndef xport_inputs():\n    return [{other}]\n" if other else (
+        variant.source + "\ndef xport_inputs():\n    return []\n"
+    )
+
+
+@pytest.mark.parametrize("variant", [pytest.param(v, id=f"{v.case_id}-{v.kind}") for v in _sample()])
+def test_the_fix_of_a_spelling_variant_is_proven(variant: Variant) -> None:
+    original, why = _original_proof(variant.original)
+    if original != "proven":  # the example's own fix does not pass this proof: nothing to compare
+        pytest.skip(f"the example itself: {original}: {why[:120]}")
+    proof, detail = prove_snippet(with_inputs(variant))
+    assert proof == "proven", f"{proof}: {detail}\n--- variant:\n{variant.source}"
+
+
+@functools.cache
+def _original_proof(source: str) -> tuple[str, str]:
+    return prove_snippet(with_inputs(Variant("", "", Rule, source, source)))
