@@ -3,6 +3,8 @@ each case below was an error on code that reads no tensor data."""
 
 from __future__ import annotations
 
+import pytest
+
 from xport_lint.analyzers import Config, check_source
 
 HEAD = "import torch\nimport math\n"
@@ -350,3 +352,28 @@ def test_what_is_read_out_of_an_optional_argument_is_optional() -> None:
     assert [(f.code, f.span.start.line, f.severity.value) for f in findings] == [
         ("XPT101", 6, "warning"), ("XPT101", 9, "warning"),
     ]
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "keep = scores.max(-1).values > 0.5",
+        "best = scores.max(-1)\n        keep = best.values > 0.5",
+        "values, _ = scores.max(-1)\n        keep = values > 0.5",
+        "keep = torch.topk(scores, 2).values[:, 0] > 0.5",
+        "keep = scores.sort(-1).values[:, -1] > 0.5",
+    ],
+)
+def test_a_field_of_a_named_tuple_result_is_a_tensor(spelling: str) -> None:
+    """`x.max(-1).values` is a tensor: a filter by it sizes from data (the detector head's keep)."""
+    source = f"""
+import torch
+class Head(torch.nn.Module):
+    def forward(self, scores, boxes):
+        {spelling}
+        boxes = boxes[keep]
+        if boxes.shape[0] == 0:
+            return boxes.new_zeros(1, 4)
+        return boxes
+"""
+    assert ("XPT105", 9 + spelling.count("\n")) in errors(source)  # HEAD adds two lines

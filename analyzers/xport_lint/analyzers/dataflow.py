@@ -87,6 +87,16 @@ STATIC_ATTRS = frozenset(
 )
 #: data attributes of a plain `torch.Tensor` that are tensors themselves
 TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad", "_base"})
+#: fields of torch's named-tuple results (`torch.return_types`, torch 2.13): `x.max(-1).values`,
+#: `torch.linalg.svd(a).S` are tensors
+RETURN_TYPE_FIELDS = frozenset(
+    {
+        "values", "indices", "L", "LD", "LU", "P", "Q", "R", "S", "U", "V", "Vh", "a", "bin_edges",
+        "cloned_coefficient", "eigenvalues", "eigenvectors", "exponent", "hist", "info", "inverse",
+        "logabsdet", "logsumexp", "mantissa", "max", "min", "output", "pivots", "rank", "residuals",
+        "result", "sign", "singular_values", "solution", "tau",
+    }
+)
 #: data attributes of a plain `torch.Tensor` that are sizes (`nbytes` is numel * itemsize)
 SIZE_ATTRS = frozenset({"shape", "nbytes"})
 MASK_METHODS = frozenset(
@@ -538,7 +548,7 @@ class FunctionFlow:
             return mark(Kind.SHAPE, node)
         if attr in STATIC_ATTRS or attr.startswith("is_"):
             return NOTHING
-        if attr in TENSOR_ATTRS:
+        if attr in TENSOR_ATTRS or attr in RETURN_TYPE_FIELDS:
             return Value(base.kind & ~Kind.MASK, base.origin)
         if base.has(Kind.STRUCTURE):
             return base  # a field of what may be a structure may be a tensor
