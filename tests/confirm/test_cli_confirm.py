@@ -209,3 +209,16 @@ def test_torch_output_stays_off_stderr_even_when_the_worker_dies(tmp_path: Path)
     assert result.returncode == 1
     assert "the worker exited with status 3" in result.stderr and "the model gives up" in result.stderr
     assert "def forward(self" not in result.stderr and "symbolic_shapes" not in result.stderr
+
+
+def test_torch_output_is_shown_when_asked(tmp_path: Path) -> None:
+    """torch's own output of a confirmation (its graph dump, draft_export's report banner) is kept
+    off stderr, and shown under the file's confirmation note with --torch-output."""
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "gate.py").write_text(BAD + EXAMPLE)
+    quiet = run("check", "--no-cache", "--confirm", "gate.py", cwd=tmp_path, timeout=600)
+    shown = run("check", "--no-cache", "--confirm", "--torch-output", "gate.py", cwd=tmp_path, timeout=600)
+    assert quiet.returncode == shown.returncode == 1
+    assert "torch's output:" not in quiet.stderr and "_draft_export.py" not in quiet.stderr
+    note = shown.stderr[shown.stderr.index("confirmation of gate.py"):]
+    assert "torch's output:" in note and "_draft_export.py" in note

@@ -72,6 +72,8 @@ def main() -> None:
 @click.option("--stdin-filename", type=click.Path(dir_okay=False), default=None,
               help="Read the file from stdin (PATH `-`), named this for the configuration and the output.")
 @click.option("--python", "python", default=None, help="Interpreter with torch for --confirm (default: this one).")
+@click.option("--torch-output", is_flag=True,
+              help="With --confirm: print torch's own output (its logging, warnings, graph dumps) after each file.")
 @click.option("--confirm-timeout", type=float, default=120.0, show_default=True, help="Seconds per example.")
 @click.option("--confirm-memory", type=click.FloatRange(min=0), default=None,
               help="Address-space cap of the confirmation worker in GiB (default: half the machine's memory; 0: none).")
@@ -99,6 +101,7 @@ def check(
     python: str | None,
     confirm_timeout: float,
     confirm_memory: float | None,
+    torch_output: bool,
     stdin_filename: str | None,
 ) -> None:
     """Check PATHS (files or folders; default: the current folder; `-`: one file from stdin)."""
@@ -161,7 +164,7 @@ def check(
         if confirmer is not None:
             failed_examples = _confirm(
                 checked.results, per_file, sources, config, confirmer, quiet,
-                progress=sys.stderr.isatty() and output_format == "text" and not quiet,
+                progress=sys.stderr.isatty() and output_format == "text" and not quiet, torch_output=torch_output,
             )
     finally:
         if confirmer is not None:
@@ -416,10 +419,11 @@ def _prover(confirmer: Any, config: Config, quiet: bool) -> Callable[[str, str, 
 
 def _confirm(
     results: list[FileResult], per_file: dict[str, list[Finding]], sources: dict[str, str], config: Config,
-    confirmer: Any, quiet: bool, progress: bool = False,
+    confirmer: Any, quiet: bool, progress: bool = False, torch_output: bool = False,
 ) -> int:
     """Confirm every file with an example; merge into `per_file`. Returns failed examples.
-    `progress`: a bar naming the file being confirmed (each takes seconds); its notes follow."""
+    `progress`: a bar naming the file being confirmed (each takes seconds); its notes follow.
+    `torch_output`: torch's own output of each run (kept off stderr by the worker) follows its note."""
     import ast
 
     from .confirm import has_example
@@ -466,6 +470,9 @@ def _confirm(
                 verdict = "passes" if outcome.refined["export_ok"] else "still fails"
                 notes.append(f"  with them applied ({outcome.refined['rounds']} round(s)), export {verdict}:\n"
                              f"  dynamic_shapes={outcome.refined['source']}")
+            if torch_output:
+                shown = outcome.log.rstrip() or "(nothing)"
+                notes.append("  torch's output:\n" + "\n".join(f"  | {line}" for line in shown.splitlines()))
             if not progress:
                 click.echo("\n".join(notes), err=True)
                 notes.clear()
