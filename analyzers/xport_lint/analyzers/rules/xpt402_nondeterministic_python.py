@@ -7,19 +7,24 @@ from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
 _MODULES = ("random.", "time.", "numpy.random.", "datetime.", "uuid.", "secrets.")
+#: seeding torch's generator: non-strict export runs it once and keeps no node for it
+_SEEDING = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
 
 
 class NondeterministicPython(Rule):
-    """Python's `random`, `time`, `numpy.random` or `datetime` called in traced code.
+    """Python's `random`, `time`, `numpy.random` or `datetime`, or `torch.manual_seed`, called in traced code.
 
     ## What it does
     Flags calls into Python-side sources of randomness and time in traced code
-    (`random.random()`, `time.time()`, `np.random.rand()`).
+    (`random.random()`, `time.time()`, `np.random.rand()`), and seeding torch's generator
+    (`torch.manual_seed(0)`).
 
     ## Why it fails torch.export
     Non-strict export runs the call once while tracing and bakes its result into the graph as
-    a constant: every call of the exported program sees the same "random" number. Strict export
-    refuses: `Unsupported: Attempted to call function marked as skipped`.
+    a constant: every call of the exported program sees the same "random" number. A
+    `torch.manual_seed` call leaves no node: the exported program's random ops are not re-seeded
+    on each call as eager's are (measured on torch 2.13). Strict export refuses both:
+    `Unsupported: Attempted to call function marked as skipped`.
 
     ## Example
     ```python
@@ -28,7 +33,7 @@ class NondeterministicPython(Rule):
 
     ## Use instead
     torch's own random ops (`torch.rand(())`, `torch.bernoulli`), which become graph nodes; pass
-    times and seeds in as inputs.
+    times in as inputs; seed once outside the model, before calling it.
 
     ## Fix safety
     No automatic fix.
@@ -48,7 +53,9 @@ class NondeterministicPython(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.ctx.resolve(node.func)
-        if qualified is not None and qualified.startswith(_MODULES):
+        if qualified in _SEEDING:
+            self.report(node, f"`{short(node)}` runs once at export time: the exported program is not re-seeded")
+        elif qualified is not None and qualified.startswith(_MODULES):
             self.report(node, f"`{short(node)}` runs once at export time and is baked in")
 
     VALID = [
@@ -61,7 +68,18 @@ class NondeterministicPython(Rule):
             def xport_example():
                 return Jitter(), (torch.randn(4),)
             """
-        )
+        ),
+        Valid(
+            """
+            import torch
+            class Dropout(torch.nn.Module):
+                def forward(self, x):
+                    return x * (torch.rand(x.shape) > 0.1)
+            def xport_example():
+                torch.manual_seed(0)  # outside the model: seeds the example, not the export
+                return Dropout(), (torch.randn(4),)
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -85,6 +103,29 @@ class NondeterministicPython(Rule):
                     return x + started % 1
             def xport_example():
                 return Stamp(), (torch.randn(4),)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Noisy(torch.nn.Module):
+                def forward(self, x):
+                    torch.manual_seed(0)  # expect: XPT402
+                    return x + torch.rand(4)
+            def xport_example():
+                return Noisy(), (torch.randn(4),)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch import manual_seed
+            class Noisy(torch.nn.Module):
+                def forward(self, x):
+                    generator = manual_seed(1234)  # expect: XPT402
+                    return x + torch.randn(4, generator=generator)
+            def export():
+                return torch.export.export(Noisy(), (torch.randn(4),), strict=True)
             """
         ),
     ]
