@@ -5,7 +5,7 @@ import string
 
 import libcst as cst
 
-from ..dataflow import Kind, is_tensor_like
+from ..dataflow import Kind, Value, is_tensor_like
 from ..model import Applicability, Mode, Severity
 from ..names import dotted
 from ..positions import code_of
@@ -19,6 +19,23 @@ from ._guards import eager_only
 _PERCENT = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
 #: the conversions that need a number (`%s`, `%r`, `%a` show the symbol, and export non-strict)
 _NUMERIC = frozenset("diouxXeEfFgGc")
+_BOTH = frozenset(Mode)
+#: a Python function of a number read from tensor data: the modes in which torch 2.13's export
+#: fails on it (measured; a function not listed exports in both: `math.floor`, `math.ceil`,
+#: `math.trunc`, `round`, `abs`, `**`). Non-strict export guards on the symbol where the function
+#: needs a concrete float; strict export (Dynamo) traces some of them into symbolic math
+#: (`math.sqrt`, `min`/`max`) and fails on others, `math.pow` among them, or exports a graph
+#: torch refuses (`math.sin`: a `_sym_sin` node).
+_NUMBER_FUNCTIONS: dict[str, frozenset[Mode]] = {
+    "math.log": _BOTH, "math.log10": _BOTH, "math.log2": _BOTH, "math.log1p": _BOTH,
+    "math.exp": _BOTH, "math.expm1": _BOTH, "math.fabs": _BOTH, "math.fmod": _BOTH,
+    "math.hypot": _BOTH, "math.atan2": _BOTH, "math.copysign": _BOTH,
+    "math.isnan": _BOTH, "math.isfinite": _BOTH,
+    "math.sin": _BOTH, "math.cos": _BOTH, "math.tanh": _BOTH, "math.atan": _BOTH,
+    "math.sqrt": frozenset({Mode.NON_STRICT}),
+    "min": frozenset({Mode.NON_STRICT}), "max": frozenset({Mode.NON_STRICT}),
+    "math.pow": frozenset({Mode.STRICT}),
+}
 
 
 class TensorToPythonNumber(Rule):
@@ -28,8 +45,10 @@ class TensorToPythonNumber(Rule):
     or of a number read from one.
 
     ## What it does
-    Flags Python number conversions of tensors in traced code, and number formatting (a format
-    spec in an f-string, `"%.3f" % value`) of tensors and of numbers read from them.
+    Flags Python number conversions of tensors in traced code, number formatting (a format
+    spec in an f-string, `"%.3f" % value`) of tensors and of numbers read from them, and the
+    Python `math` functions (and `min`/`max` against another number) of a number read from a
+    tensor that torch cannot carry as a symbol, per mode.
 
     ## Why it fails torch.export
     Non-strict export runs these conversions on fake tensors through `__torch_function__`, which
@@ -43,6 +62,12 @@ class TensorToPythonNumber(Rule):
     `print(v)` show the symbol and export. Strict export (Dynamo) converts `int(t)` and format
     specs itself, but not `%`-formatting: any `"..." % v` of a tensor or of a number read from
     one fails there ("Observed exception", or a guard on data).
+    `math` of `v.item()` differs by function and mode (measured on torch 2.13): `math.log`,
+    `math.exp`, `math.fabs` and most others fail in both modes (a guard on data; strict export
+    makes `math.sin`, `math.cos`, `math.tanh` and `math.atan` symbolic nodes the exported
+    program refuses); `math.sqrt` and `min`/`max(v.item(), 1.0)` fail only non-strict;
+    `math.pow` only strict; `math.floor`, `math.ceil`, `math.trunc`, `round`, `abs` and `**`
+    export in both.
 
     ## Example
     ```python
@@ -62,7 +87,9 @@ class TensorToPythonNumber(Rule):
 
     ## Modes
     Error in non-strict export. In strict export, an error only for `%`-formatting (any
-    conversion, `%s` included); the other conversions export there.
+    conversion, `%s` included); the other conversions export there. The `math` functions are
+    reported in the modes where they fail (above); torch's own ops (`v.log()`, `torch.sqrt`)
+    work on the tensor in both.
     """
 
     CODE = "XPT203"
@@ -77,11 +104,12 @@ class TensorToPythonNumber(Rule):
             TorchError("Unsupported", "torch.* op returned non-Tensor"),
             TorchError("UserError", "Could not guard on data-dependent expression"),
             TorchError("UserError", "Could not extract specialized integer from data-dependent expression"),
+            TorchError("SpecViolationError", "is not an allowed operator type"),
         ),
     }
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._format_method(node):
+        if self._format_method(node) or self._number_function(node):
             return
         name = dotted(node.func)
         if name not in ("int", "float", "bool", "len") or len(node.args) != 1 or self.ctx.mode is Mode.STRICT:
@@ -94,7 +122,7 @@ class TensorToPythonNumber(Rule):
             if value.has(Kind.DD_TENSOR):
                 self.report(node, f"`{short(node)}` reads a size that depends on tensor data")
             return
-        if name in ("int", "float") and value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value):
+        if name in ("int", "float") and _read_number(value):
             # `int(s.item())`: the symbol export carries has no concrete value to convert to
             caught = caught_fallback(self.ctx, node)
             message = f"`{short(node)}` converts a number read from tensor data: non-strict export has no concrete value for it"
@@ -114,6 +142,22 @@ class TensorToPythonNumber(Rule):
                 ((node, item),),
             )
         self.report(node, f"`{short(node)}` turns a tensor into a Python number", fix=fix)
+
+    def _number_function(self, node: cst.Call) -> bool:
+        """`math.log(v.item())`, `min(v.item(), 1.0)`: reported where the table says it fails."""
+        qualified = self.ctx.resolve(node.func)
+        if qualified is None and dotted(node.func) in ("min", "max") and len(node.args) >= 2:
+            qualified = dotted(node.func)  # the builtins against another number, not of an iterable
+        modes = _NUMBER_FUNCTIONS.get(qualified or "")
+        if modes is None:
+            return False
+        if self.ctx.mode in modes and any(_read_number(self.ctx.value(a.value)) for a in node.args if not a.star):
+            caught = caught_fallback(self.ctx, node)
+            message = (f"`{short(node)}` of a number read from tensor data: {self.ctx.mode} export "
+                       "has no concrete value for it")
+            self.report(node, message + (f" ({caught.reason})" if caught else ""),
+                        severity=caught.severity if caught else None)
+        return True
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
         if node.format_spec and self.ctx.mode is not Mode.STRICT:
@@ -203,6 +247,56 @@ class TensorToPythonNumber(Rule):
             def xport_example():
                 return Report(), (torch.randn(3),)
             """
+        ),
+        Valid(
+            """
+            import math
+            import torch
+            class Bucket(torch.nn.Module):
+                def forward(self, x, v):
+                    value = v.item()
+                    low, high = math.floor(value), math.ceil(value)
+                    return x * (low + high + round(value) + value ** 2)
+            def xport_example():
+                return Bucket(), (torch.randn(3), torch.tensor(2.5))
+            """
+        ),
+        Valid(
+            """
+            import math
+            import torch
+            class Bucket(torch.nn.Module):
+                def forward(self, x, v):
+                    return x * (math.floor(v.item()) + math.ceil(v.item()) + round(v.item()) + v.item() ** 2)
+            def xport_example():
+                return Bucket(), (torch.randn(3), torch.tensor(2.5))
+            """
+        ),
+        Valid(
+            """
+            import math
+            import torch
+            class Rescale(torch.nn.Module):
+                def forward(self, x, v):
+                    peak = v.max().item()
+                    return x / math.sqrt(peak) / math.sqrt(v.sum().item()) / max(peak, 1e-6) * min(v.min().item(), 1.0)
+            def export():
+                return torch.export.export(Rescale(), (torch.randn(3), torch.tensor([2.0, 3.0])), strict=True)
+            """,
+            modes=(Mode.STRICT,),
+        ),
+        Valid(
+            """
+            import math
+            import torch
+            class Square(torch.nn.Module):
+                def forward(self, x, v):
+                    gain = v.item()
+                    return x * math.pow(gain, 2) + math.pow(v.item(), 0.5)
+            def xport_example():
+                return Square(), (torch.randn(3), torch.tensor(4.0))
+            """,
+            modes=(Mode.NON_STRICT,),
         ),
     ]
     INVALID = [
@@ -349,4 +443,98 @@ class TensorToPythonNumber(Rule):
                 return Scale(), (torch.randn(3),)
             """
         ),
+        Invalid(
+            """
+            import math
+            import torch
+            class Temperature(torch.nn.Module):
+                def forward(self, logits, t):
+                    temperature = t.item()
+                    return logits / math.log(temperature)  # expect: XPT203
+            def xport_example():
+                return Temperature(), (torch.randn(4), torch.tensor(2.0))
+            """
+        ),
+        Invalid(
+            """
+            import math
+            import torch
+            class Temperature(torch.nn.Module):
+                def forward(self, logits, t):
+                    return logits * math.exp(-t.item())  # expect: XPT203
+            def xport_example():
+                return Temperature(), (torch.randn(4), torch.tensor(2.0))
+            """
+        ),
+        Invalid(
+            """
+            import math
+            import torch
+            class Squash(torch.nn.Module):
+                def forward(self, x, v):
+                    return x * math.tanh(v.item())  # expect: XPT203
+            def xport_example():
+                return Squash(), (torch.randn(4), torch.tensor(0.5))
+            """
+        ),
+        Invalid(
+            """
+            import math
+            import torch
+            class Rescale(torch.nn.Module):
+                def forward(self, x, v):
+                    return x / math.sqrt(v.sum().item())  # expect: XPT203
+            def xport_example():
+                return Rescale(), (torch.randn(3), torch.tensor([2.0, 3.0]))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Rescale(torch.nn.Module):
+                def forward(self, x, v):
+                    peak = v.max().item()
+                    return x / max(peak, 1e-6)  # expect: XPT203
+            def xport_example():
+                return Rescale(), (torch.randn(3), torch.tensor([2.0, 3.0]))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Clip(torch.nn.Module):
+                def forward(self, x, v):
+                    return x * min(v.min().item(), 1.0)  # expect: XPT203
+            def xport_example():
+                return Clip(), (torch.randn(3), torch.tensor([2.0, 3.0]))
+            """
+        ),
+        Invalid(
+            """
+            import math
+            import torch
+            class Square(torch.nn.Module):
+                def forward(self, x, v):
+                    gain = v.item()
+                    return x * math.pow(gain, 2)  # expect: XPT203
+            def export():
+                return torch.export.export(Square(), (torch.randn(3), torch.tensor(4.0)), strict=True)
+            """
+        ),
+        Invalid(
+            """
+            from math import pow
+            import torch
+            class Square(torch.nn.Module):
+                def forward(self, x, v):
+                    return x * pow(v.item(), 0.5)  # expect: XPT203
+            def export():
+                return torch.export.export(Square(), (torch.randn(3), torch.tensor(4.0)), strict=True)
+            """
+        ),
     ]
+
+
+def _read_number(value: Value) -> bool:
+    """A Python number read from tensor data (`v.item()`): an unbacked symbol under export."""
+    return value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value)
