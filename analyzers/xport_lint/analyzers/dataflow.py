@@ -11,6 +11,7 @@ import enum
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import libcst as cst
 
@@ -260,7 +261,7 @@ class FunctionFlow:
                 # the value is computed before the targets are bound
                 value = node.value  # type: ignore[attr-defined]
                 kids = ([value] if value is not None else []) + [kid for kid in kids if kid is not value]
-            stack.extend((child, unsafe) for child in reversed(kids))
+            stack.extend(zip(reversed(kids), repeat(unsafe)))
         return early
 
     def _shadow(self, nested: cst.FunctionDef) -> None:

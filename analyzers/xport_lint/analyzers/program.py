@@ -117,6 +117,9 @@ class Program:
         self._call_statement: dict[int, int] = {}
         self._solved = False
         self._nodes: dict[int, list[tuple[cst.CSTNode, cst.CSTNode | None]]] = {}
+        #: per traced function: the expressions _evaluate_all evaluates, each with whether it is
+        #: outermost in its statement (else a call, left out when export never evaluates it)
+        self._to_evaluate: dict[int, list[tuple[cst.BaseExpression, bool]]] = {}
         self._in_progress: set[int] = set()
         #: ids of statements only an export in training mode runs (under `if self.training:`)
         self.training_only: set[int] = set()
@@ -867,9 +870,15 @@ class Program:
         assignment reads), then solve again the flows given less than their call sites now pass,
         and the flows that read what those return, until none is (the join only grows)."""
         self._solved = True
+        # a flow evaluated in an earlier round and not stale since has every value memoised:
+        # evaluating it again binds nothing new (each kept here, so no new flow reuses its id)
+        evaluated: dict[int, FunctionFlow] = {}
         for _ in range(_MAX_FLOW_ROUNDS):
             for item in self.traced:
-                self._evaluate_all(self._flow(item))
+                flow = self._flow(item)
+                if evaluated.get(id(flow)) is not flow:
+                    evaluated[id(flow)] = flow
+                    self._evaluate_all(flow)
             stale = {key for key, (item, given) in self._flow_inputs.items() if self._parameters(item) != given}
             if not stale:
                 return
@@ -888,12 +897,18 @@ class Program:
         an `if` test), then every call the evaluation of those did not reach (a value of a dict,
         an operand of `is None`), so that each call site binds its arguments before any rule
         reads a flow. Not the calls export never evaluates (a lazy check message)."""
-        for node, statement in self.nodes(flow.func):
-            if node is statement:
-                for expression in _outermost_expressions(node):
-                    flow.value(expression)
-            elif type(node) is cst.Call and id(node) not in self.unevaluated:
-                flow.value(node)  # type: ignore[arg-type]
+        key = id(flow.func)
+        listed = self._to_evaluate.get(key)
+        if listed is None:  # the same for every flow of the function (solved again in a later round)
+            listed = self._to_evaluate[key] = []
+            for node, statement in self.nodes(flow.func):
+                if node is statement:
+                    listed.extend((expression, True) for expression in _outermost_expressions(node))
+                elif type(node) is cst.Call:
+                    listed.append((node, False))  # type: ignore[arg-type]
+        for expression, outermost in listed:
+            if outermost or id(expression) not in self.unevaluated:
+                flow.value(expression)  # type: ignore[arg-type]
 
     def _flow(self, item: Traced) -> FunctionFlow:
         key = id(item.func)

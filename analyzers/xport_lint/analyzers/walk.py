@@ -124,27 +124,50 @@ def with_statements(
     function, a class defined there is left out: it is not traced until something calls it.
     `pruned`: the parts of an `if` to leave out (a branch export never takes); `dead`: ids of
     statements left out (after an `if` that always returns while exporting)."""
+    # as hot as `children`, which is inlined here: every node of every traced function and of
+    # a module with module-wide rules passes through this loop
     out: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
+    append = out.append
     stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(root, statement)]
+    pop, extend = stack.pop, stack.extend
+    statements, known, all_fields = _STATEMENT_TYPES, _IS_NODE, _FIELDS
     while stack:
-        node, statement = stack.pop()
+        node, statement = pop()
         if dead and id(node) in dead:
             continue
         node_type = type(node)
-        is_statement = _STATEMENT_TYPES.get(node_type)
+        is_statement = statements.get(node_type)
         if is_statement is None:
             is_statement = _is_statement(node_type)
         if is_statement:
             statement = node
             if node_type is cst.ClassDef and in_function:
                 continue
-        out.append((node, statement))
-        kids = children(node)
+        append((node, statement))
+        kids: list[cst.CSTNode] = []
+        for name in all_fields.get(node_type) or _fields(node_type):
+            value = getattr(node, name)
+            value_type = type(value)
+            if value_type is tuple or value_type is list:
+                for item in value:
+                    is_node = known.get(type(item))
+                    if is_node is None:
+                        is_node = _is_node(type(item))
+                    if is_node:
+                        kids.append(item)
+            else:
+                is_node = known.get(value_type)
+                if is_node is None:
+                    is_node = _is_node(value_type)
+                if is_node:
+                    kids.append(value)
+        if not kids:
+            continue
         if pruned is not None and node_type is cst.If:
             left_out = pruned(node)  # type: ignore[arg-type]
             if left_out:
                 kids = [kid for kid in kids if not any(kid is part for part in left_out)]
-        stack.extend(zip(reversed(kids), repeat(statement)))
+        extend(zip(reversed(kids), repeat(statement)))
     return out
 
 
