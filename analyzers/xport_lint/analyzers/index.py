@@ -485,12 +485,13 @@ class ProjectIndex:
         """Every traced node from the roots, shortest chains first and, among chains of one length,
         in sorted order of their names: which caller a function is reached from does not depend on
         the order of the files or of the calls."""
-        queue: list[tuple[int, tuple[tuple[str, str], ...], str, Node, Node | None]] = []
+        # entries order by (depth, chain, node, parent) as text: ties never compare a node with None
+        queue: list[tuple[int, tuple[tuple[str, str], ...], str, str, Node, Node | None]] = []
         for root in self._roots():
-            heapq.heappush(queue, (0, ((root[0][0], self._name(root)),), repr(root), root, None))
+            heapq.heappush(queue, (0, ((root[0][0], self._name(root)),), repr(root), "", root, None))
         seen: set[Node] = set()
         while queue:
-            depth, chain, _, node, parent = heapq.heappop(queue)
+            depth, chain, _, _, node, parent = heapq.heappop(queue)
             if node in seen:
                 continue
             seen.add(node)
@@ -500,7 +501,7 @@ class ProjectIndex:
             for callee in self._callees(node):
                 if callee not in seen:
                     step = (callee[0][0], self._name(callee))
-                    heapq.heappush(queue, (depth + 1, (*chain, step), repr(callee), callee, node))
+                    heapq.heappush(queue, (depth + 1, (*chain, step), repr(callee), repr(node), callee, node))
 
     def _name(self, node: Node) -> str:
         """`LlamaModel.forward` for a forward a subclass inherits: named by the class that runs it."""
