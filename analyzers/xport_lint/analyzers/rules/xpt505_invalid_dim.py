@@ -55,7 +55,8 @@ class InvalidDim(Rule):
         ),
     }
     SCOPE = Scope.MODULE
-    TRIGGERS = ("Dim",)
+    #: a `Dim(...)` call, a hint (`Dim.AUTO(...)`), an alias (`import Dim as D`) or `dims(...)`; not "Dimension"
+    TRIGGERS = ("Dim(", "Dim.", "Dim as", "dims(")
     PYTORCH_NAME = "AssertionError (Dim)"
     FAILS_WITH = {
         mode: (
