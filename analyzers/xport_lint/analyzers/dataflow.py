@@ -196,6 +196,7 @@ class FunctionFlow:
         self._early: dict[int, Value] = {}
         #: names whose reads get ordered values, computed when a rule first reads one
         self._ordered: tuple[dict[str, Value], frozenset[str]] | None = None
+        self._defined: dict[str, list[cst.BaseExpression | None]] | None = None
         self._solve()
         interesting = self._reassigned_differently(params)
         if interesting:
@@ -449,10 +450,18 @@ class FunctionFlow:
             return self.value(node.expression)
         return NOTHING
 
-    def constant_tensor(self, expr: cst.BaseExpression) -> bool:
+    def constant_tensor(self, expr: cst.BaseExpression, _through: frozenset[str] = frozenset()) -> bool:
         """`torch.tensor(scale).log2().round()`: a tensor made from Python numbers, through tensor
-        methods: a constant under export, so reading it back is no read of data (measured:
-        torchvision's `float(torch.tensor(approx_scale).log2().round())` exports in both modes)."""
+        methods and local names bound only to such tensors (`v = torch.tensor(self.version)`): a
+        constant under export, so reading it back is no read of data (measured: torchvision's
+        `float(torch.tensor(approx_scale).log2().round())` exports in both modes)."""
+        if isinstance(expr, cst.Name):
+            bound = self._definitions().get(expr.value)
+            return (
+                bool(bound) and expr.value not in _through and all(
+                    value is not None and self.constant_tensor(value, _through | {expr.value}) for value in bound
+                )
+            )
         while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
             receiver = expr.func.value
             if isinstance(receiver, cst.Name) and receiver.value == "torch":
@@ -464,6 +473,32 @@ class FunctionFlow:
             return False
         values = [self.value(a.value) for a in expr.args]
         return all(not is_tensor_like(v) and not v.has(Kind.DATA) for v in values)
+
+    def _definitions(self) -> dict[str, list[cst.BaseExpression | None]]:
+        """What each local name is bound to, per binding: the expression of a plain `name = expr`,
+        None for any other binding (a parameter, unpacking, augmented assignment, a loop, `with`,
+        an in-place method)."""
+        if self._defined is None:
+            defined: dict[str, list[cst.BaseExpression | None]] = {
+                param.name.value: [None] for param in all_params(self.func.params)
+            }
+            for node in iter_nodes(self.func.body):
+                if isinstance(node, cst.Assign):
+                    for target in node.targets:
+                        simple = isinstance(target.target, cst.Name)
+                        for name in _target_names(target.target):
+                            defined.setdefault(name, []).append(node.value if simple else None)
+                elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName)):
+                    bound = node.name if isinstance(node, cst.AsName) else node.target
+                    for name in _target_names(bound):
+                        defined.setdefault(name, []).append(None)
+                elif (
+                    isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                    and isinstance(node.func.value, cst.Name) and node.func.attr.value.endswith("_")
+                ):
+                    defined.setdefault(node.func.value.value, []).append(None)  # `v.add_(x)`: changed in place
+            self._defined = defined
+        return self._defined
 
     def _comprehension(self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp | cst.DictComp) -> Value:
         """A comprehension's variables live in its own scope (`[len(t) for t in x]` and a later

@@ -65,8 +65,8 @@ class TensorBranch(ConditionRule, Rule):
     ## Modes
     Error in both non-strict and strict export (torch 2.13), with two exceptions in
     non-strict export. A test of tensors built from Python constants only
-    (`if torch.tensor(self.version) > 2:`) is folded to a constant there and exports (strict
-    export still fails: an error in strict mode only). A test inside `try:` whose `except`
+    (`if torch.tensor(self.version) > 2:`, or the tensor bound to a name first) is folded to a
+    constant there and exports (strict export still fails: an error in strict mode only). A test inside `try:` whose `except`
     catches `RuntimeError` (or `Exception`, or a bare `except:`) is a warning there: export
     catches its own failure and records the `except` path whatever the data.
     """
@@ -126,6 +126,23 @@ class TensorBranch(ConditionRule, Rule):
                     self.version = 3
                 def forward(self, x):
                     return x * 2 if torch.tensor(self.version) > 2 else x
+            def xport_example():
+                return Versioned(), (torch.randn(3),)
+            """,
+            modes=(Mode.NON_STRICT,),
+        ),
+        Valid(
+            """
+            import torch
+            class Versioned(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.version = 3
+                def forward(self, x):
+                    version = torch.tensor(self.version)  # a constant, bound to a name first
+                    if version > 2:
+                        return x * 2
+                    return x
             def xport_example():
                 return Versioned(), (torch.randn(3),)
             """,
