@@ -1,0 +1,667 @@
+"""Export readiness of a whole project: its models, each with a verdict per export mode, the
+findings that stand in the way and the chain of calls that reaches each, where its export
+configuration comes from, and what a draft_export confirmation last said about it.
+
+Built on one project check (project.check_project: the same files, index and cache as `check`);
+what it adds is read from the project index (which functions a model's `forward` reaches, which
+submodules its `__init__` builds) and from the files' text (where each function starts and ends),
+never by parsing again. The JSON it renders (`Readiness.to_json`) is a versioned schema,
+documented in docs/report.md: the CLI's `report` command and the language server's
+`xport-lint/models` request both return it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import re
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import registry
+from .cache import Cache, default_directory
+from .config import Config
+from .fixes import apply_fixes
+from .index import Key, ModuleSummary, ProjectIndex, definition_lines
+from .model import Finding, Mode, Severity
+from .project import FileResult, ProjectCheck, check_project
+from .rule import Scope
+from .runner import SYNTAX_CODE
+
+#: bump when a key of the JSON changes meaning or goes; adding a key keeps the version
+SCHEMA_VERSION = 1
+MODES = (Mode.NON_STRICT, Mode.STRICT)
+
+#: a model's verdict in one mode
+EXPORTS, FAILS, FAILS_WHEN, UNKNOWN = "exports", "fails", "fails-when", "unknown"
+VERDICTS = (FAILS, FAILS_WHEN, UNKNOWN, EXPORTS)
+
+#: what a model's confirmation record says
+NEVER_RUN, CONFIRMED, REFUTED, STALE, RUN_FAILED = "never-run", "confirmed", "refuted", "stale", "error"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One function on the way from a model's `forward` to a finding."""
+
+    function: str
+    path: str
+    line: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"function": self.function, "path": self.path, "line": self.line}
+
+
+@dataclass(frozen=True)
+class ModelFinding:
+    """A finding as it bears on a model: its severity in each mode, and how the model reaches it."""
+
+    path: str
+    finding: Finding
+    #: mode -> severity there (None: the rule says nothing in that mode)
+    severities: dict[Mode, Severity | None]
+    #: the condition under which an error holds (training mode, an optional argument), if any
+    condition: str | None
+    chain: tuple[Step, ...]
+    #: the fix as a unified diff of the file, when one is offered
+    diff: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        f = self.finding
+        fix = None
+        if f.fix is not None:
+            fix = {"title": f.fix.title, "applicability": f.fix.applicability.value, "diff": self.diff}
+        return {
+            "code": f.code, "name": f.name, "message": f.message,
+            "severity": {mode.value: (s.value if s is not None else None) for mode, s in self.severities.items()},
+            "condition": self.condition,
+            "path": self.path, "line": f.span.start.line, "column": f.span.start.column + 1,
+            "end_line": f.span.end.line, "end_column": f.span.end.column + 1,
+            "chain": [step.to_json() for step in self.chain],
+            "fix": fix, "url": f.url, "confirmation": f.confirmation,
+        }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    #: for fails-when: the conditions under which export fails
+    conditions: tuple[str, ...] = ()
+    errors: int = 0
+    warnings: int = 0
+    #: "checked": the project was checked in this mode; "derived": severities carried over from
+    #: the other mode's check by each rule's per-mode severity (rules only this mode runs: `unchecked`)
+    basis: str = "checked"
+    unchecked: tuple[str, ...] = ()
+    #: for unknown: why
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict, "conditions": list(self.conditions), "errors": self.errors,
+            "warnings": self.warnings, "basis": self.basis, "unchecked": list(self.unchecked), "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class ExportConfig:
+    """Where a model's export configuration is declared (None on a model: static shapes, no example)."""
+
+    #: "export-call", "xport_example", "export-script", "pyproject-dynamic-shapes", "pyproject-examples"
+    kind: str
+    description: str
+    path: str | None = None
+    line: int | None = None
+    dynamic: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "description": self.description, "path": self.path, "line": self.line,
+                "dynamic": self.dynamic}
+
+
+@dataclass(frozen=True)
+class ConfirmationState:
+    state: str = NEVER_RUN
+    export_ok: bool | None = None
+    summary: str = ""
+    #: sha256 of the file's text the record was made for (None: never run)
+    hash: str | None = None
+    checked_at: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"state": self.state, "export_ok": self.export_ok, "summary": self.summary, "hash": self.hash,
+                "checked_at": self.checked_at}
+
+
+@dataclass
+class ModelReport:
+    id: str
+    name: str
+    path: str
+    line: int
+    package: str
+    #: no other model of the project builds it as a submodule
+    top_level: bool
+    #: named by an export call, an export script, `xport_example()` or pyproject.toml
+    exported: bool
+    verdicts: dict[Mode, Verdict]
+    export_configs: list[ExportConfig]
+    findings: list[ModelFinding]
+    confirmation: ConfirmationState
+    #: ids of the project's models its `__init__` builds
+    submodules: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "name": self.name, "path": self.path, "line": self.line, "package": self.package,
+            "top_level": self.top_level, "exported": self.exported,
+            "verdicts": {mode.value: verdict.to_json() for mode, verdict in self.verdicts.items()},
+            "export_config": [config.to_json() for config in self.export_configs],
+            "submodules": self.submodules,
+            "findings": [finding.to_json() for finding in self.findings],
+            "confirmation": self.confirmation.to_json(),
+        }
+
+
+@dataclass
+class Readiness:
+    #: the mode the project was checked in (the other is derived unless both were checked)
+    mode: Mode
+    models: list[ModelReport]
+    #: findings in no model's reach: export scripts, functions handed to export, module-level code
+    other_findings: list[ModelFinding]
+    files: int
+
+    def counts(self, mode: Mode | None = None) -> dict[str, int]:
+        mode = mode or self.mode
+        out = dict.fromkeys(VERDICTS, 0)
+        for model in self.models:
+            out[model.verdicts[mode].verdict] += 1
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        from .output import VERSION
+
+        return {
+            "version": SCHEMA_VERSION,
+            "tool": {"name": "xport-lint", "version": VERSION, "torch": "2.13"},
+            "mode": self.mode.value,
+            "files": self.files,
+            "summary": {mode.value: self.counts(mode) for mode in MODES},
+            "models": [model.to_json() for model in self.models],
+            "other_findings": [finding.to_json() for finding in self.other_findings],
+        }
+
+
+# -- the confirmation record ---------------------------------------------------------------------
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+class ConfirmationRecord:
+    """What the last draft_export confirmation of each file said, keyed by the file's absolute path
+    and stamped with the sha256 of the text it ran on (so an edit makes it stale). A JSON file in
+    the findings cache's folder (data only); unreadable or malformed, it is empty."""
+
+    FILE = "confirmations-v1.json"
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.path = (directory or default_directory()) / self.FILE
+        self.entries: dict[str, dict[str, Any]] = {}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                self.entries = {k: v for k, v in data.items() if isinstance(v, dict) and isinstance(v.get("hash"), str)}
+        except (OSError, ValueError):
+            pass
+
+    def record(self, path: str, text: str, status: str, export_ok: bool | None, model: str | None,
+               summary: str) -> None:
+        self.entries[str(Path(path).resolve())] = {
+            "hash": text_hash(text), "status": status, "export_ok": export_ok, "model": model, "summary": summary,
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+
+    def save(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(self.entries, sort_keys=True), encoding="utf-8")
+            os.replace(temporary, self.path)
+        except OSError:
+            pass  # a record that cannot be kept costs only the next report's "never-run"
+
+    def state(self, path: str, text: str | None, model: str, verdict: str) -> ConfirmationState:
+        entry = self.entries.get(str(Path(path).resolve()))
+        if entry is None or entry.get("model") not in (None, model):
+            return ConfirmationState()
+        export_ok = entry.get("export_ok") if isinstance(entry.get("export_ok"), bool) else None
+        common = {"export_ok": export_ok, "summary": str(entry.get("summary", "")), "hash": entry["hash"],
+                  "checked_at": entry.get("at")}
+        if text is None or text_hash(text) != entry["hash"]:
+            return ConfirmationState(STALE, **common)
+        if entry.get("status") != "ran" or export_ok is None:
+            return ConfirmationState(RUN_FAILED, **common)
+        agrees = export_ok == (verdict in (EXPORTS, FAILS_WHEN))
+        return ConfirmationState(CONFIRMED if agrees else REFUTED, **common)
+
+
+# -- building the report ----------------------------------------------------------------------------
+
+def build(
+    files: list[str], config: Config, cache: Cache | None, jobs: int | None = None, both_modes: bool = False,
+    record: ConfirmationRecord | None = None,
+) -> Readiness:
+    """Check the project (both modes with `both_modes`, else the configured one) and report its models."""
+    checked = check_project(files, config, cache, jobs)
+    other = None
+    if both_modes:
+        other_mode = Mode.NON_STRICT if config.mode is Mode.STRICT else Mode.STRICT
+        other = check_project(files, config.merged(strict=other_mode is Mode.STRICT), cache, jobs)
+    return readiness(checked, config, other, record)
+
+
+def readiness(
+    checked: ProjectCheck, config: Config, other: ProjectCheck | None = None, record: ConfirmationRecord | None = None,
+) -> Readiness:
+    """The report of an already checked project (`other`: the same files checked in the other mode)."""
+    assert checked.rounds is not None and checked.rounds.index is not None, "a ProjectCheck from check_project"
+    return _Builder(checked, config, other, record or ConfirmationRecord()).build()
+
+
+_CALLED = re.compile(r"\b([A-Za-z_][\w.]*)\s*\(")
+_EXPORT_CALL = re.compile(r"\b(?:torch\.export\.|export\.)?(?:draft_)?export\s*\(\s*([A-Za-z_][\w.]*)\s*(\()?")
+_CONDITION = re.compile(r" \((only [^()]*(?:\([^()]*\)[^()]*)*)\)$")
+
+
+@dataclass
+class _FileFacts:
+    """What the report reads from one file's text: where functions start and end, calls in each
+    class's `__init__`, export calls and the `xport_example()` models."""
+
+    text: str
+    lines: list[str]
+    definitions: list[tuple[int, int, str, str]]  # (line, indent, kind, name) of every def/class
+
+    @classmethod
+    def of(cls, text: str) -> _FileFacts:
+        lines = text.splitlines()
+        found = []
+        line, offset = 1, 0
+        for match in _DEFINITION.finditer(text):
+            line += text.count("\n", offset, match.start())
+            offset = match.start()
+            found.append((line, len(match.group(1).expandtabs()), match.group(2), match.group(3)))
+        return cls(text, lines, found)
+
+    def _indent(self, line: int) -> int:
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return len(text.expandtabs()) - len(text.expandtabs().lstrip())
+
+    def enclosing(self, line: int) -> str | None:
+        """`func` or `Class.method` (as the project index names it) of the code at `line`."""
+        indent = self._indent(line)
+        chain: list[tuple[str, str]] = []
+        for def_line, def_indent, kind, name in reversed(self.definitions):
+            if def_line >= line:
+                continue
+            if def_indent < indent:
+                chain.append((kind, name))
+                indent = def_indent
+                if def_indent == 0:
+                    break
+        chain.reverse()
+        if not chain or (chain[-1][0] != "def" and len(chain) == 1):
+            return None
+        if chain[0][0] == "def":
+            return chain[0][1]
+        if len(chain) >= 2 and chain[1][0] == "def":
+            return f"{chain[0][1]}.{chain[1][1]}"
+        return None
+
+    def body(self, qualified: str) -> str:
+        """The text of `Class.method` or `func` (up to the next definition at its indentation or less)."""
+        parts = qualified.split(".")
+        depth = 0
+        start = None
+        for position, (line, indent, _, name) in enumerate(self.definitions):
+            if start is None:
+                if name == parts[depth] and (depth == 0 and indent == 0 or depth > 0 and indent > 0):
+                    depth += 1
+                    if depth == len(parts):
+                        start = (line, indent, position)
+                continue
+            if indent <= start[1]:
+                return "\n".join(self.lines[start[0] - 1 : line - 1])
+        return "\n".join(self.lines[start[0] - 1 :]) if start is not None else ""
+
+
+_DEFINITION = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
+
+
+class _Builder:
+    def __init__(self, checked: ProjectCheck, config: Config, other: ProjectCheck | None,
+                 record: ConfirmationRecord) -> None:
+        rounds = checked.rounds
+        assert rounds is not None and rounds.index is not None
+        self.index: ProjectIndex = rounds.index
+        self.config = config
+        self.mode = config.mode
+        self.other_mode = Mode.NON_STRICT if self.mode is Mode.STRICT else Mode.STRICT
+        self.results: dict[str, FileResult] = {r.path: r for r in checked.results}
+        self.other = {r.path: r for r in other.results} if other is not None else None
+        self.linted = rounds.linted
+        self.summaries = checked.summaries
+        self.record = record
+        self._facts: dict[str, _FileFacts | None] = {}
+
+    def facts(self, path: str) -> _FileFacts | None:
+        if path not in self._facts:
+            result = self.results.get(path)
+            text = result.text if result is not None else None
+            if text is None:
+                try:
+                    text = Path(path).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    text = None
+            self._facts[path] = _FileFacts.of(text) if text is not None else None
+        return self._facts[path]
+
+    # -- models --------------------------------------------------------------------------------
+
+    def model_keys(self) -> list[Key]:
+        out = []
+        for path, summary in sorted(self.summaries.items()):
+            if path not in self.linted:
+                continue
+            for name in summary.classes:
+                key = (summary.module, name)
+                if self.index.is_module_class(key) and self.index.find_method(key, "forward") is not None:
+                    out.append(key)
+        return out
+
+    def submodules(self, key: Key, models: set[Key]) -> list[Key]:
+        """Project models that `key`'s `__init__` constructs (`self.head = Head(...)`, in a
+        ModuleList, ...): exporting `key` runs their `forward` too."""
+        init = self.index.find_method(key, "__init__")
+        if init is None:
+            return []
+        facts = self.facts(self.index.path_of[init[0]])
+        if facts is None:
+            return []
+        owner = self.index.by_module[init[0]]
+        found = []
+        for match in _CALLED.finditer(facts.body(init[1])):
+            target = self.index.resolve_local(owner, match.group(1))
+            if isinstance(target, tuple) and target in models and target != key and target not in found:
+                found.append(target)
+        return found
+
+    def reach(self, key: Key, children: dict[Key, list[Key]]) -> dict[Key, tuple[Key, ...]]:
+        """Every function a model's export runs -> the chain of functions from its `forward`
+        (through submodules' `forward`), shortest first, ties in sorted order."""
+        index = self.index
+        forward = index.find_method(key, "forward")
+        assert forward is not None
+        start = index._node(forward, key)
+        chains: dict[Key, tuple[Key, ...]] = {}
+        queue = deque([(start, (forward,))])
+        seen = {start}
+        while queue:
+            node, chain = queue.popleft()
+            chains.setdefault(node[0], chain)
+            callees = list(index._callees(node))
+            owner = node[1] or (node[0][0], node[0][1].rpartition(".")[0])
+            if node[0][1].endswith(".forward") and owner in children:
+                for child in children[owner]:
+                    child_forward = index.find_method(child, "forward")
+                    if child_forward is not None:
+                        callees.append(index._node(child_forward, child))
+            for callee in sorted(callees, key=repr):
+                if callee not in seen:
+                    seen.add(callee)
+                    queue.append((callee, (*chain, callee[0])))
+        return chains
+
+    def build(self) -> Readiness:
+        keys = self.model_keys()
+        models = set(keys)
+        children = {key: self.submodules(key, models) for key in keys}
+        built_by_others = {child for kids in children.values() for child in kids}
+        exports = self.export_configs(models)
+        findings = self.located_findings()
+        claimed: set[tuple[str, int]] = set()
+        reports = []
+        for key in keys:
+            chains = self.reach(key, children)
+            mine: list[ModelFinding] = []
+            broken: list[str] = []
+            for function, chain in chains.items():
+                path = self.index.path_of.get(function[0])
+                if path is None:
+                    continue
+                if path in findings.problems:
+                    broken.append(f"{path} was not fully checked ({findings.problems[path]})")
+                for item in findings.by_function.get((path, function[1]), ()):
+                    mine.append(self.model_finding(path, item, tuple(self.step(k) for k in chain)))
+                    claimed.add((path, id(item)))
+            path = self.index.path_of[key[0]]
+            facts = self.facts(path)
+            line = definition_lines(facts.text).get(key[1], 1) if facts is not None else 1
+            configs = exports.get(key, [])
+            mine.sort(key=lambda f: (_rank(f.severities.get(self.mode)), f.path, f.finding.span.start, f.finding.code))
+            verdicts = {mode: self.verdict(mine, mode, broken) for mode in MODES}
+            package = key[0].rpartition(".")[0]
+            reports.append(ModelReport(
+                id=f"{key[0]}.{key[1]}", name=key[1], path=path, line=line, package=package,
+                top_level=key not in built_by_others, exported=bool(configs), verdicts=verdicts,
+                export_configs=configs, findings=mine,
+                confirmation=self.record.state(path, facts.text if facts else None, key[1],
+                                               verdicts[self.mode].verdict),
+                submodules=[f"{c[0]}.{c[1]}" for c in children[key]],
+            ))
+        reports.sort(key=lambda m: (not m.exported, not m.top_level, VERDICTS.index(m.verdicts[self.mode].verdict),
+                                    m.id))
+        other = [
+            self.model_finding(path, finding, self.outside_chain(path, finding))
+            for path, items in sorted(findings.by_path.items())
+            for finding in items
+            if (path, id(finding)) not in claimed
+        ]
+        return Readiness(self.mode, reports, other, len(self.linted))
+
+    # -- findings --------------------------------------------------------------------------------
+
+    def step(self, key: Key) -> Step:
+        path = self.index.path_of.get(key[0], "")
+        return Step(key[1], path, self.index._line(path, key[1]) if path else 0)
+
+    def located_findings(self) -> _Located:
+        located = _Located()
+        merged: dict[str, list[Finding]] = {}
+        for path, result in self.results.items():
+            merged[path] = list(result.findings)
+        if self.other is not None:
+            for path, result in self.other.items():
+                have = {(f.code, f.span) for f in merged.get(path, [])}
+                merged.setdefault(path, []).extend(f for f in result.findings if (f.code, f.span) not in have)
+        for path, items in merged.items():
+            facts = self.facts(path)
+            for finding in items:
+                if finding.code == SYNTAX_CODE:
+                    located.problems[path] = finding.message.split(":")[0]
+                located.by_path.setdefault(path, []).append(finding)
+                rule = registry.RULES.get(finding.code)
+                if facts is None or rule is None or rule.SCOPE is not Scope.TRACED:
+                    continue
+                function = facts.enclosing(finding.span.start.line)
+                if function is not None:
+                    located.by_function.setdefault((path, function), []).append(finding)
+        return located
+
+    def severities(self, path: str, finding: Finding) -> dict[Mode, Severity | None]:
+        """Each mode's severity: checked where that mode's check found it; else carried over by
+        the rule's per-mode severity (a condition that made an error a warning holds in both)."""
+        out: dict[Mode, Severity | None] = {self.mode: finding.severity}
+        if self.other is not None:
+            result = self.other.get(path)
+            match = next((f for f in (result.findings if result else []) if f.code == finding.code
+                          and f.span == finding.span), None)
+            mine = next((f for f in self.results[path].findings if f.code == finding.code
+                         and f.span == finding.span), None) if path in self.results else None
+            out = {self.mode: mine.severity if mine else None, self.other_mode: match.severity if match else None}
+            return {mode: out[mode] for mode in MODES}
+        rule = registry.RULES.get(finding.code)
+        if rule is None or finding.code in self.config.severity:
+            out[self.other_mode] = finding.severity
+        else:
+            here, there = rule.severity(self.mode), rule.severity(self.other_mode)
+            if here == there:
+                out[self.other_mode] = finding.severity
+            elif finding.severity is Severity.WARNING and here is Severity.ERROR:
+                out[self.other_mode] = Severity.WARNING if there is Severity.ERROR else there
+            else:
+                out[self.other_mode] = there
+        return {mode: out[mode] for mode in MODES}
+
+    def model_finding(self, path: str, finding: Finding, chain: tuple[Step, ...]) -> ModelFinding:
+        severities = self.severities(path, finding)
+        condition = None
+        rule = registry.RULES.get(finding.code)
+        conditional = rule is not None and any(
+            severities[mode] is Severity.WARNING and rule.severity(mode) is Severity.ERROR for mode in MODES
+        )
+        if conditional and (match := _CONDITION.search(finding.message)):
+            condition = match.group(1)
+        diff = None
+        facts = self.facts(path)
+        if finding.fix is not None and facts is not None:
+            fixed = apply_fixes(facts.text, [finding], unsafe=True)
+            diff = "".join(difflib.unified_diff(
+                facts.text.splitlines(keepends=True), fixed.splitlines(keepends=True),
+                fromfile=f"a/{path}", tofile=f"b/{path}", n=1,
+            )) or None
+        return ModelFinding(path, finding, severities, condition, chain, diff)
+
+    def outside_chain(self, path: str, finding: Finding) -> tuple[Step, ...]:
+        """A finding outside every model: the chain the index knows from its own entry point."""
+        facts = self.facts(path)
+        summary = next((s for p, s in self.summaries.items() if p == path), None)
+        if facts is None or summary is None:
+            return ()
+        function = facts.enclosing(finding.span.start.line)
+        if function is None:
+            return ()
+        key = (summary.module, function)
+        chain = [key]
+        while (parent := self.index.parents.get(chain[-1])) is not None:
+            chain.append(parent[0])
+        return tuple(self.step(k) for k in reversed(chain))
+
+    def verdict(self, findings: list[ModelFinding], mode: Mode, broken: list[str]) -> Verdict:
+        errors = [f for f in findings if f.severities[mode] is Severity.ERROR]
+        warnings = [f for f in findings if f.severities[mode] is Severity.WARNING]
+        basis = "checked" if mode is self.mode or self.other is not None else "derived"
+        unchecked: tuple[str, ...] = ()
+        if basis == "derived":
+            enabled = self.config.enabled()
+            unchecked = tuple(sorted(
+                code for code, rule in registry.RULES.items()
+                if code in enabled and rule.severity(mode) is not None and rule.severity(self.mode) is None
+            ))
+        common = {"errors": len(errors), "warnings": len(warnings), "basis": basis, "unchecked": unchecked}
+        if errors:
+            return Verdict(FAILS, **common)
+        if broken:
+            return Verdict(UNKNOWN, reason="; ".join(sorted(set(broken))), **common)
+        conditions = tuple(dict.fromkeys(
+            f.condition for f in warnings if f.condition is not None
+        ))
+        if conditions:
+            return Verdict(FAILS_WHEN, conditions, **common)
+        return Verdict(EXPORTS, **common)
+
+    # -- export configuration -----------------------------------------------------------------------
+
+    def export_configs(self, models: set[Key]) -> dict[Key, list[ExportConfig]]:
+        """Where each model's export is declared: export calls and `xport_example()` in the
+        project's files, export scripts' declared shapes (the index's), pyproject.toml's tables."""
+        out: dict[Key, list[ExportConfig]] = {}
+        for module, declared in self.index._declared_shapes().items():
+            for name, shapes in declared.items():
+                out.setdefault((module, name), []).append(ExportConfig(
+                    "export-script", shapes.source, shapes.path or None, shapes.line or None, shapes.any_dynamic()))
+        for path, summary in sorted(self.summaries.items()):
+            facts = self.facts(path)
+            if facts is None:
+                continue
+            for key, config in self._calls_in(path, summary, facts, models):
+                if not any(c.path == config.path and c.line == config.line for c in out.get(key, [])):
+                    out.setdefault(key, []).append(config)
+        for key in models:
+            module, name = key
+            qualified = f"{module}.{name}"
+            if qualified in self.config.dynamic_shapes or name in self.config.dynamic_shapes:
+                out.setdefault(key, []).append(ExportConfig(
+                    "pyproject-dynamic-shapes", f"[tool.xport-lint.dynamic-shapes] {qualified}", dynamic=True))
+            provider = self.config.example_for(self.index.path_of[module], [name])
+            if provider is not None:
+                out.setdefault(key, []).append(ExportConfig(
+                    "pyproject-examples", f"[tool.xport-lint.examples] {qualified} = \"{provider}\""))
+        return out
+
+    def _calls_in(
+        self, path: str, summary: ModuleSummary, facts: _FileFacts, models: set[Key]
+    ) -> Iterator[tuple[Key, ExportConfig]]:
+        text = facts.text
+        if "export" in text:
+            for match in _EXPORT_CALL.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                written = match.group(1)
+                if match.group(2) is None:  # a variable: `model = Detector(...)` before the call
+                    assigned = re.search(rf"^\s*{re.escape(written)}\s*=\s*([A-Za-z_][\w.]*)\s*\(",
+                                         text[: match.start()], re.MULTILINE)
+                    if assigned is None:
+                        continue
+                    written = assigned.group(1)
+                target = self.index.resolve_local(summary, written)
+                if isinstance(target, tuple) and target in models:
+                    call = text[match.start() : match.start() + 2000]
+                    yield target, ExportConfig(
+                        "export-call", f"export call in {path}:{line}", path, line,
+                        dynamic="dynamic_shapes" in call.split("\n\n")[0])
+        if "def xport_example" in text:
+            body = facts.body("xport_example")
+            line = definition_lines(text).get("xport_example", 1)
+            for name in dict.fromkeys(m.group(1) for m in _CALLED.finditer(body)):
+                target = self.index.resolve_local(summary, name)
+                if isinstance(target, tuple) and target in models:
+                    yield target, ExportConfig(
+                        "xport_example", f"xport_example() in {path}:{line}", path, line,
+                        dynamic="dynamic_shapes" in body)
+
+
+@dataclass
+class _Located:
+    by_path: dict[str, list[Finding]] = field(default_factory=dict)
+    #: (path, `func` / `Class.method`) -> its traced-code findings
+    by_function: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)
+    #: path -> why it was not fully checked (a syntax error, an internal error)
+    problems: dict[str, str] = field(default_factory=dict)
+
+
+def _rank(severity: Severity | None) -> int:
+    return {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}.get(severity, 3) if severity else 3
+
+
+def iter_findings(report: Readiness) -> Iterable[ModelFinding]:
+    for model in report.models:
+        yield from model.findings
+    yield from report.other_findings
