@@ -3,6 +3,7 @@ a configuration nobody reads), and every message where and as Python would put i
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import sqlite3
@@ -174,3 +175,27 @@ def test_a_long_file_is_announced_on_a_terminal_only(tmp_path: Path) -> None:
     assert "checking big.py" not in run("check", "--no-cache", "big.py", cwd=tmp_path).stderr  # a pipe
     _, quiet = run_on_terminal("check", "--no-cache", "-q", "big.py", cwd=tmp_path)
     assert "checking big.py" not in quiet
+
+
+# -- messages that fit ----------------------------------------------------------------------------
+
+NO_FIX = (
+    "import torch\nclass Gate(torch.nn.Module):\n    def forward(self, x):\n"
+    "        if x.sum() > 0:\n            return x * 2\n        return None\n"
+)
+
+
+def test_why_no_fix_is_offered_is_a_note_of_its_own(tmp_path: Path) -> None:
+    """The reason was a "(no automatic fix: ...)" tail of the message, which an editor's problem
+    list cuts off: the message stays one short line, and the reason is the note under it."""
+    (tmp_path / "gate.py").write_text(NO_FIX)
+    result = run("check", "--no-cache", "gate.py", cwd=tmp_path)
+    assert result.returncode == 1
+    head, *rest = result.stdout.splitlines()
+    assert head == "gate.py:4:12: XPT101 if tests the tensor value `x.sum() > 0`: data-dependent branch (error)"
+    assert "  = note: no automatic fix: a branch returns `None`, which is not a tensor" in rest
+    (finding,) = json.loads(run("check", "--no-cache", "--format", "json", "gate.py", cwd=tmp_path).stdout)
+    assert "no automatic fix" not in finding["message"] and finding["fix"] is None
+    (note,) = finding["related"]
+    assert note["message"] == "no automatic fix: a branch returns `None`, which is not a tensor"
+    assert note["location"] == finding["location"]

@@ -219,6 +219,9 @@ def render_text(
             lines.append(f"{number} | {text}")
             lines.append(f"{gutter} | " + " " * f.span.start.column + click.style("^" * width, fg=style))
             for related in f.related:
+                if related.path is None and related.span == f.span:  # about the finding itself: no place to name
+                    lines.append(f"{gutter} = note: {related.message}")
+                    continue
                 where, line = _place(related.path or path, related.span.start.line, notebooks)
                 if related.path:
                     where = f"{where}:{line}"

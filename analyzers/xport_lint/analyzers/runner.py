@@ -365,6 +365,11 @@ def _walk(
                     ctx.failures.add(f"{rule.CODE} ({rule.NAME}) raised {type(error).__name__}")
 
 
+#: how a rule says why it offers no fix here: a message's tail ` (no automatic fix: REASON)`
+#: becomes a note of its own, at the finding, starting with this
+NO_FIX = "no automatic fix: "
+
+
 def _findings(
     ctx: RuleContext, locator: Locator, config: Config, mode: Mode, program: Program, path: str
 ) -> list[Finding]:
@@ -383,7 +388,7 @@ def _findings(
         if noqa.suppresses(noqa.directive_on(line_text, span.start.line), rule.CODE):
             continue
         severity = config.severity.get(rule.CODE) or report.severity or rule.severity(mode) or Severity.INFO
-        message = report.message
+        message, no_fix, reason = report.message.partition(f" ({NO_FIX}")
         where = id(report.statement) if report.statement is not None else None
         if (
             severity is Severity.ERROR and rule.CODE not in config.severity
@@ -417,6 +422,8 @@ def _findings(
             elsewhere = note_path if note_path and note_path != path else None
             related += (Related(Span(Position(note_line, 0), Position(note_line, 0)), note, elsewhere),)
         fix = _fix(report.fix, report.statement, locator, program) if report.fix is not None else None
+        if no_fix:  # a second line in the CLI, `data.noFix` in the editor: the Problems panel cuts a long message
+            related += (Related(span, NO_FIX + reason.removesuffix(")")),)
         out.append(Finding(rule.CODE, rule.NAME, message, severity, span, fix, related, rule.url()))
     return out
 
