@@ -453,4 +453,5 @@ def test_without_a_fix_the_message_does_not_deny_its_own_finding() -> None:
     [finding] = [f for f in check_source(source, "m.py", EVERYTHING) if f.code == "XPT201"]
     assert finding.fix is None
     assert "read from tensor data" in finding.message and "not a number read" not in finding.message
-    assert "the tensor `n` is read from is not at hand" in finding.message
+    [reason] = [note.message for note in finding.related if note.message.startswith("no automatic fix: ")]
+    assert "the tensor `n` is read from is not at hand" in reason
