@@ -1,6 +1,7 @@
 // xport-lint for VS Code: a thin client of the xport-lint language server (all analysis runs
 // in the server, in the workspace's Python interpreter).
 
+import { execFile } from "node:child_process";
 import * as vscode from "vscode";
 import { DidChangeConfigurationNotification, type LanguageClient, State } from "vscode-languageclient/node";
 import {
@@ -14,6 +15,9 @@ import {
   serverStatus,
   which,
 } from "./common/python";
+import { type ConfirmationResult, Confirmations, confirmationStatus, type StatusView } from "./common/confirmations";
+import { withoutNoise } from "./common/logs";
+import type { Mode } from "./common/models";
 import { SerialQueue } from "./common/queue";
 import { createClient } from "./common/server";
 import {
@@ -23,10 +27,13 @@ import {
   readSettings,
   toServerSettings,
 } from "./common/settings";
+import { MODELS_CHANGED, type Node, ReadinessTree } from "./tree";
 
 const SECTION = "xport-lint";
 const PYTHON_EXTENSION = "ms-python.python";
 const SELECT_INTERPRETER = "Select interpreter";
+const SERVER_CONFIRM = "xport-lint.confirm";
+const ADD_EXAMPLE = "xport-lint.addExample";
 
 interface PythonExtensionApi {
   environments?: {
@@ -43,6 +50,12 @@ export interface XportLintApi {
   lastConfirmation(): unknown;
   /** The status bar item's tooltip: what the user is told about the server's state. */
   status(): string;
+  /** The status bar item's text. */
+  statusText(): string;
+  /** The "Export readiness" tree. */
+  tree(): ReadinessTree;
+  /** Per-file confirmation results. */
+  confirmations(): Confirmations;
   /** How many times a crashed server was restarted in this session. */
   restarts(): number;
   /** Resolves once every start, stop and settings change requested so far has been applied. */
@@ -65,6 +78,9 @@ let restarts = 0;
 let deactivating = false;
 let output: vscode.LogOutputChannel;
 let status: vscode.StatusBarItem;
+let serverState: StatusView = { text: "$(sync~spin) xport-lint", tooltip: "Starting the xport-lint server", error: false };
+let tree: ReadinessTree;
+const confirmations = new Confirmations();
 const queue = new SerialQueue(apply);
 
 /** The settings now; untrusted, `interpreter` is the user's own value only (and the workspace's is noted). */
@@ -79,11 +95,41 @@ function serverSettings(of: Session) {
   return toServerSettings(of.settings, vscode.workspace.isTrusted, of.interpreter?.path);
 }
 
+/** The server's state, shown unless the active file has a confirmation result of its own. */
 function showStatus(text: string, tooltip: string, error = false): void {
-  status.text = text;
-  status.tooltip = tooltip;
-  status.backgroundColor = error ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
+  serverState = { text, tooltip, error };
+  renderStatus();
+}
+
+/** The status bar follows the active file: its confirmation if it has one, else the server's state. */
+function renderStatus(): void {
+  const document = vscode.window.activeTextEditor?.document;
+  const shown = (document && confirmationStatus(
+    confirmations.get(document.uri.toString()),
+    vscode.workspace.asRelativePath(document.uri),
+  )) ?? serverState;
+  status.text = shown.text;
+  status.tooltip = shown.tooltip;
+  status.backgroundColor = shown.error ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
   status.show();
+}
+
+/** The mode verdicts are shown for: the strict setting, else the non-strict default. */
+function shownMode(): Mode {
+  return currentSettings().settings.strict === "strict" ? "strict" : "non-strict";
+}
+
+/** The server's lenses: confirmation goes through the extension (status, result per file), per `xport-lint.codeLens`. */
+function adaptLenses(found: vscode.CodeLens[]): vscode.CodeLens[] {
+  const setting = currentSettings().settings.codeLens;
+  if (setting === "off") return [];
+  const kept = setting === "confirm" ? found.filter((lens) => lens.command?.command !== ADD_EXAMPLE) : found;
+  for (const lens of kept) {
+    if (lens.command?.command !== SERVER_CONFIRM) continue;
+    const [uri, name] = (lens.command.arguments ?? []) as [string, string | undefined];
+    lens.command = { ...lens.command, command: "xport-lint.confirmWithDraftExport", arguments: [vscode.Uri.parse(uri), name] };
+  }
+  return kept;
 }
 
 async function pythonExtensionInterpreter(): Promise<string | undefined> {
@@ -173,12 +219,17 @@ async function start(settings: ExtensionSettings, ignoredInterpreter?: string): 
     );
     return;
   }
-  const client = createClient(python, () => serverSettings(next), output, () => restarts++);
+  const client = createClient(python, () => serverSettings(next), output, () => restarts++, adaptLenses);
   next.client = client;
   client.onDidChangeState((event) => {
     if (session !== next) return; // a stopped session's last words
-    if (event.newState === State.Running) showStatus("$(check) xport-lint", `xport-lint server running (${python})`);
-    else if (event.newState === State.Stopped) showStatus("$(debug-stop) xport-lint", "xport-lint server stopped", true);
+    if (event.newState === State.Running) {
+      showStatus("$(check) xport-lint", `xport-lint server running (${python})`);
+      void tree.refresh();
+    } else if (event.newState === State.Stopped) showStatus("$(debug-stop) xport-lint", "xport-lint server stopped", true);
+  });
+  client.onNotification(MODELS_CHANGED, () => {
+    if (session === next) void tree.refresh();
   });
   await client.setTrace(traceLevel(settings.traceServer));
   try {
@@ -287,15 +338,31 @@ function classAt(document: vscode.TextDocument, line: number): string | undefine
   return undefined;
 }
 
-async function confirm(uri?: vscode.Uri): Promise<unknown> {
+/** What "Confirm" was invoked on: a file's URI (palette, lens), a tree node, or nothing (the active editor). */
+function confirmTarget(on: unknown, name?: string): { uri?: vscode.Uri; name?: string } {
+  if (on instanceof vscode.Uri) return { uri: on, name };
+  if (typeof on === "string") return { uri: vscode.Uri.parse(on), name };
+  const node = on as Node | undefined;
+  if (node?.kind === "model") return { uri: node.uri, name: node.model.name };
+  if (node?.kind === "file") return { uri: node.uri };
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) return {};
+  return { uri: editor.document.uri, name: classAt(editor.document, editor.selection.active.line) };
+}
+
+/**
+ * draft_export on a file's example (the class named, or under the cursor). However it started,
+ * the result is kept for that file: the status bar shows it while the file is active and
+ * unchanged, the tree marks its models, the server marks the findings it confirmed.
+ */
+async function confirm(on?: unknown, model?: string): Promise<ConfirmationResult | undefined> {
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showWarningMessage(
       "xport-lint: confirmation runs your model's code, so it is disabled in an untrusted workspace.",
     );
     return { status: "untrusted" };
   }
-  const editor = vscode.window.activeTextEditor;
-  const target = uri ?? editor?.document.uri;
+  const { uri: target, name } = confirmTarget(on, model);
   const client = session?.client;
   if (!client || !target) {
     void vscode.window.showWarningMessage("xport-lint: open a Python file and make sure the server is running.");
@@ -303,21 +370,32 @@ async function confirm(uri?: vscode.Uri): Promise<unknown> {
   }
   const document = await vscode.workspace.openTextDocument(target);
   if (document.isDirty) await document.save();
-  const name = editor && editor.document.uri.toString() === target.toString()
-    ? classAt(document, editor.selection.active.line)
-    : undefined;
-  showStatus("$(sync~spin) xport-lint: confirming", `draft_export on ${name ?? vscode.workspace.asRelativePath(target)}`);
-  const result = (await client.sendRequest("workspace/executeCommand", {
-    command: "xport-lint.confirm",
-    arguments: name ? [target.toString(), name] : [target.toString()],
-  })) as { status?: string; summary?: string; exportOk?: boolean } | undefined;
+  const file = target.toString();
+  const label = name ? `${name} in ${vscode.workspace.asRelativePath(target)}` : vscode.workspace.asRelativePath(target);
+  confirmations.started(file, name);
+  renderStatus();
+  let result: ConfirmationResult | undefined;
+  try {
+    result = (await client.sendRequest("workspace/executeCommand", {
+      command: SERVER_CONFIRM,
+      arguments: name ? [file, name] : [file],
+    })) as ConfirmationResult | undefined;
+  } catch (error) {
+    result = { status: "error", summary: `the confirmation failed: ${error}` };
+  }
+  result ??= { status: "error", summary: "the server returned no result" };
   lastConfirmation = result;
-  const ok = result?.exportOk === true;
-  showStatus(
-    ok ? "$(pass) xport-lint: exports" : "$(error) xport-lint: export fails",
-    result?.summary ?? "confirmation finished",
-    !ok,
-  );
+  confirmations.finished(file, result, name);
+  renderStatus();
+  void tree.refresh();
+  output.info(`confirmation of ${label}: ${result.summary ?? result.status}`);
+  if (result.status === "ran") {
+    const words = result.exportOk ? `${label} exports (draft_export)` : `${label}: export fails (draft_export)`;
+    const show = result.exportOk ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    void show(`xport-lint: ${words}. ${result.summary ?? ""}`.trim(), "Show logs").then((choice) => {
+      if (choice) output.show();
+    });
+  }
   return result;
 }
 
@@ -331,21 +409,170 @@ async function fixAll(): Promise<void> {
   });
 }
 
+function xportDiagnostics(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === "xport-lint");
+}
+
+/** The code of a diagnostic (a plain value or `{value, target}`) and its documentation link. */
+function ruleOf(diagnostic: vscode.Diagnostic): { code: string; url?: vscode.Uri } {
+  const code = diagnostic.code;
+  if (typeof code === "object" && code !== null) return { code: String(code.value), url: code.target };
+  return { code: String(code ?? "") };
+}
+
+/**
+ * "Fix all in this model": the preferred quick fix of each of its findings that has one,
+ * bottom to top so an applied fix does not move the findings still to fix.
+ */
+async function fixModel(node?: Node): Promise<number> {
+  if (node?.kind !== "model") return 0;
+  const { model, uri } = node;
+  const document = await vscode.workspace.openTextDocument(uri);
+  const lines = new Set(model.findings.filter((f) => f.start.path === model.path).map((f) => f.start.line - 1));
+  const targets = xportDiagnostics(uri)
+    .filter((d) => lines.has(d.range.start.line))
+    .sort((a, b) => b.range.start.compareTo(a.range.start));
+  let fixed = 0;
+  for (const diagnostic of targets) {
+    const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      "vscode.executeCodeActionProvider", uri, diagnostic.range, vscode.CodeActionKind.QuickFix.value,
+    )) ?? [];
+    const fix = actions.find((a) => a.isPreferred && a.edit && a.diagnostics?.some((d) => d.message === diagnostic.message));
+    if (fix?.edit && (await vscode.workspace.applyEdit(fix.edit))) fixed++;
+  }
+  void vscode.window.showInformationMessage(
+    fixed ? `xport-lint: ${fixed} finding${fixed === 1 ? "" : "s"} of ${model.name} fixed` : `xport-lint: no automatic fix for ${model.name}'s findings`,
+  );
+  if (fixed) await vscode.window.showTextDocument(document);
+  return fixed;
+}
+
+/** "Open export script": where the model's export configuration comes from, else the file's xport_example(). */
+async function openExportScript(node?: Node): Promise<vscode.Uri | undefined> {
+  if (node?.kind !== "model") return undefined;
+  const { model } = node;
+  let uri = model.exportScript ? tree.uriOf({ ...model, path: model.exportScript.path }) : undefined;
+  let line = model.exportScript?.line ?? 1;
+  if (!uri) {
+    const document = await vscode.workspace.openTextDocument(node.uri);
+    const at = document.getText().split("\n").findIndex((text) => /^def xport_example\(/.test(text));
+    if (at >= 0) [uri, line] = [node.uri, at + 1];
+  }
+  if (!uri) {
+    void vscode.window.showInformationMessage(
+      `xport-lint: no export script or xport_example() found for ${model.name}; the "Add xport_example()" lens adds one.`,
+    );
+    return undefined;
+  }
+  const position = new vscode.Position(line - 1, 0);
+  await vscode.window.showTextDocument(uri, { selection: new vscode.Range(position, position) });
+  return uri;
+}
+
+/** "Show rule documentation": the rule under the cursor (or picked among the file's) in the browser. */
+async function showRuleDocumentation(code?: string): Promise<string | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  const found = editor ? xportDiagnostics(editor.document.uri) : [];
+  const here = found.filter((d) => editor && d.range.contains(editor.selection.active));
+  const rules = new Map<string, vscode.Uri | undefined>();
+  for (const diagnostic of [...here, ...found]) {
+    const rule = ruleOf(diagnostic);
+    if (!rules.has(rule.code)) rules.set(rule.code, rule.url);
+  }
+  const picked = code ?? (here.length ? ruleOf(here[0]).code : rules.size === 1 ? [...rules.keys()][0]
+    : await vscode.window.showInputBox({
+        title: "xport-lint: rule documentation",
+        prompt: rules.size ? `a rule code (in this file: ${[...rules.keys()].join(", ")})` : "a rule code, e.g. XPT101",
+        value: [...rules.keys()][0] ?? "",
+      }));
+  if (!picked) return undefined;
+  const url = rules.get(picked) ?? vscode.Uri.parse(`https://github.com/xport-lint/xport-lint/blob/main/docs/rules.md#${picked.toLowerCase()}`);
+  await vscode.env.openExternal(url);
+  return url.toString();
+}
+
+/** "Disable for this file": a `# xport-lint: noqa` line at the top (after a shebang and encoding line). */
+async function disableForFile(): Promise<boolean> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.document.languageId !== "python") return false;
+  const { document } = editor;
+  if (/^# xport-lint: noqa\s*$/m.test(document.getText())) return true;
+  let line = 0;
+  while (line < Math.min(document.lineCount, 2) && /^#(!|.*coding[:=])/.test(document.lineAt(line).text)) line++;
+  const edit = new vscode.WorkspaceEdit();
+  edit.insert(document.uri, new vscode.Position(line, 0), "# xport-lint: noqa\n");
+  return vscode.workspace.applyEdit(edit);
+}
+
+/**
+ * "Open export readiness report": `xport-lint report --format html` on the workspace, run in the
+ * server's interpreter and shown in a webview (one self-contained file: its own scripts sort and filter).
+ */
+async function openReport(): Promise<string | undefined> {
+  const python = session?.interpreter?.path;
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
+  if (!python || folders.length === 0) {
+    void vscode.window.showWarningMessage("xport-lint: the report needs a workspace folder and a running server.");
+    return undefined;
+  }
+  const strict = currentSettings().settings.strict;
+  const args = ["-m", "xport_lint.analyzers.cli", "report", "--format", "html", ...(strict === "strict" ? ["--strict"] : []), ...folders];
+  const html = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: "xport-lint: building the report" },
+    () => runCli(python, args, folders[0]),
+  );
+  if (html === undefined) return undefined;
+  const panel = vscode.window.createWebviewPanel("xport-lint.report", "Export readiness report", vscode.ViewColumn.Active, {
+    enableScripts: true,
+    localResourceRoots: [],
+  });
+  panel.webview.html = html;
+  return html;
+}
+
+function runCli(python: string, args: string[], cwd: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(python, args, { cwd, maxBuffer: 256 * 2 ** 20 }, (error, stdout, stderr) => {
+      // `report` exits 1 when a model fails (as `check` does): the HTML is still the answer
+      if (stdout.trimStart().startsWith("<")) return resolve(stdout);
+      const why = withoutNoise(stderr).trim() || String(error ?? "no output");
+      output.error(`${python} ${args.join(" ")}: ${why}`);
+      void vscode.window.showErrorMessage(`xport-lint: the report did not build: ${why.split("\n").pop()}`, "Show logs").then(
+        (choice) => choice && output.show(),
+      );
+      resolve(undefined);
+    });
+  });
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<XportLintApi> {
   deactivating = false;
   output = vscode.window.createOutputChannel("xport-lint", { log: true });
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   status.command = "xport-lint.showLogs";
+  tree = new ReadinessTree(() => session?.client, shownMode, confirmations, output);
   context.subscriptions.push(
     output,
     status,
+    tree,
     vscode.commands.registerCommand("xport-lint.confirmWithDraftExport", confirm),
     vscode.commands.registerCommand("xport-lint.fixAllIssues", fixAll),
+    vscode.commands.registerCommand("xport-lint.fixModel", fixModel),
+    vscode.commands.registerCommand("xport-lint.openExportScript", openExportScript),
+    vscode.commands.registerCommand("xport-lint.refreshModels", () => tree.refresh()),
+    vscode.commands.registerCommand("xport-lint.openReport", openReport),
+    vscode.commands.registerCommand("xport-lint.showRuleDocumentation", showRuleDocumentation),
+    vscode.commands.registerCommand("xport-lint.disableForFile", disableForFile),
+    vscode.window.onDidChangeActiveTextEditor(renderStatus),
+    vscode.workspace.onDidChangeTextDocument((event) => {
+      if (event.contentChanges.length) confirmations.edited(event.document.uri.toString());
+    }),
+    { dispose: confirmations.onDidChange(() => renderStatus()) },
     vscode.commands.registerCommand("xport-lint.restart", () => request(true, "the restart command")),
     vscode.commands.registerCommand("xport-lint.selectInterpreter", selectInterpreter),
     vscode.commands.registerCommand("xport-lint.showLogs", () => output.show()),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration(SECTION)) void request(false, "the settings changed");
+      if (event.affectsConfiguration(SECTION)) void request(false, "the settings changed").then(() => tree.refresh());
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void request(true, "the workspace was trusted")),
     { dispose: () => void deactivate() },
@@ -363,6 +590,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<XportL
     interpreter: () => session?.interpreter,
     lastConfirmation: () => lastConfirmation,
     status: () => String(status.tooltip ?? ""),
+    statusText: () => status.text,
+    tree: () => tree,
+    confirmations: () => confirmations,
     restarts: () => restarts,
     settled: () => queue.idle(),
   };

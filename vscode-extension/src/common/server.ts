@@ -13,6 +13,7 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 import type { ServerSettings } from "./settings";
+import { quiet } from "./logs";
 
 export const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
@@ -22,6 +23,7 @@ export function createClient(
   settings: () => ServerSettings,
   output: vscode.LogOutputChannel,
   onRestart: (count: number) => void = () => undefined,
+  lenses: (found: vscode.CodeLens[]) => vscode.CodeLens[] = (found) => found,
 ): LanguageClient {
   const serverOptions: ServerOptions = {
     command: python,
@@ -30,15 +32,19 @@ export function createClient(
   };
   const crashes: number[] = [];
   const clientOptions: LanguageClientOptions = {
+    // notebook cells: synced by the notebook document sync the server declares; listed here so
+    // diagnostics, hovers and quick fixes are asked for them too
     documentSelector: [
       { scheme: "file", language: "python" },
       { scheme: "untitled", language: "python" },
+      { scheme: "vscode-notebook-cell", language: "python" },
     ],
-    outputChannel: output,
+    outputChannel: quiet(output),
     traceOutputChannel: output,
     initializationOptions: settings(),
     synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/pyproject.toml") },
     middleware: {
+      provideCodeLenses: async (document, token, next) => lenses((await next(document, token)) ?? []),
       workspace: {
         configuration: (params) => params.items.map((item) => (item.section === "xport-lint" ? settings() : null)),
       },

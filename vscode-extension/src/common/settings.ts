@@ -2,12 +2,22 @@
 // (server/xport_lint/server/settings.py mirrors it key for key). Pure: no `vscode` import, so
 // the mapping is unit-tested in plain Node.
 
+/** `xport-lint.strict`: the project's `[tool.xport-lint]` decides, or the user picks a mode. */
+export type StrictSetting = "project" | "non-strict" | "strict";
+/** `xport-lint.codeLens`: every lens, only "Confirm with draft_export", or none. */
+export type CodeLensSetting = "all" | "confirm" | "off";
+
 export interface ExtensionSettings {
   enable: boolean;
   select: string[];
+  extendSelect: string[];
   ignore: string[];
-  strict: boolean | null;
+  strict: StrictSetting;
+  severity: Record<string, string>;
+  codeLens: CodeLensSetting;
   confirmTimeout: number;
+  /** GiB; null: the server's default (half the machine's memory), 0: no cap */
+  confirmMemoryGb: number | null;
   interpreter: string;
   traceServer: "off" | "messages" | "verbose";
 }
@@ -15,9 +25,13 @@ export interface ExtensionSettings {
 export interface ServerSettings {
   enable: boolean;
   select?: string[];
+  extendSelect?: string[];
   ignore?: string[];
   strict?: boolean;
+  severity?: Record<string, string>;
+  codeLens: CodeLensSetting;
   confirmTimeout: number;
+  confirmMemoryGb?: number;
   python?: string;
   trusted: boolean;
 }
@@ -31,30 +45,60 @@ function codes(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string" && v.trim() !== "") : [];
 }
 
+const SEVERITIES = new Set(["error", "warning", "info"]);
+const LENSES = new Set(["all", "confirm", "off"]);
+
+/** The strict setting; `true`/`false`/`null` are what earlier versions stored. */
+function strictSetting(value: unknown): StrictSetting {
+  if (value === true || value === "strict") return "strict";
+  if (value === false || value === "non-strict") return "non-strict";
+  return "project";
+}
+
+function severities(value: unknown): Record<string, string> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string" && SEVERITIES.has(entry[1])),
+  );
+}
+
 export function readSettings(get: ConfigGetter): ExtensionSettings {
-  const strict = get<boolean | null>("strict", null);
   const timeout = get<number>("confirm.timeout", 120);
+  const memory = get<number | null>("confirm.memoryGb", null);
   const trace = get<string>("trace.server", "off");
+  const lens = get<string>("codeLens", "all");
   return {
     enable: get<boolean>("enable", true) !== false,
     select: codes(get<unknown>("select", [])),
+    extendSelect: codes(get<unknown>("extendSelect", [])),
     ignore: codes(get<unknown>("ignore", [])),
-    strict: typeof strict === "boolean" ? strict : null,
+    strict: strictSetting(get<unknown>("strict", "project")),
+    severity: severities(get<unknown>("severity", {})),
+    codeLens: (LENSES.has(lens) ? lens : "all") as CodeLensSetting,
     confirmTimeout: typeof timeout === "number" && timeout > 0 ? timeout : 120,
+    confirmMemoryGb: typeof memory === "number" && memory >= 0 ? memory : null,
     interpreter: (get<string>("interpreter", "") ?? "").trim(),
     traceServer: (TRACE.has(trace) ? trace : "off") as ExtensionSettings["traceServer"],
   };
 }
 
 /**
- * What the server is told. Empty lists and a null `strict` are left out, so the project's
+ * What the server is told. Empty lists and `strict: "project"` are left out, so the project's
  * `[tool.xport-lint]` decides; `python` is the interpreter confirmation runs in.
  */
 export function toServerSettings(settings: ExtensionSettings, trusted: boolean, python?: string): ServerSettings {
-  const out: ServerSettings = { enable: settings.enable, confirmTimeout: settings.confirmTimeout, trusted };
+  const out: ServerSettings = {
+    enable: settings.enable,
+    codeLens: settings.codeLens,
+    confirmTimeout: settings.confirmTimeout,
+    trusted,
+  };
   if (settings.select.length > 0) out.select = settings.select;
+  if (settings.extendSelect.length > 0) out.extendSelect = settings.extendSelect;
   if (settings.ignore.length > 0) out.ignore = settings.ignore;
-  if (settings.strict !== null) out.strict = settings.strict;
+  if (settings.strict !== "project") out.strict = settings.strict === "strict";
+  if (Object.keys(settings.severity).length > 0) out.severity = settings.severity;
+  if (settings.confirmMemoryGb !== null) out.confirmMemoryGb = settings.confirmMemoryGb;
   if (python) out.python = python;
   return out;
 }

@@ -8,7 +8,7 @@ function getter(values: Record<string, unknown>): ConfigGetter {
 
 test("defaults map to a server object that leaves the project's configuration in charge", () => {
   const settings = readSettings(getter({}));
-  assert.deepEqual(toServerSettings(settings, true), { enable: true, confirmTimeout: 120, trusted: true });
+  assert.deepEqual(toServerSettings(settings, true), { enable: true, codeLens: "all", confirmTimeout: 120, trusted: true });
 });
 
 test("every setting reaches the server under its camelCase key", () => {
@@ -16,9 +16,13 @@ test("every setting reaches the server under its camelCase key", () => {
     getter({
       enable: false,
       select: ["XPT1", "XPT201"],
+      extendSelect: ["XPT001"],
       ignore: ["XPT404"],
-      strict: true,
+      strict: "strict",
+      severity: { XPT301: "error", XPT302: "loud" },
+      codeLens: "confirm",
       "confirm.timeout": 30,
+      "confirm.memoryGb": 0,
       interpreter: " /opt/venv/bin/python ",
       "trace.server": "verbose",
     }),
@@ -28,9 +32,13 @@ test("every setting reaches the server under its camelCase key", () => {
   assert.deepEqual(toServerSettings(settings, false, "/opt/venv/bin/python"), {
     enable: false,
     select: ["XPT1", "XPT201"],
+    extendSelect: ["XPT001"],
     ignore: ["XPT404"],
     strict: true,
+    severity: { XPT301: "error" },
+    codeLens: "confirm",
     confirmTimeout: 30,
+    confirmMemoryGb: 0,
     python: "/opt/venv/bin/python",
     trusted: false,
   });
@@ -38,18 +46,34 @@ test("every setting reaches the server under its camelCase key", () => {
 
 test("bad values fall back to defaults instead of reaching the server", () => {
   const settings = readSettings(
-    getter({ select: "XPT101", ignore: [1, "", "XPT3"], strict: "yes", "confirm.timeout": -5, "trace.server": "loud" }),
+    getter({
+      select: "XPT101",
+      ignore: [1, "", "XPT3"],
+      strict: "yes",
+      codeLens: "some",
+      "confirm.timeout": -5,
+      "confirm.memoryGb": -1,
+      "trace.server": "loud",
+    }),
   );
   assert.deepEqual(settings.select, []);
   assert.deepEqual(settings.ignore, ["XPT3"]);
-  assert.equal(settings.strict, null);
+  assert.equal(settings.strict, "project");
+  assert.equal(settings.codeLens, "all");
+  assert.equal(settings.confirmMemoryGb, null);
   assert.equal(settings.confirmTimeout, 120);
   assert.equal(settings.traceServer, "off");
 });
 
-test("strict false is sent (it overrides a strict project); strict null is not", () => {
-  assert.equal(toServerSettings(readSettings(getter({ strict: false })), true).strict, false);
-  assert.equal("strict" in toServerSettings(readSettings(getter({ strict: null })), true), false);
+test("strict is an enum: non-strict is sent (it overrides a strict project), project is not", () => {
+  assert.equal(toServerSettings(readSettings(getter({ strict: "non-strict" })), true).strict, false);
+  assert.equal("strict" in toServerSettings(readSettings(getter({ strict: "project" })), true), false);
+});
+
+test("the booleans earlier versions stored for strict still mean what they meant", () => {
+  assert.equal(readSettings(getter({ strict: true })).strict, "strict");
+  assert.equal(readSettings(getter({ strict: false })).strict, "non-strict");
+  assert.equal(readSettings(getter({ strict: null })).strict, "project");
 });
 
 test("only a new interpreter needs a new server process", () => {
