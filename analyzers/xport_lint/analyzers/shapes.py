@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,12 +38,24 @@ class DimKind(enum.Enum):
 
 @dataclass(frozen=True)
 class DimSpec:
+    """One declared dimension. A derived `Dim` (`2 * dx + 1`) is its root's name and range with
+    `scale` and `offset`: the size is `scale * k + offset` for each `k` of the root's range."""
+
     kind: DimKind
     name: str = ""
     low: int | None = None
     high: int | None = None
+    scale: int = 1
+    offset: int = 0
+
+    @property
+    def derived(self) -> bool:
+        return self.scale != 1 or self.offset != 0
 
     def text(self) -> str:
+        if self.kind is DimKind.NAMED and self.derived:
+            scaled = self.name if self.scale == 1 else f"{self.scale}*{self.name}"
+            return scaled + (f" + {self.offset}" if self.offset > 0 else f" - {-self.offset}" if self.offset else "")
         if self.kind is DimKind.NAMED:
             bounds = "".join(
                 f", {key}={value}" for key, value in (("min", self.low), ("max", self.high)) if value is not None
@@ -52,19 +64,32 @@ class DimSpec:
         return "static" if self.kind is DimKind.STATIC else f"Dim.{self.kind.name}"
 
     def values(self) -> tuple[int, float]:
-        """The sizes export considers: a backed size is never 0 or 1 (export specialises those)."""
+        """The root values export considers: a backed size is never 0 or 1 (export specialises those)."""
         low = max(self.low if self.low is not None else 0, 2)
         return low, self.high if self.high is not None else math.inf
 
+    def size(self, root: int) -> int:
+        """The size this dimension has when its root `Dim` is `root`."""
+        return self.scale * root + self.offset
+
+    def range_text(self) -> str:
+        """`batch ∈ [2, 64]`, `2*dx ∈ [4, 128]`: the sizes export allows, for hovers and messages."""
+        low, high = self.values()
+        top = "∞" if high == math.inf else str(self.size(int(high)))
+        return f"{self.name if not self.derived else self.text()} ∈ [{self.size(low)}, {top}]"
+
     def to_plain(self) -> list[Any]:
-        return [self.kind.value, self.name, self.low, self.high]
+        return [self.kind.value, self.name, self.low, self.high, self.scale, self.offset]
 
     @classmethod
     def from_plain(cls, data: Any) -> DimSpec:
-        kind, name, low, high = data
+        kind, name, low, high, *affine = data
+        scale, offset = affine if len(affine) == 2 else (1, 0)
         if not isinstance(name, str) or not all(v is None or type(v) is int for v in (low, high)):
             raise TypeError("malformed dimension")
-        return cls(DimKind(kind), name, low, high)
+        if type(scale) is not int or type(offset) is not int:
+            raise TypeError("malformed dimension")
+        return cls(DimKind(kind), name, low, high, scale, offset)
 
 
 STATIC = DimSpec(DimKind.STATIC)
@@ -149,10 +174,7 @@ class ShapesReader:
 
     def __init__(self, module: cst.Module, resolve: Callable[[cst.BaseExpression], str | None]) -> None:
         self.resolve = resolve
-        bound: dict[str, list[cst.BaseExpression]] = {}
-        for node in _assignments(module):
-            bound.setdefault(node[0], []).append(node[1])
-        self.bindings = {name: values[0] for name, values in bound.items() if len(values) == 1}
+        self.bindings, self.dim_bindings = bind_once(_assignments(module), resolve)
 
     def _follow(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         for _ in range(4):
@@ -233,16 +255,34 @@ class ShapesReader:
             for kind in (DimKind.AUTO, DimKind.DYNAMIC, DimKind.STATIC):
                 if api == f"{base}.{kind.name}":
                     return DimSpec(kind)
+        if isinstance(expr, cst.Name) and expr.value in self.dim_bindings:
+            return self.dim_bindings[expr.value]
         if isinstance(expr, cst.Call) and (self.resolve(expr.func) or "") in _DIM:
             return self._named(expr)
         if isinstance(expr, cst.BinaryOperation):
-            # a derived dimension (`2 * seq`): dynamic, its range not read here
-            for side in (expr.left, expr.right):
-                inner = self.spec(side)
-                if inner is not None and inner.kind is DimKind.NAMED:
-                    return DimSpec(DimKind.NAMED, f"{inner.name} (derived)")
+            return self._derived(expr)
         if isinstance(expr, cst.Integer):
             return STATIC
+        return None
+
+    def _derived(self, expr: cst.BinaryOperation) -> DimSpec | None:
+        """`2 * dx`, `dx + 1`, `2 * dx - 1`: a derived `Dim` (torch allows `a * dim + b`)."""
+        left, right = self._follow(expr.left), self._follow(expr.right)
+        if isinstance(expr.operator, cst.Multiply):
+            number, other = (_integer(left), right) if _integer(left) is not None else (_integer(right), left)
+            inner = self.spec(other) if number is not None else None
+            if inner is None or inner.kind is not DimKind.NAMED:
+                return None
+            return dataclasses.replace(inner, scale=inner.scale * number, offset=inner.offset * number)
+        if isinstance(expr.operator, (cst.Add, cst.Subtract)):
+            number, other = (_integer(right), left) if _integer(right) is not None else (_integer(left), right)
+            if number is None or (isinstance(expr.operator, cst.Subtract) and other is right):
+                return None
+            inner = self.spec(other)
+            if inner is None or inner.kind is not DimKind.NAMED:
+                return None
+            sign = -1 if isinstance(expr.operator, cst.Subtract) else 1
+            return dataclasses.replace(inner, offset=inner.offset + sign * number)
         return None
 
     def spec_node(self, shapes: cst.BaseExpression, key: str, position: int, index: int) -> cst.BaseExpression | None:
@@ -288,6 +328,76 @@ class ShapesReader:
         return DimSpec(DimKind.NAMED, name or "dim", low, high)
 
 
+_DIMS_FUNCTIONS = ("torch.export.dims", "torch.export.dynamic_shapes.dims")
+
+
+def bind_once(
+    assignments: Iterable[tuple[cst.BaseExpression, cst.BaseExpression]],
+    resolve: Callable[[cst.BaseExpression], str | None],
+) -> tuple[dict[str, cst.BaseExpression], dict[str, DimSpec]]:
+    """Names bound once by `assignments` (target, value): to an expression (`seq = Dim("seq")`;
+    `a, b = Dim("a"), Dim("b")` element by element), or to a named `Dim` of a `dims()` call
+    (`batch, m = dims("batch", "m", max=64)`). A name bound twice is neither: which value an
+    export sees is unknown."""
+    bound: dict[str, list[cst.BaseExpression | DimSpec]] = {}
+
+    def bind(target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            bound.setdefault(target.value, []).append(value)
+            return
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            return
+        names = [e.value for e in target.elements]
+        if any(isinstance(e, cst.StarredElement) for e in target.elements):
+            return
+        if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(names):
+            for name, part in zip(names, value.elements, strict=True):
+                if not isinstance(part, cst.StarredElement):
+                    bind(name, part.value)
+            return
+        specs = _dims_call(value, resolve)
+        if specs is not None and len(specs) == len(names):
+            for name, spec in zip(names, specs, strict=True):
+                if isinstance(name, cst.Name):
+                    bound.setdefault(name.value, []).append(spec)
+            return
+        for name in names:  # bound to something unread: known as bound, not to what
+            if isinstance(name, cst.Name):
+                bound.setdefault(name.value, []).extend((value, value))
+
+    for target, value in assignments:
+        bind(target, value)
+    once = {name: values[0] for name, values in bound.items() if len(values) == 1}
+    return (
+        {name: value for name, value in once.items() if isinstance(value, cst.BaseExpression)},
+        {name: value for name, value in once.items() if isinstance(value, DimSpec)},
+    )
+
+
+def _dims_call(
+    value: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]
+) -> list[DimSpec] | None:
+    """The named Dims of `dims("a", "b", min=2, max=64)` (one range for all), or None."""
+    if not isinstance(value, cst.Call) or (resolve(value.func) or "") not in _DIMS_FUNCTIONS:
+        return None
+    names: list[str] = []
+    bounds: dict[str, int | None] = {"min": None, "max": None}
+    for arg in value.args:
+        if arg.star:
+            return None
+        if arg.keyword is None and isinstance(arg.value, cst.SimpleString):
+            names.append(str(arg.value.evaluated_value))
+        elif arg.keyword is not None and arg.keyword.value in bounds:
+            bounds[arg.keyword.value] = _integer(arg.value)
+            if bounds[arg.keyword.value] is None:
+                return None
+        else:
+            return None
+    if dim_range_problem(bounds["min"], bounds["max"], named=True) is not None:
+        return None
+    return [DimSpec(DimKind.NAMED, name, bounds["min"], bounds["max"]) for name in names]
+
+
 def _integer(expr: cst.BaseExpression) -> int | None:
     if isinstance(expr, cst.Integer):
         return int(expr.evaluated_value)
@@ -297,8 +407,9 @@ def _integer(expr: cst.BaseExpression) -> int | None:
     return None
 
 
-def _assignments(module: cst.Module) -> Iterator[tuple[str, cst.BaseExpression]]:
-    """`name = value` statements of the module and of its top-level functions' bodies."""
+def _assignments(module: cst.Module) -> Iterator[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(target, value) of the `target = value` statements of the module and of its top-level
+    functions' bodies."""
     bodies: list[cst.BaseSuite | cst.Module] = [module]
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef):
@@ -312,9 +423,7 @@ def _assignments(module: cst.Module) -> Iterator[tuple[str, cst.BaseExpression]]
                 continue
             for small in stmt.body:
                 if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    target = small.targets[0].target
-                    if isinstance(target, cst.Name):
-                        yield target.value, small.value
+                    yield small.targets[0].target, small.value
 
 
 def example_return(func: cst.FunctionDef) -> tuple[cst.BaseExpression, cst.BaseExpression | None] | None:
@@ -715,10 +824,8 @@ def describe_size(ref: SizeRef, config: ShapeConfig) -> str:
     if spec.kind is DimKind.STATIC:
         what = "static: a constant of the exported program, so a test on it is decided at export"
     elif spec.kind is DimKind.NAMED:
-        low, high = spec.values()
-        upper = "any size" if high == math.inf else str(int(high))
         what = (
-            f"dynamic, `{spec.text()}`: sizes {low} to {upper}; a test that splits this range "
+            f"dynamic, `{spec.text()}`: `{spec.range_text()}`; a test that splits this range "
             "fails export (ConstraintViolationError)"
         )
     else:
@@ -749,8 +856,8 @@ def _judge_branch(
     described = ", ".join(f"`{r[0]}.shape[{r[2]}]` is {s.text()}" for r, s in dynamic.items())
     if sizes is not None and len(specs) == 2 and _equality_of_sizes(test, sizes):
         (first, a), (second, b) = specs.items()
-        if a.kind is DimKind.NAMED and b.kind is DimKind.NAMED and a.name == b.name:
-            return NO_FINDING  # one shared Dim: equal by declaration
+        if a.kind is DimKind.NAMED and b.kind is DimKind.NAMED and a.name == b.name and not _meet(a, b):
+            return NO_FINDING  # one shared Dim (equal by declaration), or `dx` and `dx + 1` (never equal)
         if {a.kind, b.kind} <= {DimKind.NAMED, DimKind.STATIC}:
             return Verdict(
                 Severity.ERROR, f"{described} ({where}); export needs them equal: give both one shared `Dim`",
@@ -812,6 +919,16 @@ def _equality_of_sizes(test: cst.BaseExpression, sizes: Sizes) -> bool:
     )
 
 
+def _meet(a: DimSpec, b: DimSpec) -> bool:
+    """Whether two sizes of one root `Dim` differ by declaration yet are equal at some root
+    value of its range (`2 * dx - 2` and `dx` at 2): a test of their equality splits the range."""
+    if (a.scale, a.offset) == (b.scale, b.offset) or a.scale == b.scale:
+        return False
+    root, rest = divmod(b.offset - a.offset, a.scale - b.scale)
+    low, high = a.values()
+    return rest == 0 and low <= root <= high
+
+
 def _reads_len(expr: cst.BaseExpression) -> bool:
     return any(
         isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
@@ -835,13 +952,15 @@ def _constant_over(
     if len(specs) != 1:
         return None
     low, high = spec.values()
-    return constant_over(test, sizes, ref, low, high)
+    return constant_over(test, sizes, ref, low, high, spec.size if spec.derived else None)
 
 
 def _narrowing(test: cst.BaseExpression, sizes: Sizes, ref: SizeRef, spec: DimSpec) -> str:
     """The declarations that decide `test`: the declared range cut where the answer turns
     (`Dim("seq", max=4)` or `Dim("seq", min=5)` for `seq > 4`), when it turns once."""
     low, high = spec.values()
+    if spec.derived:
+        return "narrow the root Dim's min/max so the test is constant"
     turns = []
     previous = sizes.evaluate(test, {ref: int(low)})
     for size in range(int(low) + 1, int(min(high, low + _SAMPLES)) + 1):
@@ -859,10 +978,18 @@ def _narrowing(test: cst.BaseExpression, sizes: Sizes, ref: SizeRef, spec: DimSp
     return f"declare `{below}` or `{above}`, whichever holds the example, so the test is decided"
 
 
-def constant_over(test: cst.BaseExpression, sizes: Sizes, key: Any, low: float, high: float) -> bool | None:
+def constant_over(
+    test: cst.BaseExpression, sizes: Sizes, key: Any, low: float, high: float,
+    size_of: Callable[[int], int] | None = None,
+) -> bool | None:
     """Whether `test` has one answer for every integer value of `key` in [low, high]: every value
     near each finite end and near each constant the test compares with (where its answer can
-    turn), and far out on an open end. None: not computable."""
+    turn), and far out on an open end. None: not computable. `size_of`: the value `key` takes
+    for each value of the range (a derived `Dim`'s `2 * k`), sampled in the root's range."""
+    if size_of is not None:
+        scale = max(abs(size_of(1) - size_of(0)), 1)
+        root_test = _RootSampled(test, size_of, scale)
+        return _constant_sampled(root_test, sizes, key, low, high)
     if low == -math.inf and high == math.inf:
         return None
     if low != -math.inf:
@@ -878,6 +1005,35 @@ def constant_over(test: cst.BaseExpression, sizes: Sizes, key: Any, low: float, 
     answers = set()
     for size in sorted(candidates):
         answer = sizes.evaluate(test, {key: size})
+        if answer is None:
+            return None
+        answers.add(bool(answer))
+        if len(answers) > 1:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class _RootSampled:
+    test: cst.BaseExpression
+    size_of: Callable[[int], int]
+    scale: int
+
+
+def _constant_sampled(root: _RootSampled, sizes: Sizes, key: Any, low: float, high: float) -> bool | None:
+    """`constant_over` for a derived size: root values near each end, and near each constant
+    of the test divided by the scale (where the derived size crosses it)."""
+    if low == -math.inf:
+        return None
+    candidates = set(range(int(low), int(min(high, low + _SAMPLES)) + 1))
+    for node in _walk(root.test):
+        if isinstance(node, cst.Integer):
+            pivot = int(node.evaluated_value) // root.scale
+            candidates.update(n for n in range(pivot - 2, pivot + 3) if low <= n <= high)
+    candidates.add(int(high) if high != math.inf else 10**9)
+    answers = set()
+    for value in sorted(candidates):
+        answer = sizes.evaluate(root.test, {key: root.size_of(value)})
         if answer is None:
             return None
         answers.add(bool(answer))
