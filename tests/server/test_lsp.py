@@ -170,19 +170,48 @@ async def test_fix_all_is_a_resolvable_source_action(client: LanguageClient, tmp
     assert await pull(client, uri) == []
 
 
-async def test_hover_shows_the_rule_doc(client: LanguageClient, tmp_path: Path) -> None:
+async def hover_text(client: LanguageClient, uri: str, line: int, character: int) -> str | None:
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri),
+                          position=types.Position(line=line, character=character))
+    )
+    if hover is None:
+        return None
+    assert isinstance(hover.contents, types.MarkupContent) and hover.contents.kind == types.MarkupKind.Markdown
+    return hover.contents.value
+
+
+async def test_the_hover_on_a_finding_is_short_and_links_to_the_rule_doc(client: LanguageClient, tmp_path: Path) -> None:
+    """It was the message and then the rule's whole page (~600 words, big headings): now the
+    message, why in one sentence, the fix, and a link to the rule's section of docs/rules.md."""
     await start(client, tmp_path, pull=True)
     uri = open_document(client, tmp_path / "model.py", BAD)
-    await pull(client, uri)
-    hover = await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=14))
-    )
-    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
-    assert "XPT101" in hover.contents.value and "Why it fails torch.export" in hover.contents.value
-    outside = await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=0))
-    )
-    assert outside is None
+    (diagnostic,) = await pull(client, uri)
+    text = await hover_text(client, uri, 3, 14)
+    assert text is not None
+    head, message, why, fix, link = text.split("\n\n")
+    assert head == "**XPT101** `tensor-branch` · error" and message == diagnostic.message
+    assert why.startswith("**Why:** Export traces with fake tensors that have no values") and why.endswith(".")
+    assert fix.startswith("**Fix:** ")
+    assert link == "[XPT101 in the rules documentation](https://github.com/xport-lint/xport-lint/blob/main/docs/rules.md#xpt101)"
+    assert "#" not in text.replace("#xpt101", "") and len(text.split()) < 120
+    assert await hover_text(client, uri, 0, 0) is None
+
+
+NO_FIX = BAD.replace("return -x", "return None")
+
+
+async def test_why_no_fix_is_offered_is_data_and_hover_not_the_message(client: LanguageClient, tmp_path: Path) -> None:
+    """A "(no automatic fix: ...)" tail made the message too long for the Problems panel."""
+    await start(client, tmp_path, pull=True)
+    uri = open_document(client, tmp_path / "model.py", NO_FIX)
+    (diagnostic,) = await pull(client, uri)
+    assert diagnostic.message == "if tests the tensor value `x.sum() > 0`: data-dependent branch"
+    reason = "a branch returns `None`, which is not a tensor"
+    assert diagnostic.data["noFix"] == reason and "fix" not in diagnostic.data
+    assert [r.message for r in diagnostic.related_information or []] == [f"no automatic fix: {reason}"]
+    text = await hover_text(client, uri, 3, 14)
+    assert text is not None and f"**No automatic fix:** {reason}" in text and "**Fix:**" not in text
 
 
 async def test_settings_change_applies_without_restart(client: LanguageClient, tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from pygls.workspace import TextDocument, Workspace
 
 from xport_lint.analyzers.lines import split_lines
 
-from . import convert, rpc
+from . import convert, rpc, words
 from .lint_process import LintProcess
 from .settings import Settings
 
@@ -932,23 +932,21 @@ async def hover(ls: XportLanguageServer, params: types.HoverParams) -> types.Hov
 
 
 def _diagnostic_hover(ls: XportLanguageServer, params: types.HoverParams) -> types.Hover | None:
-    from xport_lint.analyzers import registry
-
+    """From the last result, at once: a few lines per finding under the cursor, not the rule's
+    whole page (the link leads there)."""
     result = ls.results.get(params.text_document.uri)
     if result is None:
         return None
     here = params.position
-    for diagnostic in result.diagnostics:
-        r = diagnostic.range
-        if (r.start.line, r.start.character) <= (here.line, here.character) <= (r.end.line, r.end.character):
-            rule = registry.RULES.get(str(diagnostic.code))
-            if rule is None:
-                continue
-            text = f"**{rule.CODE} {rule.NAME}** ({diagnostic.message})\n\n{rule.doc()}"
-            return types.Hover(
-                contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=diagnostic.range
-            )
-    return None
+    found = [
+        d for d in result.diagnostics
+        if (d.range.start.line, d.range.start.character) <= (here.line, here.character)
+        <= (d.range.end.line, d.range.end.character)
+    ]
+    if not found:
+        return None
+    text = "\n\n---\n\n".join(words.finding_hover(d) for d in found)
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=found[0].range)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -4,6 +4,7 @@ from 0 and columns in UTF-16 code units."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,13 @@ from xport_lint.analyzers import Finding, Severity
 from xport_lint.analyzers.model import Edit, Position, Related, Span
 
 SOURCE = "xport-lint"
+#: the start of the note a finding carries when its rule offers no fix there (runner.NO_FIX)
+NO_FIX = "no automatic fix: "
+#: the tail a confirmation adds to a judged finding's message: " [confirmed by draft_export:
+#: DATA_DEPENDENT_ERROR]", " [confirmed by export: the range became 2..4]", " [refuted: ...]"
+_VERDICT = re.compile(r" \[(?:confirmed by (?P<by>[^:\]]+)|refuted): (?P<said>[^\]]*)\]$")
+#: torch's name for a failure (draft_export's failure types, EXPORT_FAILED)
+_KIND = re.compile(r"[A-Z][A-Z_]+")
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
     Severity.WARNING: types.DiagnosticSeverity.Warning,
@@ -52,6 +60,9 @@ def noqa_edit(lines: list[str], finding: Finding) -> types.TextEdit:
 
 
 def diagnostic(uri: str, lines: list[str], finding: Finding) -> types.Diagnostic:
+    """The finding as a diagnostic whose message fits a problem list: why no fix is offered
+    (`data.noFix`) and a confirmation's verdict (`data.confirmation`, related information) are
+    kept out of it (docs/server-protocol.md)."""
     data: dict[str, Any] = {"code": finding.code, "noqa": _edit_json(noqa_edit(lines, finding))}
     if finding.fix is not None:
         data["fix"] = {
@@ -59,20 +70,63 @@ def diagnostic(uri: str, lines: list[str], finding: Finding) -> types.Diagnostic
             "safe": finding.fix.applicability.value == "safe",
             "edits": [_edit_json(text_edit(lines, e)) for e in finding.fix.edits],
         }
+    message, related = finding.message, list(finding.related)
+    for note in related:
+        if note.path is None and note.span == finding.span and note.message.startswith(NO_FIX):
+            data["noFix"] = note.message.removeprefix(NO_FIX)
+    if finding.confirmation is not None:
+        message, data["confirmation"], related = _confirmation(finding)
     return types.Diagnostic(
         range=lsp_range(lines, finding.span),
-        message=finding.message,
+        message=message,
         severity=_SEVERITY[finding.severity],
         code=finding.code,
         code_description=types.CodeDescription(href=finding.url) if finding.url else None,
         source=SOURCE,
         related_information=[
             types.DiagnosticRelatedInformation(location=_related_location(uri, lines, r), message=r.message)
-            for r in finding.related
+            for r in related
         ]
         or None,
         data=data,
     )
+
+
+def _confirmation(finding: Finding) -> tuple[str, dict[str, Any], list[Related]]:
+    """The message without the confirmation's bracketed tail, the verdict as data, and the
+    related notes with the verdict as a note at the finding itself."""
+    message, related = finding.message, list(finding.related)
+    verdict: dict[str, Any] = {"state": finding.confirmation}
+    tail = _VERDICT.search(message)
+    if tail is not None:
+        message = message[: tail.start()]
+        said = tail.group("said") or ""
+        if tail.group("by"):
+            verdict["by"] = tail.group("by")
+            if _KIND.fullmatch(said):
+                verdict["kind"] = said
+            else:
+                verdict["detail"] = said
+        else:
+            verdict |= {"by": "torch.export.export", "detail": said}
+    elif finding.confirmation == "new":
+        by, _, rest = message.partition(": ")
+        kind, _, detail = rest.partition(": ")
+        if by == "draft_export" and _KIND.fullmatch(kind):
+            verdict |= {"by": by, "kind": kind, "detail": detail}
+    by = verdict.get("by")
+    for index, note in enumerate(related):
+        said = note.message.partition(": ")[2]
+        if by and note.path is None and note.span == finding.span and note.message.startswith(f"{by}: "):
+            verdict.setdefault("detail", said)
+            related[index] = Related(note.span, f"confirmed by {by}: {said}")
+            break
+    else:
+        if finding.confirmation == "confirmed" and by:
+            related.append(Related(finding.span, f"confirmed by {by}: {verdict.get('detail') or verdict.get('kind')}"))
+        elif finding.confirmation == "refuted":
+            related.append(Related(finding.span, f"refuted: {verdict.get('detail', '')}"))
+    return message, verdict, related
 
 
 def _related_location(uri: str, lines: list[str], related: Related) -> types.Location:
