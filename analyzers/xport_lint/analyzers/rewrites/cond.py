@@ -35,7 +35,7 @@ from .common import (
     tuple_text,
     usage_of,
 )
-from .predicates import data_bindings, guard_problem, tensor_predicate, tensor_value
+from .predicates import cond_predicate, data_bindings, guard_problem, tensor_value
 
 
 @dataclass(frozen=True)
@@ -138,10 +138,59 @@ class _Lowering:
             for name, stmts, comment in zip((true_fn, false_fn), (body, orelse), comments, strict=True)
         ]
         torch = self.names.torch
-        predicate = tensor_predicate(self.flow, test, self.bound, torch)
-        call = f"{torch}.cond({code_of(predicate or test)}, {true_fn}, {false_fn}, {tuple_text(operands)})"
+        predicate = cond_predicate(self.flow, test, self.bound, torch)
+        call = f"{torch}.cond({code_of(predicate)}, {true_fn}, {false_fn}, {tuple_text(operands)})"
         last = statement_of(f"return {call}" if results is None else f"{', '.join(results)} = {call}")
         return [*functions, last]
+
+
+class _Untraceable(cst.CSTVisitor):
+    """The first statement of a branch that export cannot trace whatever the predicate: a loop
+    over a data-dependent number of rows, a number read out of a tensor. `torch.cond` traces both
+    branches, so a branch holding one fails inside the `cond` (measured on 2.13: `for c in
+    torch.unique(idx):` in a branch fails the rewrite at its own line)."""
+
+    def __init__(self, flow: FunctionFlow) -> None:
+        self.flow = flow
+        self.problem: str | None = None
+
+    def visit_For(self, node: cst.For) -> bool:
+        self._iterable(node.iter)
+        return self.problem is None
+
+    def visit_CompFor(self, node: cst.CompFor) -> bool:
+        self._iterable(node.iter)
+        return self.problem is None
+
+    def visit_While(self, node: cst.While) -> bool:
+        if self.problem is None and is_tensor_like(self.flow.value(node.test)):
+            self.problem = f"a branch loops `while {code_of(node.test)}`, which tests tensor data"
+        return self.problem is None
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if (
+            self.problem is None and isinstance(func, cst.Attribute) and func.attr.value in ("item", "tolist")
+            and is_tensor_like(self.flow.value(func.value))
+        ):
+            self.problem = f"a branch reads a number out of a tensor (`{code_of(node)}`)"
+        return self.problem is None
+
+    def _iterable(self, iterable: cst.BaseExpression) -> None:
+        value = self.flow.value(iterable)
+        dependent = value.has(Kind.DD_TENSOR) or (value.has(Kind.DATA | Kind.DD_SIZE) and not value.has(Kind.TENSOR))
+        if self.problem is None and dependent:
+            self.problem = f"a branch loops over `{code_of(iterable)}`, whose length depends on tensor data"
+
+
+def untraceable_branch(flow: FunctionFlow, stmts: Sequence[cst.BaseStatement]) -> str | None:
+    """Why torch.cond cannot trace a branch made of `stmts` (fix that first), or None."""
+    visitor = _Untraceable(flow)
+    for stmt in stmts:
+        stmt.visit(visitor)
+    if visitor.problem is None:
+        return None
+    return f"{visitor.problem}: torch.cond traces both branches, so that must be fixed first"
 
 
 def _only_continue(body: Sequence[cst.BaseStatement]) -> bool:
@@ -200,6 +249,9 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
     problem = usage_of([*(s for b in bodies for s in b), *orelse]).problem
     if problem:
         return Rewrite(reason=f"a torch.cond branch must be pure, and {problem}")
+    problem = untraceable_branch(flow, [*(s for b in bodies for s in b), *orelse])
+    if problem:
+        return Rewrite(reason=problem)
     returns = any(usage_of(b).returns for b in bodies) or usage_of(orelse).returns
     if returns and not orelse:
         # `if ...: return a` falling through to the function's final `return b`
@@ -256,8 +308,9 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp) -> Rewrite:
         if not (is_tensor_like(flow.value(side)) or _is_number_literal(side)):
             return Rewrite(reason=f"`{code_of(side)}` is neither a tensor nor a number: torch.where cannot select it")
     names = scope_names(flow)
+    test = cond_predicate(flow, node.test, (), names.torch)
     call = cst.parse_expression(
-        f"{names.torch}.where({code_of(node.test)}, {code_of(node.body)}, {code_of(node.orelse)})"
+        f"{names.torch}.where({code_of(test)}, {code_of(node.body)}, {code_of(node.orelse)})"
     )
     return Rewrite(
         fix=FixProposal(

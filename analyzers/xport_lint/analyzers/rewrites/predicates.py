@@ -109,6 +109,31 @@ def tensor_predicate(
     return cst.parse_expression(f"{code_of(value)} != 0" if simple else f"({code_of(value)}) != 0")
 
 
+def cond_predicate(
+    flow: FunctionFlow, test: cst.BaseExpression, tensors: Iterable[str] = (), torch: str = "torch"
+) -> cst.BaseExpression:
+    """`test` as the one predicate `torch.cond` takes: a boolean tensor, or a single size test (a
+    symbolic bool `torch.cond` accepts as it is). Python's `and`/`or`/`not` never survive into it:
+    they call `bool()` on their operands while tracing, which is the data-dependent guard again
+    (`boxes.numel() > k and not is_tracing()`, measured on 2.13: the rewrite failed at its own
+    line). Sides that test no tensor become `torch.tensor(side)` (a size test, or a Python flag)."""
+    predicate = tensor_predicate(flow, test, tensors, torch)
+    if predicate is not None:
+        return predicate
+    if isinstance(test, cst.BooleanOperation):
+        op = "logical_and" if isinstance(test.operator, cst.And) else "logical_or"
+        left, right = (code_of(cond_predicate(flow, side, tensors, torch)) for side in (test.left, test.right))
+        return cst.parse_expression(f"{torch}.{op}({_as_bool_tensor(left, torch)}, {_as_bool_tensor(right, torch)})")
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return cst.parse_expression(_size_test(test, torch))
+    return test.with_changes(lpar=[], rpar=[])
+
+
+def _as_bool_tensor(code: str, torch: str) -> str:
+    """`code`, already a tensor when it calls torch's logical ops, else wrapped in `torch.tensor`."""
+    return code if code.startswith(f"{torch}.logical_") else f"{torch}.tensor({code})"
+
+
 def tensor_value(
     flow: FunctionFlow, expr: cst.BaseExpression, tensors: Iterable[str] = ()
 ) -> cst.BaseExpression | None:

@@ -1,0 +1,323 @@
+"""The repair worker: exports a model the way `xport-lint repair` needs it, in the *user's*
+interpreter (the one with their torch), and says where it failed and whether it equals eager.
+
+Standalone on purpose like worker.py (stdlib and torch only, launched by path through the same
+launcher, so it is killable and memory-capped). One JSON request per line on stdin:
+`{"root", "path" | "model", "example", "strict", "paths"}`; one JSON answer per line on the
+original stdout. What it answers that the confirmation worker does not:
+- the failure at the line torch names, in whichever file (a library file included), with the
+  chain of frames back to the user's code: the innermost frame outside torch is where it failed;
+- after a successful export, whether the exported program equals eager on the example and on a
+  second input whose dynamic dimensions have another size;
+- for a constraint violation, torch's suggested `dynamic_shapes` and the dimensions it would pin.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import io
+import json
+import os
+import re
+import sys
+import traceback
+import warnings
+from typing import Any
+
+_protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+os.dup2(2, 1)  # C-level writes to stdout (and print) now land on stderr
+sys.stdout = sys.stderr
+_counter = 0
+_USER_CODE_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+
+
+def _inside(path: str, folder: str) -> bool:
+    try:
+        return os.path.commonpath([os.path.abspath(path), folder]) == folder
+    except ValueError:
+        return False
+
+
+def _torch_file(path: str, torch_dir: str) -> bool:
+    """torch's own code (and this worker): never the line a failure is reported at."""
+    return _inside(path, torch_dir) or os.path.abspath(path) == os.path.abspath(__file__) or path.startswith("<")
+
+
+def _load(request: dict[str, Any]) -> Any:
+    """The example provider: `xport_example` of a file, or a factory named by import path."""
+    global _counter
+    root = os.path.abspath(request["root"])
+    for name, module in list(sys.modules.items()):
+        if _inside(getattr(module, "__file__", None) or "/", root):
+            del sys.modules[name]  # the scratch copy changed since the last request
+    for entry in reversed([root, *request.get("paths", [])]):
+        if entry in sys.path:
+            sys.path.remove(entry)
+        sys.path.insert(0, entry)
+    importlib.invalidate_caches()
+    if request.get("example"):
+        module_name, _, function = request["example"].partition(":")
+        return getattr(importlib.import_module(module_name), function or "xport_example")
+    if request.get("model"):
+        module_name, _, attribute = request["model"].partition(":")
+        module = importlib.import_module(module_name)
+        factory = getattr(module, "xport_example", None)
+        if factory is None:
+            raise LookupError(f"{module_name} has no xport_example(): name one with --example pkg.mod:function")
+        return factory
+    path = os.path.abspath(request["path"])
+    dotted = os.path.relpath(path, root).removesuffix(".py").replace(os.sep, ".")
+    if _inside(path, root) and all(part.isidentifier() for part in dotted.split(".")):
+        # by its import path, so its relative imports work (`from .ops import ...`)
+        try:
+            module = importlib.import_module(dotted)
+        except ModuleNotFoundError as error:
+            if error.name is None or not dotted.startswith(error.name):
+                raise
+        else:
+            factory = getattr(module, "xport_example", None)
+            if factory is None:
+                raise LookupError(f"{path} has no xport_example()")
+            return factory
+    _counter += 1
+    spec = importlib.util.spec_from_file_location(f"xport_repair_{_counter}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    factory = getattr(module, "xport_example", None)
+    if factory is None:
+        raise LookupError(f"{path} has no xport_example()")
+    return factory
+
+
+def _normalise(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return {"model": value["model"], "args": tuple(value.get("args", ())), "kwargs": value.get("kwargs") or {},
+                "dynamic_shapes": value.get("dynamic_shapes"), "strict": value.get("strict")}
+    model, args, *rest = value
+    return {"model": model, "args": tuple(args), "kwargs": rest[0] if rest else {}, "dynamic_shapes": None,
+            "strict": None}
+
+
+def _frames(error: BaseException, torch_dir: str) -> list[dict[str, Any]]:
+    """The frames outside torch, outermost first: from the traceback, then (strict export fails
+    inside Dynamo) from the message's "from user code:" section."""
+    frames = [
+        {"file": os.path.abspath(f.filename), "line": f.lineno, "function": f.name, "code": (f.line or "").strip()}
+        for f in traceback.extract_tb(error.__traceback__)
+        if not _torch_file(f.filename, torch_dir)
+    ]
+    message = str(error)
+    if "from user code:" in message:
+        for match in _USER_CODE_FRAME.finditer(message.split("from user code:", 1)[1]):
+            if not _torch_file(match.group(1), torch_dir):
+                frames.append({"file": os.path.abspath(match.group(1)), "line": int(match.group(2)),
+                               "function": match.group(3), "code": ""})
+    # the example's own call into export is not where the model failed
+    return [f for f in frames if f["function"] not in ("_export", "_answer", "main")]
+
+
+def _suggested_fixes(message: str) -> str | None:
+    marker = "Suggested fixes:"
+    if marker not in message:
+        return None
+    lines = []
+    for line in message.split(marker, 1)[1].splitlines():
+        if not line.strip():
+            if lines:
+                break
+            continue
+        if "The error above" in line or "For more information" in line:
+            break
+        lines.append(line.strip())
+    return "\n".join(lines) or None
+
+
+def _render(value: Any) -> str:
+    """`dynamic_shapes` as Python source (Dims by their names, ranges kept)."""
+    import torch
+
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_render(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_render(v) for v in value)
+        return f"({inner},)" if isinstance(value, tuple) and len(value) == 1 else (
+            f"({inner})" if isinstance(value, tuple) else f"[{inner}]")
+    if isinstance(value, torch.export.Dim.DYNAMIC.__class__):
+        return f"Dim.{value.name}"
+    name = getattr(value, "__name__", None)
+    if name is not None and hasattr(value, "min"):
+        bounds = []
+        if getattr(value, "min", 0) not in (0, 2):
+            bounds.append(f"min={value.min}")
+        if getattr(value, "max", None) is not None and value.max < 2**62:
+            bounds.append(f"max={value.max}")
+        return f"Dim({name!r}{''.join(', ' + b for b in bounds)})"
+    return repr(value)
+
+
+def _static_dims(before: Any, after: Any, where: str = "") -> list[str]:
+    """The dimensions `after` makes static that `before` kept dynamic."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        return [d for k in before for d in _static_dims(before[k], after.get(k), f"{where}[{k!r}]")]
+    if isinstance(before, (list, tuple)) and isinstance(after, (list, tuple)):
+        pairs = enumerate(zip(before, after, strict=False))
+        return [d for i, (b, a) in pairs for d in _static_dims(b, a, f"{where}[{i}]")]
+    if before is not None and not isinstance(before, int) and isinstance(after, int):
+        return [f"{where} = {after}"]
+    return []
+
+
+def _leaves(value: Any) -> list[Any]:
+    from torch.utils._pytree import tree_leaves
+
+    try:
+        return list(tree_leaves(value))
+    except Exception:  # noqa: BLE001 - an output pytree does not know: compare it whole
+        return [value]
+
+
+def _equal(left: Any, right: Any) -> str | None:
+    """Why the outputs differ, or None when they are equal (floats within rtol 1e-4)."""
+    import torch
+
+    a, b = _leaves(left), _leaves(right)
+    if len(a) != len(b):
+        return f"{len(a)} outputs against eager's {len(b)}"
+    for index, (x, y) in enumerate(zip(a, b, strict=True)):
+        if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
+            if x.shape != y.shape:
+                return f"output {index} has shape {tuple(x.shape)}, eager {tuple(y.shape)}"
+            same = (torch.allclose(x.float(), y.float(), rtol=1e-4, atol=1e-5, equal_nan=True)
+                    if x.is_floating_point() or y.is_floating_point() else torch.equal(x, y))
+            if not same:
+                return f"output {index} differs from eager"
+        elif x != y:
+            return f"output {index} is {x!r}, eager {y!r}"
+    return None
+
+
+def _second_input(program: Any, example: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    """The example with every dynamic dimension one larger (within its range), or None when the
+    program has no dynamic dimension."""
+    import torch
+    from torch.utils._pytree import tree_flatten, tree_unflatten
+
+    flat, spec = tree_flatten((example["args"], example["kwargs"]))
+    user_inputs = [s for s in program.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
+    placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
+    tensors = [x for x in flat if isinstance(x, torch.Tensor)]
+    if len(tensors) != len(user_inputs):
+        return None
+    sizes: dict[str, int] = {}
+    shapes = []
+    for tensor, input_spec in zip(tensors, user_inputs, strict=True):
+        fake = placeholders[input_spec.arg.name].meta.get("val")
+        shape = []
+        for dim, size in enumerate(tensor.shape):
+            symbol = fake.shape[dim] if fake is not None else size
+            if isinstance(symbol, torch.SymInt):
+                key = str(symbol)
+                if key not in sizes:
+                    ranges = program.range_constraints.get(symbol.node.expr)
+                    upper = int(ranges.upper) if ranges is not None and ranges.upper.is_finite else size + 1
+                    sizes[key] = size + 1 if size + 1 <= upper else max(int(ranges.lower) if ranges else 2, size - 1)
+                shape.append(sizes[key])
+            else:
+                shape.append(size)
+        shapes.append(tuple(shape))
+    if not sizes:
+        return None
+    made = iter(shapes)
+    out = []
+    for value in flat:
+        if not isinstance(value, torch.Tensor):
+            out.append(value)
+            continue
+        shape = next(made)
+        if value.dtype == torch.bool:
+            out.append(torch.rand(shape) > 0.5)
+        elif value.is_floating_point():
+            out.append(torch.randn(shape, dtype=value.dtype))
+        else:
+            low, high = (int(value.min()), int(value.max()) + 1) if value.numel() else (0, 2)
+            out.append(torch.randint(low, high, shape, dtype=value.dtype))
+    args, kwargs = tree_unflatten(out, spec)
+    return tuple(args), dict(kwargs)
+
+
+def _answer(request: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+    torch.manual_seed(0)
+    factory = _load(request)
+    torch.manual_seed(0)
+    example = _normalise(factory())
+    strict = example["strict"] if example["strict"] is not None else bool(request.get("strict"))
+    model = example["model"]
+    shapes = example["dynamic_shapes"]
+    answer: dict[str, Any] = {"status": "ran", "model": type(model).__name__, "strict": strict,
+                              "dynamic": shapes is not None}
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            program = torch.export.export(model, example["args"], example["kwargs"], dynamic_shapes=shapes,
+                                          strict=strict)
+    except Exception as error:  # noqa: BLE001 - the user's model may raise anything
+        message = f"{type(error).__name__}: {error}"
+        frames = _frames(error, torch_dir)
+        answer.update(exported=False, error=message[:6000], kind=type(error).__name__, frames=frames)
+        fixes = _suggested_fixes(str(error))
+        if fixes and shapes is not None:
+            try:
+                from torch.export.dynamic_shapes import refine_dynamic_shapes_from_suggested_fixes
+
+                refined = refine_dynamic_shapes_from_suggested_fixes(str(error), shapes)
+                answer.update(suggested=fixes, refined=_render(refined), static=_static_dims(shapes, refined))
+            except Exception as refine_error:  # noqa: BLE001
+                answer.update(suggested=fixes, refine_error=str(refine_error)[:500])
+        return answer
+    answer["exported"] = True
+    with torch.no_grad():
+        eager = model(*example["args"], **example["kwargs"])
+        mine = program.module()(*example["args"], **example["kwargs"])
+    answer["differs"] = _equal(mine, eager)
+    second = _second_input(program, example)
+    if second is not None:
+        answer["second_shapes"] = [list(t.shape) for t in _leaves(second) if isinstance(t, torch.Tensor)]
+        with torch.no_grad():
+            try:
+                eager = model(*second[0], **second[1])
+            except Exception as error:  # noqa: BLE001 - the model may need particular sizes
+                answer["second"] = f"eager rejects it: {type(error).__name__}: {str(error)[:200]}"
+                return answer
+            try:
+                mine = program.module()(*second[0], **second[1])
+            except Exception as error:  # noqa: BLE001
+                rejected = f"{type(error).__name__}: {str(error)[:300]}"
+                answer["second_differs"] = f"the exported program rejects it: {rejected}"
+                return answer
+        answer["second_differs"] = _equal(mine, eager)
+    return answer
+
+
+def main() -> None:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                response = _answer(json.loads(line))
+        except BaseException as error:  # noqa: BLE001 - SystemExit/MemoryError from user code included
+            response = {"status": "error", "error": f"{type(error).__name__}: {str(error)[:3000]}",
+                        "frames": _frames(error, os.path.dirname(__file__))}
+        _protocol.write(json.dumps(response, default=str) + "\n")
+        _protocol.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,488 @@
+"""`xport-lint repair`: from "fails" to "exports", one proven step at a time.
+
+For one model (a file's `xport_example()`, or `pkg.mod:Class` with an example factory), in a
+scratch copy of the project: export it in the user's interpreter (confirm/probe.py, through
+the confirmation launcher: killable, memory-capped), take the failure torch reports at the line
+it names, try the fixes xport-lint has for that line (then for the lines that called it), and
+keep a fix only if the failure is gone, the new run does not fail inside the rewritten lines,
+and where it exports the outputs equal eager on the example and on a second input whose
+dynamic dimensions have another size. Stop when the model exports or nothing applies, and say
+what blocks it and what a person should do. Nothing is written unless asked; installed packages
+are never touched (`--allow PACKAGE` repairs a copy of one).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+from .confirm import dynamic_shapes_edit
+from .confirm.supervisor import ConfirmError, Worker, WorkerOptions
+from .files import discover
+from .fixes import apply_fixes
+from .model import Finding
+from .project import check_project
+
+PROBE = Path(__file__).with_name("confirm") / "probe.py"
+_SKIP = shutil.ignore_patterns(
+    ".git", ".venv*", "venv", "__pycache__", "node_modules", ".xport-lint-cache", "*.egg-info", ".pytest_cache",
+    ".ruff_cache", ".mypy_cache",
+)
+#: fixes tried per failure before giving up on it
+_CANDIDATES = 6
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What torch raised, at the innermost frame outside torch (`file`, `line`), with the frames
+    that led there, outermost first."""
+
+    kind: str
+    message: str
+    file: str | None
+    line: int | None
+    chain: tuple[tuple[str, int, str], ...] = ()
+
+    def headline(self) -> str:
+        lines = [line for line in self.message.splitlines() if line.strip()]
+        return lines[0][:300] if lines else self.kind
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One export of the model and its comparison with eager."""
+
+    exported: bool
+    failure: Failure | None = None
+    #: why the exported program's outputs differ from eager on the example (None: equal)
+    differs: str | None = None
+    #: the same on a second input with other sizes; `second_note`: why it was not compared
+    second_differs: str | None = None
+    second_note: str | None = None
+    second_shapes: tuple[tuple[int, ...], ...] = ()
+    dynamic: bool = False
+    #: torch's `dynamic_shapes` suggestion for a constraint violation, and the dims it pins
+    refined: str | None = None
+    static: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.exported and self.differs is None and self.second_differs is None
+
+    def evidence(self) -> str:
+        if self.failure is not None:
+            return f"fails: {self.failure.headline()}"
+        if not self.exported:
+            return "fails"
+        parts = ["exports", "equals eager on the example" if self.differs is None else f"but {self.differs}"]
+        if self.second_shapes:
+            shapes = ", ".join(str(tuple(s)) for s in self.second_shapes)
+            parts.append(f"equals eager on inputs {shapes}" if self.second_differs is None
+                         else f"but on inputs {shapes}: {self.second_differs}")
+        elif self.second_note:
+            parts.append(f"second input not compared ({self.second_note})")
+        elif self.dynamic:
+            parts.append("no dimension stayed dynamic")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Step:
+    failure: Failure
+    title: str
+    path: str
+    diff: str
+    after: Outcome
+    kept: bool
+    verdict: str
+
+
+@dataclass
+class Repair:
+    initial: Outcome
+    final: Outcome
+    steps: list[Step] = field(default_factory=list)
+    blocker: str | None = None
+    advice: str | None = None
+    #: project-relative path -> (original text, repaired text), for the files a kept step changed
+    changed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: the changed paths that are in an allowed package (written only to `--allow-into`)
+    library_paths: set[str] = field(default_factory=set)
+    #: a scratch path as the user knows it (project-relative, or in its package)
+    display: Callable[[str], str] = field(default=lambda path: path)
+
+    @property
+    def diff(self) -> str:
+        return "".join(_diff(path, old, new) for path, (old, new) in sorted(self.changed.items()))
+
+
+@dataclass(frozen=True)
+class Target:
+    """The model: a file with `xport_example()`, or `model` (`pkg.mod:Class`) with `example`
+    (`pkg.mod:function`; default: the module's `xport_example`), imported from `root`."""
+
+    root: str
+    path: str | None = None
+    model: str | None = None
+    example: str | None = None
+
+
+def _diff(path: str, old: str, new: str) -> str:
+    return "".join(difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+    ))
+
+
+def _outcome(answer: dict[str, Any], scratch: str) -> Outcome:
+    if answer.get("status") != "ran" or not answer.get("exported"):
+        frames = [f for f in answer.get("frames") or [] if f.get("file")]
+        chain = tuple((f["file"], int(f["line"]), f.get("function", "")) for f in frames)
+        inner = chain[-1] if chain else (None, None, "")
+        message = str(answer.get("error") or "the example could not be run")
+        failure = Failure(str(answer.get("kind") or answer.get("status")), message, inner[0], inner[1], chain)
+        return Outcome(False, failure, refined=answer.get("refined"), static=tuple(answer.get("static") or ()),
+                       dynamic=bool(answer.get("dynamic")))
+    return Outcome(
+        True,
+        differs=answer.get("differs"),
+        second_differs=answer.get("second_differs"),
+        second_note=answer.get("second"),
+        second_shapes=tuple(tuple(s) for s in answer.get("second_shapes") or ()),
+        dynamic=bool(answer.get("dynamic")),
+    )
+
+
+class _Scratch:
+    """A copy of the project (and of each allowed package) that fixes are tried in."""
+
+    def __init__(self, root: str, folder: str, allowed: dict[str, str]) -> None:
+        self.root = os.path.abspath(root)
+        self.folder = folder
+        self.project = os.path.join(folder, "project")
+        shutil.copytree(self.root, self.project, ignore=_SKIP, symlinks=True)
+        self.libraries = os.path.join(folder, "libraries")
+        os.makedirs(self.libraries)
+        #: package name -> its installed folder
+        self.allowed = allowed
+        for name, installed in allowed.items():
+            shutil.copytree(installed, os.path.join(self.libraries, name), ignore=_SKIP)
+        self.originals: dict[str, str] = {}
+
+    def display(self, path: str) -> str:
+        """`path` (a scratch file) as the user knows it: project-relative, or in its package."""
+        for base in (self.project, self.libraries):
+            if _inside(path, base):
+                return os.path.relpath(path, base)
+        return path
+
+    def editable(self, path: str | None) -> bool:
+        return path is not None and (_inside(path, self.project) or _inside(path, self.libraries))
+
+    def read(self, path: str) -> str:
+        return Path(path).read_text(encoding="utf-8")
+
+    def write(self, path: str, text: str) -> None:
+        self.originals.setdefault(path, self.read(path))
+        Path(path).write_text(text, encoding="utf-8")
+
+
+def _inside(path: str, folder: str) -> bool:
+    try:
+        return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == os.path.abspath(folder)
+    except ValueError:
+        return False
+
+
+class Repairer:
+    def __init__(
+        self, target: Target, config: Config, python: str | None = None, timeout: float = 300.0,
+        memory_limit: int | None = None, allowed: dict[str, str] | None = None, allow_static: bool = False,
+        max_steps: int = 12, progress: Callable[[str], None] | None = None,
+    ) -> None:
+        self.target = target
+        self.config = config
+        options = WorkerOptions(python=python or WorkerOptions().python, timeout=timeout, script=PROBE)
+        if memory_limit is not None:
+            options = WorkerOptions(options.python, timeout, memory_limit or None, PROBE)
+        self.options = options
+        self.allowed = allowed or {}
+        self.allow_static = allow_static
+        self.max_steps = max_steps
+        self.progress = progress or (lambda _: None)
+
+    def run(self) -> Repair:
+        with tempfile.TemporaryDirectory(prefix="xport-lint-repair-") as folder, self._worker() as worker:
+            scratch = _Scratch(self.target.root, folder, self.allowed)
+            return self._loop(scratch, worker)
+
+    @contextmanager
+    def _worker(self) -> Iterator[Worker]:
+        worker = Worker(self.options)
+        try:
+            yield worker
+        finally:
+            worker.close()
+
+    def _export(self, scratch: _Scratch, worker: Worker) -> Outcome:
+        request: dict[str, Any] = {"root": scratch.project, "paths": [scratch.libraries] if self.allowed else [],
+                                   "strict": self.config.strict, "model": self.target.model,
+                                   "example": self.target.example}
+        if self.target.path:
+            request["path"] = os.path.join(scratch.project, os.path.relpath(self.target.path, self.target.root))
+        try:
+            answer = worker.request(request)
+        except ConfirmError as error:
+            answer = {"status": error.kind, "error": str(error)}
+        return _outcome(answer, scratch.project)
+
+    def _loop(self, scratch: _Scratch, worker: Worker) -> Repair:
+        self.progress("exporting the model as it is")
+        current = self._export(scratch, worker)
+        repair = Repair(initial=current, final=current, display=scratch.display)
+        tried: set[tuple[str, str]] = set()
+        for _ in range(self.max_steps):
+            if current.ok:
+                break
+            failure = current.failure
+            if failure is None:
+                repair.blocker = current.evidence()
+                repair.advice = "the exported program does not equal eager: export it with a fix of your own"
+                break
+            kept = False
+            for path, title, text in self._candidates(scratch, current, failure, repair):
+                if (path, text) in tried:
+                    continue
+                tried.add((path, text))
+                before = scratch.read(path)
+                scratch.write(path, text)
+                self.progress(f"trying: {title} ({scratch.display(path)})")
+                after = self._export(scratch, worker)
+                verdict = _judge(failure, after, path, before, text)
+                step = Step(failure, title, scratch.display(path), _diff(scratch.display(path), before, text), after,
+                            verdict is None, verdict or "kept")
+                repair.steps.append(step)
+                if verdict is None:
+                    current, kept = after, True
+                    break
+                Path(path).write_text(before, encoding="utf-8")
+            if not kept:
+                repair.blocker = f"{_where(scratch, failure)}: {failure.headline()}"
+                repair.advice = repair.advice or _advice(scratch, failure, self.allowed)
+                break
+        repair.final = current
+        for path, original in scratch.originals.items():
+            text = scratch.read(path)
+            if text != original:
+                repair.changed[scratch.display(path)] = (original, text)
+                if _inside(path, scratch.libraries):
+                    repair.library_paths.add(scratch.display(path))
+        return repair
+
+    def _candidates(
+        self, scratch: _Scratch, outcome: Outcome, failure: Failure, repair: Repair
+    ) -> list[tuple[str, str, str]]:
+        """(scratch path, title, fixed text) for the failure: the fixes of findings on the failing
+        line, then on the lines that called it; for a constraint violation, torch's
+        `dynamic_shapes`, unless it pins a dimension (then only with `allow_static`)."""
+        out: list[tuple[str, str, str]] = []
+        if outcome.refined is not None:
+            shapes = self._shapes_candidate(scratch, outcome, repair)
+            if shapes is not None:
+                out.append(shapes)
+        frames = [(f, line) for f, line, _ in reversed(failure.chain) if scratch.editable(f)]
+        if not frames:
+            return out
+        findings = self._findings(scratch, {f for f, _ in frames})
+        for path, line in frames:
+            text = scratch.read(path)
+            for finding in findings.get(path, []):
+                if finding.fix is None or not finding.span.start.line <= line <= finding.span.end.line:
+                    continue
+                fixed = apply_fixes(text, [finding], unsafe=True)
+                if fixed != text:
+                    out.append((path, f"{finding.code} {finding.fix.title}", fixed))
+        return out[:_CANDIDATES]
+
+    def _findings(self, scratch: _Scratch, paths: set[str]) -> dict[str, list[Finding]]:
+        """Findings of `paths`: project files with the whole project's context, a library file on
+        its own (its package can be thousands of files)."""
+        out: dict[str, list[Finding]] = {}
+        project = [p for p in paths if _inside(p, scratch.project)]
+        if project:
+            files = discover([scratch.project], self.config.exclude)
+            checked = check_project(files, self.config, None, 1)
+            for result in checked.results:
+                out[os.path.abspath(result.path)] = result.findings
+        for path in paths - set(project):
+            from .runner import check_source
+
+            out[path] = check_source(scratch.read(path), path, self.config)
+        return out
+
+    def _shapes_candidate(self, scratch: _Scratch, outcome: Outcome, repair: Repair) -> tuple[str, str, str] | None:
+        example = self._example_file(scratch)
+        if example is None or outcome.refined is None:
+            return None
+        text = scratch.read(example)
+        edit = dynamic_shapes_edit(text, outcome.refined)
+        if edit is None:
+            return None
+        from .fixes import apply_edits
+
+        fixed = apply_edits(text, [edit])
+        if outcome.static:
+            pinned = ", ".join(outcome.static)
+            repair.advice = (
+                f"torch would make {pinned} static. Keep it dynamic instead: the lines above pin it (a branch or "
+                "a size computed from it); rewrite them or state the range with torch._check(...). "
+                + ("Made static as the last resort (--allow-static)." if self.allow_static else
+                   "Last resort: `--allow-static` applies torch's suggestion and makes it static.")
+            )
+            if not self.allow_static:
+                return None
+            return example, f"dynamic_shapes: make {pinned} static (last resort: no code fix kept it dynamic)", fixed
+        return example, "dynamic_shapes: torch's suggested ranges", fixed
+
+    def _example_file(self, scratch: _Scratch) -> str | None:
+        if self.target.path:
+            return os.path.join(scratch.project, os.path.relpath(self.target.path, self.target.root))
+        module = (self.target.example or self.target.model or "").partition(":")[0].replace(".", os.sep)
+        for candidate in (module + ".py", os.path.join(module, "__init__.py")):
+            path = os.path.join(scratch.project, candidate)
+            if os.path.exists(path):
+                return path
+        return None
+
+
+def _changed_lines(before: str, after: str) -> range:
+    """The lines of `after` that differ from `before` (one span from the first to the last)."""
+    old, new = before.splitlines(), after.splitlines()
+    first = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+    tail = 0
+    while tail < min(len(old), len(new)) - first and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return range(first + 1, len(new) - tail + 1)
+
+
+def _judge(failure: Failure, after: Outcome, path: str, before: str, text: str) -> str | None:
+    """Why the fix is not kept, or None."""
+    if after.ok:
+        return None
+    if after.exported:
+        return f"exports but {after.differs or after.second_differs}: not kept"
+    new = after.failure
+    assert new is not None
+    if new.file == path and new.line in _changed_lines(before, text):
+        return f"fails at its own rewritten line {new.line}: {new.headline()}"
+    if new.file == failure.file and new.line == failure.line and new.kind == failure.kind:
+        return "the same failure at the same line"
+    if new.kind in ("error", "timeout", "crash", "memory", "cancelled", "start"):
+        return f"the model no longer runs: {new.headline()}"
+    return None
+
+
+def _where(scratch: _Scratch, failure: Failure) -> str:
+    if failure.file is None:
+        return "(no line named)"
+    return f"{scratch.display(failure.file)}:{failure.line}"
+
+
+def _advice(scratch: _Scratch, failure: Failure, allowed: dict[str, str]) -> str:
+    if failure.file is not None and not scratch.editable(failure.file):
+        package = _package_of(failure.file)
+        callers = [f"{scratch.display(f)}:{line}" for f, line, _ in failure.chain if scratch.editable(f)]
+        reach = f" (reached from {', '.join(callers)})" if callers else ""
+        return (f"it fails in installed code{reach}; repair a copy with `--allow {package}` "
+                f"(and `--allow-into DIR` with --write), or change what your code passes to it")
+    text = failure.message
+    if "GuardOnDataDependentSymNode" in text or "data-dependent" in text.lower():
+        return ("a branch or size on tensor data that xport-lint has no proven fix for here: state what you know "
+                "with torch._check(...) before the line, or compute it without the Python branch "
+                "(torch.where, torch.cond, masks over a fixed count)")
+    return "no fix xport-lint has made this failure go away; see torch's message above"
+
+
+def _package_of(path: str) -> str:
+    parts = Path(path).parts
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            index = parts.index(marker)
+            if index + 1 < len(parts):
+                return parts[index + 1].removesuffix(".py")
+    return Path(path).parent.name
+
+
+def render(repair: Repair) -> str:
+    """The report a person reads: each step with its evidence, the whole diff, what remains."""
+    out = [f"before: {repair.initial.evidence()}"]
+    first = repair.initial.failure
+    if first is not None and first.file:
+        chain = " <- ".join(f"{repair.display(f)}:{line}" for f, line, _ in reversed(first.chain))
+        out[0] += f"\n  at {chain}"
+    for number, step in enumerate(repair.steps, 1):
+        mark = "kept" if step.kept else "rejected"
+        out.append(f"step {number} [{mark}] {step.title} in {step.path}")
+        where = f" ({repair.display(step.failure.file)}:{step.failure.line})" if step.failure.file else ""
+        out.append(f"  failure before: {step.failure.headline()}{where}")
+        later = step.after.failure
+        where = f" ({repair.display(later.file)}:{later.line})" if later is not None and later.file else ""
+        out.append(f"  after: {step.after.evidence()}{where}"
+                   + ("" if step.kept else f"\n  why rejected: {step.verdict}"))
+    out.append(f"after: {repair.final.evidence()}")
+    if repair.blocker:
+        out.append(f"blocker: {repair.blocker}")
+        if repair.advice:
+            out.append(f"what to do: {repair.advice}")
+    diff = repair.diff
+    if diff:
+        out.append("")
+        out.append(diff.rstrip("\n"))
+    return "\n".join(out) + "\n"
+
+
+def as_json(repair: Repair) -> dict[str, Any]:
+    """The report for the editor (the server's repair command)."""
+
+    def outcome(o: Outcome) -> dict[str, Any]:
+        return {"exported": o.exported, "equal": o.ok, "evidence": o.evidence(),
+                "failure": None if o.failure is None else {"kind": o.failure.kind, "message": o.failure.headline(),
+                                                           "file": o.failure.file, "line": o.failure.line}}
+
+    return {
+        "before": outcome(repair.initial),
+        "after": outcome(repair.final),
+        "steps": [{"title": s.title, "path": s.path, "kept": s.kept, "verdict": s.verdict,
+                   "failure": s.failure.headline(), "after": s.after.evidence(), "diff": s.diff} for s in repair.steps],
+        "blocker": repair.blocker,
+        "advice": repair.advice,
+        "diff": repair.diff,
+        "files": {path: new for path, (_, new) in repair.changed.items()},
+    }
+
+
+def write(repair: Repair, root: str, allow_into: str | None, allowed: dict[str, str]) -> list[str]:
+    """Write the repaired files: project files in place; an allowed package's files into a copy
+    of the package under `allow_into` (made on first use), never into the installed one."""
+    written = []
+    for path, (_, text) in sorted(repair.changed.items()):
+        if path in repair.library_paths:
+            if allow_into is None:
+                continue
+            package = Path(path).parts[0]
+            copy = os.path.join(allow_into, package)
+            if not os.path.exists(copy):
+                shutil.copytree(allowed[package], copy, ignore=_SKIP)
+            destination = os.path.join(allow_into, path)
+        else:
+            destination = os.path.join(root, path)
+        Path(destination).write_text(text, encoding="utf-8")
+        written.append(destination)
+    return written
