@@ -71,6 +71,8 @@ class ModelFinding:
     chain: tuple[Step, ...]
     #: the fix as a unified diff of the file, when one is offered
     diff: str | None
+    #: the flagged lines with a little context: (first line number, text)
+    excerpt: tuple[int, str] = (0, "")
 
     def to_json(self) -> dict[str, Any]:
         f = self.finding
@@ -85,7 +87,16 @@ class ModelFinding:
             "end_line": f.span.end.line, "end_column": f.span.end.column + 1,
             "chain": [step.to_json() for step in self.chain],
             "fix": fix, "url": f.url, "confirmation": f.confirmation,
+            "source_line": self.source_line(),
+            "excerpt": {"start": self.excerpt[0], "text": self.excerpt[1]},
         }
+
+    def source_line(self) -> str:
+        """The flagged line's text: what a baseline matches a finding by (its number moves with edits)."""
+        start, text = self.excerpt
+        lines = text.split("\n")
+        index = self.finding.span.start.line - start
+        return lines[index].strip() if start and 0 <= index < len(lines) else ""
 
 
 @dataclass(frozen=True)
@@ -278,6 +289,8 @@ def readiness(
 
 _CALLED = re.compile(r"\b([A-Za-z_][\w.]*)\s*\(")
 _EXPORT_CALL = re.compile(r"\b(?:torch\.export\.|export\.)?(?:draft_)?export\s*\(\s*([A-Za-z_][\w.]*)\s*(\()?")
+#: lines of code shown around a finding (a report's excerpt), at most
+_CONTEXT_LINES, _MAX_EXCERPT_LINES = 2, 12
 _CONDITION = re.compile(r" \((only [^()]*(?:\([^()]*\)[^()]*)*)\)$")
 
 
@@ -548,7 +561,12 @@ class _Builder:
                 facts.text.splitlines(keepends=True), fixed.splitlines(keepends=True),
                 fromfile=f"a/{path}", tofile=f"b/{path}", n=1,
             )) or None
-        return ModelFinding(path, finding, severities, condition, chain, diff)
+        excerpt = (0, "")
+        if facts is not None:
+            first = max(1, finding.span.start.line - _CONTEXT_LINES)
+            last = min(len(facts.lines), finding.span.end.line + _CONTEXT_LINES, first + _MAX_EXCERPT_LINES - 1)
+            excerpt = (first, "\n".join(facts.lines[first - 1 : last]))
+        return ModelFinding(path, finding, severities, condition, chain, diff, excerpt)
 
     def outside_chain(self, path: str, finding: Finding) -> tuple[Step, ...]:
         """A finding outside every model: the chain the index knows from its own entry point."""
