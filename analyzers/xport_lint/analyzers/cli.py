@@ -26,6 +26,7 @@ from .model import Applicability, Finding, Severity
 from .notebooks import Notebook, NotebookError, parse_notebook
 from .positions import split_lines
 from .project import FileResult, ProjectCheck, check_project, problem_finding, recheck
+from .repair_command import repair as repair_command
 from .report_command import report as report_command
 from .rule import Rule, strip_markers
 from .runner import check_source, fix_source, is_internal_error
@@ -40,6 +41,9 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
 @click.version_option(output.VERSION, prog_name="xport-lint")
 def main() -> None:
     """Find torch.export failures in PyTorch model code, before you export."""
+
+
+main.add_command(repair_command)
 
 
 main.add_command(report_command)

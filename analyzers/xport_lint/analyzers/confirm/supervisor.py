@@ -52,6 +52,8 @@ class WorkerOptions:
     timeout: float = DEFAULT_TIMEOUT
     #: address-space limit for the worker, in bytes (None: unlimited)
     memory_limit: int | None = field(default_factory=default_memory_limit)
+    #: the worker script the launcher runs (repair's probe.py answers other requests)
+    script: Path = WORKER
 
 
 class Worker:
@@ -83,7 +85,7 @@ class Worker:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
         try:
             process = subprocess.Popen(
-                [self.options.python, str(LAUNCHER), str(os.getpid()), str(WORKER)],
+                [self.options.python, str(LAUNCHER), str(os.getpid()), str(self.options.script)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 text=True, encoding="utf-8", errors="replace", env=env,
                 start_new_session=True, preexec_fn=limit_memory if limit is not None else None,  # noqa: PLW1509
