@@ -445,3 +445,53 @@ async def test_hover_on_an_input_size_says_what_the_export_makes_of_it(client: L
     )
     assert static is not None and isinstance(static.contents, types.MarkupContent)
     assert static.contents.value.startswith("`mask.shape[0]` is static")
+
+
+def test_normal_operation_logs_nothing_but_readiness(tmp_path: Path) -> None:
+    """The output channel was full of "Cancel notification for unknown message id": a client
+    cancels a request whose answer is already on its way, which is normal, and says nothing."""
+    server = subprocess.Popen([sys.executable, "-m", "xport_lint.server"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert server.stdin is not None and server.stdout is not None
+
+    def send(message: dict[str, object]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)  # type: ignore[union-attr]
+        server.stdin.flush()  # type: ignore[union-attr]
+
+    def receive_until(answered: int) -> list[dict[str, object]]:
+        seen = []
+        while True:
+            length = 0
+            while (line := server.stdout.readline().strip()):  # type: ignore[union-attr]
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            seen.append(json.loads(server.stdout.read(length)))  # type: ignore[union-attr]
+            if seen[-1].get("id") == answered and "method" not in seen[-1]:
+                return seen
+
+    uri = (tmp_path / "model.py").as_uri()
+    try:
+        send({"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": tmp_path.as_uri(),
+                                                          "capabilities": {}}})
+        said = receive_until(1)
+        send({"method": "initialized", "params": {}})
+        send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": BAD}}})
+        send({"id": 2, "method": "textDocument/hover", "params": {"textDocument": {"uri": uri},
+                                                                  "position": {"line": 0, "character": 0}}})
+        said += receive_until(2)
+        send({"method": "$/cancelRequest", "params": {"id": 2}})  # answered already
+        send({"method": "$/cancelRequest", "params": {"id": 77}})  # never asked
+        send({"method": "$/someClientExtension", "params": {}})
+        send({"id": 3, "method": "shutdown"})
+        said += receive_until(3)
+        send({"method": "exit"})
+        _, errors = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    assert errors.decode() == ""
+    logged = [m["params"]["message"] for m in said if m.get("method") == "window/logMessage"]  # type: ignore[index]
+    assert [m for m in logged if "ready" not in m] == [], logged

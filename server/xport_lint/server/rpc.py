@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 
 import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 
@@ -135,6 +135,21 @@ class Protocol(LanguageServerProtocol):
             self._answer_error(message.id, INVALID_REQUEST, "the server is shutting down")
         else:
             super().handle_message(message)
+
+    def _handle_cancel_notification(self, msg_id: int | str) -> None:
+        """A cancel that crosses the answer on the wire is normal (LSP: the client cannot know
+        the request has finished): pygls logged a warning for each one, silent here."""
+        if msg_id in self._request_futures:
+            super()._handle_cancel_notification(msg_id)
+
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        """LSP: a `$/` notification the server does not know may be ignored (pygls warned)."""
+        if method_name.startswith("$/") and method_name != types.CANCEL_REQUEST:
+            try:
+                self._get_handler(method_name)
+            except JsonRpcMethodNotFound:
+                return
+        super()._handle_notification(method_name, params)
 
     def _reject(self, unreadable: Unreadable) -> None:
         """Answer a request that could not be read, fail our own request whose response could not
