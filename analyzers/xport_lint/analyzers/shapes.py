@@ -477,8 +477,10 @@ class Sizes:
         self._first_rebound: dict[str, int] = {}
         in_loops: set[int] = set()
         for index, stmt in enumerate(_statements(func.body)):
-            if isinstance(stmt, (cst.If, cst.While)):
+            if isinstance(stmt, (cst.If, cst.While, cst.Assert)):
                 self._order.update((id(node), index) for node in _walk(stmt.test))
+            elif isinstance(stmt, cst.Expr):  # `torch._check(...)`
+                self._order.update((id(node), index) for node in _walk(stmt.value))
             if isinstance(stmt, (cst.For, cst.While)):
                 in_loops.update(id(inner) for inner in _statements(stmt.body))
                 if isinstance(stmt, cst.For):

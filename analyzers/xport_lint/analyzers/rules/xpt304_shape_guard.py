@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import Mode, Severity
+from ..rule import Invalid, Rule, TorchError, Valid
+from ..shapes import judge_branch
+from ._conditions import short
+
+#: calls that assert their first argument (timm's `_assert` is torch's)
+_CHECKS = ("torch._check", "torch._assert", "torch._check_is_size")
+
+
+class ShapeGuard(Rule):
+    """An `assert` or `torch._check` on a size that a named `Dim`'s declared range does not satisfy.
+
+    ## What it does
+    Flags `assert x.shape[0] == 4`, `torch._check(x.shape[1] <= 512)` and `torch._assert(H == 8,
+    ...)` in a model's `forward` whose condition reads an input size declared with a named
+    `Dim`, where the condition does not hold on the `Dim`'s whole range. Sizes unpacked from
+    `.shape` (`B, C, H, W = x.shape`) and names bound once are followed.
+
+    ## Why it fails torch.export
+    export records the condition as a guard on the size. A named `Dim` promises every size of its
+    range works; a guard that rules some out violates that promise: `Constraints violated (b)!
+    ... Not all values of b ... satisfy the generated guard`, in both modes. `Dim.AUTO` takes the
+    guard's range without a word (the exported program rejects what eager would have refused:
+    nothing to report).
+
+    ## Example
+    ```python
+    assert x.shape[1] <= 512, "sequence too long"
+    ```
+    exported with `dynamic_shapes={"x": {1: Dim("seq")}}`.
+
+    ## Use instead
+    Declare the range the code allows: `Dim("seq", max=512)`; or `Dim.AUTO`.
+
+    ## Modes
+    Error in both modes (torch 2.13) under a named `Dim` whose range the condition splits;
+    nothing where the range decides it, for static sizes, or under `Dim.AUTO`/`Dim.DYNAMIC`.
+    """
+
+    CODE = "XPT304"
+    NAME = "shape-guard"
+    SEVERITY = Severity.ERROR
+    STRICT_SEVERITY = Severity.ERROR
+    PYTORCH_NAME = "ConstraintViolationError"
+    FAILS_WITH = {mode: (TorchError("UserError", "Constraints violated"),) for mode in Mode}
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._check(node.test, "assert")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not node.args or node.args[0].keyword is not None:
+            return
+        api = self.ctx.resolve(node.func) or ""
+        if api in _CHECKS or api.endswith("._assert") or (isinstance(node.func, cst.Name) and node.func.value == "_assert"):
+            self._check(node.args[0].value, f"`{short(node.func)}`")
+
+    def _check(self, test: cst.BaseExpression, keyword: str) -> None:
+        sizes = self.ctx.sizes()
+        if sizes is None or not sizes.refs(test):
+            return
+        verdict = judge_branch(test, sizes, self.ctx.shape_config(), self.ctx.mode)
+        if verdict.severity is not Severity.ERROR:
+            return
+        self.report(test, f"{keyword} on the size `{short(test)}`: {verdict.reason}", notes=verdict.notes)
+
+    VALID = [
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Encoder(torch.nn.Module):
+                def forward(self, x):
+                    assert x.shape[1] <= 64, "sequence too long"  # the declared range says so
+                    return x.cumsum(1)
+            def xport_example():
+                return {"model": Encoder(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("seq", max=64)}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Encoder(torch.nn.Module):
+                def forward(self, x):
+                    torch._check(x.shape[1] <= 64)  # Dim.AUTO takes the range the check gives
+                    return x.cumsum(1)
+            def xport_example():
+                return {"model": Encoder(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim.AUTO}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Scale(torch.nn.Module):
+                def forward(self, x, n: int):
+                    assert n == 3  # a Python int input, not a size
+                    return x * n
+            def xport_example():
+                return {"model": Scale(), "args": (torch.randn(4, 3), 3), "dynamic_shapes": {"x": {0: Dim("b")}, "n": None}}
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Encoder(torch.nn.Module):
+                def forward(self, x):
+                    assert x.shape[1] <= 64, "sequence too long"  # expect: XPT304
+                    return x.cumsum(1)
+            def xport_example():
+                return {"model": Encoder(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("seq")}}}
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Fixed(torch.nn.Module):
+                def forward(self, x):
+                    torch._check(x.shape[0] == 4)  # expect: XPT304
+                    return x * 2
+            def xport_example():
+                return {"model": Fixed(), "args": (torch.randn(4, 3),), "dynamic_shapes": {"x": {0: Dim("batch")}}}
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch import _assert
+            from torch.export import Dim
+            class PatchEmbed(torch.nn.Module):
+                def forward(self, x):
+                    B, C, H, W = x.shape
+                    _assert(H == 8, "input height must be 8")  # expect: XPT304
+                    return x.flatten(2)
+            def xport_example():
+                return {"model": PatchEmbed(), "args": (torch.randn(2, 3, 8, 8),), "dynamic_shapes": {"x": {2: Dim("h")}}}
+            """
+        ),
+    ]
