@@ -980,6 +980,29 @@ def _narrowing(test: cst.BaseExpression, sizes: Sizes, ref: SizeRef, spec: DimSp
     return f"declare `{below}` or `{above}`, whichever holds the example, so the test is decided"
 
 
+def holding_range(test: cst.BaseExpression, sizes: Sizes, spec: DimSpec) -> tuple[int | None, int | None] | None:
+    """The declared range of `spec` narrowed to where `test` holds, as (min, max) for a new
+    `Dim` (None: the declared bound stays), when `test` reads that one size and holds on one
+    interval of at least two sizes; else None (a single size would make the dimension static)."""
+    refs = sizes.refs(test)
+    if not refs or len(set(refs)) != 1 or spec.derived:
+        return None
+    ref = refs[0]
+    low, high = spec.values()
+    top = int(min(high, low + _SAMPLES))
+    holding = [size for size in range(int(low), top + 1) if sizes.evaluate(test, {ref: size})]
+    if len(holding) < 2 or holding[-1] - holding[0] + 1 != len(holding):
+        return None
+    if high == math.inf and holding[-1] == top:
+        new_high = spec.high  # holds as far as it was sampled: an open end stays open
+    else:
+        new_high = holding[-1] if holding[-1] < high else spec.high
+    new_low = holding[0] if holding[0] > low else spec.low
+    if (new_low, new_high) == (spec.low, spec.high):
+        return None
+    return new_low, new_high
+
+
 def constant_over(
     test: cst.BaseExpression, sizes: Sizes, key: Any, low: float, high: float,
     size_of: Callable[[int], int] | None = None,

@@ -1,8 +1,9 @@
-"""Edits at the export call: `strict=False`, and the size a sized dimension gives a `Dim`."""
+"""Edits at the export call: `strict=False`, the size a sized dimension gives a `Dim`, and a
+`Dim`'s range narrowed to what the code needs."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 
@@ -56,3 +57,31 @@ def non_strict_rewrite(export_calls: Iterable[cst.Call]) -> Rewrite:
             tuple(replacements),
         )
     )
+
+
+def narrowed_dim_rewrite(
+    declared: cst.BaseExpression | None,
+    resolve: Callable[[cst.BaseExpression], str | None],
+    low: int | None,
+    high: int | None,
+    why: str,
+) -> Rewrite:
+    """The `Dim(...)` call `declared` (the expression a `dynamic_shapes` entry names, followed to
+    its binding) rewritten with `min=low, max=high`: a declaration that states the range the
+    code already enforces."""
+    if not isinstance(declared, cst.Call) or resolve(declared.func) not in _DIM_CALLS:
+        return Rewrite(reason="the Dim is not a `Dim(...)` call this file writes")
+    name = next((a.value for a in declared.args if a.keyword is None or a.keyword.value == "name"), None)
+    if name is None:
+        return Rewrite(reason="the Dim has no name argument")
+    args = [cst.Arg(name)]
+    for keyword, value in (("min", low), ("max", high)):
+        if value is not None:
+            args.append(cst.Arg(cst.Integer(str(value)), keyword=cst.Name(keyword), equal=_EQUAL))
+    new = declared.with_changes(args=args)
+    text = cst.Module([]).code_for_node(new)
+    return Rewrite(FixProposal(f"Declare `{text}` ({why})", Applicability.UNSAFE, ((declared, new),)))
+
+
+_DIM_CALLS = ("torch.export.Dim", "torch.export.dynamic_shapes.Dim")
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))

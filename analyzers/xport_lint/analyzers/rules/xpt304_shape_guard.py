@@ -3,8 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Mode, Severity
+from ..rewrites.common import Rewrite
+from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import judge_branch
+from ..shapes import ShapeConfig, Sizes, holding_range, judge_branch
 from ._conditions import short
 
 #: calls that assert their first argument (timm's `_assert` is torch's)
@@ -36,6 +38,12 @@ class ShapeGuard(Rule):
     ## Use instead
     Declare the range the code allows: `Dim("seq", max=512)`; or `Dim.AUTO`.
 
+    ## Fix safety
+    Unsafe: the `Dim(...)` written in this file's `dynamic_shapes` gets the `min`/`max` where the
+    condition holds (the example satisfies it, or eager would fail too), so the exported program
+    accepts exactly the sizes the code allows. Not offered where the condition leaves one size
+    (that is a static dimension, not a range) or the `Dim` is declared elsewhere.
+
     ## Modes
     Error in both modes (torch 2.13) under a named `Dim` whose range the condition splits;
     nothing where the range decides it, for static sizes, or under `Dim.AUTO`/`Dim.DYNAMIC`.
@@ -62,10 +70,34 @@ class ShapeGuard(Rule):
         sizes = self.ctx.sizes()
         if sizes is None or not sizes.refs(test):
             return
-        verdict = judge_branch(test, sizes, self.ctx.shape_config(), self.ctx.mode)
+        config = self.ctx.shape_config()
+        verdict = judge_branch(test, sizes, config, self.ctx.mode)
         if verdict.severity is not Severity.ERROR:
             return
-        self.report(test, f"{keyword} on the size `{short(test)}`: {verdict.reason}", notes=verdict.notes)
+        reason = verdict.reason.replace(", or use torch.cond)", ")")
+        rewrite = self._narrowing(test, sizes, config)
+        if rewrite.reason:
+            reason += f" (no automatic fix: {rewrite.reason})"
+        self.report(test, f"{keyword} on the size `{short(test)}`: {reason}", fix=rewrite.fix, notes=verdict.notes)
+
+    def _narrowing(self, test: cst.BaseExpression, sizes: Sizes, config: ShapeConfig) -> Rewrite:
+        """The named Dim declared with the range the guard enforces (the example holds it: eager
+        would fail the guard otherwise)."""
+        program, traced = self.ctx.program, self.ctx.traced
+        refs = sizes.refs(test) or []
+        if traced is None or traced.cls is None or program.shapes_reader is None or len(set(refs)) != 1:
+            return Rewrite()
+        spec = config.dim(*refs[0])
+        bounds = holding_range(test, sizes, spec)
+        if bounds is None:
+            return Rewrite(reason="the guard leaves a single size or no interval of the declared range")
+        shapes = program.shape_expressions.get(traced.cls.node.name.value)
+        if shapes is None:
+            return Rewrite(reason="the dynamic_shapes are declared in another file")
+        reader = program.shapes_reader
+        node = reader.spec_node(shapes, *refs[0])
+        declared = reader._follow(node) if node is not None else None
+        return narrowed_dim_rewrite(declared, self.ctx.resolve, *bounds, "the range the guard enforces")
 
     VALID = [
         Valid(
@@ -116,7 +148,18 @@ class ShapeGuard(Rule):
                     return x.cumsum(1)
             def xport_example():
                 return {"model": Encoder(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("seq")}}}
-            """
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Encoder(torch.nn.Module):
+                def forward(self, x):
+                    assert x.shape[1] <= 64, "sequence too long"  # expect: XPT304
+                    return x.cumsum(1)
+            def xport_example():
+                return {"model": Encoder(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("seq", max=64)}}}
+            """,
+            other_args="(torch.randn(2, 40),)",
         ),
         Invalid(
             """
