@@ -29,7 +29,7 @@ from pygls.workspace import TextDocument, Workspace
 
 from xport_lint.analyzers.lines import split_lines
 
-from . import convert, rpc, words
+from . import convert, models, rpc, words
 from .lint_process import LintProcess
 from .settings import Settings
 
@@ -277,6 +277,7 @@ class XportLanguageServer(LanguageServer):
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=result.diagnostics, version=result.version)
             )
+        models.service.changed(self)
 
     @property
     def push_diagnostics(self) -> bool:
@@ -340,6 +341,7 @@ class XportLanguageServer(LanguageServer):
     def stop_confirmer(self) -> None:
         """The worker runs in its own session: stop it explicitly, or it outlives the server."""
         self.linter.close()
+        models.service.close()
         if self.confirmer is not None:
             self.confirmer.close()
             self.confirmer = None
@@ -410,6 +412,7 @@ class _ClientLogHandler(logging.Handler):
 
 
 server = XportLanguageServer()
+models.register(server)
 
 
 @server.feature(types.INITIALIZE)
@@ -794,6 +797,7 @@ async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[st
         if progress:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
     ls.confirmations[uri] = (document.version, outcome)
+    models.service.confirmed(ls, path, document.source, outcome)
     ls.generation += 1
     ls.results.pop(uri, None)
     ls.schedule(uri, 0)

@@ -1,0 +1,174 @@
+"""The workspace's export readiness for the editor's model view: the request `xport-lint/models`
+answers the report's JSON (docs/report.md, version 1), and once a client has asked, the
+notification `xport-lint/modelsChanged` tells it which models' verdicts or confirmation states
+changed after an edit, a save or a confirmation.
+
+The report is a project check (the findings cache makes it warm) plus the open documents' unsaved
+text; it runs in a child process of its own, so neither the event loop nor the lints of the
+editor's documents wait for it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any
+
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from xport_lint.analyzers.lifetime import die_with_parent
+
+MODELS = "xport-lint/models"
+MODELS_CHANGED = "xport-lint/modelsChanged"
+#: seconds without a lint, a save or a confirmation before the verdicts are computed again
+SETTLE = 0.5
+log = logging.getLogger("xport_lint.server")
+
+
+def _compute(folders: list[str], config: Any, unsaved: dict[str, str]) -> dict[str, Any]:
+    """Runs in the child: the workspace's report, each open document as its editor has it."""
+    from xport_lint.analyzers.cache import Cache
+    from xport_lint.analyzers.files import SourceFile, discover, read
+    from xport_lint.analyzers.index import EMPTY_CONTEXT
+    from xport_lint.analyzers.project import FileResult, check_project
+    from xport_lint.analyzers.readiness import readiness
+    from xport_lint.analyzers.runner import check_file
+
+    files = discover(folders, config.exclude)
+    cache = Cache()
+    try:
+        checked = check_project(files, config, cache, None)
+        cache.save()
+    finally:
+        cache.close()
+    edited = {path: text for path, text in unsaved.items() if path in set(files) and read(path).text != text}
+    if edited:
+        results = []
+        for result in checked.results:
+            text = edited.get(result.path)
+            if text is not None:
+                context = checked.contexts.get(result.path, EMPTY_CONTEXT)
+                findings = check_file(text, result.path, config, context=context).findings
+                result = FileResult(SourceFile(result.path, text), findings)
+            results.append(result)
+        checked.results = results
+    return readiness(checked, config).to_json()
+
+
+def changed_models(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
+    """Ids of the models whose verdicts, confirmation state or findings differ (or that came or went)."""
+
+    def state(report: dict[str, Any] | None) -> dict[str, Any]:
+        return {
+            m["id"]: ({mode: v["verdict"] for mode, v in m["verdicts"].items()}, m["confirmation"]["state"],
+                      [(f["code"], f["path"], f["line"]) for f in m["findings"]])
+            for m in (report or {"models": []})["models"]
+        }
+
+    old, new = state(before), state(after)
+    return sorted(i for i in old.keys() | new.keys() if old.get(i) != new.get(i))
+
+
+class ModelsService:
+    """One per server: the child process, the last report sent, the pending recomputation."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        self.last: dict[str, Any] | None = None
+        #: the client asked once: from then on, changes are notified
+        self.subscribed = False
+        self._pending: asyncio.Task[None] | None = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # spawn: the server has threads; the child dies with the server (lifetime.die_with_parent)
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                initializer=die_with_parent, initargs=(os.getpid(),),
+            )
+        return self._pool
+
+    async def compute(self, ls: Any) -> dict[str, Any]:
+        folders = [p for f in ls.workspace.folders.values() if (p := to_fs_path(f.uri))]
+        if not folders and ls.workspace.root_path:
+            folders = [ls.workspace.root_path]
+        if not folders:
+            return {"version": 1, "tool": {"name": "xport-lint", "version": "", "torch": "2.13"},
+                    "mode": "non-strict", "files": 0,
+                    "summary": {m: {"fails": 0, "fails-when": 0, "unknown": 0, "exports": 0}
+                                for m in ("non-strict", "strict")},
+                    "models": [], "other_findings": []}
+        config = ls.config_for(Path(folders[0], "__init__.py").as_uri())
+        unsaved = {
+            path: document.source for uri, document in list(ls.workspace.text_documents.items())
+            if uri.startswith("file:") and (path := to_fs_path(uri)) and path.endswith(".py")
+        }
+        try:
+            return await asyncio.wrap_future(self._executor().submit(_compute, folders, config, unsaved))
+        except BrokenProcessPool:
+            self._pool = None  # the child died: the next request starts a new one
+            raise
+
+    async def request(self, ls: Any) -> dict[str, Any]:
+        self.subscribed = True
+        report = await self.compute(ls)
+        self.last = report
+        return report
+
+    def changed(self, ls: Any) -> None:
+        """A document was linted, saved or confirmed: compute the report again once things settle,
+        and notify the models that changed."""
+        if not self.subscribed:
+            return
+        if self._pending is not None:
+            self._pending.cancel()
+        self._pending = asyncio.ensure_future(self._recompute(ls))
+
+    async def _recompute(self, ls: Any) -> None:
+        try:
+            await asyncio.sleep(SETTLE)
+            report = await self.compute(ls)
+        except asyncio.CancelledError:
+            return
+        except Exception:  # noqa: BLE001 - the view keeps its last report; the next change retries
+            log.exception("xport-lint could not compute the workspace's models")
+            return
+        changed = changed_models(self.last, report)
+        self.last = report
+        if changed:
+            ls.protocol.notify(MODELS_CHANGED, {"changed": changed, "report": report})
+
+    def confirmed(self, ls: Any, path: str, text: str, outcome: Any) -> None:
+        """Keep a confirmation's outcome (by the text's hash) for the report, and refresh the view."""
+        from xport_lint.analyzers.readiness import ConfirmationRecord
+
+        record = ConfirmationRecord()
+        record.record(path, text, outcome.status, outcome.export_ok, outcome.model, outcome.summary)
+        record.save()
+        self.changed(ls)
+
+    def close(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.kill()
+
+
+service = ModelsService()
+
+
+def register(server: LanguageServer) -> None:
+    @server.feature(MODELS)
+    async def models(ls: Any, params: Any) -> dict[str, Any]:
+        """The workspace's models (docs/report.md); subscribes the client to `xport-lint/modelsChanged`."""
+        return await service.request(ls)
