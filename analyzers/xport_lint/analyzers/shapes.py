@@ -459,13 +459,16 @@ class Sizes:
     sizes. Names assigned once are followed (`seq_len = x.size(1)`, `b, s, _ = x.shape`)."""
 
     def __init__(
-        self, func: cst.FunctionDef, leaves: frozenset[str] = frozenset(), constants: dict[str, int] | None = None
+        self, func: cst.FunctionDef, leaves: frozenset[str] = frozenset(), constants: dict[str, int] | None = None,
+        layers: dict[str, str] | None = None,
     ) -> None:
         """`leaves`: names whose value `evaluate` takes from its table (a Python number read
         from data, bounded by `torch._check`) instead of following their assignment.
-        `constants`: `self.x` integers the class's `__init__` sets (see `init_constants`)."""
+        `constants`: `self.x` integers the class's `__init__` sets (see `init_constants`).
+        `layers`: the class of each submodule `__init__` sets (see `init_layers`)."""
         self.leaves = leaves
         self.constants = constants or {}
+        self.layers = layers or {}
         params = [p for p in func.params.params if p.name.value not in ("self", "cls")]
         self.positions = {p.name.value: i for i, p in enumerate(params)}
         self.unpacked: dict[str, tuple[cst.BaseExpression, int]] = {}
@@ -580,9 +583,10 @@ class Sizes:
     def _unpacked_ref(self, name: str, out: list[SizeRef]) -> bool:
         value, index = self.unpacked[name]
         tensor = _shape_of(value)
-        if tensor is None or not self._input(tensor):
+        found = self.through(tensor, index) if tensor is not None else None
+        if found is None:
             return False
-        out.append((tensor, self.positions[tensor], index))
+        out.append(found)
         return True
 
     def ref(self, expr: cst.BaseExpression) -> SizeRef | None:
@@ -599,9 +603,55 @@ class Sizes:
             elif isinstance(func, cst.Name) and func.value == "len" and len(expr.args) == 1:
                 inner = expr.args[0].value
                 tensor, index = (inner.value if isinstance(inner, cst.Name) else None), 0
-        if index is None or index < 0 or not self._input(tensor):
+        if index is None or index < 0 or tensor is None:
             return None
-        return tensor, self.positions[tensor], index  # type: ignore[index]
+        return self.through(tensor, index)
+
+    def through(self, tensor: str, index: int, depth: int = 0) -> SizeRef | None:
+        """The input dimension that dimension `index` of the tensor named `tensor` is: the input's
+        own, or followed through the ops that keep it (`h = self.proj(x)`: `Linear` keeps every
+        dimension but the last; `self.norm(h)`, `h.float()`, `torch.relu(h)`, `h * 2` keep all;
+        `transpose`/`permute`/`unsqueeze` move it). None where an op not modelled made it."""
+        if self._input(tensor):
+            return tensor, self.positions[tensor], index
+        if depth > 12 or tensor in self.reassigned or tensor in self.positions:
+            return None
+        value = self.assigned.get(tensor)
+        return self._dim_of(value, index, depth + 1) if value is not None else None
+
+    def _dim_of(self, expr: cst.BaseExpression, index: int, depth: int) -> SizeRef | None:  # noqa: C901 - one dispatch
+        if isinstance(expr, cst.Name):
+            return self.through(expr.value, index, depth)
+        if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _ELEMENTWISE_OPERATORS:
+            return self._dim_of(expr.left, index, depth) or self._dim_of(expr.right, index, depth)
+        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+            return None
+        func = expr.func
+        first = expr.args[0].value if expr.args and expr.args[0].keyword is None else None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            layer = self.layers.get(func.attr.value)
+            keeps = layer in _KEEP_ALL_LAYERS or (layer in _KEEP_FIRST_LAYERS and index == 0)
+            return self._dim_of(first, index, depth) if keeps and first is not None else None
+        if isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value in _MODULES):
+            method = func.attr.value
+            if method in _KEEP_ALL_METHODS:
+                return self._dim_of(func.value, index, depth)
+            numbers = [_integer(a.value) for a in expr.args]
+            if None in numbers or any(n < 0 for n in numbers):  # type: ignore[operator]
+                return None
+            if method in ("transpose", "swapaxes") and len(numbers) == 2:
+                a, b = numbers
+                moved = b if index == a else a if index == b else index
+                return self._dim_of(func.value, moved, depth)  # type: ignore[arg-type]
+            if method == "permute" and index < len(numbers):
+                return self._dim_of(func.value, numbers[index], depth)  # type: ignore[arg-type]
+            if method == "unsqueeze" and len(numbers) == 1 and index != numbers[0]:
+                return self._dim_of(func.value, index - (index > numbers[0]), depth)  # type: ignore[operator]
+            return None
+        name = dotted(func) or ""
+        if first is not None and name.rpartition(".")[2] in _KEEP_ALL_FUNCTIONS and name.split(".")[0] in _MODULES:
+            return self._dim_of(first, index, depth)
+        return None
 
     def _constant(self, expr: cst.BaseExpression) -> int | None:
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
@@ -695,6 +745,32 @@ class Sizes:
         return None
 
 
+_ELEMENTWISE_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+#: how a model names torch and its functional module
+_MODULES = ("torch", "F", "nn", "functional")
+_KEEP_ALL_METHODS = frozenset({
+    "float", "half", "double", "bfloat16", "contiguous", "clone", "detach", "to", "type_as", "relu", "sigmoid",
+    "tanh", "exp", "abs", "neg", "sqrt", "rsqrt", "softmax", "log_softmax", "clamp", "masked_fill", "cumsum",
+    "mul", "add", "sub", "div", "pow", "sin", "cos", "gelu", "silu", "relu_", "mul_", "add_",
+})
+_KEEP_ALL_FUNCTIONS = frozenset({
+    "relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "layer_norm", "normalize",
+    "exp", "abs", "clamp", "leaky_relu", "elu", "mish", "hardswish", "cumsum", "sqrt", "rsqrt",
+})
+#: submodules whose output has every dimension of their input
+_KEEP_ALL_LAYERS = frozenset({
+    "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
+    "InstanceNorm2d", "Dropout", "Dropout1d", "Dropout2d", "Identity", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid",
+    "Softmax", "LeakyReLU", "Mish", "Hardswish", "ELU",
+    # an embedding adds a last dimension; a linear layer changes only the last one
+    "Embedding", "Linear",
+})
+#: submodules that keep the batch dimension (0) only
+_KEEP_FIRST_LAYERS = frozenset({
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
+    "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "Flatten",
+})
+
 _ARITHMETIC: dict[type, Callable[[int, int], int]] = {
     cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
     cst.FloorDivide: lambda a, b: a // b, cst.Modulo: lambda a, b: a % b,
@@ -767,6 +843,23 @@ def init_constants(cls: cst.ClassDef) -> dict[str, int]:
                 )
                 found.setdefault(t.attr.value, []).append(number)
     return {name: values[0] for name, values in found.items() if len(values) == 1 and values[0] is not None}
+
+
+def init_layers(cls: cst.ClassDef) -> dict[str, str]:
+    """`self.proj = nn.Linear(...)` set once in `__init__`: attribute -> the layer's class name
+    (`Linear`), for the dimensions its output keeps."""
+    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None:
+        return {}
+    found: dict[str, list[str]] = {}
+    for stmt in _statements(init.body):
+        for target in stmt.targets if isinstance(stmt, cst.Assign) else []:
+            t = target.target
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                value = stmt.value  # type: ignore[union-attr]
+                name = dotted(value.func) if isinstance(value, cst.Call) else None
+                found.setdefault(t.attr.value, []).append((name or "").rpartition(".")[2])
+    return {attr: names[0] for attr, names in found.items() if len(names) == 1 and names[0]}
 
 
 def _names_bound(stmt: cst.For | cst.With) -> Iterator[str]:

@@ -17,7 +17,11 @@ class ShapeBranch(ConditionRule, Rule):
     ## What it does
     Flags `if`/`while`/conditional expressions whose condition reads `.shape`, `.size()`,
     `len()` or `.numel()` of a tensor (`if x.shape[1] == 1:  # decode step`). Rank checks
-    (`x.dim()`, `x.ndim`) are static and not flagged.
+    (`x.dim()`, `x.ndim`) are static and not flagged. A size of a tensor computed from an input
+    is that input's size where the ops keep it (`h = self.proj(x)`: `Linear` keeps every
+    dimension but the last; norms, activations, dropout, elementwise arithmetic keep all;
+    `transpose`/`permute`/`unsqueeze` move them; convolutions and pooling keep the batch); an op
+    not modelled leaves the size unknown.
 
     ## Why it fails torch.export
     Python evaluates the branch once, on the example input; the graph holds one side only and a
@@ -218,6 +222,43 @@ class ShapeBranch(ConditionRule, Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Head(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = torch.nn.Linear(3, 5)
+                    self.norm = torch.nn.LayerNorm(5)
+                def forward(self, x):
+                    h = self.norm(self.proj(x)).float()  # Linear and LayerNorm keep the batch size
+                    if h.shape[0] > 4:  # expect: XPT301
+                        return h * 2
+                    return h
+            def xport_example():
+                return {"model": Head(), "args": (torch.randn(6, 3),), "dynamic_shapes": {"x": {0: Dim("batch")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Head(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = torch.nn.Linear(3, 5)
+                    self.norm = torch.nn.LayerNorm(5)
+                def forward(self, x):
+                    h = self.norm(self.proj(x)).float()  # Linear and LayerNorm keep the batch size
+                    def true_fn(h):  # expect: XPT301
+                        return h * 2
+                    def false_fn(h):
+                        return h.clone()
+                    return torch.cond(h.shape[0] > 4, true_fn, false_fn, (h,))
+            def xport_example():
+                return {"model": Head(), "args": (torch.randn(6, 3),), "dynamic_shapes": {"x": {0: Dim("batch")}}}
+            """,
+            other_args="(torch.randn(3, 3),)",
+        ),
         Invalid(
             """
             import torch
