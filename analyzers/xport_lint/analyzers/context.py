@@ -14,7 +14,7 @@ from .dataflow import NOTHING, FunctionFlow, Value
 from .model import Mode, Severity
 from .program import Program, Traced
 from .report import FixProposal, Report
-from .shapes import AUTO, DimSpec, ShapeConfig, Sizes, init_constants
+from .shapes import AUTO, DimSpec, ShapeConfig, Sizes, init_constants, init_layers
 
 
 class Reporter(Protocol):
@@ -93,7 +93,8 @@ class RuleContext:
         key = f"sizes:{id(traced.func)}"
         found = self.shared.get(key)
         if found is None:
-            found = self.shared[key] = Sizes(traced.func, constants=init_constants(traced.cls.node))
+            cls = traced.cls.node
+            found = self.shared[key] = Sizes(traced.func, constants=init_constants(cls), layers=init_layers(cls))
         return found  # type: ignore[return-value]
 
     def value(self, node: cst.BaseExpression) -> Value:
