@@ -495,3 +495,68 @@ def test_normal_operation_logs_nothing_but_readiness(tmp_path: Path) -> None:
     assert errors.decode() == ""
     logged = [m["params"]["message"] for m in said if m.get("method") == "window/logMessage"]  # type: ignore[index]
     assert [m for m in logged if "ready" not in m] == [], logged
+
+
+THREE_MODELS = '''\
+import torch
+
+
+class Encoder(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class Gate(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+
+class Decoder(torch.nn.Module):
+    def forward(self, x):
+        return x + 1
+'''
+
+
+async def lenses(client: LanguageClient, uri: str) -> list[tuple[int, str, str]]:
+    found = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    return [(lens.range.start.line, lens.command.title, lens.command.command)  # type: ignore[union-attr]
+            for lens in found or []]
+
+
+async def test_code_lenses_by_default_only_where_a_model_exports_nothing(client: LanguageClient, tmp_path: Path) -> None:
+    """A real model file had nine "Add xport_example()" lenses, one per class: by default
+    (`codeLens: failing`) only the model with an error gets one."""
+    await start(client, tmp_path, pull=True)
+    uri = open_document(client, tmp_path / "models.py", THREE_MODELS)
+    assert await lenses(client, uri) == [(8, "Add xport_example() to confirm with draft_export", "xport-lint.addExample")]
+    clean = open_document(client, tmp_path / "clean.py", THREE_MODELS.replace("if x.sum() > 0:", "if True:"))
+    assert await lenses(client, clean) == []
+
+
+async def test_code_lenses_all_or_off(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=True, options={"codeLens": "all"})
+    uri = open_document(client, tmp_path / "models.py", THREE_MODELS)
+    assert [line for line, _, _ in await lenses(client, uri)] == [3, 8, 15]
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"codeLens": "off"}))
+    await wait_for(lambda: client.diagnostic_refresh_count > 0)
+    assert await lenses(client, uri) == []
+
+
+async def test_a_file_with_an_example_gets_one_confirm_lens_on_the_model_it_builds(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    await start(client, tmp_path, pull=True)
+    source = THREE_MODELS + "\n\ndef xport_example():\n    return Decoder(), (torch.randn(2, 3),)\n"
+    uri = open_document(client, tmp_path / "models.py", source)
+    assert await lenses(client, uri) == [(15, "Confirm with draft_export", "xport-lint.confirm")]
+
+
+async def test_a_bad_code_lens_setting_falls_back_with_a_warning(client: LanguageClient, tmp_path: Path) -> None:
+    await start(client, tmp_path, pull=True, options={"codeLens": "sometimes"})
+    uri = open_document(client, tmp_path / "models.py", THREE_MODELS)
+    assert len(await lenses(client, uri)) == 1
+    assert any("codeLens: expected one of all, failing, off" in m.message for m in client.log_messages)

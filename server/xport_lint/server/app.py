@@ -29,7 +29,7 @@ from pygls.workspace import TextDocument, Workspace
 
 from xport_lint.analyzers.lines import split_lines
 
-from . import convert, models, rpc, words
+from . import confirmations, convert, models, rpc, suggestions, words
 from .lint_process import LintProcess
 from .settings import Settings
 
@@ -66,6 +66,19 @@ class Result:
     version: int | None
     findings: list[Any]
     diagnostics: list[types.Diagnostic]
+    #: SHA-256 of the text checked (a confirmation's result holds for this text only)
+    digest: str | None = None
+    #: where the code lenses go, worked out with the findings (a lens request never parses)
+    lenses: tuple[Lens, ...] = ()
+
+
+@dataclass(frozen=True)
+class Lens:
+    """A model class (0-based line) and what its lens offers."""
+
+    line: int
+    name: str
+    command: str
 
 
 class XportLanguageServer(LanguageServer):
@@ -94,8 +107,12 @@ class XportLanguageServer(LanguageServer):
         # confirmations run user code for up to minutes: never on the lint thread
         self.confirm_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xport-lint-confirm")
         self.confirmer: Any = None
-        #: uri -> (document version, Confirmation) of the last confirmation run on it
-        self.confirmations: dict[str, tuple[int | None, Any]] = {}
+        #: uri -> the last confirmation run on it, for the text it ran on
+        self.confirmations: dict[str, confirmations.Stored] = {}
+        #: uris with a confirmation under way
+        self.confirming: set[str] = set()
+        #: uri -> the confirmation state last told to the client
+        self.told: dict[str, str] = {}
         self._toasted = False
         self.loop: asyncio.AbstractEventLoop | None = None
         self.indexing: asyncio.Future[None] | None = None
@@ -174,9 +191,12 @@ class XportLanguageServer(LanguageServer):
     # -- analysis ---------------------------------------------------------------------------
 
     def analyse_now(self, uri: str, source: str, version: int | None) -> Result:
-        """Runs on the worker thread: the engine call and the conversion, nothing else."""
+        """Runs on the worker thread: the engine call, the conversion and the lenses' places."""
         if not self.settings.enable:
             return Result(version, [], [])
+        digest = confirmations.digest(source)
+        confirmed = self.confirmations.get(uri)
+        suggestion = None
         if version is not None and uri in self.workspace.text_documents:
             if self.workspace.get_text_document(uri).version != version:
                 return Result(version, [], [])  # stale: a newer version is queued; never published
@@ -188,15 +208,40 @@ class XportLanguageServer(LanguageServer):
                 self.log(problem, types.MessageType.Error)
             if index_stale and self.loop is not None:
                 self.loop.call_soon_threadsafe(self.index_wanted.set)
-            confirmed = self.confirmations.get(uri)
-            if confirmed is not None and confirmed[0] == version:
-                findings = confirmed[1].findings
+            if confirmed is not None and confirmed.digest == digest:
+                findings, suggestion = confirmed.findings, confirmed.suggestion
         except Exception:  # noqa: BLE001 - a bug in the engine must not take the server down
             log.exception("xport-lint failed on %s", uri)
             self.toast_once()
             findings = []
         lines = split_lines(source)
-        return Result(version, findings, [convert.diagnostic(uri, lines, f) for f in findings])
+        diagnostics = [convert.diagnostic(uri, lines, f) for f in findings]
+        if suggestion is not None:
+            diagnostics.append(suggestions.diagnostic(lines, suggestion))
+        return Result(version, findings, diagnostics, digest, self._lenses(source, findings))
+
+    def _lenses(self, source: str, findings: list[Any]) -> tuple[Lens, ...]:
+        """`codeLens`: all: one above each model class ("Confirm with draft_export", or "Add
+        xport_example()" without one); failing: at most one a file, above the model
+        `xport_example()` builds, else above the first model with an error (one that exports
+        nothing), else none; off: none."""
+        from xport_lint.analyzers.confirm import has_example, model_classes
+
+        mode = self.settings.code_lens
+        if mode == "off":
+            return ()
+        command = CONFIRM_COMMAND if has_example(source) else ADD_EXAMPLE_COMMAND
+        classes = model_classes(source)
+        lenses = tuple(Lens(line - 1, name, command) for name, line, _ in classes)
+        if mode == "all" or not lenses:
+            return lenses
+        if command == CONFIRM_COMMAND:
+            built = _example_models(source)
+            return tuple(lens for lens in lenses if lens.name in built)[:1] or lenses[:1]
+        errors = sorted(f.span.start.line - 1 for f in findings if f.severity.value == "error")
+        ends = [lens.line for lens in lenses[1:]] + [len(split_lines(source))]
+        failing = [lens for lens, end in zip(lenses, ends, strict=True) if any(lens.line <= e < end for e in errors)]
+        return tuple(failing[:1])
 
     async def analyse(self, uri: str) -> Result:
         """The open document's result (cached per version), or the file's on disk (never cached:
@@ -273,7 +318,10 @@ class XportLanguageServer(LanguageServer):
             return  # closed meanwhile
         if result.version != self.workspace.get_text_document(uri).version:
             return  # stale: a newer version is on its way
-        if self.push_diagnostics:
+        self.tell_confirmation(uri, result.digest)
+        # a notebook cell's are pushed to every client: VS Code's client (vscode-languageclient 9)
+        # pulls diagnostics for text editors' documents only, never for notebook cells
+        if self.push_diagnostics or self.workspace.get_notebook_document(cell_uri=uri) is not None:
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=result.diagnostics, version=result.version)
             )
@@ -288,7 +336,7 @@ class XportLanguageServer(LanguageServer):
     def relint_open_documents(self) -> None:
         self.generation += 1
         self.results.clear()
-        self.confirmations.clear()
+        self.confirmations.clear()  # settings changed: a result may no longer hold; told as "none"
         for uri in list(self.workspace.text_documents):
             self.schedule(uri, 0)
         workspace = self.client_capabilities.workspace
@@ -345,6 +393,23 @@ class XportLanguageServer(LanguageServer):
         if self.confirmer is not None:
             self.confirmer.close()
             self.confirmer = None
+
+    # -- confirmation results ----------------------------------------------------------------
+
+    def tell_confirmation(self, uri: str, digest: str | None) -> None:
+        """`xport-lint/confirmationChanged` when the file's confirmation state differs from what
+        the client was last told (a run started or ended, an edit made the result stale, an
+        undo made it fresh); nothing for a file never confirmed."""
+        stored = self.confirmations.get(uri)
+        running = uri in self.confirming
+        state = confirmations.state(stored, digest, running)
+        if self.told.get(uri, "none") == state:
+            return
+        self.told[uri] = state
+        self.protocol.notify(confirmations.CHANGED, confirmations.payload(uri, stored, digest, running))
+        workspace = self.client_capabilities.workspace
+        if workspace is not None and workspace.code_lens is not None and workspace.code_lens.refresh_support:
+            self.workspace_code_lens_refresh(None)
 
     # -- logging ------------------------------------------------------------------------
 
@@ -526,8 +591,7 @@ def notebook_did_close(ls: XportLanguageServer, params: types.DidCloseNotebookDo
         task = ls.pending.pop(cell.uri, None)
         if task is not None:
             task.cancel()
-        if ls.push_diagnostics:
-            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -560,6 +624,7 @@ def did_close(ls: XportLanguageServer, params: types.DidCloseTextDocumentParams)
         task.cancel()
     ls.results.pop(uri, None)
     ls.confirmations.pop(uri, None)
+    ls.told.pop(uri, None)
     path = to_fs_path(uri)
     if path:
         asyncio.get_running_loop().run_in_executor(ls.executor, ls.linter.closed, path)
@@ -629,12 +694,17 @@ def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list
     if document is None:
         return []
     actions: list[types.CodeAction] = []
+    disable: list[types.CodeAction] = []  # after every fix: Ctrl+. then Enter must never pick it
     only = params.context.only
     wants_quickfix = not only or any(k.startswith(types.CodeActionKind.QuickFix) for k in only)
+    if wants_quickfix:
+        actions.extend(_suggestion_actions(ls, document, params.range))
     for diagnostic in params.context.diagnostics:
         data = diagnostic.data
         if diagnostic.source != convert.SOURCE or not isinstance(data, dict) or not wants_quickfix:
             continue
+        if data.get("suggestion"):
+            continue  # offered above, from the stored confirmation
         fix = data.get("fix")
         if fix:
             actions.append(
@@ -646,7 +716,7 @@ def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list
                     edit=types.WorkspaceEdit(changes={uri: convert.edits_from_data(fix)}),
                 )
             )
-        actions.append(
+        disable.append(
             types.CodeAction(
                 title=f"{data['code']}: Disable for this line",
                 kind=types.CodeActionKind.QuickFix,
@@ -654,8 +724,7 @@ def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list
                 edit=types.WorkspaceEdit(changes={uri: [convert.edit_from_data(data["noqa"])]}),
             )
         )
-    if wants_quickfix:
-        actions.extend(_refined_shapes_actions(ls, document))
+    actions.extend(disable)
     if not only or any(k.startswith(types.CodeActionKind.Refactor) for k in only):
         actions.extend(_add_example_actions(document, params.range))
     wants_fix_all = not only or any(FIX_ALL_KIND.startswith(k) or k.startswith(FIX_ALL_KIND) for k in only)
@@ -670,31 +739,36 @@ def code_action(ls: XportLanguageServer, params: types.CodeActionParams) -> list
     return actions
 
 
-def _refined_shapes_actions(ls: XportLanguageServer, document: TextDocument) -> list[types.CodeAction]:
-    """After a confirmation whose export failed on `dynamic_shapes`: torch's suggested fixes,
-    applied until export passed, as an edit of the example's `dynamic_shapes`."""
-    from xport_lint.analyzers.confirm import dynamic_shapes_edit
-
-    uri = document.uri
-    confirmed = ls.confirmations.get(uri)
-    if confirmed is None or confirmed[0] != document.version:
+def _suggestion_actions(ls: XportLanguageServer, document: TextDocument, where: types.Range) -> list[types.CodeAction]:
+    """After a confirmation whose export failed on `dynamic_shapes`, on the example's
+    `dynamic_shapes` (where its diagnostic is): torch's suggestion, preferred when export then
+    passes, titled with what it changes. From the stored result of this very text only."""
+    result = ls.results.get(document.uri)
+    stored = ls.confirmations.get(document.uri)
+    if result is None or stored is None or stored.suggestion is None or stored.digest != result.digest:
         return []
-    refined = confirmed[1].refined
-    if not refined:
+    if not ls.is_open(document.uri, result.version):
         return []
-    edit = dynamic_shapes_edit(document.source, refined["source"])
-    if edit is None:
+    diagnostic = next((d for d in result.diagnostics if isinstance(d.data, dict) and d.data.get("suggestion")), None)
+    if diagnostic is None or not _overlaps(diagnostic.range, where):
         return []
-    verdict = "export then succeeds" if refined["export_ok"] else "export still fails"
-    rounds = refined["rounds"]
+    suggestion = stored.suggestion
+    lines = list(document.lines)
     return [
         types.CodeAction(
-            title=f"Use draft_export's suggested dynamic_shapes ({verdict}; {rounds} round{'s' * (rounds > 1)})",
+            title=suggestion.title + ("" if suggestion.export_ok else " (export still fails after it)"),
             kind=types.CodeActionKind.QuickFix,
-            is_preferred=bool(refined["export_ok"]),
-            edit=types.WorkspaceEdit(changes={uri: [convert.text_edit(document.lines, edit)]}),
+            diagnostics=[diagnostic],
+            is_preferred=suggestion.export_ok,
+            edit=types.WorkspaceEdit(changes={document.uri: [convert.text_edit(lines, e) for e in suggestion.edits]}),
         )
     ]
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    return (a.start.line, a.start.character) <= (b.end.line, b.end.character) and (
+        (b.start.line, b.start.character) <= (a.end.line, a.end.character)
+    )
 
 
 def _add_example_actions(document: TextDocument, where: types.Range) -> list[types.CodeAction]:
@@ -789,14 +863,22 @@ async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[st
             ),
         )
     loop = asyncio.get_running_loop()
+    digest = confirmations.digest(document.source)
+    ls.confirming.add(uri)
+    ls.tell_confirmation(uri, digest)
     try:
         outcome = await loop.run_in_executor(
             ls.confirm_executor, _run_confirmation, ls, uri, document.source, document.version
         )
+        ls.confirmations[uri] = await loop.run_in_executor(
+            ls.confirm_executor, confirmations.stored, outcome, document.source
+        )
     finally:
+        ls.confirming.discard(uri)
         if progress:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
-    ls.confirmations[uri] = (document.version, outcome)
+        now = ls.workspace.text_documents.get(uri)
+        ls.tell_confirmation(uri, confirmations.digest(now.source) if now is not None else digest)
     models.service.confirmed(ls, path, document.source, outcome)
     ls.generation += 1
     ls.results.pop(uri, None)
@@ -811,7 +893,21 @@ async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[st
         "exportOk": outcome.export_ok,
         "suggestedFixes": outcome.suggested_fixes,
         "refinedDynamicShapes": outcome.refined,
+        "state": confirmations.state(ls.confirmations[uri], digest),
+        "contentHash": digest,
     }
+
+
+@server.feature(confirmations.REQUEST)
+def confirmation_request(ls: XportLanguageServer, params: Any) -> dict[str, Any]:
+    """The file's confirmation state for its current text (a status bar following the active
+    editor asks this rather than keep the notifications)."""
+    uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
+    if not isinstance(uri, str):
+        raise JsonRpcInvalidParams(f"{confirmations.REQUEST} needs {{uri}}")
+    document = ls.workspace.text_documents.get(uri)
+    digest = confirmations.digest(document.source) if document is not None else None
+    return confirmations.payload(uri, ls.confirmations.get(uri), digest, uri in ls.confirming)
 
 
 def _confirm_refusal(ls: XportLanguageServer, uri: str) -> tuple[str, str] | None:
@@ -877,32 +973,51 @@ def add_example_edit(uri: str, source: str, name: str) -> types.WorkspaceEdit:
     return types.WorkspaceEdit(changes={uri: [insert]})
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-def code_lens(ls: XportLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-    """Above each model class: "Confirm with draft_export", or "Add xport_example()" without one."""
-    from xport_lint.analyzers.confirm import has_example, model_classes
+#: a Confirm lens's title by the file's confirmation state
+_LENS_TITLES = {
+    "none": "Confirm with draft_export",
+    "running": "Confirming with draft_export… (cancel)",
+    "passed": "Exports (confirmed by draft_export) · Confirm again",
+    "failed": "Export fails (confirmed by draft_export) · Confirm again",
+    "error": "Confirmation did not run · Confirm again",
+    "stale": "Changed since the confirmation · Confirm again",
+}
 
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+async def code_lens(ls: XportLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    """As many as the `codeLens` setting asks (Result.lenses: placed with the findings, off the
+    event loop); a Confirm lens says the file's confirmation state."""
     uri = params.text_document.uri
-    document = ls.document(uri)
-    if document is None:
-        return []
-    source = document.source
-    example = has_example(source)
+    result = await ls.analyse(uri)
+    state = confirmations.state(ls.confirmations.get(uri), result.digest, uri in ls.confirming)
     lenses = []
-    for name, line, _ in model_classes(source):
-        at = types.Range(
-            start=types.Position(line=line - 1, character=0), end=types.Position(line=line - 1, character=0)
-        )
-        if example:
-            command = types.Command(title="Confirm with draft_export", command=CONFIRM_COMMAND, arguments=[uri, name])
+    for lens in result.lenses:
+        start = types.Position(line=lens.line, character=0)
+        at = types.Range(start=start, end=start)
+        if lens.command == ADD_EXAMPLE_COMMAND:
+            title = "Add xport_example() to confirm with draft_export"
+            command = types.Command(title=title, command=ADD_EXAMPLE_COMMAND, arguments=[uri, lens.name])
+        elif state == "running":
+            command = types.Command(title=_LENS_TITLES[state], command=CANCEL_CONFIRM_COMMAND, arguments=[uri])
         else:
-            command = types.Command(
-                title="Add xport_example() to confirm with draft_export",
-                command=ADD_EXAMPLE_COMMAND,
-                arguments=[uri, name],
-            )
+            command = types.Command(title=_LENS_TITLES[state], command=CONFIRM_COMMAND, arguments=[uri, lens.name])
         lenses.append(types.CodeLens(range=at, command=command))
     return lenses
+
+
+def _example_models(source: str) -> set[str]:
+    """The names `xport_example()` calls (the model class it builds is among them)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    example = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "xport_example"), None)
+    return {
+        node.func.id for node in ast.walk(example) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    } if example is not None else set()
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)

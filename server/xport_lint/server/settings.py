@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _SEVERITIES = ("error", "warning", "info")
+_CODE_LENSES = ("all", "failing", "off")
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class Settings:
     confirm_timeout: float = 120.0
     #: address-space cap of the confirmation worker, GiB (None: half the machine's memory; 0: none)
     confirm_memory_gb: float | None = None
+    #: code lenses: "all" (every model class), "failing" (at most one a file), "off"
+    code_lens: str = "failing"
 
     @classmethod
     def from_json(cls, raw: object) -> tuple[Settings, list[str]]:
@@ -67,6 +70,11 @@ class Settings:
             values["confirm_memory_gb"] = float(memory)
         elif memory is not None:
             problems.append("confirmMemoryGb: expected a number of GiB (0: no cap)")
+        lens = raw.get("codeLens")
+        if lens in _CODE_LENSES:
+            values["code_lens"] = lens
+        elif lens is not None:
+            problems.append(f"codeLens: expected one of {', '.join(_CODE_LENSES)}")
         severity = raw.get("severity")
         if isinstance(severity, dict):
             good = {k.upper(): v for k, v in severity.items() if isinstance(v, str) and v in _SEVERITIES}
