@@ -241,6 +241,10 @@ class Repairer:
             answer = worker.request(request)
         except ConfirmError as error:
             answer = {"status": error.kind, "error": str(error)}
+        finally:
+            # a fresh process per export: each verdict is this version's alone, not one shaped by
+            # what earlier exports left in torch's caches
+            worker.close()
         return _outcome(answer, scratch.project)
 
     def _loop(self, scratch: _Scratch, worker: Worker) -> Repair:

@@ -22,8 +22,10 @@ import json
 import os
 import re
 import sys
+import sysconfig
 import traceback
 import warnings
+from pathlib import Path
 from typing import Any
 
 _protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -40,9 +42,20 @@ def _inside(path: str, folder: str) -> bool:
         return False
 
 
+#: what torch runs on its own behalf: a failure inside them is reported at its caller
+_TORCH_HELPERS = ("sympy", "functorch", "optree", "typing_extensions.py", "mpmath")
+
+
 def _torch_file(path: str, torch_dir: str) -> bool:
-    """torch's own code (and this worker): never the line a failure is reported at."""
-    return _inside(path, torch_dir) or os.path.abspath(path) == os.path.abspath(__file__) or path.startswith("<")
+    """torch's own code, its helpers, the standard library and this worker: never the line a
+    failure is reported at."""
+    if path.startswith("<") or os.path.abspath(path) == os.path.abspath(__file__) or _inside(path, torch_dir):
+        return True
+    parts = Path(path).parts
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts and parts.index(marker) + 1 < len(parts):
+            return parts[parts.index(marker) + 1] in _TORCH_HELPERS
+    return _inside(path, sysconfig.get_paths()["stdlib"])
 
 
 def _load(request: dict[str, Any]) -> Any:
@@ -200,6 +213,16 @@ def _equal(left: Any, right: Any) -> str | None:
     return None
 
 
+def _other_size(ranges: Any, size: int) -> int:
+    """One more than `size` if its range allows it, else one less."""
+    try:
+        upper = int(ranges.upper) if ranges is not None else size + 1
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        upper = size + 1  # unbounded: torch's infinity is no int
+    lower = int(ranges.lower) if ranges is not None else 2
+    return size + 1 if size + 1 <= upper else max(lower, size - 1)
+
+
 def _second_input(program: Any, example: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
     """The example with every dynamic dimension one larger (within its range), or None when the
     program has no dynamic dimension."""
@@ -222,9 +245,7 @@ def _second_input(program: Any, example: dict[str, Any]) -> tuple[tuple[Any, ...
             if isinstance(symbol, torch.SymInt):
                 key = str(symbol)
                 if key not in sizes:
-                    ranges = program.range_constraints.get(symbol.node.expr)
-                    upper = int(ranges.upper) if ranges is not None and ranges.upper.is_finite else size + 1
-                    sizes[key] = size + 1 if size + 1 <= upper else max(int(ranges.lower) if ranges else 2, size - 1)
+                    sizes[key] = _other_size(program.range_constraints.get(symbol.node.expr), size)
                 shape.append(sizes[key])
             else:
                 shape.append(size)
