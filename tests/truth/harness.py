@@ -29,8 +29,10 @@ from xport_lint.analyzers import Config, check_source
 from xport_lint.analyzers.fixes import apply_fixes
 from xport_lint.analyzers.model import Mode
 from xport_lint.analyzers.rule import Invalid, Rule
+from xport_lint.analyzers.versions import installed
 
-EVERYTHING = Config(select=("ALL",))
+#: every rule, judged for the torch installed here (the one the proofs export with)
+EVERYTHING = Config(select=("ALL",), target_torch=installed())
 _counter = itertools.count()
 
 

@@ -114,6 +114,7 @@ class Cache:
             self._engine,
             ",".join(sorted(config.enabled(path))),
             config.mode.value,
+            str(config.target),  # facts with a torch version range
             repr(sorted((code, level.value) for code, level in config.severity.items())),
             path,  # the module name (from the path) is part of the summary
             context.digest(),

@@ -17,6 +17,7 @@ from typing import Any
 from . import registry
 from .model import Mode, Severity
 from .shapes import DimSpec, read_table
+from .versions import MEASURED, Target, parse, resolve, show
 
 
 class ConfigError(ValueError):
@@ -42,12 +43,20 @@ class Config:
     shapes: str = "static"
     #: `[tool.xport-lint.dynamic-shapes]`: model class -> its inputs' dynamic dimensions
     dynamic_shapes: dict[str, tuple[tuple[str, tuple[tuple[int, DimSpec], ...]], ...]] = field(default_factory=dict)
+    #: the torch version findings speak for, "2.14" (None: the installed torch, else the newest
+    #: measured); see versions.resolve
+    target_torch: str | None = None
     #: directory the pyproject.toml was found in (globs are relative to it)
     root: Path | None = None
 
     @property
     def mode(self) -> Mode:
         return Mode.STRICT if self.strict else Mode.NON_STRICT
+
+    @functools.cached_property
+    def target(self) -> Target:
+        """The measured torch version this run judges for (and a note when it is not the one asked)."""
+        return resolve(self.target_torch)
 
     @functools.cached_property
     def _enabled_everywhere(self) -> frozenset[str]:
@@ -103,7 +112,7 @@ class Config:
     @classmethod
     def from_table(cls, table: dict[str, Any], root: Path | None = None) -> Config:
         known = {"select", "extend-select", "ignore", "per-file-ignores", "exclude", "strict",
-                 "severity", "examples", "follow", "shapes", "dynamic-shapes"}
+                 "severity", "examples", "follow", "shapes", "dynamic-shapes", "target-torch"}
         unknown = set(table) - known
         if unknown:
             hints = []
@@ -143,7 +152,11 @@ class Config:
             dynamic_shapes = read_table(table.get("dynamic-shapes", {}), "dynamic-shapes")
         except ValueError as error:
             raise ConfigError(str(error)) from None
+        target_torch = table.get("target-torch")
+        if target_torch is not None:
+            target_torch = torch_version(target_torch, "target-torch")
         return cls(
+            target_torch=target_torch,
             shapes=shapes,
             dynamic_shapes=dynamic_shapes,
             select=_codes(table.get("select", ()), "select"),
@@ -252,6 +265,15 @@ def _names_our_table(text: str) -> bool:
     except tomllib.TOMLDecodeError:
         return True
     return isinstance(tool, dict) and any(name in tool for name in ("xport-lint", *_MISSPELT_TABLES))
+
+
+def torch_version(value: object, key: str) -> str:
+    """A `target-torch` value: "2.14" or "2.14.1" (a version outside the measured ones is
+    accepted and said once per run, by versions.resolve)."""
+    if not isinstance(value, str) or parse(value) is None:
+        measured = ", ".join(f'"{show(v)}"' for v in MEASURED)
+        raise ConfigError(f"{key}: expected a torch version such as {measured}, not {value!r}")
+    return value.strip()
 
 
 def _mapping(table: dict[str, Any], key: str) -> dict[str, Any]:

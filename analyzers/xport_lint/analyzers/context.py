@@ -15,6 +15,7 @@ from .model import Mode, Severity
 from .program import Program, Traced
 from .report import FixProposal, Report
 from .shapes import AUTO, DimSpec, ShapeConfig, Sizes, init_constants, init_layers
+from .versions import NEWEST, TorchVersion
 
 
 class Reporter(Protocol):
@@ -46,6 +47,8 @@ class RuleContext:
     #: `[tool.xport-lint] shapes` and `dynamic-shapes` (see config.Config)
     shape_default: str = "static"
     shape_table: dict[str, tuple[tuple[str, tuple[tuple[int, DimSpec], ...]], ...]] = field(default_factory=dict)
+    #: the torch version the findings speak for (config.Config.target): facts with a version range
+    torch: TorchVersion = NEWEST
     _globals: dict[int, frozenset[str]] = field(default_factory=dict)
     _mentioned: dict[str, bool] = field(default_factory=dict)
 

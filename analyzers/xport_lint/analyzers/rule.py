@@ -20,6 +20,7 @@ import libcst as cst
 from .context import RuleContext
 from .model import Mode, Severity
 from .report import FixProposal
+from .versions import ALL, Versions
 
 EXPECT = re.compile(r"\s*# expect: (XPT\d{3})\s*$")
 DOCS_URL = "https://github.com/xport-lint/xport-lint/blob/main/docs/rules.md#{anchor}"
@@ -39,6 +40,8 @@ class Valid:
 
     code: str
     modes: tuple[Mode, ...] = (Mode.NON_STRICT, Mode.STRICT)
+    #: the torch versions this example holds for (checked on each, judged with that target)
+    torch_versions: Versions = ALL
 
     @property
     def source(self) -> str:
@@ -54,12 +57,15 @@ class Invalid:
     `failing_args`: where the finding is a warning that names a condition (an optional argument
     given), inputs that meet it: export with them fails.
     `expected_replacement`: the code after the rule's fix; required iff the rule fixes this case.
+    `torch_versions`: the torch versions the example holds for (a fact that changed between
+    releases: the same code is a `Valid` example for the others).
     """
 
     code: str
     expected_replacement: str | None = None
     other_args: str | None = None
     failing_args: str | None = None
+    torch_versions: Versions = ALL
 
     @property
     def source(self) -> str:
@@ -81,17 +87,25 @@ class Invalid:
 
 @dataclass(frozen=True)
 class TorchError:
-    """How torch 2.13 says an export fails: the exception's class name and a phrase of its
-    message. `TorchError("", "")` is any failure (a rule that reports what export raised)."""
+    """How torch says an export fails: the exception's class name and a phrase of its message,
+    in the torch `versions` that say it so. `TorchError("", "")` is any failure (a rule that
+    reports what export raised)."""
 
     type: str
     phrase: str
+    versions: Versions = ALL
 
-    def matches(self, error: BaseException) -> bool:
-        return (not self.type or type(error).__name__ == self.type) and self.phrase in str(error)
+    def matches(self, error: BaseException, version: tuple[int, int] | None = None) -> bool:
+        """`version`: the torch that raised it (None: any of them)."""
+        return (
+            (version is None or version in self.versions)
+            and (not self.type or type(error).__name__ == self.type)
+            and self.phrase in str(error)
+        )
 
     def __str__(self) -> str:
-        return f"`{self.type}: {self.phrase}`" if self.type else "whatever export raises"
+        said = f"`{self.type}: {self.phrase}`" if self.type else "whatever export raises"
+        return said if self.versions.everywhere else f"{said} ({self.versions})"
 
 
 class Rule:
@@ -133,7 +147,15 @@ class Rule:
             if (errors := cls.FAILS_WITH.get(mode))
         ]
         if said:
-            doc += "\n\n## What torch 2.13 says\n" + "\n".join(f"- {line}" for line in said)
+            doc += "\n\n## What torch says\n" + "\n".join(f"- {line}" for line in said)
+        ranged = [
+            f"- Example {kind} {i + 1} holds for {case.torch_versions} only"
+            for kind, cases in (("valid", cls.VALID), ("invalid", cls.INVALID))
+            for i, case in enumerate(cases)
+            if not case.torch_versions.everywhere
+        ]
+        if ranged:
+            doc += "\n\n## Torch versions\n" + "\n".join(ranged)
         return doc
 
     @classmethod

@@ -222,7 +222,8 @@ def _check_parsable(
         for code, rule_class in registry.RULES.items()
         if code in enabled and rule_class.severity(mode) is not None
     ]
-    ctx = RuleContext(program, mode, source, shape_default=config.shapes, shape_table=config.dynamic_shapes)
+    ctx = RuleContext(program, mode, source, shape_default=config.shapes, shape_table=config.dynamic_shapes,
+                      torch=config.target.version)
     instances = [r(ctx) for r in rules]
     traced = [r for r in instances if r.SCOPE is Scope.TRACED]
     module_wide = [
@@ -267,7 +268,8 @@ def size_facts(
     if program.declared_shapes:
         program.place_shapes(path, lambda node: _line_of(node, module, locator))
     ctx = RuleContext(
-        program, program.mode(config.mode), source, shape_default=config.shapes, shape_table=config.dynamic_shapes
+        program, program.mode(config.mode), source, shape_default=config.shapes, shape_table=config.dynamic_shapes,
+        torch=config.target.version,
     )
     out: list[tuple[Span, str]] = []
     for item in program.traced:

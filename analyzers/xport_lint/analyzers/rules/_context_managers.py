@@ -1,13 +1,15 @@
 """What a `with` in traced code does under export, read from the measured catalogue
-(`data/context_managers.json`: each entry exported with real torch 2.13 in both modes) or, for
-context managers defined in the file, from what their `__enter__`/`__exit__` (or generator body)
-call. Shared by XPT410 (strict export rejects it) and XPT411 (the graph does not keep its effect).
+(`data/context_managers.json`: each entry exported with real torch 2.13 in both modes, and with
+2.14 and 2.15 where those differ) or, for context managers defined in the file, from what their
+`__enter__`/`__exit__` (or generator body) call. Shared by XPT410 (strict export rejects it) and
+XPT411 (the graph does not keep its effect). Verdicts are those of the run's target torch.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -18,6 +20,7 @@ import libcst as cst
 from ..model import Applicability, Mode
 from ..report import FixProposal
 from ..rewrites import Names
+from ..versions import TorchVersion, show
 from ..walk import iter_nodes
 
 if TYPE_CHECKING:
@@ -38,9 +41,16 @@ _UNTRACEABLE = {
 #: what a user context manager may do and still matter only in eager (time it, lock, print)
 _EAGER_ONLY = ("time.", "threading.")
 _UNTRACEABLE_BUILTINS = {"open": "a file read or written once, at export time", "input": "input read at export time"}
-#: the measured verdict for instances built outside `forward` (in `__init__` or at module level)
+#: the measured verdict for a user context-manager instance built outside `forward` (in
+#: `__init__` or at module level): strict export refuses entering it on torch 2.13 only
 _USER_OUTSIDE_ERROR = "Unsupported: Unsupported context manager"
+_USER_OUTSIDE_REFUSED_UNTIL: TorchVersion = (2, 13)
 _USER_SKIPPED_ERROR = "Unsupported: Attempted to call function marked as skipped"
+#: torch 2.15's words for a `time.*` call in a user context manager (2.13-2.14: "marked as skipped")
+_TIME_ERROR = "Unsupported: Call to a time function"
+_TIME_WORDS_SINCE: TorchVersion = (2, 15)
+#: what a build without CUDA (or without a driver) says: the build's failure, not the code's
+NO_CUDA = re.compile(r"compiled without CUDA|NVIDIA driver|NVTX functions not installed|CUDA error|AcceleratorError")
 
 
 @dataclass(frozen=True)
@@ -71,30 +81,49 @@ def catalogue() -> dict[tuple[str, str], list[dict[str, Any]]]:
     return table
 
 
-def measured(name: str, site: str, used: frozenset[str] = frozenset()) -> Verdict | None:
-    """The catalogue's verdict: a mode fails only if every measured spelling fails in it (so
-    `torch.autocast("cpu")` and `torch.autocast("cuda")` are one name that exports). `used`: the
-    methods the `with` body calls on the bound object; entries measured with such calls (an
-    `ExitStack` that enters contexts) apply when the body makes one of them."""
+def outcome(entry: dict[str, Any], mode: str, version: TorchVersion) -> dict[str, Any]:
+    """{"exports", "error"} of `entry` in `mode` ("strict" | "non_strict") on torch `version`:
+    the 2.13 measurement unless a later one differs (`versions` holds only the differences)."""
+    found = entry[mode]
+    for later, outcomes in sorted(entry.get("versions", {}).items(), key=lambda kv: tuple(map(int, kv[0].split(".")))):
+        if tuple(map(int, later.split("."))) <= version and mode in outcomes:
+            found = outcomes[mode]
+    return found  # type: ignore[no-any-return]
+
+
+def measured(name: str, site: str, used: frozenset[str], version: TorchVersion) -> Verdict | None:
+    """The catalogue's verdict on torch `version`: a mode fails only if every measured spelling
+    fails in it (so `torch.autocast("cpu")` and `torch.autocast("cuda")` are one name that
+    exports). `used`: the methods the `with` body calls on the bound object and the functions
+    it calls; entries measured with such calls (an `ExitStack` that enters contexts,
+    `warnings.simplefilter` inside `catch_warnings()`) apply when the body makes one of them."""
     entries = catalogue().get((name, site))
     if not entries:
         return None
     specific = [e for e in entries if used & set(e["uses"])]
     entries = specific or [e for e in entries if not e["uses"]] or entries
+    #: a function the body calls that decides the verdict (`warnings.simplefilter`): said with it
+    called = sorted(name for e in specific for name in used & set(e["uses"]) if "." in name)
 
     def failure(mode: str) -> str | None:
-        outcomes = [e[mode] for e in entries]
-        return None if any(o["exports"] for o in outcomes) else outcomes[0]["error"]
+        outcomes = [outcome(e, mode, version) for e in entries]
+        if any(o["exports"] for o in outcomes):
+            return None
+        error: str = outcomes[0]["error"]
+        return f"{error} (`{called[0]}` in its body)" if called else error
 
     cuda_only = all(e["category"] == "torch-cuda" for e in entries)
     effect = next((e["effect"] for e in entries if e["effect"]), None)
-    non_strict = failure("non_strict")
+    non_strict, strict = failure("non_strict"), failure("strict")
     if non_strict is not None and cuda_only:
-        # the failure is the build's, not the code's: a CUDA build of torch runs it (what strict
-        # export does there is not measured on this CPU-only machine)
-        return Verdict(name, effect=f"fails where torch has no CUDA ({non_strict})", condition="a CPU-only build of torch")
+        # the failure is the build's, not the code's: a CUDA build of torch runs it. Strict
+        # export's refusal stays an error where it is Dynamo's, not the build's (nvtx.range)
+        return Verdict(
+            name, strict_error=strict if strict is not None and not NO_CUDA.search(strict) else None,
+            effect=f"fails where torch has no CUDA ({non_strict})", condition="a CPU-only build of torch",
+        )
     eager_only = all(e["eager_only"] for e in entries)
-    return Verdict(name, strict_error=failure("strict"), non_strict_error=non_strict, effect=effect, eager_only=eager_only)
+    return Verdict(name, strict_error=strict, non_strict_error=non_strict, effect=effect, eager_only=eager_only)
 
 
 class ContextResolver:
@@ -128,7 +157,7 @@ class ContextResolver:
     ) -> Verdict | None:
         """None: nothing to say (a harmless or unrecognised expression such as `x.foo()`)."""
         item = with_item.item
-        self._used = _methods_called_on(with_item, body)
+        self._used = _methods_called_on(with_item, body, self.ctx)
         if isinstance(item, cst.Call):
             return self._built(item, "forward")
         if isinstance(item, cst.Name):
@@ -163,11 +192,12 @@ class ContextResolver:
             qualified = local
         if qualified is None:
             return None
-        found = measured(qualified, site, self._used)
+        version = self.ctx.torch
+        found = measured(qualified, site, self._used, version)
         if found is not None:
             return found
         if site == "outside":
-            found = measured(qualified, "forward", self._used)
+            found = measured(qualified, "forward", self._used, version)
             if found is not None and found.strict_error is None:
                 # measured only when built in forward: outside, strict export may refuse it
                 return Verdict(qualified, unknown=True)
@@ -189,7 +219,7 @@ class ContextResolver:
                 qualified = self.ctx.resolve(base.value)
                 if qualified is None:
                     continue
-                found = measured(qualified, site, self._used) or Verdict(qualified, unknown=True)
+                found = measured(qualified, site, self._used, self.ctx.torch) or Verdict(qualified, unknown=True)
                 return dataclasses.replace(found, name=name)
         effects = [
             (f"{name}.{method}", call, effect)
@@ -207,13 +237,14 @@ class ContextResolver:
     def _user_verdict(self, name: str, effects: list[tuple[str, str, str]], site: str, printed: bool) -> Verdict:
         eager_only = all(call.startswith(_EAGER_ONLY) for _, call, _ in effects)
         lost = f"`{effects[0][0]}` calls `{effects[0][1]}`: {effects[0][2]}" if effects else None
-        if site == "outside":
-            return Verdict(name, strict_error=f"{_USER_OUTSIDE_ERROR} (an instance built outside forward)",
-                           effect=lost, eager_only=eager_only)
+        version = self.ctx.torch
+        if site == "outside" and version <= _USER_OUTSIDE_REFUSED_UNTIL:
+            return Verdict(name, strict_error=f"{_USER_OUTSIDE_ERROR} (an instance built outside forward, "
+                           f"torch {show(version)}; torch 2.14+ enters it)", effect=lost, eager_only=eager_only)
         if effects:
             where, call, _ = effects[0]
-            return Verdict(name, strict_error=f"{_USER_SKIPPED_ERROR} (`{call}` in `{where}`)", effect=lost,
-                           eager_only=eager_only)
+            words = _TIME_ERROR if call.startswith("time.") and version >= _TIME_WORDS_SINCE else _USER_SKIPPED_ERROR
+            return Verdict(name, strict_error=f"{words} (`{call}` in `{where}`)", effect=lost, eager_only=eager_only)
         if printed:
             return Verdict(name, effect=f"`{name}` prints at export time only", eager_only=True)
         return Verdict(name)
@@ -235,19 +266,26 @@ class ContextResolver:
         return out
 
 
-def _methods_called_on(item: cst.WithItem, body: cst.BaseSuite) -> frozenset[str]:
-    """Methods the body calls on the name the item binds (`with ExitStack() as s: s.callback(...)`)."""
-    if item.asname is None or not isinstance(item.asname.name, cst.Name):
-        return frozenset()
-    bound = item.asname.name.value
-    return frozenset(
-        node.func.attr.value
-        for node in iter_nodes(body)
-        if isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and isinstance(node.func.value, cst.Name)
-        and node.func.value.value == bound
-    )
+def _methods_called_on(item: cst.WithItem, body: cst.BaseSuite, ctx: RuleContext) -> frozenset[str]:
+    """Methods the body calls on the name the item binds (`with ExitStack() as s: s.callback(...)`)
+    and the qualified functions it calls (`warnings.simplefilter` inside `catch_warnings()`)."""
+    bound = item.asname.name.value if item.asname is not None and isinstance(item.asname.name, cst.Name) else None
+    used: set[str] = set()
+    for node in iter_nodes(body):
+        if not isinstance(node, cst.Call):
+            continue
+        if (
+            bound is not None
+            and isinstance(node.func, cst.Attribute)
+            and isinstance(node.func.value, cst.Name)
+            and node.func.value.value == bound
+        ):
+            used.add(node.func.attr.value)
+        elif isinstance(node.func, (cst.Attribute, cst.Name)):
+            qualified = ctx.resolve(node.func)
+            if qualified is not None:
+                used.add(qualified)
+    return frozenset(used)
 
 
 def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -324,7 +362,8 @@ def catalogue_table() -> str:
     data = json.loads(CATALOGUE.read_text(encoding="utf-8"))
     rows = [
         "",
-        f"## Measured catalogue (torch {data.get('torch', '?')}; each entered in `forward`, built where the column says)",
+        f"## Measured catalogue (torch {data.get('torch', '?')}, and later versions where they differ; "
+        "each entered in `forward`, built where the column says)",
         "| `with` | built | strict | non-strict | what to do |",
         "|---|---|---|---|---|",
     ]
@@ -340,8 +379,8 @@ def catalogue_table() -> str:
         if entry["effect"] and loose["exports"]:
             todo += f"; non-strict: {entry['effect']}"
         cells = [f"`{shown}`".replace("|", "\\|"), entry["site"],
-                 "exports" if strict["exports"] else f"fails: {strict['error']}".replace("|", "\\|"),
-                 "exports" if loose["exports"] else f"fails: {loose['error']}".replace("|", "\\|"), todo]
+                 (_said(strict) + _later(entry, "strict")).replace("|", "\\|"),
+                 (_said(loose) + _later(entry, "non_strict")).replace("|", "\\|"), todo]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join("    " + row if row else "" for row in rows) + "\n"
 
@@ -376,3 +415,16 @@ def _binds_used_name(item: cst.WithItem, body: cst.BaseSuite) -> bool:
         return item.asname is not None
     bound = item.asname.name.value
     return any(isinstance(node, cst.Name) and node.value == bound for node in iter_nodes(body))
+
+
+def _said(found: dict[str, Any]) -> str:
+    return "exports" if found["exports"] else f"fails: {found['error']}"
+
+
+def _later(entry: dict[str, Any], mode: str) -> str:
+    """What later torch versions say where it differs from 2.13 (a CUDA build's own words for a
+    CUDA-only context manager are the build's, not the version's: left out)."""
+    if entry["category"] == "torch-cuda":
+        return ""
+    return "".join(f"; torch {version}+: {_said(outcomes[mode])}"
+                   for version, outcomes in entry.get("versions", {}).items() if mode in outcomes)

@@ -2,13 +2,27 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..context import RuleContext
 from ..model import Mode, Severity
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..versions import Versions, show
 from ._conditions import short
 
 _MODULES = ("random.", "time.", "numpy.random.", "datetime.", "uuid.", "secrets.")
 #: seeding torch's generator: non-strict export runs it once and keeps no node for it
 _SEEDING = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
+
+
+def _strict_words(ctx: RuleContext, qualified: str) -> str:
+    """How the target torch's strict export refuses the call, where its words changed."""
+    if ctx.mode is not Mode.STRICT:
+        return ""
+    if qualified.startswith("random.") and ctx.torch >= (2, 14):
+        return (f"; strict export on torch {show(ctx.torch)} fails with `AssertionError: Dynamo attempts to add "
+                "additional input during export`, naming no line of the model")
+    if qualified.startswith("time.") and ctx.torch >= (2, 15):
+        return f"; strict export on torch {show(ctx.torch)} fails with `Unsupported: Call to a time function`"
+    return ""
 
 
 class NondeterministicPython(Rule):
@@ -48,7 +62,12 @@ class NondeterministicPython(Rule):
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "Unsupported: Attempted to call function marked as skipped"
     FAILS_WITH = {
-        Mode.STRICT: (TorchError("Unsupported", "Attempted to call function marked as skipped"),),
+        Mode.STRICT: (
+            TorchError("Unsupported", "Attempted to call function marked as skipped"),
+            # torch 2.14+ (random.random()): an assertion naming no line of the model
+            TorchError("AssertionError", "Dynamo attempts to add additional input during export", Versions(first=(2, 14))),
+            TorchError("Unsupported", "Call to a time function", Versions(first=(2, 15))),
+        ),
     }
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -56,7 +75,7 @@ class NondeterministicPython(Rule):
         if qualified in _SEEDING:
             self.report(node, f"`{short(node)}` runs once at export time: the exported program is not re-seeded")
         elif qualified is not None and qualified.startswith(_MODULES):
-            self.report(node, f"`{short(node)}` runs once at export time and is baked in")
+            self.report(node, f"`{short(node)}` runs once at export time and is baked in{_strict_words(self.ctx, qualified)}")
 
     VALID = [
         Valid(

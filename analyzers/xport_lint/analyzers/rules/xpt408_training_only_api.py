@@ -5,6 +5,8 @@ import libcst as cst
 from ..model import Mode, Severity
 from ..rewrites import non_strict_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..versions import TorchVersion, Versions, show
+from ..walk import iter_nodes
 from ._conditions import short
 
 _APIS = frozenset(
@@ -17,6 +19,9 @@ _APIS = frozenset(
         "torch.nn.parameter.Parameter",
     }
 )
+#: strict export fails on parameters kept in a plain dict attribute up to this torch (measured:
+#: `KeyError: 'self___weights__a'` on 2.13; 2.14.1 and 2.15.0 export it)
+_PARAMETER_DICT_FAILS_UNTIL: TorchVersion = (2, 13)
 
 
 class TrainingOnlyApi(Rule):
@@ -24,13 +29,16 @@ class TrainingOnlyApi(Rule):
 
     ## What it does
     Flags `torch.autograd.grad(...)`, `torch.utils.checkpoint.checkpoint(...)` and
-    `torch.nn.Parameter(...)` in traced code.
+    `torch.nn.Parameter(...)` in traced code; on torch 2.13, reading an `nn.Parameter` kept in a
+    plain dict attribute (`self.weights = {"a": nn.Parameter(...)}` in `__init__`).
 
     ## Why it fails torch.export
     Strict export (Dynamo) refuses them: `Unsupported: using torch.autograd.grad with
     torch._dynamo.config.trace_autograd_ops=False`, checkpointing fails on
     `tag_activation_checkpoint`, and a parameter made in `forward` on `Attempted to use
-    torch.nn.Parameter() with export` (measured on torch 2.13). Non-strict export inlines them
+    torch.nn.Parameter() with export` (measured on torch 2.13). A parameter in a plain dict is
+    not registered on the module: strict export on torch 2.13 fails with a `KeyError` naming the
+    dict entry (2.14 and 2.15 export it). Non-strict export inlines them
     and succeeds (a new parameter becomes a plain tensor of the graph), so this is only reported
     in strict mode.
 
@@ -41,7 +49,8 @@ class TrainingOnlyApi(Rule):
 
     ## Use instead
     Guard training-only paths with `if self.training:` and export in eval mode, or export
-    non-strict. Make parameters in `__init__`; in `forward`, a plain tensor does.
+    non-strict. Make parameters in `__init__`; in `forward`, a plain tensor does. Keep named
+    parameters in an `nn.ParameterDict`.
 
     ## Fix safety
     Unsafe: `strict=True` becomes `strict=False` at the file's export calls (non-strict export
@@ -62,6 +71,7 @@ class TrainingOnlyApi(Rule):
             TorchError("RuntimeError", "_checkpoint_context_fn"),
             TorchError("Unsupported", "torch.autograd.grad"),
             TorchError("Unsupported", "Attempted to use `torch.nn.Parameter()` with export"),
+            TorchError("KeyError", "self___", Versions(last=_PARAMETER_DICT_FAILS_UNTIL)),
         ),
     }
 
@@ -72,6 +82,60 @@ class TrainingOnlyApi(Rule):
             if rewrite.reason:
                 message += f" (no automatic fix: {rewrite.reason})"
             self.report(node, message, fix=rewrite.fix)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.ctx.torch > _PARAMETER_DICT_FAILS_UNTIL or self.ctx.traced is None or self.ctx.traced.cls is None:
+            return
+        value = node.value
+        if not (
+            isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self"
+        ):
+            return
+        if value.attr.value not in self._parameter_dicts(self.ctx.traced.cls.node):
+            return
+        rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
+        message = (
+            f"`self.{value.attr.value}` is a plain dict of `nn.Parameter`s: strict export on torch "
+            f"{show(self.ctx.torch)} fails with `KeyError` (torch 2.14+ exports it; an `nn.ParameterDict` "
+            "registers them)"
+        )
+        if rewrite.reason:
+            message += f" (no automatic fix: {rewrite.reason})"
+        self.report(value, message, fix=rewrite.fix)
+
+    def _parameter_dicts(self, cls: cst.ClassDef) -> frozenset[str]:
+        """Attributes `__init__` sets to a dict holding `nn.Parameter`s (a literal, or items
+        assigned one by one): cached per class."""
+        cache = self.ctx.shared.setdefault("parameter_dicts", {})
+        assert isinstance(cache, dict)
+        if cls not in cache:
+            found: set[str] = set()
+            for stmt in cls.body.body:
+                if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__"):
+                    continue
+                for assign in iter_nodes(stmt.body):
+                    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+                        continue
+                    target = assign.targets[0].target
+                    if isinstance(target, cst.Subscript):
+                        target = target.value
+                        holds = self._is_parameter(assign.value)
+                    else:
+                        holds = isinstance(assign.value, cst.Dict) and any(
+                            isinstance(e, cst.DictElement) and self._is_parameter(e.value) for e in assign.value.elements
+                        )
+                    if (
+                        holds and isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                        and target.value.value == "self"
+                    ):
+                        found.add(target.attr.value)
+            cache[cls] = frozenset(found)
+        return cache[cls]  # type: ignore[no-any-return]
+
+    def _is_parameter(self, expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Call) and self.ctx.resolve(expr.func) in (
+            "torch.nn.Parameter", "torch.nn.parameter.Parameter"
+        )
 
     VALID = [
         Valid(
@@ -113,8 +177,50 @@ class TrainingOnlyApi(Rule):
             """,
             modes=(Mode.NON_STRICT,),
         ),
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Mixer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.weights = {"a": nn.Parameter(torch.ones(4)), "b": nn.Parameter(torch.zeros(4))}
+                def forward(self, x):
+                    return x * self.weights["a"] + self.weights["b"]
+            def export():
+                return torch.export.export(Mixer(), (torch.randn(4),), strict=True)
+            """,
+            torch_versions=Versions(first=(2, 14)),
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Mixer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.weights = {"a": nn.Parameter(torch.ones(4)), "b": nn.Parameter(torch.zeros(4))}
+                def forward(self, x):
+                    return x * self.weights["a"] + self.weights["b"]  # expect: XPT408
+            def export():
+                return torch.export.export(Mixer(), (torch.randn(4),), strict=True)
+            """,
+            expected_replacement="""
+            import torch
+            from torch import nn
+            class Mixer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.weights = {"a": nn.Parameter(torch.ones(4)), "b": nn.Parameter(torch.zeros(4))}
+                def forward(self, x):
+                    return x * self.weights["a"] + self.weights["b"]  # expect: XPT408
+            def export():
+                return torch.export.export(Mixer(), (torch.randn(4),), strict=False)
+            """,
+            torch_versions=Versions(last=(2, 13)),
+        ),
         Invalid(
             """
             import torch

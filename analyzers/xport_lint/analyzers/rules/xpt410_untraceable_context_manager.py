@@ -5,6 +5,7 @@ import libcst as cst
 from ..model import Mode, Severity
 from ..rewrites import module_names, non_strict_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..versions import Versions
 from ._conditions import short
 from ._context_managers import catalogue_table, rejection, skip_while_exporting, with_verdicts
 
@@ -16,18 +17,21 @@ class UntraceableContextManager(Rule):
     Resolves each `with` item in traced code: names through imports and aliases, local names
     and `self.` attributes to where the object was built (`forward`, `__init__`, module level),
     context managers defined in the file to what their `__enter__`/`__exit__` or generator body
-    calls. It reports the ones torch 2.13 refuses, at the `with`, in torch's own words, from a
-    catalogue measured with real torch (below; `tests/truth/test_context_managers.py`
-    re-measures every entry).
+    calls. It reports the ones the target torch refuses, at the `with`, in torch's own words, from
+    a catalogue measured with real torch 2.13, 2.14 and 2.15 (below;
+    `tests/truth/test_context_managers.py` re-measures every entry on the installed torch).
 
     ## Why it fails torch.export
     Strict export traces Python bytecode with Dynamo, which knows a fixed set of context
     managers (grad modes, autocast, `sdpa_kernel`, `nullcontext`, ...). Others stop it:
-    `Unsupported context manager` (an instance built outside `forward`, `torch.device`),
-    `Attempted to call function marked as skipped` (a lock, `mock.patch`, a user class whose
-    `__enter__` reads the clock), `torch.* op returned non-Tensor` (`fork_rng`, `cudnn.flags`),
-    `Failed to trace builtin operator` (`open`). Non-strict export runs them as Python and
-    succeeds (see XPT411 for what the graph then loses).
+    `Unsupported context manager` (`torch.device`; on torch 2.13 also an instance of a user
+    class built outside `forward`, which 2.14+ enters), `Attempted to call function marked as
+    skipped` (a lock, `mock.patch`, `warnings.simplefilter` inside `catch_warnings()`, a user
+    class whose `__enter__` reads the clock: `Call to a time function` on 2.15),
+    `Unsupported method call` (`mock.patch.object` on 2.14+), `torch.* op returned non-Tensor`
+    (`fork_rng`, `cudnn.flags`, `torch.cuda.nvtx.range`), `Failed to trace builtin operator`
+    (`open`). Non-strict export runs them as Python and succeeds (see XPT411 for what the graph
+    then loses).
 
     ## Example
     ```python
@@ -61,9 +65,13 @@ class UntraceableContextManager(Rule):
     PYTORCH_NAME = "Unsupported: Unsupported context manager (Dynamo)"
     #: every failure the catalogue measured (tests/rules/test_examples.py checks the match)
     FAILS_WITH = {
-        Mode.NON_STRICT: (TorchError("RuntimeError", "PyTorch was compiled without CUDA support"),),
+        Mode.NON_STRICT: (
+            TorchError("RuntimeError", "PyTorch was compiled without CUDA support"),
+            TorchError("RuntimeError", "NVTX functions not installed"),
+        ),
         Mode.STRICT: (
             TorchError("Unsupported", "Unsupported context manager"),
+            TorchError("Unsupported", "Call to a time function", Versions(first=(2, 15))),
             TorchError("Unsupported", "Attempted to call function marked as skipped"),
             TorchError("Unsupported", "Attempted to inline function marked as skipped"),
             TorchError("Unsupported", "Failed to trace builtin operator"),
@@ -120,6 +128,26 @@ class UntraceableContextManager(Rule):
             def xport_example():
                 return Block(), (torch.randn(2, 4),)
             """
+        ),
+        Valid(
+            """
+            import torch
+            class Scope:
+                def __enter__(self):
+                    return self
+                def __exit__(self, *exc):
+                    return False
+            class Block(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.scope = Scope()
+                def forward(self, x):
+                    with self.scope:
+                        return x * 2
+            def export():
+                return torch.export.export(Block(), (torch.randn(2, 4),), strict=True)
+            """,
+            torch_versions=Versions(first=(2, 14)),
         ),
     ]
     INVALID = [
@@ -222,6 +250,44 @@ class UntraceableContextManager(Rule):
             def export():
                 return torch.export.export(Placed(), (torch.randn(2, 4),), strict=False)
             """,
+        ),
+        Invalid(
+            """
+            import torch
+            class Scope:
+                def __enter__(self):
+                    return self
+                def __exit__(self, *exc):
+                    return False
+            class Block(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.scope = Scope()
+                def forward(self, x):
+                    with self.scope:  # expect: XPT410
+                        return x * 2
+            def export():
+                return torch.export.export(Block(), (torch.randn(2, 4),), strict=True)
+            """,
+            expected_replacement="""
+            import torch
+            import contextlib
+            class Scope:
+                def __enter__(self):
+                    return self
+                def __exit__(self, *exc):
+                    return False
+            class Block(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.scope = Scope()
+                def forward(self, x):
+                    with contextlib.nullcontext() if torch.compiler.is_exporting() else self.scope:  # expect: XPT410
+                        return x * 2
+            def export():
+                return torch.export.export(Block(), (torch.randn(2, 4),), strict=True)
+            """,
+            torch_versions=Versions(last=(2, 13)),
         ),
     ]
 
