@@ -51,3 +51,18 @@ def test_extension_builds_passes_its_tests_and_works_in_vs_code() -> None:
     modes = ("trusted", "untrusted", "venv", "restricted", "missing")
     for needed in (*(f"{mode}: ok" for mode in modes), "the quick fix applied", "all end-to-end tests passed"):
         assert needed in report
+    scenarios = (  # the extension-host tests each line reports (name prefixes)
+        ("trusted", "the Export readiness tree lists the model with its verdict, and a finding opens its line"),
+        ("trusted", "Confirm from the lens gives that file's status and marks its findings"),
+        ("trusted", "the status bar follows the active file"),
+        ("trusted", "Confirm from the tree changes the model's icon"),
+        ("trusted", "a notebook's third cell shows its diagnostic, and the quick fix applies in that cell"),
+        ("trusted", "on a model: Open export script goes to its xport_example(), Fix all in this model applies its fixes"),
+        ("trusted", "the export readiness report opens in a webview"),
+        ("restricted", "Restricted Mode without a user setting lints with the activated venv"),
+        ("restricted", "the tree works untrusted, with Confirm refused"),
+        ("restricted", "granting trust keeps one working server, on the activated venv without settings"),
+    )
+    for mode, name in scenarios:
+        assert f"{mode}: ok   {name}" in report, f"{mode}: {name}"
+    assert "the Export readiness view shows the failing model and its finding" in report

@@ -15,7 +15,13 @@ import {
   serverStatus,
   which,
 } from "./common/python";
-import { type ConfirmationResult, Confirmations, confirmationStatus, type StatusView } from "./common/confirmations";
+import {
+  type ConfirmationResult,
+  Confirmations,
+  confirmationStatus,
+  type ServerConfirmation,
+  type StatusView,
+} from "./common/confirmations";
 import { withoutNoise } from "./common/logs";
 import type { Mode } from "./common/models";
 import { SerialQueue } from "./common/queue";
@@ -33,7 +39,7 @@ const SECTION = "xport-lint";
 const PYTHON_EXTENSION = "ms-python.python";
 const SELECT_INTERPRETER = "Select interpreter";
 const SERVER_CONFIRM = "xport-lint.confirm";
-const ADD_EXAMPLE = "xport-lint.addExample";
+const CONFIRMATION_CHANGED = "xport-lint/confirmationChanged";
 
 interface PythonExtensionApi {
   environments?: {
@@ -114,22 +120,22 @@ function renderStatus(): void {
   status.show();
 }
 
-/** The mode verdicts are shown for: the strict setting, else the non-strict default. */
-function shownMode(): Mode {
-  return currentSettings().settings.strict === "strict" ? "strict" : "non-strict";
+/** The mode the strict setting chooses; undefined: the project's (the mode the server checked in). */
+function chosenMode(): Mode | undefined {
+  const strict = currentSettings().settings.strict;
+  return strict === "project" ? undefined : strict;
 }
 
 /** The server's lenses: confirmation goes through the extension (status, result per file), per `xport-lint.codeLens`. */
 function adaptLenses(found: vscode.CodeLens[]): vscode.CodeLens[] {
-  const setting = currentSettings().settings.codeLens;
-  if (setting === "off") return [];
-  const kept = setting === "confirm" ? found.filter((lens) => lens.command?.command !== ADD_EXAMPLE) : found;
-  for (const lens of kept) {
+  // the server applies xport-lint.codeLens; "off" is kept here too, for a server older than the setting
+  if (currentSettings().settings.codeLens === "off") return [];
+  for (const lens of found) {
     if (lens.command?.command !== SERVER_CONFIRM) continue;
     const [uri, name] = (lens.command.arguments ?? []) as [string, string | undefined];
     lens.command = { ...lens.command, command: "xport-lint.confirmWithDraftExport", arguments: [vscode.Uri.parse(uri), name] };
   }
-  return kept;
+  return found;
 }
 
 async function pythonExtensionInterpreter(): Promise<string | undefined> {
@@ -230,6 +236,9 @@ async function start(settings: ExtensionSettings, ignoredInterpreter?: string): 
   });
   client.onNotification(MODELS_CHANGED, () => {
     if (session === next) void tree.refresh();
+  });
+  client.onNotification(CONFIRMATION_CHANGED, (change: ServerConfirmation) => {
+    if (session === next && typeof change?.uri === "string") confirmations.fromServer(change);
   });
   await client.setTrace(traceLevel(settings.traceServer));
   try {
@@ -437,7 +446,9 @@ async function fixModel(node?: Node): Promise<number> {
     const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>(
       "vscode.executeCodeActionProvider", uri, diagnostic.range, vscode.CodeActionKind.QuickFix.value,
     )) ?? [];
-    const fix = actions.find((a) => a.isPreferred && a.edit && a.diagnostics?.some((d) => d.message === diagnostic.message));
+    // the rule's fix: preferred, else the first that rewrites (not "Disable for this line")
+    const own = actions.filter((a) => a.edit && a.diagnostics?.some((d) => d.message === diagnostic.message));
+    const fix = own.find((a) => a.isPreferred) ?? own.find((a) => !/^Disable\b/i.test(a.title));
     if (fix?.edit && (await vscode.workspace.applyEdit(fix.edit))) fixed++;
   }
   void vscode.window.showInformationMessage(
@@ -550,7 +561,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<XportL
   output = vscode.window.createOutputChannel("xport-lint", { log: true });
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   status.command = "xport-lint.showLogs";
-  tree = new ReadinessTree(() => session?.client, shownMode, confirmations, output);
+  tree = new ReadinessTree(() => session?.client, chosenMode, confirmations, output);
   context.subscriptions.push(
     output,
     status,

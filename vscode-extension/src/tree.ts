@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 import type { Confirmations } from "./common/confirmations";
 import {
+  answerMode,
   badge,
   type ConfirmationState,
   describeModel,
@@ -45,6 +46,8 @@ function openAt(uri: vscode.Uri, line: number, column = 1, endLine = line, endCo
 export class ReadinessTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private models: Model[] = [];
   private root: string | undefined;
+  /** the mode the server checked in, shown when the strict setting leaves it to the project */
+  private checkedMode: Mode | undefined;
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   readonly view: vscode.TreeView<Node>;
@@ -53,12 +56,17 @@ export class ReadinessTree implements vscode.TreeDataProvider<Node>, vscode.Disp
 
   constructor(
     private readonly client: () => LanguageClient | undefined,
-    private readonly mode: () => Mode,
+    private readonly chosenMode: () => Mode | undefined,
     private readonly confirmations: Confirmations,
     private readonly output: vscode.LogOutputChannel,
   ) {
     this.view = vscode.window.createTreeView("xport-lint.readiness", { treeDataProvider: this, showCollapseAll: true });
     this.stopListening = confirmations.onDidChange(() => this.update());
+  }
+
+  /** The mode verdicts are shown for: the setting's, else the one the server checked in. */
+  mode(): Mode {
+    return this.chosenMode() ?? this.checkedMode ?? "non-strict";
   }
 
   dispose(): void {
@@ -90,6 +98,7 @@ export class ReadinessTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       const answer = await client.sendRequest<unknown>(MODELS_REQUEST, {});
       this.root = typeof (answer as { root?: unknown })?.root === "string" ? (answer as { root: string }).root : undefined;
       this.models = readModels(answer);
+      this.checkedMode = answerMode(answer);
       this.view.message = this.models.length ? undefined : "No models found: no nn.Module class is exported or traced here.";
     } catch (error) {
       this.models = [];
@@ -113,7 +122,9 @@ export class ReadinessTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     const state = this.confirmations.get(this.uriOf(model).toString());
     if (!state || (state.model && state.model !== model.name)) return model.confirmation;
     if (state.state === "running") return "running";
-    if (model.confirmation !== "never" || state.result.status !== "ran") return model.confirmation;
+    if (state.result.status !== "ran") return model.confirmation;
+    // the server's state, when it has caught up with this result; until then, this result's
+    if (model.confirmation === "confirmed" || model.confirmation === "refuted") return model.confirmation;
     const staticFails = Object.values(model.verdicts).some((v) => v === "fails" || v === "conditional");
     return (state.result.exportOk === false) === staticFails ? "confirmed" : "refuted";
   }
@@ -185,7 +196,8 @@ export class ReadinessTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       case "finding": {
         const { finding } = node;
         const item = new vscode.TreeItem(`${finding.code} ${finding.message}`, finding.chain.length > 1 ? collapsed : none);
-        const icon = finding.severity === "error" ? "error" : finding.severity === "warning" ? "warning" : "info";
+        const severity = finding.severity[shown] ?? finding.severity["non-strict"] ?? finding.severity.strict;
+        const icon = severity === "error" ? "error" : severity === "warning" ? "warning" : "info";
         item.iconPath = new vscode.ThemeIcon(icon);
         item.description = `${path.basename(node.uri.fsPath)}:${finding.start.line}`;
         item.tooltip = finding.confirmation ? `${finding.message}\n(${finding.confirmation} by draft_export)` : finding.message;

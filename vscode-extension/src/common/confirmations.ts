@@ -8,6 +8,15 @@ export interface ConfirmationResult {
   exportOk?: boolean | null;
 }
 
+/** The params of `xport-lint/confirmationChanged` (docs/server-protocol.md). */
+export interface ServerConfirmation {
+  uri: string;
+  state: "running" | "passed" | "failed" | "error" | "stale" | "none";
+  status?: string;
+  summary?: string;
+  exportOk?: boolean | null;
+}
+
 export type FileConfirmation =
   | { state: "running"; model?: string }
   | { state: "done"; model?: string; result: ConfirmationResult };
@@ -54,6 +63,23 @@ export class Confirmations {
     if (this.byFile.get(file)?.state !== "done") return;
     this.byFile.delete(file);
     this.changed(file);
+  }
+
+  /** No result for the file any more (the server says none, or stale). */
+  forget(file: string): void {
+    if (this.byFile.delete(file)) this.changed(file);
+  }
+
+  /**
+   * A `xport-lint/confirmationChanged` from the server (however the confirmation started):
+   * running, a result (passed, failed, error), or none (stale, forgotten).
+   */
+  fromServer(change: ServerConfirmation): void {
+    const model = this.byFile.get(change.uri)?.model;
+    if (change.state === "running") this.started(change.uri, model);
+    else if (change.state === "passed" || change.state === "failed" || change.state === "error") {
+      this.finished(change.uri, { status: change.status, summary: change.summary, exportOk: change.exportOk }, model);
+    } else this.forget(change.uri);
   }
 
   clear(): void {

@@ -4,7 +4,7 @@
 // Pure: no `vscode` import, so it is unit-tested in plain Node.
 
 export type Verdict = "exports" | "fails" | "conditional" | "unknown";
-export type ConfirmationState = "never" | "running" | "confirmed" | "refuted" | "stale";
+export type ConfirmationState = "never" | "running" | "confirmed" | "refuted" | "stale" | "error";
 export type Mode = "non-strict" | "strict";
 
 export interface Place {
@@ -18,7 +18,8 @@ export interface Place {
 export interface ModelFinding {
   code: string;
   message: string;
-  severity: string;
+  /** per mode: "error", "warning", "info"; absent where the rule says nothing in that mode */
+  severity: Partial<Record<Mode, string>>;
   start: Place;
   end: Place;
   /** entry -> helper -> line: how traced code reaches the finding */
@@ -38,6 +39,8 @@ export interface Model {
   conditions: Partial<Record<Mode, string>>;
   findings: ModelFinding[];
   confirmation: ConfirmationState;
+  /** the last confirmation's one-line summary */
+  confirmationSummary?: string;
   exportScript?: Place;
 }
 
@@ -77,8 +80,9 @@ const VERDICTS: Record<string, Verdict> = {
 
 function verdict(raw: unknown): { verdict: Verdict; condition?: string } {
   if (isObject(raw)) {
-    const condition = text(pick(raw, "condition", "when", "reason")) || undefined;
-    return { verdict: verdict(pick(raw, "verdict", "status", "state")).verdict, condition };
+    const conditions = pick(raw, "conditions", "condition", "reason");
+    const condition = Array.isArray(conditions) ? conditions.map((c) => text(c)).filter(Boolean).join("; ") : text(conditions);
+    return { verdict: verdict(pick(raw, "verdict", "status", "state")).verdict, condition: condition || undefined };
   }
   return { verdict: VERDICTS[text(raw).toLowerCase()] ?? "unknown" };
 }
@@ -98,6 +102,7 @@ const CONFIRMATIONS: Record<string, ConfirmationState> = {
   confirmed: "confirmed",
   refuted: "refuted",
   stale: "stale",
+  error: "error",
 };
 
 function confirmation(raw: unknown): ConfirmationState {
@@ -105,16 +110,28 @@ function confirmation(raw: unknown): ConfirmationState {
   return CONFIRMATIONS[text(value).toLowerCase()] ?? "never";
 }
 
-function place(raw: unknown, path: string): Place | undefined {
+function place(raw: unknown, path: string, prefix = ""): Place | undefined {
   if (!isObject(raw)) return undefined;
-  const at = isObject(raw.location) ? raw.location : raw;
-  const line = number(pick(at, "row", "line"), 0);
+  const at = isObject(raw.location) && !prefix ? raw.location : raw;
+  const line = number(pick(at, `${prefix}row`, `${prefix}line`), 0);
   if (line < 1) return undefined;
   return {
     path: text(pick(raw, "filename", "path", "file"), path),
     line,
-    column: number(pick(at, "column", "col"), 1),
+    column: number(pick(at, `${prefix}column`, `${prefix}col`), 1),
   };
+}
+
+function severities(raw: unknown): Partial<Record<Mode, string>> {
+  if (typeof raw === "string") return { "non-strict": raw, strict: raw };
+  const out: Partial<Record<Mode, string>> = {};
+  if (isObject(raw)) {
+    for (const [key, value] of Object.entries(raw)) {
+      const which = mode(key);
+      if (which && typeof value === "string") out[which] = value;
+    }
+  }
+  return out;
 }
 
 function finding(raw: unknown, path: string): ModelFinding | undefined {
@@ -122,7 +139,10 @@ function finding(raw: unknown, path: string): ModelFinding | undefined {
   const file = text(pick(raw, "filename", "path", "file"), path);
   const start = place({ ...raw, filename: file }, file);
   if (!start) return undefined;
-  const end = place({ filename: file, location: pick(raw, "end_location", "endLocation") }, file) ?? start;
+  const end =
+    place({ filename: file, location: pick(raw, "end_location", "endLocation") }, file) ??
+    place({ ...raw, filename: file }, file, "end_") ??
+    start;
   const chain = Array.isArray(raw.chain)
     ? raw.chain.map((step) =>
         isObject(step)
@@ -133,11 +153,11 @@ function finding(raw: unknown, path: string): ModelFinding | undefined {
   return {
     code: text(raw.code),
     message: text(raw.message),
-    severity: text(raw.severity, "error"),
+    severity: severities(raw.severity),
     start,
     end,
     chain,
-    confirmation: text(raw.confirmation) || undefined,
+    confirmation: text(isObject(raw.confirmation) ? raw.confirmation.state : raw.confirmation) || undefined,
   };
 }
 
@@ -163,7 +183,9 @@ export function readModel(raw: unknown): Model | undefined {
     verdicts["non-strict"] = read.verdict;
     if (read.condition) conditions["non-strict"] = read.condition;
   }
-  const script = pick(raw, "exportScript", "export_script", "example");
+  const configs = pick(raw, "export_config", "exportConfig");
+  const declared = Array.isArray(configs) ? configs.find((c) => isObject(c) && typeof c.path === "string") : undefined;
+  const script = declared ?? pick(raw, "exportScript", "export_script", "example");
   return {
     id: text(pick(raw, "id", "qualname", "qualifiedName", "qualified_name", "dotted")) || `${path}:${name}`,
     name,
@@ -176,8 +198,14 @@ export function readModel(raw: unknown): Model | undefined {
       .map((f) => finding(f, path))
       .filter((f): f is ModelFinding => f !== undefined),
     confirmation: confirmation(raw.confirmation),
+    confirmationSummary: isObject(raw.confirmation) ? text(raw.confirmation.summary) || undefined : undefined,
     exportScript: typeof script === "string" ? place({ path: script, line: 1 }, script) : place(script, path),
   };
+}
+
+/** The mode an answer was checked in (its `mode`), if it says. */
+export function answerMode(raw: unknown): Mode | undefined {
+  return isObject(raw) && typeof raw.mode === "string" ? mode(raw.mode) : undefined;
 }
 
 /** The models of a `xport-lint/models` answer: a list, or an object with a `models` list. */
@@ -218,8 +246,9 @@ const CONFIRMATION_WORDS: Record<ConfirmationState, string> = {
   never: "",
   running: "confirming with draft_export…",
   confirmed: "confirmed by draft_export",
-  refuted: "draft_export did not reproduce it",
+  refuted: "draft_export disagrees",
   stale: "confirmation stale: the file changed",
+  error: "the confirmation did not finish",
 };
 
 /** The short text beside a model: its verdict and confirmation state. */
@@ -240,7 +269,7 @@ export function modelTooltip(model: Model): string {
     lines.push(`${which}: ${VERDICT_WORDS[judged]}${condition ? ` (${condition})` : ""}`);
   }
   const confirmed = CONFIRMATION_WORDS[model.confirmation];
-  if (confirmed) lines.push(confirmed);
+  if (confirmed) lines.push(model.confirmationSummary ? `${confirmed}: ${model.confirmationSummary}` : confirmed);
   return lines.join("\n");
 }
 

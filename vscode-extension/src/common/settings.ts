@@ -4,8 +4,8 @@
 
 /** `xport-lint.strict`: the project's `[tool.xport-lint]` decides, or the user picks a mode. */
 export type StrictSetting = "project" | "non-strict" | "strict";
-/** `xport-lint.codeLens`: every lens, only "Confirm with draft_export", or none. */
-export type CodeLensSetting = "all" | "confirm" | "off";
+/** `xport-lint.codeLens`: a lens above every model class, at most one per file (the model to confirm), or none. */
+export type CodeLensSetting = "all" | "failing" | "off";
 
 export interface ExtensionSettings {
   enable: boolean;
@@ -46,7 +46,7 @@ function codes(value: unknown): string[] {
 }
 
 const SEVERITIES = new Set(["error", "warning", "info"]);
-const LENSES = new Set(["all", "confirm", "off"]);
+const LENSES = new Set(["all", "failing", "off"]);
 
 /** The strict setting; `true`/`false`/`null` are what earlier versions stored. */
 function strictSetting(value: unknown): StrictSetting {
@@ -66,7 +66,7 @@ export function readSettings(get: ConfigGetter): ExtensionSettings {
   const timeout = get<number>("confirm.timeout", 120);
   const memory = get<number | null>("confirm.memoryGb", null);
   const trace = get<string>("trace.server", "off");
-  const lens = get<string>("codeLens", "all");
+  const lens = get<string>("codeLens", "failing");
   return {
     enable: get<boolean>("enable", true) !== false,
     select: codes(get<unknown>("select", [])),
@@ -74,7 +74,7 @@ export function readSettings(get: ConfigGetter): ExtensionSettings {
     ignore: codes(get<unknown>("ignore", [])),
     strict: strictSetting(get<unknown>("strict", "project")),
     severity: severities(get<unknown>("severity", {})),
-    codeLens: (LENSES.has(lens) ? lens : "all") as CodeLensSetting,
+    codeLens: (LENSES.has(lens) ? lens : "failing") as CodeLensSetting,
     confirmTimeout: typeof timeout === "number" && timeout > 0 ? timeout : 120,
     confirmMemoryGb: typeof memory === "number" && memory >= 0 ? memory : null,
     interpreter: (get<string>("interpreter", "") ?? "").trim(),

@@ -6,7 +6,7 @@
 //       browser, the diagnostic read from the Problems panel, Ctrl+. applying the fix.
 // Installs what it needs: Debian's chromium and ripgrep (with apt-get, as root) and code-server
 // into .code-server/ (see ../shared/clients.md for the offline workarounds). Never downloads a
-// browser. Usage: npm run e2e   (XPORT_PYTHON: interpreter with xport-lint; default ../.venv)
+// browser. Usage: npm run e2e [-- host [MODE,...] | ui]   (XPORT_PYTHON: interpreter with xport-lint; default ../.venv)
 import { execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -176,8 +176,9 @@ const HOST_MODES = {
   untrusted: { trusted: false, workspaceInterpreter: "/nonexistent/python", userInterpreter: PYTHON },
   // no setting, no Python extension, nothing activated: the workspace's .venv (with xport-lint) is found
   venv: { trusted: true, workspaceInterpreter: null, workspaceVenv: true },
-  // untrusted, no user setting: the activated venv of the user's environment, not the workspace's pick
-  restricted: { trusted: false, workspaceInterpreter: "/nonexistent/python", virtualEnv: PYTHON_VENV },
+  // untrusted, no setting: the activated venv of the user's environment; then trust is granted in
+  // the page (the Trust button) and the same venv serves the trusted workspace, one server
+  restricted: { trusted: false, workspaceInterpreter: null, virtualEnv: PYTHON_VENV, grantTrust: true },
   // an interpreter without xport-lint (a fresh venv): the extension says so instead of failing
   missing: { trusted: true, workspaceInterpreter: "MISSING" },
 };
@@ -214,6 +215,8 @@ async function hostTests(mode) {
     await page.goto(
       `http://127.0.0.1:${server.port}/?folder=${encodeURIComponent(box.workspace)}&payload=${encodeURIComponent(payload)}`,
     );
+    // the host test opens the workspace trust editor; the user's click on Trust happens here
+    if (options.grantTrust) void clickTrust(page);
     let timer;
     const code = await Promise.race([exit, new Promise((done) => (timer = setTimeout(() => done("timeout"), 300000)))]);
     clearTimeout(timer);
@@ -226,6 +229,17 @@ async function hostTests(mode) {
   } finally {
     await chrome.close();
     server.stop();
+  }
+}
+
+async function clickTrust(page) {
+  try {
+    const trust = page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust$/ }).first();
+    await trust.waitFor({ timeout: 240000 });
+    await trust.click();
+    log("restricted: clicked Trust in the workspace trust editor");
+  } catch (error) {
+    log(`restricted: no Trust button to click (${error.message.split("\n")[0]})`);
   }
 }
 
@@ -254,6 +268,16 @@ async function uiTest() {
     const text = await problem.innerText();
     log(`Problems panel: ${text.replace(/\s+/g, " ")}`);
     if (!/XPT101/.test(text)) throw new Error(`the Problems panel row lacks the rule code: ${text}`);
+    // the Export readiness view, from its activity bar icon: the failing model, expanded
+    await page.locator('.activitybar .action-item .action-label[aria-label^="xport-lint"]').first().click();
+    const model = page.locator(".part.sidebar .monaco-list-row", { hasText: "Gate" }).first();
+    await model.waitFor({ timeout: 120000 });
+    await model.click();
+    await page.locator(".part.sidebar .monaco-list-row", { hasText: "XPT101" }).first().waitFor({ timeout: 30000 });
+    mkdirSync(RESULTS, { recursive: true });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: join(RESULTS, "vscode-export-readiness.png") });
+    log("the Export readiness view shows the failing model and its finding");
     // put the cursor on the flagged condition, then Ctrl+. and Enter: the first quick fix
     await page.locator(".monaco-editor .view-line", { hasText: "if x.sum() > 0:" }).first().click();
     await page.keyboard.press("Control+.");
@@ -281,7 +305,9 @@ async function main() {
   run("npm", ["run", "package"], { cwd: EXTENSION }); // the UI test installs this .vsix
   const only = process.argv[2];
   if (!only || only === "host") {
-    for (const mode of Object.keys(HOST_MODES)) await hostTests(mode);
+    // `host trusted,restricted`: only those modes (while working on them)
+    const modes = process.argv[3]?.split(",") ?? Object.keys(HOST_MODES);
+    for (const mode of modes) await hostTests(mode);
   }
   if (!only || only === "ui") await uiTest();
   log("all end-to-end tests passed");

@@ -48,6 +48,36 @@ function serverProcesses() {
   return servers;
 }
 
+/** The tree's model nodes, walked from its roots as VS Code would. */
+function treeModels(tree) {
+  const found = [];
+  const walk = (node) => {
+    for (const child of tree.getChildren(node)) {
+      if (child.kind === "model") found.push(child);
+      else if (child.kind === "package" || child.kind === "file") walk(child);
+    }
+  };
+  walk(undefined);
+  return found;
+}
+
+async function gateInTree(api, what = "the Gate model in the tree") {
+  return waitFor(async () => {
+    await api.tree().refresh();
+    return treeModels(api.tree()).find((node) => node.model.name === "Gate");
+  }, what, 60000);
+}
+
+function iconOf(api, node) {
+  return api.tree().getTreeItem(node).iconPath.id;
+}
+
+/** A finding marked as confirmed: by relatedInformation or data (the server's protocol), or its message (older servers). */
+function confirmedByDraftExport(diagnostic) {
+  return (diagnostic.relatedInformation ?? []).some((info) => /confirmed by draft_export/i.test(info.message)) ||
+    /confirmed by draft_export/i.test(diagnostic.message);
+}
+
 async function lintsTheModel() {
   const document = await openModel();
   await waitFor(() => xport(document.uri, "XPT101").length === 1, "XPT101 on the sample model");
@@ -85,16 +115,103 @@ const trusted = {
     await waitFor(() => xport(document.uri, "XPT101").length === 0, "XPT101 to vanish after the fix");
     await vscode.commands.executeCommand("workbench.action.files.revert");
   },
-  async "confirmation runs draft_export and reports the result"() {
+  async "the Export readiness tree lists the model with its verdict, and a finding opens its line"() {
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    await vscode.commands.executeCommand("xport-lint.readiness.focus");
+    const gate = await gateInTree(api);
+    assert.equal(iconOf(api, gate), "error");
+    assert.match(api.tree().getTreeItem(gate).description, /export fails/);
+    assert.ok(api.tree().view.badge.value >= 1, JSON.stringify(api.tree().view.badge));
+    const [finding] = api.tree().getChildren(gate);
+    assert.equal(finding.finding.code, "XPT101");
+    // what a click runs: the item's command
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    const { command } = api.tree().getTreeItem(finding);
+    await vscode.commands.executeCommand(command.command, ...command.arguments);
+    const editor = await waitFor(() => vscode.window.activeTextEditor, "the finding's file to open");
+    assert.match(editor.document.fileName, /gate\.py$/);
+    assert.equal(editor.selection.start.line, 5);
+  },
+  async "Confirm from the lens gives that file's status and marks its findings"() {
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
     const document = await openModel();
     await waitFor(() => xport(document.uri, "XPT101").length === 1, "XPT101 after the revert");
-    const result = await vscode.commands.executeCommand("xport-lint.confirmWithDraftExport", document.uri);
+    const lenses = await waitFor(async () => {
+      const found = await vscode.commands.executeCommand("vscode.executeCodeLensProvider", document.uri);
+      return found.some((lens) => lens.command?.command === "xport-lint.confirmWithDraftExport") && found;
+    }, "the Confirm lens");
+    const lens = lenses.find((found) => found.command?.command === "xport-lint.confirmWithDraftExport");
+    const result = await vscode.commands.executeCommand(lens.command.command, ...lens.command.arguments);
     assert.equal(result.status, "ran", JSON.stringify(result));
     assert.equal(result.exportOk, false);
-    await waitFor(
-      () => xport(document.uri, "XPT101").some((d) => /confirmed by draft_export/i.test(d.message)),
-      "the diagnostic to say draft_export confirmed it",
-    );
+    assert.equal(api.statusText(), "$(error) xport-lint: export fails");
+    await waitFor(() => xport(document.uri, "XPT101").some(confirmedByDraftExport), "the finding to be marked as confirmed");
+  },
+  async "the status bar follows the active file and forgets a result once the file changes"() {
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    const [clean] = await vscode.workspace.findFiles("clean.py");
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(clean));
+    await waitFor(() => api.statusText() === "$(check) xport-lint", `the server's state on clean.py (${api.statusText()})`);
+    const document = await openModel();
+    await waitFor(() => api.statusText() === "$(error) xport-lint: export fails", "gate.py's result again");
+    const editor = vscode.window.activeTextEditor;
+    await editor.edit((edit) => edit.insert(new vscode.Position(document.lineCount, 0), "\n"));
+    await waitFor(() => api.statusText() === "$(check) xport-lint", `no stale result after an edit (${api.statusText()})`);
+    await vscode.commands.executeCommand("workbench.action.files.revert");
+  },
+  async "Confirm from the tree changes the model's icon"() {
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    const document = await openModel();
+    // a saved edit: the lens's confirmation is stale, the model shows its static verdict again
+    await vscode.window.activeTextEditor.edit((edit) => edit.insert(new vscode.Position(document.lineCount, 0), "\n# edited\n"));
+    await document.save();
+    const gate = await waitFor(async () => {
+      await api.tree().refresh();
+      const node = treeModels(api.tree()).find((n) => n.model.name === "Gate");
+      return node && iconOf(api, node) === "error" && node;
+    }, "the stale confirmation to show the static verdict");
+    const running = vscode.commands.executeCommand("xport-lint.confirmWithDraftExport", gate);
+    await waitFor(() => iconOf(api, treeModels(api.tree()).find((n) => n.model.name === "Gate")) === "sync~spin", "the spinning icon");
+    const result = await running;
+    assert.equal(result.exportOk, false, JSON.stringify(result));
+    await waitFor(() => iconOf(api, treeModels(api.tree()).find((n) => n.model.name === "Gate")) === "verified-filled", "the confirmed icon");
+    assert.match(api.tree().getTreeItem(treeModels(api.tree()).find((n) => n.model.name === "Gate")).description, /confirmed by draft_export/);
+  },
+  async "a notebook's third cell shows its diagnostic, and the quick fix applies in that cell"() {
+    const [file] = await vscode.workspace.findFiles("notebook.ipynb");
+    const notebook = await vscode.workspace.openNotebookDocument(file);
+    await vscode.window.showNotebookDocument(notebook);
+    const cell = notebook.cellAt(2).document;
+    const [diagnostic] = await waitFor(() => xport(cell.uri, "XPT101").length && xport(cell.uri, "XPT101"), "XPT101 in the third cell");
+    assert.equal(diagnostic.range.start.line, 2);
+    assert.equal(xport(notebook.cellAt(0).document.uri).length, 0);
+    const actions = await vscode.commands.executeCommand("vscode.executeCodeActionProvider", cell.uri, diagnostic.range);
+    const rewrite = actions.find((action) => /torch\.cond/.test(action.title));
+    assert.ok(rewrite, `no torch.cond fix among ${actions.map((a) => a.title)}`);
+    assert.ok(await vscode.workspace.applyEdit(rewrite.edit));
+    assert.match(cell.getText(), /return torch\.cond\(x\.sum\(\) > 0, true_fn, false_fn, \(x,\)\)/);
+    assert.equal(notebook.cellAt(0).document.getText(), "import torch\n");
+    await waitFor(() => xport(cell.uri, "XPT101").length === 0, "XPT101 to vanish after the fix");
+    await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
+  },
+  async "on a model: Open export script goes to its xport_example(), Fix all in this model applies its fixes"() {
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    const document = await openModel();
+    await waitFor(() => xport(document.uri, "XPT101").length === 1, "XPT101 on gate.py");
+    const gate = await gateInTree(api);
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    await vscode.commands.executeCommand("xport-lint.openExportScript", gate);
+    const editor = await waitFor(() => vscode.window.activeTextEditor, "the export script to open");
+    assert.match(editor.document.lineAt(editor.selection.start.line).text, /^def xport_example\(/);
+    assert.equal(await vscode.commands.executeCommand("xport-lint.fixModel", gate), 1);
+    assert.match(editor.document.getText(), /torch\.cond\(x\.sum\(\) > 0/);
+    await vscode.commands.executeCommand("workbench.action.files.revert");
+  },
+  async "the export readiness report opens in a webview"() {
+    const html = await vscode.commands.executeCommand("xport-lint.openReport");
+    assert.match(html, /<title>Export readiness/);
+    assert.match(html, /Gate/);
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   },
   async "a crashed server is restarted, and the user is told"() {
     const api = await vscode.extensions.getExtension(EXTENSION).activate();
@@ -183,13 +300,33 @@ const venv = {
 };
 
 const restricted = {
-  async "Restricted Mode without a user setting lints with the activated venv, not the workspace's interpreter"() {
+  async "Restricted Mode without a user setting lints with the activated venv"() {
     assert.equal(vscode.workspace.isTrusted, false);
     const api = await vscode.extensions.getExtension(EXTENSION).activate();
     await waitFor(() => api.client()?.isRunning(), `the server to run (${api.status()})`, 30000);
-    // the workspace names /nonexistent/python; Restricted Mode does not run it, VIRTUAL_ENV is the user's
     assert.equal(api.interpreter().source, "virtual-env");
     assert.equal(api.interpreter().path, `${process.env.VIRTUAL_ENV}/bin/python`);
+    await lintsTheModel();
+  },
+  async "the tree works untrusted, with Confirm refused"() {
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    const gate = await gateInTree(api);
+    assert.equal(iconOf(api, gate), "error");
+    const result = await vscode.commands.executeCommand("xport-lint.confirmWithDraftExport", gate);
+    assert.equal(result.status, "untrusted");
+  },
+  async "granting trust keeps one working server, on the activated venv without settings"() {
+    const api = await vscode.extensions.getExtension(EXTENSION).activate();
+    const crashes = api.restarts();
+    // the user opens the trust editor and clicks Trust (test/e2e/run.mjs clicks it in the page)
+    await vscode.commands.executeCommand("workbench.trust.manage");
+    await waitFor(() => vscode.workspace.isTrusted, "the workspace to be trusted", 60000);
+    await api.settled();
+    await waitFor(() => api.client()?.isRunning(), `the server to run after trust (${api.status()})`, 30000);
+    await waitFor(() => serverProcesses().length === 1, "one server after trust", 30000);
+    assert.equal(api.restarts(), crashes, "no crash restarts were spent");
+    assert.equal(api.interpreter().source, "virtual-env");
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
     await lintsTheModel();
   },
 };

@@ -32,6 +32,20 @@ test("editing a file drops its result, so the status is never stale; a running c
   assert.equal(changes.length, 3);
 });
 
+test("the server's confirmationChanged keeps the file's state, whichever way the confirmation started", () => {
+  const store = new Confirmations();
+  const uri = "file:///w/gate.py";
+  store.started(uri, "Gate"); // from the tree, for one model
+  store.fromServer({ uri, state: "running" });
+  assert.deepEqual(store.get(uri), { state: "running", model: "Gate" });
+  store.fromServer({ uri, state: "failed", status: "ran", exportOk: false, summary: "Gate: export failed" });
+  assert.equal(confirmationStatus(store.get(uri), "gate.py")?.text, "$(error) xport-lint: export fails");
+  store.fromServer({ uri, state: "stale" });
+  assert.equal(store.get(uri), undefined);
+  store.fromServer({ uri: "file:///w/other.py", state: "passed", status: "ran", exportOk: true });
+  assert.equal(confirmationStatus(store.get("file:///w/other.py"), "other.py")?.text, "$(pass) xport-lint: exports");
+});
+
 test("a confirmation that did not run says so, without claiming a verdict", () => {
   const view = confirmationStatus({ state: "done", result: { status: "unsaved", summary: "save the file first" } }, "a.py");
   assert.deepEqual(view, { text: "$(warning) xport-lint: not confirmed", tooltip: "save the file first", error: false });

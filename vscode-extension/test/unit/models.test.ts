@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { badge, describeModel, groupModels, readModels, verdictIcon } from "../../src/common/models";
+import { answerMode, badge, describeModel, groupModels, readModels, verdictIcon, modelTooltip } from "../../src/common/models";
 
+// the shape of docs/report.md (JSON version 1), trimmed
 const answer = {
+  version: 1,
+  mode: "non-strict",
   models: [
     {
       id: "shop.vision.Detector",
@@ -10,26 +13,40 @@ const answer = {
       package: "shop",
       path: "shop/vision.py",
       line: 12,
-      verdicts: { "non-strict": { verdict: "fails" }, strict: "fails" },
+      verdicts: {
+        "non-strict": { verdict: "fails", conditions: [], errors: 1, warnings: 0, basis: "checked" },
+        strict: { verdict: "fails", conditions: [], errors: 1, warnings: 0, basis: "derived" },
+      },
+      export_config: [{ kind: "export-call", description: "export call in scripts/export.py:4", path: "scripts/export.py", line: 4 }],
       findings: [
         {
           code: "XPT105",
           message: "boolean mask indexing `boxes[keep]` has a data-dependent shape",
-          severity: "error",
-          filename: "shop/vision.py",
-          location: { row: 30, column: 16 },
-          end_location: { row: 30, column: 27 },
+          severity: { "non-strict": "error", strict: "error" },
+          path: "shop/vision.py",
+          line: 30,
+          column: 16,
+          end_line: 30,
+          end_column: 27,
           chain: [
-            { label: "Detector.forward", path: "shop/vision.py", line: 20 },
-            { label: "filter_boxes", path: "shop/vision.py", line: 30 },
+            { function: "Detector.forward", path: "shop/vision.py", line: 20 },
+            { function: "filter_boxes", path: "shop/vision.py", line: 30 },
           ],
+          confirmation: null,
         },
       ],
-      confirmation: { state: "never" },
-      exportScript: { path: "scripts/export.py", line: 4 },
+      confirmation: { state: "never-run", export_ok: null, summary: "" },
     },
-    { id: "shop.text.Tagger", name: "Tagger", package: "shop", path: "shop/text.py", line: 3, verdicts: { "non-strict": "exports", strict: "conditional" } },
-    { name: "Gate", path: "gate.py", line: 4, verdict: "fails", confirmation: "confirmed" },
+    {
+      id: "shop.text.Tagger",
+      name: "Tagger",
+      package: "shop",
+      path: "shop/text.py",
+      line: 3,
+      verdicts: { "non-strict": { verdict: "exports" }, strict: { verdict: "fails-when", conditions: ["in training mode"] } },
+      confirmation: { state: "stale" },
+    },
+    { name: "Gate", path: "gate.py", line: 4, verdict: "fails", confirmation: { state: "confirmed", summary: "Gate: export failed" } },
     { name: "no file, so not a model the tree can show" },
   ],
 };
@@ -41,12 +58,16 @@ test("the server's answer is read into models, with findings, chains and the exp
   assert.deepEqual(detector.verdicts, { "non-strict": "fails", strict: "fails" });
   assert.deepEqual(detector.findings[0].start, { path: "shop/vision.py", line: 30, column: 16 });
   assert.deepEqual(detector.findings[0].end, { path: "shop/vision.py", line: 30, column: 27 });
+  assert.deepEqual(detector.findings[0].severity, { "non-strict": "error", strict: "error" });
   assert.deepEqual(detector.findings[0].chain.map((step) => [step.label, step.place?.line]), [
     ["Detector.forward", 20],
     ["filter_boxes", 30],
   ]);
   assert.deepEqual(detector.exportScript, { path: "scripts/export.py", line: 4, column: 1 });
+  assert.equal(models[1].confirmation, "stale");
+  assert.deepEqual(models[1].conditions, { strict: "in training mode" });
   assert.equal(models[2].confirmation, "confirmed");
+  assert.equal(answerMode(answer), "non-strict");
   assert.deepEqual(readModels([answer.models[1]]).map((m) => m.name), ["Tagger"]); // a bare list reads too
   assert.deepEqual(readModels({ error: "nothing" }), []);
 });
@@ -78,6 +99,7 @@ test("the description says the verdict and the confirmation state in words", () 
   const [detector, , gate] = readModels(answer);
   assert.equal(describeModel(detector, "non-strict"), "export fails");
   assert.equal(describeModel(gate, "non-strict"), "export fails · confirmed by draft_export");
+  assert.match(modelTooltip(gate), /confirmed by draft_export: Gate: export failed/);
   assert.equal(describeModel({ ...detector, confirmation: "stale" }, "strict"), "export fails · confirmation stale: the file changed");
   const conditional = { ...detector, verdicts: { "non-strict": "conditional" as const }, conditions: { "non-strict": "in training mode" } };
   assert.equal(describeModel(conditional, "non-strict"), "fails when in training mode");

@@ -8,7 +8,7 @@ function getter(values: Record<string, unknown>): ConfigGetter {
 
 test("defaults map to a server object that leaves the project's configuration in charge", () => {
   const settings = readSettings(getter({}));
-  assert.deepEqual(toServerSettings(settings, true), { enable: true, codeLens: "all", confirmTimeout: 120, trusted: true });
+  assert.deepEqual(toServerSettings(settings, true), { enable: true, codeLens: "failing", confirmTimeout: 120, trusted: true });
 });
 
 test("every setting reaches the server under its camelCase key", () => {
@@ -20,7 +20,7 @@ test("every setting reaches the server under its camelCase key", () => {
       ignore: ["XPT404"],
       strict: "strict",
       severity: { XPT301: "error", XPT302: "loud" },
-      codeLens: "confirm",
+      codeLens: "all",
       "confirm.timeout": 30,
       "confirm.memoryGb": 0,
       interpreter: " /opt/venv/bin/python ",
@@ -36,7 +36,7 @@ test("every setting reaches the server under its camelCase key", () => {
     ignore: ["XPT404"],
     strict: true,
     severity: { XPT301: "error" },
-    codeLens: "confirm",
+    codeLens: "all",
     confirmTimeout: 30,
     confirmMemoryGb: 0,
     python: "/opt/venv/bin/python",
@@ -59,7 +59,7 @@ test("bad values fall back to defaults instead of reaching the server", () => {
   assert.deepEqual(settings.select, []);
   assert.deepEqual(settings.ignore, ["XPT3"]);
   assert.equal(settings.strict, "project");
-  assert.equal(settings.codeLens, "all");
+  assert.equal(settings.codeLens, "failing");
   assert.equal(settings.confirmMemoryGb, null);
   assert.equal(settings.confirmTimeout, 120);
   assert.equal(settings.traceServer, "off");
