@@ -448,6 +448,92 @@ def example_return(func: cst.FunctionDef) -> tuple[cst.BaseExpression, cst.BaseE
     return None
 
 
+_FACTORIES = ("torch.randn", "torch.rand", "torch.ones", "torch.zeros", "torch.empty", "torch.randint", "torch.full")
+
+#: the literal sizes of one example input (None: a size not written as a number), or None
+ExampleSizes = tuple[int | None, ...] | None
+
+
+def declared_examples(declaration: cst.CSTNode, reader: ShapesReader) -> tuple[ExampleSizes, ...]:
+    """The example inputs' sizes, by position, of a declaration (an export call, or an
+    `xport_example()` returning `(model, args)` or a dict with `args`): inputs written as
+    factory calls (`torch.randn(2, 8)`) have them; others are None."""
+    args: cst.BaseExpression | None = None
+    if isinstance(declaration, cst.Call) and len(declaration.args) > 1 and declaration.args[1].keyword is None:
+        args = declaration.args[1].value
+    elif isinstance(declaration, cst.FunctionDef):
+        args = _example_args(declaration)
+    args = reader._follow(args) if args is not None else None
+    if not isinstance(args, cst.Tuple):
+        return ()
+    return tuple(
+        None if isinstance(e, cst.StarredElement) else factory_sizes(reader._follow(e.value), reader.resolve)
+        for e in args.elements
+    )
+
+
+def factory_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> ExampleSizes:
+    """`torch.randn(2, 8)`, `torch.zeros((2, 8))`, `torch.full((2, 8), 0.0)`: each size, or None."""
+    if not isinstance(expr, cst.Call) or resolve(expr.func) not in _FACTORIES:
+        return None
+    positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+    name = resolve(expr.func)
+    if name == "torch.full":
+        positional = positional[:1]
+    elif name == "torch.randint":
+        positional = positional[-1:]
+    if len(positional) == 1 and isinstance(positional[0], (cst.Tuple, cst.List)):
+        positional = [e.value for e in positional[0].elements]
+    elif name in ("torch.full", "torch.randint") or not positional or not all(
+        isinstance(p, cst.Integer) for p in positional
+    ):
+        return None
+    return tuple(_integer(p) for p in positional)
+
+
+def _example_args(func: cst.FunctionDef) -> cst.BaseExpression | None:
+    for stmt in func.body.body if isinstance(func.body, cst.IndentedBlock) else ():
+        returned = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
+        if not isinstance(returned, cst.Return) or returned.value is None:
+            continue
+        value = returned.value
+        if isinstance(value, cst.Tuple) and len(value.elements) > 1:
+            return value.elements[1].value
+        if isinstance(value, cst.Dict):
+            return next((e.value for e in value.elements if isinstance(e, cst.DictElement)
+                         and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == "args"), None)
+    return None
+
+
+def init_buffers(cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str | None]) -> dict[str, tuple[int, ...]]:
+    """Buffers and parameters `__init__` makes with literal sizes: `self.register_buffer("w",
+    torch.ones(4, 3))`, `self.w = nn.Parameter(torch.randn(4, 3))` -> {"w": (4, 3)}."""
+    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None:
+        return {}
+    found: dict[str, list[ExampleSizes]] = {}
+    for stmt in _statements(init.body):
+        if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
+            call = stmt.value
+            func = call.func
+            if (isinstance(func, cst.Attribute) and func.attr.value == "register_buffer" and len(call.args) >= 2
+                    and isinstance(call.args[0].value, cst.SimpleString)):
+                found.setdefault(str(call.args[0].value.evaluated_value), []).append(
+                    factory_sizes(call.args[1].value, resolve))
+        elif isinstance(stmt, cst.Assign):
+            for target in stmt.targets:
+                t = target.target
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    value = stmt.value
+                    if isinstance(value, cst.Call) and (dotted(value.func) or "").endswith("Parameter") and value.args:
+                        value = value.args[0].value
+                    found.setdefault(t.attr.value, []).append(factory_sizes(value, resolve))
+    return {
+        name: values[0] for name, values in found.items()
+        if len(values) == 1 and values[0] is not None and None not in values[0]
+    }  # type: ignore[misc]
+
+
 # -- the sizes an expression reads ---------------------------------------------------------------
 
 #: a dimension of a `forward` input: (parameter, its position, dimension index)
@@ -901,10 +987,12 @@ _SAMPLES = 2048
 
 
 def judge_branch(
-    test: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig, mode: Mode
+    test: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig, mode: Mode,
+    examples: tuple[ExampleSizes, ...] = (),
 ) -> Verdict:
-    """A branch on the size expression `test` under `config` (see the module docstring)."""
-    return _with_note(_judge_branch(test, sizes, config, mode), config)
+    """A branch on the size expression `test` under `config` (see the module docstring);
+    `examples`: the example inputs' sizes by position, where the declaration shows them."""
+    return _with_note(_judge_branch(test, sizes, config, mode, examples), config)
 
 
 def judge_loop(expr: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig) -> Verdict:
@@ -936,7 +1024,8 @@ def _with_note(verdict: Verdict, config: ShapeConfig) -> Verdict:
 
 
 def _judge_branch(
-    test: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig, mode: Mode
+    test: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig, mode: Mode,
+    examples: tuple[ExampleSizes, ...] = (),
 ) -> Verdict:
     refs = sizes.refs(test) if sizes is not None else None
     if refs is None:
@@ -953,6 +1042,9 @@ def _judge_branch(
         (first, a), (second, b) = specs.items()
         if a.kind is DimKind.NAMED and b.kind is DimKind.NAMED and a.name == b.name and not _meet(a, b):
             return NO_FINDING  # one shared Dim (equal by declaration), or `dx` and `dx + 1` (never equal)
+        given = [_example_size(ref, examples) for ref in (first, second)]
+        if None not in given and given[0] != given[1]:
+            return NO_FINDING  # the example takes the unequal side: only `s0 != s1`, no tie (measured)
         if {a.kind, b.kind} <= {DimKind.NAMED, DimKind.STATIC}:
             return Verdict(
                 Severity.ERROR, f"{described} ({where}); export needs them equal: give both one shared `Dim`",
@@ -1012,6 +1104,11 @@ def _equality_of_sizes(test: cst.BaseExpression, sizes: Sizes) -> bool:
     return isinstance(target.operator, (cst.Equal, cst.NotEqual)) and bool(
         sizes.ref(sizes.followed(test.left)) and sizes.ref(sizes.followed(target.comparator))
     )
+
+
+def _example_size(ref: SizeRef, examples: tuple[ExampleSizes, ...]) -> int | None:
+    sizes = examples[ref[1]] if ref[1] < len(examples) else None
+    return sizes[ref[2]] if sizes is not None and ref[2] < len(sizes) else None
 
 
 def _meet(a: DimSpec, b: DimSpec) -> bool:

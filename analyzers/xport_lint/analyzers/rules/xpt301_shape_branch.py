@@ -6,7 +6,7 @@ from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
 from ..rewrites import Rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import Verdict, judge_branch
+from ..shapes import ExampleSizes, Verdict, declared_examples, judge_branch
 from ..walk import iter_nodes
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 
@@ -93,7 +93,13 @@ class ShapeBranch(ConditionRule, Rule):
         return f"{keyword} on the size `{short(operand)}`"
 
     def judge(self, operand: cst.BaseExpression) -> Verdict:
-        return judge_branch(operand, self.ctx.sizes(), self.ctx.shape_config(), self.ctx.mode)
+        program, traced = self.ctx.program, self.ctx.traced
+        examples: tuple[ExampleSizes, ...] = ()
+        if traced is not None and traced.cls is not None and program.shapes_reader is not None:
+            declaration = program.shape_declarations.get(traced.cls.node.name.value)
+            if declaration is not None:
+                examples = declared_examples(declaration, program.shapes_reader)
+        return judge_branch(operand, self.ctx.sizes(), self.ctx.shape_config(), self.ctx.mode, examples)
 
     def declaration_fix(self, verdict: Verdict) -> Rewrite | None:
         """Two inputs' sizes that must be equal, under two named Dims of this file's export: the
@@ -218,6 +224,21 @@ class ShapeBranch(ConditionRule, Rule):
                 seq = Dim("seq")
                 a, b = torch.randn(2, 2, 3, 4)
                 return {"model": Pair(), "args": (a, b), "dynamic_shapes": {"a": {1: seq}, "b": {1: seq}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Pair(torch.nn.Module):
+                def forward(self, a, b):
+                    # the example takes the unequal side: export only learns `la != lb`
+                    if a.shape[0] == b.shape[0]:
+                        return a + b
+                    return a.sum() + b.sum()
+            def xport_example():
+                return {"model": Pair(), "args": (torch.randn(4, 3), torch.randn(5, 3)),
+                        "dynamic_shapes": {"a": {0: Dim("la")}, "b": {0: Dim("lb")}}}
             """
         ),
     ]
