@@ -31,7 +31,8 @@ async def start(client: LanguageClient, folder: Path, *, pull: bool) -> types.In
 def open_notebook(client: LanguageClient, path: Path) -> tuple[str, str, str]:
     """Cell 1 the helper, cell 2 markdown, cell 3 the model. Returns the three cells' uris."""
     uri = path.as_uri()
-    cells = [f"vscode-notebook-cell:{path}#W{n}" for n in range(3)]
+    # as VS Code spells them: the fragment is quoted (`=` as %3D)
+    cells = [f"vscode-notebook-cell:{path}#W{n}sZmlsZQ%3D%3D" for n in range(3)]
     texts = [(HELPER, "python"), ("The model uses the helper above.", "markdown"), (MODEL, "python")]
     kinds = [types.NotebookCellKind.Code, types.NotebookCellKind.Markup, types.NotebookCellKind.Code]
     client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(

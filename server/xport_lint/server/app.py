@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
@@ -54,7 +55,27 @@ class _PythonLinesDocument(TextDocument):
         return tuple(split_lines(self.source))
 
 
+class _UnquotedKeys(dict[str, TextDocument]):
+    """pygls keys open documents by their unquoted URI; VS Code's notebook cell URIs are quoted
+    (`...notebook.ipynb#W0sZmlsZQ%3D%3D`): a lookup by the URI as the client sent it finds them."""
+
+    def __contains__(self, uri: object) -> bool:
+        return isinstance(uri, str) and super().__contains__(unquote(uri))
+
+    def __getitem__(self, uri: str) -> TextDocument:
+        return super().__getitem__(unquote(uri))
+
+    def get(self, uri: str, default: Any = None) -> Any:  # type: ignore[override]
+        return super().get(unquote(uri), default)
+
+
 class _PythonLinesWorkspace(Workspace):
+    @property
+    def text_documents(self) -> dict[str, TextDocument]:
+        if not isinstance(self._text_documents, _UnquotedKeys):
+            self._text_documents = _UnquotedKeys(self._text_documents)
+        return self._text_documents
+
     def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None,
                               language_id: str | None = None) -> TextDocument:
         return _PythonLinesDocument(doc_uri, source=source, version=version, language_id=language_id,
