@@ -18,7 +18,7 @@ import click
 
 from . import output, registry
 from .cache import Cache
-from .config import Config, ConfigError
+from .config import Config, ConfigError, torch_version
 from .files import SourceFile, decode, discover, write_back
 from .fixes import apply_fixes, fixable
 from .index import EMPTY_CONTEXT, FileContext
@@ -54,6 +54,8 @@ main.add_command(report_command)
 @click.option("--extend-select", multiple=True, help="Add codes to the selection (e.g. XPT001).")
 @click.option("--ignore", multiple=True, help="Codes or prefixes to skip.")
 @click.option("--strict/--non-strict", default=None, help="Judge severities for strict export.")
+@click.option("--target-torch", default=None, metavar="VERSION",
+              help="Torch version the findings speak for, e.g. 2.14 (default: the installed torch, else 2.15).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: apply unsafe fixes too.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a diff; change nothing.")
@@ -90,6 +92,7 @@ def check(
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
     strict: bool | None,
+    target_torch: str | None,
     fix: bool,
     unsafe_fixes: bool,
     diff: bool,
@@ -127,6 +130,7 @@ def check(
         config = base.merged(
             select=_codes(select), extend_select=_codes(extend_select), ignore=_codes(ignore),
             strict=strict,
+            target_torch=torch_version(target_torch, "--target-torch") if target_torch is not None else None,
         )
         unknown = [c for c in (config.select + config.extend_select + config.ignore)
                    if not registry.select([c]) and c.upper() != "ALL"]
@@ -138,6 +142,8 @@ def check(
                 raise ConfigError(f"severity: unknown rule code {code}")
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
+    if config.target.note:
+        click.echo(f"xport-lint: {config.target.note}", err=True)  # once a run, whatever the file count
     if confirm and not _has_torch(python or sys.executable):
         raise click.UsageError(
             f"--confirm runs torch.export in {python or sys.executable}, which cannot import torch. Install it "

@@ -93,6 +93,13 @@ class TrainingOnlyApi(Rule):
             return
         if value.attr.value not in self._parameter_dicts(self.ctx.traced.cls.node):
             return
+        # one finding per dict and traced function: the first read says it for the others
+        reported = self.ctx.shared.setdefault("parameter_dict_reads", set())
+        assert isinstance(reported, set)
+        key = (id(self.ctx.traced.func), value.attr.value)
+        if key in reported:
+            return
+        reported.add(key)
         rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
         message = (
             f"`self.{value.attr.value}` is a plain dict of `nn.Parameter`s: strict export on torch "
