@@ -6,9 +6,19 @@ into spellings that compute the same thing, one flagged expression at a time:
 - `bind`: the flagged expression bound to a fresh local on the line before, the name used;
 - `helper`: the flagged expression passed through `def _h(v): return v` (module level);
 - `unpack`: the flagged expression bound by tuple unpacking, `a, _ = expr, 0`;
-- `negate`: an `if`/`else` flagged on its test, written `if not (test):` with the branches swapped;
+- `negate`: an `if`/`else` flagged on its test, written `if not (test):` with the branches swapped
+  (see below for an `if` with no `else`);
 - `split`: the flagged statement split in two: the flagged expression's first compound operand
-  bound to a fresh local on the line before.
+  bound to a fresh local on the line before;
+- `module`: the flagged expression passed through the same helper defined in another file of
+  the package (`from .helpers import _h`), checked as a project;
+- `attribute`: a number written in the flagged expression read from a `self.` attribute that
+  `__init__` sets to it instead;
+- `negate` on an `if` with no `else` whose body and the rest of its block end in `return`: the
+  guard clause the other way round (`if not (test): <rest>`, then the body).
+
+The failing rule examples and every snippet of the fix corpus (tests/truth/fix_corpus.py,
+its flagged lines marked from the original's findings) are varied.
 
 Each variant must be flagged by the same rule on the corresponding line (the original statement
 or a line split off it), with the same severity, and with a fix wherever the original has one;
@@ -21,8 +31,10 @@ Static and fast: no torch.
 from __future__ import annotations
 
 import functools
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -30,11 +42,15 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvide
 
 from tests.conftest import all_cases
 from xport_lint.analyzers import Config, check_source
+from xport_lint.analyzers.files import discover
 from xport_lint.analyzers.model import Finding
+from xport_lint.analyzers.project import check_project
 from xport_lint.analyzers.rule import Invalid, Rule
 
 EVERYTHING = Config(select=("ALL",))
-KINDS = ("bind", "helper", "unpack", "negate", "split")
+KINDS = ("bind", "helper", "unpack", "negate", "split", "module", "attribute")
+#: the other file of a `module` variant: the package's `helpers.py`
+HELPERS = "def _h(v):\n    return v\n"
 #: the comment that ties a line split off a flagged statement to it (the statement's own line
 #: keeps its `# expect:` marker)
 SPLIT_MARK = "# split off the next flagged line"
@@ -43,6 +59,9 @@ _HELPER_SIZES = "the size analysis (shapes.Sizes) follows names, not calls: behi
 _HELPER_FIX = "the rewrite finds the number or size it turns back into a tensor by its name, not through a call"
 _CONTEXT = "context managers are known by the call in the `with` item, not through a name bound earlier or a call"
 _SHAPES = "an export call's `dynamic_shapes` are read where written at the call, not through a name or a call"
+#: what a function of another file returns is not summarised: the project index hands values to
+#: another file's parameters (a number read from data reaches the callee), not its return back
+_OTHER_FILE = "what another file's function returns is not known to the caller (only what it is passed)"
 
 #: spellings whose verdict still differs, with why: (rule code, kind) -> reason. A listed variant
 #: that now gets the same verdict simply passes; an entry none of whose variants differs fails
@@ -63,12 +82,23 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("XPT411", "unpack"): _CONTEXT,
     ("XPT412", "helper"): _CONTEXT,
     ("XPT412", "unpack"): _CONTEXT,
+    ("XPT304", "helper"): _HELPER_SIZES,
+    ("XPT506", "helper"): _SHAPES,
     ("XPT502", "bind"): _SHAPES,
     ("XPT502", "helper"): _SHAPES,
     ("XPT502", "unpack"): _SHAPES,
     ("XPT504", "bind"): _SHAPES,
     ("XPT504", "helper"): _SHAPES,
     ("XPT504", "unpack"): _SHAPES,
+    **{(code, "module"): _OTHER_FILE for code in ("XPT104", "XPT105", "XPT201", "XPT203", "XPT204", "XPT304", "XPT506")},
+    ("XPT301", "module"): _HELPER_SIZES,
+    ("XPT302", "module"): _HELPER_SIZES,
+    ("XPT410", "module"): _CONTEXT,
+    ("XPT411", "module"): _CONTEXT,
+    ("XPT502", "module"): _SHAPES,
+    ("XPT504", "module"): _SHAPES,
+    # `math.ceil(x.size(1) * self.k)`, `self.k = 0.5`: a float is known where it is written
+    ("XPT303", "attribute"): "the size arithmetic is known to go through a float by a float written in it",
     # `model = Encoder(); torch.export.export(model, ...)`: the rule reads the model's class
     # from the call's argument
     ("XPT503", "split"): "the exported model is known by the class called in the export call's argument",
@@ -82,6 +112,8 @@ class Variant:
     rule: type[Rule]
     original: str
     source: str
+    #: other files of the package the variant is checked in (a `module` variant's helper)
+    files: tuple[tuple[str, str], ...] = ()
 
 
 # -- where an expression may move ---------------------------------------------------------------
@@ -188,8 +220,12 @@ def _operand(node: cst.BaseExpression) -> cst.BaseExpression | None:
 # -- the transforms -----------------------------------------------------------------------------
 
 
+def _names(module: cst.Module) -> set[str]:
+    return {node.value for node in _walk(module) if isinstance(node, cst.Name)}
+
+
 def _fresh(module: cst.Module, stem: str) -> str:
-    taken = {node.value for node in _walk(module) if isinstance(node, cst.Name)}
+    taken = _names(module)
     name, i = stem, 0
     while name in taken:
         i += 1
@@ -251,15 +287,88 @@ def _negated(node: cst.If) -> cst.If | None:
     orelse = node.orelse.body
     if not isinstance(orelse, cst.IndentedBlock):
         return None
-    test = node.test
-    if not isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
-        test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    negated = cst.UnaryOperation(operator=cst.Not(), expression=test)
+    negated = _not(node.test)
     return node.with_changes(
         test=negated,
         body=orelse.with_changes(header=node.body.header),
         orelse=node.orelse.with_changes(body=node.body.with_changes(header=orelse.header)),
     )
+
+
+def _not(test: cst.BaseExpression) -> cst.UnaryOperation:
+    if not isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.UnaryOperation(operator=cst.Not(), expression=test)
+
+
+def _guard_inverted(node: cst.If, block: cst.IndentedBlock) -> cst.IndentedBlock | None:
+    """`if test: <body ending in return>` then `<rest ending in return>` as the guard clause the
+    other way round: `if not (test): <rest>` then `<body>`, the marker kept on the `if` line."""
+    body = node.body
+    at = next((i for i, s in enumerate(block.body) if s is node), None)
+    if at is None or node.orelse is not None or not isinstance(body, cst.IndentedBlock):
+        return None
+    rest = list(block.body[at + 1:])
+    if not rest or not (_returns(body.body[-1]) and _returns(rest[-1])):
+        return None
+    guard = node.with_changes(test=_not(node.test), body=body.with_changes(body=rest))
+    return block.with_changes(body=[*block.body[:at], guard, *body.body])
+
+
+def _returns(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[-1], cst.Return)
+
+
+def _with_import(module: cst.Module, helper: str) -> cst.Module:
+    """`module` importing `helper` from the package's other file, after its own imports."""
+    body = list(module.body)
+    at = max((i + 1 for i, stmt in enumerate(body) if _imports(stmt)), default=0)
+    return module.with_changes(body=[*body[:at], cst.parse_statement(f"from .helpers import {helper}\n"), *body[at:]])
+
+
+def _imports(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+    )
+
+
+def _as_attribute(
+    module: cst.Module, node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]
+) -> cst.Module | None:
+    """The first number `node` compares with or computes with (a threshold, a scale: not an
+    index or a dimension) read from `self.<fresh>` instead, which the class's `__init__` sets to
+    it (an `__init__` calling `super().__init__()` made where there is none)."""
+    number = next((
+        n for n in _walk(node)
+        if isinstance(n, (cst.Integer, cst.Float)) and isinstance(parents.get(n), (cst.Comparison, cst.ComparisonTarget,
+                                                                                  cst.BinaryOperation))
+    ), None)
+    method: cst.CSTNode | None = node
+    while method is not None and not isinstance(method, cst.FunctionDef):
+        method = parents.get(method)
+    owner = parents.get(parents.get(method)) if method is not None else None  # FunctionDef < block < class
+    if number is None or not isinstance(owner, cst.ClassDef) or not isinstance(owner.body, cst.IndentedBlock):
+        return None
+    params = method.params.params  # type: ignore[union-attr]
+    if not params or params[0].name.value != "self" or _written(number, parents):
+        return None
+    name = _fresh(module, "k")
+    read = cst.Attribute(value=cst.Name("self"), attr=cst.Name(name))
+    changed = owner.visit(_Rewrite(number, read))
+    assert isinstance(changed, cst.ClassDef) and isinstance(changed.body, cst.IndentedBlock)
+    members = list(changed.body.body)
+    init = next((m for m in members if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"), None)
+    if init is None:
+        members.insert(0, cst.parse_statement(
+            f"def __init__(self):\n    super().__init__()\n    self.{name} = {number.value}\n"
+        ))
+    elif isinstance(init.body, cst.IndentedBlock):
+        setting = cst.parse_statement(f"self.{name} = {number.value}\n")
+        grown = init.with_changes(body=init.body.with_changes(body=[*init.body.body, setting]))
+        members = [grown if m is init else m for m in members]
+    else:
+        return None
+    return module.visit(_Rewrite(owner, changed.with_changes(body=changed.body.with_changes(body=members))))
 
 
 def _flagged(wrapper: MetadataWrapper, finding: Finding) -> cst.CSTNode | None:
@@ -298,7 +407,8 @@ def variants_of(case_id: str, rule: type[Rule], case: Invalid) -> Iterator[Varia
         for kind in KINDS:
             made = _make(kind, module, node, parents)
             if made is not None:
-                yield Variant(f"{case_id}-{index}", kind, rule, case.source, made.code)
+                files = (("helpers.py", HELPERS),) if kind == "module" else ()
+                yield Variant(f"{case_id}-{index}", kind, rule, case.source, made.code, files)
 
 
 def _make(
@@ -310,15 +420,24 @@ def _make(
             holder = parents.get(holder)
         if not isinstance(holder, cst.If) or isinstance(parents.get(holder), cst.If):
             return None
+        if holder.orelse is None:
+            block = parents.get(holder)
+            inverted = _guard_inverted(holder, block) if isinstance(block, cst.IndentedBlock) else None
+            return None if inverted is None else module.visit(_Rewrite(block, inverted))
         negated = _negated(holder)
         return None if negated is None else module.visit(_Rewrite(holder, negated))
+    if kind == "attribute":
+        return _as_attribute(module, node, parents)
     if not _movable(node, parents):
         return None
     assert isinstance(node, cst.BaseExpression)
-    if kind == "helper":
-        helper = _fresh(module, "_h")
+    if kind in ("helper", "module"):
+        helper = "_h" if kind == "module" and "_h" not in _names(module) else _fresh(module, "_h")
+        if kind == "module" and helper != "_h":
+            return None
         call = cst.Call(func=cst.Name(helper), args=[cst.Arg(node.with_changes(lpar=[], rpar=[]))])
-        return _with_helper(module.visit(_Rewrite(node, call)), helper)
+        rewritten = module.visit(_Rewrite(node, call))
+        return _with_helper(rewritten, helper) if kind == "helper" else _with_import(rewritten, helper)
     moved = node if kind != "split" else _operand(node)
     if moved is None:
         return None
@@ -358,14 +477,28 @@ def _groups(source: str, code: str) -> dict[int, int]:
     return out
 
 
-def verdict(source: str, code: str) -> list[tuple[str, bool]]:
+def findings(source: str, files: tuple[tuple[str, str], ...] = ()) -> list[Finding]:
+    """What the linter finds in `source`; with `files`, in `source` as `example.py` of a package
+    holding them too, checked as a project (the project index follows calls between them)."""
+    if not files:
+        return check_source(source, "example.py", EVERYTHING)
+    with tempfile.TemporaryDirectory() as folder:
+        package = Path(folder) / "pkg"
+        package.mkdir()
+        for name, text in (("__init__.py", ""), *files, ("example.py", source)):
+            (package / name).write_text(text)
+        checked = check_project(discover([str(package)], ()), EVERYTHING, None, jobs=1)
+    return [f for result in checked.results if Path(result.path).name == "example.py" for f in result.findings]
+
+
+def verdict(source: str, code: str, files: tuple[tuple[str, str], ...] = ()) -> list[tuple[str, bool]]:
     """Per flagged statement (in order): the severities and whether a fix is offered; `missing`
     for a statement not flagged, and a trailing `extra` for a finding on an unmarked line."""
     groups = _groups(source, code)
     count = len(set(groups.values()))
     found: list[list[Finding]] = [[] for _ in range(count)]
     extra = []
-    for f in check_source(source, "example.py", EVERYTHING):
+    for f in findings(source, files):
         if f.code != code:
             continue
         if f.span.start.line in groups:
@@ -387,7 +520,7 @@ def _original_verdict(source: str, code: str) -> list[tuple[str, bool]]:
 def difference(variant: Variant) -> str | None:
     """What differs between the original's verdict and the variant's, or None."""
     code = variant.rule.CODE
-    before, after = _original_verdict(variant.original, code), verdict(variant.source, code)
+    before, after = _original_verdict(variant.original, code), verdict(variant.source, code, variant.files)
     if len(before) != len(after):
         return f"flagged {after}, originally {before}"
     for i, ((severity, fixed), (severity_now, fixed_now)) in enumerate(zip(before, after, strict=True)):
