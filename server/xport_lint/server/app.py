@@ -135,6 +135,8 @@ class XportLanguageServer(LanguageServer):
         #: uri -> the confirmation state last told to the client
         self.told: dict[str, str] = {}
         self._toasted = False
+        #: notes said once a session (a target torch outside the measured versions)
+        self.said: set[str] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.indexing: asyncio.Future[None] | None = None
         #: set when an edit changed what a document defines or calls (the index needs a step)
@@ -178,9 +180,15 @@ class XportLanguageServer(LanguageServer):
         from xport_lint.analyzers.model import Severity
 
         severity = {**base.severity, **{k: Severity(v) for k, v in s.severity.items()}}
-        return base.merged(
-            select=s.select, extend_select=s.extend_select, ignore=s.ignore, strict=s.strict, severity=severity
+        config = base.merged(
+            select=s.select, extend_select=s.extend_select, ignore=s.ignore, strict=s.strict, severity=severity,
+            target_torch=s.target_torch,
         )
+        note = config.target.note
+        if note is not None and note not in self.said:  # once a session, not once a keystroke
+            self.said.add(note)
+            self.log(note, types.MessageType.Warning)
+        return config
 
     def _in_workspace(self, path: str) -> bool:
         return self._workspace_folder(path) is not None

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from xport_lint.analyzers.versions import parse
+
 _SEVERITIES = ("error", "warning", "info")
 _CODE_LENSES = ("all", "failing", "off")
 
@@ -27,6 +29,9 @@ class Settings:
     confirm_timeout: float = 120.0
     #: address-space cap of the confirmation worker, GiB (None: half the machine's memory; 0: none)
     confirm_memory_gb: float | None = None
+    #: the torch version findings speak for, "2.14" (None: the torch of the server's interpreter,
+    #: the workspace's, else the newest measured)
+    target_torch: str | None = None
     #: code lenses: "all" (every model class), "failing" (at most one a file), "off"
     code_lens: str = "failing"
 
@@ -75,6 +80,11 @@ class Settings:
             values["code_lens"] = lens
         elif lens is not None:
             problems.append(f"codeLens: expected one of {', '.join(_CODE_LENSES)}")
+        target = raw.get("targetTorch")
+        if isinstance(target, str) and parse(target) is not None:
+            values["target_torch"] = target.strip()
+        elif target not in (None, ""):
+            problems.append("targetTorch: expected a torch version such as \"2.14\" (empty: the installed torch)")
         severity = raw.get("severity")
         if isinstance(severity, dict):
             good = {k.upper(): v for k, v in severity.items() if isinstance(v, str) and v in _SEVERITIES}
