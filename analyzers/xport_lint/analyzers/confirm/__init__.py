@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..model import Edit, Finding, Position, Related, Severity, Span
+from ..model import Edit, Finding, Mode, Position, Related, Severity, Span
 from ..positions import split_lines
 from ..walk import iter_nodes
 from .supervisor import ConfirmError, Worker, WorkerOptions
@@ -149,6 +149,31 @@ def _unchanged(hashes: dict[str, str], main: str) -> bool:
     return all(_file_digest(f) == digest for f, digest in hashes.items() if f not in ("__key__", main))
 
 
+def _said_by_static(static: list[Finding], raw: dict[str, Any]) -> int | None:
+    """The line of the first static error whose rule says torch fails with what it raised, in
+    this mode and this torch: where torch names no line of the model (strict export on 2.14+
+    fails on `random.random()` with an `AssertionError` from its own frames)."""
+    from .. import registry
+    from ..versions import parse
+
+    error = str(raw.get("export_error") or "")
+    kind, _, message = error.partition(": ")
+    mode = Mode.STRICT if raw.get("strict") else Mode.NON_STRICT
+    version = parse(str(raw.get("torch") or ""))
+    for finding in static:
+        rule = registry.RULES.get(finding.code)
+        if rule is None or finding.severity is not Severity.ERROR:
+            continue
+        for said in rule.FAILS_WITH.get(mode, ()):
+            if (
+                (version is None or version in said.versions)
+                and (not said.type or said.type == kind)
+                and said.phrase in message
+            ):
+                return finding.span.start.line
+    return None
+
+
 def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], cached: bool = False) -> Confirmation:
     """Static findings marked confirmed/refuted, plus XPT9xx findings only the run produced."""
     from .. import registry
@@ -199,7 +224,7 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
         by_line.setdefault(line, []).append((failure["type"], _first_line(failure)))
     export_ok = bool(raw.get("export_ok"))
     if not export_ok and not by_line:
-        line = raw.get("export_line") or anchor
+        line = raw.get("export_line") or _said_by_static(static, raw) or anchor
         by_line.setdefault(line, []).append(("EXPORT_FAILED", (raw.get("export_error") or "").splitlines()[0][:300]))
 
     merged: list[Finding] = []

@@ -305,6 +305,7 @@ def _export(torch: Any, example: dict[str, Any], strict: bool, path: str, root: 
     model = example["model"]
     options = {"dynamic_shapes": example["dynamic_shapes"], "strict": strict}
     result: dict[str, Any] = {"status": "ran", "model": type(model).__name__, "strict": strict,
+                              "torch": torch.__version__,  # whose words the errors are
                               "export_ok": True, "export_error": None, "export_line": None,
                               "suggested_fixes": None, "draft_error": None, "failures": []}
     try:
