@@ -90,6 +90,15 @@ BENCHMARKS: dict[str, Benchmark] = {
             "verdict in `bench/precision_verdicts.json`, then `.venv/bin/python bench/precision.py score`",
         ),
         Benchmark(
+            "repair",
+            ("bench/repair_zoo.py",),
+            (),
+            ("analyzers/", "bench/repair_zoo.py", "bench/zoo_models.py"),
+            default=False,
+            manual="`.venv/bin/python bench/repair_zoo.py --python bench/.venv-zoo/bin/python` (the four zoos "
+            "installed in that interpreter; an hour or more on 2 cores)",
+        ),
+        Benchmark(
             "zoo",
             ("bench/zoo.py", "score"),
             (),
@@ -97,6 +106,14 @@ BENCHMARKS: dict[str, Benchmark] = {
             default=False,
             manual="`python bench/zoo.py export --python <zoo interpreter>` (torch 2.13.0 with the four "
             "zoos and coverage installed), then `.venv/bin/python bench/zoo.py score`",
+        ),
+        Benchmark(
+            "versions",
+            ("bench/versions.py",),
+            ("--quick",),
+            ("analyzers/", "tests/truth/", "tests/confirm/test_confirm_versions.py", "bench/versions.py"),
+            default=False,
+            manual="`bash bench/versions.sh` (one venv per torch version), then `.venv/bin/python bench/versions.py`",
         ),
     )
 }
@@ -539,7 +556,58 @@ def readme(r: dict[str, dict[str, Any]]) -> str:
     )
 
 
+def versions(r: dict[str, dict[str, Any]]) -> str:
+    measured = r["versions"]["figures"]["versions"]
+
+    def cell(counts: dict[str, int]) -> str:
+        total = counts["passed"] + counts["failed"]
+        said = f"{counts['passed']} of {total}"
+        return f"**{said}**" if counts["failed"] else said
+
+    rows = [
+        f"| {version} | {cell(f['examples'])} | {cell(f['fixes'])} | {cell(f['catalogue'])} | "
+        f"{cell(f['confirmation'])} | {f['examples']['skipped'] + f['fixes']['skipped'] + f['catalogue']['skipped']} |"
+        for version, f in measured.items()
+    ]
+    failures = [f"- torch {version}: `{name}`" for version, f in measured.items() for name in f["failures"]]
+    return "\n".join(
+        [
+            provenance("versions", r["versions"]),
+            "",
+            "| torch | rule examples agreeing (example × mode) | fixes proven | catalogue checks agreeing | "
+            "confirmation tests | skipped |",
+            "|---|---:|---:|---:|---:|---:|",
+            *rows,
+            *(["", "Disagreeing:", *failures] if failures else []),
+        ]
+    )
+
+
+def repair(r: dict[str, dict[str, Any]]) -> str:
+    cases = r["repair"]["figures"]["cases"]
+    failing = [c for c in cases if c.get("failed_before")]
+    exported = [c for c in failing if c.get("equal_after")]
+    rows = [
+        f"| {c['case']} | {'yes' if c.get('equal_after') else 'no'} | "
+        f"{'-' if not c.get('dynamic') else ('no (made static)' if c.get('made_static') else 'yes')} | "
+        f"{len(c.get('kept', []))} kept, {len(c.get('rejected', []))} rejected | "
+        f"{(c.get('blocker') or c.get('error') or '').replace('|', '/')[:160]} |"
+        for c in cases
+    ]
+    return "\n".join([
+        provenance("repair", r["repair"]),
+        "",
+        f"**{len(exported)} of {len(failing)}** failing cases export after `repair` with outputs equal to eager "
+        "(on the example, and on a second size where a dim is dynamic).",
+        "",
+        "| case | exports, equals eager | dims kept dynamic | steps | blocker left |",
+        "|---|---|---|---|---|",
+        *rows,
+    ])
+
+
 BLOCKS: dict[str, Callable[[dict[str, dict[str, Any]]], str]] = {
+    "repair": repair,
     "speed": speed,
     "server": server,
     "confirm": confirm,
@@ -548,6 +616,7 @@ BLOCKS: dict[str, Callable[[dict[str, dict[str, Any]]], str]] = {
     "fixes": fixes,
     "precision": precision,
     "zoo": zoo,
+    "versions": versions,
     "readme-speed": readme,
 }
 #: a generated block: its markers on lines of their own; the body never crosses into another block

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import atexit
+import json
 import logging
 import os
 import signal
@@ -40,6 +41,7 @@ FIX_ALL_COMMAND = "xport-lint.fixAll"
 CONFIRM_COMMAND = "xport-lint.confirm"
 CANCEL_CONFIRM_COMMAND = "xport-lint.cancelConfirm"
 ADD_EXAMPLE_COMMAND = "xport-lint.addExample"
+REPAIR_COMMAND = "xport-lint.repair"
 log = logging.getLogger("xport_lint.server")
 #: seconds without an edit before the workspace index takes the lint thread
 IDLE_BEFORE_INDEXING = 0.5
@@ -925,6 +927,31 @@ async def confirm_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[st
         "state": confirmations.state(ls.confirmations[uri], digest),
         "contentHash": digest,
     }
+
+
+@server.command(REPAIR_COMMAND)
+async def repair_command(ls: XportLanguageServer, uri: str, *_: Any) -> dict[str, Any]:
+    """Repair this model: `xport-lint repair --format json` on the file's example, in a child
+    process (it exports the model again and again in the configured interpreter). Writes nothing:
+    the report's `diff` and `files` are what the client offers to apply."""
+    refusal = _confirm_refusal(ls, uri)
+    if refusal is not None:
+        status, message = refusal
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+        return {"status": status, "summary": message}
+    path = to_fs_path(uri)
+    command = [sys.executable, "-m", "xport_lint.analyzers.cli", "repair", path, "--format", "json",
+               "--python", ls.settings.python or sys.executable]
+    process = await asyncio.create_subprocess_exec(
+        *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=str(Path(path).parent)
+    )
+    out, err = await process.communicate()
+    try:
+        report: dict[str, Any] = json.loads(out)
+    except ValueError:
+        return {"status": "error", "summary": err.decode(errors="replace")[-2000:]}
+    report["status"] = "exported" if report["after"]["equal"] else "blocked"
+    return report
 
 
 @server.feature(confirmations.REQUEST)

@@ -1,0 +1,127 @@
+"""`xport-lint repair` on real library models that fail torch.export: tiny configurations from
+bench/zoo_models.py, each exported with a `dynamic_shapes` of its own (static, named `Dim`,
+`Dim.AUTO`), repaired with the library allowed (`--allow PACKAGE`, a scratch copy of it).
+
+Usage:
+  python bench/repair_zoo.py --python bench/.venv-zoo/bin/python [--only NAME ...]
+
+The zoo interpreter: torch, torchvision, transformers, timm and diffusers (bench/RESULTS.md says
+which versions were measured). Recorded per case: the failure before, whether it exports after
+the repair, whether its dynamic dims stayed dynamic, whether the outputs equal eager on the
+example and on a second size, the steps kept and rejected, and the blocker left.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from figures import begin, write_results
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+
+@dataclass(frozen=True)
+class Case:
+    model: str
+    #: Python source of the `dynamic_shapes` (None: static), `Dim` in scope
+    shapes: str | None
+    #: the library whose code fails, repaired in a copy
+    allow: str
+
+
+CASES = {
+    "fasterrcnn_mobilenet static": Case("torchvision/fasterrcnn_mobilenet", None, "torchvision"),
+    "ssdlite static": Case("torchvision/ssdlite", None, "torchvision"),
+    "longformer static": Case("transformers/longformer", None, "transformers"),
+    "bert seq Dim": Case("transformers/bert", '({1: Dim("seq", min=2, max=64)},)', "transformers"),
+    "gpt2 seq Dim": Case("transformers/gpt2", '({1: Dim("seq", min=2, max=64)},)', "transformers"),
+    "mixtral seq Dim": Case("transformers/mixtral", '({1: Dim("seq", min=2, max=64)},)', "transformers"),
+    "vit_tiny image AUTO": Case("timm/vit_tiny", "({2: Dim.AUTO, 3: Dim.AUTO},)", "timm"),
+    "unet2d image Dim": Case(
+        "diffusers/unet2d", '({2: Dim("h", min=8, max=64), 3: Dim("w", min=8, max=64)}, None)', "diffusers"
+    ),
+}
+
+EXAMPLE = '''\
+import sys
+
+sys.path.insert(0, {bench!r})
+
+from torch.export import Dim
+from zoo_models import MODELS
+
+
+def xport_example():
+    model, args = MODELS[{model!r}]()
+    return {{"model": model, "args": args, "dynamic_shapes": {shapes}}}
+'''
+
+
+def run(name: str, case: Case, python: str) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(prefix="xport-repair-zoo-") as folder:
+        project = Path(folder)
+        (project / "pyproject.toml").write_text("")
+        (project / "case.py").write_text(EXAMPLE.format(bench=str(HERE), model=case.model, shapes=case.shapes))
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "xport_lint.analyzers.cli", "repair", "case.py", "--python", python,
+             "--allow", case.allow, "--format", "json", "--timeout", "900"],
+            cwd=project, capture_output=True, text=True, timeout=3600,
+        )
+        seconds = time.perf_counter() - start
+    try:
+        report = json.loads(done.stdout)
+    except ValueError:
+        return {"case": name, "error": done.stderr[-800:], "seconds": round(seconds, 1)}
+    after = report["after"]
+    return {
+        "case": name,
+        "model": case.model,
+        "dynamic": case.shapes is not None,
+        "failed_before": not report["before"]["equal"],
+        "before": report["before"]["evidence"],
+        "before_at": report["before"]["failure"] and
+        f"{report['before']['failure']['file']}:{report['before']['failure']['line']}",
+        "exported_after": after["exported"],
+        "equal_after": after["equal"],
+        "after": after["evidence"],
+        "made_static": any("static" in s["title"] and s["kept"] for s in report["steps"]),
+        "kept": [s["title"] for s in report["steps"] if s["kept"]],
+        "rejected": [f"{s['title']}: {s['verdict']}" for s in report["steps"] if not s["kept"]],
+        "blocker": report["blocker"],
+        "advice": report["advice"],
+        "seconds": round(seconds, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--python", required=True, help="the zoo interpreter")
+    parser.add_argument("--only", nargs="*", default=[])
+    options = parser.parse_args()
+    stamp = begin("repair")
+    rows = []
+    for name, case in CASES.items():
+        if options.only and name not in options.only:
+            continue
+        row = run(name, case, options.python)
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    version = subprocess.run(
+        [options.python, "-c", "import torch, transformers; print(torch.__version__, transformers.__version__)"],
+        capture_output=True, text=True,
+    ).stdout.split()
+    write_results("repair", stamp, {"cases": rows, "torch": version[:1], "transformers": version[1:2]},
+                  reduced="only " + ", ".join(options.only) if options.only else None)
+
+
+if __name__ == "__main__":
+    main()
