@@ -107,14 +107,6 @@ BENCHMARKS: dict[str, Benchmark] = {
             manual="`python bench/zoo.py export --python <zoo interpreter>` (torch 2.13.0 with the four "
             "zoos and coverage installed), then `.venv/bin/python bench/zoo.py score`",
         ),
-        Benchmark(
-            "versions",
-            ("bench/versions.py",),
-            ("--quick",),
-            ("analyzers/", "tests/truth/", "tests/confirm/test_confirm_versions.py", "bench/versions.py"),
-            default=False,
-            manual="`bash bench/versions.sh` (one venv per torch version), then `.venv/bin/python bench/versions.py`",
-        ),
     )
 }
 
@@ -556,33 +548,6 @@ def readme(r: dict[str, dict[str, Any]]) -> str:
     )
 
 
-def versions(r: dict[str, dict[str, Any]]) -> str:
-    measured = r["versions"]["figures"]["versions"]
-
-    def cell(counts: dict[str, int]) -> str:
-        total = counts["passed"] + counts["failed"]
-        said = f"{counts['passed']} of {total}"
-        return f"**{said}**" if counts["failed"] else said
-
-    rows = [
-        f"| {version} | {cell(f['examples'])} | {cell(f['fixes'])} | {cell(f['catalogue'])} | "
-        f"{cell(f['confirmation'])} | {f['examples']['skipped'] + f['fixes']['skipped'] + f['catalogue']['skipped']} |"
-        for version, f in measured.items()
-    ]
-    failures = [f"- torch {version}: `{name}`" for version, f in measured.items() for name in f["failures"]]
-    return "\n".join(
-        [
-            provenance("versions", r["versions"]),
-            "",
-            "| torch | rule examples agreeing (example × mode) | fixes proven | catalogue checks agreeing | "
-            "confirmation tests | skipped |",
-            "|---|---:|---:|---:|---:|---:|",
-            *rows,
-            *(["", "Disagreeing:", *failures] if failures else []),
-        ]
-    )
-
-
 def repair(r: dict[str, dict[str, Any]]) -> str:
     cases = r["repair"]["figures"]["cases"]
     failing = [c for c in cases if c.get("failed_before")]
@@ -616,7 +581,6 @@ BLOCKS: dict[str, Callable[[dict[str, dict[str, Any]]], str]] = {
     "fixes": fixes,
     "precision": precision,
     "zoo": zoo,
-    "versions": versions,
     "readme-speed": readme,
 }
 #: a generated block: its markers on lines of their own; the body never crosses into another block
