@@ -437,7 +437,7 @@ async def test_hover_on_an_input_size_says_what_the_export_makes_of_it(client: L
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=column))
     )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
-    assert hover.contents.value.startswith('`hidden.shape[1]` is dynamic, `Dim("seq", max=64)`: sizes 2 to 64')
+    assert hover.contents.value.startswith('`hidden.shape[1]` is dynamic, `Dim("seq", max=64)`: `seq ∈ [2, 64]`')
     assert "`xport_example()`" in hover.contents.value
     column = SIZED.splitlines()[6].index("mask.size(0)") + 2
     static = await client.text_document_hover_async(
