@@ -83,6 +83,8 @@ async def test_quick_fix_applies_and_clears_the_diagnostic(client: LanguageClien
     )
     assert actions is not None
     fix = next(a for a in actions if isinstance(a, types.CodeAction) and a.is_preferred)
+    # Ctrl+. then Enter takes the first: the fix, never "Disable for this line"
+    assert [a.title for a in actions][:2] == [fix.title, "XPT407: Disable for this line"]
     assert fix.edit is not None and fix.edit.changes is not None
     fixed = apply_text_edits(FIXABLE, list(fix.edit.changes[uri]))
     assert "x.clone() + 1  # keep this comment" in fixed

@@ -58,6 +58,8 @@ def finding_hover(diagnostic: types.Diagnostic) -> str:
     if fix:
         unsafe = "" if fix.get("safe") else " (unsafe: it holds under the assumption the rule's doc states)"
         parts.append(f"**Fix:** {fix['title']}{unsafe}")
+    elif data.get("suggestion"):
+        parts.append(f"**Fix:** {data['title']} (torch's suggestion, tried until export passed)")
     elif data.get("noFix"):
         parts.append(f"**No automatic fix:** {data['noFix']}")
     verdict = data.get("confirmation")
