@@ -213,6 +213,10 @@ async def test_suggested_dynamic_shapes_become_a_code_action_that_exports(
     assert announced.severity == types.DiagnosticSeverity.Information and announced.message == (
         "torch.export.export fails with these dynamic_shapes; torch suggests: narrow `n` (x.shape[0]) to [0, 4] "
         "(export then succeeds)")
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=announced.range.start))
+    assert hover is not None and "**Fix:** Narrow `n` (x.shape[0]) to [0, 4] (torch's suggestion: export then succeeds)" \
+        in hover.contents.value  # type: ignore[union-attr]
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),

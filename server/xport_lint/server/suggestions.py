@@ -95,7 +95,7 @@ def diagnostic(lines: list[str], suggestion: Suggestion) -> types.Diagnostic:
         code=CODE,
         code_description=types.CodeDescription(href=registry.RULES[CODE].url()),
         source=convert.SOURCE,
-        data={"code": CODE, "suggestion": True, "title": suggestion.title},
+        data={"code": CODE, "suggestion": True, "title": suggestion.title, "exportOk": suggestion.export_ok},
     )
 
 

@@ -59,7 +59,8 @@ def finding_hover(diagnostic: types.Diagnostic) -> str:
         unsafe = "" if fix.get("safe") else " (unsafe: it holds under the assumption the rule's doc states)"
         parts.append(f"**Fix:** {fix['title']}{unsafe}")
     elif data.get("suggestion"):
-        parts.append(f"**Fix:** {data['title']} (torch's suggestion, tried until export passed)")
+        then = "export then succeeds" if data.get("exportOk") else "export still fails after it"
+        parts.append(f"**Fix:** {data['title']} (torch's suggestion: {then})")
     elif data.get("noFix"):
         parts.append(f"**No automatic fix:** {data['noFix']}")
     verdict = data.get("confirmation")
