@@ -448,7 +448,7 @@ async function fixModel(node?: Node): Promise<number> {
     )) ?? [];
     // the rule's fix: preferred, else the first that rewrites (not "Disable for this line")
     const own = actions.filter((a) => a.edit && a.diagnostics?.some((d) => d.message === diagnostic.message));
-    const fix = own.find((a) => a.isPreferred) ?? own.find((a) => !/^Disable\b/i.test(a.title));
+    const fix = own.find((a) => a.isPreferred) ?? own.find((a) => !/Disable for this/i.test(a.title));
     if (fix?.edit && (await vscode.workspace.applyEdit(fix.edit))) fixed++;
   }
   void vscode.window.showInformationMessage(

@@ -251,8 +251,8 @@ async function uiTest() {
   });
   const server = await startCodeServer(box);
   const chrome = await browser(box);
+  const page = await chrome.newPage({ viewport: { width: 1400, height: 850 } });
   try {
-    const page = await chrome.newPage({ viewport: { width: 1400, height: 850 } });
     await page.goto(`http://127.0.0.1:${server.port}/?folder=${encodeURIComponent(box.workspace)}`);
     await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     await page.waitForTimeout(1500);
@@ -270,12 +270,13 @@ async function uiTest() {
     if (!/XPT101/.test(text)) throw new Error(`the Problems panel row lacks the rule code: ${text}`);
     // the Export readiness view, from its activity bar icon: the failing model, expanded
     await page.locator('.activitybar .action-item .action-label[aria-label^="xport-lint"]').first().click();
-    const model = page.locator(".part.sidebar .monaco-list-row", { hasText: "Gate" }).first();
+    const model = page.locator(".part.sidebar .monaco-list-row", { hasText: /^\s*Gate/ }).first(); // not gate.py's row
     await model.waitFor({ timeout: 120000 });
-    await model.click();
+    await model.locator(".monaco-tl-twistie").click(); // a click on the label opens the class instead
     await page.locator(".part.sidebar .monaco-list-row", { hasText: "XPT101" }).first().waitFor({ timeout: 30000 });
     mkdirSync(RESULTS, { recursive: true });
-    await page.waitForTimeout(500);
+    await page.mouse.move(900, 450); // no hover tooltip over the view
+    await page.waitForTimeout(800);
     await page.screenshot({ path: join(RESULTS, "vscode-export-readiness.png") });
     log("the Export readiness view shows the failing model and its finding");
     // put the cursor on the flagged condition, then Ctrl+. and Enter: the first quick fix
@@ -292,6 +293,10 @@ async function uiTest() {
     await page.waitForTimeout(1500);
     await page.screenshot({ path: join(RESULTS, "vscode-after-fix.png") });
     log("the quick fix applied: the editor shows torch.cond");
+  } catch (error) {
+    mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: join(RESULTS, "ui-failure.png") }).catch(() => undefined);
+    throw error;
   } finally {
     await chrome.close();
     server.stop();
