@@ -1,0 +1,144 @@
+from __future__ import annotations
+
+import math
+
+import libcst as cst
+
+from ..model import Mode, Severity
+from ..rewrites.common import Rewrite
+from ..rewrites.export_calls import narrowed_dim_rewrite
+from ..rule import Invalid, Rule, TorchError, Valid
+from ..shapes import DimKind, init_buffers
+from ._conditions import short
+
+
+class BufferBoundsSize(Rule):
+    """A buffer or parameter of fixed length sliced by an input size whose named `Dim` allows more.
+
+    ## What it does
+    In a model's `forward`, flags `self.pos[:, : x.shape[1]]` where `__init__` makes `self.pos`
+    with literal sizes (`self.register_buffer("pos", torch.zeros(1, 64, 8))`,
+    `nn.Parameter(torch.randn(1, 64, 8))`) and the slice's end is an input size declared with a
+    named `Dim` whose `max` is above the buffer's length (or unset).
+
+    ## Why it fails torch.export
+    The slice gives a tensor of the input's size only while the size fits the buffer; export
+    records `s <= 64` as a guard, which the declared range does not promise:
+    `Constraints violated (seq)! ... Not all values of seq ... satisfy the generated guard`.
+
+    ## Example
+    ```python
+    return x + self.pos[:, : x.shape[1]]  # dynamic_shapes={"x": {1: Dim("seq")}}, pos 64 long
+    ```
+
+    ## Use instead
+    Declare the range the buffer supports: `Dim("seq", max=64)`.
+
+    ## Fix safety
+    Unsafe: the `Dim(...)` written in this file's `dynamic_shapes` gets `max=` the buffer's
+    length, the largest size the model supports anyway (longer inputs would not match the
+    buffer in eager either).
+
+    ## Modes
+    Error in both modes (torch 2.13). `Dim.AUTO` takes the bound without a word: nothing reported.
+    """
+
+    CODE = "XPT306"
+    NAME = "buffer-bounds-size"
+    SEVERITY = Severity.ERROR
+    STRICT_SEVERITY = Severity.ERROR
+    PYTORCH_NAME = "ConstraintViolationError"
+    FAILS_WITH = {mode: (TorchError("UserError", "Constraints violated"),) for mode in Mode}
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        value = node.value
+        if not (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self"):
+            return
+        sizes, traced = self.ctx.sizes(), self.ctx.traced
+        if sizes is None or traced is None or traced.cls is None:
+            return
+        key = f"buffers:{id(traced.cls.node)}"
+        buffers = self.ctx.shared.get(key)
+        if buffers is None:
+            buffers = self.ctx.shared[key] = init_buffers(traced.cls.node, self.ctx.resolve)
+        shape = buffers.get(value.attr.value)  # type: ignore[union-attr]
+        if shape is None or len(node.slice) > len(shape):
+            return
+        config = self.ctx.shape_config()
+        for dim, element in enumerate(node.slice):
+            part = element.slice
+            if not isinstance(part, cst.Slice) or part.upper is None or part.lower is not None:
+                continue
+            refs = sizes.refs(part.upper)
+            if not refs or len(refs) != 1 or sizes.ref(sizes.followed(part.upper)) != refs[0]:
+                continue  # only the size itself (`: x.shape[1]`, `: seq_len`), not arithmetic on it
+            spec = config.dim(*refs[0])
+            length = shape[dim]
+            if spec.kind is not DimKind.NAMED or spec.derived or spec.values()[1] <= length:
+                continue
+            declared = "any size" if spec.values()[1] == math.inf else f"up to {spec.high}"
+            rewrite = self._narrowing(refs[0], spec.low, length)
+            message = (f"`{short(node)}` slices `self.{value.attr.value}` ({length} long on dimension {dim}) by "
+                       f"`{refs[0][0]}.shape[{refs[0][2]}]`, declared `{spec.text()}` ({declared}): export adds "
+                       f"the guard `<= {length}` and fails with ConstraintViolationError")
+            if rewrite.reason:
+                message += f" (no automatic fix: {rewrite.reason})"
+            note = config.note()
+            self.report(node, message, fix=rewrite.fix, notes=(note,) if note is not None else ())
+            return
+
+    def _narrowing(self, ref: tuple[str, int, int], low: int | None, length: int) -> Rewrite:
+        program, traced = self.ctx.program, self.ctx.traced
+        assert traced is not None and traced.cls is not None
+        shapes = program.shape_expressions.get(traced.cls.node.name.value)
+        if shapes is None or program.shapes_reader is None:
+            return Rewrite(reason="the dynamic_shapes are declared in another file")
+        node = program.shapes_reader.spec_node(shapes, *ref)
+        declared = program.shapes_reader._follow(node) if node is not None else None
+        return narrowed_dim_rewrite(declared, self.ctx.resolve, low, length, "the buffer's length")
+
+    VALID = [
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Positions(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("pos", torch.zeros(1, 64, 8))
+                def forward(self, x):
+                    return x + self.pos[:, : x.shape[1]]  # the declared range fits the buffer
+            def xport_example():
+                return {"model": Positions(), "args": (torch.randn(2, 8, 8),), "dynamic_shapes": {"x": {1: Dim("seq", max=64)}}}
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Positions(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("pos", torch.zeros(1, 64, 8))
+                def forward(self, x):
+                    return x + self.pos[:, : x.shape[1]]  # expect: XPT306
+            def xport_example():
+                return {"model": Positions(), "args": (torch.randn(2, 8, 8),), "dynamic_shapes": {"x": {1: Dim("seq")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Positions(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("pos", torch.zeros(1, 64, 8))
+                def forward(self, x):
+                    return x + self.pos[:, : x.shape[1]]  # expect: XPT306
+            def xport_example():
+                return {"model": Positions(), "args": (torch.randn(2, 8, 8),), "dynamic_shapes": {"x": {1: Dim("seq", max=64)}}}
+            """,
+            other_args="(torch.randn(2, 40, 8),)",
+        ),
+    ]
