@@ -64,3 +64,19 @@ def test_the_rules_claim_matches_torch(entry: dict[str, Any], strict: bool) -> N
     if errors:
         with_line = next(i for i, line in enumerate(source.splitlines(), 1) if line.lstrip().startswith("with "))
         assert all(f.span.start.line == with_line for f in errors)
+
+
+def test_every_failure_measured_on_a_later_torch_is_one_xpt410_says_for_it() -> None:
+    from xport_lint.analyzers import registry
+    from xport_lint.analyzers.model import Mode
+    from xport_lint.analyzers.versions import parse
+
+    rule = registry.RULES["XPT410"]
+    later = [(entry, version, mode, found) for entry in entries() for version, outcomes in entry.get("versions", {}).items()
+             for mode, found in outcomes.items() if not found["exports"]]
+    assert later, "the catalogue records what changed on 2.14 and 2.15"
+    for entry, version, mode, found in later:
+        kind, _, message = found["error"].partition(": ")
+        said = rule.FAILS_WITH[Mode.STRICT if mode == "strict" else Mode.NON_STRICT]
+        assert any(e.type == kind and e.phrase in message and parse(version) in e.versions for e in said), (
+            entry["id"], version, found["error"])

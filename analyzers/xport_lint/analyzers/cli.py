@@ -713,7 +713,7 @@ def rule_markdown(rule: type[Rule]) -> str:
         f"non-strict: {rule.SEVERITY.value if rule.SEVERITY else 'not reported'}, "
         f"strict: {rule.STRICT_SEVERITY.value if rule.STRICT_SEVERITY else 'not reported'}"
     )
-    parts = [f"# {rule.CODE} {rule.NAME}", "", f"Severity ({severities}; torch 2.13).", ""]
+    parts = [f"# {rule.CODE} {rule.NAME}", "", f"Severity ({severities}; measured on torch 2.13, 2.14 and 2.15).", ""]
     if rule.PYTORCH_NAME:
         parts += [f"PyTorch's name for it: {rule.PYTORCH_NAME}", ""]
     parts.append(rule.doc())
