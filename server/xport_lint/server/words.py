@@ -11,16 +11,25 @@ from lsprotocol import types
 
 _WHY = re.compile(r"^## Why[^\n]*\n(.*?)(?=^## |\Z)", re.DOTALL | re.MULTILINE)
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.")
+#: a first sentence shorter than this is followed by the next one
+_SHORT = 100
 
 
 @functools.cache
 def why(code: str) -> str:
-    """The first sentence of the rule doc's "Why" section ("" when it has none)."""
+    """The opening of the rule doc's "Why" section: its first sentence, and the next one when
+    the first is short ("" when it has none)."""
     from xport_lint.analyzers import registry
 
     rule = registry.RULES.get(code)
     found = _WHY.search(rule.doc()) if rule is not None else None
-    return first_sentence(" ".join(found.group(1).split())) if found else ""
+    if found is None:
+        return ""
+    text = " ".join(found.group(1).split())
+    said = first_sentence(text)
+    if len(said) < _SHORT and len(said) < len(text):  # "Those ops are fine under export: ..." says why only next
+        said += " " + first_sentence(text[len(said):].lstrip())
+    return said
 
 
 def first_sentence(text: str) -> str:
