@@ -12,7 +12,9 @@ documented in docs/report.md: the CLI's `report` command and the language server
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import functools
 import hashlib
 import json
 import os
@@ -27,9 +29,10 @@ from typing import Any
 from . import registry
 from .cache import Cache, default_directory
 from .config import Config
-from .fixes import apply_fixes
-from .index import Key, ModuleSummary, ProjectIndex, definition_lines
-from .model import Finding, Mode, Severity
+from .fixes import apply_edits
+from .index import Key, ModuleSummary, ProjectIndex
+from .lines import split_lines
+from .model import Finding, Mode, Position, Severity, Span
 from .project import FileResult, ProjectCheck, check_project
 from .rule import Scope
 from .runner import SYNTAX_CODE
@@ -250,6 +253,8 @@ class ConfirmationRecord:
             pass  # a record that cannot be kept costs only the next report's "never-run"
 
     def state(self, path: str, text: str | None, model: str, verdict: str) -> ConfirmationState:
+        if not self.entries:
+            return ConfirmationState()
         entry = self.entries.get(str(Path(path).resolve()))
         if entry is None or entry.get("model") not in (None, model):
             return ConfirmationState()
@@ -296,27 +301,87 @@ _CONDITION = re.compile(r" \((only [^()]*(?:\([^()]*\)[^()]*)*)\)$")
 
 @dataclass
 class _FileFacts:
-    """What the report reads from one file's text: where functions start and end, calls in each
-    class's `__init__`, export calls and the `xport_example()` models."""
+    """What the report reads from one file's text: where functions start and end (from the
+    `def`/`class` lines and their indentation: no second parse), and its lines for excerpts."""
 
     text: str
-    lines: list[str]
     definitions: list[tuple[int, int, str, str]]  # (line, indent, kind, name) of every def/class
 
     @classmethod
     def of(cls, text: str) -> _FileFacts:
-        lines = text.splitlines()
         found = []
         line, offset = 1, 0
         for match in _DEFINITION.finditer(text):
             line += text.count("\n", offset, match.start())
             offset = match.start()
             found.append((line, len(match.group(1).expandtabs()), match.group(2), match.group(3)))
-        return cls(text, lines, found)
+        return cls(text, found)
+
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    @functools.cached_property
+    def spans(self) -> dict[str, tuple[int, int]]:
+        """`func`, `Class` and `Class.method` (top-level ones, as the project index names them) ->
+        (first line, the line after the last): up to the next definition indented as much or less."""
+        out: dict[str, tuple[int, int]] = {}
+        definitions = self.definitions
+        owner: tuple[str, int] | None = None  # the enclosing top-level class and its body's indent
+        for position, (line, indent, kind, name) in enumerate(definitions):
+            if indent == 0:
+                owner = (name, -1) if kind == "class" else None
+                qualified = name
+            elif owner is not None and (owner[1] == -1 or indent == owner[1]):
+                owner = (owner[0], indent)
+                qualified = f"{owner[0]}.{name}"
+            else:
+                continue
+            end = next((d[0] for d in definitions[position + 1 :] if d[1] <= indent), len(self.lines) + 1)
+            out.setdefault(qualified, (line, end))
+        return out
+
+    @functools.cached_property
+    def line_starts(self) -> list[int]:
+        """Offset of each line's first character (and of the end), for `split_lines`' lines."""
+        starts = [0]
+        for line in split_lines(self.text):
+            starts.append(starts[-1] + len(line))
+        return starts
+
+    def fix_diff(self, path: str, finding: Finding, context: int = 1) -> str | None:
+        """The finding's fix as a unified diff of one hunk: only the lines its edits touch are
+        rewritten (a whole-file diff of every fix took seconds on the corpus)."""
+        assert finding.fix is not None
+        starts = self.line_starts
+        first = min(edit.span.start.line for edit in finding.fix.edits)
+        last = min(max(edit.span.end.line for edit in finding.fix.edits), len(starts) - 1)
+        begin, end = starts[first - 1], starts[last]
+        region = self.text[begin:end]
+        shifted = [
+            dataclasses.replace(edit, span=Span(
+                Position(edit.span.start.line - first + 1, edit.span.start.column),
+                Position(edit.span.end.line - first + 1, edit.span.end.column),
+            ))
+            for edit in finding.fix.edits
+        ]
+        fixed = apply_edits(region, shifted)
+        if fixed == region:
+            return None
+        top = max(first - 1 - context, 0)
+        before = self.text[starts[top] : starts[min(last + context, len(starts) - 1)]]
+        after = before[: begin - starts[top]] + fixed + before[end - starts[top] :]
+        hunks = difflib.unified_diff(split_lines(before), split_lines(after), f"a/{path}", f"b/{path}", n=context)
+        lines = [_HUNK.sub(lambda m: f"@@ -{int(m[1]) + top}{m[2]} +{int(m[3]) + top}{m[4]} @@", line)
+                 if line.startswith("@@") else line for line in hunks]
+        return "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in lines)
+
+    def line_of(self, qualified: str) -> int:
+        return self.spans.get(qualified, (1, 1))[0]
 
     def _indent(self, line: int) -> int:
-        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        return len(text.expandtabs()) - len(text.expandtabs().lstrip())
+        text = self.lines[line - 1].expandtabs() if 0 < line <= len(self.lines) else ""
+        return len(text) - len(text.lstrip())
 
     def enclosing(self, line: int) -> str | None:
         """`func` or `Class.method` (as the project index names it) of the code at `line`."""
@@ -331,7 +396,7 @@ class _FileFacts:
                 if def_indent == 0:
                     break
         chain.reverse()
-        if not chain or (chain[-1][0] != "def" and len(chain) == 1):
+        if not chain or indent != 0:
             return None
         if chain[0][0] == "def":
             return chain[0][1]
@@ -340,22 +405,12 @@ class _FileFacts:
         return None
 
     def body(self, qualified: str) -> str:
-        """The text of `Class.method` or `func` (up to the next definition at its indentation or less)."""
-        parts = qualified.split(".")
-        depth = 0
-        start = None
-        for position, (line, indent, _, name) in enumerate(self.definitions):
-            if start is None:
-                if name == parts[depth] and (depth == 0 and indent == 0 or depth > 0 and indent > 0):
-                    depth += 1
-                    if depth == len(parts):
-                        start = (line, indent, position)
-                continue
-            if indent <= start[1]:
-                return "\n".join(self.lines[start[0] - 1 : line - 1])
-        return "\n".join(self.lines[start[0] - 1 :]) if start is not None else ""
+        """The text of `func` or `Class.method`."""
+        span = self.spans.get(qualified)
+        return "\n".join(self.lines[span[0] - 1 : span[1] - 1]) if span is not None else ""
 
 
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 _DEFINITION = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
 
 
@@ -374,6 +429,15 @@ class _Builder:
         self.summaries = checked.summaries
         self.record = record
         self._facts: dict[str, _FileFacts | None] = {}
+
+    @functools.cached_property
+    def unchecked(self) -> tuple[str, ...]:
+        """Enabled rules that only the other mode runs (its verdict, derived, cannot count them)."""
+        enabled = self.config.enabled()
+        return tuple(sorted(
+            code for code, rule in registry.RULES.items()
+            if code in enabled and rule.severity(self.other_mode) is not None and rule.severity(self.mode) is None
+        ))
 
     def facts(self, path: str) -> _FileFacts | None:
         if path not in self._facts:
@@ -400,9 +464,10 @@ class _Builder:
                     out.append(key)
         return out
 
-    def submodules(self, key: Key, models: set[Key]) -> list[Key]:
+    def submodules(self, key: Key, models: set[Key], names: set[str]) -> list[Key]:
         """Project models that `key`'s `__init__` constructs (`self.head = Head(...)`, in a
-        ModuleList, ...): exporting `key` runs their `forward` too."""
+        ModuleList, ...): exporting `key` runs their `forward` too. `names`: the models' class names
+        (a call to anything else is not resolved)."""
         init = self.index.find_method(key, "__init__")
         if init is None:
             return []
@@ -412,6 +477,8 @@ class _Builder:
         owner = self.index.by_module[init[0]]
         found = []
         for match in _CALLED.finditer(facts.body(init[1])):
+            if match.group(1).rpartition(".")[2] not in names:
+                continue
             target = self.index.resolve_local(owner, match.group(1))
             if isinstance(target, tuple) and target in models and target != key and target not in found:
                 found.append(target)
@@ -446,7 +513,8 @@ class _Builder:
     def build(self) -> Readiness:
         keys = self.model_keys()
         models = set(keys)
-        children = {key: self.submodules(key, models) for key in keys}
+        names = {key[1] for key in keys}
+        children = {key: self.submodules(key, models, names) for key in keys}
         built_by_others = {child for kids in children.values() for child in kids}
         exports = self.export_configs(models)
         findings = self.located_findings()
@@ -467,7 +535,7 @@ class _Builder:
                     claimed.add((path, id(item)))
             path = self.index.path_of[key[0]]
             facts = self.facts(path)
-            line = definition_lines(facts.text).get(key[1], 1) if facts is not None else 1
+            line = facts.line_of(key[1]) if facts is not None else 1
             configs = exports.get(key, [])
             mine.sort(key=lambda f: (_rank(f.severities.get(self.mode)), f.path, f.finding.span.start, f.finding.code))
             verdicts = {mode: self.verdict(mine, mode, broken) for mode in MODES}
@@ -494,7 +562,8 @@ class _Builder:
 
     def step(self, key: Key) -> Step:
         path = self.index.path_of.get(key[0], "")
-        return Step(key[1], path, self.index._line(path, key[1]) if path else 0)
+        facts = self.facts(path) if path else None
+        return Step(key[1], path, facts.line_of(key[1]) if facts is not None else 0)
 
     def located_findings(self) -> _Located:
         located = _Located()
@@ -555,12 +624,8 @@ class _Builder:
             condition = match.group(1)
         diff = None
         facts = self.facts(path)
-        if finding.fix is not None and facts is not None:
-            fixed = apply_fixes(facts.text, [finding], unsafe=True)
-            diff = "".join(difflib.unified_diff(
-                facts.text.splitlines(keepends=True), fixed.splitlines(keepends=True),
-                fromfile=f"a/{path}", tofile=f"b/{path}", n=1,
-            )) or None
+        if finding.fix is not None and finding.fix.edits and facts is not None:
+            diff = facts.fix_diff(path, finding)
         excerpt = (0, "")
         if facts is not None:
             first = max(1, finding.span.start.line - _CONTEXT_LINES)
@@ -589,11 +654,7 @@ class _Builder:
         basis = "checked" if mode is self.mode or self.other is not None else "derived"
         unchecked: tuple[str, ...] = ()
         if basis == "derived":
-            enabled = self.config.enabled()
-            unchecked = tuple(sorted(
-                code for code, rule in registry.RULES.items()
-                if code in enabled and rule.severity(mode) is not None and rule.severity(self.mode) is None
-            ))
+            unchecked = self.unchecked
         common = {"errors": len(errors), "warnings": len(warnings), "basis": basis, "unchecked": unchecked}
         if errors:
             return Verdict(FAILS, **common)
@@ -657,7 +718,7 @@ class _Builder:
                         dynamic="dynamic_shapes" in call.split("\n\n")[0])
         if "def xport_example" in text:
             body = facts.body("xport_example")
-            line = definition_lines(text).get("xport_example", 1)
+            line = facts.line_of("xport_example")
             for name in dict.fromkeys(m.group(1) for m in _CALLED.finditer(body)):
                 target = self.index.resolve_local(summary, name)
                 if isinstance(target, tuple) and target in models:
