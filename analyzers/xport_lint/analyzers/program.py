@@ -893,22 +893,41 @@ class Program:
                 self._flow_inputs.pop(key, None)
 
     def _evaluate_all(self, flow: FunctionFlow) -> None:
-        """Every outermost expression of the statements the rules walk (a bare `helper(t)` call,
-        an `if` test), then every call the evaluation of those did not reach (a value of a dict,
-        an operand of `is None`), so that each call site binds its arguments before any rule
-        reads a flow. Not the calls export never evaluates (a lazy check message)."""
-        key = id(flow.func)
-        listed = self._to_evaluate.get(key)
+        """Every call of traced code that binds something for another function (a helper of this
+        file: its arguments join the helper's parameters; a callee the project index may resolve:
+        what it passes goes in the summary), so that each call site binds before any rule reads a
+        flow. A call is reached through the outermost expression of its statement (a helper called
+        in a comprehension sees the comprehension's variables), then directly where that did not
+        reach it (a value of a dict, an operand of `is None`), never where export does not evaluate
+        it (a lazy check message). The other expressions bind nothing: rules evaluate what they read."""
+        listed = self._to_evaluate.get(id(flow.func))
         if listed is None:  # the same for every flow of the function (solved again in a later round)
-            listed = self._to_evaluate[key] = []
-            for node, statement in self.nodes(flow.func):
-                if node is statement:
-                    listed.extend((expression, True) for expression in _outermost_expressions(node))
-                elif type(node) is cst.Call:
-                    listed.append((node, False))  # type: ignore[arg-type]
+            listed = self._to_evaluate[id(flow.func)] = self._binding_calls(flow)
         for expression, outermost in listed:
             if outermost or id(expression) not in self.unevaluated:
                 flow.value(expression)  # type: ignore[arg-type]
+
+    def _binding_calls(self, flow: FunctionFlow) -> list[tuple[cst.BaseExpression, bool]]:
+        """The calls of `flow`'s function `_evaluate_all` evaluates, each after the outermost
+        expression of its statement that holds it (`True`: an outermost expression)."""
+        cls = self.classes.get(flow.cls.name.value) if flow.cls is not None else None
+        written = set(self._written.get(id(flow.func), ()))
+        out: list[tuple[cst.BaseExpression, bool]] = []
+        calls: list[cst.BaseExpression] = []
+        statements: dict[int, cst.CSTNode] = {}
+        for node, statement in self.nodes(flow.func):
+            if type(node) is not cst.Call or statement is None:
+                continue
+            func = node.func  # type: ignore[attr-defined]
+            if self.helper_for(cls, func) is not None or (written and _callee_text(func) in written):
+                calls.append(node)  # type: ignore[arg-type]
+                statements.setdefault(id(statement), statement)
+        if not calls:
+            return out
+        for statement in statements.values():
+            out.extend((expression, True) for expression in _outermost_expressions(statement))
+        out.extend((call, False) for call in calls)
+        return out
 
     def _flow(self, item: Traced) -> FunctionFlow:
         key = id(item.func)
