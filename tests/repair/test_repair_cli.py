@@ -111,3 +111,46 @@ def test_repair_stops_at_a_blocker_and_says_what_to_do(tmp_path: Path) -> None:
     assert "what to do: " in done.stdout
     assert "---" not in done.stdout  # no change kept, no diff
     assert (project / "count.py").read_text() == BLOCKED
+
+
+PINNED_BY_A_BRANCH = '''\
+import torch
+from torch import nn
+
+
+class Tile(nn.Module):
+    def forward(self, x):
+        if x.shape[0] == 4:
+            return x * 2
+        return x + 1
+
+
+def xport_example():
+    return {"model": Tile(), "args": (torch.randn(4, 3),),
+            "dynamic_shapes": ({0: torch.export.Dim("batch")},)}
+'''
+PINNED_BY_A_RESHAPE = PINNED_BY_A_BRANCH.replace(
+    "        if x.shape[0] == 4:\n            return x * 2\n        return x + 1\n", "        return x.reshape(4, 3) + 1\n"
+)
+
+
+def test_a_dim_torch_would_pin_is_kept_dynamic_by_fixing_the_line_that_pins_it(tmp_path: Path) -> None:
+    project = _project(tmp_path, {"tile.py": PINNED_BY_A_BRANCH})
+    done = _repair(project, "tile.py")
+    assert done.returncode == 0, done.stdout
+    assert "step 1 [kept] XPT301 Rewrite as torch.cond" in done.stdout
+    assert "after: exports, equals eager on the example, equals eager on inputs (5, 3)" in done.stdout
+    assert "lines that may pin a dynamic dim: tile.py:7 (XPT301)" in done.stdout
+    assert "dynamic_shapes" not in "".join(line for line in done.stdout.splitlines() if line.startswith("+"))
+
+
+def test_making_a_dim_static_is_the_labelled_last_resort(tmp_path: Path) -> None:
+    project = _project(tmp_path, {"tile.py": PINNED_BY_A_RESHAPE})
+    refused = _repair(project, "tile.py")
+    assert refused.returncode == 1
+    assert "torch would make dynamic_shapes[0][0] = 4 static" in refused.stdout
+    assert "Last resort: `--allow-static`" in refused.stdout
+    done = _repair(project, "tile.py", "--allow-static")
+    assert done.returncode == 0
+    assert "[kept] dynamic_shapes: make dynamic_shapes[0][0] = 4 static (last resort" in done.stdout
+    assert "no dimension stayed dynamic" in done.stdout

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -22,6 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import libcst as cst
 
 from .config import Config
 from .confirm import dynamic_shapes_edit
@@ -116,6 +119,8 @@ class Repair:
     changed: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: the changed paths that are in an allowed package (written only to `--allow-into`)
     library_paths: set[str] = field(default_factory=set)
+    #: the lines that may pin a dim torch would make static (shape branches, sizes through floats)
+    pinning: list[str] = field(default_factory=list)
     #: a scratch path as the user knows it (project-relative, or in its package)
     display: Callable[[str], str] = field(default=lambda path: path)
 
@@ -297,6 +302,10 @@ class Repairer:
         line, then on the lines that called it; for a constraint violation, torch's
         `dynamic_shapes`, unless it pins a dimension (then only with `allow_static`)."""
         out: list[tuple[str, str, str]] = []
+        if outcome.static:
+            # a dim torch would pin: first the code fixes of the shape branches that may pin it
+            names = re.findall(r"Constraints violated \(([^)]*)\)", failure.message)
+            out += self._keep_dynamic(scratch, repair, [n.strip() for n in ",".join(names).split(",") if n.strip()])
         if outcome.refined is not None:
             shapes = self._shapes_candidate(scratch, outcome, repair)
             if shapes is not None:
@@ -313,7 +322,33 @@ class Repairer:
                 fixed = apply_fixes(text, [finding], unsafe=True)
                 if fixed != text:
                     out.append((path, f"{finding.code} {finding.fix.title}", fixed))
+        if "GuardOnDataDependentSymNode" in failure.kind and frames:
+            path, line = frames[0]
+            undecided = guard_or_false(scratch.read(path), line)
+            if undecided is not None:
+                out.append((path, _GUARD_TITLE, undecided))
         return out[:_CANDIDATES]
+
+    def _keep_dynamic(self, scratch: _Scratch, repair: Repair, dims: list[str]) -> list[tuple[str, str, str]]:
+        """The fixes of the project's shape findings (a branch or loop on a size, a size through
+        a float) on the `dims` torch would make static (all of them when none names one): the
+        lines that may pin them. They are shown first, in the advice, and tried before any static
+        suggestion."""
+        files = discover([scratch.project], self.config.exclude)
+        shape = [(r, f) for r in check_project(files, self.config, None, 1).results for f in r.findings
+                 if f.code.startswith("XPT3")]
+        named = [(r, f) for r, f in shape if any(f'"{d}"' in f.message or f"'{d}'" in f.message for d in dims)]
+        out, lines = [], []
+        for result, finding in named or shape:
+            lines.append(f"{scratch.display(result.path)}:{finding.span.start.line} ({finding.code})")
+            if finding.fix is not None and result.text is not None:
+                fixed = apply_fixes(result.text, [finding], unsafe=True)
+                if fixed != result.text:
+                    title = f"{finding.code} {finding.fix.title} (keeps the dim dynamic)"
+                    out.append((os.path.abspath(result.path), title, fixed))
+        if lines:
+            repair.pinning = lines
+        return out
 
     def _findings(self, scratch: _Scratch, paths: set[str]) -> dict[str, list[Finding]]:
         """Findings of `paths`: project files with the whole project's context, a library file on
@@ -344,9 +379,11 @@ class Repairer:
         fixed = apply_edits(text, [edit])
         if outcome.static:
             pinned = ", ".join(outcome.static)
+            lines = f" ({', '.join(repair.pinning)})" if repair.pinning else ""
             repair.advice = (
-                f"torch would make {pinned} static. Keep it dynamic instead: the lines above pin it (a branch or "
-                "a size computed from it); rewrite them or state the range with torch._check(...). "
+                f"torch would make {pinned} static. Keep it dynamic instead: find the line that pins it{lines}, a "
+                "branch on that size or a size computed from it, and rewrite it or state the range with "
+                "torch._check(...). "
                 + ("Made static as the last resort (--allow-static)." if self.allow_static else
                    "Last resort: `--allow-static` applies torch's suggestion and makes it static.")
             )
@@ -364,6 +401,57 @@ class Repairer:
             if os.path.exists(path):
                 return path
         return None
+
+
+_GUARD_TITLE = (
+    "decide the size test as False while exporting (torch's guard_or_false: export keeps the other "
+    "branch, which must handle this case too; eager is unchanged)"
+)
+
+
+class _Undecided(cst.CSTTransformer):
+    """Each comparison in the test of the `if` at `line`, as `guard_or_false(comparison)`."""
+
+    def __init__(self, positions: Any, line: int) -> None:
+        self.positions = positions
+        self.line = line
+        self.changed = False
+
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
+        where = self.positions[original.test]
+        if self.changed or not where.start.line <= self.line <= where.end.line:
+            return updated
+        self.changed = True
+        return updated.with_changes(test=_wrap(updated.test))
+
+
+def _wrap(test: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(test, cst.BooleanOperation):
+        return test.with_changes(left=_wrap(test.left), right=_wrap(test.right))
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return test.with_changes(expression=_wrap(test.expression))
+    if isinstance(test, cst.Comparison):
+        call = "torch.fx.experimental.symbolic_shapes.guard_or_false"
+        return cst.parse_expression(f"{call}({cst.Module([]).code_for_node(test.with_changes(lpar=[], rpar=[]))})")
+    return test
+
+
+def guard_or_false(source: str, line: int) -> str | None:
+    """`source` with the size comparisons of the `if` at `line` decided False where export cannot
+    decide them (torch's own advice for a data-dependent guard), or None when no `if` test covers
+    that line or the file does not import torch under that name."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
+    if not re.search(r"^import torch\b", source, re.MULTILINE):
+        return None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    undecided = _Undecided(wrapper.resolve(PositionProvider), line)
+    fixed = module.visit(undecided)
+    return fixed.code if undecided.changed and fixed.code != source else None
 
 
 def _changed_lines(before: str, after: str) -> range:
@@ -441,6 +529,8 @@ def render(repair: Repair) -> str:
         out.append(f"  after: {step.after.evidence()}{where}"
                    + ("" if step.kept else f"\n  why rejected: {step.verdict}"))
     out.append(f"after: {repair.final.evidence()}")
+    if repair.pinning:
+        out.append("lines that may pin a dynamic dim: " + ", ".join(repair.pinning))
     if repair.blocker:
         out.append(f"blocker: {repair.blocker}")
         if repair.advice:
@@ -467,6 +557,7 @@ def as_json(repair: Repair) -> dict[str, Any]:
                    "failure": s.failure.headline(), "after": s.after.evidence(), "diff": s.diff} for s in repair.steps],
         "blocker": repair.blocker,
         "advice": repair.advice,
+        "pinning": repair.pinning,
         "diff": repair.diff,
         "files": {path: new for path, (_, new) in repair.changed.items()},
     }

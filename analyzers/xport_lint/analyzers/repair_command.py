@@ -78,7 +78,8 @@ def repair(
         config = Config.discover(start).merged(strict=strict)
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
-    interpreter = python or sys.executable
+    # a relative path names an interpreter from here, not from the scratch copy's folder
+    interpreter = os.path.abspath(python) if python and os.sep in python else python or sys.executable
     allowed = {package: _installed(interpreter, package) for package in allow}
     target = Target(str(project), str(Path(path).resolve()) if path else None, model, example)
 

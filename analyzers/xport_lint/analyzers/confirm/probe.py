@@ -180,7 +180,7 @@ def _static_dims(before: Any, after: Any, where: str = "") -> list[str]:
         pairs = enumerate(zip(before, after, strict=False))
         return [d for i, (b, a) in pairs for d in _static_dims(b, a, f"{where}[{i}]")]
     if before is not None and not isinstance(before, int) and isinstance(after, int):
-        return [f"{where} = {after}"]
+        return [f"dynamic_shapes{where} = {after}"]
     return []
 
 
@@ -296,7 +296,9 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
             try:
                 from torch.export.dynamic_shapes import refine_dynamic_shapes_from_suggested_fixes
 
-                refined = refine_dynamic_shapes_from_suggested_fixes(str(error), shapes)
+                # the fix lines only: torch reads the message's trailing lines as fixes too
+                lines = "\n".join(f"  {line}" for line in fixes.splitlines())
+                refined = refine_dynamic_shapes_from_suggested_fixes(f"Suggested fixes:\n{lines}", shapes)
                 answer.update(suggested=fixes, refined=_render(refined), static=_static_dims(shapes, refined))
             except Exception as refine_error:  # noqa: BLE001
                 answer.update(suggested=fixes, refine_error=str(refine_error)[:500])
