@@ -327,6 +327,9 @@ class Repairer:
             undecided = guard_or_false(scratch.read(path), line)
             if undecided is not None:
                 out.append((path, _GUARD_TITLE, undecided))
+            sized = len_as_size(scratch.read(path), line)
+            if sized is not None:
+                out.append((path, "`len(t)` as `t.shape[0]` (a symbolic size, not a Python int read from data)", sized))
         return out[:_CANDIDATES]
 
     def _keep_dynamic(self, scratch: _Scratch, repair: Repair, dims: list[str]) -> list[tuple[str, str, str]]:
@@ -452,6 +455,41 @@ def guard_or_false(source: str, line: int) -> str | None:
     undecided = _Undecided(wrapper.resolve(PositionProvider), line)
     fixed = module.visit(undecided)
     return fixed.code if undecided.changed and fixed.code != source else None
+
+
+class _LenAsSize(cst.CSTTransformer):
+    def __init__(self, positions: Any, line: int) -> None:
+        self.positions = positions
+        self.line = line
+        self.changed = False
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not (
+            isinstance(original.func, cst.Name) and original.func.value == "len" and len(original.args) == 1
+            and self.positions[original].start.line == self.line
+        ):
+            return updated
+        self.changed = True
+        value = updated.args[0].value
+        simple = isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+        text = cst.Module([]).code_for_node(value)
+        return cst.parse_expression(f"{text if simple else f'({text})'}.shape[0]")
+
+
+def len_as_size(source: str, line: int) -> str | None:
+    """`source` with each `len(t)` on `line` as `t.shape[0]`: for a tensor the same number, but
+    a symbolic size export can keep instead of a Python int it must read from data (a list
+    there fails the proof, so the candidate is dropped)."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    sized = _LenAsSize(wrapper.resolve(PositionProvider), line)
+    fixed = module.visit(sized)
+    return fixed.code if sized.changed else None
 
 
 def _changed_lines(before: str, after: str) -> range:
