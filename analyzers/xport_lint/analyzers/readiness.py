@@ -288,7 +288,7 @@ def readiness(
     checked: ProjectCheck, config: Config, other: ProjectCheck | None = None, record: ConfirmationRecord | None = None,
 ) -> Readiness:
     """The report of an already checked project (`other`: the same files checked in the other mode)."""
-    assert checked.rounds is not None and checked.rounds.index is not None, "a ProjectCheck from check_project"
+    assert checked.workspace is not None and checked.workspace.index is not None, "a ProjectCheck from check_project"
     return _Builder(checked, config, other, record or ConfirmationRecord()).build()
 
 
@@ -417,15 +417,15 @@ _DEFINITION = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.
 class _Builder:
     def __init__(self, checked: ProjectCheck, config: Config, other: ProjectCheck | None,
                  record: ConfirmationRecord) -> None:
-        rounds = checked.rounds
-        assert rounds is not None and rounds.index is not None
-        self.index: ProjectIndex = rounds.index
+        workspace = checked.workspace
+        assert workspace is not None and workspace.index is not None
+        self.index: ProjectIndex = workspace.index
         self.config = config
         self.mode = config.mode
         self.other_mode = Mode.NON_STRICT if self.mode is Mode.STRICT else Mode.STRICT
         self.results: dict[str, FileResult] = {r.path: r for r in checked.results}
         self.other = {r.path: r for r in other.results} if other is not None else None
-        self.linted = rounds.linted
+        self.linted = set(workspace.linted)
         self.summaries = checked.summaries
         self.record = record
         self._facts: dict[str, _FileFacts | None] = {}

@@ -34,10 +34,8 @@ def _compute(folders: list[str], config: Any, unsaved: dict[str, str]) -> dict[s
     """Runs in the child: the workspace's report, each open document as its editor has it."""
     from xport_lint.analyzers.cache import Cache
     from xport_lint.analyzers.files import SourceFile, discover, read
-    from xport_lint.analyzers.index import EMPTY_CONTEXT
     from xport_lint.analyzers.project import FileResult, check_project
     from xport_lint.analyzers.readiness import readiness
-    from xport_lint.analyzers.runner import check_file
 
     files = discover(folders, config.exclude)
     cache = Cache()
@@ -47,14 +45,12 @@ def _compute(folders: list[str], config: Any, unsaved: dict[str, str]) -> dict[s
     finally:
         cache.close()
     edited = {path: text for path, text in unsaved.items() if path in set(files) and read(path).text != text}
-    if edited:
+    if edited and checked.workspace is not None:
         results = []
         for result in checked.results:
             text = edited.get(result.path)
-            if text is not None:
-                context = checked.contexts.get(result.path, EMPTY_CONTEXT)
-                findings = check_file(text, result.path, config, context=context).findings
-                result = FileResult(SourceFile(result.path, text), findings)
+            if text is not None:  # checked with its project context, as the editor's lint is
+                result = FileResult(SourceFile(result.path, text), checked.workspace.check(result.path, text).findings)
             results.append(result)
         checked.results = results
     return readiness(checked, config).to_json()
