@@ -8,6 +8,7 @@ from ..names import dotted
 from ..program import EXPORT_APIS
 from ..report import FixProposal
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
+from ._declarations import holder, shapes_reader
 
 
 class DynamicShapesKeys(Rule):
@@ -16,7 +17,8 @@ class DynamicShapesKeys(Rule):
     ## What it does
     For `torch.export.export(Model(...), args, dynamic_shapes={...})` with `Model` defined in
     the same file, checks that every key of the `dynamic_shapes` dict is a parameter of
-    `Model.forward` (or of the exported function).
+    `Model.forward` (or of the exported function). The dict and the model may be bound to
+    names first (`shapes = {...}`, `model = Model()`: names bound once are followed).
 
     ## Why it fails torch.export
     Export matches `dynamic_shapes` to inputs by name and refuses a mismatch:
@@ -60,9 +62,11 @@ class DynamicShapesKeys(Rule):
             (a.value for a in node.args if a.keyword is not None and a.keyword.value == "dynamic_shapes"),
             None,
         )
-        if not isinstance(shapes, cst.Dict):
+        reader = shapes_reader(self.ctx) if shapes is not None else None
+        shapes = reader._follow(shapes) if reader is not None and shapes is not None else shapes
+        if not isinstance(shapes, cst.Dict) or reader is None:
             return
-        params = self._parameters(node.args[0].value)
+        params = self._parameters(reader._follow(node.args[0].value))
         if params is None:
             return
         keyed = [
@@ -83,7 +87,8 @@ class DynamicShapesKeys(Rule):
                     Applicability.UNSAFE,
                     ((key_node, key_node.with_changes(value=key_node.prefix + key_node.quote + meant + key_node.quote)),),
                 )
-            self.report(key_node, f"dynamic_shapes key {key!r} is not an argument of forward ({names})", fix=fix)
+            self.report(key_node, f"dynamic_shapes key {key!r} is not an argument of forward ({names})", fix=fix,
+                        statement=holder(self.ctx, key_node))
 
     def _parameters(self, target: cst.BaseExpression) -> list[str] | None:
         program = self.ctx.program

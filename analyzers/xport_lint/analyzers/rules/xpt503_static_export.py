@@ -6,10 +6,10 @@ import libcst as cst
 
 from ..dataflow import is_tensor_like, param_value, walk_statements
 from ..model import Applicability, Severity
-from ..names import dotted
 from ..report import FixProposal
 from ..rewrites import module_names, raised_by, sized_dim
 from ..rule import Invalid, Rule, Scope, Valid
+from ._declarations import shapes_reader
 
 _FACTORIES = frozenset(
     {"torch.randn", "torch.rand", "torch.ones", "torch.zeros", "torch.empty", "torch.full", "torch.randint"}
@@ -175,8 +175,7 @@ class StaticExport(Rule):
             return
         if any(a.keyword is not None and a.keyword.value == "dynamic_shapes" for a in node.args):
             return
-        target = node.args[0].value
-        cls = self.ctx.program.classes.get(dotted(target.func) or "") if isinstance(target, cst.Call) else None
+        cls = self.ctx.program.classes.get(shapes_reader(self.ctx).model_class(node.args[0].value) or "")
         forward = cls.methods.get("forward") if cls is not None else None
         if forward is None:
             return

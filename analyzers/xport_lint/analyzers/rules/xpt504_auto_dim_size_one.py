@@ -8,6 +8,7 @@ from ..names import dotted
 from ..program import EXPORT_APIS
 from ..report import FixProposal
 from ..rule import Invalid, Rule, Scope, Valid
+from ._declarations import holder, shapes_reader
 from .xpt503_static_export import example_sizes
 
 
@@ -18,7 +19,8 @@ class AutoDimSizeOne(Rule):
     For an export call (`torch.export.export`, `draft_export`) or an `xport_example()` that
     returns `model`, `args` and `dynamic_shapes`, matches each `Dim.AUTO` dimension with the
     example input written as a factory call (`torch.randn(1, 16)`) and flags the dimensions whose
-    example size is the literal 0 or 1. Names bound once in the same function are followed.
+    example size is the literal 0 or 1. Names bound once in the same function are followed, and
+    a hint bound to a name (`auto = Dim.AUTO`, `a, b = Dim.AUTO, Dim.AUTO`).
 
     ## Why it fails torch.export
     It does not fail: torch specialises sizes 0 and 1 (the "0/1 specialisation"), and with
@@ -128,19 +130,21 @@ class AutoDimSizeOne(Rule):
                             Applicability.UNSAFE,
                             ((factory, factory.deep_replace(size, cst.Integer("2"))),),
                         ),
-                        statement=stmt,  # the hint's own statement, not the whole function
+                        statement=holder(self.ctx, hint) or stmt,  # the hint's own statement
                     )
 
     def _hints(self, spec: cst.BaseExpression | None) -> list[tuple[int, cst.BaseExpression]]:
         """(dimension, hint) for each `Dim.AUTO` in `{0: Dim.AUTO}`, `(Dim.AUTO, None)` or
         `(Dim.AUTO,) * 3`."""
+        reader = shapes_reader(self.ctx)
+
         def auto(node: cst.BaseExpression) -> bool:
-            name = dotted(node) or ""
+            name = dotted(reader._follow(node)) or ""
             return name.endswith(("Dim.AUTO", "DimHint.AUTO"))
 
         if isinstance(spec, cst.Dict):
             return [
-                (e.key.evaluated_value, e.value)
+                (e.key.evaluated_value, reader._follow(e.value))
                 for e in spec.elements
                 if isinstance(e, cst.DictElement) and isinstance(e.key, cst.Integer) and auto(e.value)
             ]
@@ -149,7 +153,7 @@ class AutoDimSizeOne(Rule):
                 items = [e.value for e in spec.left.elements] * min(spec.right.evaluated_value, 64)
                 return [(i, v) for i, v in enumerate(items) if auto(v)]
         if isinstance(spec, (cst.Tuple, cst.List)):
-            return [(i, e.value) for i, e in enumerate(spec.elements) if auto(e.value)]
+            return [(i, reader._follow(e.value)) for i, e in enumerate(spec.elements) if auto(e.value)]
         return []
 
     VALID = [
