@@ -87,10 +87,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("XPT502", "bind"): _SHAPES,
     ("XPT502", "helper"): _SHAPES,
     ("XPT502", "unpack"): _SHAPES,
-    ("XPT504", "bind"): _SHAPES,
     ("XPT504", "helper"): _SHAPES,
-    ("XPT504", "unpack"): _SHAPES,
-    **{(code, "module"): _OTHER_FILE for code in ("XPT104", "XPT105", "XPT201", "XPT203", "XPT204", "XPT304", "XPT506")},
+    **{(code, "module"): _OTHER_FILE for code in ("XPT104", "XPT105", "XPT201", "XPT203", "XPT204", "XPT304", "XPT506",
+                                                 "XPT507")},
     ("XPT301", "module"): _HELPER_SIZES,
     ("XPT302", "module"): _HELPER_SIZES,
     ("XPT410", "module"): _CONTEXT,
@@ -99,9 +98,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("XPT504", "module"): _SHAPES,
     # `math.ceil(x.size(1) * self.k)`, `self.k = 0.5`: a float is known where it is written
     ("XPT303", "attribute"): "the size arithmetic is known to go through a float by a float written in it",
-    # `model = Encoder(); torch.export.export(model, ...)`: the rule reads the model's class
-    # from the call's argument
-    ("XPT503", "split"): "the exported model is known by the class called in the export call's argument",
 }
 
 
