@@ -123,8 +123,13 @@ def main() -> None:
         [options.python, "-c", "import torch, transformers; print(torch.__version__, transformers.__version__)"],
         capture_output=True, text=True,
     ).stdout.split()
+    previous = HERE / "results" / "repair.json"
+    if options.only and previous.exists():
+        # the cases not run again keep their rows (and the run is labelled as a partial one)
+        kept = [r for r in json.loads(previous.read_text())["figures"]["cases"] if r["case"] not in options.only]
+        rows = sorted([*kept, *rows], key=lambda r: list(CASES).index(r["case"]) if r["case"] in CASES else 99)
     write_results("repair", stamp, {"cases": rows, "torch": version[:1], "transformers": version[1:2]},
-                  reduced="only " + ", ".join(options.only) if options.only else None)
+                  reduced="re-ran " + ", ".join(options.only) if options.only else None)
 
 
 if __name__ == "__main__":

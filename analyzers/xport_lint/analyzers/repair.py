@@ -407,13 +407,13 @@ class Repairer:
 
 
 _GUARD_TITLE = (
-    "decide the size test as False while exporting (torch's guard_or_false: export keeps the other "
-    "branch, which must handle this case too; eager is unchanged)"
+    "decide the test as False while exporting where data decides it (torch's guard_or_false: export "
+    "keeps the other branch, which must handle this case too; eager is unchanged)"
 )
 
 
 class _Undecided(cst.CSTTransformer):
-    """Each comparison in the test of the `if` at `line`, as `guard_or_false(comparison)`."""
+    """Each comparison or flag in the test of the `if` at `line`, as `guard_or_false(...)`."""
 
     def __init__(self, positions: Any, line: int) -> None:
         self.positions = positions
@@ -433,7 +433,9 @@ def _wrap(test: cst.BaseExpression) -> cst.BaseExpression:
         return test.with_changes(left=_wrap(test.left), right=_wrap(test.right))
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return test.with_changes(expression=_wrap(test.expression))
-    if isinstance(test, cst.Comparison):
+    if isinstance(test, (cst.Comparison, cst.Name, cst.Attribute, cst.Subscript)):
+        # a size test, or a flag read out of a tensor (`flag = t.any().item()`): a symbolic bool;
+        # a plain Python bool passes through guard_or_false unchanged
         call = "torch.fx.experimental.symbolic_shapes.guard_or_false"
         return cst.parse_expression(f"{call}({cst.Module([]).code_for_node(test.with_changes(lpar=[], rpar=[]))})")
     return test
