@@ -331,3 +331,47 @@ def test_html_report_sorts_and_filters_in_a_real_browser(project: Path, tmp_path
     assert "if keep.shape[0] == 0:" in seen["excerpt"]
     assert any("torch.cond(keep.shape[0] == 0" in line for line in seen["diff"])
     assert seen["external"] == 0
+
+
+CONFIRMABLE = {
+    "exports_fine.py": """
+        import torch
+        from torch import nn
+
+
+        class Scaler(nn.Module):
+            def forward(self, x):
+                return x * 2
+
+
+        def xport_example():
+            return Scaler().eval(), (torch.randn(2, 8),)
+    """,
+    "fails_for_real.py": """
+        import torch
+        from torch import nn
+
+
+        class Gate(nn.Module):
+            def forward(self, x):
+                if x.sum() > 0:
+                    return x * 2
+                return x - 1
+
+
+        def xport_example():
+            return Gate().eval(), (torch.randn(2, 8),)
+    """,
+}
+
+
+def test_confirm_records_what_draft_export_said_until_the_file_changes(tmp_path: Path) -> None:
+    project = write_project(tmp_path / "confirmable", CONFIRMABLE)
+    data = report_json(project, "--confirm")  # real torch.export in a worker process
+    states = {m["name"]: (m["verdicts"]["non-strict"]["verdict"], m["confirmation"]["state"],
+                          m["confirmation"]["export_ok"]) for m in data["models"]}
+    assert states == {"Scaler": ("exports", "confirmed", True), "Gate": ("fails", "confirmed", False)}
+    scaler = project / "exports_fine.py"
+    scaler.write_text(scaler.read_text().replace("x * 2", "x * 3"))
+    later = {m["name"]: m["confirmation"]["state"] for m in report_json(project)["models"]}
+    assert later == {"Scaler": "stale", "Gate": "confirmed"}  # the record is kept by the text's hash

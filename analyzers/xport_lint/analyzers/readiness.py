@@ -265,8 +265,9 @@ class ConfirmationRecord:
             return ConfirmationState(STALE, **common)
         if entry.get("status") != "ran" or export_ok is None:
             return ConfirmationState(RUN_FAILED, **common)
-        agrees = export_ok == (verdict in (EXPORTS, FAILS_WHEN))
-        return ConfirmationState(CONFIRMED if agrees else REFUTED, **common)
+        # fails-when: the example decides the condition, so either outcome agrees with the report
+        refutes = (verdict == FAILS and export_ok) or (verdict == EXPORTS and not export_ok)
+        return ConfirmationState(REFUTED if refutes else CONFIRMED, **common)
 
 
 # -- building the report ----------------------------------------------------------------------------
