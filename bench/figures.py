@@ -81,6 +81,24 @@ BENCHMARKS: dict[str, Benchmark] = {
             default=True,
         ),
         Benchmark(
+            "spelling",
+            ("bench/spelling.py",),
+            ("--quick",),
+            ("analyzers/", "tests/engine/test_spellings.py", "tests/truth/test_spelling_fixes.py",
+             "tests/truth/harness.py", "tests/truth/fix_corpus.py", "bench/spelling.py"),
+            default=False,
+            manual="`.venv/bin/python bench/spelling.py` (proves every fix a variant keeps with torch: "
+            "about 20 minutes on 2 cores)",
+        ),
+        Benchmark(
+            "report",
+            ("bench/report_bench.py",),
+            ("--files", "60", "--pairs", "1", "--warm", "1"),
+            ("analyzers/", "bench/report_bench.py"),
+            default=False,
+            manual="`.venv/bin/python bench/report_bench.py` (about 4 cold corpus runs: over 2 minutes)",
+        ),
+        Benchmark(
             "precision",
             ("bench/precision.py", "score"),
             (),
@@ -106,6 +124,14 @@ BENCHMARKS: dict[str, Benchmark] = {
             default=False,
             manual="`python bench/zoo.py export --python <zoo interpreter>` (torch 2.13.0 with the four "
             "zoos and coverage installed), then `.venv/bin/python bench/zoo.py score`",
+        ),
+        Benchmark(
+            "versions",
+            ("bench/versions.py",),
+            ("--quick",),
+            ("analyzers/", "tests/truth/", "tests/confirm/test_confirm_versions.py", "bench/versions.py"),
+            default=False,
+            manual="`bash bench/versions.sh` (one venv per torch version), then `.venv/bin/python bench/versions.py`",
         ),
     )
 }
@@ -548,6 +574,33 @@ def readme(r: dict[str, dict[str, Any]]) -> str:
     )
 
 
+def versions(r: dict[str, dict[str, Any]]) -> str:
+    measured = r["versions"]["figures"]["versions"]
+
+    def cell(counts: dict[str, int]) -> str:
+        total = counts["passed"] + counts["failed"]
+        said = f"{counts['passed']} of {total}"
+        return f"**{said}**" if counts["failed"] else said
+
+    rows = [
+        f"| {version} | {cell(f['examples'])} | {cell(f['fixes'])} | {cell(f['catalogue'])} | "
+        f"{cell(f['confirmation'])} | {f['examples']['skipped'] + f['fixes']['skipped'] + f['catalogue']['skipped']} |"
+        for version, f in measured.items()
+    ]
+    failures = [f"- torch {version}: `{name}`" for version, f in measured.items() for name in f["failures"]]
+    return "\n".join(
+        [
+            provenance("versions", r["versions"]),
+            "",
+            "| torch | rule examples agreeing (example × mode) | fixes proven | catalogue checks agreeing | "
+            "confirmation tests | skipped |",
+            "|---|---:|---:|---:|---:|---:|",
+            *rows,
+            *(["", "Disagreeing:", *failures] if failures else []),
+        ]
+    )
+
+
 def repair(r: dict[str, dict[str, Any]]) -> str:
     cases = r["repair"]["figures"]["cases"]
     failing = [c for c in cases if c.get("failed_before")]
@@ -571,6 +624,64 @@ def repair(r: dict[str, dict[str, Any]]) -> str:
     ])
 
 
+def spelling(r: dict[str, dict[str, Any]]) -> str:
+    f = r["spelling"]["figures"]
+    kinds = f["kinds"]
+    total = {key: sum(row.get(key, 0) for row in kinds.values()) for key in (
+        "variants", "same verdict", "known gap", "fix kept", "fix checked", "fix proven", "fix skipped"
+    )}
+    rows = [
+        f"| `{kind}` | {row.get('variants', 0)} ({row.get('from the corpus', 0)} from the corpus) | "
+        f"{row.get('same verdict', 0)} | {row.get('known gap', 0)} | {row.get('fix kept', 0)} of "
+        f"{row.get('original fixed', 0)} | {row.get('fix proven', 0)} of "
+        f"{row.get('fix checked', 0) - row.get('fix skipped', 0)} |"
+        for kind, row in kinds.items()
+    ]
+    failures = f["proof_failures"]
+    return "\n".join([
+        provenance("spelling", r["spelling"]),
+        "",
+        f"**{total['same verdict']} of {total['variants']}** spelling variants get the same verdict "
+        f"({total['known gap']} differ where `KNOWN_GAPS` says why, {len(f['unexplained'])} elsewhere); "
+        f"**{total['fix proven']} of {total['fix checked'] - total['fix skipped']}** fixes they keep are proven "
+        f"(export on torch, equal to eager; {total['fix skipped']} not checked: the original's own fix fails "
+        "the proof).",
+        "",
+        "| kind | variants | same verdict | known gap | fix kept | fix proven |",
+        "|---|---|---|---|---|---|",
+        *rows,
+        *([""] + [f"- {failure}" for failure in failures[:10]] if failures else []),
+    ])
+
+
+def report(r: dict[str, dict[str, Any]]) -> str:
+    f = r["report"]["figures"]
+    ratios = [pair["ratio"] for pair in f["pairs"]]
+    cold_check = median(pair["check_cold_s"] for pair in f["pairs"])
+    cold_report = median(pair["report_cold_s"] for pair in f["pairs"])
+    sizes = f["sizes_chars"]
+    counts = f["verdicts"]["non-strict"]
+    return "\n".join([
+        provenance("report", r["report"]),
+        "",
+        f"{f['files']:,} files, `-j {f['jobs']}`; {f['models']:,} models ({f['top_level_models']:,} top-level, "
+        f"{f['exported_models']:,} named by an export call or example), non-strict: {counts['fails']} fail, "
+        f"{counts['fails-when']} fail only under a condition, {counts['exports']:,} export.",
+        "",
+        "| what | measured | target |",
+        "|---|---:|---|",
+        f"| `check --no-cache`, cold (median of {len(ratios)}) | {_s(cold_check)} | |",
+        f"| `report --no-cache`, cold (median) | {_s(cold_report)} "
+        f"(**{median(ratios):.2f}x** check; pairs {', '.join(f'{x:.2f}x' for x in ratios)}) | within 1.2x |",
+        f"| `report`, warm (median of {len(f['warm_report_runs_s'])}) | **{_s(f['warm_report_s'], 2)}** "
+        f"(`check` warm {_s(f['warm_check_s'], 2)}) | under 2 s |",
+        f"| markdown | {sizes['markdown']:,} characters" + (" (cut, with its note)" if f["markdown_cut"] else "")
+        + " | under 65,536 |",
+        f"| HTML, one file | {sizes['html'] / 1e6:.1f} MB | |",
+        f"| JSON | {sizes['json'] / 1e6:.1f} MB | |",
+    ])
+
+
 BLOCKS: dict[str, Callable[[dict[str, dict[str, Any]]], str]] = {
     "repair": repair,
     "speed": speed,
@@ -579,8 +690,11 @@ BLOCKS: dict[str, Callable[[dict[str, dict[str, Any]]], str]] = {
     "truth": truth,
     "fuzz": fuzz,
     "fixes": fixes,
+    "spelling": spelling,
     "precision": precision,
     "zoo": zoo,
+    "report": report,
+    "versions": versions,
     "readme-speed": readme,
 }
 #: a generated block: its markers on lines of their own; the body never crosses into another block

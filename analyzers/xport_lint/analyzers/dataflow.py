@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
+from typing import Protocol
 
 import libcst as cst
 
@@ -138,6 +139,10 @@ def mark(kind: Kind, node: cst.CSTNode) -> Value:
     return Value(kind, node)
 
 
+class _Helper(Protocol):
+    func: cst.FunctionDef
+
+
 class Resolver:
     """What the dataflow needs to know about the file (implemented by `program.Program`)."""
 
@@ -150,6 +155,8 @@ class Resolver:
     ) -> Value | None: ...
 
     def while_exporting(self, test: cst.BaseExpression) -> bool | None: ...
+
+    def helper_for(self, cls: None, func: cst.BaseExpression) -> _Helper | None: ...
 
     def note_passed(self, caller: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> None: ...
 
@@ -473,6 +480,46 @@ class FunctionFlow:
             return False
         values = [self.value(a.value) for a in expr.args]
         return all(not is_tensor_like(v) and not v.has(Kind.DATA) for v in values)
+
+    def inlined(self, call: cst.Call) -> cst.BaseExpression | None:
+        """What `call` of a module-level helper of this file computes, written at the call site:
+        the helper's one `return` expression with its parameters replaced by the arguments
+        (`_count(steps)` of `def _count(t): return int(t.item())` -> `int(steps.item())`), so a
+        rewrite can see through the call. None for anything else: a helper with more statements,
+        defaults, `*args`, names the caller binds too, or a lambda or comprehension in its return."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        helper = self.resolver.helper_for(None, call.func)
+        if helper is None or helper.func is self.func:
+            return None
+        func = helper.func
+        body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
+        statements = [s for s in body if not _is_docstring(s)]
+        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+            return None
+        returned = statements[0].body[0] if len(statements[0].body) == 1 else None
+        if not isinstance(returned, cst.Return) or returned.value is None:
+            return None
+        params = func.params
+        if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params:
+            return None
+        names = [p.name.value for p in (*params.posonly_params, *params.params) if p.default is None]
+        if len(names) != len(params.posonly_params) + len(params.params) or len(call.args) != len(names):
+            return None
+        if any(arg.keyword is not None or arg.star for arg in call.args):
+            return None
+        substitute = _Substitute(dict(zip(names, (arg.value for arg in call.args), strict=True)))
+        expr = returned.value.visit(substitute)
+        if substitute.refused or substitute.free & set(self._definitions()):
+            return None
+        if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
+            return expr  # an argument returned as it is stays the caller's own node
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
+
+    def bound_once(self, name: str) -> cst.BaseExpression | None:
+        """What a local name is bound to where a plain `name = expr` is its only binding."""
+        bound = self._definitions().get(name, [])
+        return bound[0] if len(bound) == 1 else None
 
     def _definitions(self) -> dict[str, list[cst.BaseExpression | None]]:
         """What each local name is bound to, per binding: the expression of a plain `name = expr`,
@@ -895,6 +942,51 @@ class _Branches:
         else:
             for name, value in self.body.items():
                 seen[name] = seen.get(name, NOTHING) | value
+
+
+class _Substitute(cst.CSTTransformer):
+    """Parameters read in an expression replaced by the call's arguments; `free`: the other
+    names it reads (globals of the helper's module, which a caller's local must not shadow)."""
+
+    def __init__(self, arguments: dict[str, cst.BaseExpression]) -> None:
+        self.arguments = arguments
+        self.free: set[str] = set()
+        self.refused = False
+        self._not_read: set[int] = set()
+        self._used: set[str] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_read.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_read.add(id(node.keyword))
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self.refused = True  # a scope of its own: its names are not the helper's
+        return False
+
+    visit_NamedExpr = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda  # type: ignore[assignment]
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        if id(original) in self._not_read:
+            return updated
+        argument = self.arguments.get(original.value)
+        if argument is None:
+            self.free.add(original.value)
+            return updated
+        if original.value in self._used and not isinstance(argument, (cst.Name, cst.Attribute, cst.BaseNumber)):
+            self.refused = True  # read twice: the argument, computed once by the call, would run twice
+        self._used.add(original.value)
+        atomic = isinstance(argument, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber))
+        return argument if atomic else argument.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
 
 
 _ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)

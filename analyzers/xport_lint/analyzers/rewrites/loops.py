@@ -251,7 +251,9 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
     if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock) or not isinstance(node.target, cst.Name):
         return Rewrite(reason="the loop has an `else`, is written on one line or unpacks its target")
     count = node.iter.args[0].value
-    bound = data_bindings(flow, func, [node], exempt=count)
+    # `range(_h(n))`: what a one-line helper computes, read at the call
+    count = (flow.inlined(count) if isinstance(count, cst.Call) else None) or count
+    bound = data_bindings(flow, func, [node], exempt=count) | _helper_bindings(flow, func, count)
     limit = tensor_value(flow, count, bound)
     if limit is None:
         # the rule found `count` read from data; what is missing is the tensor it was read from
@@ -295,6 +297,23 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
             blocks=(BlockReplacement(node, node, tuple(lowered)),),
         )
     )
+
+
+def _helper_bindings(
+    flow: FunctionFlow, func: cst.FunctionDef, count: cst.BaseExpression
+) -> dict[str, tuple[cst.Call, cst.BaseExpression]]:
+    """`n = _count(steps)`, `def _count(t): return int(t.item())`, `n` read only by the loop:
+    `n` -> (the call, the tensor the helper reads the number from), as `data_bindings` gives
+    for `n = int(steps.item())` written in place."""
+    if not isinstance(count, cst.Name):
+        return {}
+    call = flow.bound_once(count.value)
+    inlined = flow.inlined(call) if isinstance(call, cst.Call) else None
+    tensor = tensor_value(flow, inlined) if inlined is not None else None
+    reads = [n for n in iter_nodes(func.body) if isinstance(n, cst.Name) and n.value == count.value]
+    if tensor is None or len(reads) != 2 or not isinstance(call, cst.Call):  # the binding's target and the loop
+        return {}
+    return {count.value: (call, tensor)}
 
 
 class _SliceAt(cst.CSTTransformer):
