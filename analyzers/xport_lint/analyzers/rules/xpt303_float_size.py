@@ -19,7 +19,8 @@ class FloatSize(Rule):
     Flags `round()`, `int()`, `math.floor()`/`ceil()`/`trunc()` of an expression that divides
     or scales an input's size by a float (`/`, `* 0.5`), in a model's `forward`, where the export
     gives that dimension a named `Dim`. With static shapes, `Dim.AUTO` or `Dim.DYNAMIC` export
-    succeeds (measured on torch 2.13) and nothing is reported.
+    succeeds (measured on torch 2.13) and nothing is reported, except `Dim.DYNAMIC` under a
+    float step by one (see Modes).
 
     ## Why it fails torch.export
     The result is a symbolic float turned into an int; using it as a size or slice bound makes
@@ -37,7 +38,9 @@ class FloatSize(Rule):
     `Dim.AUTO` for that dimension, which lets export pick the range the code supports.
 
     ## Modes
-    Error in both modes, where the dimension has a named `Dim` (torch 2.13).
+    Error in both modes, where the dimension has a named `Dim` (torch 2.13). A float step by one
+    (`int(x.shape[0] / 1)`): error in non-strict mode under a named `Dim` or `Dim.DYNAMIC` (the
+    result becomes a constant), nothing in strict mode (measured: it exports).
     """
 
     CODE = "XPT303"
@@ -66,15 +69,23 @@ class FloatSize(Rule):
         if not refs:
             return
         config = self.ctx.shape_config()
-        named = [(ref, spec) for ref in refs if (spec := config.dim(*ref)).kind is DimKind.NAMED]
+        by_one = _by_one(argument)
+        if by_one and self.ctx.mode is Mode.STRICT:
+            return  # strict export folds `s / 1` back to the size (measured)
+        kinds = (DimKind.NAMED, DimKind.DYNAMIC) if by_one else (DimKind.NAMED,)
+        named = [(ref, spec) for ref in refs if (spec := config.dim(*ref)).kind in kinds]
         if not named:
             return
         (param, _, index), spec = named[0]
         note = config.note()
+        why = (
+            "non-strict export makes the result a constant and fails" if by_one
+            else "export cannot prove its guards for the whole range and fails"
+        )
         self.report(
             node,
             f"`{short(node)}` turns the size `{param}.shape[{index}]` ({spec.text()}, {config.source}) into a "
-            "float and back: export cannot prove its guards for the whole range and fails",
+            f"float and back: {why}",
             notes=(note,) if note is not None else (),
         )
 
@@ -103,6 +114,18 @@ class FloatSize(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Rows(torch.nn.Module):
+                def forward(self, x):
+                    n = int(x.shape[0] / 1)  # expect: XPT303
+                    return x[:n]
+            def xport_example():
+                return {"model": Rows(), "args": (torch.randn(6, 3),), "dynamic_shapes": {"x": {0: Dim.DYNAMIC}}}
+            """
+        ),
         Invalid(
             """
             import torch
@@ -142,6 +165,28 @@ def _float_arithmetic(expr: cst.BaseExpression) -> bool:
             return True
         stack.extend(node.children)
     return False
+
+
+def _by_one(expr: cst.BaseExpression) -> bool:
+    """Whether every float step of `expr` divides or multiplies by one (`int(s / 1)`)."""
+    steps = [
+        node for node in _nodes(expr)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Divide, cst.Multiply))
+    ]
+    return bool(steps) and all(
+        any(isinstance(side, (cst.Integer, cst.Float)) and float(side.evaluated_value) == 1.0
+            for side in ((node.right,) if isinstance(node.operator, cst.Divide) else (node.left, node.right)))
+        for node in steps
+    )
+
+
+def _nodes(expr: cst.CSTNode) -> list[cst.CSTNode]:
+    out, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(node.children)
+    return out
 
 
 def _inlined(expr: cst.BaseExpression, sizes: Sizes) -> cst.BaseExpression:
