@@ -13,6 +13,8 @@ from typing import Any
 #: GitHub's limit on a comment's body (and a job summary's size per step, 1 MiB, is above it)
 MARKDOWN_LIMIT = 65_536
 ICONS = {"fails": "❌", "fails-when": "⚠️", "unknown": "❔", "exports": "✅"}
+#: the HTML page's: in the fonts every system has (no emoji font needed)
+GLYPHS = {"fails": "✗", "fails-when": "⚠", "unknown": "?", "exports": "✓"}
 LABELS = {"fails": "fails", "fails-when": "fails when…", "unknown": "unknown", "exports": "exports"}
 MODES = ("non-strict", "strict")
 _URGENCY = {"fails": 0, "fails-when": 1, "unknown": 2, "exports": 3}
@@ -257,10 +259,10 @@ tr.details[hidden]{display:none}
 .chain{color:#59636e;margin:2px 0}
 pre{background:#f6f8fa;border:1px solid #d8dee4;border-radius:6px;padding:8px;overflow:auto;margin:4px 0;
 font-size:12.5px}
-pre .hit{background:#fff8c5;display:block}
-pre .ln{color:#8c959f;display:inline-block;width:4em;user-select:none}
-pre .add{background:#dafbe1;display:block}pre .del{background:#ffebe9;display:block}
-pre .hunk{color:#8250df;display:block}
+pre span{display:block;min-height:1.2em}
+pre .hit{background:#fff8c5}
+pre span.ln{color:#8c959f;display:inline-block;width:4em;user-select:none}
+pre .add{background:#dafbe1}pre .del{background:#ffebe9}pre .hunk{color:#8250df}
 .meta{color:#59636e;margin:2px 0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px}
 """
@@ -317,6 +319,14 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _message_html(message: str) -> str:
+    """A message's `code` spans as <code>."""
+    parts = message.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: plain text
+        return _e(message)
+    return "".join(f"<code>{_e(part)}</code>" if index % 2 else _e(part) for index, part in enumerate(parts))
+
+
 def _excerpt_html(finding: dict[str, Any]) -> str:
     excerpt = finding["excerpt"]
     if not excerpt["start"]:
@@ -326,16 +336,16 @@ def _excerpt_html(finding: dict[str, Any]) -> str:
         number = excerpt["start"] + offset
         hit = finding["line"] <= number <= finding["end_line"]
         rows.append(f'<span class="{"hit" if hit else ""}"><span class="ln">{number}</span>{_e(line)}</span>')
-    return '<pre class="excerpt">' + "\n".join(rows) + "</pre>"
+    return '<pre class="excerpt">' + "".join(rows) + "</pre>"
 
 
 def _diff_html(diff: str) -> str:
     rows = []
-    for line in diff.rstrip("\n").split("\n"):
-        kind = "hunk" if line.startswith("@@") else "add" if line.startswith("+") else (
-            "del" if line.startswith("-") else "")
+    for line in diff.splitlines():
+        kind = "" if line.startswith(("+++", "---")) else "hunk" if line.startswith("@@") else (
+            "add" if line.startswith("+") else "del" if line.startswith("-") else "")
         rows.append(f'<span class="{kind}">{_e(line)}</span>')
-    return '<pre class="diff">' + "\n".join(rows) + "</pre>"
+    return '<pre class="diff">' + "".join(rows) + "</pre>"
 
 
 def _finding_html(finding: dict[str, Any], mode: str) -> str:
@@ -344,7 +354,7 @@ def _finding_html(finding: dict[str, Any], mode: str) -> str:
     parts = [
         '<div class="finding">',
         f'<div><a class="code" href="{_e(finding["url"])}">{_e(finding["code"])}</a> ({_e(severity)}) '
-        f'<code>{_e(finding["path"])}:{finding["line"]}</code> {_e(finding["message"])}</div>',
+        f'<code>{_e(finding["path"])}:{finding["line"]}</code> {_message_html(finding["message"])}</div>',
     ]
     if chain:
         parts.append(f'<div class="chain">reached: {chain}</div>')
@@ -373,7 +383,7 @@ def _model_html(model: dict[str, Any], mode: str) -> str:
         derived = '<span class="derived" title="derived from the other mode\'s check"> (derived)</span>' if (
             verdict["basis"] == "derived") else ""
         name = verdict["verdict"]
-        return f'<td class="v-{name}">{ICONS[name]} {LABELS[name]}{derived}</td>'
+        return f'<td class="v-{name}">{GLYPHS[name]} {LABELS[name]}{derived}</td>'
 
     configs = "; ".join(_e(c["description"]) + (" (dynamic shapes)" if c["dynamic"] else "")
                         for c in model["export_config"]) or "nothing names it (static shapes)"
@@ -446,7 +456,7 @@ torch {_e(report["tool"]["torch"])} · click a model for its findings, a column 
         [v for v in ("fails", "fails-when", "unknown", "exports")], "all")}</select></label>
 <label>Package <select id="filter-package">{_options(packages, "all")}</select></label>
 <label>Name <input id="filter-text" type="search" placeholder="filter"></label>
-<span class="counts">{"".join(f'<span class="v-{v}">{ICONS[v]} {counts[v]} {LABELS[v]}</span>'
+<span class="counts">{"".join(f'<span class="v-{v}">{GLYPHS[v]} {counts[v]} {LABELS[v]}</span>'
                                for v in ("fails", "fails-when", "unknown", "exports"))}</span>
 <span>showing <b id="shown">{len(models)}</b> of {len(models)}</span>
 </section>{changes}
