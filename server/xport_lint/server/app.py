@@ -136,6 +136,8 @@ class XportLanguageServer(LanguageServer):
         self.confirming: set[str] = set()
         #: uri -> the confirmation state last told to the client
         self.told: dict[str, str] = {}
+        #: uri -> ((version, generation), the input sizes' hovers): one computation a version
+        self.size_hovers: dict[str, tuple[tuple[int | None, int], list[Any]]] = {}
         self._toasted = False
         #: notes said once a session (a target torch outside the measured versions)
         self.said: set[str] = set()
@@ -656,6 +658,7 @@ def did_close(ls: XportLanguageServer, params: types.DidCloseTextDocumentParams)
     ls.results.pop(uri, None)
     ls.confirmations.pop(uri, None)
     ls.told.pop(uri, None)
+    ls.size_hovers.pop(uri, None)
     path = to_fs_path(uri)
     if path:
         asyncio.get_running_loop().run_in_executor(ls.executor, ls.linter.closed, path)
@@ -1090,11 +1093,20 @@ async def hover(ls: XportLanguageServer, params: types.HoverParams) -> types.Hov
     if "shape" not in document.source and "size(" not in document.source and "len(" not in document.source:
         return None
     path = to_fs_path(uri) or uri
-    loop = asyncio.get_running_loop()
-    try:
-        facts = await loop.run_in_executor(ls.executor, ls.linter.size_facts, document.source, path, ls.config_for(uri))
-    except Exception:  # noqa: BLE001 - a hover is never worth an error
-        return None
+    key = (document.version, ls.generation)
+    cached = ls.size_hovers.get(uri)
+    if cached is not None and cached[0] == key:
+        facts = cached[1]  # a second hover on the same text answers at once
+    else:
+        loop = asyncio.get_running_loop()
+        try:
+            facts = await loop.run_in_executor(
+                ls.executor, ls.linter.size_facts, document.source, path, ls.config_for(uri)
+            )
+        except Exception:  # noqa: BLE001 - a hover is never worth an error
+            return None
+        if ls.is_open(uri, document.version):
+            ls.size_hovers[uri] = (key, facts)
     here = (params.position.line + 1, params.position.character)
     for span, text in facts:
         if (span.start.line, span.start.column) <= here <= (span.end.line, span.end.column):
