@@ -103,6 +103,10 @@ async def test_a_confirmation_result_is_per_file_and_goes_stale_on_an_edit(clien
     await wait_for(lambda: changes[-1]["state"] == "failed")
     (again,) = await pull(client, uri)
     assert again.data["confirmation"]["state"] == "confirmed"
+    # other settings may change the verdict: the result is forgotten, and the client told
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={**TRUSTED, "strict": True}))
+    await wait_for(lambda: changes[-1]["state"] == "none")
+    assert (await asked(uri))["state"] == "none"
 
 
 async def test_untrusted_workspace_refuses(client: LanguageClient, tmp_path: Path) -> None:
