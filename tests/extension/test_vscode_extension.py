@@ -53,11 +53,12 @@ def test_extension_builds_passes_its_tests_and_works_in_vs_code() -> None:
         assert needed in report
     scenarios = (  # the extension-host tests each line reports (name prefixes)
         ("trusted", "the Export readiness tree lists the model with its verdict, and a finding opens its line"),
+        ("trusted", "on a model: Open export script goes to its xport_example(), Fix all in this model applies its fixes"),
         ("trusted", "Confirm from the lens gives that file's status and marks its findings"),
         ("trusted", "the status bar follows the active file"),
         ("trusted", "Confirm from the tree changes the model's icon"),
         ("trusted", "a notebook's third cell shows its diagnostic, and the quick fix applies in that cell"),
-        ("trusted", "on a model: Open export script goes to its xport_example(), Fix all in this model applies its fixes"),
+        ("trusted", "Show rule documentation opens the finding's rule; Disable for this file silences the file"),
         ("trusted", "the export readiness report opens in a webview"),
         ("restricted", "Restricted Mode without a user setting lints with the activated venv"),
         ("restricted", "the tree works untrusted, with Confirm refused"),

@@ -437,18 +437,20 @@ async function fixModel(node?: Node): Promise<number> {
   if (node?.kind !== "model") return 0;
   const { model, uri } = node;
   const document = await vscode.workspace.openTextDocument(uri);
-  const lines = new Set(model.findings.filter((f) => f.start.path === model.path).map((f) => f.start.line - 1));
+  const inFile = model.findings.filter((f) => tree.uriOf({ ...model, path: f.start.path }).toString() === uri.toString());
+  const wanted = new Set(inFile.map((f) => `${f.code}@${f.start.line - 1}`));
   const targets = xportDiagnostics(uri)
-    .filter((d) => lines.has(d.range.start.line))
+    .filter((d) => wanted.has(`${ruleOf(d).code}@${d.range.start.line}`))
     .sort((a, b) => b.range.start.compareTo(a.range.start));
   let fixed = 0;
   for (const diagnostic of targets) {
     const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>(
-      "vscode.executeCodeActionProvider", uri, diagnostic.range, vscode.CodeActionKind.QuickFix.value,
+      "vscode.executeCodeActionProvider", uri, diagnostic.range,
     )) ?? [];
-    // the rule's fix: preferred, else the first that rewrites (not "Disable for this line")
-    const own = actions.filter((a) => a.edit && a.diagnostics?.some((d) => d.message === diagnostic.message));
+    // the rule's fix for this diagnostic: preferred, else the first that rewrites (not "Disable for this line")
+    const own = actions.filter((a) => a.edit && a.diagnostics?.some((d) => d.range.isEqual(diagnostic.range)));
     const fix = own.find((a) => a.isPreferred) ?? own.find((a) => !/Disable for this/i.test(a.title));
+    output.debug(`fix ${ruleOf(diagnostic).code} at line ${diagnostic.range.start.line + 1}: ${fix?.title ?? `none among ${actions.map((a) => a.title).join(", ")}`}`);
     if (fix?.edit && (await vscode.workspace.applyEdit(fix.edit))) fixed++;
   }
   void vscode.window.showInformationMessage(
@@ -498,7 +500,8 @@ async function showRuleDocumentation(code?: string): Promise<string | undefined>
       }));
   if (!picked) return undefined;
   const url = rules.get(picked) ?? vscode.Uri.parse(`https://github.com/xport-lint/xport-lint/blob/main/docs/rules.md#${picked.toLowerCase()}`);
-  await vscode.env.openExternal(url);
+  // the link is the answer; VS Code may ask before opening it (and a test's dialog is refused)
+  vscode.env.openExternal(url).then(undefined, (error) => output.warn(`opening ${url}: ${error}`));
   return url.toString();
 }
 

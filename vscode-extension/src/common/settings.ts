@@ -15,6 +15,8 @@ export interface ExtensionSettings {
   strict: StrictSetting;
   severity: Record<string, string>;
   codeLens: CodeLensSetting;
+  /** "2.14": the torch version findings speak for; "": the project's, else the installed torch */
+  targetTorch: string;
   confirmTimeout: number;
   /** GiB; null: the server's default (half the machine's memory), 0: no cap */
   confirmMemoryGb: number | null;
@@ -30,6 +32,7 @@ export interface ServerSettings {
   strict?: boolean;
   severity?: Record<string, string>;
   codeLens: CodeLensSetting;
+  targetTorch?: string;
   confirmTimeout: number;
   confirmMemoryGb?: number;
   python?: string;
@@ -75,6 +78,7 @@ export function readSettings(get: ConfigGetter): ExtensionSettings {
     strict: strictSetting(get<unknown>("strict", "project")),
     severity: severities(get<unknown>("severity", {})),
     codeLens: (LENSES.has(lens) ? lens : "failing") as CodeLensSetting,
+    targetTorch: /^\d+\.\d+(\.\d+)?$/.test((get<string>("targetTorch", "") ?? "").trim()) ? get<string>("targetTorch", "").trim() : "",
     confirmTimeout: typeof timeout === "number" && timeout > 0 ? timeout : 120,
     confirmMemoryGb: typeof memory === "number" && memory >= 0 ? memory : null,
     interpreter: (get<string>("interpreter", "") ?? "").trim(),
@@ -99,6 +103,7 @@ export function toServerSettings(settings: ExtensionSettings, trusted: boolean, 
   if (settings.strict !== "project") out.strict = settings.strict === "strict";
   if (Object.keys(settings.severity).length > 0) out.severity = settings.severity;
   if (settings.confirmMemoryGb !== null) out.confirmMemoryGb = settings.confirmMemoryGb;
+  if (settings.targetTorch) out.targetTorch = settings.targetTorch;
   if (python) out.python = python;
   return out;
 }

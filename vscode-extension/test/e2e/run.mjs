@@ -221,7 +221,10 @@ async function hostTests(mode) {
     const code = await Promise.race([exit, new Promise((done) => (timer = setTimeout(() => done("timeout"), 300000)))]);
     clearTimeout(timer);
     const report = existsSync(results) ? JSON.parse(readFileSync(results, "utf8")) : [];
-    for (const r of report) log(`${mode}: ${r.ok ? "ok  " : "FAIL"} ${r.name} (${r.ms} ms)${r.ok ? "" : `\n${r.error}`}`);
+    for (const r of report) {
+      log(`${mode}: ${r.ok ? "ok  " : "FAIL"} ${r.name} (${r.ms} ms)`);
+      if (!r.ok) for (const line of r.error.split("\n").slice(0, 8)) log(`  ${line}`); // the wrapper shows [e2e] lines only
+    }
     if (code !== 0 || report.length === 0 || report.some((r) => !r.ok)) {
       log(server.output().slice(-4000));
       throw new Error(`extension-host tests (${mode}) failed: exit ${code}`);

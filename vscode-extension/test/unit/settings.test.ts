@@ -21,6 +21,7 @@ test("every setting reaches the server under its camelCase key", () => {
       strict: "strict",
       severity: { XPT301: "error", XPT302: "loud" },
       codeLens: "all",
+      targetTorch: " 2.15 ",
       "confirm.timeout": 30,
       "confirm.memoryGb": 0,
       interpreter: " /opt/venv/bin/python ",
@@ -37,6 +38,7 @@ test("every setting reaches the server under its camelCase key", () => {
     strict: true,
     severity: { XPT301: "error" },
     codeLens: "all",
+    targetTorch: "2.15",
     confirmTimeout: 30,
     confirmMemoryGb: 0,
     python: "/opt/venv/bin/python",
@@ -51,6 +53,7 @@ test("bad values fall back to defaults instead of reaching the server", () => {
       ignore: [1, "", "XPT3"],
       strict: "yes",
       codeLens: "some",
+      targetTorch: "latest",
       "confirm.timeout": -5,
       "confirm.memoryGb": -1,
       "trace.server": "loud",
@@ -61,6 +64,7 @@ test("bad values fall back to defaults instead of reaching the server", () => {
   assert.equal(settings.strict, "project");
   assert.equal(settings.codeLens, "failing");
   assert.equal(settings.confirmMemoryGb, null);
+  assert.equal(settings.targetTorch, "");
   assert.equal(settings.confirmTimeout, 120);
   assert.equal(settings.traceServer, "off");
 });
