@@ -45,6 +45,9 @@ CASES = {
     "mixtral seq Dim": Case("transformers/mixtral", '({1: Dim("seq", min=2, max=64)},)', "transformers"),
     "qwen2-moe seq Dim": Case("transformers/qwen2-moe", '({1: Dim("seq", min=2, max=64)},)', "transformers"),
     "reformer seq Dim": Case("transformers/reformer", '({1: Dim("seq", min=2, max=64)},)', "transformers"),
+    "big-bird seq Dim": Case("transformers/big-bird", '({1: Dim("seq", min=2, max=64)},)', "transformers"),
+    "funnel seq Dim": Case("transformers/funnel", '({1: Dim("seq", min=2, max=64)},)', "transformers"),
+    "jamba seq Dim": Case("transformers/jamba", '({1: Dim("seq", min=2, max=64)},)', "transformers"),
     "vit_tiny image Dim": Case(
         "timm/vit_tiny", '({2: Dim("h", min=32, max=512), 3: Dim("w", min=32, max=512)},)', "timm"
     ),

@@ -162,6 +162,10 @@ def _render(value: Any) -> str:
     if isinstance(value, torch.export.Dim.DYNAMIC.__class__):
         return f"Dim.{value.name}"
     name = getattr(value, "__name__", None)
+    root = getattr(value, "root", None)
+    if name is not None and root is not None:
+        # a derived dim (`2*_h`): its expression over the root Dim (Dims match by name)
+        return re.sub(rf"\b{re.escape(root.__name__)}\b", lambda _: _render(root), name)
     if name is not None and hasattr(value, "min"):
         bounds = []
         if getattr(value, "min", 0) not in (0, 2):
