@@ -241,6 +241,21 @@ class ShapeBranch(ConditionRule, Rule):
                         "dynamic_shapes": {"a": {0: Dim("la")}, "b": {0: Dim("lb")}}}
             """
         ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class PadEven(torch.nn.Module):
+                def forward(self, x):
+                    # declared `2 * dx`: always even, the range decides the test
+                    if x.size(0) % 2 == 1:
+                        x = torch.nn.functional.pad(x, (0, 0, 0, 1))
+                    return x * 2
+            def xport_example():
+                dx = Dim("dx", max=32)
+                return {"model": PadEven(), "args": (torch.randn(8, 3),), "dynamic_shapes": {"x": {0: 2 * dx}}}
+            """
+        ),
     ]
     INVALID = [
         Invalid(

@@ -1,0 +1,132 @@
+"""Symbolic sizes: how the export site declares each dimension, what the model's ops make of an
+input's size, and what a hover on a size says. Static and fast: no torch (the facts these
+implement are measured by the rule examples in tests/truth)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from xport_lint.analyzers.runner import size_facts
+from xport_lint.analyzers.shapes import DimKind, DimSpec, ShapesReader, Sizes, declared_examples, init_layers
+
+
+def reader_of(source: str) -> tuple[cst.Module, ShapesReader]:
+    module = cst.parse_module(textwrap.dedent(source))
+    names = {"Dim": "torch.export.Dim", "dims": "torch.export.dims", "torch": "torch"}
+
+    def resolve(node: cst.BaseExpression) -> str | None:
+        if isinstance(node, cst.Name):
+            return names.get(node.value)
+        if isinstance(node, cst.Attribute):
+            inner = resolve(node.value)
+            return f"{inner}.{node.attr.value}" if inner else None
+        return None
+
+    return module, ShapesReader(module, resolve)
+
+
+def test_dims_bound_by_unpacking_and_by_dims_are_read_with_their_ranges() -> None:
+    _, reader = reader_of("""
+        batch, seq = dims("batch", "seq", max=64)
+        a, b = Dim("a", min=4), Dim("b")
+        shapes = {"x": {0: batch, 1: seq}, "y": {0: a, 1: b}}
+    """)
+    config = reader.config(cst.Name("shapes"), "test")
+    assert config is not None
+    assert config.dim("x", None, 0) == DimSpec(DimKind.NAMED, "batch", None, 64)
+    assert config.dim("x", None, 1) == DimSpec(DimKind.NAMED, "seq", None, 64)
+    assert config.dim("y", None, 0) == DimSpec(DimKind.NAMED, "a", 4, None)
+
+
+def test_a_derived_dim_keeps_its_root_range_and_formula() -> None:
+    _, reader = reader_of("""
+        dx = Dim("dx", min=2, max=32)
+        shapes = {"x": {0: dx}, "y": {0: 2 * dx + 1}}
+    """)
+    config = reader.config(cst.Name("shapes"), "test")
+    assert config is not None
+    derived = config.dim("y", None, 0)
+    assert (derived.name, derived.scale, derived.offset) == ("dx", 2, 1)
+    assert derived.text() == "2*dx + 1"
+    assert derived.range_text() == "2*dx + 1 ∈ [5, 65]"
+    assert config.dim("x", None, 0).range_text() == "dx ∈ [2, 32]"
+
+
+def test_a_name_bound_twice_is_not_followed() -> None:
+    _, reader = reader_of("""
+        batch = Dim("batch")
+        batch = Dim("batch", max=8)
+        shapes = {"x": {0: batch}}
+    """)
+    assert reader.config(cst.Name("shapes"), "test") is None
+
+
+def test_example_sizes_come_from_factory_calls_at_the_declaration() -> None:
+    module, reader = reader_of("""
+        def xport_example():
+            return {"model": Net(), "args": (torch.randn(2, 8), mask), "dynamic_shapes": None}
+    """)
+    func = module.body[0]
+    assert isinstance(func, cst.FunctionDef)
+    assert declared_examples(func, reader) == ((2, 8), None)
+
+
+FORWARD = """
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 16)
+        self.conv = nn.Conv1d(8, 8, 3)
+        self.norm = nn.LayerNorm(16)
+    def forward(self, x):
+        h = self.norm(self.proj(x)).float()
+        c = self.conv(x)
+        t = h.transpose(0, 1)
+        u = self.unknown(x)
+        return h, c, t, u
+"""
+
+
+def sizes_of(source: str) -> Sizes:
+    cls = cst.parse_module(source).body[0]
+    assert isinstance(cls, cst.ClassDef)
+    forward = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "forward")
+    return Sizes(forward, layers=init_layers(cls))
+
+
+def test_a_size_follows_the_ops_that_keep_it() -> None:
+    sizes = sizes_of(FORWARD)
+    # Linear changes only the last dimension, LayerNorm and .float() keep every one
+    assert sizes.through("h", 0) == ("x", 0, 0)
+    # a convolution keeps the batch only
+    assert sizes.through("c", 0) == ("x", 0, 0)
+    assert sizes.through("c", 2) is None
+    # transpose moves dimensions
+    assert sizes.through("t", 1) == ("x", 0, 0)
+
+
+def test_an_op_not_modelled_leaves_the_size_unknown() -> None:
+    assert sizes_of(FORWARD).through("u", 0) is None
+
+
+def test_a_hover_on_a_size_of_an_intermediate_tensor_names_the_input_dim_and_its_range() -> None:
+    source = textwrap.dedent("""
+        import torch
+        from torch.export import Dim
+        class Head(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = torch.nn.Linear(3, 5)
+            def forward(self, x):
+                h = self.proj(x)
+                if h.shape[0] > 4:
+                    return h * 2
+                return h
+        def xport_example():
+            batch = Dim("batch", max=64)
+            return {"model": Head(), "args": (torch.randn(6, 3),), "dynamic_shapes": {"x": {0: batch}}}
+    """)
+    facts = [text for _, text in size_facts(source, "head.py")]
+    assert any(text.startswith('`x.shape[0]` is dynamic, `Dim("batch", max=64)`: `batch ∈ [2, 64]`') for text in facts)
