@@ -30,6 +30,7 @@ from .repair_command import repair as repair_command
 from .report_command import report as report_command
 from .rule import Rule, strip_markers
 from .runner import check_source, fix_source, is_internal_error
+from .workspace import Workspace
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -311,7 +312,8 @@ def _fix(
 ) -> list[str]:
     """Apply fixes (proven by re-export first when confirming); with --diff, print them and exit.
     Returns the files written."""
-    prove = _prover(confirmer, config, quiet) if confirmer is not None else None
+    assert checked.workspace is not None, "a ProjectCheck from check_project"
+    prove = _prover(confirmer, config, quiet, checked.workspace) if confirmer is not None else None
     files = {r.path: r.source for r in checked.results}
     changed, written = _apply(
         per_file, sources, files, config, unsafe_fixes, write=not diff, prove=prove, contexts=checked.contexts
@@ -374,12 +376,15 @@ def _unified_diff(path: str, original: str, text: str, notebook: Notebook | None
     ))
 
 
-def _prover(confirmer: Any, config: Config, quiet: bool) -> Callable[[str, str, str, list[Finding]], str]:
+def _prover(
+    confirmer: Any, config: Config, quiet: bool, workspace: Workspace
+) -> Callable[[str, str, str, list[Finding]], str]:
     """Re-exports fixed code through the confirmation worker before it is written: a sibling copy
     (so the file's local imports resolve) is imported and its `xport_example()` exported. All
     the file's fixes together first; when the file still fails (another finding has no fix, or
     one fix does not export), each fix is kept on its own merit: it removes an export failure
-    and adds none. Returns the text to write (the original when no fix is proven)."""
+    and adds none. Returns the text to write (the original when no fix is proven). The static
+    findings it compares with are the file's in its project context (`workspace`)."""
     from .confirm import has_example
 
     root = str(config.root) if config.root else None
@@ -389,7 +394,7 @@ def _prover(confirmer: Any, config: Config, quiet: bool) -> Callable[[str, str, 
         copy = original.with_name(f".{original.stem}.xport-fix-{os.getpid()}.py")
         try:
             copy.write_text(text, encoding="utf-8")
-            outcome = confirmer.confirm(str(copy), text, check_source(text, path, config), root=root,
+            outcome = confirmer.confirm(str(copy), text, workspace.check(path, text).findings, root=root,
                                         strict=config.strict)
         finally:
             copy.unlink(missing_ok=True)

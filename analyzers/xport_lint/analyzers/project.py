@@ -1,6 +1,7 @@
 """A whole project checked: every file in worker processes, then again where the project index
-changes what a file's analysis knows (index.ProjectIndex), until nothing changes. The CLI and the
-benchmarks run this; the language server checks open documents one at a time with the same index."""
+changes what a file's analysis knows (index.ProjectIndex), until nothing changes. The rounds are
+workspace.Workspace's (the one project model the CLI and the language server share); this
+module runs a round's files in isolated worker processes, and keeps `check_project`/`recheck`."""
 
 from __future__ import annotations
 
@@ -12,14 +13,18 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from . import registry
 from .cache import Cache
 from .config import Config
-from .files import SourceFile, discover, read
-from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, ProjectIndex
+from .files import SourceFile, read
+from .index import EMPTY_CONTEXT, FileContext, ModuleSummary
 from .model import Finding, Position, Severity, Span
 from .runner import INTERNAL_ERROR, SYNTAX_CODE, FileCheck, check_file, is_internal_error
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
 
 #: A file whose check runs longer than this is given up (its worker is ended by faulthandler's
 #: watchdog, which fires even inside libcst's native parser): libcst's time grows steeply on
@@ -61,7 +66,7 @@ class FileResult:
         self.findings = findings
 
 
-def _tune_gc() -> None:
+def tune_gc() -> None:
     """Collect the young generation less often. libcst allocates millions of short-lived,
     acyclic nodes per file; at CPython's default threshold (700) the cyclic collector runs
     thousands of times per file for nothing (about 10% of a run, measured on the bench corpus)."""
@@ -71,9 +76,6 @@ def _tune_gc() -> None:
 CheckBatch = Callable[[list[str], Config, dict[str, FileContext]], list[tuple[SourceFile, FileCheck]]]
 #: a followed file before the index says what of it is traced: nothing
 FOLLOWED = FileContext(entries_only=True)
-#: rounds of re-checking files whose project context changed (each round follows calls one file
-#: further; real projects settle in two or three)
-_MAX_ROUNDS = 8
 
 
 @dataclass
@@ -84,8 +86,9 @@ class ProjectCheck:
     #: path -> what the rest of the project tells its analysis: a fix of the file and the
     #: re-check of that fix need it (without it, a helper another file calls is not traced)
     contexts: dict[str, FileContext] = field(default_factory=dict)
-    #: the rounds' state, which `recheck` resumes
-    rounds: _Rounds | None = field(default=None, repr=False)
+    #: the project model the check ran in (workspace.Workspace), which `recheck`, fixes and
+    #: the fix prover ask for each file's context
+    workspace: Workspace | None = field(default=None, repr=False)
 
 
 #: told how many files are done of how many the first round checks (the rest are cache hits)
@@ -97,14 +100,11 @@ def check_project(
 ) -> ProjectCheck:
     """Check every file; then, from their summaries, the project index tells each file what other
     files make of it (classes that are modules through another file, helpers that another file's
-    traced code calls); files whose context changed are checked again, until none does."""
-    _tune_gc()
-    linted = set(files)
-    followed = []
-    if config.follow:
-        followed = [p for p in discover(config.followed_folders(), config.exclude) if p not in linted]
-    rounds = _Rounds([*files, *followed], linted, followed)
-    return rounds.run(list(rounds.files), config, cache, jobs, progress)
+    traced code calls); files whose context changed are checked again, until none does
+    (workspace.Workspace.check_all)."""
+    from .workspace import Workspace
+
+    return Workspace.for_paths(files, config, cache, jobs).check_all(progress)
 
 
 def recheck(previous: ProjectCheck, changed: list[str], config: Config, cache: Cache | None,
@@ -112,46 +112,13 @@ def recheck(previous: ProjectCheck, changed: list[str], config: Config, cache: C
     """The project after `changed` files were rewritten on disk (fixes written): they are
     checked again with their contexts, then every file whose context that changes, as
     `check_project` does. The other files' results are kept."""
-    assert previous.rounds is not None, "a ProjectCheck from check_project"
-    _tune_gc()
-    return previous.rounds.run([p for p in previous.rounds.files if p in set(changed)], config, cache, jobs, None)
+    assert previous.workspace is not None, "a ProjectCheck from check_project"
+    workspace = previous.workspace
+    workspace.config, workspace.cache, workspace.jobs = config, cache, jobs
+    return workspace.recheck(changed)
 
 
-class _Rounds:
-    """What check_project's rounds know between them: results, summaries, contexts, the index."""
-
-    def __init__(self, files: list[str], linted: set[str], followed: list[str]) -> None:
-        self.files = files
-        self.linted = linted
-        self.followed = followed
-        self.results: dict[str, FileResult] = {}
-        self.summaries: dict[str, ModuleSummary] = {}
-        self.contexts = dict.fromkeys(files, EMPTY_CONTEXT) | dict.fromkeys(followed, FOLLOWED)
-        self.index: ProjectIndex | None = None
-
-    def run(
-        self, todo: list[str], config: Config, cache: Cache | None, jobs: int | None, progress: Progress | None
-    ) -> ProjectCheck:
-        files, results, summaries = self.files, self.results, self.summaries
-        for round_number in range(_MAX_ROUNDS):
-            told = progress if round_number == 0 else None
-            for result, summary in _check_round(todo, config, cache, jobs, self.contexts, told):
-                results[result.path] = result
-                if summary is not None:
-                    summaries[result.path] = summary
-                else:
-                    summaries.pop(result.path, None)
-            self.index = ProjectIndex(files, summaries, self.followed, previous=self.index)
-            fresh = {p: self.index.context(p) for p in files}
-            todo = [p for p in files if self.contexts[p] != fresh[p]]
-            self.contexts = fresh
-            if not todo:
-                break
-        reported = [results[p] for p in files if p in results and (p in self.linted or results[p].findings)]
-        return ProjectCheck(reported, dict(summaries), dict(self.contexts), self)
-
-
-def _check_round(
+def check_round(
     files: list[str], config: Config, cache: Cache | None, jobs: int | None, contexts: dict[str, FileContext],
     progress: Progress | None,
 ) -> Iterator[tuple[FileResult, ModuleSummary | None]]:
@@ -236,7 +203,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
     return ProcessPoolExecutor(
         max_workers=max(workers, 1), mp_context=multiprocessing.get_context("fork"),
-        initializer=die_with_parent, initargs=(os.getpid(), _tune_gc),
+        initializer=die_with_parent, initargs=(os.getpid(), tune_gc),
     )
 
 

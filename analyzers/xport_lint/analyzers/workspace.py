@@ -1,0 +1,199 @@
+"""The project as one model: its files, their summaries, the project index built from them, the
+context each file is analysed with, and the findings. Every command asks it: the CLI's check,
+`--fix`, `--diff`, the fix prover and the baseline (through project.check_project), and the
+language server's child process (diagnostics, fix-all, hover, the workspace indexing between
+lints). So a file is analysed with the same project context whichever command asks, and the
+loop that settles the index (check, re-index, check again the files whose context changed)
+exists once, here."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from .cache import Cache
+from .config import Config
+from .files import discover, read
+from .incremental import ChunkedParser
+from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, ProjectIndex
+from .model import Finding, Span
+from .project import FOLLOWED, FileResult, Progress, ProjectCheck, check_round, tune_gc
+from .runner import FileCheck, check_file, fix_source, size_facts
+
+#: rounds of re-checking files whose project context changed (each round follows calls one file
+#: further; real projects settle in two or three)
+_MAX_ROUNDS = 8
+
+
+class Workspace:
+    """The files of a project and what the project index makes of each. `files`: the linted
+    files; `followed`: files outside them that `follow` names (analysed for what the linted
+    code reaches in them, reported only where they have findings)."""
+
+    def __init__(
+        self, config: Config, files: Iterable[str] = (), followed: Iterable[str] = (), cache: Cache | None = None,
+        jobs: int | None = None,
+    ) -> None:
+        self.config = config
+        self.cache = cache
+        self.jobs = jobs
+        self.linted = list(files)
+        self.followed = [p for p in followed if p not in set(self.linted)]
+        self.files = [*self.linted, *self.followed]
+        self.results: dict[str, FileResult] = {}
+        self.summaries: dict[str, ModuleSummary] = {}
+        #: the context each file was last analysed with (what the index told it then)
+        self.contexts: dict[str, FileContext] = dict.fromkeys(self.linted, EMPTY_CONTEXT) | dict.fromkeys(
+            self.followed, FOLLOWED
+        )
+        self.index: ProjectIndex | None = None
+        #: files whose editor text, not the disk's, stands for them (language server documents)
+        self.open: set[str] = set()
+        #: files on disk still to summarize for the index (`index_step`); None: not discovered yet
+        self._todo: list[str] | None = None
+        #: an open document's summary changed since the index was built
+        self.stale = False
+
+    @classmethod
+    def for_paths(cls, files: list[str], config: Config, cache: Cache | None, jobs: int | None) -> Workspace:
+        """The linted `files`, and the files `follow` names in the configuration."""
+        followed = discover(config.followed_folders(), config.exclude) if config.follow else []
+        return cls(config, files, followed, cache, jobs)
+
+    # -- what the project tells a file -------------------------------------------------------
+
+    def context(self, path: str) -> FileContext:
+        """What the rest of the project makes of `path` (its helpers another file's traced code
+        calls, its classes that are modules through another file)."""
+        if self.index is None:
+            return self.contexts.get(path, EMPTY_CONTEXT)
+        return self.index.context(path)
+
+    def _reindex(self) -> list[str]:
+        """Rebuild the index; the files analysed with a context that has changed since."""
+        index = self.index = ProjectIndex(self.files, self.summaries, self.followed, previous=self.index)
+        return [p for p in self.files if p in self.contexts and self.contexts[p] != index.context(p)]
+
+    # -- the whole project (the CLI) ---------------------------------------------------------
+
+    def check_all(self, progress: Progress | None = None) -> ProjectCheck:
+        """Every file, then, round after round, the files whose context the index changed, until
+        none does (each round follows calls one file further; real projects settle in two or three)."""
+        tune_gc()
+        return self._rounds(list(self.files), progress)
+
+    def recheck(self, changed: Iterable[str]) -> ProjectCheck:
+        """The project after `changed` files were rewritten on disk (fixes written): they are
+        checked again with their contexts, then every file whose context that changes."""
+        tune_gc()
+        wanted = set(changed)
+        return self._rounds([p for p in self.files if p in wanted], None)
+
+    def _rounds(self, todo: list[str], progress: Progress | None) -> ProjectCheck:
+        for round_number in range(_MAX_ROUNDS):
+            told = progress if round_number == 0 else None
+            contexts = {p: self.context(p) for p in todo}
+            for result, summary in check_round(todo, self.config, self.cache, self.jobs, contexts, told):
+                self.results[result.path] = result
+                self.contexts[result.path] = contexts[result.path]
+                self._summarized(result.path, summary)
+            todo = self._reindex()
+            if not todo:
+                break
+        linted = set(self.linted)
+        reported = [
+            self.results[p] for p in self.files if p in self.results and (p in linted or self.results[p].findings)
+        ]
+        return ProjectCheck(reported, dict(self.summaries), {p: self.context(p) for p in self.files}, self)
+
+    def _summarized(self, path: str, summary: ModuleSummary | None) -> None:
+        if summary is not None:
+            self.summaries[path] = summary
+        else:
+            self.summaries.pop(path, None)
+
+    # -- one text at a time (the fix prover, the language server) --------------------------
+
+    def check(self, path: str, text: str, parser: ChunkedParser | None = None) -> FileCheck:
+        """`text` as the file `path`, analysed with its project context (nothing is recorded)."""
+        return check_file(text, path, self.config, parser, self.context(path))
+
+    def update(self, path: str, text: str, parser: ChunkedParser | None = None) -> tuple[FileCheck, bool]:
+        """An open document's text stands for `path` from now on: checked with its context and
+        its summary recorded. Also whether the index needs rebuilding (the summary changed),
+        which the next `index_step` does, off the path of the edit's own diagnostics."""
+        context = self.context(path)
+        checked = check_file(text, path, self.config, parser, context)
+        self.open.add(path)
+        self.contexts[path] = context
+        before = self.summaries.get(path)
+        self._summarized(path, checked.summary)
+        if path not in self.files:
+            self.files.append(path)
+        same = before is not None and checked.summary is not None and before.to_plain() == checked.summary.to_plain()
+        if self.index is not None and not same:
+            self.stale = True
+        return checked, self.stale
+
+    def close(self, path: str) -> None:
+        """The editor closed `path`: the disk's text stands for it again at the next indexing."""
+        if path in self.open:
+            self.open.discard(path)
+            if self._todo is not None:
+                self._todo.append(path)
+
+    def fix(self, path: str, text: str, unsafe: bool = False, findings: list[Finding] | None = None) -> str:
+        """`text` with its fixes applied round after round, each round checked with the file's
+        project context (without it a helper another file calls is not traced, and its
+        findings would vanish from the re-check rather than be fixed)."""
+        return fix_source(text, path, self.config, unsafe, findings, context=self.context(path))
+
+    def size_facts(self, path: str, text: str) -> list[tuple[Span, str]]:
+        """What export makes of each input size `text`'s models read (for hovers)."""
+        return size_facts(text, path, self.config, self.context(path))
+
+    # -- indexing between lints (the language server) ---------------------------------------
+
+    def index_step(self, folders: list[str], seconds: float) -> tuple[bool, list[str]]:
+        """Summarize files on disk for about `seconds` (at least one file), through the findings
+        cache. Returns whether the index is settled, and the open documents whose context the
+        rebuilt index changed (to lint again)."""
+        if self._todo is None:
+            discovered = discover(folders, self.config.exclude)
+            self.files = [*discovered, *(p for p in self.files if p not in set(discovered))]
+            self._todo = list(discovered)
+        cache = self.cache if self.cache is not None else Cache()
+        deadline = time.monotonic() + seconds
+        done = 0
+        try:
+            while done < len(self._todo) and (done == 0 or time.monotonic() < deadline):
+                path = self._todo[done]
+                done += 1
+                if path not in self.open:  # an open document's editor text is what counts
+                    self._summarize_from_disk(path, cache)
+            cache.save()
+        finally:
+            del self._todo[:done]
+            if cache is not self.cache:
+                cache.close()
+        if self._todo:
+            return False, []
+        self.stale = False
+        changed = self._reindex()
+        # files on disk whose context changed are summarized again (one call further)
+        self._todo = [p for p in changed if p not in self.open]
+        return not self._todo, [p for p in changed if p in self.open]
+
+    def _summarize_from_disk(self, path: str, cache: Cache) -> None:
+        source = read(path)
+        if source.text is None:
+            return
+        context = self.context(path)
+        key = cache.key(source.text, path, self.config, context)
+        hit = cache.get(key, path)
+        if hit is None:
+            checked = check_file(source.text, path, self.config, context=context)
+            cache.put(key, checked.findings, checked.summary)
+            hit = (checked.findings, checked.summary)
+        self.contexts[path] = context
+        self._summarized(path, hit[1])
