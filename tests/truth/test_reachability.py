@@ -36,6 +36,10 @@ TRAINING_ONLY = {
     "    def noisy(self, x):\n        if x.sum() > 0:\n            return x * 2\n        return x\n",
     "training-block": "        if self.training:\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
     "training-and": "        if self.training and x.mean() > 0:\n            return x * 2\n        return x\n",
+    "else-of-not-training": "        if not self.training:\n            return x\n        else:\n            if x.sum() > 0:\n"
+    "                return x * 2\n        return x\n",
+    "after-not-training-return": "        if not self.training:\n            return x\n        if x.sum() > 0:\n            return x * 2\n"
+    "        return x\n",
 }
 
 

@@ -582,6 +582,7 @@ class Program:
         listed = self._nodes.get(id(func))
         if listed is None:
             dead = self._dead_after_guards(func) if self.mentions_guards else None
+            self._mark_training_after_return(func)
             listed = self._nodes[id(func)] = with_statements(
                 func.body, func, in_function=True, pruned=lambda node: self._branch_export_skips(node, func), dead=dead
             )
@@ -613,6 +614,19 @@ class Program:
                     break
         return dead
 
+    def _mark_training_after_return(self, func: cst.FunctionDef) -> None:
+        """What follows `if not self.training: return ...` in its block runs only in training mode
+        (an eval export has returned by then)."""
+        for block in _blocks(func.body):
+            for index, statement in enumerate(block.body):
+                if (
+                    isinstance(statement, cst.If) and statement.orelse is None and _always_leaves(statement.body)
+                    and _tests_not_training(statement.test)
+                ):
+                    for later in block.body[index + 1 :]:
+                        self.training_only.update(id(inner) for inner in walk_statements(later))
+                    break
+
     def _branch_export_skips(self, node: cst.If, func: cst.FunctionDef) -> tuple[cst.CSTNode, ...]:
         """The branch of `node` export never runs (left out of the walk: nothing there is
         traced), and, as a side effect, the statements only a training-mode export runs."""
@@ -628,6 +642,9 @@ class Program:
             if _leftmost(node.test) is not node.test and _tests_training(_leftmost(node.test)):
                 # `if self.training and <test>:` evaluates <test> only in training mode
                 self.training_only.add(id(node))
+        elif _tests_not_training(node.test) and node.orelse is not None:
+            # the `else` (or `elif`) of `if not self.training:` runs only in training mode
+            self.training_only.update(id(statement) for statement in walk_statements(node.orelse))
         self._mark_optional_operands(node.test, func)
         parent = self._passed_by_parent(func)
         optional = _optional_argument(
@@ -1097,6 +1114,14 @@ def _tests_training(test: cst.BaseExpression) -> bool:
         and test.attr.value == "training"
         and isinstance(test.value, cst.Name)
         and test.value.value == "self"
+    )
+
+
+def _tests_not_training(test: cst.BaseExpression) -> bool:
+    """`not self.training`: what it guards runs in an eval export, its `else` only in training mode."""
+    return (
+        isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        and isinstance(test.expression, cst.Attribute) and _tests_training(test.expression)
     )
 
 
