@@ -250,6 +250,9 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
         return Rewrite(reason="the loop is not `range(n)` with one argument")
     if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock) or not isinstance(node.target, cst.Name):
         return Rewrite(reason="the loop has an `else`, is written on one line or unpacks its target")
+    repeated = _repeat_rewrite(flow, func, node)
+    if repeated is not None:
+        return repeated
     count = node.iter.args[0].value
     # `range(_h(n))`: what a one-line helper computes, read at the call
     count = (flow.inlined(count) if isinstance(count, cst.Call) else None) or count
@@ -295,6 +298,72 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
             tuple((call, tensor) for call, tensor in bound.values()),
             imports=names.imports,
             blocks=(BlockReplacement(node, node, tuple(lowered)),),
+        )
+    )
+
+
+def _repeat_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) -> Rewrite | None:
+    """`for i, c in enumerate(counts.tolist()): for _ in range(c): rows.append(x[i])`, the list
+    only stacked after (`torch.stack(rows)`) -> `x.repeat_interleave(counts, dim=0)`: each row
+    repeated its count of times (measured on torch 2.13: exports in both modes with the counts an
+    input, equal to eager). None where the loops are not that."""
+    inner = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    if len(inner) != 1 or not isinstance(node.iter, cst.Call) or len(node.iter.args) != 1:
+        return None
+    outer = next((
+        loop for loop in iter_nodes(func.body)
+        if isinstance(loop, cst.For) and isinstance(loop.body, cst.IndentedBlock) and list(loop.body.body) == [node]
+    ), None)
+    if outer is None or outer.orelse is not None or node.orelse is not None:
+        return None
+    # `for i, c in enumerate(T.tolist())`, the inner loop `range(c)`
+    target, source = outer.target, outer.iter
+    if not (
+        isinstance(target, cst.Tuple) and len(target.elements) == 2
+        and all(isinstance(e.value, cst.Name) for e in target.elements)
+        and isinstance(source, cst.Call) and dotted(source.func) == "enumerate" and len(source.args) == 1
+    ):
+        return None
+    index, count = (e.value.value for e in target.elements)  # type: ignore[attr-defined]
+    listed = source.args[0].value
+    if not (
+        isinstance(listed, cst.Call) and isinstance(listed.func, cst.Attribute) and listed.func.attr.value == "tolist"
+        and not listed.args and is_tensor_like(flow.value(listed.func.value))
+    ):
+        return None
+    limit = node.iter.args[0].value
+    if not (isinstance(limit, cst.Name) and limit.value == count):
+        return None
+    body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
+    collected = _collected(flow, func, node, body)
+    if isinstance(collected, str) or len(collected) != 1 or len(body) != 1 or collected[0].dim not in ("0", "-0"):
+        return None
+    row = collected[0].value  # `x[i]`: the row of `x` at the outer index
+    if not (
+        isinstance(row, cst.Subscript) and isinstance(row.value, (cst.Name, cst.Attribute)) and len(row.slice) == 1
+        and isinstance(row.slice[0].slice, cst.Index) and isinstance(row.slice[0].slice.value, cst.Name)
+        and row.slice[0].slice.value.value == index and is_tensor_like(flow.value(row.value))
+    ):
+        return None
+    if isinstance(node.target, cst.Name) and node.target.value != "_" and node.target.value in usage_of(body).loaded:
+        return None
+    if any(n in usage_of([func.body], skip=outer).loaded for n in (index, count)):
+        return None  # the loop variables outlive the loop
+    repeated = cst.parse_expression(
+        f"{code_of(row.value)}.repeat_interleave({code_of(listed.func.value)}, dim=0)"
+    )
+    # `rows = []` just before the loop and the loop become `rows = x.repeat_interleave(...)`
+    name = collected[0].name
+    block = next((b for b in iter_nodes(func.body) if isinstance(b, cst.IndentedBlock) and outer in b.body), None)
+    at = list(block.body).index(outer) if block is not None else 0
+    before = block.body[at - 1] if block is not None and at > 0 else None
+    first = before if before is not None and code_of(before).strip() == f"{name} = []" else outer
+    return Rewrite(
+        fix=FixProposal(
+            "Repeat each row its count of times with repeat_interleave (assumes one count per row)",
+            Applicability.UNSAFE,
+            ((collected[0].stack, cst.Name(name)),),
+            blocks=(BlockReplacement(first, outer, (statement_of(f"{name} = {code_of(repeated)}"),)),),
         )
     )
 
@@ -375,7 +444,10 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
     if tensor in after.stored:
         return Rewrite(reason=f"the loop reassigns `{tensor}`")
     carried = _carried(func, node, after.stored)
-    problem = _carry_problem(flow, carried, bound_before(func, node))
+    # a loop that only fills lists carries nothing: a scan carries a dummy tensor (measured on
+    # torch 2.13: `torch.zeros(())` returned cloned each step exports in both modes)
+    dummy = not carried and bool(collected)
+    problem = None if dummy else _carry_problem(flow, carried, bound_before(func, node))
     if problem:
         return Rewrite(reason=problem)
     problem = _body_problem(func, sliced, [*carried, name])
@@ -384,17 +456,23 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
     sliced = [stmt.visit(_OutOfPlace(set(carried))) for stmt in sliced]
     one = len(carried) == 1
     state = carried[0] if one else f"({', '.join(carried)})"
-    unpack = [] if one else [statement_of(f"{', '.join(carried)} = {carry}")]
+    unpack = [] if one or dummy else [statement_of(f"{', '.join(carried)} = {carry}")]
+    if dummy:
+        state = f"{carry}.clone()"
     # a step's output may not alias its carry or its slice (measured): those are cloned
+    values = [c.value.visit(_SliceAt(tensor, counter, dim, name)) for c in collected]
+    if any(counter in usage_of([value]).loaded for value in values):
+        return Rewrite(reason=f"`{counter}` is used other than as `{tensor}[{':, ' * dim}{counter}]`")
     outputs = [
-        f"{code_of(c.value)}.clone()" if isinstance(c.value, cst.Name) and c.value.value in {*carried, name}
-        else code_of(c.value)
-        for c in collected
+        f"{code_of(value)}.clone()" if isinstance(value, cst.Name) and value.value in {*carried, name}
+        else code_of(value)
+        for value in values
     ]
     ys = "()" if not collected else outputs[0] if len(collected) == 1 else f"({', '.join(outputs)})"
     stacked = discarded if not collected else collected[0].name if len(collected) == 1 else (
         f"({', '.join(c.name for c in collected)})"
     )
+    initial, result = (f"{torch}.zeros(())", discarded) if dummy else (state, state)
     lowered = [
         function_def(
             step_fn,
@@ -403,7 +481,7 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
             comment_of(node.body),
         ),
         statement_of(
-            f"{state}, {stacked} = {torch}._higher_order_ops.scan({step_fn}, {state}, {tensor}, dim={dim})"
+            f"{result}, {stacked} = {torch}._higher_order_ops.scan({step_fn}, {initial}, {tensor}, dim={dim})"
         ),
     ]
     # scan stacks the outputs on the dimension it scans (measured); `torch.stack(outputs, d)` on `d`

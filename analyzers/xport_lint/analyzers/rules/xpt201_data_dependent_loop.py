@@ -39,7 +39,17 @@ class DataDependentLoop(Rule):
     tensor itself; `x[i]` in the body becomes `x.index_select(0, i.reshape(1)).squeeze(0)`.
     Measured on torch 2.13: exports in both modes and equals eager. It assumes the tensors the
     loop carries keep their shapes, and that the counter is used only as `x[i]` or in
-    arithmetic (it is refused otherwise).
+    arithmetic (it is refused otherwise). The same through a one-line helper of the file
+    (`range(_count(steps))`, `def _count(t): return int(t.item())`): the helper's `return` is
+    read at the call.
+
+    `for i, c in enumerate(counts.tolist()): for _ in range(c): rows.append(x[i])`, with `rows`
+    only stacked after, becomes `rows = x.repeat_interleave(counts, dim=0)` (measured on torch
+    2.13: exports in both modes, equal to eager). It assumes one count per row of `x`; where every
+    count is 0 it gives an empty tensor where eager's `torch.stack([])` raises.
+
+    No fix for a loop over a tensor whose length is data (`torch.unique(labels)`, `x[mask]`):
+    how many steps it takes is the data itself; the finding's note says what to write instead.
 
     ## Modes
     Error in both modes (torch 2.13).
@@ -81,7 +91,9 @@ class DataDependentLoop(Rule):
         value = self.ctx.value(iterable)
         if value.has(Kind.DD_TENSOR):
             self.report(
-                iterable, f"loop over `{short(iterable)}`, whose length depends on tensor data"
+                iterable,
+                f"loop over `{short(iterable)}`, whose length depends on tensor data"
+                f" (no automatic fix: {_why_no_fix(iterable)})",
             )
 
     VALID = [
@@ -143,6 +155,43 @@ class DataDependentLoop(Rule):
         Invalid(
             """
             import torch
+            class Expand(torch.nn.Module):
+                def forward(self, x, counts):
+                    rows = []
+                    for i, c in enumerate(counts.tolist()):
+                        for _ in range(c):  # expect: XPT201
+                            rows.append(x[i])
+                    return torch.stack(rows)
+            def xport_example():
+                return Expand(), (torch.randn(3, 4), torch.tensor([1, 0, 2]))
+            """,
+            expected_replacement="""
+            import torch
+            class Expand(torch.nn.Module):
+                def forward(self, x, counts):
+                    rows = x.repeat_interleave(counts, dim=0)
+                    return rows
+            def xport_example():
+                return Expand(), (torch.randn(3, 4), torch.tensor([1, 0, 2]))
+            """,
+            other_args="(torch.randn(3, 4), torch.tensor([2, 3, 1]))",
+        ),
+        Invalid(
+            """
+            import torch
+            class ClassMeans(torch.nn.Module):
+                def forward(self, x, labels):
+                    means = []
+                    for c in torch.unique(labels):  # expect: XPT201
+                        means.append(x[labels == c].mean(0))
+                    return torch.stack(means)
+            def xport_example():
+                return ClassMeans(), (torch.randn(6, 4), torch.tensor([0, 1, 1, 2, 0, 2]))
+            """
+        ),
+        Invalid(
+            """
+            import torch
             class PerDetection(torch.nn.Module):
                 def forward(self, boxes, scores):
                     areas = []
@@ -154,3 +203,19 @@ class DataDependentLoop(Rule):
             """
         ),
     ]
+
+
+def _why_no_fix(iterable: cst.BaseExpression) -> str:
+    """Why a loop over a tensor of data-dependent length gets no rewrite."""
+    called = iterable.func if isinstance(iterable, cst.Call) else None
+    name = called.attr.value if isinstance(called, cst.Attribute) else called.value if isinstance(called, cst.Name) else ""
+    if name in ("unique", "unique_consecutive"):
+        return (
+            "there are as many classes as the data holds; with their number fixed (`num_classes`), compute "
+            "every class at once: a mask per class (`labels == torch.arange(num_classes)[:, None]`) or "
+            "`index_add`/`scatter_reduce` into `num_classes` rows"
+        )
+    return (
+        "its steps are the rows the data keeps; compute over every row and mask the ones it drops "
+        "(`torch.where`), or gather them with a bounded size"
+    )

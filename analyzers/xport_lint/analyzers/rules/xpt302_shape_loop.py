@@ -50,7 +50,9 @@ class ShapeLoop(Rule):
     `torch.stack([f(x[i]) for i in range(len(x))])` whose `f` is elementwise (arithmetic,
     `relu`, `exp`, `clamp`, ...) becomes `f(x)`, the same rows computed at once; any other
     `f` becomes a scan over the rows (carrying a dummy `torch.zeros(())`, as scan needs a
-    carry; measured to export in both modes and equal eager). It assumes
+    carry; measured to export in both modes and equal eager), and so does a `for` loop that only
+    fills such a list (`outs.append(self.head(x[i]))`: the submodule called once per row,
+    whatever it does across a batch). It assumes
     the carried tensors keep their shapes from step to step, which scan requires. Loops that
     `break`, index with the counter in any other way, read it afterwards or fill lists used
     otherwise get no fix; the diagnostic says why.
@@ -354,5 +356,39 @@ class ShapeLoop(Rule):
                 return {"model": PerRow(), "args": (torch.randn(4, 3),), "dynamic_shapes": ({0: Dim("batch")},)}
             """,
             other_args="(torch.randn(7, 3),)",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class PerRowLoop(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = torch.nn.Linear(4, 2)
+                def forward(self, x):
+                    outs = []
+                    for i in range(len(x)):  # expect: XPT302
+                        outs.append(self.head(x[i]))
+                    return torch.stack(outs)
+            def xport_example():
+                return {"model": PerRowLoop(), "args": (torch.randn(3, 4),), "dynamic_shapes": ({0: Dim("batch")},)}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class PerRowLoop(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = torch.nn.Linear(4, 2)
+                def forward(self, x):
+                    outs = []
+                    def step_fn(carry, x_i):  # expect: XPT302
+                        return carry.clone(), self.head(x_i)
+                    _, outs = torch._higher_order_ops.scan(step_fn, torch.zeros(()), x, dim=0)
+                    return outs
+            def xport_example():
+                return {"model": PerRowLoop(), "args": (torch.randn(3, 4),), "dynamic_shapes": ({0: Dim("batch")},)}
+            """,
+            other_args="(torch.randn(6, 4),)",
         ),
     ]
