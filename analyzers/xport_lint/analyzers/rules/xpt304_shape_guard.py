@@ -6,11 +6,12 @@ from ..model import Mode, Severity
 from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import ShapeConfig, Sizes, holding_range, judge_branch
+from ..shapes import DimKind, ShapeConfig, Sizes, holding_range, judge_branch
 from ._conditions import short
 
 #: calls that assert their first argument (timm's `_assert` is torch's)
 _CHECKS = ("torch._check", "torch._assert", "torch._check_is_size")
+_CHECK_NAMES = frozenset(api.rpartition(".")[2] for api in _CHECKS)
 
 
 class ShapeGuard(Rule):
@@ -60,17 +61,21 @@ class ShapeGuard(Rule):
         self._check(node.test, "assert")
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not node.args or node.args[0].keyword is not None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if name not in _CHECK_NAMES or not node.args or node.args[0].keyword is not None:
             return
         api = self.ctx.resolve(node.func) or ""
         if api in _CHECKS or api.endswith("._assert") or (isinstance(node.func, cst.Name) and node.func.value == "_assert"):
             self._check(node.args[0].value, f"`{short(node.func)}`")
 
     def _check(self, test: cst.BaseExpression, keyword: str) -> None:
+        config = self.ctx.shape_config()
+        if not any(spec.kind is DimKind.NAMED for _, dims in config.inputs for _, spec in dims):
+            return
         sizes = self.ctx.sizes()
         if sizes is None or not sizes.refs(test):
             return
-        config = self.ctx.shape_config()
         verdict = judge_branch(test, sizes, config, self.ctx.mode)
         if verdict.severity is not Severity.ERROR:
             return

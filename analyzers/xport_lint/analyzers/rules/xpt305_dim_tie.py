@@ -70,17 +70,23 @@ class DimTie(Rule):
             self._check(node, node.left, node.right, matmul=True)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if len(node.args) == 2 and self.ctx.resolve(node.func) in _MATMUL:
+        func = node.func
+        if len(node.args) != 2 or not (isinstance(func, cst.Attribute) and func.attr.value in ("matmul", "mm", "bmm")):
+            return
+        if self.ctx.resolve(func) in _MATMUL:
             self._check(node, node.args[0].value, node.args[1].value, matmul=True)
 
     def _setting(self) -> tuple[Sizes, ShapeConfig, tuple, dict[str, tuple[int, ...]]] | None:
         """The forward's sizes, its declaration, the example sizes and the literal buffers
         (None: not a model's forward with a declaration of this file that has a named Dim)."""
-        sizes, traced, program = self.ctx.sizes(), self.ctx.traced, self.ctx.program
-        if sizes is None or traced is None or traced.cls is None or program.shapes_reader is None:
-            return None
+        traced, program = self.ctx.traced, self.ctx.program
+        if traced is None or traced.cls is None or not program.declared_shapes or program.shapes_reader is None:
+            return None  # the example sizes come from a declaration of this file
         config = self.ctx.shape_config()
         if not any(spec.kind is DimKind.NAMED for _, dims in config.inputs for _, spec in dims):
+            return None
+        sizes = self.ctx.sizes()
+        if sizes is None:
             return None
         cls = traced.cls.node
         key = f"ties:{id(cls)}"

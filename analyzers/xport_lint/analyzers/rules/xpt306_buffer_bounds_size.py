@@ -54,8 +54,14 @@ class BufferBoundsSize(Rule):
         value = node.value
         if not (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self"):
             return
-        sizes, traced = self.ctx.sizes(), self.ctx.traced
-        if sizes is None or traced is None or traced.cls is None:
+        traced = self.ctx.traced
+        if traced is None or traced.cls is None or not any(isinstance(e.slice, cst.Slice) for e in node.slice):
+            return
+        config = self.ctx.shape_config()
+        if not any(spec.kind is DimKind.NAMED for _, dims in config.inputs for _, spec in dims):
+            return
+        sizes = self.ctx.sizes()
+        if sizes is None:
             return
         key = f"buffers:{id(traced.cls.node)}"
         buffers = self.ctx.shared.get(key)
@@ -64,7 +70,6 @@ class BufferBoundsSize(Rule):
         shape = buffers.get(value.attr.value)  # type: ignore[union-attr]
         if shape is None or len(node.slice) > len(shape):
             return
-        config = self.ctx.shape_config()
         for dim, element in enumerate(node.slice):
             part = element.slice
             if not isinstance(part, cst.Slice) or part.upper is None or part.lower is not None:

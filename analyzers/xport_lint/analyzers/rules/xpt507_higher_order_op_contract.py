@@ -65,6 +65,10 @@ class HigherOrderOpContract(Rule):
     }
 
     def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if name not in ("cond", "while_loop"):
+            return
         api = self.ctx.resolve(node.func)
         if api in _COND:
             self._cond(node)
