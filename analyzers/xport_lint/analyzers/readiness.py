@@ -21,7 +21,7 @@ import os
 import re
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -430,6 +430,7 @@ class _Builder:
         self.summaries = checked.summaries
         self.record = record
         self._facts: dict[str, _FileFacts | None] = {}
+        self._seen: dict[int, tuple[dict[Mode, Severity | None], str | None, str | None, tuple[int, str]]] = {}
 
     @functools.cached_property
     def unchecked(self) -> tuple[str, ...]:
@@ -615,6 +616,17 @@ class _Builder:
         return {mode: out[mode] for mode in MODES}
 
     def model_finding(self, path: str, finding: Finding, chain: tuple[Step, ...]) -> ModelFinding:
+        """The finding as a model sees it; what does not depend on the model is worked out once
+        (a helper's finding is listed under every model that reaches it)."""
+        known = self._seen.get(id(finding))
+        if known is None:
+            known = self._seen[id(finding)] = self._describe(path, finding)
+        severities, condition, diff, excerpt = known
+        return ModelFinding(path, finding, severities, condition, chain, diff, excerpt)
+
+    def _describe(
+        self, path: str, finding: Finding
+    ) -> tuple[dict[Mode, Severity | None], str | None, str | None, tuple[int, str]]:
         severities = self.severities(path, finding)
         condition = None
         rule = registry.RULES.get(finding.code)
@@ -632,12 +644,12 @@ class _Builder:
             first = max(1, finding.span.start.line - _CONTEXT_LINES)
             last = min(len(facts.lines), finding.span.end.line + _CONTEXT_LINES, first + _MAX_EXCERPT_LINES - 1)
             excerpt = (first, "\n".join(facts.lines[first - 1 : last]))
-        return ModelFinding(path, finding, severities, condition, chain, diff, excerpt)
+        return severities, condition, diff, excerpt
 
     def outside_chain(self, path: str, finding: Finding) -> tuple[Step, ...]:
         """A finding outside every model: the chain the index knows from its own entry point."""
         facts = self.facts(path)
-        summary = next((s for p, s in self.summaries.items() if p == path), None)
+        summary = self.summaries.get(path)
         if facts is None or summary is None:
             return ()
         function = facts.enclosing(finding.span.start.line)
@@ -739,9 +751,3 @@ class _Located:
 
 def _rank(severity: Severity | None) -> int:
     return {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}.get(severity, 3) if severity else 3
-
-
-def iter_findings(report: Readiness) -> Iterable[ModelFinding]:
-    for model in report.models:
-        yield from model.findings
-    yield from report.other_findings
