@@ -30,7 +30,7 @@ from .config import Config
 from .confirm import dynamic_shapes_edit
 from .confirm.supervisor import ConfirmError, Worker, WorkerOptions
 from .files import discover
-from .fixes import apply_fixes
+from .fixes import apply_edits, apply_fixes
 from .model import Finding
 from .project import check_project
 
@@ -75,6 +75,8 @@ class Outcome:
     #: torch's `dynamic_shapes` suggestion for a constraint violation, and the dims it pins
     refined: str | None = None
     static: tuple[str, ...] = ()
+    #: (file as torch wrote it, line, guard): where export added the guards that pin those dims
+    pins: tuple[tuple[str, int, str], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -153,8 +155,9 @@ def _outcome(answer: dict[str, Any], scratch: str) -> Outcome:
         inner = chain[-1] if chain else (None, None, "")
         message = str(answer.get("error") or "the example could not be run")
         failure = Failure(str(answer.get("kind") or answer.get("status")), message, inner[0], inner[1], chain)
+        pins = tuple((p["file"], int(p["line"]), p["guard"]) for p in answer.get("pins") or [])
         return Outcome(False, failure, refined=answer.get("refined"), static=tuple(answer.get("static") or ()),
-                       dynamic=bool(answer.get("dynamic")))
+                       dynamic=bool(answer.get("dynamic")), pins=pins)
     return Outcome(
         True,
         differs=answer.get("differs"),
@@ -305,7 +308,8 @@ class Repairer:
         if outcome.static:
             # a dim torch would pin: first the code fixes of the shape branches that may pin it
             names = re.findall(r"Constraints violated \(([^)]*)\)", failure.message)
-            out += self._keep_dynamic(scratch, repair, [n.strip() for n in ",".join(names).split(",") if n.strip()])
+            dims = [n.strip() for n in ",".join(names).split(",") if n.strip()]
+            out += self._keep_dynamic(scratch, repair, dims, outcome.pins)
         if outcome.refined is not None:
             shapes = self._shapes_candidate(scratch, outcome, repair)
             if shapes is not None:
@@ -332,7 +336,9 @@ class Repairer:
                 out.append((path, "`len(t)` as `t.shape[0]` (a symbolic size, not a Python int read from data)", sized))
         return out[:_CANDIDATES]
 
-    def _keep_dynamic(self, scratch: _Scratch, repair: Repair, dims: list[str]) -> list[tuple[str, str, str]]:
+    def _keep_dynamic(
+        self, scratch: _Scratch, repair: Repair, dims: list[str], pins: tuple[tuple[str, int, str], ...] = ()
+    ) -> list[tuple[str, str, str]]:
         """The fixes of the project's shape findings (a branch or loop on a size, a size through
         a float) on the `dims` torch would make static (all of them when none names one): the
         lines that may pin them. They are shown first, in the advice, and tried before any static
@@ -349,6 +355,12 @@ class Repairer:
                 if fixed != result.text:
                     title = f"{finding.code} {finding.fix.title} (keeps the dim dynamic)"
                     out.append((os.path.abspath(result.path), title, fixed))
+        for file, line, guard in pins:
+            # torch cuts long paths at the front: the scratch file whose path ends like it
+            path = next((p for p in files if os.path.abspath(p).endswith(file.lstrip("."))), None)
+            where = f"{scratch.display(path) if path else file}:{line} (guard {guard})"
+            if where not in lines:
+                lines.insert(0, where)
         if lines:
             repair.pinning = lines
         return out
@@ -374,12 +386,8 @@ class Repairer:
         if example is None or outcome.refined is None:
             return None
         text = scratch.read(example)
-        edit = dynamic_shapes_edit(text, outcome.refined)
-        if edit is None:
-            return None
-        from .fixes import apply_edits
-
-        fixed = apply_edits(text, [edit])
+        function = (self.target.example or "").partition(":")[2] or "xport_example"
+        fixed = _with_dynamic_shapes(text, function, outcome.refined)
         if outcome.static:
             pinned = ", ".join(outcome.static)
             lines = f" ({', '.join(repair.pinning)})" if repair.pinning else ""
@@ -390,10 +398,10 @@ class Repairer:
                 + ("Made static as the last resort (--allow-static)." if self.allow_static else
                    "Last resort: `--allow-static` applies torch's suggestion and makes it static.")
             )
-            if not self.allow_static:
+            if not self.allow_static or fixed is None:
                 return None
             return example, f"dynamic_shapes: make {pinned} static (last resort: no code fix kept it dynamic)", fixed
-        return example, "dynamic_shapes: torch's suggested ranges", fixed
+        return None if fixed is None else (example, "dynamic_shapes: torch's suggested ranges", fixed)
 
     def _example_file(self, scratch: _Scratch) -> str | None:
         if self.target.path:
@@ -492,6 +500,22 @@ def len_as_size(source: str, line: int) -> str | None:
     sized = _LenAsSize(wrapper.resolve(PositionProvider), line)
     fixed = module.visit(sized)
     return fixed.code if sized.changed else None
+
+
+def _with_dynamic_shapes(source: str, function: str, shapes: str) -> str | None:
+    """`source` with the `dynamic_shapes` that `function` (the example factory) gives replaced by
+    `shapes`: its `"dynamic_shapes": ...` dict entry or `dynamic_shapes=` keyword; None if it has
+    neither."""
+    if function == "xport_example":
+        edit = dynamic_shapes_edit(source, shapes)
+        return None if edit is None else apply_edits(source, [edit])
+    renamed = re.sub(rf"^def {re.escape(function)}\(", "def xport_example(", source, count=1, flags=re.MULTILINE)
+    edit = dynamic_shapes_edit(renamed, shapes) if renamed != source else None
+    # the same positions in `source`: only the `def` line's name differs, and it precedes the edit
+    if edit is None or "def xport_example(" in source:
+        return None
+    fixed = apply_edits(renamed, [edit])
+    return re.sub(r"^def xport_example\(", f"def {function}(", fixed, count=1, flags=re.MULTILINE)
 
 
 def _changed_lines(before: str, after: str) -> range:

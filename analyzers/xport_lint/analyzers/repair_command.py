@@ -81,6 +81,9 @@ def repair(
     # a relative path names an interpreter from here, not from the scratch copy's folder
     interpreter = os.path.abspath(python) if python and os.sep in python else python or sys.executable
     allowed = {package: _installed(interpreter, package) for package in allow}
+    if model and not example:
+        # `[tool.xport-lint.examples]` maps a model's dotted path to its example factory
+        example = config.examples.get(model.replace(":", "."))
     target = Target(str(project), str(Path(path).resolve()) if path else None, model, example)
 
     def progress(message: str) -> None:

@@ -274,6 +274,42 @@ def _second_input(program: Any, example: dict[str, Any]) -> tuple[tuple[Any, ...
     return tuple(args), dict(kwargs)
 
 
+_GUARD_ADDED = re.compile(
+    r"^eval (?P<guard>.+?) \[guard added\].*?\((?P<file>[^()]*?):(?P<line>\d+) in (?P<fn>[\w<>]+)\)"
+)
+
+
+def _pinning_guards(torch: Any, example: dict[str, Any], strict: bool) -> list[dict[str, Any]]:
+    """The guards on sizes export added, with the line that added each (torch's `dynamic` log):
+    the lines that pin a dim it would make static. The file is a suffix of the path (torch cuts
+    long paths at the front)."""
+    import logging
+
+    found: list[dict[str, Any]] = []
+
+    class Guards(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            match = _GUARD_ADDED.match(record.getMessage())
+            if match:
+                found.append({"guard": match["guard"], "file": match["file"], "line": int(match["line"]),
+                              "function": match["fn"]})
+
+    logger = logging.getLogger("torch.fx.experimental.symbolic_shapes")
+    handler = Guards()
+    torch._logging.set_logs(dynamic=logging.INFO)
+    logger.addHandler(handler)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            torch.export.export(example["model"], example["args"], example["kwargs"],
+                                dynamic_shapes=example["dynamic_shapes"], strict=strict)
+    except Exception:  # noqa: BLE001, S110 - it fails again: only its log is wanted
+        pass
+    finally:
+        logger.removeHandler(handler)
+        torch._logging.set_logs()
+    return found
+
+
 def _answer(request: dict[str, Any]) -> dict[str, Any]:
     import torch
 
@@ -304,6 +340,8 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
                 lines = "\n".join(f"  {line}" for line in fixes.splitlines())
                 refined = refine_dynamic_shapes_from_suggested_fixes(f"Suggested fixes:\n{lines}", shapes)
                 answer.update(suggested=fixes, refined=_render(refined), static=_static_dims(shapes, refined))
+                if answer["static"]:
+                    answer["pins"] = _pinning_guards(torch, example, strict)
             except Exception as refine_error:  # noqa: BLE001
                 answer.update(suggested=fixes, refine_error=str(refine_error)[:500])
         return answer
