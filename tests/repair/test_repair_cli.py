@@ -140,7 +140,8 @@ def test_a_dim_torch_would_pin_is_kept_dynamic_by_fixing_the_line_that_pins_it(t
     assert done.returncode == 0, done.stdout
     assert "step 1 [kept] XPT301 Rewrite as torch.cond" in done.stdout
     assert "after: exports, equals eager on the example, equals eager on inputs (5, 3)" in done.stdout
-    assert "lines that may pin a dynamic dim: tile.py:7 (XPT301)" in done.stdout
+    pinning = next(line for line in done.stdout.splitlines() if line.startswith("lines that may pin a dynamic dim: "))
+    assert "tile.py:7 (guard Eq(" in pinning and "tile.py:7 (XPT301)" in pinning  # torch's guard, the finding
     assert "dynamic_shapes" not in "".join(line for line in done.stdout.splitlines() if line.startswith("+"))
 
 
@@ -154,3 +155,20 @@ def test_making_a_dim_static_is_the_labelled_last_resort(tmp_path: Path) -> None
     assert done.returncode == 0
     assert "[kept] dynamic_shapes: make dynamic_shapes[0][0] = 4 static (last resort" in done.stdout
     assert "no dimension stayed dynamic" in done.stdout
+
+
+def test_a_model_named_by_import_path_uses_its_configured_example(tmp_path: Path) -> None:
+    model = PINNED_BY_A_BRANCH.split("\n\ndef xport_example")[0] + "\n"
+    project = _project(tmp_path, {
+        "shapes/__init__.py": "",
+        "shapes/tile.py": model,
+        "shapes/examples.py": "import torch\n\nfrom .tile import Tile\n\n\ndef tile():\n"
+        '    return {"model": Tile(), "args": (torch.randn(4, 3),), "dynamic_shapes": ({0: torch.export.Dim("b")},)}\n',
+    })
+    (project / "pyproject.toml").write_text('[tool.xport-lint.examples]\n"shapes.tile.Tile" = "shapes.examples:tile"\n')
+    done = _repair(project, "--model", "shapes.tile:Tile", "--format", "json")
+    report = json.loads(done.stdout)
+    assert done.returncode == 1 and not report["after"]["exported"]
+    # the line that pins the dim, from torch's own guard, before the static resort
+    assert [p.split(" (guard ")[0] for p in report["pinning"]] == ["shapes/tile.py:7"]
+    assert "Last resort: `--allow-static`" in report["advice"]

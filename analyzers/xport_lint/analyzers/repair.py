@@ -358,8 +358,8 @@ class Repairer:
         for file, line, guard in pins:
             # torch cuts long paths at the front: the scratch file whose path ends like it
             path = next((p for p in files if os.path.abspath(p).endswith(file.lstrip("."))), None)
-            where = f"{scratch.display(path) if path else file}:{line} (guard {guard})"
-            if where not in lines:
+            where = f"{scratch.display(path)}:{line} (guard {guard})" if path else None
+            if where is not None and where not in lines:  # a guard inside torch names no line of yours
                 lines.insert(0, where)
         if lines:
             repair.pinning = lines
