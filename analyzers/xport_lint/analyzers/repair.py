@@ -421,7 +421,8 @@ _GUARD_TITLE = (
 
 
 class _Undecided(cst.CSTTransformer):
-    """Each comparison or flag in the test of the `if` at `line`, as `guard_or_false(...)`."""
+    """Each comparison or flag in the test of the `if` (or `a if test else b`) at `line`, as
+    `guard_or_false(...)`."""
 
     def __init__(self, positions: Any, line: int) -> None:
         self.positions = positions
@@ -429,6 +430,12 @@ class _Undecided(cst.CSTTransformer):
         self.changed = False
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
+        return self._decide(original, updated)
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.IfExp:
+        return self._decide(original, updated)
+
+    def _decide(self, original: Any, updated: Any) -> Any:
         where = self.positions[original.test]
         if self.changed or not where.start.line <= self.line <= where.end.line:
             return updated
