@@ -430,10 +430,11 @@ function ruleOf(diagnostic: vscode.Diagnostic): { code: string; url?: vscode.Uri
 }
 
 /**
- * "Fix all in this model": the preferred quick fix of each of its findings that has one,
- * bottom to top so an applied fix does not move the findings still to fix.
+ * "Fix all in this model": the fix of each of its findings that has one, bottom to top so an
+ * applied fix does not move the findings still to fix. Safe fixes always; unsafe ones (each holds
+ * under an assumption its title states) when the user agrees, or `options.unsafe` says so.
  */
-async function fixModel(node?: Node): Promise<number> {
+async function fixModel(node?: Node, options: { unsafe?: boolean } = {}): Promise<number> {
   if (node?.kind !== "model") return 0;
   const { model, uri } = node;
   const document = await vscode.workspace.openTextDocument(uri);
@@ -442,19 +443,32 @@ async function fixModel(node?: Node): Promise<number> {
   const targets = xportDiagnostics(uri)
     .filter((d) => wanted.has(`${ruleOf(d).code}@${d.range.start.line}`))
     .sort((a, b) => b.range.start.compareTo(a.range.start));
-  let fixed = 0;
+  const fixes: vscode.CodeAction[] = [];
   for (const diagnostic of targets) {
+    const code = ruleOf(diagnostic).code;
     const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>(
       "vscode.executeCodeActionProvider", uri, diagnostic.range,
     )) ?? [];
-    // the rule's fix for this diagnostic: preferred, else the first that rewrites (not "Disable for this line")
-    const own = actions.filter((a) => a.edit && a.diagnostics?.some((d) => d.range.isEqual(diagnostic.range)));
-    const fix = own.find((a) => a.isPreferred) ?? own.find((a) => !/Disable for this/i.test(a.title));
-    output.debug(`fix ${ruleOf(diagnostic).code} at line ${diagnostic.range.start.line + 1}: ${fix?.title ?? `none among ${actions.map((a) => a.title).join(", ")}`}`);
-    if (fix?.edit && (await vscode.workspace.applyEdit(fix.edit))) fixed++;
+    // the rule's own fix for this finding (the server titles it "CODE: ..."), not "Disable for this line"
+    const own = actions.filter((a) => a.edit && a.title.startsWith(`${code}: `) && !/Disable for this/i.test(a.title));
+    const fix = own.find((a) => a.isPreferred) ?? own[0];
+    output.debug(`fix ${code} at line ${diagnostic.range.start.line + 1}: ${fix?.title ?? "none"}`);
+    if (fix) fixes.push(fix);
   }
+  const unsafe = fixes.filter((fix) => !fix.isPreferred).length; // the server prefers safe fixes only
+  let apply = fixes.filter((fix) => fix.isPreferred);
+  if (unsafe) {
+    const all = options.unsafe ?? (await vscode.window.showWarningMessage(
+      `xport-lint: ${unsafe} of ${fixes.length} fixes for ${model.name} are unsafe: each holds under an assumption its title states. Apply them too?`,
+      "Apply all",
+      "Only safe fixes",
+    )) === "Apply all";
+    if (all) apply = fixes;
+  }
+  let fixed = 0;
+  for (const fix of apply) if (fix.edit && (await vscode.workspace.applyEdit(fix.edit))) fixed++;
   void vscode.window.showInformationMessage(
-    fixed ? `xport-lint: ${fixed} finding${fixed === 1 ? "" : "s"} of ${model.name} fixed` : `xport-lint: no automatic fix for ${model.name}'s findings`,
+    fixed ? `xport-lint: ${fixed} finding${fixed === 1 ? "" : "s"} of ${model.name} fixed` : `xport-lint: nothing fixed in ${model.name}`,
   );
   if (fixed) await vscode.window.showTextDocument(document);
   return fixed;
