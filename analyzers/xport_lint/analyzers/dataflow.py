@@ -522,9 +522,9 @@ class FunctionFlow:
         return bound[0] if len(bound) == 1 else None
 
     def _definitions(self) -> dict[str, list[cst.BaseExpression | None]]:
-        """What each local name is bound to, per binding: the expression of a plain `name = expr`,
-        None for any other binding (a parameter, unpacking, augmented assignment, a loop, `with`,
-        an in-place method)."""
+        """What each local name is bound to, per binding: the expression of a plain `name = expr`
+        (or its element of `a, b = x, y`), None for any other binding (a parameter, unpacking,
+        augmented assignment, a loop, `with`, an in-place method)."""
         if self._defined is None:
             defined: dict[str, list[cst.BaseExpression | None]] = {
                 param.name.value: [None] for param in all_params(self.func.params)
@@ -532,9 +532,8 @@ class FunctionFlow:
             for node in iter_nodes(self.func.body):
                 if isinstance(node, cst.Assign):
                     for target in node.targets:
-                        simple = isinstance(target.target, cst.Name)
-                        for name in _target_names(target.target):
-                            defined.setdefault(name, []).append(node.value if simple else None)
+                        for name, value in _pairs(target.target, node.value):
+                            defined.setdefault(name, []).append(value)
                 elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName)):
                     bound = node.name if isinstance(node, cst.AsName) else node.target
                     for name in _target_names(bound):
@@ -980,6 +979,23 @@ class _Substitute(cst.CSTTransformer):
         self._used.add(original.value)
         atomic = isinstance(argument, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber))
         return argument if atomic else argument.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _pairs(target: cst.BaseExpression, value: cst.BaseExpression) -> Iterator[tuple[str, cst.BaseExpression | None]]:
+    """Each name `target` binds, with the expression it gets where the assignment says (`n = e`,
+    `n, _ = e, 0`), else None."""
+    if isinstance(target, cst.Name):
+        yield target.value, value
+    elif (
+        isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements)
+        and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+    ):
+        for inner, element in zip(target.elements, value.elements, strict=True):
+            yield from _pairs(inner.value, element.value)
+    else:
+        for name in _target_names(target):
+            yield name, None
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -307,12 +308,11 @@ def _repeat_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) ->
     only stacked after (`torch.stack(rows)`) -> `x.repeat_interleave(counts, dim=0)`: each row
     repeated its count of times (measured on torch 2.13: exports in both modes with the counts an
     input, equal to eager). None where the loops are not that."""
-    inner = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-    if len(inner) != 1 or not isinstance(node.iter, cst.Call) or len(node.iter.args) != 1:
+    if not isinstance(node.iter, cst.Call) or len(node.iter.args) != 1:
         return None
     outer = next((
         loop for loop in iter_nodes(func.body)
-        if isinstance(loop, cst.For) and isinstance(loop.body, cst.IndentedBlock) and list(loop.body.body) == [node]
+        if isinstance(loop, cst.For) and isinstance(loop.body, cst.IndentedBlock) and loop.body.body[-1] is node
     ), None)
     if outer is None or outer.orelse is not None or node.orelse is not None:
         return None
@@ -331,8 +331,22 @@ def _repeat_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) ->
         and not listed.args and is_tensor_like(flow.value(listed.func.value))
     ):
         return None
-    limit = node.iter.args[0].value
+    # `range(c)`, or `c` through names bound once in the outer loop (`n = c`) and one-line helpers
+    limit: cst.BaseExpression | None = node.iter.args[0].value
+    aliases: list[str] = []
+    while limit is not None and len(aliases) < 8:
+        limit = (flow.inlined(limit) if isinstance(limit, cst.Call) else None) or limit
+        if not isinstance(limit, cst.Name) or limit.value == count:
+            break
+        aliases.append(limit.value)
+        limit = flow.bound_once(limit.value)
     if not (isinstance(limit, cst.Name) and limit.value == count):
+        return None
+    prefix = list(outer.body.body[:-1])  # type: ignore[union-attr]
+    if not all(_binds_only(stmt, {*aliases, "_"}) for stmt in prefix):
+        return None
+    reads = Counter(n.value for n in iter_nodes(func.body) if isinstance(n, cst.Name) and n.value in aliases)
+    if any(reads[name] != 2 for name in aliases):  # bound, then read once on the way to `range`
         return None
     body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
     collected = _collected(flow, func, node, body)
@@ -366,6 +380,17 @@ def _repeat_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) ->
             blocks=(BlockReplacement(first, outer, (statement_of(f"{name} = {code_of(repeated)}"),)),),
         )
     )
+
+
+def _binds_only(stmt: cst.BaseStatement, names: set[str]) -> bool:
+    """Whether `stmt` is an assignment of names in `names` and nothing else."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+        return False
+    bound: list[cst.BaseExpression] = []
+    for target in stmt.body[0].targets:
+        written = target.target
+        bound += [e.value for e in written.elements] if isinstance(written, (cst.Tuple, cst.List)) else [written]
+    return all(isinstance(n, cst.Name) and n.value in names for n in bound)
 
 
 def _helper_bindings(
