@@ -217,19 +217,27 @@ def _equal(left: Any, right: Any) -> str | None:
     return None
 
 
-def _other_size(ranges: Any, size: int) -> int:
-    """One more than `size` if its range allows it, else one less."""
+#: the other sizes tried, in order: a program may accept only some (a multiple of a block size)
+_OTHER_SIZES = (lambda n: n + 1, lambda n: 2 * n, lambda n: n - 1, lambda n: n // 2)
+
+
+def _other_size(ranges: Any, size: int, attempt: int) -> int | None:
+    """The `attempt`-th other size for a dim of `size` within its range, or None."""
     try:
-        upper = int(ranges.upper) if ranges is not None else size + 1
+        upper = int(ranges.upper) if ranges is not None else 2**31
     except (TypeError, ValueError, AttributeError, OverflowError):
-        upper = size + 1  # unbounded: torch's infinity is no int
-    lower = int(ranges.lower) if ranges is not None else 2
-    return size + 1 if size + 1 <= upper else max(lower, size - 1)
+        upper = 2**31  # unbounded: torch's infinity is no int
+    lower = max(int(ranges.lower) if ranges is not None else 2, 2)
+    other = _OTHER_SIZES[attempt](size)
+    return other if lower <= other <= upper and other != size else None
 
 
-def _second_input(program: Any, example: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
-    """The example with every dynamic dimension one larger (within its range), or None when the
-    program has no dynamic dimension."""
+def _second_input(
+    program: Any, example: dict[str, Any], attempt: int = 0
+) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    """The example with every dynamic dimension of another size (the `attempt`-th of
+    `_OTHER_SIZES` within its range; the example's size where that is out of range), or None when
+    the program has no dynamic dimension or no dimension can change."""
     import torch
     from torch.utils._pytree import tree_flatten, tree_unflatten
 
@@ -249,12 +257,13 @@ def _second_input(program: Any, example: dict[str, Any]) -> tuple[tuple[Any, ...
             if isinstance(symbol, torch.SymInt):
                 key = str(symbol)
                 if key not in sizes:
-                    sizes[key] = _other_size(program.range_constraints.get(symbol.node.expr), size)
+                    other = _other_size(program.range_constraints.get(symbol.node.expr), size, attempt)
+                    sizes[key] = size if other is None else other
                 shape.append(sizes[key])
             else:
                 shape.append(size)
         shapes.append(tuple(shape))
-    if not sizes:
+    if not sizes or all(shape == tuple(t.shape) for shape, t in zip(shapes, tensors, strict=True)):
         return None
     made = iter(shapes)
     out = []
@@ -355,22 +364,38 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
             answer["differs"] = f"the exported program raises on the example: {raised}"
             return answer
     answer["differs"] = _equal(mine, eager)
-    second = _second_input(program, example)
-    if second is not None:
-        answer["second_shapes"] = [list(t.shape) for t in _leaves(second) if isinstance(t, torch.Tensor)]
-        with torch.no_grad():
-            try:
-                eager = model(*second[0], **second[1])
-            except Exception as error:  # noqa: BLE001 - the model may need particular sizes
-                answer["second"] = f"eager rejects it: {type(error).__name__}: {str(error)[:200]}"
-                return answer
-            try:
-                mine = program.module()(*second[0], **second[1])
-            except Exception as error:  # noqa: BLE001
-                rejected = f"{type(error).__name__}: {str(error)[:300]}"
-                answer["second_differs"] = f"the exported program rejects it: {rejected}"
-                return answer
-        answer["second_differs"] = _equal(mine, eager)
+    compared = answer
+    for attempt in range(len(_OTHER_SIZES)):
+        second = _second_input(program, example, attempt)
+        if second is None:
+            continue
+        compared = _compare_second(model, program, second, answer)
+        if not str(compared.get("second_differs") or "").startswith("the exported program rejects it"):
+            break  # compared, or eager itself rejects it: else the program's guards want another size
+    return compared
+
+
+def _compare_second(
+    model: Any, program: Any, second: tuple[tuple[Any, ...], dict[str, Any]], answer: dict[str, Any]
+) -> dict[str, Any]:
+    """`answer` with the comparison of the program and eager on the `second` input."""
+    import torch
+
+    answer = dict(answer)
+    answer["second_shapes"] = [list(t.shape) for t in _leaves(second) if isinstance(t, torch.Tensor)]
+    with torch.no_grad():
+        try:
+            eager = model(*second[0], **second[1])
+        except Exception as error:  # noqa: BLE001 - the model may need particular sizes
+            answer["second"] = f"eager rejects it: {type(error).__name__}: {str(error)[:200]}"
+            return answer
+        try:
+            mine = program.module()(*second[0], **second[1])
+        except Exception as error:  # noqa: BLE001
+            rejected = f"{type(error).__name__}: {str(error)[:300]}"
+            answer["second_differs"] = f"the exported program rejects it: {rejected}"
+            return answer
+    answer["second_differs"] = _equal(mine, eager)
     return answer
 
 
