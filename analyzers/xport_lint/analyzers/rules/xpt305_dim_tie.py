@@ -33,8 +33,10 @@ class DimTie(Rule):
     or buffers and parameters `__init__` makes with literal sizes, with ranks from the example
     inputs, and flags a pair of dimensions the op needs equal (aligned from the right as
     broadcasting does; the inner dimensions of a product) where one is a named `Dim` and the
-    other a different named `Dim` or a constant size other than 1. Ops under an `if` are left
-    out (the example may take the other side).
+    other a different named `Dim` or a constant size other than 1; and `view`/`reshape` of an
+    input with a named `Dim` to literal sizes (no `-1`: the element count is fixed; a `-1`
+    elsewhere and a literal where the named size was, in the same rank: `(b, 6).view(4, -1)`).
+    Ops under an `if` are left out (the example may take the other side).
 
     ## Why it fails torch.export
     The op adds the guard `s0 == s1` (or `s0 == 4`): two named `Dim`s become one, or a named
@@ -71,6 +73,9 @@ class DimTie(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("view", "reshape") and node.args:
+            self._reshape(node, func.value)
+            return
         if len(node.args) != 2 or not (isinstance(func, cst.Attribute) and func.attr.value in ("matmul", "mm", "bmm")):
             return
         if self.ctx.resolve(func) in _MATMUL:
@@ -179,6 +184,41 @@ class DimTie(Rule):
                 self.report(node, f"`{short(node)}`: {what} ties {reason}")
                 return
 
+    def _reshape(self, node: cst.Call, tensor: cst.BaseExpression) -> None:
+        """`x.view(4, -1)` of an input with a named Dim: literal target sizes without a `-1` fix
+        the element count; with one, a literal where the named size was splits it."""
+        setting = self._setting()
+        if setting is None or id(node) in self._conditional():
+            return
+        dims = self._operand(tensor, setting) if isinstance(tensor, cst.Name) else None
+        if not dims or any(not d.exact for d in dims):
+            return
+        args = [a.value for a in node.args]
+        if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
+            args = [e.value for e in args[0].elements]
+        target = [_signed(a) for a in args]
+        if None in target or target.count(-1) > 1 or any(a.keyword is not None or a.star for a in node.args):
+            return  # a size computed from the input, or not written as a number
+        config = setting[1]
+        named = [d for d in dims if d.ref is not None and config.dim(*d.ref).kind is DimKind.NAMED]
+        if not named or any(d.ref is not None and d not in named for d in dims) or any(
+            d.ref is None and d.size is None for d in dims
+        ):
+            return
+        if -1 in target:
+            # measured: `(b, 6).view(-1, 6)` and `(4, c).view(4, -1)` export; `(b, 6).view(4, -1)` and
+            # `.view(2, -1)` fail (a literal where the named size was splits it). Other ranks: unknown
+            fixed = [d for d, n in zip(dims, target, strict=False) if d in named and n != -1]
+            if len(target) != len(dims) or not fixed:
+                return
+            named = fixed
+        first = named[0]
+        spec = config.dim(*first.ref)  # type: ignore[misc]
+        self.report(node, f"`{short(node)}`: the literal sizes fix the element count, so export ties "
+                          f"{_name(first)} ({spec.text()}) to a constant and fails with ConstraintViolationError "
+                          "(Constraints violated); compute the sizes from the input (`x.shape[0]`) or use -1 for "
+                          "the dynamic dimension")
+
     def _tie(self, a: _Dim, b: _Dim, config: ShapeConfig) -> str | None:
         """Why export fails on needing `a` and `b` equal, or None."""
         specs = [config.dim(*d.ref) if d.ref is not None else None for d in (a, b)]
@@ -231,8 +271,30 @@ class DimTie(Rule):
                 return {"model": Scale(), "args": (torch.randn(4, 3),), "dynamic_shapes": {"x": {0: Dim("batch")}}}
             """
         ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Pairs(torch.nn.Module):
+                def forward(self, x):
+                    return x.view(-1, 6)  # -1 where the batch was: any batch works
+            def xport_example():
+                return {"model": Pairs(), "args": (torch.randn(4, 6),), "dynamic_shapes": {"x": {0: Dim("batch")}}}
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Rows(torch.nn.Module):
+                def forward(self, x):
+                    return x.view(4, -1)  # expect: XPT305
+            def xport_example():
+                return {"model": Rows(), "args": (torch.randn(4, 6),), "dynamic_shapes": {"x": {0: Dim("batch")}}}
+            """
+        ),
         Invalid(
             """
             import torch
@@ -272,6 +334,16 @@ class DimTie(Rule):
             """
         ),
     ]
+
+
+def _signed(expr: cst.BaseExpression) -> int | None:
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(
+        expr.expression, cst.Integer
+    ):
+        return -int(expr.expression.evaluated_value)
+    return None
 
 
 def _same(a: DimSpec, b: DimSpec) -> bool:
