@@ -375,3 +375,8 @@ def test_confirm_records_what_draft_export_said_until_the_file_changes(tmp_path:
     scaler.write_text(scaler.read_text().replace("x * 2", "x * 3"))
     later = {m["name"]: m["confirmation"]["state"] for m in report_json(project)["models"]}
     assert later == {"Scaler": "stale", "Gate": "confirmed"}  # the record is kept by the text's hash
+    # `check --confirm` keeps its outcomes in the same record
+    confirmed = subprocess.run([sys.executable, "-m", "xport_lint.analyzers.cli", "check", "--confirm", "exports_fine.py"],
+                               cwd=project, capture_output=True, text=True, timeout=600)
+    assert confirmed.returncode == 0, confirmed.stderr
+    assert {m["name"]: m["confirmation"]["state"] for m in report_json(project)["models"]}["Scaler"] == "confirmed"

@@ -45,9 +45,8 @@ def main() -> None:
 
 
 main.add_command(repair_command)
-
-
 main.add_command(report_command)
+
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
@@ -445,6 +444,7 @@ def _confirm(
     import ast
 
     from .confirm import has_example
+    from .readiness import ConfirmationRecord
 
     todo: list[tuple[FileResult, str, str | None]] = []
     for result in results:
@@ -469,6 +469,7 @@ def _confirm(
     failed = 0
     notes: list[str] = []
     root = str(config.root) if config.root else None
+    record = ConfirmationRecord()  # each model's confirmation state in `xport-lint report`
     with click.progressbar(
         todo, label="confirming", file=sys.stderr, hidden=not progress,
         item_show_func=lambda item: item[0].path if item is not None else None,
@@ -477,6 +478,7 @@ def _confirm(
             outcome = confirmer.confirm(result.path, text, per_file.get(result.path, []),
                                         root=root, strict=config.strict, provider=provider)
             per_file[result.path] = outcome.findings
+            record.record(result.path, text, outcome.status, outcome.export_ok, outcome.model, outcome.summary)
             failed += outcome.failed
             if quiet:
                 continue
@@ -494,6 +496,7 @@ def _confirm(
             if not progress:
                 click.echo("\n".join(notes), err=True)
                 notes.clear()
+    record.save()
     if notes:
         click.echo("\n".join(notes), err=True)
     return failed
