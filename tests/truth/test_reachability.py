@@ -148,3 +148,26 @@ def test_a_flag_made_of_an_optional_argument_guards_like_the_argument(tmp_path: 
     torch.export.export(module.M(), (torch.randn(4),), strict=False)
     with pytest.raises(Exception):  # noqa: B017 - any export failure is the fact checked
         torch.export.export(module.M(), (torch.randn(4), [torch.ones(1)]), strict=False)
+
+
+SWITCHED = (
+    "import torch\n\n\nclass Config:\n    is_training = False\n\n\nclass M(torch.nn.Module):\n"
+    "    def __init__(self, config=Config()):\n        super().__init__()\n        self.is_training = config.is_training\n\n"
+    "    def forward(self, x):\n        if self.is_training:\n            if x.sum() > 0:\n                return x * 2\n"
+    "        return x\n"
+)
+
+
+def test_a_branch_a_config_flag_turns_on_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """OneFormer's `self.is_training = config.is_training` (False by default): what it guards runs
+    only with the flag set, however `.train()`/`.eval()` leave the module."""
+    (finding,) = check_source(SWITCHED, "m.py", Config())
+    assert finding.code == "XPT101" and finding.severity is Severity.WARNING
+    assert "only with `config.is_training=True`" in finding.message
+    module = load(SWITCHED, tmp_path)
+    switched_on = type("On", (), {"is_training": True})()
+    for strict in (False, True):
+        for training in (False, True):
+            assert exports(SWITCHED, tmp_path, strict, training)
+        with pytest.raises(Exception):  # noqa: B017 - failing is the fact checked
+            torch.export.export(module.M(switched_on).eval(), (torch.randn(4),), strict=strict)

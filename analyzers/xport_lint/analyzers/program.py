@@ -123,8 +123,8 @@ class Program:
         self._in_progress: set[int] = set()
         #: ids of statements only an export in training mode runs (under `if self.training:`)
         self.training_only: set[int] = set()
-        #: ids of statements that run only with a configuration other than the default, with what
-        #: it is (`experts_implementation="eager"` for a transformers experts class)
+        #: ids of statements that run only with a configuration other than the default, with the
+        #: condition said (`only with `experts_implementation="eager"`: ...` for a transformers experts class)
         self.switched: dict[int, str] = {}
         #: ids of statements only an export that passes an optional argument runs, with its name
         #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
@@ -406,7 +406,9 @@ class Program:
                 continue
             for node, statement in self.nodes(forward):
                 if node is statement:
-                    self.switched.setdefault(id(node), 'experts_implementation="eager"')
+                    self.switched.setdefault(
+                        id(node), 'only with `experts_implementation="eager"`: the default replaces this `forward`'
+                    )
 
     def _own_roots(self) -> Iterator[Traced]:
         for info in self.classes.values():
@@ -614,6 +616,28 @@ class Program:
                     break
         return dead
 
+    def _config_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
+        """`if self.is_training:` where `__init__` copied it from `config.is_training`: a switch
+        the default configuration leaves off (see _OFF_BY_DEFAULT), named with its default."""
+        if not (
+            isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self"
+            and test.attr.value in _OFF_BY_DEFAULT
+        ):
+            return None
+        cls = self._class_of.get(id(func))
+        init = cls.methods.get("__init__") if cls is not None else None
+        if init is None:
+            return None
+        name = test.attr.value
+        for statement in walk_statements(init.body):
+            if (
+                isinstance(statement, cst.Assign) and isinstance(statement.value, cst.Attribute)
+                and statement.value.attr.value == name and dotted(statement.value.value) in ("config", "self.config")
+                and any(dotted(t.target) == f"self.{name}" for t in statement.targets)
+            ):
+                return f"only with `config.{name}=True`: the default configuration sets it to False"
+        return None
+
     def _mark_training_after_return(self, func: cst.FunctionDef) -> None:
         """What follows `if not self.training: return ...` in its block runs only in training mode
         (an eval export has returned by then)."""
@@ -645,6 +669,10 @@ class Program:
         elif _tests_not_training(node.test) and node.orelse is not None:
             # the `else` (or `elif`) of `if not self.training:` runs only in training mode
             self.training_only.update(id(statement) for statement in walk_statements(node.orelse))
+        switch = self._config_switch(_leftmost(node.test), func)
+        if switch is not None:
+            for statement in walk_statements(node.body):
+                self.switched.setdefault(id(statement), switch)
         self._mark_optional_operands(node.test, func)
         parent = self._passed_by_parent(func)
         optional = _optional_argument(
@@ -1068,6 +1096,9 @@ _EXPORT_GUARDS = {
     "torch._C._get_tracing_state": False,
     "torchvision._is_tracing": False,
 }
+#: configuration flags that turn on training-only code and default to off (transformers'
+#: OneFormerConfig and the Mask2Former family: `is_training=False`), copied to `self` in `__init__`
+_OFF_BY_DEFAULT = frozenset({"is_training"})
 _EXPERTS_SWITCHES = frozenset({
     "transformers.integrations.use_experts_implementation",
     "transformers.integrations.moe.use_experts_implementation",

@@ -407,7 +407,7 @@ def _findings(
                 message += " (only when exporting in training mode: `self.training` is False after `.eval()`)"
             elif where in program.switched:
                 severity = Severity.WARNING
-                message += f" (only with `{program.switched[where]}`: the default replaces this `forward`)"
+                message += f" ({program.switched[where]})"
             elif where in program.optional_only:
                 name = program.optional_only[where]
                 severity = Severity.WARNING
