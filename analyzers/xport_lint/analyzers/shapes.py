@@ -534,6 +534,49 @@ def init_buffers(cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str 
     }  # type: ignore[misc]
 
 
+def passed_config(classes: Any, declared: dict[str, ShapeConfig], name: str) -> ShapeConfig | None:
+    """How a submodule class is exported when a declared model of this file passes its own
+    inputs to it: `self.up = Up()` in `__init__`, `self.up(x)` in `forward`, `x` declared
+    `{0: Dim("batch")}` -> `Up.forward`'s first parameter has that batch `Dim`. One such call
+    site, arguments that are the caller's inputs never rebound; None otherwise."""
+    found: list[ShapeConfig] = []
+    for parent, config in declared.items():
+        info = classes.get(parent)
+        forward = info.methods.get("forward") if info is not None else None
+        init = info.methods.get("__init__") if info is not None else None
+        if forward is None or init is None or not config.inputs:
+            continue
+        attrs = {attr for attr, layer in init_layers(info.node).items() if layer == name}
+        if not attrs:
+            continue
+        sizes = Sizes(forward)
+        callee = classes.get(name)
+        callee_forward = callee.methods.get("forward") if callee is not None else None
+        if callee_forward is None:
+            return None
+        params = [p.name.value for p in callee_forward.params.params if p.name.value not in ("self", "cls")]
+        for node in _walk(forward.body):
+            func = node.func if isinstance(node, cst.Call) else None
+            if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                    and func.value.value == "self" and func.attr.value in attrs):
+                continue
+            inputs = []
+            for param, arg in zip(params, node.args, strict=False):  # type: ignore[union-attr]
+                value = arg.value
+                if arg.keyword is not None or arg.star or not isinstance(value, cst.Name):
+                    break
+                if value.value not in sizes.positions or value.value in sizes.reassigned:
+                    continue
+                dims = next((d for key, d in config.inputs if key == value.value), None)
+                if dims is None:
+                    dims = next((d for key, d in config.inputs if key == f"#{sizes.positions[value.value]}"), ())
+                inputs.append((param, dims))
+            found.append(ShapeConfig(
+                tuple(inputs), f"{config.source}, passed on by `{parent}.forward`", AUTO, config.path, config.line,
+            ))
+    return found[0] if len(found) == 1 and found[0].inputs else None
+
+
 # -- the sizes an expression reads ---------------------------------------------------------------
 
 #: a dimension of a `forward` input: (parameter, its position, dimension index)

@@ -65,7 +65,9 @@ class ShapeBranch(ConditionRule, Rule):
       (non-strict export turns `len()` of a tensor into a constant).
     The declaration is read from the file's export call or `xport_example()`, from an export
     script elsewhere in the linted project, or from `[tool.xport-lint.dynamic-shapes]`; with
-    none, `[tool.xport-lint] shapes = "dynamic"` treats every dimension as `Dim.AUTO`.
+    none, `[tool.xport-lint] shapes = "dynamic"` treats every dimension as `Dim.AUTO`. A
+    submodule the exported model builds in `__init__` and calls once with its own inputs
+    (`self.up(x)`) gets those inputs' declared dimensions.
     """
 
     CODE = "XPT301"
@@ -241,23 +243,49 @@ class ShapeBranch(ConditionRule, Rule):
                         "dynamic_shapes": {"a": {0: Dim("la")}, "b": {0: Dim("lb")}}}
             """
         ),
-        Valid(
+    ]
+    INVALID = [
+        Invalid(
             """
             import torch
             from torch.export import Dim
-            class PadEven(torch.nn.Module):
+            class Upsample(torch.nn.Module):
+                def forward(self, hidden_states):
+                    # the batch Dim of the model's input reaches this submodule
+                    if hidden_states.shape[0] >= 64:  # expect: XPT301
+                        return hidden_states.contiguous() * 2
+                    return hidden_states * 2
+            class UNet(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.up = Upsample()
                 def forward(self, x):
-                    # declared `2 * dx`: always even, the range decides the test
-                    if x.size(0) % 2 == 1:
-                        x = torch.nn.functional.pad(x, (0, 0, 0, 1))
-                    return x * 2
+                    return self.up(x)
             def xport_example():
-                dx = Dim("dx", max=32)
-                return {"model": PadEven(), "args": (torch.randn(8, 3),), "dynamic_shapes": {"x": {0: 2 * dx}}}
-            """
+                return {"model": UNet(), "args": (torch.randn(4, 3),), "dynamic_shapes": {"x": {0: Dim("batch")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Upsample(torch.nn.Module):
+                def forward(self, hidden_states):
+                    # the batch Dim of the model's input reaches this submodule
+                    def true_fn(hidden_states):  # expect: XPT301
+                        return hidden_states.contiguous() * 2
+                    def false_fn(hidden_states):
+                        return hidden_states * 2
+                    return torch.cond(hidden_states.shape[0] >= 64, true_fn, false_fn, (hidden_states,))
+            class UNet(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.up = Upsample()
+                def forward(self, x):
+                    return self.up(x)
+            def xport_example():
+                return {"model": UNet(), "args": (torch.randn(4, 3),), "dynamic_shapes": {"x": {0: Dim("batch")}}}
+            """,
+            other_args="(torch.randn(70, 3),)",
         ),
-    ]
-    INVALID = [
         Invalid(
             """
             import torch

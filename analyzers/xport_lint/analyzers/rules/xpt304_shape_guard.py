@@ -141,6 +141,19 @@ class ShapeGuard(Rule):
                 return {"model": Scale(), "args": (torch.randn(4, 3), 3), "dynamic_shapes": {"x": {0: Dim("b")}, "n": None}}
             """
         ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Pairs(torch.nn.Module):
+                def forward(self, x):
+                    torch._check(x.shape[0] % 2 == 0)  # declared `2 * dx`: always even
+                    return x.view(-1, 2, 3).sum(1)
+            def xport_example():
+                dx = Dim("dx", max=32)
+                return {"model": Pairs(), "args": (torch.randn(8, 3),), "dynamic_shapes": {"x": {0: 2 * dx}}}
+            """
+        ),
     ]
     INVALID = [
         Invalid(
