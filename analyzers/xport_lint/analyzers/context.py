@@ -14,7 +14,7 @@ from .dataflow import NOTHING, FunctionFlow, Value
 from .model import Mode, Severity
 from .program import Program, Traced
 from .report import FixProposal, Report
-from .shapes import AUTO, DimSpec, ShapeConfig, Sizes, init_constants, init_layers
+from .shapes import AUTO, DimSpec, ShapeConfig, Sizes, init_constants, init_layers, passed_config
 from .versions import NEWEST, TorchVersion
 
 
@@ -76,6 +76,7 @@ class RuleContext:
             found = (
                 program.declared_shapes.get(name) or dict(program.context.shapes).get(name)
                 or (ShapeConfig(table, "[tool.xport-lint.dynamic-shapes]") if table is not None else None)
+                or passed_config(program.classes, program.declared_shapes, name)
             )
             if found is not None:
                 return found
