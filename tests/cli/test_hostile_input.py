@@ -21,8 +21,8 @@ from tests.cli.test_cli import BAD, GOOD, run
 from xport_lint.analyzers import Config, check_source
 from xport_lint.analyzers.files import SourceFile
 from xport_lint.analyzers.fixes import apply_fixes
-from xport_lint.analyzers.project import check_isolated
 from xport_lint.analyzers.runner import FileCheck
+from xport_lint.analyzers.workers import check_isolated
 
 ASSERTING = 'import torch\nclass Check(torch.nn.Module):\n    def forward(self, x):\n        assert (x > 0).all(), "neg{sep}ative"\n        return x\n'
 BRANCHING = (
@@ -145,7 +145,7 @@ def test_deep_nesting_is_one_finding_and_the_other_files_are_reported(
 
 def crash_on_crash_py(paths: list[str], config: Config, contexts: dict) -> list[tuple[SourceFile, FileCheck]]:
     """A worker that dies the way a native crash kills it, on one file."""
-    from xport_lint.analyzers.project import _check_batch
+    from xport_lint.analyzers.workers import _check_batch
 
     if any(p.endswith("crash.py") for p in paths):
         faulthandler.disable()  # pytest's handler would print the worker's stack

@@ -1,98 +1,19 @@
-"""A whole project checked: every file in worker processes, then again where the project index
-changes what a file's analysis knows (index.ProjectIndex), until nothing changes. The rounds are
-workspace.Workspace's (the one project model the CLI and the language server share); this
-module runs a round's files in isolated worker processes, and keeps `check_project`/`recheck`."""
+"""A whole project checked: every file in worker processes (workers.py), then again where the
+project index changes what a file's analysis knows (index.ProjectIndex), until nothing changes:
+the rounds of workspace.Workspace, the one project model the CLI and the language server share.
+`check_project` and `recheck` are the entry points the commands and the benchmarks call."""
 
 from __future__ import annotations
 
-import faulthandler
-import gc
-import multiprocessing
-import os
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-from . import registry
 from .cache import Cache
 from .config import Config
-from .files import SourceFile, read
-from .index import EMPTY_CONTEXT, FileContext, ModuleSummary
-from .model import Finding, Position, Severity, Span
-from .runner import INTERNAL_ERROR, SYNTAX_CODE, FileCheck, check_file, is_internal_error
+from .workers import FILE_TIME_LIMIT, FOLLOWED, FileResult, Progress, check_isolated, problem_finding
+from .workspace import ProjectCheck, Workspace
 
-if TYPE_CHECKING:
-    from .workspace import Workspace
-
-#: A file whose check runs longer than this is given up (its worker is ended by faulthandler's
-#: watchdog, which fires even inside libcst's native parser): libcst's time grows steeply on
-#: pathological expressions (a 10,000-term sum: 30 s, then SIGSEGV).
-FILE_TIME_LIMIT = 300
-
-
-def _check_one(path: str, config: Config, context: FileContext) -> tuple[SourceFile, FileCheck]:
-    source = read(path)
-    if source.text is None:
-        return source, FileCheck([])
-    return source, check_file(source.text, path, config, context=context)
-
-
-def _check_batch(
-    paths: list[str], config: Config, contexts: dict[str, FileContext]
-) -> list[tuple[SourceFile, FileCheck]]:
-    """Runs in a worker process, each file under a watchdog (see FILE_TIME_LIMIT)."""
-    out = []
-    with open(os.devnull, "w") as quiet:
-        for path in paths:
-            faulthandler.dump_traceback_later(FILE_TIME_LIMIT, exit=True, file=quiet)
-            try:
-                out.append(_check_one(path, config, contexts.get(path, EMPTY_CONTEXT)))
-            finally:
-                faulthandler.cancel_dump_traceback_later()
-    return out
-
-
-class FileResult:
-    __slots__ = ("path", "text", "problem", "skipped", "findings", "source")
-
-    def __init__(self, source: SourceFile, findings: list[Finding]) -> None:
-        self.source = source
-        self.path = source.path
-        self.text = source.text
-        self.problem = source.problem
-        self.skipped = source.skipped
-        self.findings = findings
-
-
-def tune_gc() -> None:
-    """Collect the young generation less often. libcst allocates millions of short-lived,
-    acyclic nodes per file; at CPython's default threshold (700) the cyclic collector runs
-    thousands of times per file for nothing (about 10% of a run, measured on the bench corpus)."""
-    gc.set_threshold(200_000, 50, 1_000)
-
-
-CheckBatch = Callable[[list[str], Config, dict[str, FileContext]], list[tuple[SourceFile, FileCheck]]]
-#: a followed file before the index says what of it is traced: nothing
-FOLLOWED = FileContext(entries_only=True)
-
-
-@dataclass
-class ProjectCheck:
-    results: list[FileResult]
-    #: path -> its summary for the project index (files that parsed)
-    summaries: dict[str, ModuleSummary]
-    #: path -> what the rest of the project tells its analysis: a fix of the file and the
-    #: re-check of that fix need it (without it, a helper another file calls is not traced)
-    contexts: dict[str, FileContext] = field(default_factory=dict)
-    #: the project model the check ran in (workspace.Workspace), which `recheck`, fixes and
-    #: the fix prover ask for each file's context
-    workspace: Workspace | None = field(default=None, repr=False)
-
-
-#: told how many files are done of how many the first round checks (the rest are cache hits)
-Progress = Callable[[int, int], None]
+__all__ = [
+    "FILE_TIME_LIMIT", "FOLLOWED", "FileResult", "Progress", "ProjectCheck", "Workspace", "check_isolated",
+    "check_project", "problem_finding", "recheck",
+]
 
 
 def check_project(
@@ -102,8 +23,6 @@ def check_project(
     files make of it (classes that are modules through another file, helpers that another file's
     traced code calls); files whose context changed are checked again, until none does
     (workspace.Workspace.check_all)."""
-    from .workspace import Workspace
-
     return Workspace.for_paths(files, config, cache, jobs).check_all(progress)
 
 
@@ -118,112 +37,3 @@ def recheck(previous: ProjectCheck, changed: list[str], config: Config, cache: C
     return workspace.recheck(changed)
 
 
-def check_round(
-    files: list[str], config: Config, cache: Cache | None, jobs: int | None, contexts: dict[str, FileContext],
-    progress: Progress | None,
-) -> Iterator[tuple[FileResult, ModuleSummary | None]]:
-    todo: list[str] = []
-    keys: dict[str, str] = {}
-    for path in files:
-        if cache is None:
-            todo.append(path)
-            continue
-        source = read(path)
-        if source.text is None:
-            yield FileResult(source, []), None
-            continue
-        key = cache.key(source.text, path, config, contexts[path])
-        hit = cache.get(key, path)
-        if hit is not None:
-            yield FileResult(source, hit[0]), hit[1]
-        else:
-            keys[path] = key
-            todo.append(path)
-    for done, (source, checked) in enumerate(
-        check_isolated(todo, config, jobs or os.cpu_count() or 1, contexts=contexts), start=1
-    ):
-        if cache is not None and source.path in keys and source.text is not None and not any(
-            is_internal_error(f) for f in checked.findings
-        ):
-            cache.put(keys[source.path], checked.findings, checked.summary)
-        if progress is not None:
-            progress(done, len(todo))
-        yield FileResult(source, checked.findings), checked.summary
-
-
-def check_isolated(
-    paths: list[str], config: Config, workers: int, check: CheckBatch = _check_batch,
-    contexts: dict[str, FileContext] | None = None,
-) -> Iterator[tuple[SourceFile, FileCheck]]:
-    """Every file checked in worker processes, so that one file that crashes the process
-    (libcst's native parser) or outruns the watchdog costs only its own result. When a worker
-    dies, the files not yet done are re-run one at a time in a one-worker pool: a file that
-    breaks it is the culprit, reported as an internal error, and a fresh pool takes the rest."""
-    # biggest files first, in many small batches: a free worker takes the next one, so the
-    # run does not end waiting on one long batch (8 big batches cost ~12% on 2 cores)
-    ordered = sorted(paths, key=_size, reverse=True)
-    done: set[str] = set()
-    size = max(1, len(ordered) // (workers * 32))
-    batches = [ordered[i : i + size] for i in range(0, len(ordered), size)]
-    try:
-        with _pool(min(workers, len(batches))) as pool:
-            for future in [pool.submit(check, batch, config, _only(contexts, batch)) for batch in batches]:
-                for item in future.result():
-                    done.add(item[0].path)
-                    yield item
-        return
-    except BrokenProcessPool:
-        pass
-    # one file at a time: only the file in flight can break the pool, so it is the culprit
-    pool = _pool(1)
-    try:
-        for path in (p for p in ordered if p not in done):
-            try:
-                checked = pool.submit(check, [path], config, _only(contexts, [path])).result()
-            except BrokenProcessPool:
-                pool.shutdown()
-                pool = _pool(1)
-                checked = [_crashed(path)]
-            yield from checked
-    finally:
-        pool.shutdown()
-
-
-def _only(contexts: dict[str, FileContext] | None, paths: list[str]) -> dict[str, FileContext]:
-    """The non-empty contexts of `paths` (what a worker needs, and little to send it)."""
-    if not contexts:
-        return {}
-    return {p: c for p in paths if (c := contexts.get(p, EMPTY_CONTEXT)) != EMPTY_CONTEXT}
-
-
-def _pool(workers: int) -> ProcessPoolExecutor:
-    """Workers that die with this process, even when it is killed (lifetime.die_with_parent).
-    fork: the parent has imported the engine already, so a worker starts in milliseconds."""
-    from .lifetime import die_with_parent
-
-    return ProcessPoolExecutor(
-        max_workers=max(workers, 1), mp_context=multiprocessing.get_context("fork"),
-        initializer=die_with_parent, initargs=(os.getpid(), tune_gc),
-    )
-
-
-def _crashed(path: str) -> tuple[SourceFile, FileCheck]:
-    message = (
-        f"{INTERNAL_ERROR}: checking this file crashed xport-lint's worker or ran past {FILE_TIME_LIMIT} s "
-        "(libcst's parser on pathologically long or deep code); it was not checked"
-    )
-    source = read(path)
-    return source, FileCheck([problem_finding(message)])
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
-
-
-def problem_finding(problem: str) -> Finding:
-    rule = registry.RULES[SYNTAX_CODE]
-    span = Span(Position(1, 0), Position(1, 0))
-    return Finding(SYNTAX_CODE, rule.NAME, problem, Severity.ERROR, span, url=rule.url())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from .cache import Cache
 from .config import Config
@@ -17,8 +18,22 @@ from .files import discover, read
 from .incremental import ChunkedParser
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, ProjectIndex
 from .model import Finding, Span
-from .project import FOLLOWED, FileResult, Progress, ProjectCheck, check_round, tune_gc
 from .runner import FileCheck, check_file, fix_source, size_facts
+from .workers import FOLLOWED, FileResult, Progress, check_round, tune_gc
+
+
+@dataclass
+class ProjectCheck:
+    results: list[FileResult]
+    #: path -> its summary for the project index (files that parsed)
+    summaries: dict[str, ModuleSummary]
+    #: path -> what the rest of the project tells its analysis: a fix of the file and the
+    #: re-check of that fix need it (without it, a helper another file calls is not traced)
+    contexts: dict[str, FileContext] = field(default_factory=dict)
+    #: the project model the check ran in (workspace.Workspace), which `recheck`, fixes and
+    #: the fix prover ask for each file's context
+    workspace: Workspace | None = field(default=None, repr=False)
+
 
 #: rounds of re-checking files whose project context changed (each round follows calls one file
 #: further; real projects settle in two or three)
