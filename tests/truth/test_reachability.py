@@ -171,3 +171,23 @@ def test_a_branch_a_config_flag_turns_on_is_a_warning_naming_it(tmp_path: Path) 
             assert exports(SWITCHED, tmp_path, strict, training)
         with pytest.raises(Exception):  # noqa: B017 - failing is the fact checked
             torch.export.export(module.M(switched_on).eval(), (torch.randn(4),), strict=strict)
+
+
+SESSION = (
+    "import torch\n\n\nclass VideoInferenceSession:\n    def __init__(self):\n        self.frames = {}\n\n\n"
+    "class M(torch.nn.Module):\n    def forward(self, inference_session: VideoInferenceSession, x):\n"
+    "        return self.track(x)\n\n    def track(self, x):\n        if x.sum() > 0:\n            return x * 2\n        return x\n"
+)
+
+
+def test_a_forward_that_takes_an_inference_session_is_no_export_entry(tmp_path: Path) -> None:
+    """SAM2/SAM3 video models take a Python session object: export rejects it among the inputs
+    before tracing, so nothing the `forward` reaches is reported as an export failure."""
+    assert check_source(SESSION, "m.py", Config()) == []
+    # without the branch too: the session input is what export rejects
+    plain = SESSION.replace("        if x.sum() > 0:\n            return x * 2\n", "")
+    for source in (SESSION, plain):
+        module = load(source, tmp_path)
+        for strict in (False, True):
+            with pytest.raises(Exception):  # noqa: B017 - failing is the fact checked
+                torch.export.export(module.M().eval(), (module.VideoInferenceSession(), torch.ones(4)), strict=strict)

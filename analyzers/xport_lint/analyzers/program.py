@@ -413,7 +413,7 @@ class Program:
     def _own_roots(self) -> Iterator[Traced]:
         for info in self.classes.values():
             forward = info.methods.get("forward")
-            if forward is not None:
+            if forward is not None and not _takes_a_session(forward):
                 yield Traced(forward, info)
         for call in self.export_calls:
             if call.call.args:
@@ -1145,6 +1145,17 @@ def _tests_training(test: cst.BaseExpression) -> bool:
         and test.attr.value == "training"
         and isinstance(test.value, cst.Name)
         and test.value.value == "self"
+    )
+
+
+def _takes_a_session(forward: cst.FunctionDef) -> bool:
+    """A `forward` with an argument annotated as an inference session (transformers' SAM2/SAM3/
+    EdgeTAM video models: `inference_session: Sam2VideoInferenceSession`): export rejects such a
+    Python object among its inputs before tracing anything (measured on 2.13, both modes), so
+    this `forward` is no export entry."""
+    return any(
+        param.annotation is not None and (dotted(param.annotation.annotation) or "").endswith("InferenceSession")
+        for param in all_params(forward.params)
     )
 
 
