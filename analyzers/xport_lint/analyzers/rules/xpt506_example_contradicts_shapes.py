@@ -33,7 +33,8 @@ class ExampleContradictsShapes(Rule):
     call (`torch.randn(2, 8)`, or a list of them) against its declaration, and flags:
     - an example size outside a named `Dim`'s `min`/`max`;
     - a named `Dim` or `Dim.DYNAMIC` whose example size is 0 or 1 (export specialises both);
-    - a tuple of dimensions whose length is not the example's rank;
+    - a tuple of dimensions whose length is not the example's rank, or a dict naming a dimension
+      past it (non-strict export only: strict export ignores it);
     - a tuple declared for a list input;
     - two different definitions (ranges) of one `Dim` name;
     - one `Dim` on sizes the example gives differently, or a derived `Dim` (`2 * dx`, `dx + 1`)
@@ -59,7 +60,9 @@ class ExampleContradictsShapes(Rule):
     ```
 
     ## Modes
-    Error in both modes (torch 2.13): the declaration is checked before tracing. `Dim.AUTO` on a
+    Error in both modes (torch 2.13): the declaration is checked before tracing; a dict naming a
+    dimension past the example's rank fails non-strict export only (an export call's own
+    `strict=` decides; `xport_example()` follows the configured mode). `Dim.AUTO` on a
     size of 0 or 1 exports (it becomes static, silently: XPT504).
     """
 
@@ -81,12 +84,14 @@ class ExampleContradictsShapes(Rule):
             TorchError("UserError", "Found different definitions"),
             TorchError("UserError", "is not equal to"),
             TorchError("UserError", "to be equal to"),
+            TorchError("IndexError", "list assignment index out of range"),
         )
         for mode in Mode
     }
 
     def visit_Module(self, node: cst.Module) -> None:
         self.reader = ShapesReader(node, self.ctx.resolve)
+        self.strict = False
         self._holders: dict[int, cst.CSTNode] | None = None
 
     def _flag(self, node: cst.CSTNode, message: str) -> None:
@@ -105,7 +110,10 @@ class ExampleContradictsShapes(Rule):
         if any(a.keyword is not None and a.keyword.value in ("mod", "args") for a in node.args[:2]):
             return
         shapes = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "dynamic_shapes"), None)
+        strict = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "strict"), None)
         if shapes is not None:
+            # the call's own `strict=` decides its mode (a file's export call runs as written)
+            self.strict = isinstance(strict, cst.Name) and strict.value == "True"
             self._site(node.args[0].value, node.args[1].value, shapes)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -119,6 +127,7 @@ class ExampleContradictsShapes(Rule):
                     if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
                 }
                 if {"model", "args", "dynamic_shapes"} <= set(entries):
+                    self.strict = self.ctx.mode is Mode.STRICT
                     self._site(entries["model"], entries["args"], entries["dynamic_shapes"])
 
     def _site(self, model: cst.BaseExpression, args: cst.BaseExpression, shapes: cst.BaseExpression) -> None:
@@ -174,6 +183,11 @@ class ExampleContradictsShapes(Rule):
         else:
             return
         for index, node in entries:
+            if index >= len(sizes) and not self.strict:
+                self._flag(node, f"`{where}` has {len(sizes)} dimensions in the example, but `dynamic_shapes` declares "
+                                 f"dimension {index}: non-strict export fails (IndexError: list assignment index out "
+                                 "of range; strict export ignores it)")
+                continue
             size = sizes[index] if index < len(sizes) else None
             spec = reader.spec(node)
             if spec is None or not isinstance(size, cst.Integer):
@@ -274,8 +288,35 @@ class ExampleContradictsShapes(Rule):
                 return torch.export.export(Net(), (torch.randn(1, 8),), dynamic_shapes={"x": {0: Dim.AUTO}})
             """
         ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return x * 2
+            def xport_example():
+                return Net(), (torch.randn(4, 8),)
+            def export():
+                # strict export ignores a dimension past the example's rank
+                return torch.export.export(Net(), (torch.randn(4, 8),), dynamic_shapes={"x": {2: Dim("b")}}, strict=True)
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return x * 2
+            def xport_example():
+                return Net(), (torch.randn(4, 8),)
+            def export():
+                return torch.export.export(Net(), (torch.randn(4, 8),), dynamic_shapes={"x": {2: Dim("b")}})  # expect: XPT506
+            """
+        ),
         Invalid(
             """
             import torch
