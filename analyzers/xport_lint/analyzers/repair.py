@@ -358,9 +358,18 @@ class Repairer:
         for file, line, guard in pins:
             # torch cuts long paths at the front: the scratch file whose path ends like it
             path = next((p for p in files if os.path.abspath(p).endswith(file.lstrip("."))), None)
+            path = path or _library_file(scratch.libraries, file)
             where = f"{scratch.display(path)}:{line} (guard {guard})" if path else None
-            if where is not None and where not in lines:  # a guard inside torch names no line of yours
-                lines.insert(0, where)
+            if path is None or where in lines:  # a guard inside torch names no line of yours
+                continue
+            lines.insert(0, where)
+            text = scratch.read(path)
+            for finding in self._findings(scratch, {os.path.abspath(path)}).get(os.path.abspath(path), []):
+                if finding.fix is not None and finding.span.start.line <= line <= finding.span.end.line:
+                    fixed = apply_fixes(text, [finding], unsafe=True)
+                    if fixed != text:
+                        out.append((os.path.abspath(path), f"{finding.code} {finding.fix.title} (at the pinning line)",
+                                    fixed))
         if lines:
             repair.pinning = lines
         return out
@@ -523,6 +532,16 @@ def _with_dynamic_shapes(source: str, function: str, shapes: str) -> str | None:
         return None
     fixed = apply_edits(renamed, [edit])
     return re.sub(r"^def xport_example\(", f"def {function}(", fixed, count=1, flags=re.MULTILINE)
+
+
+def _library_file(libraries: str, cut: str) -> str | None:
+    """The file of an allowed package's copy that a path torch cut at the front names."""
+    parts = Path(cut).parts
+    for start in range(len(parts)):
+        candidate = os.path.join(libraries, *parts[start:])
+        if os.path.isfile(candidate):
+            return candidate
+    return None
 
 
 def _changed_lines(before: str, after: str) -> range:
