@@ -605,9 +605,14 @@ def repair(r: dict[str, dict[str, Any]]) -> str:
     cases = r["repair"]["figures"]["cases"]
     failing = [c for c in cases if c.get("failed_before")]
     exported = [c for c in failing if c.get("equal_after")]
+    def dynamic(c: dict[str, Any]) -> str:
+        if not c.get("dynamic") or not c.get("equal_after"):
+            return "-"
+        return "no (made static)" if c.get("made_static") else "yes"
+
     rows = [
-        f"| {c['case']} | {'yes' if c.get('equal_after') else 'no'} | "
-        f"{'-' if not c.get('dynamic') else ('no (made static)' if c.get('made_static') else 'yes')} | "
+        f"| {c['case']} | {'fails' if c.get('failed_before') else 'exports'} | "
+        f"{'yes' if c.get('equal_after') else 'no'} | {dynamic(c)} | "
         f"{len(c.get('kept', []))} kept, {len(c.get('rejected', []))} rejected | "
         f"{(c.get('blocker') or c.get('error') or '').replace('|', '/')[:160]} |"
         for c in cases
@@ -618,9 +623,13 @@ def repair(r: dict[str, dict[str, Any]]) -> str:
         f"**{len(exported)} of {len(failing)}** failing cases export after `repair` with outputs equal to eager "
         "(on the example, and on a second size where a dim is dynamic).",
         "",
-        "| case | exports, equals eager | dims kept dynamic | steps | blocker left |",
-        "|---|---|---|---|---|",
+        "| case | as it is | after repair: exports, equals eager | dims kept dynamic | steps | blocker left |",
+        "|---|---|---|---|---|---|",
         *rows,
+        "",
+        "What `repair` says a person should do about each blocker:",
+        "",
+        *(f"- {c['case']}: {c['advice'][:400]}" for c in cases if c.get("advice") and not c.get("equal_after")),
     ])
 
 
