@@ -53,7 +53,8 @@ class Workspace:
         self.cache = cache
         self.jobs = jobs
         self.linted = list(files)
-        self.followed = [p for p in followed if p not in set(self.linted)]
+        linted = set(self.linted)
+        self.followed = [p for p in followed if p not in linted]
         self.files = [*self.linted, *self.followed]
         self.results: dict[str, FileResult] = {}
         self.summaries: dict[str, ModuleSummary] = {}
@@ -175,7 +176,8 @@ class Workspace:
         rebuilt index changed (to lint again)."""
         if self._todo is None:
             discovered = discover(folders, self.config.exclude)
-            self.files = [*discovered, *(p for p in self.files if p not in set(discovered))]
+            on_disk = set(discovered)
+            self.files = [*discovered, *(p for p in self.files if p not in on_disk)]
             self._todo = list(discovered)
         cache = self.cache if self.cache is not None else Cache()
         deadline = time.monotonic() + seconds
