@@ -66,3 +66,17 @@ def test_the_fix_of_a_spelling_variant_is_proven(variant: Variant) -> None:
 @functools.cache
 def original_proof(source: str) -> tuple[str, str]:
     return prove_snippet(with_inputs(Variant("", "", Rule, source, source)))
+
+
+#: `count = mask.sum().item(); if count == 0: raise`, its test bound to a name, unpacked or
+#: passed through a helper: `torch._check(not value)` would ask for the value (a guard on data)
+_BOUND_CHECKS = [
+    v for v in VARIANTS
+    if v.rule.CODE == "XPT104" and "class CountCheck(" in v.original and v.kind in ("bind", "unpack", "helper")
+]
+
+
+@pytest.mark.parametrize("variant", [pytest.param(v, id=v.kind) for v in _BOUND_CHECKS])
+def test_a_validation_test_bound_first_becomes_a_check_that_exports(variant: Variant) -> None:
+    proof, detail = prove_snippet(with_inputs(variant))
+    assert proof == "proven", f"{proof}: {detail}\n--- variant:\n{variant.source}"

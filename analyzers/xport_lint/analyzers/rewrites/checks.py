@@ -12,9 +12,14 @@ from .common import CHECK_SAFETY, INVERSE, Rewrite, comment_of, scope_names, sta
 from .predicates import guard_problem, is_guard, tensor_predicate
 
 
-def _negate(test: cst.BaseExpression) -> str:
+def _negate(test: cst.BaseExpression, torch: str) -> str:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return code_of(test.expression)
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        # `bad = count == 0; if bad: raise`: `not bad` would ask for the value (a guard on data);
+        # `torch.sym_not` keeps it symbolic (measured on torch 2.13: exports in both modes and
+        # the check raises at run time), and is `not` of a Python bool
+        return f"{torch}.sym_not({code_of(test)})"
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         inverse = INVERSE.get(type(test.comparisons[0].operator))
         if inverse is not None:
@@ -69,7 +74,9 @@ def check_rewrite(flow: FunctionFlow, node: cst.If) -> Rewrite | None:
             comment = " ".join(filter(None, [f"# was: {kept}", comment_of(node.body)]))
     else:
         # strict export rejects torch._check's message callable: the raise is kept as a comment
-        statement = statement_of(f"{torch}._check({_negate(test)})")
+        # `if _h(count == 0):`: a one-line helper's `return`, read at the call, negated as written
+        seen = (flow.inlined(test) if isinstance(test, cst.Call) else None) or test
+        statement = statement_of(f"{torch}._check({_negate(seen.with_changes(lpar=[], rpar=[]), torch)})")
         comment = " ".join(filter(None, [f"# was: {kept}", comment_of(node.body)]))
     if comment and isinstance(statement, cst.SimpleStatementLine):
         statement = statement.with_changes(
