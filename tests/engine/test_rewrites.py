@@ -23,7 +23,12 @@ def fixed(source: str) -> str:
 
 
 def messages(source: str, code: str) -> list[str]:
-    return [f.message for f in check_source(source, "m.py", EVERYTHING) if f.code == code]
+    """Each finding's message with its notes (a missing fix's reason is a note at the finding)."""
+    return [
+        " ".join((f.message, *(note.message for note in f.related)))
+        for f in check_source(source, "m.py", EVERYTHING)
+        if f.code == code
+    ]
 
 
 def test_a_compound_test_becomes_one_tensor_predicate() -> None:
