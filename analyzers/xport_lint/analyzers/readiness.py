@@ -327,19 +327,25 @@ class _FileFacts:
         """`func`, `Class` and `Class.method` (top-level ones, as the project index names them) ->
         (first line, the line after the last): up to the next definition indented as much or less."""
         out: dict[str, tuple[int, int]] = {}
-        definitions = self.definitions
+        open_: list[tuple[int, str | None, int]] = []  # (indent, qualified name or None, first line)
         owner: tuple[str, int] | None = None  # the enclosing top-level class and its body's indent
-        for position, (line, indent, kind, name) in enumerate(definitions):
+        for line, indent, kind, name in self.definitions:
+            while open_ and open_[-1][0] >= indent:
+                _, closed, first = open_.pop()
+                if closed is not None:
+                    out.setdefault(closed, (first, line))
+            qualified = None
             if indent == 0:
                 owner = (name, -1) if kind == "class" else None
                 qualified = name
-            elif owner is not None and (owner[1] == -1 or indent == owner[1]):
+            elif owner is not None and len(open_) == 1 and (owner[1] == -1 or indent == owner[1]):
                 owner = (owner[0], indent)
                 qualified = f"{owner[0]}.{name}"
-            else:
-                continue
-            end = next((d[0] for d in definitions[position + 1 :] if d[1] <= indent), len(self.lines) + 1)
-            out.setdefault(qualified, (line, end))
+            open_.append((indent, qualified, line))
+        end = len(self.lines) + 1
+        for _, closed, first in open_:
+            if closed is not None:
+                out.setdefault(closed, (first, end))
         return out
 
     @functools.cached_property

@@ -85,7 +85,7 @@ def report(
         data["baseline"] = {"path": baseline, "changes": compare(data, saved)}
         counted = new_findings(data, saved)
     if output_format == "json":
-        text = json.dumps(data, indent=2)
+        text = json.dumps(data, separators=(",", ":"))  # json's C encoder: indenting takes its Python one
     elif output_format == "html":
         text = html_page(data)
     else:
