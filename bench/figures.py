@@ -659,7 +659,8 @@ def spelling(r: dict[str, dict[str, Any]]) -> str:
         "| kind | variants | same verdict | known gap | fix kept | fix proven |",
         "|---|---|---|---|---|---|",
         *rows,
-        *([""] + [f"- {failure}" for failure in failures[:10]] if failures else []),
+        *(["", f"{len(failures)} proofs failed:"] if failures else []),
+        *(f"- {failure.splitlines()[0][:160]}" for failure in failures),
     ])
 
 
