@@ -191,6 +191,8 @@ class Readiness:
     #: findings in no model's reach: export scripts, functions handed to export, module-level code
     other_findings: list[ModelFinding]
     files: int
+    #: the torch version the findings speak for (`target-torch`, else the installed torch)
+    torch: str
 
     def counts(self, mode: Mode | None = None) -> dict[str, int]:
         mode = mode or self.mode
@@ -204,7 +206,7 @@ class Readiness:
 
         return {
             "version": SCHEMA_VERSION,
-            "tool": {"name": "xport-lint", "version": VERSION, "torch": "2.13"},
+            "tool": {"name": "xport-lint", "version": VERSION, "torch": self.torch},
             "mode": self.mode.value,
             "files": self.files,
             "summary": {mode.value: self.counts(mode) for mode in MODES},
@@ -564,7 +566,7 @@ class _Builder:
             for finding in items
             if (path, id(finding)) not in claimed
         ]
-        return Readiness(self.mode, reports, other, len(self.linted))
+        return Readiness(self.mode, reports, other, len(self.linted), str(self.config.target))
 
     # -- findings --------------------------------------------------------------------------------
 

@@ -94,7 +94,8 @@ class ModelsService:
         if not folders and ls.workspace.root_path:
             folders = [ls.workspace.root_path]
         if not folders:
-            return {"version": 1, "tool": {"name": "xport-lint", "version": "", "torch": "2.13"},
+            torch = str(ls.config_for("untitled:models").target)
+            return {"version": 1, "tool": {"name": "xport-lint", "version": "", "torch": torch},
                     "mode": "non-strict", "files": 0,
                     "summary": {m: {"fails": 0, "fails-when": 0, "unknown": 0, "exports": 0}
                                 for m in ("non-strict", "strict")},
