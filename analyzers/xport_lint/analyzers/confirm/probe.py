@@ -28,6 +28,10 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+# run by path in the user's interpreter: its shared helpers sit beside it (also under PYTHONSAFEPATH)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from worker_common import normalise, refine_shapes, suggested_fixes  # noqa: E402
+
 _protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
 os.dup2(2, 1)  # C-level writes to stdout (and print) now land on stderr
 sys.stdout = sys.stderr
@@ -106,15 +110,6 @@ def _load(request: dict[str, Any]) -> Any:
     return factory
 
 
-def _normalise(value: Any) -> dict[str, Any]:
-    if isinstance(value, dict):
-        return {"model": value["model"], "args": tuple(value.get("args", ())), "kwargs": value.get("kwargs") or {},
-                "dynamic_shapes": value.get("dynamic_shapes"), "strict": value.get("strict")}
-    model, args, *rest = value
-    return {"model": model, "args": tuple(args), "kwargs": rest[0] if rest else {}, "dynamic_shapes": None,
-            "strict": None}
-
-
 def _frames(error: BaseException, torch_dir: str) -> list[dict[str, Any]]:
     """The frames outside torch, outermost first: from the traceback, then (strict export fails
     inside Dynamo) from the message's "from user code:" section."""
@@ -131,22 +126,6 @@ def _frames(error: BaseException, torch_dir: str) -> list[dict[str, Any]]:
                                "function": match.group(3), "code": ""})
     # the example's own call into export is not where the model failed
     return [f for f in frames if f["function"] not in ("_export", "_answer", "main")]
-
-
-def _suggested_fixes(message: str) -> str | None:
-    marker = "Suggested fixes:"
-    if marker not in message:
-        return None
-    lines = []
-    for line in message.split(marker, 1)[1].splitlines():
-        if not line.strip():
-            if lines:
-                break
-            continue
-        if "The error above" in line or "For more information" in line:
-            break
-        lines.append(line.strip())
-    return "\n".join(lines) or None
 
 
 def _render(value: Any) -> str:
@@ -326,7 +305,7 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
     torch.manual_seed(0)
     factory = _load(request)
     torch.manual_seed(0)
-    example = _normalise(factory())
+    example = normalise(factory())
     strict = example["strict"] if example["strict"] is not None else bool(request.get("strict"))
     model = example["model"]
     shapes = example["dynamic_shapes"]
@@ -340,14 +319,10 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
         message = f"{type(error).__name__}: {error}"
         frames = _frames(error, torch_dir)
         answer.update(exported=False, error=message[:6000], kind=type(error).__name__, frames=frames)
-        fixes = _suggested_fixes(str(error))
+        fixes = suggested_fixes(str(error))
         if fixes and shapes is not None:
             try:
-                from torch.export.dynamic_shapes import refine_dynamic_shapes_from_suggested_fixes
-
-                # the fix lines only: torch reads the message's trailing lines as fixes too
-                lines = "\n".join(f"  {line}" for line in fixes.splitlines())
-                refined = refine_dynamic_shapes_from_suggested_fixes(f"Suggested fixes:\n{lines}", shapes)
+                refined = refine_shapes(fixes, shapes)
                 answer.update(suggested=fixes, refined=_render(refined), static=_static_dims(shapes, refined))
                 if answer["static"]:
                     answer["pins"] = _pinning_guards(torch, example, strict)

@@ -22,6 +22,10 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+# run by path in the user's interpreter: its shared helpers sit beside it (also under PYTHONSAFEPATH)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from worker_common import normalise, refine_shapes, suggested_fixes  # noqa: E402
+
 _protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
 os.dup2(2, 1)  # C-level writes to stdout (and print) now land on stderr
 sys.stdout = sys.stderr
@@ -107,16 +111,6 @@ def _provider(module: Any, provider: str | None) -> Any:
     return getattr(module, "xport_example", None)
 
 
-def _normalise(value: Any) -> dict[str, Any]:
-    """`(model, args)`, `(model, args, kwargs)` or a dict with those keys and more."""
-    if isinstance(value, dict):
-        return {"model": value["model"], "args": tuple(value.get("args", ())), "kwargs": value.get("kwargs") or {},
-                "dynamic_shapes": value.get("dynamic_shapes"), "strict": value.get("strict")}
-    model, args, *rest = value
-    return {"model": model, "args": tuple(args), "kwargs": rest[0] if rest else {}, "dynamic_shapes": None,
-            "strict": None}
-
-
 def _user_line(tb: Any, path: str, message: str = "") -> int | None:
     """The innermost line of `path` in the traceback; failing that, in the message: strict
     export (Dynamo) fails inside its own frames and names the user's line under "from user
@@ -140,36 +134,15 @@ def _describe(error: BaseException) -> str:
     return text if len(text) < 4000 else text[:4000] + " …"
 
 
-def _suggested_fixes(message: str) -> str | None:
-    marker = "Suggested fixes:"
-    if marker not in message:
-        return None
-    block = message.split(marker, 1)[1]
-    lines = []
-    for line in block.splitlines()[1:] if block.startswith("\n") else block.splitlines():
-        if not line.strip():
-            if lines:
-                break
-            continue
-        if "The error above" in line or "For more information" in line:
-            break
-        lines.append(line.strip())
-    return "\n".join(lines) or None
-
-
 def _refine(model: Any, example: dict[str, Any], options: dict[str, Any], fixes: str) -> dict[str, Any] | None:
     """Apply torch's suggested `dynamic_shapes` fixes until export passes (once is not always
-    enough: a refined range can expose the next guard). torch 2.13's
-    `refine_dynamic_shapes_from_suggested_fixes` fails on the whole error message (it reads the
-    trailing "The error above..." line as a fix), so it gets the fix lines only."""
+    enough: a refined range can expose the next guard)."""
     import torch
-    from torch.export.dynamic_shapes import refine_dynamic_shapes_from_suggested_fixes
 
     shapes = options["dynamic_shapes"]
     for rounds in range(1, 6):
-        lines = "\n".join(f"  {line}" for line in fixes.splitlines())
         try:
-            shapes = refine_dynamic_shapes_from_suggested_fixes(f"Suggested fixes:\n{lines}", shapes)
+            shapes = refine_shapes(fixes, shapes)
         except Exception:  # noqa: BLE001 - a suggestion torch cannot apply ends the search
             return None
         source = _render_shapes(shapes)
@@ -178,7 +151,7 @@ def _refine(model: Any, example: dict[str, Any], options: dict[str, Any], fixes:
         try:
             torch.export.export(model, example["args"], example["kwargs"], **{**options, "dynamic_shapes": shapes})
         except Exception as error:  # noqa: BLE001
-            fixes = _suggested_fixes(str(error)) or ""
+            fixes = suggested_fixes(str(error)) or ""
             if not fixes:
                 return {"source": source, "rounds": rounds, "export_ok": False, "error": _describe(error)}
             continue
@@ -285,7 +258,7 @@ def _confirm(request: dict[str, Any]) -> dict[str, Any]:
     if provider is None:
         return {"status": "no-example"}
     _seed(torch)
-    example = _normalise(provider())
+    example = normalise(provider())
     strict = example["strict"] if example["strict"] is not None else bool(request.get("strict"))
     # torch prints partial FX graphs straight to sys.stderr when export fails: into the log
     with contextlib.redirect_stderr(_log):
@@ -316,7 +289,7 @@ def _export(torch: Any, example: dict[str, Any], strict: bool, path: str, root: 
             raise
         result.update(export_ok=False, export_error=_describe(error),
                       export_line=_user_line(error.__traceback__, path, str(error)),
-                      suggested_fixes=_suggested_fixes(str(error)))
+                      suggested_fixes=suggested_fixes(str(error)))
         if result["suggested_fixes"] and example["dynamic_shapes"] is not None:
             result["refined"] = _refine(model, example, options, result["suggested_fixes"])
     try:
