@@ -7,6 +7,7 @@ name can be "a tensor or None" (an optional mask), and a rule asks "could this b
 
 from __future__ import annotations
 
+import builtins
 import enum
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -16,6 +17,7 @@ from typing import Protocol
 
 import libcst as cst
 
+from .index import RETURN_KINDS, FileContext, Returned
 from .names import dotted
 from .walk import children, iter_nodes
 
@@ -144,9 +146,11 @@ class _Helper(Protocol):
 
 
 class Resolver:
-    """What the dataflow needs to know about the file (implemented by `program.Program`)."""
+    """What the dataflow needs to know about the file (implemented by `facts.FileFacts`)."""
 
     resolve: Callable[[cst.BaseExpression], str | None]
+    #: what the rest of the project tells the file (what functions of other files return)
+    context: FileContext
 
     def self_attribute(self, cls: cst.ClassDef | None, name: str) -> Value: ...
 
@@ -187,6 +191,13 @@ class FunctionFlow:
         self.packed_args = star_arg.name.value if isinstance(star_arg, cst.Param) else None
         self.packed_kwargs = star_kwarg.name.value if star_kwarg is not None else None
         self.returns = NOTHING
+        #: what the `return`s hand back other than a parameter as it is, the parameters they hand
+        #: back as they are, and per element where every `return` is a tuple of one length (None:
+        #: not so, or no return seen yet): the function's summary for callers in other files
+        self._own_returns = NOTHING
+        self._through: set[str] = set()
+        self._elements: list[tuple[Value, frozenset[str]]] | None = None
+        self._tuple_returns = True
         self._memo: dict[int, Value] = {}
         #: ids of the names in a nested function's body that read its own parameters (a nested
         #: `def helper(pair, a=True)` inside a function with a tensor `a`): their values
@@ -289,7 +300,8 @@ class FunctionFlow:
         for _ in range(4):
             before = dict(self.env)
             self._memo.clear()
-            self.returns = NOTHING
+            self.returns = self._own_returns = NOTHING
+            self._through, self._elements, self._tuple_returns = set(), None, True
             for stmt in self.statements:
                 self._assign_from(stmt)
             if self.env == before:
@@ -318,6 +330,12 @@ class FunctionFlow:
                     pairs = zip(target.target.elements, stmt.value.elements, strict=False)
                     for t, v in pairs:
                         self._bind(t.value, self.value(v.value))
+                elif isinstance(target.target, (cst.Tuple, cst.List)) and (
+                    parts := self._returned_parts(stmt.value, target.target)
+                ) is not None:
+                    # `count, boxes = helpers.filter(x)`: each part what the other file's summary says
+                    for element, part in zip(target.target.elements, parts, strict=True):
+                        self._bind(element.value, part)
                 elif isinstance(target.target, (cst.Tuple, cst.List)) and self._opaque_call(stmt.value):
                     # `embeddings, num_frames, width = self.patch_embeddings(x)`: which parts are
                     # tensors the call does not say; a part counts as one where it is used as one
@@ -341,10 +359,100 @@ class FunctionFlow:
             if self._returns_tensor and returned.has(Kind.STRUCTURE):
                 returned = Value(returned.kind & ~Kind.STRUCTURE, returned.origin)
             self.returns = self.returns | returned
+            self._summarize_return(stmt.value, returned)
+        elif isinstance(stmt, cst.Return):
+            self._tuple_returns = False  # a bare `return` hands back None
         elif isinstance(stmt, cst.With):
             for item in stmt.items:
                 if item.asname is not None:
                     self._bind(item.asname.name, NOTHING)
+
+    # -- what the function returns, for callers in other files -----------------------------
+
+    def _summarize_return(self, expr: cst.BaseExpression, returned: Value) -> None:
+        """One `return`: what it hands back, set apart where it is a parameter as passed (each
+        caller gets its own argument back, not the join of every caller's), and per element of a
+        tuple."""
+        parts: list[tuple[Value, frozenset[str]]] | None = None
+        if isinstance(expr, cst.Tuple) and not any(isinstance(e, cst.StarredElement) for e in expr.elements):
+            parts = [self._return_part(element.value, self.value(element.value)) for element in expr.elements]
+        for value, through in parts if parts is not None else [self._return_part(expr, returned)]:
+            self._own_returns = self._own_returns | value
+            self._through |= through
+        if parts is None or (self._elements is not None and len(self._elements) != len(parts)):
+            self._tuple_returns = False
+        elif self._tuple_returns:
+            known = self._elements
+            self._elements = parts if known is None else [
+                (a | b, c | d) for (a, c), (b, d) in zip(known, parts, strict=True)
+            ]
+
+    def _return_part(self, expr: cst.BaseExpression, value: Value) -> tuple[Value, frozenset[str]]:
+        name = self._handed_back(expr)
+        if name is not None:
+            return NOTHING, frozenset({name})
+        if self._returns_tensor and value.has(Kind.STRUCTURE):
+            value = Value(value.kind & ~Kind.STRUCTURE, value.origin)
+        return value, frozenset()
+
+    def _handed_back(self, expr: cst.BaseExpression) -> str | None:
+        """The parameter `expr` is as the caller passed it (`return v`; `y = v` then `return y`):
+        one never bound again in the function."""
+        params = {param.name.value for param in all_params(self.func.params)}
+        for _ in range(8):
+            if not isinstance(expr, cst.Name):
+                return None
+            bound = self._definitions().get(expr.value, [])
+            if expr.value in params:
+                return expr.value if len(bound) == 1 else None
+            if len(bound) != 1 or bound[0] is None:
+                return None
+            expr = bound[0]
+        return None
+
+    def summary(self) -> Returned:
+        """What this function returns, as its file's summary tells callers in other files."""
+        positional = [*self.func.params.posonly_params, *self.func.params.params]
+        if self.cls is not None and positional and positional[0].name.value in ("self", "cls"):
+            positional = positional[1:]
+        positions = {param.name.value: i for i, param in enumerate(positional)}
+
+        def part(value: Value, through: frozenset[str] | set[str]) -> Returned:
+            return Returned(_kind_names(value), tuple(sorted((positions.get(name, -1), name) for name in through)))
+
+        whole = part(self._own_returns, self._through)
+        elements = self._elements if self._tuple_returns and self._elements else []
+        return Returned(whole.kinds, whole.through, tuple(part(v, t) for v, t in elements), self._inline_text())
+
+    def _inline_text(self) -> tuple[tuple[str, ...], str] | None:
+        """A one-line helper's parameters and `return` expression, where it reads nothing but them
+        and builtins (a caller in another file can write it at the call: no import needed)."""
+        found = _one_line_return(self.func)
+        if found is None:
+            return None
+        names, expr = found
+        substitute = _Substitute({})
+        expr.visit(substitute)
+        if substitute.refused or not (substitute.free - set(names)) <= _BUILTIN_NAMES:
+            return None
+        return tuple(names), cst.Module([]).code_for_node(expr)
+
+    def _returned(self, call: cst.Call, args: Sequence[Value]) -> Value | None:
+        """What a call of a function of another file returns, by that file's summary (None: no
+        summary, the callee is unknown)."""
+        summary = returned_by(self.resolver.context, call)
+        return None if summary is None else _apply(summary, call, args)
+
+    def _returned_parts(self, value: cst.BaseExpression, target: cst.Tuple | cst.List) -> list[Value] | None:
+        """What each part of `a, b = f(x)` gets, where `f` is of another file and returns a tuple
+        of that length."""
+        if not isinstance(value, cst.Call) or any(isinstance(e, cst.StarredElement) for e in target.elements):
+            return None
+        summary = returned_by(self.resolver.context, value)
+        if summary is None or len(summary.elements) != len(target.elements):
+            return None
+        args = [self.value(arg.value) for arg in value.args]
+        return [_apply(element, value, args) for element in summary.elements]
 
     # -- expressions -----------------------------------------------------------------------
 
@@ -490,26 +598,19 @@ class FunctionFlow:
         if not isinstance(call.func, cst.Name):
             return None
         helper = self.resolver.helper_for(None, call.func)
-        if helper is None or helper.func is self.func:
+        if helper is not None:
+            found = _one_line_return(helper.func) if helper.func is not self.func else None
+        else:  # a one-line helper of another file, by its summary
+            summary = returned_by(self.resolver.context, call)
+            inline = summary.inline if summary is not None else None
+            found = (list(inline[0]), cst.parse_expression(inline[1])) if inline is not None else None
+        if found is None:
             return None
-        func = helper.func
-        body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
-        statements = [s for s in body if not _is_docstring(s)]
-        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
-            return None
-        returned = statements[0].body[0] if len(statements[0].body) == 1 else None
-        if not isinstance(returned, cst.Return) or returned.value is None:
-            return None
-        params = func.params
-        if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params:
-            return None
-        names = [p.name.value for p in (*params.posonly_params, *params.params) if p.default is None]
-        if len(names) != len(params.posonly_params) + len(params.params) or len(call.args) != len(names):
-            return None
-        if any(arg.keyword is not None or arg.star for arg in call.args):
+        names, returned = found
+        if len(call.args) != len(names) or any(arg.keyword is not None or arg.star for arg in call.args):
             return None
         substitute = _Substitute(dict(zip(names, (arg.value for arg in call.args), strict=True)))
-        expr = returned.value.visit(substitute)
+        expr = returned.visit(substitute)
         if substitute.refused or substitute.free & set(self._definitions()):
             return None
         if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
@@ -670,14 +771,21 @@ class FunctionFlow:
                     return base
         qualified = self.resolver.resolve(func)
         if qualified is not None:
-            if (any_tensor or any(a.has(Kind.DATA) for a in args)) and not qualified.startswith("torch."):
-                self.resolver.note_passed(self.func, node, args)  # for a callee in another file
+            if not qualified.startswith("torch."):
+                if any_tensor or any(a.has(Kind.DATA) for a in args):
+                    self.resolver.note_passed(self.func, node, args)  # for a callee in another file
+                returned = self._returned(node, args)
+                if returned is not None:
+                    return returned
             return self._library_call(node, qualified, args, any_tensor)
         helper = self.resolver.call_helper(self, node, args)
         if helper is not None:
             return helper
         if any_tensor or any(a.has(Kind.DATA) for a in args):
             self.resolver.note_passed(self.func, node, args)
+        returned = self._returned(node, args)
+        if returned is not None:
+            return returned
         name = dotted(func)
         if name in ("int", "float", "bool", "complex"):
             if args and is_tensor_like(args[0]) and not self.constant_tensor(node.args[0].value):
@@ -778,6 +886,76 @@ class FunctionFlow:
         if _is_predicate(qualified) or _is_class_name(qualified):
             return NOTHING
         return RETURNED if any_tensor else NOTHING
+
+
+def _one_line_return(func: cst.FunctionDef) -> tuple[list[str], cst.BaseExpression] | None:
+    """The parameters and `return` expression of a helper whose body is that one `return` (a
+    docstring aside), with positional parameters only and no defaults."""
+    body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
+    statements = [s for s in body if not _is_docstring(s)]
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return None
+    returned = statements[0].body[0] if len(statements[0].body) == 1 else None
+    if not isinstance(returned, cst.Return) or returned.value is None:
+        return None
+    params = func.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params:
+        return None
+    names = [p.name.value for p in (*params.posonly_params, *params.params) if p.default is None]
+    if len(names) != len(params.posonly_params) + len(params.params):
+        return None
+    return names, returned.value
+
+
+def returned_by(context: FileContext, call: cst.Call) -> Returned | None:
+    """What the function of another file `call` reaches returns, as the project index tells the
+    file (by the callee as written: `count`, `helpers.count`, `self.gate`; None: unknown)."""
+    if not context.returns:
+        return None
+    func = call.func
+    written = dotted(func)
+    if written is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and (
+        dotted(func.value.func) == "super"
+    ):
+        written = f"super().{func.attr.value}"
+    return context.returned(written) if written is not None else None
+
+
+def _kind_names(value: Value) -> tuple[str, ...]:
+    return tuple(name for name in RETURN_KINDS if value.kind & Kind[name])
+
+
+def _apply(summary: Returned, call: cst.Call, args: Sequence[Value]) -> Value:
+    """What `call` gets back from a function of another file: what its summary says it returns
+    (the call is where that comes from), and the arguments it hands back as they are."""
+    kind = Kind.NONE
+    for name in summary.kinds:
+        kind |= Kind[name]
+    out = Value(kind, call) if kind else NOTHING
+    for position, name in summary.through:
+        out = out | _argument(call, args, position, name)
+    return out
+
+
+def _argument(call: cst.Call, args: Sequence[Value], position: int, name: str) -> Value:
+    """What `call` passes the parameter at `position` (-1: keyword-only) named `name`; what a
+    `*`/`**` argument holds where it may be that one; nothing where the default stands."""
+    out = NOTHING
+    at = 0
+    for arg, value in zip(call.args, args, strict=True):
+        if arg.keyword is not None:
+            if arg.keyword.value == name:
+                return value
+        elif arg.star:
+            out = out | value
+        else:
+            if at == position:
+                return value
+            at += 1
+    return out
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _tensor_repeats(args: list[Value], index: int) -> bool:

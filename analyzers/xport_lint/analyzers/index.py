@@ -14,6 +14,7 @@ Summaries are plain JSON, cached with the findings (data only, never code).
 
 from __future__ import annotations
 
+import functools
 import heapq
 import json
 import re
@@ -25,12 +26,56 @@ from typing import Any
 from .shapes import ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 5
+SUMMARY_VERSION = 6
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
 PASSED_KINDS = ("tensor", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 #: how many re-exports a name is followed through (`from .impl import helper` in `__init__.py`)
 _MAX_HOPS = 8
+
+
+#: what a return summary may say a value is (names of `dataflow.Kind`)
+RETURN_KINDS = ("TENSOR", "MASK", "DD_TENSOR", "DATA", "SHAPE", "DD_SIZE", "MODULE", "NUMPY", "STRUCTURE")
+
+
+@dataclass(frozen=True)
+class Returned:
+    """What a function returns, for its callers in other files: the same facts a call of a helper
+    of the caller's own file gives (`n = helpers.count(x)` then `for _ in range(n):`)."""
+
+    #: what it returns other than parameters handed back as they are (`RETURN_KINDS`; empty: no
+    #: tensor and nothing read from one, a Python constant or None)
+    kinds: tuple[str, ...] = ()
+    #: parameters returned as they are: (position among the positional parameters after `self`,
+    #: or -1 for a keyword-only one; name): each call site gets back what it passes there
+    through: tuple[tuple[int, str], ...] = ()
+    #: every `return` hands back a tuple of this length: what each element holds
+    elements: tuple[Returned, ...] = ()
+    #: a one-line helper reading only its parameters and builtins: its parameters and `return`
+    #: expression, so a rewrite at the call sees through it as through a helper of its own file
+    inline: tuple[tuple[str, ...], str] | None = None
+
+    def to_plain(self) -> list[Any]:
+        return [
+            list(self.kinds), [list(slot) for slot in self.through], [e.to_plain() for e in self.elements],
+            None if self.inline is None else [list(self.inline[0]), self.inline[1]],
+        ]
+
+    @classmethod
+    def from_plain(cls, data: Any) -> Returned:
+        """Every field type-checked: raises ValueError/TypeError on anything else."""
+        kinds, through, elements, inline = data
+        if not all(kind in RETURN_KINDS for kind in kinds):
+            raise ValueError("unknown kind")
+        slots = tuple((position, name) for position, name in through)
+        if not all(type(p) is int and isinstance(n, str) for p, n in slots):
+            raise TypeError("malformed parameter")
+        if inline is not None:
+            names, text = inline
+            if not (isinstance(text, str) and all(isinstance(n, str) for n in names)):
+                raise TypeError("malformed inline expression")
+            inline = (tuple(names), text)
+        return cls(tuple(kinds), slots, tuple(cls.from_plain(e) for e in elements), inline)
 
 
 @dataclass
@@ -45,6 +90,8 @@ class FunctionSummary:
     #: ("tensor"; "dd": a tensor whose size depends on data; "data": a number read from a tensor),
     #: for callees in other files
     passes: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: what it returns, where its file's analysis solved it (a traced function)
+    returns: Returned | None = None
 
 
 @dataclass
@@ -79,7 +126,7 @@ class ModuleSummary:
 
     def to_plain(self) -> dict[str, Any]:
         def function(f: FunctionSummary) -> list[Any]:
-            return [f.calls, f.local, f.passes]
+            return [f.calls, f.local, f.passes, None if f.returns is None else f.returns.to_plain()]
 
         return {
             "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
@@ -103,13 +150,14 @@ class ModuleSummary:
             return value
 
         def function(value: Any) -> FunctionSummary:
-            calls, local, passes = value
+            calls, local, passes, returns = value
             if type(local) is not bool or not (calls is None or all(isinstance(c, str) for c in calls)):
                 raise TypeError("malformed function")
             slots = {str(callee): strings(kinds) for callee, kinds in passes.items()}
             if not all(kind in PASSED_KINDS for kinds in slots.values() for kind in kinds.values()):
                 raise TypeError("malformed function")
-            return FunctionSummary(None if calls is None else list(calls), local, slots)
+            returned = None if returns is None else Returned.from_plain(returns)
+            return FunctionSummary(None if calls is None else list(calls), local, slots, returned)
 
         classes = {}
         for name, (bases, methods, module) in data["classes"].items():
@@ -206,6 +254,9 @@ class FileContext:
     #: code of other files passes it (a tensor; a box count left by a score filter), the strongest
     #: any call site passes
     arguments: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    #: callee as written in the file's traced code (`count`, `helpers.count`) -> what that function
+    #: of another file returns, where every call of that spelling in the file reaches the same one
+    returns: tuple[tuple[str, Returned], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -215,7 +266,16 @@ class FileContext:
             self.entries_only,
             [[name, config.to_plain()] for name, config in self.shapes],
             [[name, [list(slot) for slot in slots]] for name, slots in self.arguments],
+            [[written, returned.to_plain()] for written, returned in self.returns],
         ])
+
+    def returned(self, written: str) -> Returned | None:
+        """What the function of another file a call written `written` reaches returns (None: unknown)."""
+        return self._returned.get(written) if self.returns else None
+
+    @functools.cached_property
+    def _returned(self) -> dict[str, Returned]:
+        return dict(self.returns)
 
 
 EMPTY_CONTEXT = FileContext()
@@ -264,6 +324,7 @@ class ProjectIndex:
         self._entries: dict[str, list[tuple[str, Reach]]] | None = None
         self._shapes: dict[str, dict[str, ShapeConfig]] | None = None
         self._arguments: dict[str, dict[str, dict[str, str]]] | None = None
+        self._returns: dict[str, dict[str, Returned]] | None = None
         self._traced()
 
     def _reuse(self, previous: ProjectIndex) -> None:
@@ -542,11 +603,39 @@ class ProjectIndex:
         arguments = tuple(sorted(
             (name, tuple(sorted(slots.items()))) for name, slots in self._data_arguments().get(module, {}).items()
         ))
-        if not module_classes and not entries and not shapes and not arguments and path not in self.followed:
+        returns = tuple(sorted(self._returned_by_callees().get(module, {}).items()))
+        if not (module_classes or entries or shapes or arguments or returns) and path not in self.followed:
             return EMPTY_CONTEXT
         return FileContext(
-            module_classes, entries, entries_only=path in self.followed, shapes=shapes, arguments=arguments
+            module_classes, entries, entries_only=path in self.followed, shapes=shapes, arguments=arguments,
+            returns=returns,
         )
+
+    def _returned_by_callees(self) -> dict[str, dict[str, Returned]]:
+        """Per module: each callee as written in its traced code that reaches a function of another
+        file, with what that function's summary says it returns. A spelling that reaches two
+        functions (`self.norm` in two classes with bases in two files) says nothing: unknown."""
+        if self._returns is not None:
+            return self._returns
+        found: dict[str, dict[str, Returned | None]] = {}
+        for key in self.parents:
+            func = self._function(key)
+            if func is None or not func.calls:
+                continue
+            node = (key, self._dispatch.get(key))
+            table = found.setdefault(key[0], {})
+            for written in func.calls:
+                callee = self._callee_of(node, written)
+                if callee is None or callee[0][0] == key[0]:
+                    continue  # not project code, or a function of the same file (its own dataflow)
+                summary = self._function(callee[0])
+                returned = summary.returns if summary is not None else None
+                table[written] = returned if table.get(written, returned) == returned else None
+        self._returns = {
+            module: {written: returned for written, returned in table.items() if returned is not None}
+            for module, table in found.items()
+        }
+        return self._returns
 
     def _data_arguments(self) -> dict[str, dict[str, dict[str, str]]]:
         """Per module, per function: the tensors and data-dependent values traced callers in other

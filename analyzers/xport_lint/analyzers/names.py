@@ -59,7 +59,8 @@ class ImportTable:
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
-            self.aliases[local] = f"{base}.{name}"
+            # `from . import helpers` is `.helpers` (one level up from the file), not `..helpers`
+            self.aliases[local] = f"{base}{name}" if base.endswith(".") else f"{base}.{name}"
 
     def resolve(self, node: cst.BaseExpression) -> str | None:
         """Fully qualified name of a name chain, or None when its root is not an import."""
