@@ -62,9 +62,42 @@ async def test_an_edit_that_changes_a_verdict_is_notified(client: LanguageClient
     await wait_for(lambda: bool(changes), timeout=PATIENCE)
     change = changes[-1]
     assert change["changed"] == ["text.encoder.Encoder"]
+    assert change["recomputed"] == ["text.encoder.Encoder"]  # no other model reaches text/encoder.py
     assert _verdicts(change["report"])["Encoder"] == "fails"
     assert _verdicts(change["report"])["Detector"] == "fails"  # the rest as before
     # the edit undone: back to exports, notified again
     replace_text(client, uri, text, 3)
     await wait_for(lambda: len(changes) >= 2, timeout=PATIENCE)
     assert _verdicts(changes[-1]["report"])["Encoder"] == "exports"
+
+
+async def test_an_edit_works_out_again_only_the_models_that_reach_the_edited_file(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """`keep_positive` (vision/ops/boxes.py) is reached by `Head.forward` and, through the head it
+    builds, by `Detector`: an edit there recomputes those two; the other models keep their entries."""
+    project = write_project(tmp_path / "project")
+    changes: list[dict[str, Any]] = []
+
+    @client.feature("xport-lint/modelsChanged")
+    def models_changed(params: Any) -> None:
+        changes.append(params)
+
+    await start(client, project, pull=True)
+    before = (await client.protocol.send_request_async("xport-lint/models", {}))
+    assert _verdicts(before)["Detector"] == _verdicts(before)["Head"] == "fails"
+    path = project / "vision" / "ops" / "boxes.py"
+    text = path.read_text()
+    uri = open_document(client, path, text)
+    replace_text(client, uri, text.replace("    if keep.shape[0] == 0:\n        return scores\n", ""), 2)
+    await wait_for(lambda: bool(changes), timeout=PATIENCE)
+    change = changes[-1]
+    affected = ["vision.models.detector.Detector", "vision.models.detector.Head"]
+    assert change["recomputed"] == affected
+    assert change["changed"] == affected
+    assert _verdicts(change["report"])["Detector"] == _verdicts(change["report"])["Head"] == "exports"
+    old = {m["id"]: m for m in before["models"]}
+    new = {m["id"]: m for m in change["report"]["models"]}
+    assert old.keys() == new.keys()
+    for model in old.keys() - set(affected):
+        assert new[model] == old[model]

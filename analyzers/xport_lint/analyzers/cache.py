@@ -148,6 +148,37 @@ class Cache:
         body = {"findings": [_plain(f) for f in findings], "summary": summary.to_plain() if summary else None}
         self._pending[key] = json.dumps(body, separators=(",", ":"))
 
+    def data_key(self, kind: str, text: str) -> str:
+        """Key of data derived from a file's text alone (`kind`: what and its version), per engine."""
+        digest = hashlib.sha256(f"{self._engine}\0{kind}\0".encode())
+        digest.update(text.encode("utf-8", errors="surrogatepass"))
+        return digest.hexdigest()
+
+    def get_data(self, keys: list[str]) -> dict[str, Any]:
+        """The JSON values `put_data` stored under those of `keys` it has (one query per 500 keys);
+        the caller validates them (a malformed value is the caller's miss)."""
+        out: dict[str, Any] = {}
+        if self._db is None:
+            return out
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            try:
+                rows = self._db.execute(
+                    f"SELECT key, body FROM findings WHERE key IN ({','.join('?' * len(chunk))})", chunk
+                ).fetchall()
+            except sqlite3.Error:
+                return out  # busy or damaged: misses (`get` rebuilds a damaged file)
+            for key, body in rows:
+                try:
+                    out[key] = json.loads(body)
+                except ValueError:
+                    continue
+                self._used.append(key)
+        return out
+
+    def put_data(self, key: str, value: Any) -> None:
+        self._pending[key] = json.dumps(value, separators=(",", ":"))
+
     def save(self) -> None:
         if self._db is None:
             return

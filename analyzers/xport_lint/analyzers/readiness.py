@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from . import registry
 from .cache import Cache, default_directory
@@ -170,6 +170,9 @@ class ModelReport:
     confirmation: ConfirmationState
     #: ids of the project's models its `__init__` builds
     submodules: list[str] = field(default_factory=list)
+    #: the files its findings and verdicts depend on (its own, its `__init__`'s, every file its
+    #: `forward` reaches): an edit elsewhere leaves them as they are
+    files: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -193,6 +196,9 @@ class Readiness:
     files: int
     #: the torch version the findings speak for (`target-torch`, else the installed torch)
     torch: str
+    #: ids of the models whose findings and verdicts were kept from the previous report (none
+    #: of their files changed), not worked out again
+    kept: frozenset[str] = frozenset()
 
     def counts(self, mode: Mode | None = None) -> dict[str, int]:
         mode = mode or self.mode
@@ -254,7 +260,8 @@ class ConfirmationRecord:
         except OSError:
             pass  # a record that cannot be kept costs only the next report's "never-run"
 
-    def state(self, path: str, text: str | None, model: str, verdict: str) -> ConfirmationState:
+    def state(self, path: str, digest: str | None, model: str, verdict: str) -> ConfirmationState:
+        """`digest`: `text_hash` of the file's text now (None: unreadable)."""
         if not self.entries:
             return ConfirmationState()
         entry = self.entries.get(str(Path(path).resolve()))
@@ -263,7 +270,7 @@ class ConfirmationRecord:
         export_ok = entry.get("export_ok") if isinstance(entry.get("export_ok"), bool) else None
         common = {"export_ok": export_ok, "summary": str(entry.get("summary", "")), "hash": entry["hash"],
                   "checked_at": entry.get("at")}
-        if text is None or text_hash(text) != entry["hash"]:
+        if digest is None or digest != entry["hash"]:
             return ConfirmationState(STALE, **common)
         if entry.get("status") != "ran" or export_ok is None:
             return ConfirmationState(RUN_FAILED, **common)
@@ -284,15 +291,19 @@ def build(
     if both_modes:
         other_mode = Mode.NON_STRICT if config.mode is Mode.STRICT else Mode.STRICT
         other = check_project(files, config.merged(strict=other_mode is Mode.STRICT), cache, jobs)
-    return readiness(checked, config, other, record)
+    return readiness(checked, config, other, record, cache)
 
 
 def readiness(
     checked: ProjectCheck, config: Config, other: ProjectCheck | None = None, record: ConfirmationRecord | None = None,
+    cache: Cache | None = None, previous: Readiness | None = None, changed: set[str] | None = None,
 ) -> Readiness:
-    """The report of an already checked project (`other`: the same files checked in the other mode)."""
+    """The report of an already checked project (`other`: the same files checked in the other
+    mode). `cache`: where the files' facts are kept (the check's own cache). `previous` and
+    `changed`: the project's last report and the files changed since (edited, or checked again
+    because their project context changed): only the models that reach one are worked out again."""
     assert checked.workspace is not None and checked.workspace.index is not None, "a ProjectCheck from check_project"
-    return _Builder(checked, config, other, record or ConfirmationRecord()).build()
+    return _Builder(checked, config, other, record or ConfirmationRecord(), cache).build(previous, changed)
 
 
 _CALLED = re.compile(r"\b([A-Za-z_][\w.]*)\s*\(")
@@ -304,25 +315,78 @@ _CONDITION = re.compile(r" \((only [^()]*(?:\([^()]*\)[^()]*)*)\)$")
 
 @dataclass
 class _FileFacts:
-    """What the report reads from one file's text: where functions start and end (from the
-    `def`/`class` lines and their indentation: no second parse), and its lines for excerpts."""
+    """What the report reads from one file's text, without a second parse: where functions start
+    and end (the `def`/`class` lines and their indentation), what each class's `__init__` calls,
+    its export calls and `xport_example()`. Derived from the text alone, so cached by its hash
+    (`Cache.put_data`, JSON); the text itself is attached only where findings need excerpts."""
 
-    text: str
+    #: sha256 of the text (a confirmation record is stamped with it)
+    hash: str
+    line_count: int
     definitions: list[tuple[int, int, str, str]]  # (line, indent, kind, name) of every def/class
+    #: `Class.__init__` -> the names it calls, as written (`Head`, `nn.ModuleList`, `layers.Block`)
+    init_calls: dict[str, list[str]]
+    #: (the model as written, line, passes dynamic_shapes) of each export call
+    export_calls: list[tuple[str, int, bool]]
+    #: `xport_example()`: (its line, the names it calls, mentions dynamic_shapes)
+    example: tuple[int, list[str], bool] | None
+    text: str | None = field(default=None, compare=False)
+
+    #: bump when what is derived, or how, changes (cached rows of another version are not read)
+    KIND: ClassVar[str] = "readiness-facts-1"
 
     @classmethod
-    def of(cls, text: str) -> _FileFacts:
+    def of(cls, text: str, digest: str) -> _FileFacts:
         found = []
         line, offset = 1, 0
         for match in _DEFINITION.finditer(text):
             line += text.count("\n", offset, match.start())
             offset = match.start()
             found.append((line, len(match.group(1).expandtabs()), match.group(2), match.group(3)))
-        return cls(text, found)
+        facts = cls(digest, len(text.splitlines()), found, {}, [], None, text)
+        for qualified in facts.spans:
+            if qualified.endswith(".__init__") and qualified.count(".") == 1:
+                called = (m.group(1) for m in _CALLED.finditer(facts.body(qualified)))
+                facts.init_calls[qualified] = list(dict.fromkeys(called))
+        if "export" in text:
+            for match in _EXPORT_CALL.finditer(text):
+                written = match.group(1)
+                if match.group(2) is None:  # a variable: `model = Detector(...)` before the call
+                    assigned = re.search(rf"^\s*{re.escape(written)}\s*=\s*([A-Za-z_][\w.]*)\s*\(",
+                                         text[: match.start()], re.MULTILINE)
+                    if assigned is None:
+                        continue
+                    written = assigned.group(1)
+                call = text[match.start() : match.start() + 2000]
+                facts.export_calls.append((written, text.count("\n", 0, match.start()) + 1,
+                                           "dynamic_shapes" in call.split("\n\n")[0]))
+        if "def xport_example" in text:
+            body = facts.body("xport_example")
+            facts.example = (facts.line_of("xport_example"),
+                             list(dict.fromkeys(m.group(1) for m in _CALLED.finditer(body))), "dynamic_shapes" in body)
+        return facts
+
+    def to_plain(self) -> list[Any]:
+        return [self.line_count, self.definitions, self.init_calls, self.export_calls, self.example]
+
+    @classmethod
+    def from_plain(cls, data: Any, digest: str) -> _FileFacts:
+        """Every field type-checked: raises ValueError/TypeError on anything else."""
+        line_count, definitions, init_calls, export_calls, example = data
+        if type(line_count) is not int or not isinstance(init_calls, dict):
+            raise TypeError("malformed facts")
+        checked = [(_int(d[0]), _int(d[1]), _str(d[2]), _str(d[3])) for d in definitions if len(d) == 4]
+        calls = {_str(k): [_str(n) for n in v] for k, v in init_calls.items()}
+        exports = [(_str(e[0]), _int(e[1]), bool(e[2])) for e in export_calls]
+        if example is not None:
+            example = (_int(example[0]), [_str(n) for n in example[1]], bool(example[2]))
+        if len(checked) != len(definitions):
+            raise TypeError("malformed facts")
+        return cls(digest, line_count, checked, calls, exports, example)
 
     @functools.cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        return self.text.splitlines() if self.text is not None else []
 
     @functools.cached_property
     def spans(self) -> dict[str, tuple[int, int]]:
@@ -344,7 +408,7 @@ class _FileFacts:
                 owner = (owner[0], indent)
                 qualified = f"{owner[0]}.{name}"
             open_.append((indent, qualified, line))
-        end = len(self.lines) + 1
+        end = self.line_count + 1
         for _, closed, first in open_:
             if closed is not None:
                 out.setdefault(closed, (first, end))
@@ -419,13 +483,25 @@ class _FileFacts:
         return "\n".join(self.lines[span[0] - 1 : span[1] - 1]) if span is not None else ""
 
 
+def _int(value: object) -> int:
+    if type(value) is not int:
+        raise TypeError("expected an integer")
+    return value
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("expected a string")
+    return value
+
+
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 _DEFINITION = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
 
 
 class _Builder:
     def __init__(self, checked: ProjectCheck, config: Config, other: ProjectCheck | None,
-                 record: ConfirmationRecord) -> None:
+                 record: ConfirmationRecord, cache: Cache | None) -> None:
         workspace = checked.workspace
         assert workspace is not None and workspace.index is not None
         self.index: ProjectIndex = workspace.index
@@ -437,8 +513,10 @@ class _Builder:
         self.linted = set(workspace.linted)
         self.summaries = checked.summaries
         self.record = record
+        self.cache = cache
         self._facts: dict[str, _FileFacts | None] = {}
         self._seen: dict[int, tuple[dict[Mode, Severity | None], str | None, str | None, tuple[int, str]]] = {}
+        self._load_facts([*self.summaries, *(p for p in self.results if p not in self.summaries)])
 
     @functools.cached_property
     def unchecked(self) -> tuple[str, ...]:
@@ -449,8 +527,12 @@ class _Builder:
             if code in enabled and rule.severity(self.other_mode) is not None and rule.severity(self.mode) is None
         ))
 
-    def facts(self, path: str) -> _FileFacts | None:
-        if path not in self._facts:
+    def _load_facts(self, paths: list[str]) -> None:
+        """The facts of `paths`: from the cache by their texts' hashes (one query for all), the
+        others derived from the text and cached. Texts are the check's (read from disk only for
+        a file the check did not report)."""
+        texts: dict[str, str | None] = {}
+        for path in paths:
             result = self.results.get(path)
             text = result.text if result is not None else None
             if text is None:
@@ -458,7 +540,31 @@ class _Builder:
                     text = Path(path).read_text(encoding="utf-8")
                 except (OSError, UnicodeDecodeError):
                     text = None
-            self._facts[path] = _FileFacts.of(text) if text is not None else None
+            texts[path] = text
+        digests = {path: text_hash(text) for path, text in texts.items() if text is not None}
+        keys = {path: self.cache.data_key(_FileFacts.KIND, digest) for path, digest in digests.items()} \
+            if self.cache is not None else {}
+        stored = self.cache.get_data(list(keys.values())) if self.cache is not None else {}
+        for path, text in texts.items():
+            if text is None:
+                self._facts[path] = None
+                continue
+            facts = None
+            if path in keys and keys[path] in stored:
+                try:
+                    facts = _FileFacts.from_plain(stored[keys[path]], digests[path])
+                    facts.text = text
+                except (ValueError, TypeError, IndexError, KeyError):
+                    facts = None  # malformed: derived again and overwritten
+            if facts is None:
+                facts = _FileFacts.of(text, digests[path])
+                if self.cache is not None:
+                    self.cache.put_data(keys[path], facts.to_plain())
+            self._facts[path] = facts
+
+    def facts(self, path: str) -> _FileFacts | None:
+        if path not in self._facts:
+            self._load_facts([path])
         return self._facts[path]
 
     # -- models --------------------------------------------------------------------------------
@@ -474,25 +580,26 @@ class _Builder:
                     out.append(key)
         return out
 
-    def submodules(self, key: Key, models: set[Key], names: set[str]) -> list[Key]:
+    def submodules(self, key: Key, models: set[Key], names: set[str]) -> tuple[list[Key], str | None]:
         """Project models that `key`'s `__init__` constructs (`self.head = Head(...)`, in a
-        ModuleList, ...): exporting `key` runs their `forward` too. `names`: the models' class names
-        (a call to anything else is not resolved)."""
+        ModuleList, ...): exporting `key` runs their `forward` too; and the file of that `__init__`.
+        `names`: the models' class names (a call to anything else is not resolved)."""
         init = self.index.find_method(key, "__init__")
         if init is None:
-            return []
-        facts = self.facts(self.index.path_of[init[0]])
+            return [], None
+        path = self.index.path_of[init[0]]
+        facts = self.facts(path)
         if facts is None:
-            return []
+            return [], path
         owner = self.index.by_module[init[0]]
         found = []
-        for match in _CALLED.finditer(facts.body(init[1])):
-            if match.group(1).rpartition(".")[2] not in names:
+        for written in facts.init_calls.get(init[1], ()):
+            if written.rpartition(".")[2] not in names:
                 continue
-            target = self.index.resolve_local(owner, match.group(1))
+            target = self.index.resolve_local(owner, written)
             if isinstance(target, tuple) and target in models and target != key and target not in found:
                 found.append(target)
-        return found
+        return found, path
 
     def reach(self, key: Key, children: dict[Key, list[Key]]) -> dict[Key, tuple[Key, ...]]:
         """Every function a model's export runs -> the chain of functions from its `forward`
@@ -520,53 +627,73 @@ class _Builder:
                     queue.append((callee, (*chain, callee[0])))
         return chains
 
-    def build(self) -> Readiness:
+    def build(self, previous: Readiness | None = None, changed: set[str] | None = None) -> Readiness:
+        """The report; with `previous` (this project's last report) and `changed` (the files edited
+        since, and those whose project context that changed), a model none of whose files changed
+        keeps its findings and verdicts (its export configuration and confirmation are read again)."""
         keys = self.model_keys()
         models = set(keys)
         names = {key[1] for key in keys}
-        children = {key: self.submodules(key, models, names) for key in keys}
+        children: dict[Key, list[Key]] = {}
+        inits: dict[Key, str | None] = {}
+        for key in keys:
+            children[key], inits[key] = self.submodules(key, models, names)
         built_by_others = {child for kids in children.values() for child in kids}
         exports = self.export_configs(models)
         findings = self.located_findings()
-        claimed: set[tuple[str, int]] = set()
+        kept = {m.id: m for m in previous.models} if previous is not None and changed is not None else {}
         reports = []
+        reused = set()
         for key in keys:
-            chains = self.reach(key, children)
-            mine: list[ModelFinding] = []
-            broken: list[str] = []
-            for function, chain in chains.items():
-                path = self.index.path_of.get(function[0])
-                if path is None:
-                    continue
-                if path in findings.problems:
-                    broken.append(f"{path} was not fully checked ({findings.problems[path]})")
-                for item in findings.by_function.get((path, function[1]), ()):
-                    mine.append(self.model_finding(path, item, tuple(self.step(k) for k in chain)))
-                    claimed.add((path, id(item)))
             path = self.index.path_of[key[0]]
             facts = self.facts(path)
-            line = facts.line_of(key[1]) if facts is not None else 1
             configs = exports.get(key, [])
-            mine.sort(key=lambda f: (_rank(f.severities.get(self.mode)), f.path, f.finding.span.start, f.finding.code))
-            verdicts = {mode: self.verdict(mine, mode, broken) for mode in MODES}
-            package = key[0].rpartition(".")[0]
-            reports.append(ModelReport(
-                id=f"{key[0]}.{key[1]}", name=key[1], path=path, line=line, package=package,
-                top_level=key not in built_by_others, exported=bool(configs), verdicts=verdicts,
-                export_configs=configs, findings=mine,
-                confirmation=self.record.state(path, facts.text if facts else None, key[1],
-                                               verdicts[self.mode].verdict),
+            model = kept.get(f"{key[0]}.{key[1]}")
+            if model is None or not model.files or model.files & changed or inits[key] in changed:
+                model = self.model(key, children, inits[key], findings)
+            else:
+                reused.add(model.id)
+            verdict = model.verdicts[self.mode].verdict
+            reports.append(dataclasses.replace(
+                model, line=facts.line_of(key[1]) if facts is not None else 1,
+                top_level=key not in built_by_others, exported=bool(configs), export_configs=configs,
+                confirmation=self.record.state(path, facts.hash if facts else None, key[1], verdict),
                 submodules=[f"{c[0]}.{c[1]}" for c in children[key]],
             ))
         reports.sort(key=lambda m: (not m.exported, not m.top_level, VERDICTS.index(m.verdicts[self.mode].verdict),
                                     m.id))
+        claimed = {(f.path, f.finding.code, f.finding.span) for m in reports for f in m.findings}
         other = [
             self.model_finding(path, finding, self.outside_chain(path, finding))
             for path, items in sorted(findings.by_path.items())
             for finding in items
-            if (path, id(finding)) not in claimed
+            if (path, finding.code, finding.span) not in claimed
         ]
-        return Readiness(self.mode, reports, other, len(self.linted), str(self.config.target))
+        return Readiness(self.mode, reports, other, len(self.linted), str(self.config.target), frozenset(reused))
+
+    def model(self, key: Key, children: dict[Key, list[Key]], init: str | None, findings: _Located) -> ModelReport:
+        """One model's findings and verdicts: what its `forward` reaches, and the files that decide them."""
+        chains = self.reach(key, children)
+        mine: list[ModelFinding] = []
+        broken: list[str] = []
+        path = self.index.path_of[key[0]]
+        files = {path} | ({init} if init else set())
+        for function, chain in chains.items():
+            function_path = self.index.path_of.get(function[0])
+            if function_path is None:
+                continue
+            files.add(function_path)
+            if function_path in findings.problems:
+                broken.append(f"{function_path} was not fully checked ({findings.problems[function_path]})")
+            for item in findings.by_function.get((function_path, function[1]), ()):
+                mine.append(self.model_finding(function_path, item, tuple(self.step(k) for k in chain)))
+        mine.sort(key=lambda f: (_rank(f.severities.get(self.mode)), f.path, f.finding.span.start, f.finding.code))
+        verdicts = {mode: self.verdict(mine, mode, broken) for mode in MODES}
+        return ModelReport(
+            id=f"{key[0]}.{key[1]}", name=key[1], path=path, line=1, package=key[0].rpartition(".")[0],
+            top_level=True, exported=False, verdicts=verdicts, export_configs=[], findings=mine,
+            confirmation=ConfirmationState(), files=frozenset(files),
+        )
 
     # -- findings --------------------------------------------------------------------------------
 
@@ -720,32 +847,17 @@ class _Builder:
     def _calls_in(
         self, path: str, summary: ModuleSummary, facts: _FileFacts, models: set[Key]
     ) -> Iterator[tuple[Key, ExportConfig]]:
-        text = facts.text
-        if "export" in text:
-            for match in _EXPORT_CALL.finditer(text):
-                line = text.count("\n", 0, match.start()) + 1
-                written = match.group(1)
-                if match.group(2) is None:  # a variable: `model = Detector(...)` before the call
-                    assigned = re.search(rf"^\s*{re.escape(written)}\s*=\s*([A-Za-z_][\w.]*)\s*\(",
-                                         text[: match.start()], re.MULTILINE)
-                    if assigned is None:
-                        continue
-                    written = assigned.group(1)
-                target = self.index.resolve_local(summary, written)
-                if isinstance(target, tuple) and target in models:
-                    call = text[match.start() : match.start() + 2000]
-                    yield target, ExportConfig(
-                        "export-call", f"export call in {path}:{line}", path, line,
-                        dynamic="dynamic_shapes" in call.split("\n\n")[0])
-        if "def xport_example" in text:
-            body = facts.body("xport_example")
-            line = facts.line_of("xport_example")
-            for name in dict.fromkeys(m.group(1) for m in _CALLED.finditer(body)):
+        for written, line, dynamic in facts.export_calls:
+            target = self.index.resolve_local(summary, written)
+            if isinstance(target, tuple) and target in models:
+                yield target, ExportConfig("export-call", f"export call in {path}:{line}", path, line, dynamic)
+        if facts.example is not None:
+            line, called, dynamic = facts.example
+            for name in called:
                 target = self.index.resolve_local(summary, name)
                 if isinstance(target, tuple) and target in models:
                     yield target, ExportConfig(
-                        "xport_example", f"xport_example() in {path}:{line}", path, line,
-                        dynamic="dynamic_shapes" in body)
+                        "xport_example", f"xport_example() in {path}:{line}", path, line, dynamic)
 
 
 @dataclass

@@ -85,6 +85,11 @@ class Workspace:
             return self.contexts.get(path, EMPTY_CONTEXT)
         return self.index.context(path)
 
+    def reindex(self) -> list[str]:
+        """Rebuild the index after `update`s changed summaries; the files whose context changed
+        (the readiness view checks them again with its own texts)."""
+        return self._reindex()
+
     def _reindex(self) -> list[str]:
         """Rebuild the index; the files analysed with a context that has changed since."""
         index = self.index = ProjectIndex(self.files, self.summaries, self.followed, previous=self.index)

@@ -15,6 +15,7 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,30 +31,111 @@ SETTLE = 0.5
 log = logging.getLogger("xport_lint.server")
 
 
+@dataclass
+class _Project:
+    """The child's project between requests: the workspace checked with each file's latest text,
+    and the report made of it (what an edit leaves alone is kept from it)."""
+
+    folders: list[str]
+    config: Any
+    files: list[str]
+    workspace: Any
+    checked: Any
+    report: Any
+    #: path -> the text its findings are of (the editor's while it is open, else the disk's)
+    texts: dict[str, str]
+    #: path -> (mtime, size) of the disk's text when it was read
+    stamps: dict[str, tuple[int, int]]
+    #: the files whose text is the editor's
+    unsaved: set[str]
+
+
+#: the child's project (the child serves one server, one workspace)
+_project: _Project | None = None
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
 def _compute(folders: list[str], config: Any, unsaved: dict[str, str]) -> dict[str, Any]:
-    """Runs in the child: the workspace's report, each open document as its editor has it."""
+    """Runs in the child: the workspace's report, each open document as its editor has it; and
+    `recomputed`, the models whose findings and verdicts were worked out again. The first time
+    (or when the files, folders or configuration change) the whole project is checked (through
+    the findings cache); after that, only the files whose text changed are checked again (with
+    those whose project context that changes), and only the models that reach one of them."""
+    global _project
     from xport_lint.analyzers.cache import Cache
-    from xport_lint.analyzers.files import SourceFile, discover, read
-    from xport_lint.analyzers.project import FileResult, check_project
-    from xport_lint.analyzers.readiness import readiness
+    from xport_lint.analyzers.files import discover, read
+    from xport_lint.analyzers.project import ProjectCheck, check_project
+    from xport_lint.analyzers.readiness import ConfirmationRecord, readiness
 
     files = discover(folders, config.exclude)
+    project = _project
     cache = Cache()
     try:
-        checked = check_project(files, config, cache, None)
+        if project is None or project.folders != folders or project.config != config \
+                or project.files != files:
+            checked = check_project(files, config, cache, None)
+            assert checked.workspace is not None
+            texts = {r.path: r.text for r in checked.results if r.text is not None}
+            stamps = {path: stamp for path in texts if (stamp := _stamp(path)) is not None}
+            project = _Project(folders, config, files, checked.workspace, checked, None, texts, stamps, set())
+            _project = None  # kept once the report is made
+        edits: dict[str, str] = {}
+        for path in project.texts:
+            text = unsaved.get(path)
+            if text is None:
+                stamp = _stamp(path)
+                if path not in project.unsaved and stamp == project.stamps.get(path):
+                    continue
+                text = read(path).text
+                if stamp is not None:
+                    project.stamps[path] = stamp
+            if text is not None and text != project.texts[path]:
+                edits[path] = text
+        project.unsaved = {path for path in unsaved if path in project.texts}
+        changed = _apply(project, edits)
+        checked = ProjectCheck(
+            list(project.checked.results), dict(project.workspace.summaries), {}, project.workspace)
+        report = readiness(checked, config, record=ConfirmationRecord(), cache=cache, previous=project.report,
+                           changed=changed if project.report is not None else None)
         cache.save()
     finally:
         cache.close()
-    edited = {path: text for path, text in unsaved.items() if path in set(files) and read(path).text != text}
-    if edited and checked.workspace is not None:
-        results = []
-        for result in checked.results:
-            text = edited.get(result.path)
-            if text is not None:  # checked with its project context, as the editor's lint is
-                result = FileResult(SourceFile(result.path, text), checked.workspace.check(result.path, text).findings)
-            results.append(result)
-        checked.results = results
-    return readiness(checked, config).to_json()
+    project.report = report
+    _project = project
+    kept = report.kept
+    return {"report": report.to_json(), "recomputed": sorted(m.id for m in report.models if m.id not in kept)}
+
+
+def _apply(project: _Project, edits: dict[str, str]) -> set[str]:
+    """Check the edited files with their new text, then, round after round, the files whose
+    project context that changed (as a whole check's rounds do); the files checked again."""
+    from xport_lint.analyzers.files import SourceFile
+    from xport_lint.analyzers.project import FileResult
+
+    workspace = project.workspace
+    results = {r.path: r for r in project.checked.results}
+    changed: set[str] = set()
+    todo = list(edits)
+    for _ in range(8):
+        if not todo:
+            break
+        for path in todo:
+            text = edits.get(path, project.texts[path])
+            checked, _ = workspace.update(path, text)
+            project.texts[path] = text
+            results[path] = FileResult(SourceFile(path, text), checked.findings)
+        changed.update(todo)
+        todo = workspace.reindex() if workspace.stale else []
+        workspace.stale = False
+    project.checked.results = list(results.values())
+    return changed
 
 
 def changed_models(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
@@ -89,7 +171,8 @@ class ModelsService:
             )
         return self._pool
 
-    async def compute(self, ls: Any) -> dict[str, Any]:
+    async def compute(self, ls: Any) -> tuple[dict[str, Any], list[str]]:
+        """The report, and the ids of the models whose findings and verdicts were worked out again."""
         folders = [p for f in ls.workspace.folders.values() if (p := to_fs_path(f.uri))]
         if not folders and ls.workspace.root_path:
             folders = [ls.workspace.root_path]
@@ -99,21 +182,22 @@ class ModelsService:
                     "mode": "non-strict", "files": 0,
                     "summary": {m: {"fails": 0, "fails-when": 0, "unknown": 0, "exports": 0}
                                 for m in ("non-strict", "strict")},
-                    "models": [], "other_findings": []}
+                    "models": [], "other_findings": []}, []
         config = ls.config_for(Path(folders[0], "__init__.py").as_uri())
         unsaved = {
             path: document.source for uri, document in list(ls.workspace.text_documents.items())
             if uri.startswith("file:") and (path := to_fs_path(uri)) and path.endswith(".py")
         }
         try:
-            return await asyncio.wrap_future(self._executor().submit(_compute, folders, config, unsaved))
+            done = await asyncio.wrap_future(self._executor().submit(_compute, folders, config, unsaved))
         except BrokenProcessPool:
             self._pool = None  # the child died: the next request starts a new one
             raise
+        return done["report"], done["recomputed"]
 
     async def request(self, ls: Any) -> dict[str, Any]:
         self.subscribed = True
-        report = await self.compute(ls)
+        report, _ = await self.compute(ls)
         self.last = report
         return report
 
@@ -129,7 +213,7 @@ class ModelsService:
     async def _recompute(self, ls: Any) -> None:
         try:
             await asyncio.sleep(SETTLE)
-            report = await self.compute(ls)
+            report, recomputed = await self.compute(ls)
         except asyncio.CancelledError:
             return
         except Exception:  # noqa: BLE001 - the view keeps its last report; the next change retries
@@ -138,7 +222,7 @@ class ModelsService:
         changed = changed_models(self.last, report)
         self.last = report
         if changed:
-            ls.protocol.notify(MODELS_CHANGED, {"changed": changed, "report": report})
+            ls.protocol.notify(MODELS_CHANGED, {"changed": changed, "recomputed": recomputed, "report": report})
 
     def confirmed(self, ls: Any, path: str, text: str, outcome: Any) -> None:
         """Keep a confirmation's outcome (by the text's hash) for the report, and refresh the view."""
