@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import libcst as cst
 
 from ..model import Mode, Severity
 from ..names import dotted
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import DimKind, Sizes
+from ..shapes import DimKind, DimSpec, SizeRef, Sizes
+from ..walk import iter_nodes
 from ._conditions import short
 
 #: calls that turn a float computed from a size back into an int
@@ -77,6 +81,8 @@ class FloatSize(Rule):
         if not named:
             return
         (param, _, index), spec = named[0]
+        if not by_one and len(set(refs)) == 1 and self._proven_in_range(node, sizes, named[0][0], spec):
+            return  # every bound it makes stays within the declared range: export proves its guards
         note = config.note()
         why = (
             "non-strict export makes the result a constant and fails" if by_one
@@ -89,7 +95,46 @@ class FloatSize(Rule):
             notes=(note,) if note is not None else (),
         )
 
+    def _proven_in_range(self, call: cst.Call, sizes: Sizes, ref: SizeRef, spec: DimSpec) -> bool:
+        """Whether export proves the guards of the slices `call`'s result bounds, as torch 2.13
+        does by interval arithmetic over a bounded named `Dim`: every slice bound it makes lies
+        in [0, the smallest size of the range] for each size of the range (measured:
+        `x[: round(x.shape[0] / 2.0)]` exports under `Dim(min=5, max=10)`, fails under
+        `max=1000`). A range without a max, or a result used other than as a slice bound of
+        that dimension: not proven."""
+        low, high = spec.values()
+        traced = self.ctx.traced
+        if spec.derived or high == math.inf or high - low > _SAMPLED or traced is None:
+            return False
+        bounds = [
+            part for node in iter_nodes(traced.func.body) if isinstance(node, cst.Subscript)
+            for element in node.slice if isinstance(element.slice, cst.Slice)
+            for part in (element.slice.lower, element.slice.upper) if part is not None
+            and _holds(part, call, sizes)
+        ]
+        if not bounds or _used_otherwise(traced.func.body, call, sizes, len(bounds)):
+            return False
+        for size in range(int(low), int(high) + 1):
+            for bound in bounds:
+                value = _value(_inlined(bound, sizes), sizes, ref, size)
+                if value is None or not 0 <= value <= low:
+                    return False
+        return True
+
     VALID = [
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Crop(torch.nn.Module):
+                def forward(self, x):
+                    # every bound lies in [0, 5] on the range [5, 10]: export proves the guards
+                    return x[: round(x.shape[0] / 2.0)]
+            def xport_example():
+                n = Dim("n", min=5, max=10)
+                return {"model": Crop(), "args": (torch.randn(6, 2),), "dynamic_shapes": {"x": {0: n}}}
+            """
+        ),
         Valid(
             """
             import torch
@@ -151,6 +196,65 @@ class FloatSize(Rule):
             """
         ),
     ]
+
+
+#: the widest declared range whose sizes are each tried (torch's intervals give the same answer)
+_SAMPLED = 4096
+
+
+def _holds(expr: cst.CSTNode, call: cst.Call, sizes: Sizes) -> bool:
+    """Whether `expr` reads `call`'s result: the call itself, or a name bound once to it."""
+    return any(
+        node is call or (isinstance(node, cst.Name) and sizes.followed(node) is call) for node in _nodes(expr)
+    )
+
+
+def _used_otherwise(body: cst.CSTNode, call: cst.Call, sizes: Sizes, in_bounds: int) -> bool:
+    """Whether `call`'s result is read anywhere but in the `in_bounds` slice bounds found: the
+    call itself, or the name it is bound to, read elsewhere (a `view`, a loop, a return)."""
+    bound = [name for name, value in sizes.assigned.items() if value is call and name not in sizes.reassigned]
+    if not bound:
+        return False  # read in place: the slice bounds are its only uses
+    reads = sum(
+        1 for node in iter_nodes(body)
+        if isinstance(node, cst.Name) and node.value in bound
+    )
+    return reads - len(bound) > in_bounds  # the assignment's own target is one read of each name
+
+
+def _value(expr: cst.BaseExpression, sizes: Sizes, ref: SizeRef, size: int) -> float | None:  # noqa: C901 - one dispatch
+    """`expr`'s value in Python arithmetic (floats included) when the input size `ref` is
+    `size`; None where it reads anything else."""
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return float(expr.evaluated_value)
+    if isinstance(expr, cst.Name) or sizes.ref(expr) is not None:
+        refs = sizes.refs(expr)
+        return float(size) if refs == [ref] else None
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _value(expr.expression, sizes, ref, size)
+        return -inner if inner is not None else None
+    if isinstance(expr, cst.BinaryOperation):
+        left, right = _value(expr.left, sizes, ref, size), _value(expr.right, sizes, ref, size)
+        operation = _FLOAT_ARITHMETIC.get(type(expr.operator))
+        if left is None or right is None or operation is None or (right == 0 and not isinstance(
+            expr.operator, (cst.Add, cst.Subtract, cst.Multiply)
+        )):
+            return None
+        return operation(left, right)
+    if isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].keyword:
+        convert = _TO_INT_VALUE.get(dotted(expr.func) or "")
+        inner = _value(expr.args[0].value, sizes, ref, size)
+        return float(convert(inner)) if convert is not None and inner is not None else None
+    return None
+
+
+_FLOAT_ARITHMETIC: dict[type, Callable[[float, float], float]] = {
+    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
+    cst.Divide: lambda a, b: a / b, cst.FloorDivide: lambda a, b: a // b, cst.Modulo: lambda a, b: a % b,
+}
+_TO_INT_VALUE: dict[str, Callable[[float], int]] = {
+    "round": round, "int": int, "math.floor": math.floor, "math.ceil": math.ceil, "math.trunc": math.trunc,
+}
 
 
 def _float_arithmetic(expr: cst.BaseExpression) -> bool:
