@@ -20,13 +20,20 @@ from .checks import check_rewrite, raised_by
 from .common import Names, Rewrite, dropped_effect, guard_rewrite, module_names, scope_names
 from .cond import cond_rewrite, dense_select_rewrite, where_rewrite
 from .export_calls import non_strict_rewrite, sized_dim
-from .loops import counted_loop_rewrite, range_loop_rewrite, stacked_rows_rewrite, while_loop_rewrite
+from .loops import (
+    class_loop_rewrite,
+    counted_loop_rewrite,
+    range_loop_rewrite,
+    stacked_rows_rewrite,
+    while_loop_rewrite,
+)
 
 __all__ = [
     "Names",
     "Rewrite",
     "check_rewrite",
     "cond_rewrite",
+    "class_loop_rewrite",
     "counted_loop_rewrite",
     "dense_select_rewrite",
     "dropped_effect",

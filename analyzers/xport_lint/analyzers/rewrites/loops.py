@@ -669,3 +669,98 @@ def _elementwise(flow: FunctionFlow, expr: cst.BaseExpression, tensor: str) -> b
             for o in operands
         )
     return False
+
+
+# -- a loop over the classes the data holds ---------------------------------------------------
+
+
+#: the reductions of `t[c] = x[labels == c].R(0)` that `scatter_reduce` has under the same name
+_CLASS_REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod"})
+
+
+def _unique_of(flow: FunctionFlow, iterable: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`labels` of `torch.unique(labels)` or `labels.unique()` (no other arguments), else None."""
+    if not isinstance(iterable, cst.Call):
+        return None
+    if flow.resolver.resolve(iterable.func) == "torch.unique" and len(iterable.args) == 1:
+        arg = iterable.args[0]
+        return arg.value if arg.keyword is None and arg.star == "" else None
+    func = iterable.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "unique" and not iterable.args:
+        return func.value
+    return None
+
+
+def _class_rows(subscript: cst.BaseExpression, labels: str, counter: str) -> cst.BaseExpression | None:
+    """`x` of `x[labels == c]` (or `x[c == labels]`), else None."""
+    if not (isinstance(subscript, cst.Subscript) and len(subscript.slice) == 1
+            and isinstance(subscript.slice[0].slice, cst.Index)):
+        return None
+    test = subscript.slice[0].slice.value
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)):
+        return None
+    sides = {code_of(test.left), code_of(test.comparisons[0].comparator)}
+    return subscript.value if sides == {labels, counter} else None
+
+
+def class_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) -> Rewrite:
+    """`for c in torch.unique(labels): t[c] = x[labels == c].mean(0)` -> one `scatter_reduce_`
+    into the rows of `t` (`include_self=False`: a class the data lacks keeps its row), and
+    `t[c] += x[labels == c].sum(0)` -> `t.index_add_(0, labels, x)`. `t` has a row per class, a
+    count fixed by the code, so the loop over however many classes the data holds becomes one op
+    over all of them. Measured on torch 2.13: exports in both modes and equals eager."""
+    labels_node = _unique_of(flow, node.iter)
+    if labels_node is None:
+        return Rewrite(reason=CLASS_REASON)
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    line = body[0] if len(body) == 1 else None
+    only = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+    if node.orelse is not None or not isinstance(node.target, cst.Name) or only is None:
+        return Rewrite(reason=CLASS_REASON)
+    counter, labels = node.target.value, code_of(labels_node)
+    if isinstance(only, cst.Assign) and len(only.targets) == 1:
+        target, value, accumulate = only.targets[0].target, only.value, False
+    elif isinstance(only, cst.AugAssign) and isinstance(only.operator, cst.AddAssign):
+        target, value, accumulate = only.target, only.value, True
+    else:
+        return Rewrite(reason=CLASS_REASON)
+    # `t[c]`: the class's row of a tensor the code sized
+    if not (isinstance(target, cst.Subscript) and isinstance(target.value, (cst.Name, cst.Attribute))
+            and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index)
+            and code_of(target.slice[0].slice.value) == counter and is_tensor_like(flow.value(target.value))):
+        return Rewrite(reason=CLASS_REASON)
+    # `x[labels == c].R(0)`
+    arg = value.args[0] if isinstance(value, cst.Call) and len(value.args) == 1 else None
+    if not (
+        isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _CLASS_REDUCTIONS and arg is not None and code_of(arg.value) == "0"
+        and (arg.keyword is None or arg.keyword.value == "dim")
+    ):
+        return Rewrite(reason=CLASS_REASON)
+    rows = _class_rows(value.func.value, labels, counter)
+    reduction = value.func.attr.value
+    if rows is None or counter in usage_of([rows]).loaded or (accumulate and reduction != "sum"):
+        return Rewrite(reason=CLASS_REASON)
+    if counter in usage_of([func.body], skip=node).loaded:
+        return Rewrite(reason=f"`{counter}` is read after the loop")
+    table, data = code_of(target.value), code_of(rows)
+    if accumulate:
+        text = f"{table}.index_add_(0, {labels}, {data})"
+        title = "Add every row into its class's row at once with index_add_ (the loop over the classes present)"
+    else:
+        index = f"{labels}.reshape((-1,) + (1,) * ({data}.dim() - 1)).expand_as({data})"
+        text = f'{table}.scatter_reduce_(0, {index}, {data}, reduce="{reduction}", include_self=False)'
+        title = (f"Reduce every class's rows at once with scatter_reduce_ ({reduction}; a class the data lacks keeps "
+                 "its row, as in the loop)")
+    return Rewrite(
+        fix=FixProposal(title, Applicability.UNSAFE, (), blocks=(BlockReplacement(node, node, (statement_of(text),)),))
+    )
+
+
+CLASS_REASON = (
+    "there are as many classes as the data holds; with their number fixed (`num_classes`), compute "
+    "every class at once: a mask per class (`labels == torch.arange(num_classes)[:, None]`) or "
+    "`index_add`/`scatter_reduce` into `num_classes` rows (a loop whose step is one `t[c] = x[labels == c]"
+    ".mean(0)`, or `t[c] += x[labels == c].sum(0)`, gets that fix)"
+)

@@ -5,7 +5,8 @@ import libcst as cst
 from ..dataflow import Kind
 from ..model import Mode, Severity
 from ..names import dotted
-from ..rewrites import counted_loop_rewrite
+from ..rewrites import class_loop_rewrite, counted_loop_rewrite
+from ..rewrites.loops import CLASS_REASON
 from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
@@ -48,8 +49,16 @@ class DataDependentLoop(Rule):
     2.13: exports in both modes, equal to eager). It assumes one count per row of `x`; where every
     count is 0 it gives an empty tensor where eager's `torch.stack([])` raises.
 
-    No fix for a loop over a tensor whose length is data (`torch.unique(labels)`, `x[mask]`):
-    how many steps it takes is the data itself; the finding's note says what to write instead.
+    `for c in torch.unique(labels): t[c] = x[labels == c].mean(0)` (or `sum`, `amax`, `amin`,
+    `prod`), `t` a tensor with a row per class, becomes one `t.scatter_reduce_(0, index, x,
+    reduce="mean", include_self=False)`: every class at once, a class the data lacks keeps its
+    row as in the loop; `t[c] += x[labels == c].sum(0)` becomes `t.index_add_(0, labels, x)`.
+    Measured on torch 2.13: exports in both modes and equals eager. It assumes `t` and `x` share
+    a dtype (`scatter_reduce_` does not cast; the loop's assignment does).
+
+    No fix for other loops over a tensor whose length is data (`torch.unique(labels)` filling a
+    list, `x[mask]`): how many steps it takes is the data itself; the finding's note says what to
+    write instead.
 
     ## Modes
     Error in both modes (torch 2.13).
@@ -90,11 +99,13 @@ class DataDependentLoop(Rule):
             return  # `for x in (query, key, value)`: as many steps as written, whatever they hold
         value = self.ctx.value(iterable)
         if value.has(Kind.DD_TENSOR):
-            self.report(
-                iterable,
-                f"loop over `{short(iterable)}`, whose length depends on tensor data"
-                f" (no automatic fix: {_why_no_fix(iterable)})",
-            )
+            message = f"loop over `{short(iterable)}`, whose length depends on tensor data"
+            rewrite = None
+            if loop is not None and self.ctx.flow is not None and self.ctx.traced is not None:
+                rewrite = class_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop)
+            if rewrite is None or rewrite.fix is None:
+                message += f" (no automatic fix: {_why_no_fix(iterable)})"
+            self.report(iterable, message, fix=None if rewrite is None else rewrite.fix)
 
     VALID = [
         Valid(
@@ -192,6 +203,54 @@ class DataDependentLoop(Rule):
         Invalid(
             """
             import torch
+            class ClassCentres(torch.nn.Module):
+                def forward(self, x, labels):
+                    centres = torch.zeros(4, x.shape[1])
+                    for c in torch.unique(labels):  # expect: XPT201
+                        centres[c] = x[labels == c].mean(0)
+                    return centres
+            def xport_example():
+                return ClassCentres(), (torch.randn(6, 4), torch.tensor([0, 1, 1, 3, 0, 3]))
+            """,
+            expected_replacement="""
+            import torch
+            class ClassCentres(torch.nn.Module):
+                def forward(self, x, labels):
+                    centres = torch.zeros(4, x.shape[1])
+                    centres.scatter_reduce_(0, labels.reshape((-1,) + (1,) * (x.dim() - 1)).expand_as(x), x, reduce="mean", include_self=False)
+                    return centres
+            def xport_example():
+                return ClassCentres(), (torch.randn(6, 4), torch.tensor([0, 1, 1, 3, 0, 3]))
+            """,
+            other_args="(torch.randn(9, 4), torch.tensor([2, 2, 1, 0, 0, 1, 2, 1, 1]))",
+        ),
+        Invalid(
+            """
+            import torch
+            class ClassTotals(torch.nn.Module):
+                def forward(self, x, labels):
+                    totals = torch.zeros(3)
+                    for c in labels.unique():  # expect: XPT201
+                        totals[c] += x[labels == c].sum(0)
+                    return totals
+            def xport_example():
+                return ClassTotals(), (torch.randn(5), torch.tensor([2, 0, 2, 2, 0]))
+            """,
+            expected_replacement="""
+            import torch
+            class ClassTotals(torch.nn.Module):
+                def forward(self, x, labels):
+                    totals = torch.zeros(3)
+                    totals.index_add_(0, labels, x)
+                    return totals
+            def xport_example():
+                return ClassTotals(), (torch.randn(5), torch.tensor([2, 0, 2, 2, 0]))
+            """,
+            other_args="(torch.randn(7), torch.tensor([1, 1, 1, 0, 2, 2, 1]))",
+        ),
+        Invalid(
+            """
+            import torch
             class PerDetection(torch.nn.Module):
                 def forward(self, boxes, scores):
                     areas = []
@@ -210,11 +269,7 @@ def _why_no_fix(iterable: cst.BaseExpression) -> str:
     called = iterable.func if isinstance(iterable, cst.Call) else None
     name = called.attr.value if isinstance(called, cst.Attribute) else called.value if isinstance(called, cst.Name) else ""
     if name in ("unique", "unique_consecutive"):
-        return (
-            "there are as many classes as the data holds; with their number fixed (`num_classes`), compute "
-            "every class at once: a mask per class (`labels == torch.arange(num_classes)[:, None]`) or "
-            "`index_add`/`scatter_reduce` into `num_classes` rows"
-        )
+        return CLASS_REASON
     return (
         "its steps are the rows the data keeps; compute over every row and mask the ones it drops "
         "(`torch.where`), or gather them with a bounded size"
