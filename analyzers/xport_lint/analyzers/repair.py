@@ -277,7 +277,7 @@ class Repairer:
                 scratch.write(path, text)
                 self.progress(f"trying: {title} ({scratch.display(path)})")
                 after = self._export(scratch, worker)
-                verdict = _judge(failure, after, path, before, text)
+                verdict = _judge(current, after, path, before, text)
                 step = Step(failure, title, scratch.display(path), _diff(scratch.display(path), before, text), after,
                             verdict is None, verdict or "kept")
                 repair.steps.append(step)
@@ -348,6 +348,8 @@ class Repairer:
                  if f.code.startswith("XPT3")]
         named = [(r, f) for r, f in shape if any(f'"{d}"' in f.message or f"'{d}'" in f.message for d in dims)]
         out, lines = [], []
+        # the lines torch's guards name first: the fixes there are the ones that keep the dim dynamic
+        pinned = self._at_pins(scratch, files, pins, lines)
         for result, finding in named or shape:
             lines.append(f"{scratch.display(result.path)}:{finding.span.start.line} ({finding.code})")
             if finding.fix is not None and result.text is not None:
@@ -355,23 +357,37 @@ class Repairer:
                 if fixed != result.text:
                     title = f"{finding.code} {finding.fix.title} (keeps the dim dynamic)"
                     out.append((os.path.abspath(result.path), title, fixed))
-        for file, line, guard in pins:
-            # torch cuts long paths at the front: the scratch file whose path ends like it
-            path = next((p for p in files if os.path.abspath(p).endswith(file.lstrip("."))), None)
-            path = path or _library_file(scratch.libraries, file)
+        if lines:
+            repair.pinning = lines
+        return pinned + out
+
+    def _at_pins(
+        self, scratch: _Scratch, files: list[str], pins: tuple[tuple[str, int, str], ...], lines: list[str]
+    ) -> list[tuple[str, str, str]]:
+        """The fixes at the lines that added the pinning guards (each line also listed in `lines`)."""
+        out: list[tuple[str, str, str]] = []
+        # a guard that equates a dim with a number pins it alone: its line first
+        for file, line, guard in sorted(pins, key=lambda pin: not re.fullmatch(r"Eq\(\w+, -?\d+\)", pin[2])):
+            if scratch.editable(file) and os.path.isfile(file):
+                path: str | None = file
+            else:
+                # torch cuts long paths at the front: the scratch file whose path ends like it
+                path = next((p for p in files if os.path.abspath(p).endswith(file.lstrip("."))), None)
+                path = path or _library_file(scratch.libraries, file)
             where = f"{scratch.display(path)}:{line} (guard {guard})" if path else None
             if path is None or where in lines:  # a guard inside torch names no line of yours
                 continue
-            lines.insert(0, where)
+            lines.append(where)
             text = scratch.read(path)
+            symbolic = size_without_int(text, line)
+            if symbolic is not None:
+                out.append((os.path.abspath(path), _SYMBOLIC_TITLE, symbolic))
             for finding in self._findings(scratch, {os.path.abspath(path)}).get(os.path.abspath(path), []):
                 if finding.fix is not None and finding.span.start.line <= line <= finding.span.end.line:
                     fixed = apply_fixes(text, [finding], unsafe=True)
                     if fixed != text:
                         out.append((os.path.abspath(path), f"{finding.code} {finding.fix.title} (at the pinning line)",
                                     fixed))
-        if lines:
-            repair.pinning = lines
         return out
 
     def _findings(self, scratch: _Scratch, paths: set[str]) -> dict[str, list[Finding]]:
@@ -396,7 +412,7 @@ class Repairer:
             return None
         text = scratch.read(example)
         function = (self.target.example or "").partition(":")[2] or "xport_example"
-        fixed = _with_dynamic_shapes(text, function, outcome.refined)
+        fixed = _with_dynamic_shapes(text, function, _dims_in_scope(text, outcome.refined))
         if outcome.static:
             pinned = ", ".join(outcome.static)
             lines = f" ({', '.join(repair.pinning)})" if repair.pinning else ""
@@ -410,7 +426,8 @@ class Repairer:
             if not self.allow_static or fixed is None:
                 return None
             return example, f"dynamic_shapes: make {pinned} static (last resort: no code fix kept it dynamic)", fixed
-        return None if fixed is None else (example, "dynamic_shapes: torch's suggested ranges", fixed)
+        title = f"dynamic_shapes: {outcome.refined} (torch's suggested ranges: the dims narrowed, kept dynamic)"
+        return None if fixed is None else (example, title, fixed)
 
     def _example_file(self, scratch: _Scratch) -> str | None:
         if self.target.path:
@@ -430,13 +447,26 @@ _GUARD_TITLE = (
 
 
 class _Undecided(cst.CSTTransformer):
-    """Each comparison or flag in the test of the `if` (or `a if test else b`) at `line`, as
-    `guard_or_false(...)`."""
+    """Each comparison or flag in the test of the outermost `if` (or `a if test else b`) whose
+    test covers `line`, as `guard_or_false(...)`: in `if n > (4000 if cpu else 100_000):` the
+    size test is the one export cannot decide, not the conditional inside it."""
 
     def __init__(self, positions: Any, line: int) -> None:
         self.positions = positions
         self.line = line
+        self.target: cst.CSTNode | None = None
         self.changed = False
+
+    def visit_If(self, node: cst.If) -> None:
+        self._choose(node)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._choose(node)
+
+    def _choose(self, node: cst.If | cst.IfExp) -> None:
+        where = self.positions[node.test]
+        if self.target is None and where.start.line <= self.line <= where.end.line:
+            self.target = node
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
         return self._decide(original, updated)
@@ -445,8 +475,7 @@ class _Undecided(cst.CSTTransformer):
         return self._decide(original, updated)
 
     def _decide(self, original: Any, updated: Any) -> Any:
-        where = self.positions[original.test]
-        if self.changed or not where.start.line <= self.line <= where.end.line:
+        if original is not self.target:
             return updated
         self.changed = True
         return updated.with_changes(test=_wrap(updated.test))
@@ -481,6 +510,53 @@ def guard_or_false(source: str, line: int) -> str | None:
     undecided = _Undecided(wrapper.resolve(PositionProvider), line)
     fixed = module.visit(undecided)
     return fixed.code if undecided.changed and fixed.code != source else None
+
+
+_SYMBOLIC_TITLE = (
+    "`int(t.shape[i])` as `t.shape[i]` at the line that pins the dim (int() makes a dynamic size a "
+    "constant; the symbolic size compares the same in eager; keeps the dim dynamic)"
+)
+
+
+class _SizeWithoutInt(cst.CSTTransformer):
+    """Each `int(...)` of a size (`.shape`, `.size(...)`) on `line`, unwrapped."""
+
+    def __init__(self, positions: Any, line: int) -> None:
+        self.positions = positions
+        self.line = line
+        self.changed = False
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not (
+            isinstance(original.func, cst.Name) and original.func.value == "int" and len(original.args) == 1
+            and original.args[0].keyword is None and original.args[0].star == ""
+            and self.positions[original].start.line == self.line
+        ):
+            return updated
+        inner = cst.Module([]).code_for_node(original.args[0].value)
+        if not re.search(r"\.shape\b|\.size\(", inner):
+            return updated
+        self.changed = True
+        value = updated.args[0].value
+        if isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            return value
+        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def size_without_int(source: str, line: int) -> str | None:
+    """`source` with `int()` dropped around the sizes on `line`: a guard log names that line as
+    the one that made a dynamic dim a constant (`Eq(s0, 16)`); the SymInt keeps it symbolic and
+    compares, indexes and computes like the int in eager. None when the line has no such call."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    unwrapped = _SizeWithoutInt(wrapper.resolve(PositionProvider), line)
+    fixed = module.visit(unwrapped)
+    return fixed.code if unwrapped.changed else None
 
 
 class _LenAsSize(cst.CSTTransformer):
@@ -534,6 +610,14 @@ def _with_dynamic_shapes(source: str, function: str, shapes: str) -> str | None:
     return re.sub(r"^def xport_example\(", f"def {function}(", fixed, count=1, flags=re.MULTILINE)
 
 
+def _dims_in_scope(source: str, shapes: str) -> str:
+    """`shapes` (torch's rendering: `Dim(...)`) spelled so that `source` can evaluate it: as
+    `torch.export.Dim` where the file binds no `Dim` of its own."""
+    if re.search(r"^\s*from torch\.export import [^\n]*\bDim\b|^\s*Dim\s*=", source, re.MULTILINE):
+        return shapes
+    return re.sub(r"(?<![\w.])Dim\b", "torch.export.Dim", shapes)
+
+
 def _library_file(libraries: str, cut: str) -> str | None:
     """The file of an allowed package's copy that a path torch cut at the front names."""
     parts = Path(cut).parts
@@ -554,8 +638,10 @@ def _changed_lines(before: str, after: str) -> range:
     return range(first + 1, len(new) - tail + 1)
 
 
-def _judge(failure: Failure, after: Outcome, path: str, before: str, text: str) -> str | None:
+def _judge(current: Outcome, after: Outcome, path: str, before: str, text: str) -> str | None:
     """Why the fix is not kept, or None."""
+    failure = current.failure
+    assert failure is not None
     if after.ok:
         return None
     if after.exported:
@@ -564,11 +650,28 @@ def _judge(failure: Failure, after: Outcome, path: str, before: str, text: str) 
     assert new is not None
     if new.file == path and new.line in _changed_lines(before, text):
         return f"fails at its own rewritten line {new.line}: {new.headline()}"
+    if current.static and new.kind == failure.kind and new.file is None and failure.file is None:
+        # a constraint violation again: progress if fewer dims would be pinned, or the same ones
+        # no longer by a guard on the rewritten lines
+        if set(after.static) < set(current.static):
+            return None
+        changed = _changed_lines(before, text)
+        pinned_here = [p for p in after.pins if _names(path, p[0]) and p[1] in changed]
+        was_pinned_here = [p for p in current.pins if _names(path, p[0]) and p[1] in changed]
+        if was_pinned_here and not pinned_here and set(after.static) == set(current.static):
+            return None
+        return "torch still pins the same dims" + (" at this line" if pinned_here else "")
     if new.file == failure.file and new.line == failure.line and new.kind == failure.kind:
         return "the same failure at the same line"
     if new.kind in ("error", "timeout", "crash", "memory", "cancelled", "start"):
         return f"the model no longer runs: {new.headline()}"
     return None
+
+
+def _names(path: str, cut: str) -> bool:
+    """Whether a path torch cut at the front (its guard log) names the file `path`."""
+    cut = cut.lstrip(".")
+    return bool(cut) and os.path.abspath(path).endswith(cut)
 
 
 def _where(scratch: _Scratch, failure: Failure) -> str:

@@ -226,21 +226,26 @@ def _second_input(
     tensors = [x for x in flat if isinstance(x, torch.Tensor)]
     if len(tensors) != len(user_inputs):
         return None
-    sizes: dict[str, int] = {}
+    # another value per root symbol, each dim its expression over them: a derived dim (`4*_seq`)
+    # stays a multiple of 4, and dims sharing a symbol stay equal
+    sizes: dict[Any, int] = {}
     shapes = []
     for tensor, input_spec in zip(tensors, user_inputs, strict=True):
         fake = placeholders[input_spec.arg.name].meta.get("val")
         shape = []
         for dim, size in enumerate(tensor.shape):
             symbol = fake.shape[dim] if fake is not None else size
-            if isinstance(symbol, torch.SymInt):
-                key = str(symbol)
-                if key not in sizes:
-                    other = _other_size(program.range_constraints.get(symbol.node.expr), size, attempt)
-                    sizes[key] = size if other is None else other
-                shape.append(sizes[key])
-            else:
+            if not isinstance(symbol, torch.SymInt):
                 shape.append(size)
+                continue
+            expr = symbol.node.expr
+            hints = symbol.node.shape_env.var_to_val
+            for root in sorted(expr.free_symbols, key=str):
+                if root not in sizes:
+                    hint = int(hints.get(root, size))
+                    other = _other_size(program.range_constraints.get(root), hint, attempt)
+                    sizes[root] = hint if other is None else other
+            shape.append(int(expr.subs(sizes)))
         shapes.append(tuple(shape))
     if not sizes or all(shape == tuple(t.shape) for shape, t in zip(shapes, tensors, strict=True)):
         return None
@@ -269,18 +274,24 @@ _GUARD_ADDED = re.compile(
 
 def _pinning_guards(torch: Any, example: dict[str, Any], strict: bool) -> list[dict[str, Any]]:
     """The guards on sizes export added, with the line that added each (torch's `dynamic` log):
-    the lines that pin a dim it would make static. The file is a suffix of the path (torch cuts
-    long paths at the front)."""
+    the lines that pin a dim it would make static. The handler runs where the guard is added, so
+    the line is the innermost frame outside torch on the stack then (torch's log names its own
+    frame in non-strict export); else the log's file, a suffix of the path (torch cuts long paths
+    at the front)."""
     import logging
 
     found: list[dict[str, Any]] = []
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
 
     class Guards(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
             match = _GUARD_ADDED.match(record.getMessage())
-            if match:
-                found.append({"guard": match["guard"], "file": match["file"], "line": int(match["line"]),
-                              "function": match["fn"]})
+            if not match or match["guard"].startswith("[guard suppressed]"):
+                return
+            outside = [f for f in traceback.extract_stack() if not _torch_file(f.filename, torch_dir)]
+            where = (os.path.abspath(outside[-1].filename), outside[-1].lineno, outside[-1].name) if outside else (
+                match["file"], int(match["line"]), match["fn"])
+            found.append({"guard": match["guard"], "file": where[0], "line": where[1], "function": where[2]})
 
     logger = logging.getLogger("torch.fx.experimental.symbolic_shapes")
     handler = Guards()
@@ -331,8 +342,12 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
         return answer
     answer["exported"] = True
     with torch.no_grad():
+        # the same random state for both: a model that draws random numbers (LSH hashing) draws
+        # the same ones in eager and in the program
+        torch.manual_seed(0)
         eager = model(*example["args"], **example["kwargs"])
         try:
+            torch.manual_seed(0)
             mine = program.module()(*example["args"], **example["kwargs"])
         except Exception as error:  # noqa: BLE001 - a program exported for other data may reject these
             raised = f"{type(error).__name__}: {str(error)[:300]}"
@@ -360,11 +375,13 @@ def _compare_second(
     answer["second_shapes"] = [list(t.shape) for t in _leaves(second) if isinstance(t, torch.Tensor)]
     with torch.no_grad():
         try:
+            torch.manual_seed(0)
             eager = model(*second[0], **second[1])
         except Exception as error:  # noqa: BLE001 - the model may need particular sizes
             answer["second"] = f"eager rejects it: {type(error).__name__}: {str(error)[:200]}"
             return answer
         try:
+            torch.manual_seed(0)
             mine = program.module()(*second[0], **second[1])
         except Exception as error:  # noqa: BLE001
             rejected = f"{type(error).__name__}: {str(error)[:300]}"

@@ -1,0 +1,113 @@
+"""`xport-lint repair` on constraint violations torch names no line for, and on size branches
+inside a conditional: the step kinds that keep a dim dynamic, each proven by real torch in the
+same interpreter (the example's outputs and a second size's equal eager's)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from xport_lint.analyzers.repair import guard_or_false, size_without_int
+
+pytest.importorskip("torch")
+
+BLOCKS = '''\
+import torch
+from torch import nn
+
+
+class Blocks(nn.Module):
+    """Blocks of 4 positions: more than one block, at most 16 positions (its table's rows)."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Parameter(torch.randn(16, 8))
+
+    def forward(self, x):
+        seq = x.shape[1]
+        assert int(x.shape[1]) == seq
+        if seq <= 4:
+            raise ValueError("needs more than one block")
+        blocks = x.view(x.shape[0], seq // 4, 4, 8)
+        return blocks.sum(2) + self.table[:seq].view(seq // 4, 4, 8).sum(1)
+
+
+def xport_example():
+    return {"model": Blocks(), "args": (torch.randn(2, 16, 8),),
+            "dynamic_shapes": ({1: torch.export.Dim("seq", min=2, max=64)},)}
+'''
+
+THRESHOLD = '''\
+import torch
+from torch import nn
+
+
+class Positive(nn.Module):
+    def forward(self, x):
+        kept = x[x > 0]
+        if kept.numel() > (3 if kept.is_floating_point() else 5) and not torch.jit.is_tracing():
+            return kept.sum() * 2
+        return kept.sum() + kept.sum()
+
+
+def xport_example():
+    return Positive(), (torch.randn(8),)
+'''
+
+
+def _repair(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "xport_lint.analyzers.cli", "repair", *args],
+        cwd=project, capture_output=True, text=True, timeout=900,
+    )
+
+
+def _project(tmp_path: Path, name: str, text: str) -> Path:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def test_an_int_that_pins_a_dim_is_dropped_then_the_dim_narrowed_to_what_the_code_accepts(tmp_path: Path) -> None:
+    project = _project(tmp_path, "blocks.py", BLOCKS)
+    done = _repair(project, "blocks.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    # torch names no line (a constraint violation); its guard log does: `int()` made seq a constant
+    assert lines[0].startswith("before: fails: UserError: Constraints violated (seq)!")
+    assert lines[1].startswith("step 1 [kept] `int(t.shape[i])` as `t.shape[i]` at the line that pins the dim")
+    assert "blocks.py:14 (guard Eq(" in done.stdout
+    # then torch's own narrowing: more than 4 positions, at most 16, a multiple of 4: still dynamic
+    assert any(line.startswith("step 2 [kept] dynamic_shapes: ({1: 4*Dim(") and "kept dynamic" in line
+               for line in lines)
+    assert "after: exports, equals eager on the example, equals eager on inputs (2, 12, 8)" in lines
+    assert "-        assert int(x.shape[1]) == seq\n+        assert x.shape[1] == seq\n" in done.stdout
+    # the new Dim spelled as the file can evaluate it (it imports no `Dim` of its own)
+    assert "4*torch.export.Dim('_seq'" in done.stdout
+    assert "static" not in done.stdout
+
+
+def test_a_size_test_holding_a_conditional_is_decided_as_a_whole(tmp_path: Path) -> None:
+    project = _project(tmp_path, "positive.py", THRESHOLD)
+    done = _repair(project, "positive.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "after: exports, equals eager on the example" in done.stdout
+    # the size comparison is what export cannot decide, not the dtype test inside it
+    assert "guard_or_false(kept.is_floating_point())" not in done.stdout
+
+
+def test_int_is_dropped_only_around_sizes_on_the_named_line() -> None:
+    source = "n = int(x.shape[0])\nk = int(y)\nm = int(x.size(1) * 2)\n"
+    assert size_without_int(source, 1) == "n = x.shape[0]\nk = int(y)\nm = int(x.size(1) * 2)\n"
+    assert size_without_int(source, 2) is None
+    assert size_without_int(source, 3) == "n = int(x.shape[0])\nk = int(y)\nm = (x.size(1) * 2)\n"
+
+
+def test_guard_or_false_wraps_the_outermost_test_on_the_line() -> None:
+    source = "import torch\nif n.numel() > (4000 if cpu else 100) and not tracing():\n    pass\n"
+    fixed = guard_or_false(source, 2)
+    assert fixed is not None
+    assert "guard_or_false(n.numel() > (4000 if cpu else 100)) and not tracing()" in fixed
