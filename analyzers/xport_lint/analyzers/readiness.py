@@ -12,6 +12,7 @@ documented in docs/report.md: the CLI's `report` command and the language server
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import difflib
 import functools
@@ -30,7 +31,7 @@ from . import registry
 from .cache import Cache, default_directory
 from .config import Config
 from .fixes import apply_edits
-from .index import Key, ModuleSummary, ProjectIndex
+from .index import Key, ModuleSummary, Node, ProjectIndex
 from .lines import split_lines
 from .model import Finding, Mode, Position, Severity, Span
 from .project import FileResult, ProjectCheck, check_project
@@ -318,12 +319,13 @@ class _FileFacts:
     """What the report reads from one file's text, without a second parse: where functions start
     and end (the `def`/`class` lines and their indentation), what each class's `__init__` calls,
     its export calls and `xport_example()`. Derived from the text alone, so cached by its hash
-    (`Cache.put_data`, JSON); the text itself is attached only where findings need excerpts."""
+    (`Cache.put_data`, JSON); the text itself (the check's) serves excerpts, fixes' diffs and
+    which function a finding is in."""
 
     #: sha256 of the text (a confirmation record is stamped with it)
     hash: str
-    line_count: int
-    definitions: list[tuple[int, int, str, str]]  # (line, indent, kind, name) of every def/class
+    #: `func`, `Class` and `Class.method` (top-level ones, as the project index names them) -> line
+    starts: dict[str, int]
     #: `Class.__init__` -> the names it calls, as written (`Head`, `nn.ModuleList`, `layers.Block`)
     init_calls: dict[str, list[str]]
     #: (the model as written, line, passes dynamic_shapes) of each export call
@@ -333,17 +335,12 @@ class _FileFacts:
     text: str | None = field(default=None, compare=False)
 
     #: bump when what is derived, or how, changes (cached rows of another version are not read)
-    KIND: ClassVar[str] = "readiness-facts-1"
+    KIND: ClassVar[str] = "readiness-facts-2"
 
     @classmethod
     def of(cls, text: str, digest: str) -> _FileFacts:
-        found = []
-        line, offset = 1, 0
-        for match in _DEFINITION.finditer(text):
-            line += text.count("\n", offset, match.start())
-            offset = match.start()
-            found.append((line, len(match.group(1).expandtabs()), match.group(2), match.group(3)))
-        facts = cls(digest, len(text.splitlines()), found, {}, [], None, text)
+        facts = cls(digest, {}, {}, [], None, text)
+        facts.starts = {qualified: span[0] for qualified, span in facts.spans.items()}
         for qualified in facts.spans:
             if qualified.endswith(".__init__") and qualified.count(".") == 1:
                 called = (m.group(1) for m in _CALLED.finditer(facts.body(qualified)))
@@ -367,26 +364,37 @@ class _FileFacts:
         return facts
 
     def to_plain(self) -> list[Any]:
-        return [self.line_count, self.definitions, self.init_calls, self.export_calls, self.example]
+        return [self.starts, self.init_calls, self.export_calls, self.example]
 
     @classmethod
     def from_plain(cls, data: Any, digest: str) -> _FileFacts:
-        """Every field type-checked: raises ValueError/TypeError on anything else."""
-        line_count, definitions, init_calls, export_calls, example = data
-        if type(line_count) is not int or not isinstance(init_calls, dict):
+        """Every field type-checked (JSON's keys are strings): raises ValueError/TypeError on
+        anything else."""
+        starts, init_calls, export_calls, example = data
+        if not (isinstance(starts, dict) and isinstance(init_calls, dict)
+                and all(type(line) is int for line in starts.values())
+                and all(type(calls) is list and all(type(n) is str for n in calls) for calls in init_calls.values())):
             raise TypeError("malformed facts")
-        checked = [(_int(d[0]), _int(d[1]), _str(d[2]), _str(d[3])) for d in definitions if len(d) == 4]
-        calls = {_str(k): [_str(n) for n in v] for k, v in init_calls.items()}
         exports = [(_str(e[0]), _int(e[1]), bool(e[2])) for e in export_calls]
         if example is not None:
             example = (_int(example[0]), [_str(n) for n in example[1]], bool(example[2]))
-        if len(checked) != len(definitions):
-            raise TypeError("malformed facts")
-        return cls(digest, line_count, checked, calls, exports, example)
+        return cls(digest, starts, init_calls, exports, example)
 
     @functools.cached_property
     def lines(self) -> list[str]:
         return self.text.splitlines() if self.text is not None else []
+
+    @functools.cached_property
+    def definitions(self) -> list[tuple[int, int, str, str]]:
+        """(line, indent, kind, name) of every def/class of the text."""
+        found = []
+        text = self.text or ""
+        line, offset = 1, 0
+        for match in _DEFINITION.finditer(text):
+            line += text.count("\n", offset, match.start())
+            offset = match.start()
+            found.append((line, len(match.group(1).expandtabs()), match.group(2), match.group(3)))
+        return found
 
     @functools.cached_property
     def spans(self) -> dict[str, tuple[int, int]]:
@@ -408,7 +416,7 @@ class _FileFacts:
                 owner = (owner[0], indent)
                 qualified = f"{owner[0]}.{name}"
             open_.append((indent, qualified, line))
-        end = self.line_count + 1
+        end = len(self.lines) + 1
         for _, closed, first in open_:
             if closed is not None:
                 out.setdefault(closed, (first, end))
@@ -450,7 +458,7 @@ class _FileFacts:
         return "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in lines)
 
     def line_of(self, qualified: str) -> int:
-        return self.spans.get(qualified, (1, 1))[0]
+        return self.starts.get(qualified, 1)
 
     def _indent(self, line: int) -> int:
         text = self.lines[line - 1].expandtabs() if 0 < line <= len(self.lines) else ""
@@ -516,6 +524,8 @@ class _Builder:
         self.cache = cache
         self._facts: dict[str, _FileFacts | None] = {}
         self._seen: dict[int, tuple[dict[Mode, Severity | None], str | None, str | None, tuple[int, str]]] = {}
+        self._successors: dict[Node, list[Node]] = {}
+        self._clear: dict[Mode, Verdict] = {}
         self._load_facts([*self.summaries, *(p for p in self.results if p not in self.summaries)])
 
     @functools.cached_property
@@ -601,19 +611,12 @@ class _Builder:
                 found.append(target)
         return found, path
 
-    def reach(self, key: Key, children: dict[Key, list[Key]]) -> dict[Key, tuple[Key, ...]]:
-        """Every function a model's export runs -> the chain of functions from its `forward`
-        (through submodules' `forward`), shortest first, ties in sorted order."""
-        index = self.index
-        forward = index.find_method(key, "forward")
-        assert forward is not None
-        start = index._node(forward, key)
-        chains: dict[Key, tuple[Key, ...]] = {}
-        queue = deque([(start, (forward,))])
-        seen = {start}
-        while queue:
-            node, chain = queue.popleft()
-            chains.setdefault(node[0], chain)
+    def successors(self, node: Node, children: dict[Key, list[Key]]) -> list[Node]:
+        """What `node` runs next, in sorted order: its callees, and for a `forward`, the `forward`
+        of each submodule its class builds. Worked out once per node (models share their helpers)."""
+        known = self._successors.get(node)
+        if known is None:
+            index = self.index
             callees = list(index._callees(node))
             owner = node[1] or (node[0][0], node[0][1].rpartition(".")[0])
             if node[0][1].endswith(".forward") and owner in children:
@@ -621,11 +624,36 @@ class _Builder:
                     child_forward = index.find_method(child, "forward")
                     if child_forward is not None:
                         callees.append(index._node(child_forward, child))
-            for callee in sorted(callees, key=repr):
-                if callee not in seen:
-                    seen.add(callee)
-                    queue.append((callee, (*chain, callee[0])))
-        return chains
+            known = self._successors[node] = sorted(callees, key=repr)
+        return known
+
+    def reach(self, key: Key, children: dict[Key, list[Key]]) -> tuple[dict[Key, Node], dict[Node, Node | None]]:
+        """Every function a model's export runs -> the first node that runs it on a shortest path
+        from its `forward` (through submodules' `forward`; ties in sorted order), and each node's
+        parent on that path (`chain` follows them)."""
+        forward = self.index.find_method(key, "forward")
+        assert forward is not None
+        start = self.index._node(forward, key)
+        first: dict[Key, Node] = {}
+        parents: dict[Node, Node | None] = {start: None}
+        queue = deque([start])
+        while queue:
+            node = queue.popleft()
+            first.setdefault(node[0], node)
+            for callee in self.successors(node, children):
+                if callee not in parents:
+                    parents[callee] = node
+                    queue.append(callee)
+        return first, parents
+
+    @staticmethod
+    def chain(node: Node, parents: dict[Node, Node | None]) -> tuple[Key, ...]:
+        out = []
+        current: Node | None = node
+        while current is not None:
+            out.append(current[0])
+            current = parents[current]
+        return tuple(reversed(out))
 
     def build(self, previous: Readiness | None = None, changed: set[str] | None = None) -> Readiness:
         """The report; with `previous` (this project's last report) and `changed` (the files edited
@@ -653,13 +681,16 @@ class _Builder:
                 model = self.model(key, children, inits[key], findings)
             else:
                 reused.add(model.id)
-            verdict = model.verdicts[self.mode].verdict
-            reports.append(dataclasses.replace(
-                model, line=facts.line_of(key[1]) if facts is not None else 1,
-                top_level=key not in built_by_others, exported=bool(configs), export_configs=configs,
-                confirmation=self.record.state(path, facts.hash if facts else None, key[1], verdict),
-                submodules=[f"{c[0]}.{c[1]}" for c in children[key]],
-            ))
+                model = copy.copy(model)  # the previous report's stays as it was
+            # what does not depend on the model's files: read again even for a kept model
+            model.line = facts.line_of(key[1]) if facts is not None else 1
+            model.top_level = key not in built_by_others
+            model.exported = bool(configs)
+            model.export_configs = configs
+            model.confirmation = self.record.state(path, facts.hash if facts else None, key[1],
+                                                   model.verdicts[self.mode].verdict)
+            model.submodules = [f"{c[0]}.{c[1]}" for c in children[key]]
+            reports.append(model)
         reports.sort(key=lambda m: (not m.exported, not m.top_level, VERDICTS.index(m.verdicts[self.mode].verdict),
                                     m.id))
         claimed = {(f.path, f.finding.code, f.finding.span) for m in reports for f in m.findings}
@@ -673,20 +704,22 @@ class _Builder:
 
     def model(self, key: Key, children: dict[Key, list[Key]], init: str | None, findings: _Located) -> ModelReport:
         """One model's findings and verdicts: what its `forward` reaches, and the files that decide them."""
-        chains = self.reach(key, children)
+        first, parents = self.reach(key, children)
         mine: list[ModelFinding] = []
         broken: list[str] = []
         path = self.index.path_of[key[0]]
         files = {path} | ({init} if init else set())
-        for function, chain in chains.items():
+        for function, node in first.items():
             function_path = self.index.path_of.get(function[0])
             if function_path is None:
                 continue
             files.add(function_path)
             if function_path in findings.problems:
                 broken.append(f"{function_path} was not fully checked ({findings.problems[function_path]})")
-            for item in findings.by_function.get((function_path, function[1]), ()):
-                mine.append(self.model_finding(function_path, item, tuple(self.step(k) for k in chain)))
+            items = findings.by_function.get((function_path, function[1]))
+            if items:
+                chain = tuple(self.step(k) for k in self.chain(node, parents))
+                mine.extend(self.model_finding(function_path, item, chain) for item in items)
         mine.sort(key=lambda f: (_rank(f.severities.get(self.mode)), f.path, f.finding.span.start, f.finding.code))
         verdicts = {mode: self.verdict(mine, mode, broken) for mode in MODES}
         return ModelReport(
@@ -797,6 +830,14 @@ class _Builder:
         return tuple(self.step(k) for k in reversed(chain))
 
     def verdict(self, findings: list[ModelFinding], mode: Mode, broken: list[str]) -> Verdict:
+        if not findings and not broken:  # most models: one verdict object per mode
+            known = self._clear.get(mode)
+            if known is None:
+                known = self._clear[mode] = self._verdict([], mode, [])
+            return known
+        return self._verdict(findings, mode, broken)
+
+    def _verdict(self, findings: list[ModelFinding], mode: Mode, broken: list[str]) -> Verdict:
         errors = [f for f in findings if f.severities[mode] is Severity.ERROR]
         warnings = [f for f in findings if f.severities[mode] is Severity.WARNING]
         basis = "checked" if mode is self.mode or self.other is not None else "derived"
