@@ -174,3 +174,38 @@ def test_recall_and_false_errors() -> None:
         print(f"{mode.value}: {found}/{failing} constraint violations flagged, "
               f"{len(false)}/{len(CASES) - failing} exporting programs with an error")
         assert (found, false) == (failing, [])
+
+
+COLLECTED = """
+import torch
+from torch.export import Dim, ShapesCollection
+
+
+class Mix(torch.nn.Module):
+    def forward(self, x, y):
+        return x + y
+
+
+def xport_example():
+    x, y = torch.randn(4, 3), torch.randn(4, 3)
+    sc = ShapesCollection()
+    {entries}
+    return {{"model": Mix(), "args": (x, y), "dynamic_shapes": {shapes}}}
+"""
+
+
+@pytest.mark.parametrize("mode", [Mode.NON_STRICT, Mode.STRICT], ids=lambda m: m.value)
+@pytest.mark.parametrize(("entries", "shapes", "fails"), [
+    ('sc[x] = {0: Dim("a")}\n    sc[y] = {0: Dim("b")}', "sc", True),
+    ('sc[x] = {0: Dim("a")}\n    sc[y] = {0: Dim("b")}', "sc.dynamic_shapes(Mix(), (x, y))", True),
+    ('n = Dim("n")\n    sc[x] = {0: n}\n    sc[y] = {0: n}', "sc", False),
+], ids=["two-dims", "two-dims-by-method", "one-shared-dim"])
+def test_a_shapes_collection_declares_like_a_dict(
+    entries: str, shapes: str, fails: bool, mode: Mode, tmp_path: Path
+) -> None:
+    """`ShapesCollection` keys dims by the example tensors; read as the positions those
+    tensors take in the args."""
+    source = COLLECTED.format(entries=entries, shapes=shapes)
+    failed = _export_fails(source, mode is Mode.STRICT, tmp_path)
+    assert bool(failed) == fails, failed
+    assert bool(_errors(source, mode)) == fails

@@ -174,7 +174,19 @@ class ShapesReader:
 
     def __init__(self, module: cst.Module, resolve: Callable[[cst.BaseExpression], str | None]) -> None:
         self.resolve = resolve
+        self.module = module
         self.bindings, self.dim_bindings = bind_once(_assignments(module), resolve)
+        #: `sc[x] = {0: batch}` of each name bound to a `ShapesCollection()`: (tensor, dims)
+        self.collections: dict[str, list[tuple[cst.BaseExpression, cst.BaseExpression]]] = {
+            name: [] for name, value in self.bindings.items()
+            if isinstance(value, cst.Call) and (resolve(value.func) or "") in _COLLECTIONS
+        }
+        if self.collections:
+            for target, value in _assignments(module):
+                if (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name)
+                        and target.value.value in self.collections and len(target.slice) == 1
+                        and isinstance(target.slice[0].slice, cst.Index)):
+                    self.collections[target.value.value].append((target.slice[0].slice.value, value))
 
     def _follow(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         for _ in range(4):
@@ -200,6 +212,9 @@ class ShapesReader:
         """None: a `dynamic_shapes` this reader cannot read (no claim is made from it)."""
         if shapes is None:
             return ShapeConfig((), source)
+        if isinstance(shapes, cst.Name) and shapes.value in self.collections:
+            collected = self._collection(shapes)
+            return ShapeConfig(tuple(collected), source) if collected is not None else None
         shapes = self._follow(shapes)
         if isinstance(shapes, cst.Name) and shapes.value == "None":
             return ShapeConfig((), source)
@@ -220,8 +235,53 @@ class ShapesReader:
                     return None
                 inputs.append((f"#{position}", dims))
         else:
-            return None
+            collected = self._collection(shapes)
+            if collected is None:
+                return None
+            inputs.extend(collected)
         return ShapeConfig(tuple(inputs), source)
+
+    def _collection(self, shapes: cst.BaseExpression) -> list[tuple[str, tuple[tuple[int, DimSpec], ...]]] | None:
+        """A `ShapesCollection` (`sc[x] = {0: batch}`), passed as it is or as
+        `sc.dynamic_shapes(model, args)`: each tensor's dims, keyed by its position in the
+        example args (the export call's, or the `xport_example()` dict's beside it)."""
+        name, args = None, None
+        if isinstance(shapes, cst.Name) and shapes.value in self.collections:
+            name, args = shapes.value, self._collection_args(shapes.value)
+        elif (isinstance(shapes, cst.Call) and isinstance(shapes.func, cst.Attribute)
+              and shapes.func.attr.value == "dynamic_shapes" and isinstance(shapes.func.value, cst.Name)
+              and shapes.func.value.value in self.collections and len(shapes.args) >= 2):
+            name, args = shapes.func.value.value, self._follow(shapes.args[1].value)
+        if name is None or not isinstance(args, (cst.Tuple, cst.List)):
+            return None
+        positions = {e.value.value: i for i, e in enumerate(args.elements) if isinstance(e.value, cst.Name)}
+        out = []
+        for tensor, value in self.collections[name]:
+            dims = self._dims(value)
+            if not isinstance(tensor, cst.Name) or tensor.value not in positions or dims is None:
+                return None  # a tensor the args do not show, or dims not read: no claim
+            out.append((f"#{positions[tensor.value]}", dims))
+        return out
+
+    def _collection_args(self, name: str) -> cst.BaseExpression | None:
+        """The example args a `ShapesCollection` named `name` is exported with: an export call's
+        positional args beside `dynamic_shapes=name`, or the `"args"` of a dict whose
+        `"dynamic_shapes"` is `name`; one such place, else None."""
+        found: list[cst.BaseExpression] = []
+        for node in _walk(self.module):
+            if isinstance(node, cst.Call):
+                shapes = next((a.value for a in node.args if a.keyword is not None
+                               and a.keyword.value == "dynamic_shapes"), None)
+                positional = [a.value for a in node.args if a.keyword is None]
+                if isinstance(shapes, cst.Name) and shapes.value == name and len(positional) >= 2:
+                    found.append(self._follow(positional[1]))
+            elif isinstance(node, cst.Dict):
+                entries = {e.key.evaluated_value: e.value for e in node.elements
+                           if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)}
+                shapes = entries.get("dynamic_shapes")
+                if isinstance(shapes, cst.Name) and shapes.value == name and "args" in entries:
+                    found.append(self._follow(entries["args"]))
+        return found[0] if len(found) == 1 else None
 
     def _dims(self, expr: cst.BaseExpression) -> tuple[tuple[int, DimSpec], ...] | None:
         expr = self._follow(expr)
@@ -288,6 +348,20 @@ class ShapesReader:
     def spec_node(self, shapes: cst.BaseExpression, key: str, position: int, index: int) -> cst.BaseExpression | None:
         """The expression that declares dimension `index` of input `key` (or of the entry at
         `position` of a tuple) in a `dynamic_shapes` expression, for a fix to rewrite."""
+        dims = self.dims_node(shapes, key, position)
+        if isinstance(dims, cst.Dict):
+            return next(
+                (e.value for e in dims.elements if isinstance(e, cst.DictElement)
+                 and isinstance(e.key, cst.Integer) and int(e.key.evaluated_value) == index),
+                None,
+            )
+        if isinstance(dims, (cst.Tuple, cst.List)) and index < len(dims.elements):
+            return dims.elements[index].value
+        return None
+
+    def dims_node(self, shapes: cst.BaseExpression, key: str, position: int) -> cst.BaseExpression | None:
+        """The `{0: batch}` (or `(batch, None)`) that declares input `key`'s (or the entry at
+        `position`'s) dimensions in a `dynamic_shapes` expression, followed through names."""
         shapes = self._follow(shapes)
         entry = None
         if isinstance(shapes, cst.Dict):
@@ -298,18 +372,7 @@ class ShapesReader:
             )
         elif isinstance(shapes, (cst.Tuple, cst.List)) and position < len(shapes.elements):
             entry = shapes.elements[position].value
-        if entry is None:
-            return None
-        dims = self._follow(entry)
-        if isinstance(dims, cst.Dict):
-            return next(
-                (e.value for e in dims.elements if isinstance(e, cst.DictElement)
-                 and isinstance(e.key, cst.Integer) and int(e.key.evaluated_value) == index),
-                None,
-            )
-        if isinstance(dims, (cst.Tuple, cst.List)) and index < len(dims.elements):
-            return dims.elements[index].value
-        return None
+        return self._follow(entry) if entry is not None else None
 
     def _named(self, call: cst.Call) -> DimSpec | None:
         name, low, high = "", None, None
@@ -329,6 +392,7 @@ class ShapesReader:
 
 
 _DIMS_FUNCTIONS = ("torch.export.dims", "torch.export.dynamic_shapes.dims")
+_COLLECTIONS = ("torch.export.ShapesCollection", "torch.export.dynamic_shapes.ShapesCollection")
 
 
 def bind_once(

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..model import Mode, Severity
+from ..model import Applicability, Mode, Severity
+from ..report import FixProposal
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import (
     _KEEP_ALL_FUNCTIONS,
@@ -16,6 +17,7 @@ from ..shapes import (
     DimKind,
     DimSpec,
     ShapeConfig,
+    ShapesReader,
     SizeRef,
     Sizes,
     declared_examples,
@@ -55,20 +57,25 @@ class DimTie(Rule):
     """An op that needs two sizes equal, where `dynamic_shapes` declares them independent.
 
     ## What it does
-    In a model's `forward`, reads the operands of elementwise arithmetic (`x + y`, `x * w`) and
-    matrix products (`x @ y`, `torch.matmul`) that are `forward` inputs (possibly sliced, `y[1:]`)
-    or buffers and parameters `__init__` makes with literal sizes, with ranks from the example
-    inputs, and flags a pair of dimensions the op needs equal (aligned from the right as
-    broadcasting does; the inner dimensions of a product) where one is a named `Dim` and the
-    other a different named `Dim` or a constant size other than 1; and `view`/`reshape` of an
-    input with a named `Dim` to literal sizes (no `-1`: the element count is fixed; a `-1`
-    elsewhere and a literal where the named size was, in the same rank: `(b, 6).view(4, -1)`).
-    Ops under an `if` are left out (the example may take the other side).
+    In a model's `forward`, follows each tensor's dimensions from the inputs (ranks from the
+    example inputs) through the ops that relate sizes: slices by literals (`y[1:]`, `x[:, :-1]`),
+    `torch.cat`/`stack`, `F.pad`, `F.interpolate` (`size=`, a whole `scale_factor=`), `einsum`,
+    `view`/`reshape`/`flatten`, transposes, matrix products, elementwise arithmetic and layers
+    that keep dimensions (`Linear` keeps all but the last). It flags a pair of sizes an op needs
+    equal (elementwise operands aligned from the right as broadcasting does; a product's inner
+    dimensions; the parts of a `cat` off its axis; one `einsum` letter) where one is a named
+    `Dim` and the other a different named `Dim` (or the same one moved: `x[1:]` against `x`), or
+    a constant other than 1. It also flags `chunk`/`split` along a dimension with a plain named
+    `Dim` (the pieces fix its size or need it a multiple of the count), `view`/`reshape` to
+    literal sizes that fix the element count, and a `-1` that needs a named size divisible by
+    the other target sizes. An op not modelled leaves sizes unknown (no finding); ops under an
+    `if` are left out (the example may take the other side).
 
     ## Why it fails torch.export
-    The op adds the guard `s0 == s1` (or `s0 == 4`): two named `Dim`s become one, or a named
-    `Dim` becomes a constant, which the declaration says it is not: `Constraints violated (dy)!
-    ... The values of dy = L['y'].size()[0] and dx = L['x'].size()[0] must always be equal`.
+    The op adds the guard `s0 == s1` (or `s0 == 4`, `s0 % 2 == 0`): two named `Dim`s become
+    one, or a named `Dim` is narrowed, which the declaration says it is not: `Constraints
+    violated (dy)! ... The values of dy = L['y'].size()[0] and dx = L['x'].size()[0] must always
+    be equal`.
 
     ## Example
     ```python
@@ -78,8 +85,15 @@ class DimTie(Rule):
 
     ## Use instead
     One shared `Dim` for sizes the op ties (`k = Dim("k")`, `{1: k}` and `{0: k}`), a derived
-    `Dim` where one is computed from the other (`y[1:]` against `x`: `dy = dx + 1`), or a static
-    dimension where the other side is a constant.
+    `Dim` where one is computed from the other (`y[1:]` against `x`: `dy = dx + 1`; a
+    `cat([x, x])` against `y`: `2 * dx`), or a static dimension where the other side is a
+    constant.
+
+    ## Fix safety
+    Unsafe, at the declaration of this file: two plain sizes get one shared `Dim`; a size an op
+    moves by a constant or a whole factor gets a derived `Dim` of the other's root, where that
+    root is a name (`b = Dim("b")`). It assumes the sizes keep that relation for every input
+    the model will see.
 
     ## Modes
     Error in both modes (torch 2.13). `Dim.AUTO` takes the tie without a word: nothing reported.
@@ -558,7 +572,7 @@ class DimTie(Rule):
         for first, second in pairs:
             reason = self._tie(first, second, setting[1], broadcast=False)
             if reason is not None:
-                self.report(node, f"`{short(node)}`: {what} ties {reason}")
+                self.report(node, f"`{short(node)}`: {what} ties {reason}", fix=self._declaration_fix(first, second))
                 return
 
     def _check(self, node: cst.CSTNode, left: cst.BaseExpression, right: cst.BaseExpression, matmul: bool) -> None:
@@ -578,9 +592,60 @@ class DimTie(Rule):
         for first, second in pairs:
             reason = self._tie(first, second, config)
             if reason is not None:
+                fix = self._declaration_fix(first, second)
                 what = "the product" if matmul else "broadcasting"
-                self.report(node, f"`{short(node)}`: {what} ties {reason}")
+                self.report(node, f"`{short(node)}`: {what} ties {reason}", fix=fix)
                 return
+
+    def _declaration_fix(self, a: _Dim, b: _Dim) -> FixProposal | None:
+        """The `dynamic_shapes` edit that makes the tie hold by declaration, in this file's
+        declaration: one shared `Dim` for two plain sizes; for a size an op moves (`x[1:]`,
+        `F.pad`, `cat([x, x])`, `scale_factor=2`) a derived `Dim` of the other one's root, which
+        must be a name (`a = Dim("a")`): the sliced side as `b + 1`, a grown side's partner as
+        `2 * a` or `a + 2` (each measured to export on torch 2.13)."""
+        program, traced = self.ctx.program, self.ctx.traced
+        if traced is None or traced.cls is None or program.shapes_reader is None or a.ref is None or b.ref is None:
+            return None
+        shapes = program.shape_expressions.get(traced.cls.node.name.value)
+        config = self.ctx.shape_config()
+        if shapes is None or a.affine is None or b.affine is None:
+            return None
+        if config.dim(*a.ref).derived or config.dim(*b.ref).derived:
+            return None
+        reader = program.shapes_reader
+        if not a.exact and b.exact:
+            a, b = b, a  # `a` exact: the plain size; `b` moved by the ops before
+        if not a.exact and not b.exact:
+            return None
+        node_a, node_b = reader.spec_node(shapes, *a.ref), reader.spec_node(shapes, *b.ref)
+        if node_a is None or node_b is None:
+            return None
+        scale, offset = b.affine  # b's size is scale * s_b + offset, and must equal s_a
+        if (scale, offset) == (1, 0):
+            title = f"Declare `{b.ref[0]}.shape[{b.ref[2]}]` with the Dim of `{a.ref[0]}.shape[{a.ref[2]}]`"
+            edit = _declared_as(reader, shapes, b.ref, node_b, node_a.deep_clone())
+            return FixProposal(f"{title} (assumes the two sizes are always equal)", Applicability.UNSAFE,
+                               (edit,)) if edit is not None else None
+        if scale == 1 and offset < 0 and isinstance(node_a, cst.Name):
+            # `x[1:]` against `y`: x's size is y's plus the cut
+            new: cst.BaseExpression = cst.BinaryOperation(node_a.deep_clone(), cst.Add(), cst.Integer(str(-offset)))
+            target, node = b, node_b
+        elif offset >= 0 and isinstance(node_b, cst.Name):
+            # `cat([x, x])`, `F.pad(x, (1, 1))`, `scale_factor=2` against `y`: y's size derived from x's
+            grown: cst.BaseExpression = node_b.deep_clone() if scale == 1 else cst.BinaryOperation(
+                cst.Integer(str(scale)), cst.Multiply(), node_b.deep_clone())
+            new = grown if offset == 0 else cst.BinaryOperation(grown, cst.Add(), cst.Integer(str(offset)))
+            target, node = a, node_a
+        else:
+            return None
+        edit = _declared_as(reader, shapes, target.ref, node, new)  # type: ignore[arg-type]
+        if edit is None:
+            return None
+        text = cst.Module([]).code_for_node(new)
+        return FixProposal(
+            f"Declare `{target.ref[0]}.shape[{target.ref[2]}]` as the derived Dim `{text}` (assumes the ops keep "  # type: ignore[index]
+            "this relation for every input)", Applicability.UNSAFE, (edit,),
+        )
 
     def _reshape(self, node: cst.Call, tensor: cst.BaseExpression) -> None:
         """`x.view(4, -1)` of an input with a named Dim: literal target sizes without a `-1` fix
@@ -650,6 +715,33 @@ class DimTie(Rule):
             """
             import torch
             from torch.export import Dim
+            class Glu(torch.nn.Module):
+                def forward(self, x):
+                    value, gate = x.chunk(2, dim=-1)  # an even size by declaration
+                    return value * gate.sigmoid()
+            def xport_example():
+                half = Dim("half")
+                return {"model": Glu(), "args": (torch.randn(2, 6),), "dynamic_shapes": {"x": {1: 2 * half}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.export import Dim
+            class Border(torch.nn.Module):
+                def forward(self, x, y):
+                    return F.pad(x, (1, 1)) * y  # y is declared two wider than x
+            def xport_example():
+                w = Dim("w")
+                return {"model": Border(), "args": (torch.randn(2, 4), torch.randn(2, 6)),
+                        "dynamic_shapes": {"x": {1: w}, "y": {1: w + 2}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
             class Attend(torch.nn.Module):
                 def forward(self, q, k):
                     return q @ k  # one shared Dim for the inner size
@@ -690,6 +782,112 @@ class DimTie(Rule):
             """
             import torch
             from torch.export import Dim
+            class Gate(torch.nn.Module):
+                def forward(self, x, y):
+                    return x * y  # expect: XPT305
+            def xport_example():
+                return {"model": Gate(), "args": (torch.randn(4, 3), torch.randn(4, 3)),
+                        "dynamic_shapes": {"x": {0: Dim("a")}, "y": {0: Dim("b")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Gate(torch.nn.Module):
+                def forward(self, x, y):
+                    return x * y  # expect: XPT305
+            def xport_example():
+                return {"model": Gate(), "args": (torch.randn(4, 3), torch.randn(4, 3)),
+                        "dynamic_shapes": {"x": {0: Dim("a")}, "y": {0: Dim("a")}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Delta(torch.nn.Module):
+                def forward(self, x, y):
+                    return x[:, 1:] - y  # expect: XPT305
+            def xport_example():
+                a, b = Dim("a"), Dim("b")
+                return {"model": Delta(), "args": (torch.randn(2, 6), torch.randn(2, 5)),
+                        "dynamic_shapes": {"x": {1: a}, "y": {1: b}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Delta(torch.nn.Module):
+                def forward(self, x, y):
+                    return x[:, 1:] - y  # expect: XPT305
+            def xport_example():
+                a, b = Dim("a"), Dim("b")
+                return {"model": Delta(), "args": (torch.randn(2, 6), torch.randn(2, 5)),
+                        "dynamic_shapes": {"x": {1: b + 1}, "y": {1: b}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Mirror(torch.nn.Module):
+                def forward(self, x, y):
+                    both = torch.cat([x, x * 2])
+                    return both + y  # expect: XPT305
+            def xport_example():
+                a, b = Dim("a"), Dim("b")
+                return {"model": Mirror(), "args": (torch.randn(3, 2), torch.randn(6, 2)),
+                        "dynamic_shapes": {"x": {0: a}, "y": {0: b}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Mirror(torch.nn.Module):
+                def forward(self, x, y):
+                    both = torch.cat([x, x * 2])
+                    return both + y  # expect: XPT305
+            def xport_example():
+                a, b = Dim("a"), Dim("b")
+                return {"model": Mirror(), "args": (torch.randn(3, 2), torch.randn(6, 2)),
+                        "dynamic_shapes": {"x": {0: a}, "y": {0: 2 * a}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Outer(torch.nn.Module):
+                def forward(self, x, y):
+                    return torch.einsum("ni,nj->nij", x, y)  # expect: XPT305
+            def xport_example():
+                return {"model": Outer(), "args": (torch.randn(3, 2), torch.randn(3, 4)),
+                        "dynamic_shapes": {"x": {0: Dim("a")}, "y": {0: Dim("b")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Outer(torch.nn.Module):
+                def forward(self, x, y):
+                    return torch.einsum("ni,nj->nij", x, y)  # expect: XPT305
+            def xport_example():
+                return {"model": Outer(), "args": (torch.randn(3, 2), torch.randn(3, 4)),
+                        "dynamic_shapes": {"x": {0: Dim("a")}, "y": {0: Dim("a")}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Glu(torch.nn.Module):
+                def forward(self, x):
+                    value, gate = x.chunk(2, dim=-1)  # expect: XPT305
+                    return value * gate.sigmoid()
+            def xport_example():
+                return {"model": Glu(), "args": (torch.randn(2, 6),), "dynamic_shapes": {"x": {1: Dim("d")}}}
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
             class Rows(torch.nn.Module):
                 def forward(self, x):
                     return x.view(4, -1)  # expect: XPT305
@@ -707,7 +905,17 @@ class DimTie(Rule):
             def xport_example():
                 return {"model": Attend(), "args": (torch.randn(4, 3), torch.randn(3, 5)),
                         "dynamic_shapes": {"q": {1: Dim("k1")}, "k": {0: Dim("k2")}}}
-            """
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Attend(torch.nn.Module):
+                def forward(self, q, k):
+                    return q @ k  # expect: XPT305
+            def xport_example():
+                return {"model": Attend(), "args": (torch.randn(4, 3), torch.randn(3, 5)),
+                        "dynamic_shapes": {"q": {1: Dim("k1")}, "k": {0: Dim("k1")}}}
+            """,
         ),
         Invalid(
             """
@@ -746,6 +954,21 @@ def _signed(expr: cst.BaseExpression) -> int | None:
     ):
         return -int(expr.expression.evaluated_value)
     return None
+
+
+def _declared_as(
+    reader: ShapesReader, shapes: cst.BaseExpression, ref: SizeRef, old: cst.BaseExpression, new: cst.BaseExpression
+) -> tuple[cst.CSTNode, cst.CSTNode] | None:
+    """The replacement of the dims entry that holds `old` (the `{0: b}` of input `ref`) by one
+    where `new` declares that dimension: a whole entry, never a bare name (whose text may
+    also stand in the code the finding is on)."""
+    dims = reader.dims_node(shapes, ref[0], ref[1])
+    if not isinstance(dims, (cst.Dict, cst.Tuple, cst.List)):
+        return None
+    elements = [e.with_changes(value=new) if e.value is old else e for e in dims.elements]
+    if elements == list(dims.elements):
+        return None
+    return dims, dims.with_changes(elements=elements)
 
 
 def _root(dim: _Dim, spec: DimSpec) -> tuple[str, int, int]:

@@ -5,8 +5,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..model import Mode, Severity
+from ..model import Applicability, Mode, Severity
 from ..program import EXPORT_APIS
+from ..report import FixProposal
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
 from ..shapes import DimKind, DimSpec, ShapesReader
 from ..walk import iter_nodes
@@ -59,6 +60,11 @@ class ExampleContradictsShapes(Rule):
     torch.export.export(Net(), (torch.randn(4, 8),), dynamic_shapes={"x": {0: Dim("batch", max=8)}})
     ```
 
+    ## Fix safety
+    Unsafe: an example size of 0 or 1, or outside a named `Dim`'s range, becomes the nearest
+    end of the range, where the `Dim` is written inline at the call (no other input shares it)
+    and the example sits in that call. It assumes the model accepts an input of that size.
+
     ## Modes
     Error in both modes (torch 2.13): the declaration is checked before tracing; a dict naming a
     dimension past the example's rank fails non-strict export only (an export call's own
@@ -93,8 +99,10 @@ class ExampleContradictsShapes(Rule):
         self.reader = ShapesReader(node, self.ctx.resolve)
         self.strict = False
         self._holders: dict[int, cst.CSTNode] | None = None
+        #: the export call or `xport_example()` dict being read
+        self.site: cst.CSTNode = node
 
-    def _flag(self, node: cst.CSTNode, message: str) -> None:
+    def _flag(self, node: cst.CSTNode, message: str, fix: FixProposal | None = None) -> None:
         """A finding in a declaration bound to a name sits in that assignment, not at the call
         (the holders are found once a file has a finding)."""
         if self._holders is None:
@@ -102,7 +110,7 @@ class ExampleContradictsShapes(Rule):
                 id(inner): stmt for stmt in iter_nodes(self.ctx.program.module)
                 if isinstance(stmt, cst.Assign) for inner in iter_nodes(stmt.value)
             }
-        self.report(node, message, statement=self._holders.get(id(node)))
+        self.report(node, message, fix=fix, statement=self._holders.get(id(node)))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.resolve(node.func) not in EXPORT_APIS or len(node.args) < 2:
@@ -114,6 +122,7 @@ class ExampleContradictsShapes(Rule):
         if shapes is not None:
             # the call's own `strict=` decides its mode (a file's export call runs as written)
             self.strict = isinstance(strict, cst.Name) and strict.value == "True"
+            self.site = node
             self._site(node.args[0].value, node.args[1].value, shapes)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -128,6 +137,7 @@ class ExampleContradictsShapes(Rule):
                 }
                 if {"model", "args", "dynamic_shapes"} <= set(entries):
                     self.strict = self.ctx.mode is Mode.STRICT
+                    self.site = returned.value
                     self._site(entries["model"], entries["args"], entries["dynamic_shapes"])
 
     def _site(self, model: cst.BaseExpression, args: cst.BaseExpression, shapes: cst.BaseExpression) -> None:
@@ -192,11 +202,27 @@ class ExampleContradictsShapes(Rule):
             spec = reader.spec(node)
             if spec is None or not isinstance(size, cst.Integer):
                 continue
-            found = self._dimension(f"{where}.shape[{index}]", spec, int(size.evaluated_value), node)
+            found = self._dimension(f"{where}.shape[{index}]", spec, int(size.evaluated_value), node, size)
             if found is not None:
                 yield found
 
-    def _dimension(self, where: str, spec: DimSpec, size: int, node: cst.BaseExpression) -> _Declared | None:
+    def _resized(self, example: cst.Integer, node: cst.BaseExpression, spec: DimSpec, size: int) -> FixProposal | None:
+        """The example size moved into a named `Dim`'s range (its nearest end), where the `Dim`
+        is written inline (no other input shares it) and the example sits in the same export
+        call or `xport_example()` dict as the declaration."""
+        if not isinstance(node, cst.Call) or spec.derived:
+            return None
+        inside = {id(inner) for inner in iter_nodes(self.site)}
+        if id(example) not in inside or id(node) not in inside:
+            return None
+        low, high = spec.values()
+        new = int(low) if size < low else int(high)
+        return FixProposal(f"Give the example the size {new}, inside `{spec.text()}` (assumes the model "
+                           "accepts that size)", Applicability.UNSAFE, ((example, cst.Integer(str(new))),))
+
+    def _dimension(
+        self, where: str, spec: DimSpec, size: int, node: cst.BaseExpression, example: cst.Integer | None = None
+    ) -> _Declared | None:
         if spec.kind is DimKind.DYNAMIC and size in (0, 1):
             self._flag(node, f"`{where}` is Dim.DYNAMIC but its example size is {size}: export specialises 0 and 1 "
                               "and fails (conflicts between user-specified ranges and inferred ranges); give the "
@@ -207,14 +233,15 @@ class ExampleContradictsShapes(Rule):
         if size in (0, 1) and not spec.derived:
             self._flag(node, f"`{where}` is `{spec.text()}` but its example size is {size}: export specialises 0 "
                               f"and 1 and fails (Constraints violated ({spec.name})! ... specialized it to be a "
-                              "constant); give the example a size of at least 2")
+                              "constant); give the example a size of at least 2",
+                       self._resized(example, node, spec, size) if example is not None else None)
             return None
         low, high = spec.values()
         if not spec.derived and not low <= size <= high:
             top = "int_oo" if high == float("inf") else int(high)
             self._flag(node, f"`{where}` is `{spec.text()}` but its example size is {size}: export fails "
                               f"({size} not in range [{low}, {top}]); give the example a size in the range, "
-                              "or widen the Dim")
+                              "or widen the Dim", self._resized(example, node, spec, size) if example is not None else None)
             return None
         return _Declared(where, spec, size, node)
 
@@ -342,7 +369,18 @@ class ExampleContradictsShapes(Rule):
                 return Net(), (torch.randn(1, 8),)
             def export():
                 return torch.export.export(Net(), (torch.randn(1, 8),), dynamic_shapes={"x": {0: Dim("batch")}})  # expect: XPT506
-            """
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return x * 2
+            def xport_example():
+                return Net(), (torch.randn(1, 8),)
+            def export():
+                return torch.export.export(Net(), (torch.randn(2, 8),), dynamic_shapes={"x": {0: Dim("batch")}})  # expect: XPT506
+            """,
         ),
         Invalid(
             """
