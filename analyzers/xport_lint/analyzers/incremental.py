@@ -5,12 +5,18 @@ keystroke. CPython's `ast` (ten times faster) splits the file into top-level sta
 statement's text is parsed by libcst once and reused while it is unchanged, and the module is
 reassembled from the pieces. Half-typed code that `ast` rejects is parsed whole, which gives the
 usual XPT000 at the error.
+
+An unchanged statement is the very same libcst node from one parse to the next (blank lines and
+comments before it included), so facts computed from a statement can be kept by its identity
+(`per_statement`): an edit re-derives them only for the statements it touched.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import OrderedDict
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 import libcst as cst
 
@@ -22,6 +28,7 @@ _CAPACITY = 1_500_000
 #: and at most this many statements: a tree costs far more than its text, and edits at the end
 #: of a file add a new small chunk each (the lint process grew past 100 MB over 12,000 edits)
 _MAX_CHUNKS = 1_000
+T = TypeVar("T")
 
 
 class ChunkedParser:
@@ -30,6 +37,9 @@ class ChunkedParser:
     def __init__(self, capacity: int = _CAPACITY) -> None:
         self.capacity = capacity
         self._chunks: OrderedDict[str, cst.Module] = OrderedDict()
+        #: text -> (the chunk before it when that ends in lines the first statement takes, the
+        #: statements with their leading lines): rebuilt when either changes, not every parse
+        self._joined: dict[str, tuple[str, list[cst.BaseStatement]]] = {}
         self._size = 0
         self.hits = 0
         self.misses = 0
@@ -43,33 +53,53 @@ class ChunkedParser:
         if not tree.body or "\r" in source:
             return cst.parse_module(source), tree
         lines = split_lines(source)
-        starts = sorted({_first_line(stmt) for stmt in tree.body})
+        ends = [0, *(stmt.end_lineno or stmt.lineno for stmt in tree.body)]
+        starts = sorted({_start(stmt, lines, end) for stmt, end in zip(tree.body, ends, strict=False)})
         boundaries = [1, *starts[1:], len(lines) + 1]
         body: list[cst.BaseStatement] = []
         header: tuple[cst.EmptyLine, ...] = ()
         carried: list[cst.EmptyLine] = []  # blank lines and comments between statements
         first: cst.Module | None = None
         piece: cst.Module | None = None
+        before = ""
+        used: set[int] = set()
         for index, (start, end) in enumerate(zip(boundaries, boundaries[1:], strict=False)):
-            piece = self._chunk("".join(lines[start - 1 : end - 1]))
+            text = "".join(lines[start - 1 : end - 1])
+            piece = self._chunk(text)
+            again = id(piece) in used
+            if again:
+                # the same text twice in one file: each place gets nodes of its own (the analysis
+                # keys facts by node identity; a shared node had one line for both places)
+                piece = cst.parse_module(text)
+            used.add(id(piece))
             statements = list(piece.body)
             if index == 0:
                 first, header = piece, tuple(piece.header)
             else:
                 carried.extend(piece.header)
             if statements and carried:
-                statements[0] = statements[0].with_changes(
-                    leading_lines=[*carried, *statements[0].leading_lines]
-                )
+                statements = _lead(carried, statements) if again else self._join(before, text, carried, statements)
                 carried = []
             body.extend(statements)
             carried.extend(piece.footer)
+            before = text if piece.footer else ""  # what the next chunk's first statement depends on
         footer = tuple(carried)
         assert first is not None and piece is not None
         module = first.with_changes(
             body=body, header=header, footer=footer, has_trailing_newline=piece.has_trailing_newline
         )
         return module, tree
+
+    def _join(
+        self, before: str, text: str, carried: list[cst.EmptyLine], statements: list[cst.BaseStatement]
+    ) -> list[cst.BaseStatement]:
+        """`statements` with `carried` (the previous chunk's trailing lines) leading the first."""
+        cached = self._joined.get(text)
+        if cached is not None and cached[0] == before:
+            return cached[1]
+        joined = _lead(carried, statements)
+        self._joined[text] = (before, joined)
+        return joined
 
     def _chunk(self, text: str) -> cst.Module:
         cached = self._chunks.get(text)
@@ -83,8 +113,24 @@ class ChunkedParser:
         self._size += len(text)
         while (self._size > self.capacity or len(self._chunks) > _MAX_CHUNKS) and len(self._chunks) > 1:
             evicted, _ = self._chunks.popitem(last=False)
+            self._joined.pop(evicted, None)
             self._size -= len(evicted)
         return parsed
+
+
+def _lead(carried: list[cst.EmptyLine], statements: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    return [statements[0].with_changes(leading_lines=[*carried, *statements[0].leading_lines]), *statements[1:]]
+
+
+def _start(stmt: ast.stmt, lines: list[str], previous_end: int) -> int:
+    """The first line of `stmt`'s chunk: its own first line, after the blank lines and
+    unindented comments since the statement before (libcst's leading lines of the statement).
+    So the lines before a statement are its own chunk's: an edit of the statement above leaves
+    it alone."""
+    start = _first_line(stmt)
+    while start - 1 > previous_end and (not lines[start - 2].strip() or lines[start - 2].startswith("#")):
+        start -= 1
+    return start
 
 
 def _first_line(stmt: ast.stmt) -> int:
@@ -92,3 +138,27 @@ def _first_line(stmt: ast.stmt) -> int:
     if decorators:
         return min(d.lineno for d in decorators)
     return stmt.lineno
+
+
+class PerStatement(Generic[T]):
+    """A fact of a top-level statement, computed once per statement node: with ChunkedParser an
+    unchanged statement is the same node from one edit to the next, so an edit computes the fact
+    again only for the statements it touched. Holds the nodes it keeps facts of (an id is only
+    unique while its node lives), the most recent `capacity` of them."""
+
+    def __init__(self, compute: Callable[[cst.CSTNode], T], capacity: int = 4 * _MAX_CHUNKS) -> None:
+        self.compute = compute
+        self.capacity = capacity
+        self._facts: OrderedDict[int, tuple[cst.CSTNode, T]] = OrderedDict()
+
+    def __call__(self, statement: cst.CSTNode) -> T:
+        key = id(statement)
+        cached = self._facts.get(key)
+        if cached is not None and cached[0] is statement:
+            self._facts.move_to_end(key)
+            return cached[1]
+        fact = self.compute(statement)
+        self._facts[key] = (statement, fact)
+        while len(self._facts) > self.capacity:
+            self._facts.popitem(last=False)
+        return fact

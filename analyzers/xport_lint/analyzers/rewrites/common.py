@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..dataflow import FunctionFlow, all_params
+from ..incremental import PerStatement
 from ..model import Applicability
 from ..names import dotted
 from ..positions import code_of
@@ -129,10 +130,26 @@ class _ScopeScan(cst.CSTVisitor):
         return False
 
 
-def names_of(module: cst.Module) -> Names:
-    """The `Names` fact of a file (see `Names`)."""
+def _scan_statement(statement: cst.CSTNode) -> _ScopeScan:
     scan = _ScopeScan()
-    visit(module, scan)
+    visit(statement, scan)
+    return scan
+
+
+#: each top-level statement's scan, kept while the statement is unchanged (an editor's edit
+#: scans only the statements it touched)
+_STATEMENT_SCANS = PerStatement(_scan_statement)
+
+
+def names_of(module: cst.Module) -> Names:
+    """The `Names` fact of a file (see `Names`): its top-level statements' scans, in order."""
+    scan = _ScopeScan()
+    for statement in module.body:
+        part = _STATEMENT_SCANS(statement)
+        scan.taken |= part.taken
+        scan.other_use |= part.other_use
+        scan.module_torch.extend(part.module_torch)
+        scan.torch_bound |= part.torch_bound
     taken = frozenset(scan.taken)
     clean = [n for n in scan.module_torch if n not in scan.other_use]
     if clean:
