@@ -68,13 +68,6 @@ _OTHER_FILE = "what another file's function returns is not known to the caller (
 #: spellings whose verdict still differs, with why: (rule code, kind) -> reason. A listed variant
 #: that now gets the same verdict simply passes; an entry none of whose variants differs fails
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    # `big = peak > 1.0; if big: x = x / peak`: the branch reads `peak`, which is also read to
-    # make `big`; torch.cond needs both as tensors, and the rewrite binds a tensor only for a
-    # name read nowhere but the code it rewrites
-    ("XPT104", "bind"): "a test bound to a name that reads a number the branch reads too",
-    ("XPT104", "unpack"): "a test bound to a name that reads a number the branch reads too",
-    ("XPT104", "helper"): _HELPER_FIX,
-    ("XPT204", "helper"): _HELPER_FIX,
     ("XPT302", "helper"): _HELPER_SIZES,
     ("XPT301", "helper"): _HELPER_SIZES,
     ("XPT410", "bind"): _CONTEXT,

@@ -9,7 +9,7 @@ from ..model import Applicability
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
 from .common import CHECK_SAFETY, INVERSE, Rewrite, comment_of, scope_names, statement_of
-from .predicates import guard_problem, is_guard, tensor_predicate
+from .predicates import data_bindings, guard_problem, is_guard, tensor_predicate, uncarried
 
 
 def _negate(test: cst.BaseExpression, torch: str) -> str:
@@ -57,7 +57,13 @@ def check_rewrite(flow: FunctionFlow, node: cst.If) -> Rewrite | None:
     negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
     names = scope_names(flow)
     torch = names.torch
-    predicate = tensor_predicate(flow, test.expression if negated else test, (), torch)  # type: ignore[attr-defined]
+    # `count = int(mask.sum())` (or `value = int(ids.max()) >= k`) bound before the test: a
+    # conversion export cannot carry as a symbol stays behind unless the names read only by the
+    # check become the tensors they were read from (`t.item()` it carries: that stays a number)
+    bound = data_bindings(flow, flow.func, [node])
+    if not any(uncarried(flow, value) for value, _ in bound.values()):
+        bound = {}
+    predicate = tensor_predicate(flow, test.expression if negated else test, bound, torch)  # type: ignore[attr-defined]
     kept = " ".join(code_of(raised).split())  # a comment is one line
     exc = raised.exc
     literal = (
@@ -90,7 +96,7 @@ def check_rewrite(flow: FunctionFlow, node: cst.If) -> Rewrite | None:
         fix=FixProposal(
             f"Replace the branch with a runtime check ({CHECK_SAFETY})",
             Applicability.UNSAFE,
-            (),
+            tuple(bound.values()),
             imports=names.imports,
             blocks=(BlockReplacement(node, node, (statement,)),),
         )

@@ -333,6 +333,8 @@ def dense_select_rewrite(flow: FunctionFlow, func: cst.FunctionDef, call: cst.Ca
     if not isinstance(picked, cst.Subscript) or call.args and any(a.star for a in call.args):
         return Rewrite(reason="the picked module is not called right away with plain arguments")
     index = picked.slice[0].slice.value  # type: ignore[attr-defined]
+    # `self.experts[_h(best)]`: a one-line helper's `return`, read at the call
+    index = (flow.inlined(index) if isinstance(index, cst.Call) else None) or index
     bound = data_bindings(flow, func, [call], exempt=index)
     if isinstance(index, cst.Name) and index.value in bound:
         tensor = index

@@ -19,6 +19,7 @@ import libcst as cst
 
 from ..dataflow import FunctionFlow, Kind, is_tensor_like
 from ..positions import code_of
+from ..walk import iter_nodes
 
 #: calls whose result is already a bool tensor: `bool(...)` around them is dropped
 _BOOLEAN_METHODS = frozenset({
@@ -70,7 +71,16 @@ class _Unwrap(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         kind = _conversion(self.flow, original)
         if kind is None:
-            return updated
+            # `_h(peak > 1.0)`, `_count(steps)`: what a one-line helper computes, written here,
+            # where it reads a number to unwrap (a helper of tensors stays called as it is)
+            inlined = self.flow.inlined(original)
+            if inlined is None:
+                return updated
+            before, self.changed = self.changed, False
+            seen = inlined.visit(self)
+            unwrapped = self.changed
+            self.changed = before or unwrapped
+            return seen if unwrapped else updated  # type: ignore[return-value]
         self.changed = True
         return _as_tensor(kind, updated)
 
@@ -103,7 +113,7 @@ def tensor_predicate(
         return None
     # Python tests a number's truth (`if x.sum():`); torch.cond does not: it took the false branch
     # for a sum of -1.5 (measured). Anything not already a bool is compared `!= 0`
-    if _boolean(value) or flow.value(test).has(Kind.MASK):
+    if _boolean(value) or flow.value(test).has(Kind.MASK) or _named_test(flow, test):
         return value
     simple = isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
     return cst.parse_expression(f"{code_of(value)} != 0" if simple else f"({code_of(value)}) != 0")
@@ -156,6 +166,12 @@ def _boolean(expr: cst.BaseExpression) -> bool:
     return method in _BOOLEAN_METHODS
 
 
+def _named_test(flow: FunctionFlow, test: cst.BaseExpression) -> bool:
+    """`value` of `value = count > 0`: a name bound once to a comparison (a bool already)."""
+    bound = flow.bound_once(test.value) if isinstance(test, cst.Name) else None
+    return bound is not None and _boolean(bound)
+
+
 def _size_test(test: cst.BaseExpression, torch: str) -> str:
     """A test on sizes (a Python or symbolic bool) as a tensor: `torch.tensor(test)`, with `not`
     as `torch.logical_not` (Python's `not` would guard on a symbolic size)."""
@@ -167,9 +183,11 @@ def _size_test(test: cst.BaseExpression, torch: str) -> str:
 class _Reads(cst.CSTVisitor):
     """Every `Name` node of a function, the single-name bindings `n = <call>`, and the names
     read as a size or an index (`x[:, :n]`, `x.view(n)`, `range(n)`): a tensor cannot stand in
-    for the number there."""
+    for the number there. A call of a one-line helper is read as what it computes (`_h(n > 0)`
+    reads `n` in a comparison, not as an argument)."""
 
-    def __init__(self, exempt: cst.CSTNode | None = None) -> None:
+    def __init__(self, flow: FunctionFlow, exempt: cst.CSTNode | None = None) -> None:
+        self.flow = flow
         self.names: dict[str, list[cst.Name]] = {}
         #: name -> (the assignment, the expression bound to the name)
         self.bindings: dict[str, list[tuple[cst.Assign, cst.BaseExpression]]] = {}
@@ -181,6 +199,13 @@ class _Reads(cst.CSTVisitor):
         self.names.setdefault(node.value, []).append(node)
         if self._depth and node is not self.exempt:
             self.sizes.add(node.value)
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        inlined = self.flow.inlined(node)
+        if inlined is None:
+            return True
+        inlined.visit(self)
+        return False
 
     def visit_SubscriptElement(self, node: cst.SubscriptElement) -> None:
         self._depth += 1
@@ -206,43 +231,130 @@ class _Reads(cst.CSTVisitor):
                         self.bindings.setdefault(name.value.value, []).append((node, element.value))
 
 
+def _feeders(
+    flow: FunctionFlow, inside: _Reads, everything: _Reads
+) -> list[tuple[str, cst.BaseExpression]]:
+    """The single bindings that compute only what the rewritten code reads, followed back from
+    it: `value = count > 0` before `if value:`, and `count = int(mask.sum())` before that. Each
+    as (its name, the expression bound); the rewrite may turn them into tensors with it."""
+    read = {name: len(nodes) for name, nodes in inside.names.items()}
+    fed: list[tuple[str, cst.BaseExpression]] = []
+    grown = True
+    while grown:
+        grown = False
+        for name in list(read):
+            binds = everything.bindings.get(name, [])
+            if any(name == known for known, _ in fed) or name in inside.bindings or len(binds) != 1:
+                continue
+            assign, value = binds[0]
+            if len(assign.targets) != 1 or read[name] + 1 != len(everything.names.get(name, [])):
+                continue  # read somewhere else too (its target is the one read outside)
+            reads = _Reads(flow)
+            value.visit(reads)
+            fed.append((name, value))
+            for other, nodes in reads.names.items():
+                read[other] = read.get(other, 0) + len(nodes)
+            grown = True
+    return fed
+
+
+#: what a binding fed into the rewritten code may compute to be bound as a tensor instead: the
+#: same arithmetic and comparisons give the same values on a 0-dim tensor (`not`, `and`, `is`,
+#: `in` and chained comparisons would ask for a Python bool: a guard on data again)
+_ARITHMETIC = (
+    cst.Name, cst.Attribute, cst.BaseNumber, cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget,
+    cst.BaseBinaryOp, cst.BaseCompOp, cst.Dot, cst.Subscript, cst.SubscriptElement, cst.Index, cst.LeftParen,
+    cst.RightParen, cst.BaseParenthesizableWhitespace, cst.UnaryOperation, cst.Minus, cst.Plus,
+)
+
+
+def _arithmetic(flow: FunctionFlow, expr: cst.CSTNode) -> bool:
+    """Whether `expr` is arithmetic and single comparisons of names, numbers, attributes and
+    conversions of tensors (`int(ids.max()) >= self.vocab`), seen through one-line helpers."""
+    if isinstance(expr, cst.Call):
+        if _conversion(flow, expr) is not None:
+            return True
+        inlined = flow.inlined(expr)
+        return inlined is not None and _arithmetic(flow, inlined)
+    if isinstance(expr, cst.Comparison) and (
+        len(expr.comparisons) != 1 or isinstance(expr.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
+    ):
+        return False
+    if not isinstance(expr, _ARITHMETIC):
+        return False
+    return all(_arithmetic(flow, child) for child in expr.children)
+
+
 def data_bindings(
     flow: FunctionFlow, func: cst.FunctionDef, within: Iterable[cst.CSTNode], exempt: cst.CSTNode | None = None
-) -> dict[str, tuple[cst.Call, cst.BaseExpression]]:
+) -> dict[str, tuple[cst.BaseExpression, cst.BaseExpression]]:
     """Names bound once in `func` to a number read from a tensor (`n = t.item()`, `n = int(t)`)
-    and read only inside `within` (the code being rewritten): name -> (the conversion call, the
-    tensor expression to bind instead). Binding the tensor lets the rewrite use it as a tensor
-    (a predicate, an operand) where the number would be a guard on data. `exempt`: the one read
-    the rewrite itself replaces (the `n` of `range(n)`)."""
-    inside = _Reads(exempt)
+    and read only inside `within` (the code being rewritten) or by what feeds it (`value = n > 0`
+    read only by `if value:`): name -> (the expression bound, the tensor expression to bind
+    instead). Binding the tensor lets the rewrite use it as a tensor (a predicate, an operand)
+    where the number would be a guard on data; a name fed from such names by arithmetic is bound
+    as that arithmetic on the tensors. `exempt`: the one read the rewrite itself replaces (the
+    `n` of `range(n)`)."""
+    inside = _Reads(flow, exempt)
     for node in within:
         node.visit(inside)  # libcst's walk: the visitor counts depth in `leave_` methods
-    candidates = [n for n in inside.names if (v := flow.env.get(n)) is not None and v.has(Kind.DATA)]
-    if not candidates:
-        return {}
-    everything = _Reads()
+    everything = _Reads(flow)
     func.body.visit(everything)
-    out = {}
-    for name in candidates:
-        nodes = inside.names[name]
-        binds = everything.bindings.get(name, [])
-        if len(binds) != 1 or name in inside.bindings or name in inside.sizes or len(binds[0][0].targets) != 1:
-            continue
-        value = binds[0][1]
-        alias = 0
-        while isinstance(value, cst.Name) and alias < 8:
-            # `n = best`, `best = t.item()`: `best` bound once and read only there, the same number
-            source = everything.bindings.get(value.value, [])
-            if len(source) != 1 or len(source[0][0].targets) != 1 or len(everything.names[value.value]) != 2:
-                break
-            value, alias = source[0][1], alias + 1
-        if not isinstance(value, cst.Call) or _conversion(flow, value) is None:
-            continue
-        tensor = tensor_value(flow, value)
-        # the binding's own target is the one read outside `within`
-        if tensor is not None and len(everything.names[name]) == len(nodes) + 1:
-            out[name] = (value, tensor)
+    fed = _feeders(flow, inside, everything)
+    reads = _Reads(flow, exempt)
+    for _, value in fed:
+        value.visit(reads)
+    counts = {name: len(nodes) for name, nodes in inside.names.items()}
+    for name, nodes in reads.names.items():
+        counts[name] = counts.get(name, 0) + len(nodes)
+    sizes = inside.sizes | reads.sizes
+    feeding = {name for name, _ in fed}
+    candidates = [n for n in counts if (v := flow.env.get(n)) is not None and v.has(Kind.DATA)]
+    out: dict[str, tuple[cst.BaseExpression, cst.BaseExpression]] = {}
+    grown = True
+    while grown:  # a name fed from others is bound once they are
+        grown = False
+        for name in candidates:
+            binds = everything.bindings.get(name, [])
+            if name in out or len(binds) != 1 or name in inside.bindings or name in sizes:
+                continue
+            if len(binds[0][0].targets) != 1 or len(everything.names[name]) != counts[name] + 1:
+                continue  # the binding's own target is the one read outside the rewritten code
+            value = binds[0][1]
+            alias = 0
+            while isinstance(value, cst.Name) and alias < 8:
+                # `n = best`, `best = t.item()`: `best` bound once and read only there, the same number
+                source = everything.bindings.get(value.value, [])
+                if len(source) != 1 or len(source[0][0].targets) != 1 or len(everything.names[value.value]) != 2:
+                    break
+                value, alias = source[0][1], alias + 1
+            if isinstance(value, cst.Call) and _conversion(flow, value) is not None:
+                tensor = tensor_value(flow, value)
+            elif name in feeding and _arithmetic(flow, value) and _reads_only(flow, value, out):
+                tensor = tensor_value(flow, value, out)
+            else:
+                continue
+            if tensor is not None:
+                out[name] = (value, tensor)
+                grown = True
     return out
+
+
+def _reads_only(flow: FunctionFlow, expr: cst.BaseExpression, bound: Iterable[str]) -> bool:
+    """Whether every number read from data that `expr` reads is one of `bound` or a conversion
+    of a tensor written in it, and it reads at least one."""
+    reads = _Reads(flow)
+    expr.visit(reads)
+    data = {n for n in reads.names if (v := flow.env.get(n)) is not None and v.has(Kind.DATA) and not is_tensor_like(v)}
+    converts = any(isinstance(node, cst.Call) and _conversion(flow, node) for node in iter_nodes(expr))
+    return data <= set(bound) and bool(data or converts)
+
+
+def uncarried(flow: FunctionFlow, expr: cst.CSTNode) -> bool:
+    """Whether `expr` converts a tensor to a Python number export cannot carry as a symbol
+    (`int(t)`, `float(t)`, `bool(t)`: "Could not extract specialized integer"); `t.item()` it can."""
+    calls = (node for node in iter_nodes(expr) if isinstance(node, cst.Call))
+    return any(_conversion(flow, call) not in (None, "item") for call in calls)
 
 
 def guard_problem(test: cst.BaseExpression) -> str | None:
