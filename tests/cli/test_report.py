@@ -187,6 +187,22 @@ def test_conditions_export_configuration_and_confirmation_state(project: Path) -
     assert [m["name"] for m in data["models"]][:2] == ["Classifier", "Encoder"]
 
 
+def test_a_warm_report_is_the_cold_one_and_an_edit_is_read_again(project: Path, tmp_path: Path) -> None:
+    """What the report reads from each file's text (where functions are, what `__init__` builds,
+    export calls) is cached with the findings, by the text's hash: a warm run reports exactly what
+    a run without the cache does, and an edited file is read again."""
+    cache = str(tmp_path / "cache")
+    cold = report_json(project, "--no-cache")
+    assert report_json(project, "--cache-dir", cache) == cold
+    assert report_json(project, "--cache-dir", cache) == cold
+    detector = project / "vision" / "models" / "detector.py"
+    detector.write_text(detector.read_text().replace("self.head = Head()", "self.head = nn.Identity()"))
+    edited = report_json(project, "--cache-dir", cache)
+    assert models(edited)["Detector"]["submodules"] == [] and models(edited)["Head"]["top_level"]
+    assert verdicts(edited)["Detector"] == "exports"  # its export no longer runs the head's forward
+    assert edited == report_json(project, "--no-cache")
+
+
 def test_the_other_mode_is_derived_unless_both_are_checked(project: Path) -> None:
     derived = report_json(project)
     adapter = models(derived)["Adapter"]["verdicts"]["strict"]

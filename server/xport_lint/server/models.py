@@ -99,11 +99,12 @@ def _compute(folders: list[str], config: Any, unsaved: dict[str, str]) -> dict[s
             if text is not None and text != project.texts[path]:
                 edits[path] = text
         project.unsaved = {path for path in unsaved if path in project.texts}
-        changed = _apply(project, edits)
+        changed, renamed = _apply(project, edits)
         checked = ProjectCheck(
             list(project.checked.results), dict(project.workspace.summaries), {}, project.workspace)
-        report = readiness(checked, config, record=ConfirmationRecord(), cache=cache, previous=project.report,
-                           changed=changed if project.report is not None else None)
+        incremental = project.report is not None and not renamed
+        report = readiness(checked, config, record=ConfirmationRecord(), cache=cache,
+                           previous=project.report if incremental else None, changed=changed if incremental else None)
         cache.save()
     finally:
         cache.close()
@@ -113,29 +114,36 @@ def _compute(folders: list[str], config: Any, unsaved: dict[str, str]) -> dict[s
     return {"report": report.to_json(), "recomputed": sorted(m.id for m in report.models if m.id not in kept)}
 
 
-def _apply(project: _Project, edits: dict[str, str]) -> set[str]:
+def _apply(project: _Project, edits: dict[str, str]) -> tuple[set[str], bool]:
     """Check the edited files with their new text, then, round after round, the files whose
-    project context that changed (as a whole check's rounds do); the files checked again."""
+    project context that changed (as a whole check's rounds do). Returns the files checked again,
+    and whether one of them now defines or imports other names (classes, bases, functions,
+    imports: which classes are models, and what a subclass elsewhere inherits, may change with
+    them, so every model is worked out again)."""
     from xport_lint.analyzers.files import SourceFile
     from xport_lint.analyzers.project import FileResult
 
     workspace = project.workspace
     results = {r.path: r for r in project.checked.results}
     changed: set[str] = set()
+    renamed = False
     todo = list(edits)
     for _ in range(8):
         if not todo:
             break
         for path in todo:
             text = edits.get(path, project.texts[path])
+            before = workspace.summaries.get(path)
             checked, _ = workspace.update(path, text)
+            after = workspace.summaries.get(path)
+            renamed = renamed or (before.names() if before else None) != (after.names() if after else None)
             project.texts[path] = text
             results[path] = FileResult(SourceFile(path, text), checked.findings)
         changed.update(todo)
-        todo = workspace.reindex() if workspace.stale else []
+        todo = [p for p in workspace.reindex() if p in project.texts] if workspace.stale else []
         workspace.stale = False
     project.checked.results = list(results.values())
-    return changed
+    return changed, renamed
 
 
 def changed_models(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
