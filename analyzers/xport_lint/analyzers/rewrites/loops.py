@@ -437,12 +437,19 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
     if not (isinstance(node.iter, cst.Call) and len(node.iter.args) == 1 and node.iter.args[0].keyword is None):
         return Rewrite(reason="the loop is not `range(size)` with one argument")
     sized = sized_dim(node.iter.args[0].value)
+    symbolic: tuple[tuple[cst.CSTNode, cst.CSTNode], ...] = ()
     if sized is None:
         # `n = x.size(1)` (or `n, _ = x.size(1), 0`) bound once, `x` never rebound: the same size
         sizes = Sizes(func)
-        sized = sized_dim(sizes.followed(node.iter.args[0].value))
+        followed = sizes.followed(node.iter.args[0].value)
+        sized = sized_dim(followed)
         if sized is not None and sized[0] in sizes.reassigned:
             sized = None
+        if sized is not None and isinstance(followed, cst.Call) and _is_len(followed):
+            # `n = len(x)` stays behind the scan: `len()` must return a Python int, which pins
+            # a dynamic dimension (measured on torch 2.13: "Constraints violated"); `x.shape[0]`
+            # is the same size kept symbolic
+            symbolic = ((followed, cst.parse_expression(f"{sized[0]}.shape[0]")),)
     if sized is None or not isinstance(node.target, cst.Name):
         return Rewrite(reason="the loop is not `for t in range(x.size(d))` over a named tensor")
     if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
@@ -519,11 +526,15 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
             "Rewrite as a scan over the dimension (torch's prototype `scan` op; assumes the carried "
             "tensors keep their shapes)",
             Applicability.UNSAFE,
-            restacked,
+            (*restacked, *symbolic),
             imports=names.imports,
             blocks=(BlockReplacement(node, node, tuple(lowered)),),
         )
     )
+
+
+def _is_len(call: cst.Call) -> bool:
+    return isinstance(call.func, cst.Name) and call.func.value == "len"
 
 
 @dataclass(frozen=True)
