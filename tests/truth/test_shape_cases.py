@@ -8,6 +8,7 @@ for); the per-case test is what keeps them."""
 
 from __future__ import annotations
 
+import importlib
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,9 @@ import pytest
 
 from tests.truth.harness import load
 from xport_lint.analyzers import Config, check_source
+from xport_lint.analyzers.files import discover
 from xport_lint.analyzers.model import Mode, Severity
+from xport_lint.analyzers.project import check_project
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -209,3 +212,65 @@ def test_a_shapes_collection_declares_like_a_dict(
     failed = _export_fails(source, mode is Mode.STRICT, tmp_path)
     assert bool(failed) == fails, failed
     assert bool(_errors(source, mode)) == fails
+
+
+BLOCK = """
+import torch
+
+
+class Upsample(torch.nn.Module):
+    def forward(self, hidden_states):
+        if hidden_states.shape[0] >= 64:
+            return hidden_states.contiguous() * 2
+        return self.scale(hidden_states)
+
+    def scale(self, h):
+        return h * 2
+"""
+NETWORK = """
+import torch
+from torch.export import Dim
+
+from .blocks import Upsample
+
+
+class UNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = Upsample()
+
+    def forward(self, x):
+        return self.up(x)
+
+
+def xport_example():
+    return {{"model": UNet(), "args": (torch.randn(4, 3),), "dynamic_shapes": {{"x": {{0: {dim}}}}}}}
+"""
+
+
+@pytest.mark.parametrize(("dim", "fails"), [('Dim("batch")', True), ('Dim("batch", max=32)', False),
+                                            ("Dim.AUTO", False)], ids=["unbounded", "bounded-below-64", "auto"])
+def test_a_submodule_of_another_file_is_judged_by_the_declared_dim(
+    dim: str, fails: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch `Dim` declared on the network's input reaches the size test of a block
+    defined in another file (through the project index), as it does in one file."""
+    name = f"pkg_{abs(hash(dim))}"
+    package = tmp_path / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "blocks.py").write_text(textwrap.dedent(BLOCK).lstrip())
+    (package / "unet.py").write_text(textwrap.dedent(NETWORK).lstrip().format(dim=dim))
+    checked = check_project(discover([str(package)], ()), Config(select=("ALL",)), None, jobs=1)
+    errors = [(Path(r.path).name, f.code) for r in checked.results for f in r.findings if f.severity is Severity.ERROR]
+    assert errors == ([("blocks.py", "XPT301")] if fails else [])
+    monkeypatch.syspath_prepend(str(tmp_path))
+    example = importlib.import_module(f"{name}.unet").xport_example()
+    for strict in (False, True):
+        try:
+            torch.export.export(example["model"], example["args"], dynamic_shapes=example["dynamic_shapes"],
+                                strict=strict)
+            failed = ""
+        except Exception as error:  # noqa: BLE001 - failing is the fact checked
+            failed = f"{type(error).__name__}: {error}"[:200]
+        assert bool(failed) == fails, (strict, failed)

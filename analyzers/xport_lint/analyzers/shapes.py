@@ -603,42 +603,72 @@ def passed_config(classes: Any, declared: dict[str, ShapeConfig], name: str) -> 
     inputs to it: `self.up = Up()` in `__init__`, `self.up(x)` in `forward`, `x` declared
     `{0: Dim("batch")}` -> `Up.forward`'s first parameter has that batch `Dim`. One such call
     site, arguments that are the caller's inputs never rebound; None otherwise."""
-    found: list[ShapeConfig] = []
+    callee = classes.get(name)
+    callee_forward = callee.methods.get("forward") if callee is not None else None
+    if callee_forward is None:
+        return None
+    params = [p.name.value for p in callee_forward.params.params if p.name.value not in ("self", "cls")]
+    found = [
+        passed for parent, config in declared.items()
+        for passed in _passed(classes.get(parent), parent, config, lambda written: written.rpartition(".")[2] == name,
+                              params)
+    ]
+    return found[0] if len(found) == 1 and found[0].inputs else None
+
+
+def passed_elsewhere(classes: Any, declared: dict[str, ShapeConfig]) -> dict[str, ShapeConfig]:
+    """`passed_config` for submodule classes of another file (`from .blocks import Up`), by the
+    class as written here: their `forward`'s parameters are not known in this file, so each
+    input is keyed by its position in the call (`#0`). The index hands the config to the file
+    that defines the class."""
+    written: dict[str, list[ShapeConfig]] = {}
     for parent, config in declared.items():
         info = classes.get(parent)
-        forward = info.methods.get("forward") if info is not None else None
-        init = info.methods.get("__init__") if info is not None else None
-        if forward is None or init is None or not config.inputs:
+        if info is None:
             continue
-        attrs = {attr for attr, layer in init_layers(info.node).items() if layer == name}
-        if not attrs:
+        for layer in set(init_layer_calls(info.node).values()):
+            if layer.partition(".")[0] in classes:
+                continue  # a class of this file: `passed_config` reads its parameters
+            written.setdefault(layer, []).extend(_passed(info, parent, config, layer.__eq__, None))
+    return {name: found[0] for name, found in written.items() if len(found) == 1 and found[0].inputs}
+
+
+def _passed(
+    info: Any, parent: str, config: ShapeConfig, is_layer: Callable[[str], bool], params: list[str] | None
+) -> list[ShapeConfig]:
+    """One config per call of a submodule of `parent` (whose class `is_layer` accepts) that
+    passes `parent.forward`'s inputs on: by the callee's `params`, or by position."""
+    forward = info.methods.get("forward") if info is not None else None
+    init = info.methods.get("__init__") if info is not None else None
+    if forward is None or init is None or not config.inputs:
+        return []
+    attrs = {attr for attr, layer in init_layer_calls(info.node).items() if is_layer(layer)}
+    if not attrs:
+        return []
+    sizes = Sizes(forward)
+    found = []
+    for node in _walk(forward.body):
+        func = node.func if isinstance(node, cst.Call) else None
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value == "self" and func.attr.value in attrs):
             continue
-        sizes = Sizes(forward)
-        callee = classes.get(name)
-        callee_forward = callee.methods.get("forward") if callee is not None else None
-        if callee_forward is None:
-            return None
-        params = [p.name.value for p in callee_forward.params.params if p.name.value not in ("self", "cls")]
-        for node in _walk(forward.body):
-            func = node.func if isinstance(node, cst.Call) else None
-            if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                    and func.value.value == "self" and func.attr.value in attrs):
+        inputs = []
+        for position, arg in enumerate(node.args):  # type: ignore[union-attr]
+            value = arg.value
+            if arg.keyword is not None or arg.star or not isinstance(value, cst.Name):
+                break
+            if params is not None and position >= len(params):
+                break
+            if value.value not in sizes.positions or value.value in sizes.reassigned:
                 continue
-            inputs = []
-            for param, arg in zip(params, node.args, strict=False):  # type: ignore[union-attr]
-                value = arg.value
-                if arg.keyword is not None or arg.star or not isinstance(value, cst.Name):
-                    break
-                if value.value not in sizes.positions or value.value in sizes.reassigned:
-                    continue
-                dims = next((d for key, d in config.inputs if key == value.value), None)
-                if dims is None:
-                    dims = next((d for key, d in config.inputs if key == f"#{sizes.positions[value.value]}"), ())
-                inputs.append((param, dims))
-            found.append(ShapeConfig(
-                tuple(inputs), f"{config.source}, passed on by `{parent}.forward`", AUTO, config.path, config.line,
-            ))
-    return found[0] if len(found) == 1 and found[0].inputs else None
+            dims = next((d for key, d in config.inputs if key == value.value), None)
+            if dims is None:
+                dims = next((d for key, d in config.inputs if key == f"#{sizes.positions[value.value]}"), ())
+            inputs.append((params[position] if params is not None else f"#{position}", dims))
+        found.append(ShapeConfig(
+            tuple(inputs), f"{config.source}, passed on by `{parent}.forward`", AUTO, config.path, config.line,
+        ))
+    return found
 
 
 # -- the sizes an expression reads ---------------------------------------------------------------
@@ -1041,6 +1071,12 @@ def init_constants(cls: cst.ClassDef) -> dict[str, int]:
 def init_layers(cls: cst.ClassDef) -> dict[str, str]:
     """`self.proj = nn.Linear(...)` set once in `__init__`: attribute -> the layer's class name
     (`Linear`), for the dimensions its output keeps."""
+    return {attr: written.rpartition(".")[2] for attr, written in init_layer_calls(cls).items()}
+
+
+def init_layer_calls(cls: cst.ClassDef) -> dict[str, str]:
+    """`self.proj = nn.Linear(...)` set once in `__init__`: attribute -> the class as written
+    (`nn.Linear`)."""
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
         return {}
@@ -1051,7 +1087,7 @@ def init_layers(cls: cst.ClassDef) -> dict[str, str]:
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                 value = stmt.value  # type: ignore[union-attr]
                 name = dotted(value.func) if isinstance(value, cst.Call) else None
-                found.setdefault(t.attr.value, []).append((name or "").rpartition(".")[2])
+                found.setdefault(t.attr.value, []).append(name or "")
     return {attr: names[0] for attr, names in found.items() if len(names) == 1 and names[0]}
 
 
