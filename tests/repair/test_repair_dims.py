@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from xport_lint.analyzers.repair import guard_or_false, size_without_int
+from xport_lint.analyzers.repair import guard_or_false, size_without_int, without_switch
 
 pytest.importorskip("torch")
 
@@ -58,6 +58,29 @@ def xport_example():
 '''
 
 
+TILE = '''\
+import torch
+from torch import nn
+
+
+class Tile(nn.Module):
+    def forward(self, x):
+        if x.shape[0] > 4:
+            return x * 2
+        return x + 1
+'''
+EXPORT_SCRIPT = '''\
+import torch
+
+from pkg.tile import Tile
+
+
+def xport_example():
+    return {"model": Tile(), "args": (torch.randn(6, 3),),
+            "dynamic_shapes": ({0: torch.export.Dim("batch", min=2, max=16)},)}
+'''
+
+
 def _repair(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "xport_lint.analyzers.cli", "repair", *args],
@@ -81,7 +104,7 @@ def test_an_int_that_pins_a_dim_is_dropped_then_the_dim_narrowed_to_what_the_cod
     assert lines[1].startswith("step 1 [kept] `int(t.shape[i])` as `t.shape[i]` at the line that pins the dim")
     assert "blocks.py:14 (guard Eq(" in done.stdout
     # then torch's own narrowing: more than 4 positions, at most 16, a multiple of 4: still dynamic
-    assert any(line.startswith("step 2 [kept] dynamic_shapes: ({1: 4*Dim(") and "kept dynamic" in line
+    assert any(line.startswith("step ") and "[kept] dynamic_shapes: ({1: 4*Dim(" in line and "kept dynamic" in line
                for line in lines)
     assert "after: exports, equals eager on the example, equals eager on inputs (2, 12, 8)" in lines
     assert "-        assert int(x.shape[1]) == seq\n+        assert x.shape[1] == seq\n" in done.stdout
@@ -111,3 +134,26 @@ def test_guard_or_false_wraps_the_outermost_test_on_the_line() -> None:
     fixed = guard_or_false(source, 2)
     assert fixed is not None
     assert "guard_or_false(n.numel() > (4000 if cpu else 100)) and not tracing()" in fixed
+
+
+def test_a_config_switch_is_dropped_from_every_call_that_sets_it() -> None:
+    source = 'a = build(experts_implementation="eager")\nb = Config(layers=2, experts_implementation="eager", heads=4)\n'
+    assert without_switch(source, "experts_implementation", "eager") == (
+        "a = build()\nb = Config(layers=2, heads=4)\n"
+    )
+    assert without_switch(source, "experts_implementation", "grouped_mm") is None
+
+
+def test_a_size_branch_whose_shapes_an_export_script_declares_gets_torch_cond_not_a_narrower_dim(
+    tmp_path: Path,
+) -> None:
+    project = _project(tmp_path, "export_tile.py", EXPORT_SCRIPT)
+    (project / "pkg").mkdir()
+    (project / "pkg/__init__.py").write_text("")
+    (project / "pkg/tile.py").write_text(TILE)
+    done = _repair(project, "export_tile.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    # the guard's line is fixed first: the declared range 2..16 stays whole
+    assert "step 1 [kept] XPT301 Rewrite as torch.cond" in done.stdout and "in pkg/tile.py" in done.stdout
+    assert "+        return torch.cond(x.shape[0] > 4, true_fn, false_fn, (x,))" in done.stdout
+    assert "dynamic_shapes:" not in done.stdout

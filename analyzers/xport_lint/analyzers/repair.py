@@ -302,11 +302,12 @@ class Repairer:
         self, scratch: _Scratch, outcome: Outcome, failure: Failure, repair: Repair
     ) -> list[tuple[str, str, str]]:
         """(scratch path, title, fixed text) for the failure: the fixes of findings on the failing
-        line, then on the lines that called it; for a constraint violation, torch's
-        `dynamic_shapes`, unless it pins a dimension (then only with `allow_static`)."""
+        line, then on the lines that called it; for a constraint violation, the fixes at the
+        lines its guards come from (they keep the whole declared range), then torch's
+        `dynamic_shapes` (narrowed ranges; one that pins a dimension only with `allow_static`)."""
         out: list[tuple[str, str, str]] = []
-        if outcome.static:
-            # a dim torch would pin: first the code fixes of the shape branches that may pin it
+        if outcome.static or outcome.pins:
+            # a dim torch would pin or narrow: first the code fixes of the lines that guard it
             names = re.findall(r"Constraints violated \(([^)]*)\)", failure.message)
             dims = [n.strip() for n in ",".join(names).split(",") if n.strip()]
             out += self._keep_dynamic(scratch, repair, dims, outcome.pins)
@@ -318,6 +319,8 @@ class Repairer:
         if not frames:
             return out
         findings = self._findings(scratch, {f for f, _ in frames})
+        # a library path a config switch turns off: dropping the switch comes before any rewrite
+        out += self._switches(scratch, frames, findings, repair)
         for path, line in frames:
             text = scratch.read(path)
             for finding in findings.get(path, []):
@@ -335,6 +338,33 @@ class Repairer:
             if sized is not None:
                 out.append((path, "`len(t)` as `t.shape[0]` (a symbolic size, not a Python int read from data)", sized))
         return out[:_CANDIDATES]
+
+    def _switches(
+        self, scratch: _Scratch, frames: list[tuple[str, int]], findings: dict[str, list[Finding]], repair: Repair
+    ) -> list[tuple[str, str, str]]:
+        """The project's `NAME="VALUE"` dropped where a finding at a failing line says its code
+        runs only with that switch (transformers' experts loop: `experts_implementation="eager"`;
+        the library's default replaces it); the advice names the switch when no project file sets
+        it."""
+        out: list[tuple[str, str, str]] = []
+        for path, line in frames:
+            for finding in findings.get(path, []):
+                match = _SWITCH.search(finding.message)
+                if match is None or not finding.span.start.line <= line <= finding.span.end.line:
+                    continue
+                name, value = match.groups()
+                where = f"{scratch.display(path)}:{line}"
+                for project_file in discover([scratch.project], self.config.exclude):
+                    text = scratch.read(project_file)
+                    dropped = without_switch(text, name, value)
+                    if dropped is not None:
+                        out.append((os.path.abspath(project_file), f'config switch: drop {name}="{value}" (the '
+                                    f"library's default path replaces the code that fails at {where})", dropped))
+                if not out:
+                    repair.advice = (f'the code that fails at {where} runs only with {name}="{value}": leave that '
+                                     "setting at the library's default, which replaces it")
+                return out
+        return out
 
     def _keep_dynamic(
         self, scratch: _Scratch, repair: Repair, dims: list[str], pins: tuple[tuple[str, int, str], ...] = ()
@@ -357,15 +387,17 @@ class Repairer:
                 if fixed != result.text:
                     title = f"{finding.code} {finding.fix.title} (keeps the dim dynamic)"
                     out.append((os.path.abspath(result.path), title, fixed))
-        if lines:
-            repair.pinning = lines
+        # each step's lines kept: the report names every guard the repair went through
+        repair.pinning += [line for line in lines if line not in repair.pinning]
         return pinned + out
 
     def _at_pins(
         self, scratch: _Scratch, files: list[str], pins: tuple[tuple[str, int, str], ...], lines: list[str]
     ) -> list[tuple[str, str, str]]:
-        """The fixes at the lines that added the pinning guards (each line also listed in `lines`)."""
+        """The fixes at the lines that added the pinning guards (each line also listed in `lines`,
+        with its first guard and how many more it added)."""
         out: list[tuple[str, str, str]] = []
+        guards: dict[tuple[str, int], list[str]] = {}
         # a guard that equates a dim with a number pins it alone: its line first
         for file, line, guard in sorted(pins, key=lambda pin: not re.fullmatch(r"Eq\(\w+, -?\d+\)", pin[2])):
             if scratch.editable(file) and os.path.isfile(file):
@@ -374,20 +406,23 @@ class Repairer:
                 # torch cuts long paths at the front: the scratch file whose path ends like it
                 path = next((p for p in files if os.path.abspath(p).endswith(file.lstrip("."))), None)
                 path = path or _library_file(scratch.libraries, file)
-            where = f"{scratch.display(path)}:{line} (guard {guard})" if path else None
-            if path is None or where in lines:  # a guard inside torch names no line of yours
-                continue
-            lines.append(where)
+            if path is not None:  # a guard inside torch names no line of yours
+                guards.setdefault((os.path.abspath(path), line), []).append(guard)
+        findings = self._findings(scratch, {path for path, _ in guards})
+        for (path, line), added in guards.items():
+            more = f" and {len(added) - 1} more" if len(added) > 1 else ""
+            where = f"{scratch.display(path)}:{line} (guard {added[0]}{more})"
+            if where not in lines:
+                lines.append(where)
             text = scratch.read(path)
             symbolic = size_without_int(text, line)
             if symbolic is not None:
-                out.append((os.path.abspath(path), _SYMBOLIC_TITLE, symbolic))
-            for finding in self._findings(scratch, {os.path.abspath(path)}).get(os.path.abspath(path), []):
+                out.append((path, _SYMBOLIC_TITLE, symbolic))
+            for finding in findings.get(path, []):
                 if finding.fix is not None and finding.span.start.line <= line <= finding.span.end.line:
                     fixed = apply_fixes(text, [finding], unsafe=True)
                     if fixed != text:
-                        out.append((os.path.abspath(path), f"{finding.code} {finding.fix.title} (at the pinning line)",
-                                    fixed))
+                        out.append((path, f"{finding.code} {finding.fix.title} (at the pinning line)", fixed))
         return out
 
     def _findings(self, scratch: _Scratch, paths: set[str]) -> dict[str, list[Finding]]:
@@ -510,6 +545,42 @@ def guard_or_false(source: str, line: int) -> str | None:
     undecided = _Undecided(wrapper.resolve(PositionProvider), line)
     fixed = module.visit(undecided)
     return fixed.code if undecided.changed and fixed.code != source else None
+
+
+_SWITCH = re.compile(r'only with `(\w+)="([\w.-]+)"`')
+
+
+class _WithoutSwitch(cst.CSTTransformer):
+    def __init__(self, name: str, value: str) -> None:
+        self.name = name
+        self.value = value
+        self.changed = False
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        kept = [a for a in updated.args if not (
+            a.keyword is not None and a.keyword.value == self.name and isinstance(a.value, cst.SimpleString)
+            and a.value.evaluated_value == self.value
+        )]
+        if len(kept) == len(updated.args):
+            return updated
+        self.changed = True
+        if kept:
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(args=kept)
+
+
+def without_switch(source: str, name: str, value: str) -> str | None:
+    """`source` with each `name="value"` keyword argument dropped (the call then takes the
+    library's default), or None when it passes none."""
+    if name not in source:
+        return None
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
+    dropped = _WithoutSwitch(name, value)
+    fixed = module.visit(dropped)
+    return fixed.code if dropped.changed else None
 
 
 _SYMBOLIC_TITLE = (

@@ -335,8 +335,9 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
             try:
                 refined = refine_shapes(fixes, shapes)
                 answer.update(suggested=fixes, refined=_render(refined), static=_static_dims(shapes, refined))
-                if answer["static"]:
-                    answer["pins"] = _pinning_guards(torch, example, strict)
+                # where the guards come from, whether torch would pin a dim or narrow its range:
+                # a code fix there keeps the whole declared range
+                answer["pins"] = _pinning_guards(torch, example, strict)
             except Exception as refine_error:  # noqa: BLE001
                 answer.update(suggested=fixes, refine_error=str(refine_error)[:500])
         return answer

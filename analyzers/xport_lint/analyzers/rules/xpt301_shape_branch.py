@@ -122,9 +122,10 @@ class ShapeBranch(ConditionRule, Rule):
         return Rewrite(fix)
 
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
-        # with static shapes (no dynamic_shapes in the file) every size is fixed anyway:
-        # keeping both sides with torch.cond only matters where sizes are dynamic
-        if not self.ctx.mentions("dynamic_shapes"):
+        # with static shapes every size is fixed anyway: keeping both sides with torch.cond only
+        # matters where sizes are dynamic (declared in this file, an export script elsewhere or
+        # [tool.xport-lint])
+        if not self.ctx.mentions("dynamic_shapes") and not self.ctx.shape_config().any_dynamic():
             return None
         sliced = self._slices_tested_size(node)
         if sliced:

@@ -102,7 +102,8 @@ class ShapeLoop(Rule):
                 message = f"loop over range(`{short(arg.value)}`) is unrolled for one size: {verdict.reason}"
                 fix = None
                 # as for XPT301: with static shapes every size is fixed, so unrolling is exact
-                if self.ctx.mentions("dynamic_shapes") and self.ctx.flow and self.ctx.traced:
+                dynamic = self.ctx.mentions("dynamic_shapes") or self.ctx.shape_config().any_dynamic()
+                if dynamic and self.ctx.flow and self.ctx.traced:
                     if loop is None and stack is None:
                         message += " (no automatic fix: a comprehension builds a list; use a vectorised op)"
                     else:
