@@ -7,13 +7,22 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from xport_lint.analyzers.lifetime import die_with_parent
 
-_parser: Any = None
+if TYPE_CHECKING:  # the engine is imported in the child only
+    from xport_lint.analyzers.config import Config
+    from xport_lint.analyzers.incremental import ChunkedParser
+    from xport_lint.analyzers.model import Finding, Span
+    from xport_lint.analyzers.workspace import Workspace
+
+T = TypeVar("T")
+
+_parser: ChunkedParser | None = None
 
 
 class _Collect(logging.Handler):
@@ -31,10 +40,10 @@ INDEX_STEP_SECONDS = 0.05
 #: the engine's project model (workspace.Workspace), made on first use: the summaries of the
 #: files on disk (indexed a few at a time between lints, through the findings cache) and of the
 #: open documents (from their editor text). Every request asks it for the file's project context.
-_workspace: Any = None
+_workspace: Workspace | None = None
 
 
-def _the_workspace(config: Any) -> Any:
+def _the_workspace(config: Config) -> Workspace:
     global _workspace
     if _workspace is None:
         from xport_lint.analyzers.workspace import Workspace
@@ -44,7 +53,7 @@ def _the_workspace(config: Any) -> Any:
     return _workspace
 
 
-def _lint(source: str, path: str, config: Any, is_open: bool) -> tuple[list[Any], list[str], bool]:
+def _lint(source: str, path: str, config: Config, is_open: bool) -> tuple[list[Finding], list[str], bool]:
     """Runs in the child: one parser (statement cache) for every document. Returns the
     findings, the engine's log lines (a failing rule), which the server forwards, and whether
     the project index needs a step (the document's summary changed)."""
@@ -67,15 +76,15 @@ def _lint(source: str, path: str, config: Any, is_open: bool) -> tuple[list[Any]
         engine_log.removeHandler(collect)
 
 
-def _size_facts(source: str, path: str, config: Any) -> list[Any]:
+def _size_facts(source: str, path: str, config: Config) -> list[tuple[Span, str]]:
     return _the_workspace(config).size_facts(path, source)
 
 
-def _fix_all(source: str, path: str, config: Any) -> str:
+def _fix_all(source: str, path: str, config: Config) -> str:
     return _the_workspace(config).fix(path, source, unsafe=False)
 
 
-def _index_step(folders: list[str], config: Any) -> tuple[bool, list[str]]:
+def _index_step(folders: list[str], config: Config) -> tuple[bool, list[str]]:
     return _the_workspace(config).index_step(folders, INDEX_STEP_SECONDS)
 
 
@@ -106,27 +115,29 @@ class LintProcess:
     def warm_up(self) -> None:
         self._executor().submit(_warm_up).result()
 
-    def lint(self, source: str, path: str, config: Any, is_open: bool = True) -> tuple[list[Any], list[str], bool]:
+    def lint(
+        self, source: str, path: str, config: Config, is_open: bool = True
+    ) -> tuple[list[Finding], list[str], bool]:
         """Blocks the calling thread (not the event loop) until the child answers. `is_open`: the
         text is an open document's (it stands for the file in the project index)."""
         return self._call(_lint, source, path, config, is_open)
 
-    def size_facts(self, source: str, path: str, config: Any) -> list[Any]:
+    def size_facts(self, source: str, path: str, config: Config) -> list[tuple[Span, str]]:
         """(span, markdown) for each input size the document's models read (runner.size_facts)."""
         return self._call(_size_facts, source, path, config)
 
-    def fix_all(self, source: str, path: str, config: Any) -> str:
+    def fix_all(self, source: str, path: str, config: Config) -> str:
         """`source` with every safe fix applied, round after round (runner.fix_source)."""
         return self._call(_fix_all, source, path, config)
 
-    def index_step(self, folders: list[str], config: Any) -> tuple[bool, list[str]]:
+    def index_step(self, folders: list[str], config: Config) -> tuple[bool, list[str]]:
         """Index a few more workspace files: (all done, open documents to lint again)."""
         return self._call(_index_step, folders, config)
 
     def closed(self, path: str) -> None:
         self._call(_closed, path)
 
-    def _call(self, function: Any, *args: Any) -> Any:
+    def _call(self, function: Callable[..., T], *args: Any) -> T:
         try:
             return self._executor().submit(function, *args).result()
         except BrokenProcessPool:
