@@ -48,6 +48,9 @@ _UNKNOWN = _Dim(affine=None)
 _ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _MATMUL = ("torch.matmul", "torch.mm", "torch.bmm")
 _CAT = ("torch.cat", "torch.concat", "torch.concatenate")
+_FACTORIES = frozenset({
+    "torch.zeros", "torch.ones", "torch.empty", "torch.randn", "torch.rand", "torch.full", "torch.arange",
+})
 _STACK = ("torch.stack",)
 #: layers whose output changes the last dimension only
 _LAST_CHANGED = frozenset({"Linear", "LazyLinear", "Bilinear"})
@@ -407,9 +410,31 @@ class DimTie(Rule):
         if name == "torch.einsum":
             found = self._einsum(call, setting, depth)
             return found[1] if found is not None else None
+        if name in _FACTORIES:
+            return self._made(call, name, sizes)
         if first is not None and name.rpartition(".")[2] in _KEEP_ALL_FUNCTIONS and name.startswith("torch."):
             return self._operand(first, setting, depth + 1)
         return None
+
+    def _made(self, call: cst.Call, name: str, sizes: Sizes) -> list[_Dim] | None:
+        """`torch.zeros(x.shape[0], 3)`, `torch.ones(5)`, `torch.arange(n)`: a new tensor whose
+        sizes are the literals and input sizes it is given (`arange` of one bound only)."""
+        positional = [a.value for a in call.args if a.keyword is None]
+        if name == "torch.arange":
+            return [_size_of(positional[0], sizes)] if len(positional) == 1 else None
+        if name == "torch.full":
+            positional = positional[:1]
+        if len(positional) == 1 and isinstance(positional[0], (cst.Tuple, cst.List)):
+            positional = [e.value for e in positional[0].elements]
+        if not positional:
+            return None
+        if len(positional) == 1 and _signed(positional[0]) is None and _size_of(positional[0], sizes).ref is None:
+            return None  # one argument that may be a whole shape (`torch.zeros(shape)`)
+        out = []
+        for size in positional:
+            number = _signed(size)
+            out.append(_Dim(size=number) if number is not None and number >= 0 else _size_of(size, sizes))
+        return out
 
     def _reshaped(self, call: cst.Call, dims: list[_Dim], setting: tuple, flat: bool = False) -> list[_Dim] | None:
         """`view`/`reshape` target sizes: literals are constants, `x.shape[i]` that input size,
