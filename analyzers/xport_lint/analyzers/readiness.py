@@ -382,7 +382,12 @@ class _FileFacts:
 
     @functools.cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines() if self.text is not None else []
+        """The text's lines as Python numbers them (findings' lines; not `str.splitlines`'s)."""
+        return [line.rstrip("\r\n") for line in self._lines_with_ends]
+
+    @functools.cached_property
+    def _lines_with_ends(self) -> list[str]:
+        return split_lines(self.text) if self.text is not None else []
 
     @functools.cached_property
     def definitions(self) -> list[tuple[int, int, str, str]]:
@@ -426,7 +431,7 @@ class _FileFacts:
     def line_starts(self) -> list[int]:
         """Offset of each line's first character (and of the end), for `split_lines`' lines."""
         starts = [0]
-        for line in split_lines(self.text):
+        for line in self._lines_with_ends:
             starts.append(starts[-1] + len(line))
         return starts
 
@@ -465,14 +470,21 @@ class _FileFacts:
         return len(text) - len(text.lstrip())
 
     def enclosing(self, line: int) -> str | None:
-        """`func` or `Class.method` (as the project index names it) of the code at `line`."""
+        """`func` or `Class.method` (as the project index names it) of the code at `line`: the
+        definitions above it, each indented less than the last, read upwards from it."""
         indent = self._indent(line)
         chain: list[tuple[str, str]] = []
-        for def_line, def_indent, kind, name in reversed(self.definitions):
-            if def_line >= line:
+        lines = self.lines
+        for number in range(min(line, len(lines) + 1) - 1, 0, -1):
+            text = lines[number - 1]
+            if not text.lstrip(" \t").startswith(("def", "class", "async")):
                 continue
+            match = _DEFINITION.match(text)
+            if match is None:
+                continue
+            def_indent = len(match.group(1).expandtabs())
             if def_indent < indent:
-                chain.append((kind, name))
+                chain.append((match.group(2), match.group(3)))
                 indent = def_indent
                 if def_indent == 0:
                     break
