@@ -36,6 +36,8 @@ class Case:
     shapes: str | None
     #: the library whose code fails, repaired in a copy
     allow: str
+    #: Python source of the config settings the case's own code passes (`experts_implementation="eager"`)
+    switches: str = ""
 
 
 CASES = {
@@ -54,6 +56,36 @@ CASES = {
     "unet2d image Dim": Case(
         "diffusers/unet2d", '({2: Dim("h", min=8, max=64), 3: Dim("w", min=8, max=64)}, None)', "diffusers"
     ),
+    # the mixture-of-experts loop over `expert_hit`, which only the "eager" experts run
+    "mixtral eager experts static": Case(
+        "transformers/mixtral", None, "transformers", 'experts_implementation="eager"'
+    ),
+    "qwen2-moe eager experts static": Case(
+        "transformers/qwen2-moe", None, "transformers", 'experts_implementation="eager"'
+    ),
+    "wav2vec2 audio Dim": Case("transformers/wav2vec2", '({1: Dim("samples", min=400, max=4000)},)', "transformers"),
+    "vit image Dim": Case(
+        "transformers/vit", '({2: Dim("h", min=16, max=128), 3: Dim("w", min=16, max=128)},)', "transformers"
+    ),
+    "mamba seq Dim": Case("transformers/mamba", '({1: Dim("seq", min=2, max=64)},)', "transformers"),
+    "convnext_atto image Dim": Case(
+        "timm/convnext_atto", '({2: Dim("h", min=32, max=256), 3: Dim("w", min=32, max=256)},)', "timm"
+    ),
+    "efficientnet_b0 image Dim": Case(
+        "timm/efficientnet_b0", '({2: Dim("h", min=32, max=256), 3: Dim("w", min=32, max=256)},)', "timm"
+    ),
+    "resnet10t image Dim": Case(
+        "timm/resnet10t", '({2: Dim("h", min=32, max=256), 3: Dim("w", min=32, max=256)},)', "timm"
+    ),
+    "mobilenetv3_small image Dim": Case(
+        "timm/mobilenetv3_small", '({2: Dim("h", min=32, max=256), 3: Dim("w", min=32, max=256)},)', "timm"
+    ),
+    "resnet18 image Dim": Case(
+        "torchvision/resnet18", '({2: Dim("h", min=32, max=256), 3: Dim("w", min=32, max=256)},)', "torchvision"
+    ),
+    "squeezenet image Dim": Case(
+        "torchvision/squeezenet", '({2: Dim("h", min=32, max=256), 3: Dim("w", min=32, max=256)},)', "torchvision"
+    ),
 }
 
 EXAMPLE = '''\
@@ -67,7 +99,7 @@ from zoo_models import MODELS
 
 
 def xport_example():
-    model, args = MODELS[{model!r}]()
+    model, args = MODELS[{model!r}]({switches})
     return {{"model": model, "args": args, "dynamic_shapes": {shapes}}}
 '''
 
@@ -76,7 +108,9 @@ def run(name: str, case: Case, python: str) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="xport-repair-zoo-") as folder:
         project = Path(folder)
         (project / "pyproject.toml").write_text("")
-        (project / "case.py").write_text(EXAMPLE.format(bench=str(HERE), model=case.model, shapes=case.shapes))
+        (project / "case.py").write_text(EXAMPLE.format(
+            bench=str(HERE), model=case.model, shapes=case.shapes, switches=case.switches
+        ))
         start = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-m", "xport_lint.analyzers.cli", "repair", "case.py", "--python", python,

@@ -32,11 +32,14 @@ def _ids(vocab: int = 128, length: int = 8) -> tuple[torch.Tensor, ...]:
     return (torch.randint(0, vocab, (1, length)),)
 
 
-def _hf(model_class: str, config_class: str, inputs: Callable[[], tuple[Any, ...]], **config: Any) -> Callable[[], Any]:
-    def build() -> tuple[Any, tuple[Any, ...]]:
+def _hf(
+    model_class: str, config_class: str, inputs: Callable[[], tuple[Any, ...]], **config: Any
+) -> Callable[..., Any]:
+    def build(**switches: Any) -> tuple[Any, tuple[Any, ...]]:
+        """`switches`: config settings a case changes (`experts_implementation="eager"`)."""
         import transformers
 
-        cfg = getattr(transformers, config_class)(**config)
+        cfg = getattr(transformers, config_class)(**{**config, **switches})
         model = getattr(transformers, model_class)(cfg)
         return model.eval(), inputs()
 
@@ -46,12 +49,13 @@ def _hf(model_class: str, config_class: str, inputs: Callable[[], tuple[Any, ...
 TEXT = {"vocab_size": 128, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4}
 
 
-def _timm(name: str, size: int = 64) -> Callable[[], Any]:
-    def build() -> tuple[Any, tuple[Any, ...]]:
+def _timm(name: str, size: int = 64) -> Callable[..., Any]:
+    def build(**switches: Any) -> tuple[Any, tuple[Any, ...]]:
+        """`switches`: `create_model` settings a case changes (`dynamic_img_size=True`)."""
         _torchvision()
         import timm
 
-        return timm.create_model(name, pretrained=False).eval(), (torch.randn(1, 3, size, size),)
+        return timm.create_model(name, pretrained=False, **switches).eval(), (torch.randn(1, 3, size, size),)
 
     return build
 
@@ -134,7 +138,7 @@ def _dit() -> tuple[Any, tuple[Any, ...]]:
     return model.eval(), (torch.randn(1, 4, 8, 8), torch.tensor([3]), torch.tensor([1]))
 
 
-MODELS: dict[str, Callable[[], tuple[Any, tuple[Any, ...]]]] = {
+MODELS: dict[str, Callable[..., tuple[Any, tuple[Any, ...]]]] = {
     "transformers/llama": _hf("LlamaModel", "LlamaConfig", _ids, use_cache=False, num_key_value_heads=2, **TEXT),
     "transformers/qwen2": _hf("Qwen2Model", "Qwen2Config", _ids, use_cache=False, num_key_value_heads=2, **TEXT),
     "transformers/mistral": _hf("MistralModel", "MistralConfig", _ids, use_cache=False, num_key_value_heads=2, **TEXT),
