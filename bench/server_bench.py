@@ -226,7 +226,7 @@ def _rss_kb(pid: int) -> int:
 
 def default_debounce_ms() -> float:
     """The debounce a client gets when it sets none, read from the server itself."""
-    from xport_lint.server.app import XportLanguageServer
+    from xport_lint.server.session import XportLanguageServer
 
     return XportLanguageServer().debounce * 1000
 
