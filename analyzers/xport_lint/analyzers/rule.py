@@ -20,6 +20,7 @@ import libcst as cst
 from .context import RuleContext
 from .model import Mode, Severity
 from .report import FixProposal
+from .severity import in_mode
 from .versions import ALL, Versions
 
 EXPECT = re.compile(r"\s*# expect: (XPT\d{3})\s*$")
@@ -117,6 +118,9 @@ class Rule:
     #: the severity is decided per finding from how the model is exported (shape rules); the
     #: class severities are then those of a `Dim.AUTO` dimension
     SEVERITY_FROM_SHAPES: ClassVar[bool] = False
+    #: flags a Python side effect export drops or bakes in (a log, `self` state, randomness): where
+    #: a default export does not run it (training mode, a config switch), its warning is info
+    SIDE_EFFECT: ClassVar[bool] = False
     SCOPE: ClassVar[Scope] = Scope.TRACED
     #: MODULE-scope rules run only on files containing one of these strings (a cheap prefilter)
     TRIGGERS: ClassVar[tuple[str, ...]] = ()
@@ -136,7 +140,8 @@ class Rule:
 
     @classmethod
     def severity(cls, mode: Mode) -> Severity | None:
-        return cls.STRICT_SEVERITY if mode is Mode.STRICT else cls.SEVERITY
+        """The severity the rule claims in `mode` (severity.judge decides each finding's)."""
+        return in_mode(cls, mode)
 
     @classmethod
     def doc(cls) -> str:

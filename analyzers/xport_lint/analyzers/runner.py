@@ -21,14 +21,15 @@ import libcst as cst
 from . import noqa, registry
 from .config import Config
 from .context import RuleContext
+from .facts import FileFacts
 from .fixes import apply_fixes
 from .incremental import ChunkedParser
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, module_name
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
 from .positions import Locator, code_of, split_lines
-from .program import Program
 from .report import BlockReplacement, FixProposal, Report
 from .rule import Rule, Scope
+from .severity import in_mode, judge
 from .shapes import describe_size
 from .walk import iter_nodes, with_statements
 
@@ -53,7 +54,7 @@ _DEEP_STACK = 512 * 2**20
 _DEEP_RECURSION = 100_000
 _BRACKET_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 UNUSED_NOQA_CODE = "XPT001"
-#: words of the calls program.export_guard knows (a file without one skips the search for them)
+#: words of the calls reach.export_guard knows (a file without one skips the search for them)
 _GUARD_WORDS = (
     "is_exporting", "is_compiling", "is_tracing", "is_scripting", "is_in_onnx_export", "is_torchdynamo",
     "_get_tracing_state",
@@ -212,7 +213,7 @@ def _check_parsable(
         return FileCheck(_syntax_error_at(1, 0, f"cannot parse: {type(error).__name__}", enabled))
     name, is_package = module_name(path)
     guards = any(word in source for word in _GUARD_WORDS)
-    program = Program(module, _mentions_export_call(source), context, name, is_package, guards)
+    program = FileFacts(module, _mentions_export_call(source), context, name, is_package, guards)
     locator = Locator(source, module, tree)
     if program.declared_shapes:
         program.place_shapes(path, lambda node: _line_of(node, module, locator))
@@ -220,7 +221,7 @@ def _check_parsable(
     rules = [
         rule_class
         for code, rule_class in registry.RULES.items()
-        if code in enabled and rule_class.severity(mode) is not None
+        if code in enabled and in_mode(rule_class, mode) is not None
     ]
     ctx = RuleContext(program, mode, source, shape_default=config.shapes, shape_table=config.dynamic_shapes,
                       torch=config.target.version)
@@ -263,7 +264,7 @@ def size_facts(
         return []
     name, is_package = module_name(path)
     guards = any(word in source for word in _GUARD_WORDS)
-    program = Program(module, _mentions_export_call(source), context, name, is_package, guards)
+    program = FileFacts(module, _mentions_export_call(source), context, name, is_package, guards)
     locator = Locator(source, module, None)
     if program.declared_shapes:
         program.place_shapes(path, lambda node: _line_of(node, module, locator))
@@ -285,13 +286,6 @@ def size_facts(
             if ref is not None:
                 out.append((locator.span(node, statement), describe_size(ref, declared)))
     return out
-
-
-def _optional_reason(name: str, program: Program) -> str:
-    why = program.maybe_none.get(name)
-    if why is None:
-        return f"only when `{name}` is passed: it defaults to None, and `{name} is not None` guards this"
-    return f"only when `{name}` is not None ({why}), which `{name} is not None` guards"
 
 
 def _line_of(node: cst.CSTNode, module: cst.Module, locator: Locator) -> int | None:
@@ -373,7 +367,7 @@ NO_FIX = "no automatic fix: "
 
 
 def _findings(
-    ctx: RuleContext, locator: Locator, config: Config, mode: Mode, program: Program, path: str
+    ctx: RuleContext, locator: Locator, config: Config, mode: Mode, program: FileFacts, path: str
 ) -> list[Finding]:
     out: list[Finding] = []
     seen: set[tuple[str, Span]] = set()
@@ -389,29 +383,11 @@ def _findings(
         line_text = locator.lines[span.start.line - 1] if span.start.line <= len(locator.lines) else ""
         if noqa.suppresses(noqa.directive_on(line_text, span.start.line), rule.CODE):
             continue
-        severity = config.severity.get(rule.CODE) or report.severity or rule.severity(mode) or Severity.INFO
         message, no_fix, reason = report.message.partition(f" ({NO_FIX}")
         where = id(report.statement) if report.statement is not None else None
-        if (
-            severity is Severity.ERROR and rule.CODE not in config.severity
-            and id(report.node) in program.optional_nodes and where not in program.training_only
-        ):
-            name = program.optional_nodes[id(report.node)]
-            severity = Severity.WARNING
-            message += f" ({_optional_reason(name, program)})"
-        elif severity is Severity.ERROR and rule.CODE not in config.severity and where is not None:
-            if where in program.training_only:
-                # a default export is of an `.eval()` module, which never runs this (measured:
-                # the same branch fails a training-mode export and passes an eval one)
-                severity = Severity.WARNING
-                message += " (only when exporting in training mode: `self.training` is False after `.eval()`)"
-            elif where in program.switched:
-                severity = Severity.WARNING
-                message += f" ({program.switched[where]})"
-            elif where in program.optional_only:
-                name = program.optional_only[where]
-                severity = Severity.WARNING
-                message += f" ({_optional_reason(name, program)})"
+        severity, condition = judge(rule, mode, config.severity, program, id(report.node), where, report.severity)
+        if condition is not None:
+            message += f" ({condition})"
         related = tuple(
             note
             for node, statement, message in report.related
@@ -431,7 +407,7 @@ def _findings(
 
 
 def _fix(
-    proposal: FixProposal, statement: cst.CSTNode | None, locator: Locator, program: Program
+    proposal: FixProposal, statement: cst.CSTNode | None, locator: Locator, program: FileFacts
 ) -> Fix | None:
     edits: list[Edit] = []
     for old, new in proposal.replacements:

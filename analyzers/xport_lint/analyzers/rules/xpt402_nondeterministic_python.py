@@ -53,13 +53,17 @@ class NondeterministicPython(Rule):
     No automatic fix.
 
     ## Modes
-    Warning in non-strict export (baked-in constant); error in strict export.
+    Warning in non-strict export (baked-in constant); error in strict export. Where only a
+    training-mode export runs the call (`if self.training and random.random() < p:`), info in
+    non-strict export and a warning naming training mode in strict export: an `.eval()` export
+    never calls it.
     """
 
     CODE = "XPT402"
     NAME = "nondeterministic-python"
     SEVERITY = Severity.WARNING
     STRICT_SEVERITY = Severity.ERROR
+    SIDE_EFFECT = True
     PYTORCH_NAME = "Unsupported: Attempted to call function marked as skipped"
     FAILS_WITH = {
         Mode.STRICT: (

@@ -4,6 +4,7 @@ import libcst as cst
 
 from ..model import Severity
 from ..rule import Invalid, Rule, Valid
+from ..walk import iter_nodes, with_statements
 from ._conditions import short
 
 
@@ -34,13 +35,17 @@ class StateMutation(Rule):
     No automatic fix.
 
     ## Modes
-    Warning in both modes (torch 2.13).
+    Warning in both modes (torch 2.13) for state the module reads back: a `global`, an
+    attribute another method reads, or one read before it is written (`self.calls += 1`).
+    Info for scratch state written and then read within the same call (`self.h = x; y = self.h`)
+    or never read by the module: the exported program computes the same outputs.
     """
 
     CODE = "XPT406"
     NAME = "state-mutation"
     SEVERITY = Severity.WARNING
     STRICT_SEVERITY = Severity.WARNING
+    SIDE_EFFECT = True
     PYTORCH_NAME = "dropped side effect"
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -67,9 +72,37 @@ class StateMutation(Rule):
             and isinstance(target.value, cst.Name)
             and target.value.value == "self"
         ):
-            self.report(target, f"`{short(target)}` is set at export time; the graph drops it")
+            if self._read_across_calls(target.attr.value):
+                self.report(target, f"`{short(target)}` is set at export time; the graph drops it, and a later "
+                            "call reads it")
+            else:
+                self.report(target, f"`{short(target)}` is set at export time; the graph drops it",
+                            severity=Severity.INFO)
         elif isinstance(target, cst.Name) and target.value in self.ctx.globals_declared():
             self.report(target, f"global `{target.value}` is set at export time only")
+
+    def _read_across_calls(self, name: str) -> bool:
+        """`self.<name>` is state a later call reads: another method of the class reads it (not
+        `__init__`), or the writing function reads it before (or as) it writes it
+        (`self.calls += 1`). Written and then read in the same call, it is scratch state."""
+        traced, statement = self.ctx.traced, self.ctx.statement
+        if traced is None or traced.cls is None:
+            return True
+        for method in traced.cls.methods.values():
+            if method.name.value == "__init__":
+                continue
+            written = False
+            for node, holder in self.ctx.program.nodes(method) if method is traced.func else _listed(method):
+                if method is traced.func and holder is statement:
+                    written = True
+                    if isinstance(node, cst.AugAssign) or (
+                        isinstance(node, cst.Assign) and _reads(node.value, name)
+                    ):
+                        return True
+                elif type(node) is cst.Attribute and _is_self(node, name) and not _stored(holder, node):  # type: ignore[arg-type]
+                    if method is not traced.func or not written:
+                        return True
+        return False
 
     VALID = [
         Valid(
@@ -127,3 +160,23 @@ class StateMutation(Rule):
             """
         ),
     ]
+
+
+def _is_self(node: cst.Attribute, name: str) -> bool:
+    return node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def _reads(expr: cst.BaseExpression, name: str) -> bool:
+    return any(type(node) is cst.Attribute and _is_self(node, name) for node in iter_nodes(expr))  # type: ignore[arg-type]
+
+
+def _stored(statement: cst.CSTNode | None, node: cst.Attribute) -> bool:
+    """`node` is a target its statement assigns (`self.x = ...`), not a read."""
+    if isinstance(statement, cst.Assign):
+        return any(target.target is node for target in statement.targets)
+    return isinstance(statement, cst.AnnAssign) and statement.target is node
+
+
+def _listed(func: cst.FunctionDef) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
+    """The nodes of a method no traced code reaches, with their statements (source order)."""
+    return with_statements(func.body, func, in_function=True)

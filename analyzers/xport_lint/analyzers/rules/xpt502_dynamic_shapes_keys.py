@@ -2,13 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..dataflow import all_params
 from ..model import Applicability, Mode, Severity
-from ..names import dotted
-from ..program import EXPORT_APIS
 from ..report import FixProposal
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
-from ._declarations import holder, shapes_reader
+from ._declarations import holder
 
 
 class DynamicShapesKeys(Rule):
@@ -56,19 +53,11 @@ class DynamicShapesKeys(Rule):
     }
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.resolve(node.func) not in EXPORT_APIS or not node.args:
+        site = self.ctx.program.export_site(node)
+        if site is None or not isinstance(site.dynamic_shapes, cst.Dict) or site.forward is None:
             return
-        shapes = next(
-            (a.value for a in node.args if a.keyword is not None and a.keyword.value == "dynamic_shapes"),
-            None,
-        )
-        reader = shapes_reader(self.ctx) if shapes is not None else None
-        shapes = reader._follow(shapes) if reader is not None and shapes is not None else shapes
-        if not isinstance(shapes, cst.Dict) or reader is None:
-            return
-        params = self._parameters(reader._follow(node.args[0].value))
-        if params is None:
-            return
+        shapes = site.dynamic_shapes
+        params = [p.name.value for p in site.parameters]
         keyed = [
             (e.key, e.key.evaluated_value)
             for e in shapes.elements
@@ -89,21 +78,6 @@ class DynamicShapesKeys(Rule):
                 )
             self.report(key_node, f"dynamic_shapes key {key!r} is not an argument of forward ({names})", fix=fix,
                         statement=holder(self.ctx, key_node))
-
-    def _parameters(self, target: cst.BaseExpression) -> list[str] | None:
-        program = self.ctx.program
-        if isinstance(target, cst.Call):
-            name = dotted(target.func)
-            cls = program.classes.get(name or "")
-            forward = cls.methods.get("forward") if cls is not None else None
-            if forward is None:
-                return None
-            return [p.name.value for p in all_params(forward.params)][1:]
-        name = dotted(target)
-        func = program.functions.get(name or "")
-        if func is None:
-            return None
-        return [p.name.value for p in all_params(func.params)]
 
     VALID = [
         Valid(

@@ -9,7 +9,6 @@ from ..model import Applicability, Severity
 from ..report import FixProposal
 from ..rewrites import module_names, raised_by, sized_dim
 from ..rule import Invalid, Rule, Scope, Valid
-from ._declarations import shapes_reader
 
 _FACTORIES = frozenset(
     {"torch.randn", "torch.rand", "torch.ones", "torch.zeros", "torch.empty", "torch.full", "torch.randint"}
@@ -171,15 +170,13 @@ class StaticExport(Rule):
     PYTORCH_NAME = "static shapes (the default of torch.export.export)"
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.resolve(node.func) != "torch.export.export" or len(node.args) < 2:
+        site = self.ctx.program.export_site(node)
+        if (
+            site is None or site.api != "torch.export.export" or len(node.args) < 2 or site.written_shapes is not None
+            or not site.is_method or site.forward is None
+        ):
             return
-        if any(a.keyword is not None and a.keyword.value == "dynamic_shapes" for a in node.args):
-            return
-        cls = self.ctx.program.classes.get(shapes_reader(self.ctx).model_class(node.args[0].value) or "")
-        forward = cls.methods.get("forward") if cls is not None else None
-        if forward is None:
-            return
-        positional = [*forward.params.posonly_params, *forward.params.params][1:]  # after self
+        forward, positional = site.forward, site.positional
         inputs = node.args[1].value
         examples = [e.value for e in inputs.elements] if isinstance(inputs, cst.Tuple) else []
         bounds = _asserted_bounds(forward, self.ctx.resolve)
@@ -193,7 +190,7 @@ class StaticExport(Rule):
                 unknown.append(param.name.value)
             else:
                 specs.append(f'"{param.name.value}": {_spec(param.name.value, len(sizes), bounds, spelling.torch)}')
-        message = f"exports `{cls.node.name.value}` with static shapes: every input size is fixed"
+        message = f"exports `{site.model_class}` with static shapes: every input size is fixed"
         fix = None
         if unknown or not specs:
             names = ", ".join(f"`{n}`" for n in unknown) or "the inputs"

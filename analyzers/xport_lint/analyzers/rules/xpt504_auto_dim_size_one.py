@@ -3,9 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..dataflow import walk_statements
+from ..export_site import EXPORT_APIS
 from ..model import Applicability, Severity
 from ..names import dotted
-from ..program import EXPORT_APIS
 from ..report import FixProposal
 from ..rule import Invalid, Rule, Scope, Valid
 from ._declarations import holder, shapes_reader

@@ -1,0 +1,442 @@
+"""Layer 4 of a file's analysis, flows: the dataflow of every traced function, solved over the
+file's call graph to a fixpoint (a helper's parameters join what every call site passes), and
+the file's summary for the project index. `FileFacts` is everything the rules read about a
+file: symbols -> export sites -> reach -> flows, each layer a module of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import libcst as cst
+
+from .dataflow import (
+    NOTHING,
+    FunctionFlow,
+    Kind,
+    Value,
+    all_params,
+    annotation_names,
+    param_value,
+    python_scalar_param,
+    walk_statements,
+)
+from .index import EMPTY_CONTEXT, PASSED_KINDS, ClassSummary, FileContext, FunctionSummary, ModuleSummary
+from .names import dotted
+from .reach import FileReach, Traced, callee_text
+from .shapes import passed_elsewhere
+from .symbols import ModuleClass
+from .walk import children, iter_nodes
+
+
+class FileFacts(FileReach):
+    """File-level facts: imports, module classes, export sites, traced functions and their dataflow."""
+
+    def __init__(
+        self, module: cst.Module, mentions_export: bool, context: FileContext = EMPTY_CONTEXT, name: str = "",
+        is_package: bool = False, mentions_guards: bool = True,
+    ) -> None:
+        """`mentions_export`: the text may hold an export call; `mentions_guards`: it names an
+        export guard (`is_exporting`, `is_tracing`, ...)."""
+        self._flows: dict[int, FunctionFlow] = {}
+        #: per cached flow: the function and class it was solved for, and the parameters it was given
+        self._flow_inputs: dict[int, tuple[Traced, dict[str, Value]]] = {}
+        #: per helper: the join of what every eval-mode call site passes it, argument by argument
+        self._call_args: dict[int, list[Value]] = {}
+        #: the same, from call sites only a training-mode export runs (used for a helper with no other)
+        self._training_args: dict[int, list[Value]] = {}
+        #: per helper: the functions whose flow read what it returns (solved again when it changes)
+        self._readers: dict[int, set[int]] = {}
+        self._solved = False
+        #: per traced function: the expressions _evaluate_all evaluates, each with whether it is
+        #: outermost in its statement (else a call, left out when export never evaluates it)
+        self._to_evaluate: dict[int, list[tuple[cst.BaseExpression, bool]]] = {}
+        self._in_progress: set[int] = set()
+        #: traced function -> callee as written -> argument slot -> "dd"/"data"/"tensor" (note_passed)
+        self.passed: dict[int, dict[str, dict[str, str]]] = {}
+        #: `func` / `Class.method` -> argument slot -> what other files' traced callers pass it
+        self._arguments = {name: dict(slots) for name, slots in context.arguments}
+        #: per submodule's forward: the join of what its parents' eval-mode calls pass it
+        self._parent_args: dict[int, list[Value]] = {}
+        #: per `__init__`: `self.` attribute -> the class of this file it builds there (None: not one)
+        self._built: dict[int, dict[str, str | None]] = {}
+        super().__init__(module, mentions_export, context, name, is_package, mentions_guards)
+
+    def call_helper(self, caller: FunctionFlow, call: cst.Call, args: Sequence[Value]) -> Value | None:
+        """What a call of a helper of this file returns; its arguments join what the helper's
+        other call sites pass (a call site only a training-mode export runs counts only for a
+        helper no other site calls: what training mode passes never reaches eval-mode code)."""
+        cls = self.classes.get(caller.cls.name.value) if caller.cls is not None else None
+        target = self.helper_for(cls, call.func)
+        if target is None:
+            return None
+        key = id(target.func)
+        is_method = target.cls is not None and not _is_static(target.func)
+        bound = self._bind_args(target.func, call, args, is_method=is_method)
+        training = self._call_statement.get(id(call)) in self.training_only
+        table = self._training_args if training else self._call_args
+        known = table.get(key)
+        table[key] = bound if known is None else [a | b for a, b in zip(known, bound, strict=True)]
+        if _returns_python_scalar(target.func):
+            return NOTHING
+        self._readers.setdefault(key, set()).add(id(caller.func))
+        if key in self._in_progress:
+            return Value(Kind.TENSOR) if any(a.has(Kind.TENSOR) for a in args) else NOTHING
+        return self._flow(target).returns
+
+    def call_submodule(self, caller: FunctionFlow, attribute: str, call: cst.Call, args: Sequence[Value]) -> None:
+        """A call of a submodule of a class of this file (`self.attention(x, is_global_attn=flag)`,
+        `layer(x, ...)` for a `layer` of `self.layers`): what it passes joins its forward's
+        parameters, as a helper's call sites do, so a number read from data reaches the branch
+        that tests it (a literal default does not hide it)."""
+        owner = self.classes.get(caller.cls.name.value) if caller.cls is not None else None
+        built = self._submodule_class(owner, attribute) if owner is not None else None
+        forward = self._method(built, "forward") if built is not None else None
+        if forward is None or self._call_statement.get(id(call)) in self.training_only:
+            return
+        bound = self._bind_args(forward, call, args, is_method=True)
+        known = self._parent_args.get(id(forward))
+        self._parent_args[id(forward)] = bound if known is None else [a | b for a, b in zip(known, bound, strict=True)]
+
+    def _submodule_class(self, owner: ModuleClass, attribute: str) -> ModuleClass | None:
+        """The module class of this file that `__init__` of `owner` (or of a base) builds
+        `self.<attribute>` from: `Block(config)`, or the elements of `nn.ModuleList([Block(c)
+        for c in ...])`; None where it builds none or several."""
+        seen: set[str] = set()
+        current: ModuleClass | None = owner
+        while current is not None and current.node.name.value not in seen:
+            seen.add(current.node.name.value)
+            init = current.methods.get("__init__")
+            if init is not None:
+                built = self._built.get(id(init))
+                if built is None:
+                    built = self._built[id(init)] = _built_in(init, self.classes)
+                if attribute in built:
+                    name = built[attribute]
+                    return self.classes.get(name) if name is not None else None
+            current = next((self.classes[b] for b in current.bases if b in self.classes), None)
+        return None
+
+    def note_passed(self, caller: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> None:
+        """A call that is not a helper of this file, passing tensors or data-dependent values:
+        kept in the caller's summary, for the project index to hand to the callee's file."""
+        written = dotted(call.func)
+        if written is None or written not in self._written.get(id(caller), ()):
+            return
+        slots = self.passed.setdefault(id(caller), {}).setdefault(written, {})
+        for position, (arg, value) in enumerate(zip(call.args, args, strict=True)):
+            if arg.star:
+                break
+            slot = arg.keyword.value if arg.keyword is not None else str(position)
+            kind = passed_kind(value)
+            if kind is not None and PASSED_KINDS.index(kind) > PASSED_KINDS.index(slots.get(slot, kind)):
+                slots[slot] = kind
+            elif kind is not None:
+                slots.setdefault(slot, kind)
+
+    def _bind_args(
+        self, func: cst.FunctionDef, call: cst.Call, args: Sequence[Value], is_method: bool
+    ) -> list[Value]:
+        params = list(all_params(func.params))
+        if is_method and params:
+            params = params[1:]
+        listed = self.nodes(func)
+        bound = [param_value(p, func, listed) if p.default is not None else NOTHING for p in params]
+        names = [p.name.value for p in params]
+        declared_python = {i for i, p in enumerate(params) if python_scalar_param(p)}
+        position = 0
+        for arg, value in zip(call.args, args, strict=True):
+            if arg.keyword is not None:
+                if arg.keyword.value in names:
+                    bound[names.index(arg.keyword.value)] = value
+            elif arg.star:
+                for i in range(position, len(bound)):
+                    bound[i] = bound[i] | value
+            elif position < len(bound):
+                bound[position] = value
+                position += 1
+        # `return_final_states: bool = False` is a Python value whatever a caller's dataflow guessed:
+        # not a tensor, though it may still be a number read from one (`n: int` given `t.item()`)
+        return [_python_part(value) if i in declared_python else value for i, value in enumerate(bound)]
+
+    def flow(self, item: Traced) -> FunctionFlow:
+        """The dataflow of a traced function, solved with what every call site of every helper
+        passes (whatever order the calls, the functions and the traced set come in)."""
+        if not self._solved:
+            self._solve_flows()
+            self._passed_by_parents()
+        return self._flow(item)
+
+    def _passed_by_parents(self) -> None:
+        """A submodule's argument defaulting to None that a parent's call passes a value read from
+        data is passed: what `if is_global_attn:` guards runs on a default export (longformer's
+        encoder passes `is_index_global_attn.flatten().any().item()` down to its attention)."""
+        for item in self.traced:
+            parent = self._parent_args.get(id(item.func))
+            if parent is None:
+                continue
+            params = [p.name.value for p in all_params(item.func.params)][1:]
+            passed = {name for name, value in zip(params, parent, strict=False) if value.has(_READ_FROM_DATA)}
+            if not passed:
+                continue
+            for node, statement in self.nodes(item.func):
+                if node is statement and self.optional_only.get(id(node)) in passed:
+                    del self.optional_only[id(node)]
+                if self.optional_nodes.get(id(node)) in passed:
+                    del self.optional_nodes[id(node)]
+
+    def _solve_flows(self) -> None:
+        """Every traced function's flow, each helper's parameters the join of its call sites:
+        evaluate every expression of traced code (so each call site is seen, not only those an
+        assignment reads), then solve again the flows given less than their call sites now pass,
+        and the flows that read what those return, until none is (the join only grows)."""
+        self._solved = True
+        # a flow evaluated in an earlier round and not stale since has every value memoised:
+        # evaluating it again binds nothing new (each kept here, so no new flow reuses its id)
+        evaluated: dict[int, FunctionFlow] = {}
+        for _ in range(_MAX_FLOW_ROUNDS):
+            for item in self.traced:
+                flow = self._flow(item)
+                if evaluated.get(id(flow)) is not flow:
+                    evaluated[id(flow)] = flow
+                    self._evaluate_all(flow)
+            stale = {key for key, (item, given) in self._flow_inputs.items() if self._parameters(item) != given}
+            if not stale:
+                return
+            pending = list(stale)
+            while pending:  # what read a stale helper's result is stale too
+                for reader in self._readers.get(pending.pop(), ()):
+                    if reader not in stale:
+                        stale.add(reader)
+                        pending.append(reader)
+            for key in stale:
+                self._flows.pop(key, None)
+                self._flow_inputs.pop(key, None)
+
+    def _evaluate_all(self, flow: FunctionFlow) -> None:
+        """Every call of traced code that binds something for another function (a helper of this
+        file: its arguments join the helper's parameters; a callee the project index may resolve:
+        what it passes goes in the summary), so that each call site binds before any rule reads a
+        flow. A call is reached through the outermost expression of its statement (a helper called
+        in a comprehension sees the comprehension's variables), then directly where that did not
+        reach it (a value of a dict, an operand of `is None`), never where export does not evaluate
+        it (a lazy check message). The other expressions bind nothing: rules evaluate what they read."""
+        listed = self._to_evaluate.get(id(flow.func))
+        if listed is None:  # the same for every flow of the function (solved again in a later round)
+            listed = self._to_evaluate[id(flow.func)] = self._binding_calls(flow)
+        for expression, outermost in listed:
+            if outermost or id(expression) not in self.unevaluated:
+                flow.value(expression)  # type: ignore[arg-type]
+
+    def _binding_calls(self, flow: FunctionFlow) -> list[tuple[cst.BaseExpression, bool]]:
+        """The calls of `flow`'s function `_evaluate_all` evaluates, each after the outermost
+        expression of its statement that holds it (`True`: an outermost expression)."""
+        cls = self.classes.get(flow.cls.name.value) if flow.cls is not None else None
+        written = set(self._written.get(id(flow.func), ()))
+        out: list[tuple[cst.BaseExpression, bool]] = []
+        calls: list[cst.BaseExpression] = []
+        statements: dict[int, cst.CSTNode] = {}
+        for node, statement in self.nodes(flow.func):
+            if type(node) is not cst.Call or statement is None:
+                continue
+            func = node.func  # type: ignore[attr-defined]
+            if self.helper_for(cls, func) is not None or (written and callee_text(func) in written):
+                calls.append(node)  # type: ignore[arg-type]
+                statements.setdefault(id(statement), statement)
+        if not calls:
+            return out
+        for statement in statements.values():
+            out.extend((expression, True) for expression in _outermost_expressions(statement))
+        out.extend((call, False) for call in calls)
+        return out
+
+    def _flow(self, item: Traced) -> FunctionFlow:
+        key = id(item.func)
+        cached = self._flows.get(key)
+        if cached is not None:
+            return cached
+        self._in_progress.add(key)
+        values = self._parameters(item)
+        cls = item.cls.node if item.cls else None
+        flow = FunctionFlow(item.func, dict(values), self, cls, self._statements_run(item.func))
+        self._in_progress.discard(key)
+        self._flows[key] = flow
+        self._flow_inputs[key] = (item, values)
+        return flow
+
+    def _parameters(self, item: Traced) -> dict[str, Value]:
+        """What each parameter of `item` holds: the join of its call sites in this file, what
+        traced callers of other files pass, else what its declaration and uses say."""
+        key = id(item.func)
+        params = list(all_params(item.func.params))
+        is_method = item.cls is not None and not _is_static(item.func)
+        values: dict[str, Value] = {}
+        call_args = self._call_args.get(key)
+        if call_args is None:
+            call_args = self._training_args.get(key)
+        passed = self._arguments.get(item.name, {}) if self._arguments else {}
+        parent = self._parent_args.get(key)
+        for i, param in enumerate(params):
+            if is_method and i == 0:
+                continue
+            index = i - 1 if is_method else i
+            if call_args is not None and 0 <= index < len(call_args):
+                values[param.name.value] = call_args[index]
+            else:
+                block = item.cls is not None and item.cls.node.name.value in self.submodule_classes
+                values[param.name.value] = param_value(param, item.func, self.nodes(item.func), block=block)
+            if parent is not None and 0 <= index < len(parent) and parent[index].has(_FROM_PARENT):
+                # what a parent module's call passes read from data (`is_global_attn=flag.item()`)
+                values[param.name.value] |= parent[index]
+            kind = passed.get(str(index)) or passed.get(param.name.value)
+            if kind is not None and not _declared_container(param):
+                # what a traced caller in another file passes (`batched_nms(boxes[keep], ...)`),
+                # as a call site of this file would (`n: int` stays a Python value)
+                given = _PASSED_VALUES[kind]
+                values[param.name.value] |= _python_part(given) if python_scalar_param(param) else given
+        return values
+
+    def _statements_run(self, func: cst.FunctionDef) -> list[cst.CSTNode]:
+        """The statements of `func` an eval-mode export runs: not in a branch export never takes,
+        not under `if self.training:` (a value assigned there never reaches eval-mode code)."""
+        return [
+            node for node, statement in self.nodes(func)
+            if node is statement and id(node) not in self.training_only
+        ]
+
+    def summary(self, module: str, path: str) -> ModuleSummary:
+        """This file as the project index sees it."""
+        imports = dict(self.imports.aliases)
+
+        def function(func: cst.FunctionDef) -> FunctionSummary:
+            calls = self._written.get(id(func))
+            passes = {written: dict(slots) for written, slots in self.passed.get(id(func), {}).items() if slots}
+            flow = self._flows.get(id(func))
+            return FunctionSummary(
+                None if calls is None else list(dict.fromkeys(calls)), id(func) in self.own_traced, passes,
+                flow.summary() if flow is not None else None,
+            )
+
+        classes = {}
+        for name, node in self._file_classes.items():
+            methods = {s.name.value: function(s) for s in node.body.body if isinstance(s, cst.FunctionDef)}
+            bases = [b for b in (dotted(a.value) for a in node.bases if a.keyword is None) if b]
+            classes[name] = ClassSummary(bases, methods, name in self.own_module_classes)
+        exported = [
+            name for call in self.export_calls if call.call.args and (name := dotted(call.call.args[0].value))
+        ]
+        # models of other files this file exports (an export script): their declared shapes
+        shapes = {
+            qualified: config
+            for written, config in self.declared_shapes.items()
+            if written.partition(".")[0] not in self._file_classes
+            and (qualified := _qualified(self.imports.aliases, written)) is not None
+        }
+        # submodules of other files a declared model of this file passes its inputs to
+        for written, config in passed_elsewhere(self.classes, self.declared_shapes).items():
+            qualified = _qualified(self.imports.aliases, written)
+            if qualified is not None:
+                shapes.setdefault(qualified, config)
+        return ModuleSummary(
+            module, path, imports, classes, {n: function(f) for n, f in self.functions.items()}, exported, shapes
+        )
+
+
+#: rounds of solving flows again; each adds what a call site newly passes (two on real code)
+_MAX_FLOW_ROUNDS = 8
+
+
+#: parts of a statement that hold statements of their own (walked as statements) or a scope
+_NOT_EXPRESSIONS = (
+    cst.BaseSuite, cst.BaseStatement, cst.BaseSmallStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+    cst.Finally, cst.MatchCase, cst.Parameters, cst.Decorator,
+)
+
+
+def _outermost_expressions(statement: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """The expressions a statement evaluates itself (an `if`'s test, an assignment's value and
+    targets, a `with`'s items), not those of the statements nested in it."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return
+    stack = children(statement)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BaseExpression):
+            yield node
+        elif not isinstance(node, _NOT_EXPRESSIONS):
+            stack.extend(children(node))
+
+
+def _qualified(aliases: dict[str, str], written: str) -> str | None:
+    """`models.Decoder` as the imports spell it in full (None: not imported)."""
+    root, _, rest = written.partition(".")
+    full = aliases.get(root)
+    return None if full is None else f"{full}.{rest}" if rest else full
+
+
+_CONTAINERS = frozenset({"list", "List", "tuple", "Tuple", "Sequence", "dict", "Dict", "Mapping"})
+
+
+def _declared_container(param: cst.Param) -> bool:
+    """Annotated as a list, tuple or dict (`boxes: list[Tensor]`): iterating it is a Python loop
+    however its tensors were sized, so a data-dependent argument must not make it a tensor."""
+    return param.annotation is not None and bool(annotation_names(param.annotation) & _CONTAINERS)
+
+
+#: what a parent module's call passes a submodule's forward, where it counts (else the forward's own guess)
+_READ_FROM_DATA = Kind.DATA | Kind.DD_TENSOR | Kind.DD_SIZE
+_FROM_PARENT = _READ_FROM_DATA | Kind.TENSOR
+
+
+def _built_in(init: cst.FunctionDef, classes: dict[str, ModuleClass]) -> dict[str, str | None]:
+    """`self.` attribute -> the one module class of `classes` its assignments in `init` build."""
+    out: dict[str, str | None] = {}
+    for statement in walk_statements(init.body):
+        if not isinstance(statement, cst.Assign):
+            continue
+        built = {
+            name for node in iter_nodes(statement.value)
+            if type(node) is cst.Call and (name := dotted(node.func)) in classes  # type: ignore[attr-defined]
+        }
+        for target in statement.targets:
+            t = target.target
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                name = next(iter(built)) if len(built) == 1 else None
+                out[t.attr.value] = name if out.get(t.attr.value, name) == name else None
+    return out
+
+
+#: what a slot of FunctionSummary.passes gives the callee's parameter
+_PASSED_VALUES = {
+    "tensor": Value(Kind.TENSOR), "data": Value(Kind.DATA), "dd": Value(Kind.TENSOR | Kind.DD_TENSOR),
+}
+
+
+def passed_kind(value: Value) -> str | None:
+    """How a summary records an argument for a callee in another file (None: nothing to say)."""
+    if value.has(Kind.DD_TENSOR):
+        return "dd"
+    if value.has(Kind.DATA):
+        return "data"
+    return "tensor" if value.has(Kind.TENSOR | Kind.MASK) else None
+
+
+_PYTHON_SCALARS = frozenset({"bool", "int", "float", "str", "None"})
+
+
+_PYTHON_KINDS = Kind.DATA | Kind.SHAPE | Kind.DD_SIZE
+
+
+def _python_part(value: Value) -> Value:
+    kind = value.kind & _PYTHON_KINDS
+    return Value(kind, value.origin) if kind else NOTHING
+
+
+def _returns_python_scalar(func: cst.FunctionDef) -> bool:
+    """`def is_tracing(...) -> bool`: whatever it computes from tensors, it hands back Python."""
+    returns = func.returns
+    return returns is not None and dotted(returns.annotation) in _PYTHON_SCALARS
+
+
+def _is_static(func: cst.FunctionDef) -> bool:
+    return any(dotted(d.decorator) == "staticmethod" for d in func.decorators)

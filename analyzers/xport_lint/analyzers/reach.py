@@ -1,0 +1,825 @@
+"""Layer 3 of a file's analysis, reach: which code a default export runs. The traced set
+(`forward` of every module class, what it calls in this file, what other files' traced code
+calls here) and, per statement, the conditions under which export runs it: never (a branch an
+export guard rules out, what follows `if is_tracing(): return`), only in training mode, only
+with a non-default configuration switch, only when an optional argument is passed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .dataflow import all_params, annotation_names, walk_statements
+from .export_site import ExportSites, keyword_true
+from .index import EMPTY_CONTEXT, FileContext, Reach
+from .names import dotted
+from .symbols import FileSymbols, ModuleClass, defaults_to_none
+from .walk import iter_nodes, with_statements
+
+
+@dataclass
+class Traced:
+    """One traced function and the class it belongs to (None for a free function); `reach`:
+    how traced code of another file reaches it (None when the file's own code does)."""
+
+    func: cst.FunctionDef
+    cls: ModuleClass | None
+    reach: Reach | None = None
+
+    @property
+    def name(self) -> str:
+        """`Class.method` or `function`."""
+        own = self.func.name.value
+        return f"{self.cls.node.name.value}.{own}" if self.cls is not None else own
+
+
+class FileReach(ExportSites):
+    """The file's export sites, its traced functions and what runs of them while exporting."""
+
+    def __init__(
+        self, module: cst.Module, mentions_export: bool, context: FileContext = EMPTY_CONTEXT, name: str = "",
+        is_package: bool = False, mentions_guards: bool = True,
+    ) -> None:
+        """`mentions_guards`: the text names an export guard (`is_exporting`, `is_tracing`, ...)."""
+        super().__init__(module, mentions_export, context, name, is_package)
+        self.mentions_guards = mentions_guards
+        #: call -> its innermost statement, for the calls of traced functions
+        self._call_statement: dict[int, int] = {}
+        self._nodes: dict[int, list[tuple[cst.CSTNode, cst.CSTNode | None]]] = {}
+        #: ids of statements only an export in training mode runs (under `if self.training:`)
+        self.training_only: set[int] = set()
+        #: ids of statements that run only with a configuration other than the default, with the
+        #: condition said (`only with `experts_implementation="eager"`: ...` for a transformers experts class)
+        self.switched: dict[int, str] = {}
+        #: ids of statements only an export that passes an optional argument runs, with its name
+        #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
+        self.optional_only: dict[int, str] = {}
+        #: per function, the names it assigns once (`exists_cache = past is not None and ...`)
+        self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
+        #: (caller, callee) ids of calls made only when an optional argument is passed, with its name
+        self._optional_calls: dict[tuple[int, int], str] = {}
+        #: ids of the nodes of an `and` operand behind `name is not None` (an optional argument)
+        self.optional_nodes: dict[int, str] = {}
+        #: per function: its optional names that are not parameters defaulting to None, with why
+        #: they may be None (see maybe_none)
+        self._maybe_none: dict[int, dict[str, str]] = {}
+        #: ids of the operands export never evaluates (`B` in `not is_tracing() and B`)
+        self.unevaluated: set[int] = set()
+        #: traced function -> its callees as written (`helper`, `self.block`, `ops.nms`)
+        self._written: dict[int, list[str]] = {}
+        self.own_traced: set[int] = set()
+        self.traced = self._reachable()
+
+    def _reachable(self) -> list[Traced]:
+        roots: list[Traced] = []
+        if not self.context.entries_only:
+            roots.extend(self._own_roots())
+        seen: dict[int, Traced] = {}
+        edges: dict[int, list[tuple[Traced, bool]]] = {}  # caller -> (callee, called in eval mode too)
+        self._visit(roots, seen, edges)
+        self.own_traced = set(seen)
+        entries = [item for name, reach in self.context.entries if (item := self._entry(name, reach)) is not None]
+        self._visit_entries(entries, seen, edges)
+        self._mark_training_only_helpers(roots + entries, seen, edges)
+        self._mark_switched_forwards()
+        return list(seen.values())
+
+    def _mark_switched_forwards(self) -> None:
+        """transformers' `@use_experts_implementation` replaces the class's `forward` with the
+        kernel `config._experts_implementation` names; the default (`grouped_mm`, measured on
+        2.13: tiny Mixtral and Qwen2-MoE export without running the loop) is not this code."""
+        for info in self.classes.values():
+            forward = info.methods.get("forward")
+            if forward is None or not any(
+                (self.resolve(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
+                in _EXPERTS_SWITCHES
+                for d in info.node.decorators
+            ):
+                continue
+            for node, statement in self.nodes(forward):
+                if node is statement:
+                    self.switched.setdefault(
+                        id(node), 'only with `experts_implementation="eager"`: the default replaces this `forward`'
+                    )
+
+    def _own_roots(self) -> Iterator[Traced]:
+        for info in self.classes.values():
+            forward = info.methods.get("forward")
+            if forward is not None and not _takes_a_session(forward):
+                yield Traced(forward, info)
+        for call in self.export_calls:
+            if call.call.args:
+                name = dotted(call.call.args[0].value)
+                if name in self.functions:
+                    yield Traced(self.functions[name], None)
+        for func in self.functions.values():
+            for deco in func.decorators:
+                target = deco.decorator
+                call = target if isinstance(target, cst.Call) else None
+                api = self.imports.resolve(call.func if call else target)
+                if api == "torch.compile" and call is not None and keyword_true(call, "fullgraph"):
+                    yield Traced(func, None)
+
+    def _visit(self, roots: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]]) -> None:
+        stack = list(roots)
+        while stack:
+            item = stack.pop()
+            if id(item.func) in seen:
+                continue
+            seen[id(item.func)] = item
+            calls = edges[id(item.func)] = list(self._calls(item))
+            for callee, _ in calls:
+                if id(callee.func) not in seen:
+                    if item.reach is not None:
+                        callee.reach = dataclasses.replace(item.reach, via=(*item.reach.via, item.name))
+                    stack.append(callee)
+
+    def _visit_entries(
+        self, entries: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]]
+    ) -> None:
+        """What other files' traced code reaches in this file, each function with the shortest
+        chain of calls from an entry point, the first of those in sorted order (not the first the
+        walk meets, which follows the order of the calls and of the files)."""
+        queue: list[tuple[tuple[int, str, tuple[str, ...], str], int, Traced]] = []
+        for number, item in enumerate(entries):
+            if item.reach is not None:
+                heapq.heappush(queue, (_chain_key(item.reach, item), number, item))
+        number = len(queue)
+        while queue:
+            _, _, item = heapq.heappop(queue)
+            if id(item.func) in seen:
+                continue
+            seen[id(item.func)] = item
+            calls = edges[id(item.func)] = list(self._calls(item))
+            for callee, _ in calls:
+                if id(callee.func) not in seen and item.reach is not None:
+                    callee.reach = dataclasses.replace(item.reach, via=(*item.reach.via, item.name))
+                    number += 1
+                    heapq.heappush(queue, (_chain_key(callee.reach, callee), number, callee))
+
+    def _entry(self, name: str, reach: Reach) -> Traced | None:
+        """A function of this file that traced code of another file calls (`func`, `Class.method`)."""
+        cls_name, _, func_name = name.rpartition(".")
+        if not cls_name:
+            func = self.functions.get(func_name)
+            return Traced(func, None, reach) if func is not None else None
+        info = self.classes.get(cls_name)
+        if info is None:
+            node = self._file_classes.get(cls_name)
+            if node is None:
+                return None
+            info = self._module_class(node)  # a mixin or a plain base class: its methods still run
+        method = info.methods.get(func_name)
+        return Traced(method, info, reach) if method is not None else None
+
+    def _calls(self, item: Traced) -> Iterator[tuple[Traced, bool]]:
+        """The in-file functions `item` calls, each with whether an eval-mode export makes the
+        call; every callee as written is kept for the project index."""
+        written = self._written[id(item.func)] = []
+        for node, statement in self.nodes(item.func):
+            if type(node) is cst.Call:
+                text = callee_text(node.func)  # type: ignore[attr-defined]
+                if text is not None and self._may_be_project_code(text):
+                    written.append(text)
+                target = self.helper_for(item.cls, node.func)  # type: ignore[arg-type]
+                if target is not None:
+                    optional = self.optional_only.get(id(statement)) if statement is not None else None
+                    if optional is not None:
+                        self._optional_calls[(id(item.func), id(target.func))] = optional
+                    yield target, statement is None or id(statement) not in self.training_only
+
+    def _mark_training_only_helpers(
+        self, roots: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]]
+    ) -> None:
+        """A helper only training-mode code calls (`_compute_mask_indices` under
+        `if self.training:`) runs only in a training-mode export: all of it is training-only."""
+        in_eval = _closure(roots, edges, lambda caller, callee: True)
+        for key, item in seen.items():
+            if key not in in_eval:
+                for _, statement in self.nodes(item.func):
+                    if statement is not None:
+                        self.training_only.add(id(statement))
+        self._mark_optional_helpers(roots, seen, edges, in_eval)
+
+    def _mark_optional_helpers(
+        self, roots: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]],
+        in_eval: set[int],
+    ) -> None:
+        """A helper only code behind `labels is not None` calls (rag's `get_nll` in the loss) runs
+        only when that argument is passed: its findings say so, as warnings."""
+        if not self._optional_calls:
+            return
+        always = _closure(roots, edges, lambda caller, callee: (caller, callee) not in self._optional_calls)
+        # a helper behind two optional arguments names the first in sorted order, whichever
+        # call the walk met first
+        names: dict[int, str] = {}
+        for (caller, callee), name in self._optional_calls.items():
+            if callee not in always and caller in in_eval and name < names.get(callee, "\uffff"):
+                names[callee] = name
+        changed = True
+        while changed:  # a helper of such a helper
+            changed = False
+            for key, name in list(names.items()):
+                for callee, _ in edges.get(key, []):
+                    if id(callee.func) not in always and name < names.get(id(callee.func), "\uffff"):
+                        names[id(callee.func)] = name
+                        changed = True
+        for key, name in names.items():
+            item = seen.get(key)
+            if item is not None:
+                for _, statement in self.nodes(item.func):
+                    if statement is not None:
+                        self.optional_only.setdefault(id(statement), name)
+
+    def _may_be_project_code(self, written: str) -> bool:
+        """A callee the project index may resolve: a method through `self`/`cls`/`super()`, a
+        function or class of this file, or an import that is not torch's."""
+        root = written.partition(".")[0]
+        if root in ("self", "cls", "super()") or root in self.functions or root in self._file_classes:
+            return True
+        imported = self.imports.aliases.get(root)
+        return imported is not None and imported != "torch" and not imported.startswith("torch.")
+
+    def nodes(self, func: cst.FunctionDef) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
+        """The nodes of a traced function's body with their statements, listed once for the
+        call graph and the rules."""
+        listed = self._nodes.get(id(func))
+        if listed is None:
+            dead = self._dead_after_guards(func) if self.mentions_guards else None
+            self._mark_training_after_return(func)
+            listed = self._nodes[id(func)] = with_statements(
+                func.body, func, in_function=True, pruned=lambda node: self._branch_export_skips(node, func), dead=dead
+            )
+            for node, statement in listed:
+                node_type = type(node)
+                if node_type is cst.Call and statement is not None:
+                    self._call_statement[id(node)] = id(statement)
+                if node_type is cst.Call and _is_check(node):
+                    for arg in node.args[1:]:  # type: ignore[attr-defined]
+                        if isinstance(arg.value, cst.Lambda):
+                            self.unevaluated.update(id(inner) for inner in iter_nodes(arg.value.body))
+                elif node_type is cst.IfExp and type(node.test) is cst.BooleanOperation:  # type: ignore[attr-defined]
+                    # `() if (output_attentions and is_global_attn) else None`
+                    self._mark_optional_operands(node.test, func)  # type: ignore[attr-defined]
+        return listed
+
+    def _dead_after_guards(self, func: cst.FunctionDef) -> set[int]:
+        """Statements after `if is_tracing(x): return` (a guard True while exporting, a branch that
+        always leaves): export never reaches them."""
+        dead: set[int] = set()
+        for block in _blocks(func.body):
+            for index, statement in enumerate(block.body):
+                if (
+                    isinstance(statement, cst.If)
+                    and _always_leaves(statement.body)
+                    and self._while_exporting(statement.test, func) is True
+                ):
+                    dead.update(id(s) for s in block.body[index + 1 :])
+                    break
+        return dead
+
+    def _config_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
+        """`if self.is_training:` where `__init__` copied it from `config.is_training`: a switch
+        the default configuration leaves off (see _OFF_BY_DEFAULT), named with its default."""
+        if not (
+            isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self"
+            and test.attr.value in _OFF_BY_DEFAULT
+        ):
+            return None
+        cls = self._class_of.get(id(func))
+        init = cls.methods.get("__init__") if cls is not None else None
+        if init is None:
+            return None
+        name = test.attr.value
+        for statement in walk_statements(init.body):
+            if (
+                isinstance(statement, cst.Assign) and isinstance(statement.value, cst.Attribute)
+                and statement.value.attr.value == name and dotted(statement.value.value) in ("config", "self.config")
+                and any(dotted(t.target) == f"self.{name}" for t in statement.targets)
+            ):
+                return f"only with `config.{name}=True`: the default configuration sets it to False"
+        return None
+
+    def _mark_training_after_return(self, func: cst.FunctionDef) -> None:
+        """What follows `if not self.training: return ...` in its block runs only in training mode
+        (an eval export has returned by then); what follows `if retriever is None: return ...`,
+        where `retriever` is an optional argument, only when a caller passes it."""
+        for block in _blocks(func.body):
+            for index, statement in enumerate(block.body):
+                if not (isinstance(statement, cst.If) and statement.orelse is None and _always_leaves(statement.body)):
+                    continue
+                if _tests_not_training(statement.test):
+                    for later in block.body[index + 1 :]:
+                        self.training_only.update(id(inner) for inner in walk_statements(later))
+                    break
+                optional = self._optional_when_false(statement.test, func)
+                if optional is not None:
+                    for later in block.body[index + 1 :]:
+                        for inner in walk_statements(later):
+                            self.optional_only.setdefault(id(inner), optional)
+                    break
+
+    def _optional_when_false(self, test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
+        """The optional argument that `test` is True without (`x is None`, `not x`): the code
+        after `if test: return` runs only when a caller passes it."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            present: cst.BaseExpression = test.expression
+        elif (
+            isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Is)
+            and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"
+        ):
+            present = test.with_changes(
+                comparisons=[test.comparisons[0].with_changes(operator=cst.IsNot())]
+            )
+        else:
+            return None
+        return _optional_argument(
+            present, func, self._flags, self._passed_by_parent(func), self._reasons(func),
+            self._attributes_maybe_none(func),
+        )
+
+    def _branch_export_skips(self, node: cst.If, func: cst.FunctionDef) -> tuple[cst.CSTNode, ...]:
+        """The branch of `node` export never runs (left out of the walk: nothing there is
+        traced), and, as a side effect, the statements only a training-mode export runs."""
+        verdict = self._while_exporting(node.test, func)
+        self._mark_unevaluated(node.test, func)
+        if verdict is False:
+            return (node.body,)
+        if verdict is True:
+            return (node.orelse,) if node.orelse is not None else ()
+        if _tests_training(node.test):
+            # statements only (a cheap walk): findings are keyed by their innermost statement
+            self.training_only.update(id(statement) for statement in walk_statements(node.body))
+            if _leftmost(node.test) is not node.test and _tests_training(_leftmost(node.test)):
+                # `if self.training and <test>:` evaluates <test> only in training mode
+                self.training_only.add(id(node))
+        elif _tests_not_training(node.test) and node.orelse is not None:
+            # the `else` (or `elif`) of `if not self.training:` runs only in training mode
+            self.training_only.update(id(statement) for statement in walk_statements(node.orelse))
+        switch = self._config_switch(_leftmost(node.test), func)
+        if switch is not None:
+            for statement in walk_statements(node.body):
+                self.switched.setdefault(id(statement), switch)
+        self._mark_optional_operands(node.test, func)
+        parent = self._passed_by_parent(func)
+        optional = _optional_argument(
+            _leftmost(node.test), func, self._flags, parent, self._reasons(func), self._attributes_maybe_none(func)
+        )
+        if optional is not None and (_leftmost(node.test) is not node.test or isinstance(node.test, cst.Name)):
+            # the rest of the test, or the bare optional itself (`if guidance:`), is a tensor
+            # only when the argument is passed
+            self.optional_only.setdefault(id(node), optional)
+        # the body runs only when every conjunct holds: `n > 1 and speaker_id is not None`
+        optional = optional or next(
+            (
+                name for part in _conjuncts(node.test)
+                if (name := _optional_argument(
+                    part, func, self._flags, parent, self._reasons(func), self._attributes_maybe_none(func)
+                ))
+            ),
+            None,
+        )
+        if optional is not None:
+            for statement in walk_statements(node.body):
+                self.optional_only.setdefault(id(statement), optional)
+        return ()
+
+    def _reasons(self, func: cst.FunctionDef) -> dict[str, str]:
+        return self._maybe_none.setdefault(id(func), {})
+
+    @property
+    def maybe_none(self) -> dict[str, str]:
+        """Optional names that are not parameters defaulting to None, with why they may be None;
+        a name two functions give different reasons for keeps the first reason in sorted order
+        (not the one of the function analysed first)."""
+        out: dict[str, str] = {}
+        for reasons in self._maybe_none.values():
+            for name, why in reasons.items():
+                out[name] = min(out.get(name, why), why)
+        return out
+
+    def _attributes_maybe_none(self, func: cst.FunctionDef) -> frozenset[str]:
+        """`self.x` that `__init__` of `func`'s class sets from an argument defaulting to None."""
+        cls = self._class_of.get(id(func))
+        init = cls.methods.get("__init__") if cls is not None else None
+        return frozenset(self._optional_attributes.get(id(init), ())) if init is not None else frozenset()
+
+    def _passed_by_parent(self, func: cst.FunctionDef) -> bool:
+        """`forward` of a class another class of the file builds as a submodule: its arguments after
+        the first come from the parent's call, which may pass None where the code tests for it."""
+        cls = self._class_of.get(id(func))
+        return func.name.value == "forward" and cls is not None and cls.node.name.value in self.submodule_classes
+
+    def _mark_optional_operands(self, test: cst.BaseExpression, func: cst.FunctionDef) -> None:
+        """`(a is not None and a.any()) or (b is not None and b.any())`: each `.any()` runs only
+        when its own optional argument is passed."""
+        read = _read_from_optional(test, func)
+        if read is not None:
+            # `mm_encoder_outputs.get("image")` of an argument that defaults to None (then `{}`)
+            for node in iter_nodes(test):
+                self.optional_nodes.setdefault(id(node), read)
+            return
+        if not isinstance(test, cst.BooleanOperation):
+            return
+        if isinstance(test.operator, cst.And):
+            name = _optional_argument(
+                _leftmost(test), func, self._flags, self._passed_by_parent(func), self._reasons(func),
+                self._attributes_maybe_none(func),
+            )
+            if name is not None:
+                for node in iter_nodes(test.right):
+                    self.optional_nodes.setdefault(id(node), name)
+        self._mark_optional_operands(test.left, func)
+        self._mark_optional_operands(test.right, func)
+
+    def _mark_unevaluated(self, test: cst.BaseExpression, func: cst.FunctionDef) -> None:
+        """`A and B` where A is False while exporting (`A or B`: True): export never evaluates B."""
+        while isinstance(test, cst.BooleanOperation):
+            left = self._while_exporting(test.left, func)
+            if left is (False if isinstance(test.operator, cst.And) else True):
+                self.unevaluated.update(id(node) for node in iter_nodes(test.right))
+            test = test.left
+
+    def _while_exporting(self, test: cst.BaseExpression, func: cst.FunctionDef | None = None) -> bool | None:
+        """The value of `test` while torch.export traces, where it is known: the guards code
+        writes around export (measured on torch 2.13: `torch.compiler.is_exporting()` is True,
+        `torch.jit.is_scripting()`/`is_tracing()` and `torch.onnx.is_in_onnx_export()` are False,
+        in both modes)."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._while_exporting(test.expression, func)
+            return None if inner is None else not inner
+        if isinstance(test, cst.BooleanOperation):
+            left, right = self._while_exporting(test.left, func), self._while_exporting(test.right, func)
+            if isinstance(test.operator, cst.And):
+                return False if False in (left, right) else (True if left is right is True else None)
+            return True if True in (left, right) else (False if left is right is False else None)
+        if isinstance(test, cst.Call):
+            return export_guard(self.qualified(test.func))
+        if isinstance(test, cst.Name) and func is not None and self.mentions_guards:
+            # `is_compiling = torch.compiler.is_compiling()` earlier in the function
+            assigned = self._flags.get(id(func))
+            if assigned is None:
+                assigned = self._flags[id(func)] = _assigned_once(func)
+            value = assigned.get(test.value)
+            return self._while_exporting(value) if isinstance(value, cst.Call) else None
+        if _tests_half_precision(test, self):
+            return False  # a default export is fp32
+        return None
+
+    def while_exporting(self, test: cst.BaseExpression) -> bool | None:
+        """The value of `test` while torch.export traces, where a guard makes it known."""
+        return self._while_exporting(test) if self.mentions_guards else None
+
+    def helper_for(self, cls: ModuleClass | None, func: cst.BaseExpression) -> Traced | None:
+        """The in-file function a call reaches: `self.method(...)` or `helper(...)`."""
+        if isinstance(func, cst.Name):
+            fn = self.functions.get(func.value)
+            return Traced(fn, None) if fn is not None else None
+        if (
+            cls is not None
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            method = self._method(cls, func.attr.value)
+            if method is not None:
+                return Traced(method, self._class_of.get(id(method), cls))
+        return None
+
+    def _method(self, cls: ModuleClass, name: str) -> cst.FunctionDef | None:
+        seen: set[str] = set()
+        queue = [cls]
+        while queue:
+            current = queue.pop(0)
+            if current.node.name.value in seen:
+                continue
+            seen.add(current.node.name.value)
+            if name in current.methods:
+                return current.methods[name]
+            queue.extend(self.classes[b] for b in current.bases if b in self.classes)
+        return None
+
+
+#: what a call returns while torch.export traces, in both modes (measured on torch 2.13, see
+#: tests/truth/test_reachability.py); transformers' helpers wrap `torch.compiler.is_compiling()`
+#: and `is_exporting()` (utils/import_utils.py), re-exported from `transformers.utils`
+_EXPORT_GUARDS = {
+    "torch.compiler.is_exporting": True,
+    "torch.compiler.is_compiling": True,
+    "torch.jit.is_scripting": False,
+    "torch.jit.is_tracing": False,
+    "torch.onnx.is_in_onnx_export": False,
+    # the TorchScript tracer's state (None under export, measured), and torchvision's wrapper of it
+    "torch._C._get_tracing_state": False,
+    "torchvision._is_tracing": False,
+}
+
+
+#: configuration flags that turn on training-only code and default to off (transformers'
+#: OneFormerConfig and the Mask2Former family: `is_training=False`), copied to `self` in `__init__`
+_OFF_BY_DEFAULT = frozenset({"is_training"})
+
+
+_EXPERTS_SWITCHES = frozenset({
+    "transformers.integrations.use_experts_implementation",
+    "transformers.integrations.moe.use_experts_implementation",
+})
+
+
+_LIBRARY_GUARDS = {
+    "transformers.utils": ("is_torchdynamo_compiling", "is_torchdynamo_exporting", "is_tracing"),
+    "transformers.utils.import_utils": ("is_torchdynamo_compiling", "is_torchdynamo_exporting", "is_tracing"),
+}
+
+
+def export_guard(qualified: str) -> bool | None:
+    """The value of a call of `qualified` while exporting, where it is known."""
+    known = _EXPORT_GUARDS.get(qualified)
+    if known is None:
+        module, _, name = qualified.rpartition(".")
+        if name in _LIBRARY_GUARDS.get(module, ()):
+            return True
+    return known
+
+
+_HALF_PRECISION = frozenset({"torch.float16", "torch.half", "torch.bfloat16"})
+
+
+def _tests_half_precision(test: cst.BaseExpression, program: FileSymbols) -> bool:
+    """`x.dtype == torch.float16`: false in a default (fp32) export, so what it guards, and
+    what follows it in an `and`, never runs there (fp16 overflow clamps in T5-style blocks)."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    target = test.comparisons[0]
+    return (
+        isinstance(target.operator, (cst.Equal, cst.Is))
+        and isinstance(test.left, cst.Attribute)
+        and test.left.attr.value == "dtype"
+        and program.resolve(target.comparator) in _HALF_PRECISION
+    )
+
+
+def _tests_training(test: cst.BaseExpression) -> bool:
+    """`self.training`, alone or as an operand of `and` (its body runs only in training mode)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _tests_training(test.left) or _tests_training(test.right)
+    return (
+        isinstance(test, cst.Attribute)
+        and test.attr.value == "training"
+        and isinstance(test.value, cst.Name)
+        and test.value.value == "self"
+    )
+
+
+def _takes_a_session(forward: cst.FunctionDef) -> bool:
+    """A `forward` with an argument annotated as an inference session (transformers' SAM2/SAM3/
+    EdgeTAM video models: `inference_session: Sam2VideoInferenceSession`): export rejects such a
+    Python object among its inputs before tracing anything (measured on 2.13, both modes), so
+    this `forward` is no export entry."""
+    return any(
+        param.annotation is not None and (dotted(param.annotation.annotation) or "").endswith("InferenceSession")
+        for param in all_params(forward.params)
+    )
+
+
+def _tests_not_training(test: cst.BaseExpression) -> bool:
+    """`not self.training`: what it guards runs in an eval export, its `else` only in training mode."""
+    return (
+        isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        and isinstance(test.expression, cst.Attribute) and _tests_training(test.expression)
+    )
+
+
+def _optional_argument(
+    test: cst.BaseExpression, func: cst.FunctionDef, flags: dict[int, dict[str, cst.BaseExpression | None]],
+    from_parent: bool = False, reasons: dict[str, str] | None = None, attributes: frozenset[str] = frozenset(),
+) -> str | None:
+    """`name is not None` (or `name` alone) where `name` is a parameter of `func` that defaults to
+    None: what follows runs only when a caller passes it (a default export passes only the
+    example's).
+    Also a flag made of that test (`exists_cache = past is not None and ...; if exists_cache:`).
+    `flags`: per function, its names assigned once (filled on first use). `from_parent`: the
+    arguments after the first come from a parent module's call, so `name is not None` on any of
+    them marks it optional (evolla's cross-attention takes `protein_kv_states` or None).
+    `reasons`: filled with why a name that is not a None-defaulting parameter may be None."""
+    if reasons is None:
+        reasons = {}
+    if isinstance(test, cst.Name):
+        if defaults_to_none(test.value, func):
+            return test.value  # `if guidance:`: None (falsy) unless passed
+        assigned = flags.get(id(func))
+        if assigned is None:
+            assigned = flags[id(func)] = _assigned_once(func)
+        flag = assigned.get(test.value)
+        if flag is None or isinstance(flag, cst.Name):
+            return None
+        return _optional_argument(_leftmost(flag), func, flags, from_parent, reasons, attributes)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    target = test.comparisons[0]
+    if not (isinstance(target.operator, cst.IsNot) and isinstance(target.comparator, cst.Name)
+            and target.comparator.value == "None"):
+        return None
+    left = test.left
+    read = _read_from_optional(left, func)
+    if read is not None:
+        return read  # `if outputs.get("image") is not None:` on an argument defaulting to None
+    if (
+        isinstance(left, cst.Attribute) and isinstance(left.value, cst.Name) and left.value.value == "self"
+        and left.attr.value in attributes
+    ):
+        written = f"self.{left.attr.value}"
+        reasons.setdefault(written, "the model is built without it unless `__init__` is given one")
+        return written
+    if not isinstance(left, cst.Name):
+        return None
+    name = left.value
+    if defaults_to_none(name, func):
+        return name
+    if from_parent and _later_parameter(name, func):
+        reasons.setdefault(name, "the parent module may pass None")
+        return name
+    why = _may_be_none(name, func)
+    if why is not None:
+        reasons.setdefault(name, why)
+        return name
+    return None
+
+
+def _may_be_none(name: str, func: cst.FunctionDef) -> str | None:
+    """Why `name` may be None: a helper's parameter annotated `Optional[...]` / `... | None` (its
+    callers may pass None: timm's `_encode(x, position_ids, padding_positions: Optional[Tensor])`),
+    or a local the function sets to None somewhere (`attn_mask = None`, then set on some paths)."""
+    for param in all_params(func.params):
+        if param.name.value == name:
+            if func.name.value == "forward" or param.annotation is None:
+                return None
+            names = annotation_names(param.annotation)
+            return "its annotation allows None" if "Optional" in names or "None" in names else None
+    return _locals_maybe_none(func).get(name)
+
+
+_MAYBE_NONE: dict[int, tuple[cst.FunctionDef, dict[str, str]]] = {}
+
+
+def _locals_maybe_none(func: cst.FunctionDef) -> dict[str, str]:
+    """The function's locals that may be None, with why (one walk per function)."""
+    cached = _MAYBE_NONE.get(id(func))
+    if cached is not None and cached[0] is func:
+        return cached[1]
+    out: dict[str, str] = {}
+    for statement in walk_statements(func.body):
+        if isinstance(statement, cst.Assign):
+            value, targets = statement.value, [t.target for t in statement.targets]
+        elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
+            value, targets = statement.value, [statement.target]
+        else:
+            continue
+        if isinstance(value, cst.Name) and value.value == "None":
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    out.setdefault(target.value, "it is set to None on some paths")
+        elif isinstance(value, cst.Call) and not (dotted(value.func) or "").startswith("torch."):
+            # `x, pos, padding = self.patch_embed(...)`: one part of what another function
+            # returns, which the code itself expects may be None
+            for target in targets:
+                if isinstance(target, (cst.Tuple, cst.List)):
+                    for element in target.elements:
+                        if isinstance(element.value, cst.Name):
+                            out.setdefault(
+                                element.value.value, "a part of what a call returns, which the code expects may be None"
+                            )
+    if len(_MAYBE_NONE) > 4096:
+        _MAYBE_NONE.clear()
+    _MAYBE_NONE[id(func)] = (func, out)
+    return out
+
+
+def _read_from_optional(expr: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
+    """`name.get(...)` or `name[...]` where `name` is a parameter defaulting to None: what it
+    reads exists only when the caller passes `name`."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "get":
+        owner = expr.func.value
+    elif isinstance(expr, cst.Subscript):
+        owner = expr.value
+    else:
+        return None
+    if isinstance(owner, cst.Name) and defaults_to_none(owner.value, func):
+        return owner.value
+    return None
+
+
+def _later_parameter(name: str, func: cst.FunctionDef) -> bool:
+    """`name` is a parameter of `func` after the first (after `self`)."""
+    params = [p.name.value for p in all_params(func.params) if p.name.value not in ("self", "cls")]
+    return name in params[1:]
+
+
+def _assigned_once(func: cst.FunctionDef) -> dict[str, cst.BaseExpression | None]:
+    """Name -> the expression it is bound to, for names the function assigns exactly once (None
+    for names assigned more than once or augmented)."""
+    out: dict[str, cst.BaseExpression | None] = {}
+    for statement in walk_statements(func.body):
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                if isinstance(target.target, cst.Name):
+                    name = target.target.value
+                    out[name] = None if name in out else statement.value
+        elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)) and isinstance(statement.target, cst.Name):
+            out[statement.target.value] = None
+    return out
+
+
+def _chain_key(reach: Reach, item: Traced) -> tuple[int, str, tuple[str, ...], str]:
+    """Order of the chains that reach a function: shorter first, then by name."""
+    return len(reach.via), reach.entry, reach.via, item.name
+
+
+def _closure(
+    roots: list[Traced], edges: dict[int, list[tuple[Traced, bool]]], follows: Callable[[int, int], bool]
+) -> set[int]:
+    """Ids of the functions `roots` reach through eval-mode calls that `follows(caller, callee)`."""
+    reached: set[int] = set()
+    stack = [id(root.func) for root in roots]
+    while stack:
+        key = stack.pop()
+        if key in reached:
+            continue
+        reached.add(key)
+        stack.extend(
+            id(callee.func) for callee, eval_call in edges.get(key, []) if eval_call and follows(key, id(callee.func))
+        )
+    return reached
+
+
+def _conjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The operands of an `and` chain (the test itself when it is not one)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        yield from _conjuncts(test.left)
+        yield from _conjuncts(test.right)
+    else:
+        yield test
+
+
+def _leftmost(test: cst.BaseExpression) -> cst.BaseExpression:
+    """The operand an `and` chain evaluates first."""
+    while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        test = test.left
+    return test
+
+
+def callee_text(func: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a name chain; `super().x` for a call through super; None otherwise."""
+    name = dotted(func)
+    if name is not None:
+        return name
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Call)
+        and isinstance(func.value.func, cst.Name)
+        and func.value.func.value == "super"
+    ):
+        return f"super().{func.attr.value}"
+    return None
+
+
+def _is_check(call: cst.Call) -> bool:
+    """`torch._check(cond, lambda: msg)`, `torch_compilable_check(cond, lambda: ...)`: the message
+    is built only when the check fails, never while a passing export traces."""
+    name = (dotted(call.func) or "").rpartition(".")[2]
+    return "check" in name or "assert" in name
+
+
+def _blocks(body: cst.BaseSuite) -> Iterator[cst.IndentedBlock]:
+    """Every indented block of a function body (nested defs included), statements only."""
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.IndentedBlock):
+            yield node
+            stack.extend(node.body)
+        elif isinstance(node, cst.BaseCompoundStatement):
+            stack.append(node.body)
+            orelse = getattr(node, "orelse", None)
+            if orelse is not None:
+                stack.append(orelse)
+            stack.extend(getattr(node, "handlers", ()))
+            final = getattr(node, "finalbody", None)
+            if final is not None:
+                stack.append(final)
+        elif isinstance(node, (cst.Else, cst.ExceptHandler, cst.Finally)):
+            stack.append(node.body)
+
+
+def _always_leaves(body: cst.BaseSuite) -> bool:
+    """The block ends in `return` or `raise`."""
+    last = body.body[-1] if body.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise))

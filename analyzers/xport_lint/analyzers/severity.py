@@ -1,0 +1,79 @@
+"""The one severity policy: rule x condition x configuration x mode.
+
+A rule states what torch does in each mode (its class severities) or, for the shape rules, per
+finding from how the model declares its input shapes. Reach says under which condition export
+runs the code (only in training mode, with a non-default configuration switch, when an optional
+argument is passed): an error there is a warning that names the condition, and a rule's
+warning about a Python side effect (a log, `self` state, randomness) is info. The project's
+configuration (`[tool.xport-lint.severity]`) overrides all of it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .model import Mode, Severity
+from .reach import FileReach
+
+TRAINING_ONLY = "only when exporting in training mode: `self.training` is False after `.eval()`"
+
+
+class Rated(Protocol):
+    """A rule class, as far as its severity goes (rule.Rule; named here without importing it)."""
+
+    CODE: str
+    SEVERITY: Severity | None
+    STRICT_SEVERITY: Severity | None
+    SIDE_EFFECT: bool
+
+
+def in_mode(rule: type[Rated], mode: Mode) -> Severity | None:
+    """The rule's severity in `mode` (None: the rule says nothing in that mode and is not run)."""
+    return rule.STRICT_SEVERITY if mode is Mode.STRICT else rule.SEVERITY
+
+
+def judge(
+    rule: type[Rated], mode: Mode, configured: dict[str, Severity], reach: FileReach,
+    node: int, statement: int | None, per_finding: Severity | None,
+) -> tuple[Severity, str | None]:
+    """A finding's severity, and the condition its message names where one lowered it.
+
+    `node`, `statement`: ids of the reported node and its innermost statement; `per_finding`:
+    the rule's own verdict for this finding (the shape rules), else None."""
+    if rule.CODE in configured:
+        return configured[rule.CODE], None
+    severity = per_finding or in_mode(rule, mode) or Severity.INFO
+    if severity is Severity.INFO or (severity is Severity.WARNING and not rule.SIDE_EFFECT):
+        return severity, None
+    condition = _condition(reach, node, statement)
+    if condition is None:
+        return severity, None
+    # an error there fails only under the condition; a dropped side effect there is dropped from
+    # a graph a default export does not build
+    return (Severity.WARNING if severity is Severity.ERROR else Severity.INFO), condition
+
+
+def _condition(reach: FileReach, node: int, statement: int | None) -> str | None:
+    """Why a default export may not run this: the first of an optional operand (`b` in
+    `a is not None and b.any()`), training mode, a configuration switch, an optional argument."""
+    if node in reach.optional_nodes and statement not in reach.training_only:
+        return optional_reason(reach.optional_nodes[node], reach)
+    if statement is None:
+        return None
+    if statement in reach.training_only:
+        # a default export is of an `.eval()` module, which never runs this (measured: the
+        # same branch fails a training-mode export and passes an eval one)
+        return TRAINING_ONLY
+    if statement in reach.switched:
+        return reach.switched[statement]
+    if statement in reach.optional_only:
+        return optional_reason(reach.optional_only[statement], reach)
+    return None
+
+
+def optional_reason(name: str, reach: FileReach) -> str:
+    """The condition of code that runs only when `name` is not None."""
+    why = reach.maybe_none.get(name)
+    if why is None:
+        return f"only when `{name}` is passed: it defaults to None, and `{name} is not None` guards this"
+    return f"only when `{name}` is not None ({why}), which `{name} is not None` guards"

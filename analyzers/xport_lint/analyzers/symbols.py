@@ -1,0 +1,251 @@
+"""Layer 1 of a file's analysis, symbols: what the file names. Imports (made absolute), its
+functions, its classes and which of them are `nn.Module`s (with what the project index says),
+what each module's `__init__` assigns to `self`, its loggers. Nothing here knows what is traced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .dataflow import NOTHING, Kind, Value, all_params, walk_statements
+from .index import EMPTY_CONTEXT, NOT_MODULE_BASES, FileContext, absolute_import
+from .names import ImportTable, dotted
+from .walk import iter_nodes
+
+
+@dataclass
+class ModuleClass:
+    node: cst.ClassDef
+    bases: list[str]
+    methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    #: `self.x` kinds learned from `__init__` (submodules, buffers, parameters)
+    attributes: dict[str, Value] = field(default_factory=dict)
+    #: `self.x = x` for an `__init__` argument defaulting to None (`retriever=None`)
+    optional_attributes: set[str] = field(default_factory=set)
+
+
+class FileSymbols:
+    """The names one file defines and imports."""
+
+    def __init__(
+        self, module: cst.Module, context: FileContext = EMPTY_CONTEXT, name: str = "", is_package: bool = False
+    ) -> None:
+        self.module = module
+        self.context = context
+        #: the file's dotted module name (relative imports are made absolute with it)
+        self.name = name
+        self.package = name if is_package else name.rpartition(".")[0]
+        #: classes this file alone shows to be modules (the project index adds the others)
+        self.own_module_classes: set[str] = set()
+        self.imports = ImportTable()
+        self.functions: dict[str, cst.FunctionDef] = {}
+        self.classes: dict[str, ModuleClass] = {}
+        #: module-level names bound to `logging.getLogger(...)` (or a library's `get_logger`)
+        self.loggers: set[str] = set()
+        self._class_of: dict[int, ModuleClass] = {}
+        self._file_classes: dict[str, cst.ClassDef] = {}
+        #: classes of this file that another class builds as a submodule: their forward's arguments
+        #: after the first come from the parent, not from the export's example
+        self.submodule_classes: set[str] = set()
+        #: per `__init__`: the attributes it sets from arguments defaulting to None
+        self._optional_attributes: dict[int, set[str]] = {}
+        self._collect_top_level(module.body)
+        for local, full in self.imports.aliases.items():
+            if full.startswith("."):
+                self.imports.aliases[local] = absolute_import(full, self.package)
+
+    def _collect_top_level(self, body: Sequence[cst.CSTNode]) -> None:
+        candidates: list[cst.ClassDef] = []
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        self.imports.add(small)
+                    elif isinstance(small, cst.Assign) and _is_logger_call(small.value):
+                        for target in small.targets:
+                            if isinstance(target.target, cst.Name):
+                                self.loggers.add(target.target.value)
+            elif isinstance(stmt, cst.FunctionDef):
+                self.functions[stmt.name.value] = stmt
+            elif isinstance(stmt, cst.ClassDef):
+                candidates.append(stmt)
+                self._file_classes[stmt.name.value] = stmt
+            elif isinstance(stmt, (cst.If, cst.Try)):
+                # imports under `if TYPE_CHECKING:` / `try: ... except ImportError:`
+                inner = [s for s in _suite_statements(stmt)]
+                self._collect_top_level(inner)
+        # Classes may subclass classes defined later in the file, so settle to a fixed point.
+        changed = True
+        while changed:
+            changed = False
+            for cls in candidates:
+                name = cls.name.value
+                if name not in self.classes and self._is_module_class(cls):
+                    self.classes[name] = self._module_class(cls)
+                    self.own_module_classes.add(name)
+                    changed = True
+        for cls in candidates:
+            name = cls.name.value
+            if name not in self.classes and name in self.context.module_classes:
+                self.classes[name] = self._module_class(cls)
+
+    def _is_module_class(self, cls: cst.ClassDef) -> bool:
+        has_forward = any(
+            isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in cls.body.body
+        )
+        for base in cls.bases:
+            if base.keyword is not None:
+                continue
+            local = dotted(base.value)
+            if local is None:
+                continue
+            if local in self.classes:
+                return True
+            if has_forward and self._local_base_is_imported_module(local, set()):
+                return True
+            qualified = self.imports.resolve(base.value)
+            if qualified in NOT_MODULE_BASES:
+                return False
+            if qualified is not None and qualified.startswith("torch.nn."):
+                return True
+            # A class with `forward` that subclasses something imported from elsewhere (a
+            # `PreTrainedModel`, a library base) is almost always a module.
+            if qualified is not None and has_forward and not qualified.startswith("torch."):
+                return True
+        return False
+
+    def _local_base_is_imported_module(self, name: str, seen: set[str]) -> bool:
+        """`class FooModel(FooPreTrainedModel)` where `FooPreTrainedModel(PreTrainedModel)` has
+        no `forward` of its own: the base chain, through classes of this file, reaches a library
+        base (transformers' layout for the main model class of most architectures)."""
+        cls = self._file_classes.get(name)
+        if cls is None or name in seen:
+            return False
+        seen.add(name)
+        for base in cls.bases:
+            if base.keyword is not None:
+                continue
+            local = dotted(base.value)
+            qualified = self.imports.resolve(base.value)
+            if qualified is not None:
+                if qualified in NOT_MODULE_BASES:
+                    return False
+                if qualified.startswith("torch.nn.") or not qualified.startswith("torch."):
+                    return True
+            elif local is not None and self._local_base_is_imported_module(local, seen):
+                return True
+        return False
+
+    def _module_class(self, cls: cst.ClassDef) -> ModuleClass:
+        bases = [b for b in (dotted(a.value) for a in cls.bases) if b]
+        info = ModuleClass(node=cls, bases=bases)
+        for stmt in cls.body.body:
+            if isinstance(stmt, cst.FunctionDef):
+                info.methods[stmt.name.value] = stmt
+                self._class_of[id(stmt)] = info
+        init = info.methods.get("__init__")
+        if init is not None:
+            info.attributes = self._init_attributes(init)
+        return info
+
+    def _init_attributes(self, init: cst.FunctionDef) -> dict[str, Value]:
+        """`self.x = nn.Linear(...)` is a submodule; buffers and parameters are tensors."""
+        out: dict[str, Value] = {}
+        # statements only: the expressions inside (most of the nodes) never hold these
+        for statement in walk_statements(init.body):
+            node = statement.value if isinstance(statement, cst.Expr) else statement
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    t = target.target
+                    if (
+                        isinstance(t, cst.Attribute)
+                        and isinstance(t.value, cst.Name)
+                        and t.value.value == "self"
+                    ):
+                        out[t.attr.value] = out.get(t.attr.value, NOTHING) | self._init_value(
+                            node.value
+                        )
+                        if isinstance(node.value, cst.Name) and defaults_to_none(node.value.value, init):
+                            self._optional_attributes.setdefault(id(init), set()).add(t.attr.value)
+                        if isinstance(node.value, cst.Call):
+                            self._note_constructed(node.value)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                if node.func.attr.value in ("register_buffer", "register_parameter") and node.args:
+                    first = node.args[0].value
+                    if isinstance(first, cst.SimpleString):
+                        out[first.evaluated_value] = Value(Kind.TENSOR)  # type: ignore[index]
+        return out
+
+    def _note_constructed(self, value: cst.Call) -> None:
+        """Classes of this file built as submodules (`Block(config)`, inside `nn.ModuleList([...])`)."""
+        for node in iter_nodes(value):
+            if type(node) is cst.Call:
+                name = dotted(node.func)  # type: ignore[attr-defined]
+                if name in self._file_classes:
+                    self.submodule_classes.add(name)
+
+    def _init_value(self, value: cst.BaseExpression) -> Value:
+        if isinstance(value, cst.Call):
+            name = dotted(value.func) or ""
+            leaf = name.rsplit(".", 1)[-1]
+            qualified = self.imports.resolve(value.func) or ""
+            if leaf == "Parameter" or leaf.endswith("Tensor"):
+                return Value(Kind.TENSOR)
+            if leaf in self.classes or (leaf[:1].isupper() and qualified.startswith("torch.nn")):
+                return Value(Kind.MODULE)
+            if qualified.startswith("torch.") and leaf[:1].islower():
+                return Value(Kind.TENSOR)
+            if leaf[:1].isupper():
+                return Value(Kind.MODULE)
+        return NOTHING
+
+    def resolve(self, node: cst.BaseExpression) -> str | None:
+        return self.imports.resolve(node)
+
+    def qualified(self, func: cst.BaseExpression) -> str:
+        """The dotted name a callee denotes: through the imports, or this file's own function."""
+        resolved = self.resolve(func)
+        if resolved is not None:
+            return resolved
+        if isinstance(func, cst.Name) and func.value in self.functions and self.name:
+            return f"{self.name}.{func.value}"
+        return ""
+
+    def self_attribute(self, cls: cst.ClassDef | None, name: str) -> Value:
+        if cls is None:
+            return NOTHING
+        info = self.classes.get(cls.name.value)
+        seen: set[str] = set()
+        while info is not None and info.node.name.value not in seen:
+            seen.add(info.node.name.value)
+            if name in info.attributes:
+                return info.attributes[name]
+            info = next((self.classes[b] for b in info.bases if b in self.classes), None)
+        return NOTHING
+
+
+def defaults_to_none(name: str, func: cst.FunctionDef) -> bool:
+    """`name` is a parameter of `func` that defaults to None."""
+    for param in all_params(func.params):
+        if param.name.value == name:
+            default = param.default
+            return isinstance(default, cst.Name) and default.value == "None"
+    return False
+
+
+def _is_logger_call(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Call) and (dotted(value.func) or "").endswith(
+        ("getLogger", "get_logger")
+    )
+
+
+def _suite_statements(stmt: cst.If | cst.Try) -> Iterator[cst.CSTNode]:
+    yield from stmt.body.body
+    if isinstance(stmt, cst.Try):
+        for handler in stmt.handlers:
+            yield from handler.body.body
+    elif isinstance(stmt.orelse, cst.Else):
+        yield from stmt.orelse.body.body

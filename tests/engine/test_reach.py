@@ -1,0 +1,173 @@
+"""Reach: which code a default export runs, and the condition a finding's severity names when it
+does not (training mode, a configuration switch, an optional argument). A default export is of an
+`.eval()` module with the default configuration and only the example's arguments: an error on
+code only another export runs is a warning naming that condition, and a Python side effect there
+(a log, `self` state, randomness) is info."""
+
+from __future__ import annotations
+
+import textwrap
+
+from xport_lint.analyzers import Config, check_source
+from xport_lint.analyzers.model import Finding, Severity
+
+
+def findings(code: str) -> list[Finding]:
+    return check_source(textwrap.dedent(code), "model.py")
+
+
+def only(code: str) -> Finding:
+    found = findings(code)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_the_else_of_not_training_runs_only_in_training_mode() -> None:
+    finding = only(
+        """
+        import torch
+        class Dropper(torch.nn.Module):
+            def forward(self, x):
+                if not self.training:
+                    y = x * 2
+                else:
+                    if x.sum() > 0:
+                        y = x
+                    else:
+                        y = -x
+                return y
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT101", Severity.WARNING)
+    assert "only when exporting in training mode" in finding.message
+
+
+def test_code_after_an_eval_return_runs_only_in_training_mode() -> None:
+    finding = only(
+        """
+        import torch
+        class Sampler(torch.nn.Module):
+            def forward(self, x):
+                if not self.training:
+                    return x
+                if x.sum() > 0:
+                    return x
+                return -x
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT101", Severity.WARNING)
+    assert "only when exporting in training mode" in finding.message
+
+
+def test_an_is_training_flag_copied_from_the_config_is_a_switch_off_by_default() -> None:
+    finding = only(
+        """
+        import torch
+        class Head(torch.nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                self.is_training = config.is_training
+            def forward(self, x):
+                if self.is_training:
+                    if x.max() > 1:
+                        x = x / x.max()
+                return x
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT101", Severity.WARNING)
+    assert "config.is_training=True" in finding.message
+
+
+def test_code_after_returning_when_an_optional_argument_is_none_runs_only_when_it_is_passed() -> None:
+    finding = only(
+        """
+        import torch
+        class Scorer(torch.nn.Module):
+            def forward(self, x, labels=None):
+                y = x * 2
+                if labels is None:
+                    return y
+                if labels.max() > 3:
+                    y = y + 1
+                return y
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT101", Severity.WARNING)
+    assert "only when `labels` is passed" in finding.message
+
+
+def test_a_return_on_a_required_argument_leaves_the_rest_on_the_default_path() -> None:
+    finding = only(
+        """
+        import torch
+        class Scorer(torch.nn.Module):
+            def forward(self, x, labels):
+                if labels is None:
+                    return x
+                if labels.max() > 3:
+                    x = x + 1
+                return x
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT101", Severity.ERROR)
+
+
+def test_a_side_effect_only_training_mode_runs_is_advice() -> None:
+    finding = only(
+        """
+        import logging
+        import torch
+        logger = logging.getLogger(__name__)
+        class Tracker(torch.nn.Module):
+            def forward(self, x):
+                if self.training:
+                    logger.warning("mean %s", x.mean())
+                return x
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT405", Severity.INFO)
+    assert "only when exporting in training mode" in finding.message
+
+
+def test_randomness_only_training_mode_runs_is_advice_and_no_strict_error() -> None:
+    code = """
+        import random
+        import torch
+        class LayerDrop(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layer = torch.nn.Linear(4, 4)
+            def forward(self, x):
+                if self.training and random.random() < 0.1:
+                    return x
+                return self.layer(x)
+        """
+    finding = only(code)
+    assert (finding.code, finding.severity) == ("XPT402", Severity.INFO)
+    [strict] = check_source(textwrap.dedent(code), "model.py", Config(strict=True))
+    assert (strict.code, strict.severity) == ("XPT402", Severity.WARNING)
+    assert "only when exporting in training mode" in strict.message
+
+
+def test_state_the_module_reads_back_is_a_warning_and_scratch_state_is_info() -> None:
+    found = {
+        f.message.split("`")[1]: f.severity
+        for f in findings(
+            """
+            import torch
+            class Stateful(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.calls = 0
+                def forward(self, x):
+                    self.hidden = x * 2
+                    y = self.hidden + 1
+                    self.calls = self.calls + 1
+                    self.cache = y
+                    return self.step(y)
+                def step(self, y):
+                    return y + self.cache
+            """
+        )
+    }
+    assert found == {"self.hidden": Severity.INFO, "self.calls": Severity.WARNING, "self.cache": Severity.WARNING}
