@@ -43,12 +43,16 @@ class Case:
     #: statements of `xport_example()` before its return (a shared or derived Dim)
     prelude: str = ""
     params: str = "x, y"
+    #: statements of `__init__` after `super().__init__()` (layers, parameters)
+    init: str = ""
 
     def source(self) -> str:
         body = textwrap.indent(textwrap.dedent(self.body).strip(), " " * 8)
         prelude = textwrap.indent(textwrap.dedent(self.prelude).strip(), " " * 4) or "    pass"
+        init = textwrap.indent(textwrap.dedent(self.init).strip(), " " * 8)
+        constructor = f"    def __init__(self):\n        super().__init__()\n{init}\n" if init else ""
         return _HEADER + (
-            f"class M(torch.nn.Module):\n    def forward(self, {self.params}):\n{body}\n"
+            f"class M(torch.nn.Module):\n{constructor}    def forward(self, {self.params}):\n{body}\n"
             f"def xport_example():\n{prelude}\n"
             f'    return {{"model": M(), "args": {self.args}, "dynamic_shapes": {self.shapes}}}\n'
         )
@@ -58,7 +62,7 @@ def _one(name: str, body: str, args: str, shapes: str, fails: bool, prelude: str
     return Case(name, body, args, shapes, fails, prelude, params="x")
 
 
-CASES = [
+CASES: list = [
     # joining: cat ties every dimension but the joined one; stack ties them all
     Case("cat-rows-of-two-batches", "return torch.cat([x, y], dim=0)", "(torch.randn(3, 4), torch.randn(5, 4))",
          '{"x": {0: Dim("a")}, "y": {0: Dim("b")}}', fails=False),
@@ -143,6 +147,23 @@ CASES = [
          '{"x": {1: Dim("w", min=4)}}', fails=False),
     _one("even-dim-sliced", "return x[1:] * 3", "(torch.randn(6, 2),)", '{"x": {0: 2 * h}}', fails=False,
          prelude='h = Dim("h")'),
+    # heads: a view that splits a size by a constant needs it a multiple
+    Case("heads-split-a-named-width", "b, s = x.shape\nreturn x.view(b, 2, s // 2) + y.sum()",
+         "(torch.randn(4, 6), torch.randn(3))", '{"x": {1: Dim("s")}, "y": None}', fails=True),
+    Case("heads-split-an-even-width", "b, s = x.shape\nreturn x.view(b, 2, s // 2) + y.sum()",
+         "(torch.randn(4, 6), torch.randn(3))", '{"x": {1: 2 * h}, "y": None}', fails=False, prelude='h = Dim("h")'),
+    Case("weight-against-named-features", "return x @ self.w + y.sum()", "(torch.randn(4, 6), torch.randn(3))",
+         '{"x": {1: Dim("k")}, "y": None}', fails=True, init="self.w = torch.nn.Parameter(torch.randn(6, 2))"),
+    Case("projection-keeps-the-batch", "h = self.proj(x)\nif h.shape[0] > 2:\n    return h.relu()\nreturn h + y.sum()",
+         "(torch.randn(4, 6), torch.randn(3))", '{"x": {0: Dim("b")}, "y": None}', fails=True,
+         init="self.proj = torch.nn.Linear(6, 3)"),
+    pytest.param(
+        Case("conv-over-a-short-named-width", "h = self.conv(x.unsqueeze(0))\nreturn h.sum() + y.sum()",
+             "(torch.randn(4, 6), torch.randn(3))", '{"x": {1: Dim("w")}, "y": None}', fails=True,
+             init="self.conv = torch.nn.Conv1d(4, 2, 3)"),
+        marks=pytest.mark.xfail(strict=True, reason="a kernel longer than the range's low end is not modelled"),
+        id="conv-over-a-short-named-width",
+    ),
     # floats on sizes: a bounded range whose bounds stay inside exports
     _one("half-under-small-range", "return x[: round(x.shape[0] / 2.0)]", "(torch.randn(7, 2),)",
          '{"x": {0: Dim("n", min=6, max=12)}}', fails=False),
@@ -177,7 +198,7 @@ def _errors(source: str, mode: Mode) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", [Mode.NON_STRICT, Mode.STRICT], ids=lambda m: m.value)
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name if isinstance(c, Case) else None)
 def test_error_exactly_where_export_fails(case: Case, mode: Mode, tmp_path: Path) -> None:
     source = case.source()
     failed = _export_fails(source, mode is Mode.STRICT, tmp_path)
@@ -190,13 +211,15 @@ def test_error_exactly_where_export_fails(case: Case, mode: Mode, tmp_path: Path
 
 def test_recall_and_false_errors() -> None:
     """Static only (the outcomes are the measured ones above): every constraint violation of
-    the set is found and no exporting program gets an error, in both modes."""
+    the set is found and no exporting program gets an error, in both modes (the one known miss,
+    marked xfail above, left out)."""
+    known = [c for c in CASES if isinstance(c, Case)]  # the known misses are marked xfail
     for mode in Mode:
-        found = sum(bool(_errors(c.source(), mode)) for c in CASES if c.fails)
-        false = [c.name for c in CASES if not c.fails and _errors(c.source(), mode)]
-        failing = sum(c.fails for c in CASES)
+        found = sum(bool(_errors(c.source(), mode)) for c in known if c.fails)
+        false = [c.name for c in known if not c.fails and _errors(c.source(), mode)]
+        failing = sum(c.fails for c in known)
         print(f"{mode.value}: {found}/{failing} constraint violations flagged, "
-              f"{len(false)}/{len(CASES) - failing} exporting programs with an error")
+              f"{len(false)}/{len(known) - failing} exporting programs with an error")
         assert (found, false) == (failing, [])
 
 

@@ -176,7 +176,30 @@ class DimTie(Rule):
             self.ctx.shared[key] = found
         return found  # type: ignore[return-value]
 
-    def _divides(self, node: cst.Call, dims: list[_Dim], targets: list[cst.BaseExpression], setting: tuple) -> None:
+    def _split_by(self, node: cst.Call, targets: list[cst.BaseExpression], setting: tuple) -> bool:
+        """`x.view(b, 2, s // 2)`: a target size that floor-divides a plain named size by `k`
+        keeps the element count only where `k` divides it, a guard the `Dim` does not give
+        (measured: fails in both modes; declared `2 * h` it exports)."""
+        sizes, config = setting[0], setting[1]
+        for target in targets:
+            split = sizes.followed(target)
+            if not (isinstance(split, cst.BinaryOperation) and isinstance(split.operator, cst.FloorDivide)):
+                continue
+            by = _signed(split.right)
+            size = _size_of(split.left, sizes)
+            spec = config.dim(*size.ref) if size.ref is not None else None
+            if by is None or by < 2 or spec is None or spec.kind is not DimKind.NAMED:
+                continue
+            if spec.scale % by == 0 and spec.offset % by == 0:
+                continue  # a multiple of `by` by declaration
+            self.report(node, f"`{short(node)}`: `{short(split)}` keeps the element count only where {by} divides "
+                              f"{_name(size)} ({spec.text()}), so export needs it a multiple of {by} and fails with "
+                              "ConstraintViolationError (Constraints violated); declare it as a derived `Dim` "
+                              f"(`{by} * {spec.name}`)")
+            return True
+        return False
+
+    def _divides(self, node: cst.Call, dims: list[_Dim], targets: list[cst.BaseExpression], setting: tuple) -> bool:
         """`x.reshape(x.shape[0], 2, -1)` of `(4, d)`: the `-1` is `4 * d / 8`, so export needs
         `d` even, a guard a named `Dim` does not give (measured: fails in both modes). Reported
         where one named size is in the element count, the other sizes are constants, and the
@@ -186,7 +209,7 @@ class DimTie(Rule):
         if len(named) != 1 or config.dim(*named[0].ref).kind is not DimKind.NAMED or config.dim(  # type: ignore[misc]
             *named[0].ref  # type: ignore[misc]
         ).derived or any(d.ref is None and d.size is None for d in dims):
-            return
+            return False
         total = math.prod(d.size for d in dims if d.ref is None)  # type: ignore[misc]
         rest = 1
         for target in targets:
@@ -196,22 +219,23 @@ class DimTie(Rule):
             if number is None:
                 size = _size_of(target, sizes)
                 if size.ref == named[0].ref:
-                    return  # the named size kept: the `-1` is a constant
+                    return False  # the named size kept: the `-1` is a constant
                 if size.ref is None or config.dim(*size.ref).kind is not DimKind.STATIC:
-                    return
+                    return False
                 position, index = size.ref[1], size.ref[2]
                 example = setting[2][position] if position < len(setting[2]) else None
                 number = example[index] if example is not None and index < len(example) else None
                 if number is None:
-                    return
+                    return False
             rest *= number
         if rest <= 0 or total % rest == 0:
-            return
+            return False
         spec = config.dim(*named[0].ref)  # type: ignore[misc]
         self.report(node, f"`{short(node)}`: the `-1` is {_name(named[0])} ({spec.text()}) times {total}/{rest}, so "
                           f"export needs it a multiple of {rest // math.gcd(total, rest)} and fails with "
                           "ConstraintViolationError (Constraints violated); declare it as a derived `Dim` "
                           f"(`{rest // math.gcd(total, rest)} * {spec.name}`)")
+        return True
 
     def _split(self, node: cst.Call) -> None:
         """`x.chunk(2, dim)`, `x.split(2, dim)`, `x.split([2, 4], dim)` along a dimension with a
@@ -688,7 +712,7 @@ class DimTie(Rule):
         if any(a.keyword is not None or a.star for a in node.args) or target.count(-1) > 1:
             return
         if None in target:
-            self._divides(node, dims, args, setting)
+            self._divides(node, dims, args, setting) or self._split_by(node, args, setting)
             return
         config = setting[1]
         named = [d for d in dims if d.ref is not None and config.dim(*d.ref).kind is DimKind.NAMED]
