@@ -9,6 +9,11 @@ Usage: .venv/bin/python bench/precision.py sample   # writes bench/precision_sam
 In-sample: the engine's wrong verdicts were fixed against this same corpus. `score` refuses a
 sample drawn on an engine other than the committed one.
 
+Warnings are sampled the same way (WARNING_SIZE of them, their own seed) and judged useful or
+not: useful means the graph a default export builds differs from eager as the warning says, or
+the export fails under the condition it names, in a way a user deploying the model would want
+to know (a log of Python values, per-call scratch state or code only training runs is not).
+
 Right means: the test reads tensor data (not a Python value or a static size) on a path a
 default export takes (an `.eval()` module, non-strict, fp32, only the example's arguments).
 """
@@ -28,6 +33,8 @@ SAMPLE = HERE / "precision_sample.json"
 VERDICTS = HERE / "precision_verdicts.json"
 SIZE = 60
 SEED = 17
+WARNING_SIZE = 40
+WARNING_SEED = 23
 
 
 def sample() -> None:
@@ -46,7 +53,20 @@ def sample() -> None:
     errors = [
         (r.path, f) for r in checked.results for f in r.findings if f.severity.value == "error" and f.code != "XPT000"
     ]
-    chosen = random.Random(SEED).sample(errors, min(SIZE, len(errors)))
+    warnings = [(r.path, f) for r in checked.results for f in r.findings if f.severity.value == "warning"]
+    out = _drawn(random.Random(SEED).sample(errors, min(SIZE, len(errors))))
+    warned = _drawn(random.Random(WARNING_SEED).sample(warnings, min(WARNING_SIZE, len(warnings))))
+    every = sorted(f"{path}:{f.span.start.line}:{f.code}" for path, f in errors)
+    drawn = {
+        "stamp": stamp, "errors_in_corpus": len(errors), "errors": every, "sample": out,
+        "warnings_in_corpus": len(warnings), "warnings": warned,
+    }
+    SAMPLE.write_text(json.dumps(drawn, indent=2) + "\n")
+    print(f"{len(errors)} errors, {len(warnings)} warnings; sampled {len(out)} and {len(warned)} into {SAMPLE.name}")
+
+
+def _drawn(chosen: list) -> list[dict[str, str]]:
+    """Each drawn finding with its message and the lines around it, in file order."""
     out = []
     for path, finding in sorted(chosen, key=lambda pf: (pf[0], pf[1].span.start)):
         lines = Path(path).read_text(encoding="utf-8").splitlines()
@@ -60,10 +80,7 @@ def sample() -> None:
                 ),
             }
         )
-    every = sorted(f"{path}:{f.span.start.line}:{f.code}" for path, f in errors)
-    drawn = {"stamp": stamp, "errors_in_corpus": len(errors), "errors": every, "sample": out}
-    SAMPLE.write_text(json.dumps(drawn, indent=2) + "\n")
-    print(f"{len(errors)} errors; sampled {len(out)} into {SAMPLE.name}")
+    return out
 
 
 def score() -> None:
@@ -88,7 +105,16 @@ def score() -> None:
         "all_judged": len(every),
         "all_right": sum(v["verdict"] == "right" for v in every),
     }
-    for item in drawn["sample"]:
+    warned = [verdicts[item["id"]] for item in drawn.get("warnings", []) if item["id"] in verdicts]
+    if "warnings" in drawn:
+        figures |= {
+            "warnings_in_corpus": drawn["warnings_in_corpus"],
+            "warning_seed": WARNING_SEED,
+            "warnings_sampled": len(drawn["warnings"]),
+            "warnings_judged": len(warned),
+            "warnings_useful": sum(v["verdict"] == "useful" for v in warned),
+        }
+    for item in [*drawn["sample"], *drawn.get("warnings", [])]:
         if item["id"] not in verdicts:
             print(f"no verdict yet: {item['id']}", file=sys.stderr)
     print(write_results("precision", stamp, figures))
