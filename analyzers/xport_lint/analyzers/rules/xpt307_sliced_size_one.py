@@ -60,20 +60,20 @@ class SlicedSizeOne(Rule):
             return
         traced = self.ctx.traced
         sizes = self.ctx.sizes()
-        if traced is None or sizes is None or id(node) in self._conditional():
+        if traced is None or sizes is None:
             return
-        config = self.ctx.shape_config()
         for operand in (node.left, node.right):
             sliced = sizes.followed(operand)
             if not isinstance(sliced, cst.Subscript) or not isinstance(sliced.value, cst.Name):
                 continue
             tensor = sliced.value.value
-            if sizes.through(tensor, 0) != (tensor, sizes.positions.get(tensor), 0):
-                continue  # not a `forward` input as it came in
-            for index, element in enumerate(sliced.slice):
-                cut = _cut(element.slice)
-                if not cut:
-                    continue
+            cuts = [(index, cut) for index, element in enumerate(sliced.slice) if (cut := _cut(element.slice))]
+            if not cuts or sizes.through(tensor, 0) != (tensor, sizes.positions.get(tensor), 0):
+                continue  # no slice by literals of a `forward` input as it came in
+            if id(node) in self._conditional():
+                return
+            config = self.ctx.shape_config()
+            for index, cut in cuts:
                 ref = (tensor, sizes.positions[tensor], index)
                 spec = config.dim(*ref)
                 root = _one_long_at(spec, cut)
