@@ -164,6 +164,8 @@ class Resolver:
 
     def note_passed(self, caller: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> None: ...
 
+    def call_submodule(self, caller: FunctionFlow, attribute: str, call: cst.Call, args: Sequence[Value]) -> None: ...
+
 
 class FunctionFlow:
     """Values of the names and expressions of one traced function."""
@@ -215,6 +217,8 @@ class FunctionFlow:
         #: names whose reads get ordered values, computed when a rule first reads one
         self._ordered: tuple[dict[str, Value], frozenset[str]] | None = None
         self._defined: dict[str, list[cst.BaseExpression | None]] | None = None
+        #: loop variables bound to the elements of a `self.` attribute, with its name
+        self._loop_attributes: dict[str, str | None] | None = None
         self._solve()
         interesting = self._reassigned_differently(params)
         if interesting:
@@ -454,6 +458,17 @@ class FunctionFlow:
         args = [self.value(arg.value) for arg in value.args]
         return [_apply(element, value, args) for element in summary.elements]
 
+    def _submodule_attribute(self, func: cst.BaseExpression) -> str | None:
+        """The `self.` attribute holding the submodule a call reaches: `self.layers[i]`, or a
+        loop variable over `self.layers` (`for layer in self.layers`, `enumerate(self.layers)`)."""
+        if isinstance(func, cst.Subscript):
+            return _self_attribute_name(func.value)
+        if not isinstance(func, cst.Name):
+            return None
+        if self._loop_attributes is None:
+            self._loop_attributes = _loop_attributes(self.func)
+        return self._loop_attributes.get(func.value)
+
     # -- expressions -----------------------------------------------------------------------
 
     def value(self, node: cst.BaseExpression) -> Value:
@@ -593,11 +608,12 @@ class FunctionFlow:
         """What `call` of a module-level helper of this file computes, written at the call site:
         the helper's one `return` expression with its parameters replaced by the arguments
         (`_count(steps)` of `def _count(t): return int(t.item())` -> `int(steps.item())`), so a
-        rewrite can see through the call. None for anything else: a helper with more statements,
+        rewrite can see through the call; a helper of another file by its summary's expression
+        (`helpers.count(steps)`). None for anything else: a helper with more statements,
         defaults, `*args`, names the caller binds too, or a lambda or comprehension in its return."""
-        if not isinstance(call.func, cst.Name):
+        if not isinstance(call.func, (cst.Name, cst.Attribute)):
             return None
-        helper = self.resolver.helper_for(None, call.func)
+        helper = self.resolver.helper_for(None, call.func) if isinstance(call.func, cst.Name) else None
         if helper is not None:
             found = _one_line_return(helper.func) if helper.func is not self.func else None
         else:  # a one-line helper of another file, by its summary
@@ -812,11 +828,18 @@ class FunctionFlow:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             if func.value.value == "self":
                 attr = self.resolver.self_attribute(self.cls, func.attr.value)
+                if attr.has(Kind.MODULE):
+                    self.resolver.call_submodule(self, func.attr.value, node, args)
                 if attr.has(Kind.MODULE) or any_tensor:
                     return RETURNED
                 return NOTHING
-        callee = self.value(func) if isinstance(func, cst.Name) else NOTHING
+        callee = self.value(func) if isinstance(func, cst.Name | cst.Subscript) else NOTHING
         if callee.has(Kind.MODULE):
+            # `layer(x, flag)` for a `layer` of `self.layers`, `self.layers[i](x, flag)`: its forward
+            # is given the arguments, joined with its other call sites'
+            attribute = self._submodule_attribute(func)
+            if attribute is not None:
+                self.resolver.call_submodule(self, attribute, node, args)
             return RETURNED
         if any_tensor and not _is_class_name(name or ""):
             return RETURNED
@@ -919,6 +942,32 @@ def returned_by(context: FileContext, call: cst.Call) -> Returned | None:
     ):
         written = f"super().{func.attr.value}"
     return context.returned(written) if written is not None else None
+
+
+def _self_attribute_name(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def _loop_attributes(func: cst.FunctionDef) -> dict[str, str | None]:
+    """Loop variables of `func` bound to the elements of a `self.` attribute: `for layer in
+    self.layers`, `for i, layer in enumerate(self.layers)` (None: a name also bound otherwise)."""
+    out: dict[str, str | None] = {}
+    for node in iter_nodes(func.body):
+        if type(node) is not cst.For:
+            continue
+        target, iterable = node.target, node.iter  # type: ignore[attr-defined]
+        if (
+            isinstance(iterable, cst.Call) and dotted(iterable.func) == "enumerate" and iterable.args
+            and isinstance(target, cst.Tuple) and len(target.elements) == 2
+        ):
+            target, iterable = target.elements[1].value, iterable.args[0].value
+        attribute = _self_attribute_name(iterable)
+        if isinstance(target, cst.Name) and attribute is not None:
+            name = target.value
+            out[name] = attribute if out.get(name, attribute) == attribute else None
+    return out
 
 
 def _kind_names(value: Value) -> tuple[str, ...]:
