@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from xport_lint.analyzers.repair import guard_or_false, size_without_int, without_switch
+from xport_lint.analyzers.repair import flag_around, guard_or_false, size_without_int, without_switch
 
 pytest.importorskip("torch")
 
@@ -157,3 +157,19 @@ def test_a_size_branch_whose_shapes_an_export_script_declares_gets_torch_cond_no
     assert "step 1 [kept] XPT301 Rewrite as torch.cond" in done.stdout and "in pkg/tile.py" in done.stdout
     assert "+        return torch.cond(x.shape[0] > 4, true_fn, false_fn, (x,))" in done.stdout
     assert "dynamic_shapes:" not in done.stdout
+
+
+def test_a_guard_under_a_flag_names_the_flag_that_skips_it() -> None:
+    source = (
+        "def forward(self, x, interpolate=False):\n"
+        "    if self.strict:\n"
+        "        check(x.shape[2] == 224)\n"
+        "    if interpolate:\n"
+        "        x = resize(x)\n"
+        "    else:\n"
+        "        check(x.shape[3] == 224)\n"
+        "    return x\n"
+    )
+    assert flag_around(source, 3) == "`self.strict` is true (line 2)"
+    assert flag_around(source, 7) == "`interpolate` is false (line 4)"
+    assert flag_around(source, 8) is None

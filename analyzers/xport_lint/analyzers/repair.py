@@ -411,10 +411,12 @@ class Repairer:
         findings = self._findings(scratch, {path for path, _ in guards})
         for (path, line), added in guards.items():
             more = f" and {len(added) - 1} more" if len(added) > 1 else ""
-            where = f"{scratch.display(path)}:{line} (guard {added[0]}{more})"
+            text = scratch.read(path)
+            flag = flag_around(text, line)
+            when = f"; only while {flag}: a model built or called with it the other way skips it" if flag else ""
+            where = f"{scratch.display(path)}:{line} (guard {added[0]}{more}{when})"
             if where not in lines:
                 lines.append(where)
-            text = scratch.read(path)
             symbolic = size_without_int(text, line)
             if symbolic is not None:
                 out.append((path, _SYMBOLIC_TITLE, symbolic))
@@ -581,6 +583,44 @@ def without_switch(source: str, name: str, value: str) -> str | None:
     dropped = _WithoutSwitch(name, value)
     fixed = module.visit(dropped)
     return fixed.code if dropped.changed else None
+
+
+class _FlagAround(cst.CSTVisitor):
+    """The innermost `if FLAG:` (or its `else:`) around `line` whose test is a plain flag."""
+
+    def __init__(self, positions: Any, line: int) -> None:
+        self.positions = positions
+        self.line = line
+        self.flag: str | None = None
+
+    def visit_If(self, node: cst.If) -> None:
+        test = node.test
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        plain = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
+        if not isinstance(plain, (cst.Name, cst.Attribute)):
+            return
+        name = cst.Module([]).code_for_node(plain)
+        for block, holds in ((node.body, not negated), (node.orelse, negated)):
+            if block is None or isinstance(block, cst.If):
+                continue
+            where = self.positions[block]
+            if where.start.line <= self.line <= where.end.line:
+                self.flag = f"`{name}` is {'true' if holds else 'false'} (line {self.positions[node].start.line})"
+
+
+def flag_around(source: str, line: int) -> str | None:
+    """Which flag the code at `line` runs under (`if self.strict_img_size:` around a size check),
+    or None: a library's switch that takes another path past the guard there."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    found = _FlagAround(wrapper.resolve(PositionProvider), line)
+    wrapper.module.visit(found)
+    return found.flag
 
 
 _SYMBOLIC_TITLE = (
