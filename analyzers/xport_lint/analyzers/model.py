@@ -85,3 +85,6 @@ class Finding:
     url: str = ""
     #: set by a draft_export confirmation: "confirmed", "refuted", "new" (found only by the run)
     confirmation: str | None = None
+    #: xport-lint itself failed on the file (a rule raised, a worker crashed): shown as XPT000,
+    #: never cached, and the CLI exits 2; not something in the file
+    internal: bool = False

@@ -244,9 +244,10 @@ def _check_parsable(
         findings.extend(_unused_suppressions(locator, ctx.reports, source))
     if ctx.failures:
         # the file was not fully checked: never let that read as clean
-        for failure in sorted(ctx.failures):
-            message = f"{INTERNAL_ERROR}: {failure}; the file was not fully checked, please report it"
-            findings.extend(_syntax_error_at(1, 0, message, frozenset({SYNTAX_CODE})))
+        findings.extend(
+            internal_failure(f"{failure}; the file was not fully checked, please report it")
+            for failure in sorted(ctx.failures)
+        )
     summary = program.summary(name, path)
     return FileCheck(sorted(findings, key=lambda f: (f.span.start, f.code)), summary)
 
@@ -298,7 +299,16 @@ def _line_of(node: cst.CSTNode, module: cst.Module, locator: Locator) -> int | N
 
 def is_internal_error(finding: Finding) -> bool:
     """A finding that says xport-lint itself failed on the file (not something in the file)."""
-    return finding.code == SYNTAX_CODE and finding.message.startswith(INTERNAL_ERROR)
+    return finding.internal
+
+
+def internal_failure(what: str) -> Finding:
+    """xport-lint's own failure on a file, shown as an XPT000 error at its first line (whatever
+    the selection: a file not fully checked must never read as clean)."""
+    rule = registry.RULES[SYNTAX_CODE]
+    span = Span(Position(1, 0), Position(1, 0))
+    return Finding(SYNTAX_CODE, rule.NAME, f"{INTERNAL_ERROR}: {what}", Severity.ERROR, span, url=rule.url(),
+                   internal=True)
 
 
 def _mentions_export_call(source: str) -> bool:

@@ -18,7 +18,7 @@ from .config import Config
 from .files import SourceFile, read
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary
 from .model import Finding, Position, Severity, Span
-from .runner import INTERNAL_ERROR, SYNTAX_CODE, FileCheck, check_file, is_internal_error
+from .runner import SYNTAX_CODE, FileCheck, check_file, internal_failure, is_internal_error
 
 #: A file whose check runs longer than this is given up (its worker is ended by faulthandler's
 #: watchdog, which fires even inside libcst's native parser): libcst's time grows steeply on
@@ -167,11 +167,11 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
 def _crashed(path: str) -> tuple[SourceFile, FileCheck]:
     message = (
-        f"{INTERNAL_ERROR}: checking this file crashed xport-lint's worker or ran past {FILE_TIME_LIMIT} s "
+        f"checking this file crashed xport-lint's worker or ran past {FILE_TIME_LIMIT} s "
         "(libcst's parser on pathologically long or deep code); it was not checked"
     )
     source = read(path)
-    return source, FileCheck([problem_finding(message)])
+    return source, FileCheck([internal_failure(message)])
 
 
 def _size(path: str) -> int:
