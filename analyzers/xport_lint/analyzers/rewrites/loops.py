@@ -721,7 +721,13 @@ def class_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
     `t[c] += x[labels == c].sum(0)` -> `t.index_add_(0, labels, x)`. `t` has a row per class, a
     count fixed by the code, so the loop over however many classes the data holds becomes one op
     over all of them. Measured on torch 2.13: exports in both modes and equals eager."""
-    labels_node = _unique_of(flow, node.iter)
+    # `value = labels.unique()` bound once, or `_h(labels.unique())`: the same classes
+    iterable = node.iter
+    if isinstance(iterable, cst.Name):
+        iterable = flow.bound_once(iterable.value) or iterable
+    elif isinstance(iterable, cst.Call):
+        iterable = flow.inlined(iterable) or iterable
+    labels_node = _unique_of(flow, iterable)
     if labels_node is None:
         return Rewrite(reason=CLASS_REASON)
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
