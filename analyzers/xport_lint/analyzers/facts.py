@@ -6,7 +6,7 @@ file: symbols -> export sites -> reach -> flows, each layer a module of its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
 
@@ -92,7 +92,11 @@ class FileFacts(FileReach):
         owner = self.classes.get(caller.cls.name.value) if caller.cls is not None else None
         built = self._submodule_class(owner, attribute) if owner is not None else None
         forward = self._method(built, "forward") if built is not None else None
-        if forward is None or self._call_statement.get(id(call)) in self.training_only:
+        if self._call_statement.get(id(call)) in self.training_only:
+            return
+        if forward is None:
+            # a class of another file, maybe: the project index hands what is passed to its forward
+            self._record_passed(caller.func, f"self.{attribute}", call, args)
             return
         bound = self._bind_args(forward, call, args, is_method=True)
         known = self._parent_args.get(id(forward))
@@ -123,6 +127,9 @@ class FileFacts(FileReach):
         written = dotted(call.func)
         if written is None or written not in self._written.get(id(caller), ()):
             return
+        self._record_passed(caller, written, call, args)
+
+    def _record_passed(self, caller: cst.FunctionDef, written: str, call: cst.Call, args: Sequence[Value]) -> None:
         slots = self.passed.setdefault(id(caller), {}).setdefault(written, {})
         for position, (arg, value) in enumerate(zip(call.args, args, strict=True)):
             if arg.star:
@@ -173,10 +180,15 @@ class FileFacts(FileReach):
         encoder passes `is_index_global_attn.flatten().any().item()` down to its attention)."""
         for item in self.traced:
             parent = self._parent_args.get(id(item.func))
-            if parent is None:
+            slots = self._arguments.get(item.name, {}) if self._arguments else {}
+            if parent is None and not slots:
                 continue
             params = [p.name.value for p in all_params(item.func.params)][1:]
-            passed = {name for name, value in zip(params, parent, strict=False) if value.has(_READ_FROM_DATA)}
+            passed = {name for name, value in zip(params, parent or (), strict=False) if value.has(_READ_FROM_DATA)}
+            # a parent module of another file passing one (by the project index)
+            passed.update(
+                name for i, name in enumerate(params) if slots.get(str(i), slots.get(name)) in ("data", "dd")
+            )
             if not passed:
                 continue
             for node, statement in self.nodes(item.func):
@@ -321,7 +333,9 @@ class FileFacts(FileReach):
         for name, node in self._file_classes.items():
             methods = {s.name.value: function(s) for s in node.body.body if isinstance(s, cst.FunctionDef)}
             bases = [b for b in (dotted(a.value) for a in node.bases if a.keyword is None) if b]
-            classes[name] = ClassSummary(bases, methods, name in self.own_module_classes)
+            init = self.classes[name].methods.get("__init__") if name in self.classes else None
+            submodules = _submodules_written(init, self._may_be_project_code) if init is not None else {}
+            classes[name] = ClassSummary(bases, methods, name in self.own_module_classes, submodules)
         exported = [
             name for call in self.export_calls if call.call.args and (name := dotted(call.call.args[0].value))
         ]
@@ -404,6 +418,27 @@ def _built_in(init: cst.FunctionDef, classes: dict[str, ModuleClass]) -> dict[st
                 name = next(iter(built)) if len(built) == 1 else None
                 out[t.attr.value] = name if out.get(t.attr.value, name) == name else None
     return out
+
+
+def _submodules_written(init: cst.FunctionDef, project: Callable[[str], bool]) -> dict[str, str]:
+    """`self.` attribute -> the one class (as written, one the project index may resolve) its
+    assignments in `init` build: `self.attention = Attention(config)`, `self.layers =
+    nn.ModuleList([Block(c) for c in ...])`."""
+    out: dict[str, str | None] = {}
+    for statement in walk_statements(init.body):
+        if not isinstance(statement, cst.Assign):
+            continue
+        built = {
+            name for node in iter_nodes(statement.value)
+            if type(node) is cst.Call and (name := dotted(node.func)) is not None  # type: ignore[attr-defined]
+            and name.rpartition(".")[2][:1].isupper() and project(name)
+        }
+        for target in statement.targets:
+            t = target.target
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                name = next(iter(built)) if len(built) == 1 else None
+                out[t.attr.value] = name if out.get(t.attr.value, name) == name else None
+    return {attribute: name for attribute, name in out.items() if name is not None}
 
 
 #: what a slot of FunctionSummary.passes gives the callee's parameter

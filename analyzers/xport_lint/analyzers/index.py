@@ -26,7 +26,7 @@ from typing import Any
 from .shapes import ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 6
+SUMMARY_VERSION = 7
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
 PASSED_KINDS = ("tensor", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -100,6 +100,9 @@ class ClassSummary:
     methods: dict[str, FunctionSummary] = field(default_factory=dict)
     #: an nn.Module by the file's own analysis
     module: bool = False
+    #: `self.` attribute -> the class `__init__` builds it from, as written (`Attention`,
+    #: `layers.Block`, the elements' class of an `nn.ModuleList`): `self.attention(...)` runs its forward
+    submodules: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -133,7 +136,7 @@ class ModuleSummary:
             "shapes": {name: config.to_plain() for name, config in self.shapes.items()},
             "functions": {n: function(f) for n, f in self.functions.items()},
             "classes": {
-                n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module]
+                n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module, c.submodules]
                 for n, c in self.classes.items()
             },
         }
@@ -160,10 +163,12 @@ class ModuleSummary:
             return FunctionSummary(None if calls is None else list(calls), local, slots, returned)
 
         classes = {}
-        for name, (bases, methods, module) in data["classes"].items():
+        for name, (bases, methods, module, submodules) in data["classes"].items():
             if type(module) is not bool or not all(isinstance(b, str) for b in bases):
                 raise TypeError("malformed class")
-            classes[name] = ClassSummary(list(bases), {m: function(f) for m, f in methods.items()}, module)
+            classes[name] = ClassSummary(
+                list(bases), {m: function(f) for m, f in methods.items()}, module, strings(submodules)
+            )
         exported = data["exported"]
         if not (isinstance(data["module"], str) and all(isinstance(e, str) for e in exported)):
             raise TypeError("malformed module")
@@ -649,7 +654,7 @@ class ProjectIndex:
                 continue
             node = (key, self._dispatch.get(key))
             for written, slots in func.passes.items():
-                callee = self._callee_of(node, written)
+                callee = self._callee_of(node, written) or self._submodule_forward(node, written)
                 if callee is None or callee[0][0] == key[0]:
                     continue  # a callee of the same file binds its arguments from the call itself
                 table = self._arguments.setdefault(callee[0][0], {}).setdefault(callee[0][1], {})
@@ -659,6 +664,35 @@ class ProjectIndex:
                     else:
                         table.setdefault(slot, kind)
         return self._arguments
+
+    def _submodule_forward(self, node: Node, written: str) -> Node | None:
+        """The forward a call written `self.<attribute>(...)` in `node` runs: of the module class
+        `__init__` of its class (or of a base) builds the attribute from."""
+        root, _, attribute = written.partition(".")
+        cls_name = node[0][1].rpartition(".")[0]
+        if root != "self" or not attribute or "." in attribute or not cls_name:
+            return None
+        for owner in self._class_chain(node[1] or (node[0][0], cls_name), set()):
+            cls = self._class(owner)
+            built = cls.submodules.get(attribute) if cls is not None else None
+            if built is None:
+                continue
+            target = self.resolve_local(self.by_module[owner[0]], built)
+            if not isinstance(target, tuple) or not self.is_module_class(target):
+                return None
+            forward = self.find_method(target, "forward")
+            return self._node(forward, target) if forward is not None else None
+        return None
+
+    def _class_chain(self, key: Key, seen: set[Key]) -> Iterator[Key]:
+        """`key` and its bases of the project, left to right, each once."""
+        if key in seen:
+            return
+        seen.add(key)
+        yield key
+        for base in self._bases(key):
+            if not isinstance(base, str):
+                yield from self._class_chain(base, seen)
 
     def _declared_shapes(self) -> dict[str, dict[str, ShapeConfig]]:
         """Per module: its classes that export scripts of other files export, with their shapes."""
