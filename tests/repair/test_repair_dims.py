@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from xport_lint.analyzers.repair import flag_around, guard_or_false, size_without_int, without_switch
+from xport_lint.analyzers.repair import (
+    Failure,
+    Outcome,
+    _judge,
+    flag_around,
+    guard_or_false,
+    size_without_int,
+    without_switch,
+)
 
 pytest.importorskip("torch")
 
@@ -173,3 +181,16 @@ def test_a_guard_under_a_flag_names_the_flag_that_skips_it() -> None:
     assert flag_around(source, 3) == "`self.strict` is true (line 2)"
     assert flag_around(source, 7) == "`interpolate` is false (line 4)"
     assert flag_around(source, 8) is None
+
+
+def test_a_cond_whose_branch_does_not_trace_is_rejected_where_torch_names_its_caller() -> None:
+    # longformer: a cond rewrite at line 10 moved the failure to line 30, the call into the op
+    before = "def f(x):\n" + "    pass\n" * 40
+    after = before.replace("    pass\n", "    return torch.cond(p, a, b, (x,))\n", 1)
+    failing = Outcome(False, Failure("GuardOnDataDependentSymNode", "guard", "/m.py", 2))
+    moved = Outcome(False, Failure("UncapturedHigherOrderOpError", "This higher order operator doesn't work",
+                                   "/m.py", 30))
+    verdict = _judge(failing, moved, "/m.py", before, after)
+    assert verdict is not None and verdict.startswith("the torch.cond( it introduces does not trace")
+    elsewhere = Outcome(False, Failure("GuardOnDataDependentSymNode", "another guard", "/m.py", 30))
+    assert _judge(failing, elsewhere, "/m.py", before, after) is None  # progress: the next failure

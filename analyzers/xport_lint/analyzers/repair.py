@@ -761,6 +761,10 @@ def _judge(current: Outcome, after: Outcome, path: str, before: str, text: str) 
     assert new is not None
     if new.file == path and new.line in _changed_lines(before, text):
         return f"fails at its own rewritten line {new.line}: {new.headline()}"
+    introduced = [op for op in _HIGHER_ORDER if text.count(op) > before.count(op)]
+    if introduced and "HigherOrderOp" in new.kind:
+        # torch names the line that called into the op, not the branch that does not trace
+        return f"the {introduced[0]} it introduces does not trace: {new.headline()}"
     if current.static and new.kind == failure.kind and new.file is None and failure.file is None:
         # a constraint violation again: progress if fewer dims would be pinned, or the same ones
         # no longer by a guard on the rewritten lines
@@ -777,6 +781,11 @@ def _judge(current: Outcome, after: Outcome, path: str, before: str, text: str) 
     if new.kind in ("error", "timeout", "crash", "memory", "cancelled", "start"):
         return f"the model no longer runs: {new.headline()}"
     return None
+
+
+#: the control-flow ops rewrites introduce: torch reports a branch or body that does not trace
+#: inside them as an UncapturedHigherOrderOpError at the line that called the op
+_HIGHER_ORDER = ("torch.cond(", "while_loop(", "scan(")
 
 
 def _names(path: str, cut: str) -> bool:
