@@ -171,3 +171,41 @@ def test_state_the_module_reads_back_is_a_warning_and_scratch_state_is_info() ->
         )
     }
     assert found == {"self.hidden": Severity.INFO, "self.calls": Severity.WARNING, "self.cache": Severity.WARNING}
+
+
+def test_export_stops_at_the_first_failure_on_the_way() -> None:
+    """An error every path reaches only after an earlier one is a warning naming that line; an
+    error on another branch keeps its own."""
+    found = {
+        f.span.start.line: (f.code, f.severity)
+        for f in findings(
+            """
+            import torch
+            class Filter(torch.nn.Module):
+                def forward(self, x):
+                    keep = x[x > 0]
+                    if keep.shape[0] == 0:
+                        return x
+                    if keep.max() > 1:
+                        keep = keep / 2
+                    return keep
+                def other(self, x):
+                    return x
+            class Branches(torch.nn.Module):
+                def forward(self, x, flag: bool):
+                    if flag:
+                        if x.sum() > 0:
+                            return x
+                    else:
+                        if x.mean() > 0:
+                            return -x
+                    return x
+            """
+        )
+    }
+    assert found == {
+        6: ("XPT105", Severity.ERROR),
+        8: ("XPT101", Severity.WARNING),
+        16: ("XPT101", Severity.ERROR),
+        19: ("XPT101", Severity.ERROR),
+    }

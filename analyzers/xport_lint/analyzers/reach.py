@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -51,6 +51,11 @@ class FileReach(ExportSites):
         #: call -> its innermost statement, for the calls of traced functions
         self._call_statement: dict[int, int] = {}
         self._nodes: dict[int, list[tuple[cst.CSTNode, cst.CSTNode | None]]] = {}
+        #: per traced function: each statement's place, the (block, index) of it and of every
+        #: statement around it (see runs_before); filled on first use
+        self._places: dict[int, dict[int, tuple[tuple[int, int], ...]]] = {}
+        #: statement id -> the traced function holding it (see traced_holder)
+        self._holders: dict[int, cst.FunctionDef] | None = None
         #: ids of statements only an export in training mode runs (under `if self.training:`)
         self.training_only: set[int] = set()
         #: ids of statements that run only with a configuration other than the default, with the
@@ -267,6 +272,35 @@ class FileReach(ExportSites):
                     # `() if (output_attentions and is_global_attn) else None`
                     self._mark_optional_operands(node.test, func)  # type: ignore[attr-defined]
         return listed
+
+    def runs_before(self, func: cst.FunctionDef, first: cst.CSTNode, later: cst.CSTNode) -> bool:
+        """Every run of `func` that reaches statement `later` has run statement `first` before
+        it: `first` comes earlier in a block holding `later` (`later` may be nested further in),
+        or `first` is the `if`/`while`/`for`/`with` whose header is evaluated before the body
+        holding `later`. Not across a nested function's body."""
+        places = self._places_in(func)
+        one, two = places.get(id(first)), places.get(id(later))
+        if one is None or two is None or len(two) < len(one) or one[:-1] != two[: len(one) - 1]:
+            return False
+        (block, index), (other_block, other_index) = one[-1], two[len(one) - 1]
+        if block != other_block:
+            return False
+        return index < other_index or (index == other_index and len(two) > len(one))
+
+    def traced_holder(self, statement: cst.CSTNode) -> cst.FunctionDef | None:
+        """The traced function whose own body holds `statement` (None: none does)."""
+        if self._holders is None:
+            self._holders = {}
+            for item in self.traced:
+                for key in self._places_in(item.func):
+                    self._holders.setdefault(key, item.func)
+        return self._holders.get(id(statement))
+
+    def _places_in(self, func: cst.FunctionDef) -> dict[int, tuple[tuple[int, int], ...]]:
+        places = self._places.get(id(func))
+        if places is None:
+            places = self._places[id(func)] = _places(func.body)
+        return places
 
     def _dead_after_guards(self, func: cst.FunctionDef) -> set[int]:
         """Statements after `if is_tracing(x): return` (a guard True while exporting, a branch that
@@ -794,6 +828,44 @@ def _is_check(call: cst.Call) -> bool:
     is built only when the check fails, never while a passing export traces."""
     name = (dotted(call.func) or "").rpartition(".")[2]
     return "check" in name or "assert" in name
+
+
+def _places(body: cst.BaseSuite) -> dict[int, tuple[tuple[int, int], ...]]:
+    """Statement id -> its (block, index) and those of the statements it is nested in, outermost
+    first; a small statement's block is its line. Nested functions and classes: not entered."""
+    out: dict[int, tuple[tuple[int, int], ...]] = {}
+    stack: list[tuple[cst.CSTNode, tuple[tuple[int, int], ...]]] = [(body, ())]
+    while stack:
+        node, around = stack.pop()
+        statements: Sequence[cst.CSTNode] = ()
+        if isinstance(node, cst.IndentedBlock):
+            statements = node.body
+        elif isinstance(node, cst.SimpleStatementSuite | cst.SimpleStatementLine):
+            statements = node.body
+        for index, statement in enumerate(statements):
+            place = (*around, (id(node), index))
+            out[id(statement)] = place
+            if isinstance(statement, cst.SimpleStatementLine):
+                stack.append((statement, place))
+            elif isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
+                statement, cst.FunctionDef | cst.ClassDef
+            ):
+                stack.extend((suite, place) for suite in _suites(statement))
+    return out
+
+
+def _suites(statement: cst.BaseCompoundStatement) -> Iterator[cst.BaseSuite]:
+    """The suites a compound statement holds: body, `elif`/`else`, handlers, `finally`."""
+    yield statement.body
+    orelse = getattr(statement, "orelse", None)
+    while orelse is not None:
+        yield orelse.body
+        orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body
+    final = getattr(statement, "finalbody", None)
+    if final is not None:
+        yield final.body
 
 
 def _blocks(body: cst.BaseSuite) -> Iterator[cst.IndentedBlock]:

@@ -7,6 +7,7 @@ in a single walk over it, and compute positions only for what is reported.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import itertools
 import logging
 import re
@@ -29,7 +30,7 @@ from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
 from .positions import Locator, code_of, split_lines
 from .report import BlockReplacement, FixProposal, Report
 from .rule import Rule, Scope
-from .severity import in_mode, judge
+from .severity import first_failures, in_mode, judge
 from .shapes import describe_size
 from .walk import iter_nodes, with_statements
 
@@ -380,6 +381,8 @@ def _findings(
     ctx: RuleContext, locator: Locator, config: Config, mode: Mode, program: FileFacts, path: str
 ) -> list[Finding]:
     out: list[Finding] = []
+    #: (index in out, statement, line) of the errors in traced code
+    errors: list[tuple[int, cst.CSTNode, int]] = []
     seen: set[tuple[str, Span]] = set()
     whole_file = noqa.file_directives(ctx.source)
     for rule, report in ctx.reports:
@@ -413,6 +416,15 @@ def _findings(
         if no_fix:  # a second line in the CLI, `data.noFix` in the editor: the Problems panel cuts a long message
             related += (Related(span, NO_FIX + reason.removesuffix(")")),)
         out.append(Finding(rule.CODE, rule.NAME, message, severity, span, fix, related, rule.url()))
+        if severity is Severity.ERROR and report.statement is not None and rule.CODE not in config.severity:
+            errors.append((len(out) - 1, report.statement, span.start.line))
+    if len(errors) > 1:
+        for index, line in first_failures(errors, program).items():
+            finding = out[index]
+            out[index] = dataclasses.replace(
+                finding, severity=Severity.WARNING,
+                message=f"{finding.message} (after line {line}, whose failure export meets first on the way here)",
+            )
     return out
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+import libcst as cst
+
 from .model import Mode, Severity
 from .reach import FileReach
 
@@ -51,6 +53,34 @@ def judge(
     # an error there fails only under the condition; a dropped side effect there is dropped from
     # a graph a default export does not build
     return (Severity.WARNING if severity is Severity.ERROR else Severity.INFO), condition
+
+
+def first_failures(errors: list[tuple[int, cst.CSTNode, int]], reach: FileReach) -> dict[int, int]:
+    """Errors (key, statement, line) that export never reaches because an earlier one fails on
+    every path to them (export stops at the first failure): key -> that earlier error's line.
+    They stay findings, as warnings that say so: the first one is what to fix first."""
+    by_function: dict[int, list[tuple[int, cst.CSTNode, int]]] = {}
+    for key, statement, line in errors:
+        func = reach.traced_holder(statement)
+        if func is not None:
+            by_function.setdefault(id(func), []).append((key, statement, line))
+    out: dict[int, int] = {}
+    for group in by_function.values():
+        if len(group) < 2:
+            continue
+        func = reach.traced_holder(group[0][1])
+        assert func is not None
+        for key, statement, line in group:
+            first = min(
+                (
+                    earlier_line for _, earlier, earlier_line in group
+                    if earlier_line < line and earlier is not statement and reach.runs_before(func, earlier, statement)
+                ),
+                default=None,
+            )
+            if first is not None:
+                out[key] = first
+    return out
 
 
 def _condition(reach: FileReach, node: int, statement: int | None) -> str | None:
