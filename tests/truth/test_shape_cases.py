@@ -318,3 +318,48 @@ def test_a_submodule_of_another_file_is_judged_by_the_declared_dim(
         except Exception as error:  # noqa: BLE001 - failing is the fact checked
             failed = f"{type(error).__name__}: {error}"[:200]
         assert bool(failed) == fails, (strict, failed)
+
+
+RESIDUAL = """
+import torch
+from torch.export import Dim
+
+
+class Residual(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(6)
+
+    def forward(self, h):
+        return self.norm(h) + h
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Residual()
+
+    def forward(self, x):
+        h = self.block(x)
+        if h.shape[0] > 2:
+            return h.relu()
+        return h
+
+
+def xport_example():
+    return {{"model": Net(), "args": (torch.randn(4, 6),), "dynamic_shapes": {{"x": {{0: {dim}}}}}}}
+"""
+
+
+@pytest.mark.parametrize("mode", [Mode.NON_STRICT, Mode.STRICT], ids=lambda m: m.value)
+@pytest.mark.parametrize(("dim", "fails"), [('Dim("b")', True), ('Dim("b", min=3)', False)],
+                         ids=["splits-the-range", "range-decides"])
+def test_a_size_test_after_a_block_of_the_file_reads_the_input_size(
+    dim: str, fails: bool, mode: Mode, tmp_path: Path
+) -> None:
+    """`self.block(x)` keeps what the block's `forward` hands back of its argument (here every
+    dimension: `self.norm(h) + h`), so the test reads the batch `Dim`."""
+    source = RESIDUAL.format(dim=dim)
+    failed = _export_fails(source, mode is Mode.STRICT, tmp_path)
+    assert bool(failed) == fails, failed
+    assert [e.split()[0] for e in _errors(source, mode)] == (["XPT301"] if fails else [])

@@ -98,7 +98,10 @@ class RuleContext:
         found = self.shared.get(key)
         if found is None:
             cls = traced.cls.node
-            found = self.shared[key] = Sizes(traced.func, constants=init_constants(cls), layers=init_layers(cls))
+            blocks = {name: info.node for name, info in self.program.classes.items()}
+            found = self.shared[key] = Sizes(
+                traced.func, constants=init_constants(cls), layers=init_layers(cls), blocks=blocks
+            )
         return found  # type: ignore[return-value]
 
     def value(self, node: cst.BaseExpression) -> Value:

@@ -683,15 +683,19 @@ class Sizes:
 
     def __init__(
         self, func: cst.FunctionDef, leaves: frozenset[str] = frozenset(), constants: dict[str, int] | None = None,
-        layers: dict[str, str] | None = None,
+        layers: dict[str, str] | None = None, blocks: dict[str, cst.ClassDef] | None = None,
     ) -> None:
         """`leaves`: names whose value `evaluate` takes from its table (a Python number read
         from data, bounded by `torch._check`) instead of following their assignment.
         `constants`: `self.x` integers the class's `__init__` sets (see `init_constants`).
-        `layers`: the class of each submodule `__init__` sets (see `init_layers`)."""
+        `layers`: the class of each submodule `__init__` sets (see `init_layers`).
+        `blocks`: the module classes of the file, by name: a submodule of one of them keeps the
+        dimensions its `forward` returns of its arguments."""
         self.leaves = leaves
         self.constants = constants or {}
         self.layers = layers or {}
+        self.blocks = blocks or {}
+        self._inner: dict[int, Sizes] = {}
         params = [p for p in func.params.params if p.name.value not in ("self", "cls")]
         self.positions = {p.name.value: i for i, p in enumerate(params)}
         self.unpacked: dict[str, tuple[cst.BaseExpression, int]] = {}
@@ -854,6 +858,8 @@ class Sizes:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             layer = self.layers.get(func.attr.value)
             keeps = layer in _KEEP_ALL_LAYERS or (layer in _KEEP_FIRST_LAYERS and index == 0)
+            if layer in self.blocks and not keeps:
+                return self._through_block(self.blocks[layer], expr, index, depth)
             return self._dim_of(first, index, depth) if keeps and first is not None else None
         if isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value in _MODULES):
             method = func.attr.value
@@ -875,6 +881,30 @@ class Sizes:
         if first is not None and name.rpartition(".")[2] in _KEEP_ALL_FUNCTIONS and name.split(".")[0] in _MODULES:
             return self._dim_of(first, index, depth)
         return None
+
+    def _through_block(self, block: cst.ClassDef, call: cst.Call, index: int, depth: int) -> SizeRef | None:
+        """Dimension `index` of `self.block(x)`, where the block's class is in this file: the
+        dimension of the argument its `forward` hands back there (`return self.norm(h) + h`
+        keeps every dimension of `h`), when every `return` agrees; None otherwise."""
+        forward = next(
+            (stmt for stmt in block.body.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward"),
+            None,
+        )
+        if forward is None or any(a.keyword is not None or a.star for a in call.args):
+            return None
+        inner = self._inner.get(id(block))
+        if inner is None:
+            inner = self._inner[id(block)] = Sizes(forward, layers=init_layers(block), blocks=self.blocks)
+        returned = [
+            stmt.value for stmt in _statements(forward.body) if isinstance(stmt, cst.Return) and stmt.value is not None
+        ]
+        found = {inner._dim_of(value, index, depth + 1) for value in returned}
+        if len(found) != 1 or None in found:
+            return None
+        ((_, position, inner_index),) = found  # type: ignore[misc]
+        if position >= len(call.args):
+            return None
+        return self._dim_of(call.args[position].value, inner_index, depth + 1)
 
     def _constant(self, expr: cst.BaseExpression) -> int | None:
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
