@@ -9,10 +9,11 @@ Usage: .venv/bin/python bench/precision.py sample   # writes bench/precision_sam
 In-sample: the engine's wrong verdicts were fixed against this same corpus. `score` refuses a
 sample drawn on an engine other than the committed one.
 
-Warnings are sampled the same way (WARNING_SIZE of them, their own seed) and judged useful or
-not: useful means the graph a default export builds differs from eager as the warning says, or
-the export fails under the condition it names, in a way a user deploying the model would want
-to know (a log of Python values, per-call scratch state or code only training runs is not).
+Warnings are sampled the same way (WARNING_SIZE of them, their own seed) and judged, under the
+key `warning <id>`, "useful" or "noise": useful means the graph a default export builds differs
+from eager as the warning says, or the export fails under the condition it names, in a way a
+user deploying the model would want to know (a log of Python values, per-call scratch state
+or code only training runs is not).
 
 Right means: the test reads tensor data (not a Python value or a static size) on a path a
 default export takes (an `.eval()` module, non-strict, fp32, only the example's arguments).
@@ -83,6 +84,11 @@ def _drawn(chosen: list) -> list[dict[str, str]]:
     return out
 
 
+def warning_key(finding: str) -> str:
+    """A warning's key in the verdicts file (the same line may have been judged as an error)."""
+    return f"warning {finding}"
+
+
 def score() -> None:
     stamp = begin("precision")
     drawn = json.loads(SAMPLE.read_text())
@@ -105,7 +111,7 @@ def score() -> None:
         "all_judged": len(every),
         "all_right": sum(v["verdict"] == "right" for v in every),
     }
-    warned = [verdicts[item["id"]] for item in drawn.get("warnings", []) if item["id"] in verdicts]
+    warned = [verdicts[key] for item in drawn.get("warnings", []) if (key := warning_key(item["id"])) in verdicts]
     if "warnings" in drawn:
         figures |= {
             "warnings_in_corpus": drawn["warnings_in_corpus"],
@@ -114,9 +120,10 @@ def score() -> None:
             "warnings_judged": len(warned),
             "warnings_useful": sum(v["verdict"] == "useful" for v in warned),
         }
-    for item in [*drawn["sample"], *drawn.get("warnings", [])]:
-        if item["id"] not in verdicts:
-            print(f"no verdict yet: {item['id']}", file=sys.stderr)
+    warning_keys = [warning_key(item["id"]) for item in drawn.get("warnings", [])]
+    for key in [*(item["id"] for item in drawn["sample"]), *warning_keys]:
+        if key not in verdicts:
+            print(f"no verdict yet: {key}", file=sys.stderr)
     print(write_results("precision", stamp, figures))
     print(json.dumps(figures, indent=2))
 
