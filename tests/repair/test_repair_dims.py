@@ -194,3 +194,12 @@ def test_a_cond_whose_branch_does_not_trace_is_rejected_where_torch_names_its_ca
     assert verdict is not None and verdict.startswith("the torch.cond( it introduces does not trace")
     elsewhere = Outcome(False, Failure("GuardOnDataDependentSymNode", "another guard", "/m.py", 30))
     assert _judge(failing, elsewhere, "/m.py", before, after) is None  # progress: the next failure
+
+
+def test_a_new_range_suggestion_after_a_narrowed_dim_is_progress() -> None:
+    # torch narrows one violation at a time: h first, then w; the same suggestion again is not
+    violated = "UserError: Constraints violated (h, w)!"
+    first = Outcome(False, Failure("UserError", violated, None, None), refined="({2: Dim('h', min=33)},)")
+    narrower = Outcome(False, Failure("UserError", violated, None, None), refined="({3: Dim('w', min=33)},)")
+    assert _judge(first, narrower, "/case.py", "a\n", "b\n") is None
+    assert _judge(first, first, "/case.py", "a\n", "b\n") == "the same failure at the same line"

@@ -765,7 +765,11 @@ def _judge(current: Outcome, after: Outcome, path: str, before: str, text: str) 
     if introduced and "HigherOrderOp" in new.kind:
         # torch names the line that called into the op, not the branch that does not trace
         return f"the {introduced[0]} it introduces does not trace: {new.headline()}"
-    if current.static and new.kind == failure.kind and new.file is None and failure.file is None:
+    violated_again = new.kind == failure.kind and new.file is None and failure.file is None
+    if violated_again and not current.static and after.refined not in (None, current.refined) and not after.static:
+        # torch narrows a range one violation at a time (h, then w): a new suggestion is progress
+        return None
+    if current.static and violated_again:
         # a constraint violation again: progress if fewer dims would be pinned, or the same ones
         # no longer by a guard on the rewritten lines
         if set(after.static) < set(current.static):
