@@ -11,8 +11,9 @@ from typing import Protocol
 import libcst as cst
 
 from .dataflow import NOTHING, FunctionFlow, Value
+from .facts import FileFacts
 from .model import Mode, Severity
-from .program import Program, Traced
+from .reach import Traced
 from .report import FixProposal, Report
 from .shapes import AUTO, DimSpec, ShapeConfig, Sizes, init_constants, init_layers, passed_config
 from .versions import NEWEST, TorchVersion
@@ -33,7 +34,7 @@ class Reporter(Protocol):
 class RuleContext:
     """What a rule sees while it runs: the file, the traced function and its dataflow."""
 
-    program: Program
+    program: FileFacts
     mode: Mode
     source: str
     traced: Traced | None = None

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ..export_site import EXPORT_APIS
 from ..model import Applicability, Mode, Severity
-from ..program import EXPORT_APIS
 from ..report import FixProposal
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
 from ..shapes import DimKind, DimSpec, ShapesReader
