@@ -11,14 +11,21 @@ from ..walk import iter_nodes
 from ._conditions import short
 
 _ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+#: ops that compute a new tensor of their input, as a method or a `torch.`/`F.` function (measured:
+#: clone, contiguous, relu, sigmoid on `x[1:]` fail both modes; `.float()` of a float tensor, a
+#: return or a reduction fail non-strict export only)
+_COMPUTING = frozenset({
+    "clone", "contiguous", "relu", "sigmoid", "tanh", "exp", "abs", "neg", "sqrt", "gelu", "silu", "sin", "cos",
+})
 
 
 class SlicedSizeOne(Rule):
     """A slice by a literal leaves a size that is 1 somewhere in a named `Dim`'s range.
 
     ## What it does
-    In a model's `forward`, flags elementwise arithmetic (`x[1:] - x[:-1]`, `x[:, 1:] * 2`) on
-    a slice of an input by literal bounds (`[k:]`, `[:-k]`, `[k:-j]`) along a dimension declared
+    In a model's `forward`, flags elementwise arithmetic (`x[1:] - x[:-1]`, `x[:, 1:] * 2`) and
+    ops that compute a new tensor (`.clone()`, `.contiguous()`, `torch.relu`, `.sigmoid()`, ...)
+    on a slice of an input by literal bounds (`[k:]`, `[:-k]`, `[k:-j]`) along a dimension declared
     with a named `Dim` whose range holds the size where the slice is one long (`Dim("n")`: the
     size 2 makes `x[1:]` one long). The slice may be bound to a name first. Slices under an `if`
     are left out (the example may take the other side).
@@ -44,8 +51,8 @@ class SlicedSizeOne(Rule):
 
     ## Modes
     Error in both modes (torch 2.13). `Dim.AUTO` narrows the range without a word: nothing
-    reported. Slices returned as they are or reduced (`x[1:].sum(0)`) fail non-strict export
-    only and are not reported.
+    reported. Slices returned as they are, reduced (`x[1:].sum(0)`) or converted (`.float()`)
+    fail non-strict export only and are not reported.
     """
 
     CODE = "XPT307"
@@ -56,13 +63,27 @@ class SlicedSizeOne(Rule):
     FAILS_WITH = {mode: (TorchError("UserError", "Constraints violated"),) for mode in Mode}
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if not isinstance(node.operator, _ELEMENTWISE):
-            return
+        if isinstance(node.operator, _ELEMENTWISE):
+            self._judge(node, (node.left, node.right))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """`x[1:].clone()`, `torch.relu(x[1:])`: an op that computes a new tensor of the slice."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _COMPUTING and not node.args and not (
+            isinstance(func.value, cst.Name) and func.value.value in ("torch", "F")
+        ):
+            self._judge(node, (func.value,))
+        elif node.args and node.args[0].keyword is None and (self.ctx.resolve(func) or "").rpartition(".")[2] in (
+            _COMPUTING
+        ) and (self.ctx.resolve(func) or "").startswith("torch."):
+            self._judge(node, (node.args[0].value,))
+
+    def _judge(self, node: cst.CSTNode, operands: tuple[cst.BaseExpression, ...]) -> None:
         traced = self.ctx.traced
         sizes = self.ctx.sizes()
         if traced is None or sizes is None:
             return
-        for operand in (node.left, node.right):
+        for operand in operands:
             sliced = sizes.followed(operand)
             if not isinstance(sliced, cst.Subscript) or not isinstance(sliced.value, cst.Name):
                 continue
@@ -124,6 +145,18 @@ class SlicedSizeOne(Rule):
             """
             import torch
             from torch.export import Dim
+            class Tail(torch.nn.Module):
+                def forward(self, x):
+                    return x[1:] * 3  # 2 * h less 1 is at least 3: never one long
+            def xport_example():
+                h = Dim("h")
+                return {"model": Tail(), "args": (torch.randn(6, 2),), "dynamic_shapes": {"x": {0: 2 * h}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
             class Steps(torch.nn.Module):
                 def forward(self, x):
                     return x[1:] - x[:-1]  # at least 3 long: the differences are at least 2
@@ -144,6 +177,26 @@ class SlicedSizeOne(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Tail(torch.nn.Module):
+                def forward(self, x):
+                    return torch.relu(x[:-1])  # expect: XPT307
+            def xport_example():
+                return {"model": Tail(), "args": (torch.randn(5, 2),), "dynamic_shapes": {"x": {0: Dim("n", max=32)}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Tail(torch.nn.Module):
+                def forward(self, x):
+                    return torch.relu(x[:-1])  # expect: XPT307
+            def xport_example():
+                return {"model": Tail(), "args": (torch.randn(5, 2),), "dynamic_shapes": {"x": {0: Dim("n", min=3, max=32)}}}
+            """,
+        ),
         Invalid(
             """
             import torch
