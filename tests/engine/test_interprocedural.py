@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_cli import run
 from xport_lint.analyzers.config import Config
 from xport_lint.analyzers.index import ModuleSummary, Returned
 from xport_lint.analyzers.project import check_project
@@ -126,6 +127,30 @@ def test_the_count_of_another_file_gets_the_while_loop_fix(tmp_path: Path) -> No
     checked = check_project(sorted(str(p) for p in package.glob("*.py")), EVERYTHING, None, jobs=1)
     [finding] = [f for r in checked.results if r.path.endswith("model.py") for f in r.findings if f.code == "XPT201"]
     assert finding.fix is not None and "torch.while_loop" in finding.fix.title
+
+
+def test_the_fix_through_another_file_exports_and_equals_eager(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real CLI fixes the package; real torch 2.13 exports the fixed model in both modes, where
+    the original fails, and it computes what the original computes in eager."""
+    torch = pytest.importorskip("torch")
+    package = project(tmp_path, SPELLINGS["a count read from data"][1])
+    monkeypatch.syspath_prepend(str(tmp_path))
+    args = (torch.randn(2, 3), torch.tensor([1, 2]))
+    original = importlib.import_module("pkg.model").Model()
+    expected = original(*args)
+    result = run("check", "--no-cache", "--fix", "--unsafe-fixes", "--exit-zero", "pkg", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "torch.while_loop" in (package / "model.py").read_text()
+    for name in ("pkg.model", "pkg.helpers", "pkg"):
+        sys.modules.pop(name, None)
+    fixed = importlib.import_module("pkg.model").Model()
+    for strict in (False, True):
+        with pytest.raises(Exception):  # noqa: B017, PT011 - the original fails export, whatever torch raises
+            torch.export.export(original, args, strict=strict)
+        exported = torch.export.export(fixed, args, strict=strict)
+        assert torch.equal(exported.module()(*args), expected)
+    for name in ("pkg.model", "pkg.helpers", "pkg"):
+        sys.modules.pop(name, None)
 
 
 def test_the_files_order_does_not_change_the_findings(tmp_path: Path) -> None:
