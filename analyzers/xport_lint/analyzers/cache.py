@@ -109,6 +109,10 @@ class Cache:
             self.warnings.append(message)
 
     def key(self, text: str, path: str, config: Config, context: FileContext = EMPTY_CONTEXT) -> str:
+        return self.key_with(text, path, config, context.digest())
+
+    def key_with(self, text: str, path: str, config: Config, context_digest: str) -> str:
+        """`key`, from the context's digest (a settled project's record holds digests only)."""
         digest = hashlib.sha256()
         for part in (
             self._engine,
@@ -117,7 +121,7 @@ class Cache:
             str(config.target),  # facts with a torch version range
             repr(sorted((code, level.value) for code, level in config.severity.items())),
             path,  # the module name (from the path) is part of the summary
-            context.digest(),
+            context_digest,
         ):
             digest.update(part.encode())
             digest.update(b"\0")

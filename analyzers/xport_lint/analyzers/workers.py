@@ -78,15 +78,16 @@ Progress = Callable[[int, int], None]
 
 def check_round(
     files: list[str], config: Config, cache: Cache | None, jobs: int | None, contexts: dict[str, FileContext],
-    progress: Progress | None,
+    progress: Progress | None, sources: dict[str, SourceFile] | None = None,
 ) -> Iterator[tuple[FileResult, ModuleSummary | None]]:
+    """`sources`: files already read (the caller's, so a file is read once a round)."""
     todo: list[str] = []
     keys: dict[str, str] = {}
     for path in files:
         if cache is None:
             todo.append(path)
             continue
-        source = read(path)
+        source = sources[path] if sources is not None and path in sources else read(path)
         if source.text is None:
             yield FileResult(source, []), None
             continue

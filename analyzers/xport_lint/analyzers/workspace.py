@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .cache import Cache
 from .config import Config
-from .files import discover, read
+from .files import SourceFile, discover, read
 from .incremental import ChunkedParser
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, ProjectIndex
 from .model import Finding, Span
@@ -38,6 +38,8 @@ class ProjectCheck:
 #: rounds of re-checking files whose project context changed (each round follows calls one file
 #: further; real projects settle in two or three)
 _MAX_ROUNDS = 8
+#: the cache entry of a settled `check_all` (its files' final contexts), and its format's version
+_SETTLED_KIND = "settled-contexts-v1"
 
 
 class Workspace:
@@ -69,6 +71,8 @@ class Workspace:
         self._todo: list[str] | None = None
         #: an open document's summary changed since the index was built
         self.stale = False
+        #: the last rounds ended with no file's context changing (not cut at _MAX_ROUNDS)
+        self._settled = False
 
     @classmethod
     def for_paths(cls, files: list[str], config: Config, cache: Cache | None, jobs: int | None) -> Workspace:
@@ -99,9 +103,21 @@ class Workspace:
 
     def check_all(self, progress: Progress | None = None) -> ProjectCheck:
         """Every file, then, round after round, the files whose context the index changed, until
-        none does (each round follows calls one file further; real projects settle in two or three)."""
+        none does (each round follows calls one file further; real projects settle in two or three).
+        With a cache, a project whose files and configuration are those of a settled run before
+        is answered from that run's contexts in one round (see `_from_settled_run`)."""
         tune_gc()
-        return self._rounds(list(self.files), progress)
+        if self.cache is None:
+            return self._rounds(list(self.files), progress)
+        sources = {p: read(p) for p in self.files}
+        settled_key = self._settled_key(sources)
+        checked = self._from_settled_run(sources, settled_key)
+        if checked is not None:
+            return checked
+        checked = self._rounds(list(self.files), progress, sources)
+        if self._settled:
+            self._record_settled(settled_key)
+        return checked
 
     def recheck(self, changed: Iterable[str]) -> ProjectCheck:
         """The project after `changed` files were rewritten on disk (fixes written): they are
@@ -110,22 +126,87 @@ class Workspace:
         wanted = set(changed)
         return self._rounds([p for p in self.files if p in wanted], None)
 
-    def _rounds(self, todo: list[str], progress: Progress | None) -> ProjectCheck:
+    def _rounds(
+        self, todo: list[str], progress: Progress | None, sources: dict[str, SourceFile] | None = None
+    ) -> ProjectCheck:
+        """`sources`: the files' text already read for the first round."""
+        self._settled = False
         for round_number in range(_MAX_ROUNDS):
             told = progress if round_number == 0 else None
             contexts = {p: self.context(p) for p in todo}
-            for result, summary in check_round(todo, self.config, self.cache, self.jobs, contexts, told):
+            read_before = sources if round_number == 0 else None
+            for result, summary in check_round(todo, self.config, self.cache, self.jobs, contexts, told, read_before):
                 self.results[result.path] = result
                 self.contexts[result.path] = contexts[result.path]
                 self._summarized(result.path, summary)
             todo = self._reindex()
             if not todo:
+                self._settled = True
                 break
+        return self._outcome()
+
+    def _outcome(self) -> ProjectCheck:
         linted = set(self.linted)
         reported = [
             self.results[p] for p in self.files if p in self.results and (p in linted or self.results[p].findings)
         ]
         return ProjectCheck(reported, dict(self.summaries), {p: self.context(p) for p in self.files}, self)
+
+    # -- a settled run again (the CLI's second run over an unchanged project) ---------------
+
+    def _settled_key(self, sources: dict[str, SourceFile]) -> str:
+        """Names the whole input of `check_all`: the files in order, each with its text (or why it
+        has none), the engine and the configuration (in each file's first-round cache key)."""
+        assert self.cache is not None
+        parts = []
+        for path in self.files:
+            source = sources[path]
+            if source.text is None:
+                parts.append(f"{path}\0unread\0{source.problem}")
+            else:
+                parts.append(self.cache.key(source.text, path, self.config, self.contexts[path]))
+        return self.cache.data_key(_SETTLED_KIND, "\n".join(parts))
+
+    def _record_settled(self, key: str) -> None:
+        """The contexts a settled `check_all` ended with, for `_from_settled_run`."""
+        assert self.cache is not None
+        digests = {p: self.contexts[p].digest() for p in self.files if self.results[p].text is not None}
+        self.cache.put_data(key, digests)
+
+    def _from_settled_run(self, sources: dict[str, SourceFile], key: str) -> ProjectCheck | None:
+        """The project checked with the contexts a settled run over the same input ended with:
+        every file's findings and summary from the cache under its final context, the index built
+        once, and each file's context checked against the record. The rounds from empty contexts
+        would reach the same contexts (same texts, engine and configuration) and so the same
+        findings; they cost a second run four index builds and a cache read of every file whose
+        context changed. None (check by rounds) when the record or any file's entry is missing,
+        or a context differs."""
+        assert self.cache is not None
+        record = self.cache.get_data([key]).get(key)
+        readable = [p for p in self.files if sources[p].text is not None]
+        if not isinstance(record, dict) or set(record) != set(readable):
+            return None
+        if not all(isinstance(d, str) for d in record.values()):
+            return None
+        hits: dict[str, tuple[list[Finding], ModuleSummary | None]] = {}
+        for path in readable:
+            text = sources[path].text
+            assert text is not None
+            hit = self.cache.get(self.cache.key_with(text, path, self.config, record[path]), path)
+            if hit is None:
+                return None
+            hits[path] = hit
+        summaries = {p: s for p, (_, s) in hits.items() if s is not None}
+        index = ProjectIndex(self.files, summaries, self.followed)
+        contexts = {p: index.context(p) for p in self.files}
+        if any(contexts[p].digest() != record[p] for p in readable):
+            return None
+        self.index, self.summaries, self.contexts = index, summaries, contexts
+        for path in self.files:
+            findings = hits[path][0] if path in hits else []
+            self.results[path] = FileResult(sources[path], findings)
+        self._settled = True
+        return self._outcome()
 
     def _summarized(self, path: str, summary: ModuleSummary | None) -> None:
         if summary is not None:

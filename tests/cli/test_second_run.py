@@ -1,0 +1,79 @@
+"""A second `check` over an unchanged project is answered from the cache with the contexts the
+first run settled on; any change sends it back through the project rounds. Either way the
+findings are those of a cold run, including those only the project context finds (an error in
+a helper another file's `forward` calls)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+MODEL = """\
+import torch
+from .ops import keep_positive
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return keep_positive(x)
+"""
+UNUSED = """\
+import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+"""
+OPS = """\
+def keep_positive(x):
+    if x.sum() > 0:
+        return x
+    return -x
+"""
+
+
+def check(project: Path, *args: str) -> list[tuple[str, str, int]]:
+    exe = shutil.which("xport-lint", path=str(Path(sys.executable).parent)) or "xport-lint"
+    result = subprocess.run(
+        [exe, "check", "--format", "json", "--exit-zero", *args, "pkg"], cwd=project, capture_output=True, text=True,
+        env={**os.environ, "NO_COLOR": "1"}, timeout=120, check=True,
+    )
+    return sorted((f["filename"], f["code"], f["location"]["row"]) for f in json.loads(result.stdout))
+
+
+def settled_runs(cache: Path) -> int:
+    """How many settled project runs the cache records (rows of the settled-contexts kind are
+    JSON objects of path -> context digest; findings rows hold a `findings` list)."""
+    with sqlite3.connect(cache / "findings-v3.sqlite3") as db:
+        bodies = [json.loads(body) for (body,) in db.execute("SELECT body FROM findings")]
+    return sum(1 for body in bodies if "findings" not in body)
+
+
+def test_second_run_over_an_unchanged_project_equals_a_cold_run(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "model.py").write_text(MODEL)
+    (tmp_path / "pkg" / "ops.py").write_text(OPS)
+    cache = tmp_path / "cache"
+    cold = check(tmp_path, "--no-cache")
+    # the error in ops.py is found only through model.py's call: the project rounds found it
+    assert ("pkg/ops.py", "XPT101", 2) in cold
+
+    assert check(tmp_path, "--cache-dir", str(cache)) == cold
+    assert settled_runs(cache) == 1
+    assert check(tmp_path, "--cache-dir", str(cache)) == cold  # from the settled run's contexts
+
+    # model.py no longer calls the helper: the record does not match, ops.py is clean again
+    (tmp_path / "pkg" / "model.py").write_text(UNUSED)
+    assert check(tmp_path, "--cache-dir", str(cache)) == check(tmp_path, "--no-cache") == []
+
+    # and back: the first run's record serves again, with the first run's findings
+    (tmp_path / "pkg" / "model.py").write_text(MODEL)
+    assert check(tmp_path, "--cache-dir", str(cache)) == cold
