@@ -42,7 +42,11 @@ class FloatSize(Rule):
     `Dim.AUTO` for that dimension, which lets export pick the range the code supports.
 
     ## Modes
-    Error in both modes, where the dimension has a named `Dim` (torch 2.13). A float step by one
+    Error in both modes, where the dimension has a named `Dim` (torch 2.13); nothing where
+    the range is bounded and every slice bound the result makes stays within its low end
+    (export proves the guards by intervals). Past the first dimension, non-strict export also
+    needs a slice's end below the low end and its start at most two below it: an error in
+    non-strict mode only there (measured). A float step by one
     (`int(x.shape[0] / 1)`): error in non-strict mode under a named `Dim` or `Dim.DYNAMIC` (the
     result becomes a constant), nothing in strict mode (measured: it exports).
     """
@@ -97,28 +101,33 @@ class FloatSize(Rule):
 
     def _proven_in_range(self, call: cst.Call, sizes: Sizes, ref: SizeRef, spec: DimSpec) -> bool:
         """Whether export proves the guards of the slices `call`'s result bounds, as torch 2.13
-        does by interval arithmetic over a bounded named `Dim`: every slice bound it makes lies
-        in [0, the smallest size of the range] for each size of the range (measured:
-        `x[: round(x.shape[0] / 2.0)]` exports under `Dim(min=5, max=10)`, fails under
-        `max=1000`). A range without a max, or a result used other than as a slice bound of
-        that dimension: not proven."""
+        does by interval arithmetic over a bounded named `Dim` (the bound's smallest and largest
+        value over the range, against the range's low end `n`): every bound lies in [0, n]
+        (measured: `x[: round(x.shape[0] / 2.0)]` exports under `Dim(min=5, max=10)`, fails
+        under `max=1000`); non-strict export also guards, on a dimension past the first, an end
+        `!= n` (so it must stay below n) and a start that leaves `n - start != 1` (so at most
+        n - 2). A range without a max, or a result used other than as a slice bound: not proven."""
         low, high = spec.values()
         traced = self.ctx.traced
         if spec.derived or high == math.inf or high - low > _SAMPLED or traced is None:
             return False
         bounds = [
-            part for node in iter_nodes(traced.func.body) if isinstance(node, cst.Subscript)
-            for element in node.slice if isinstance(element.slice, cst.Slice)
-            for part in (element.slice.lower, element.slice.upper) if part is not None
-            and _holds(part, call, sizes)
+            (part, part is element.slice.upper, axis)
+            for node in iter_nodes(traced.func.body) if isinstance(node, cst.Subscript)
+            for axis, element in enumerate(node.slice) if isinstance(element.slice, cst.Slice)
+            for part in (element.slice.lower, element.slice.upper) if part is not None and _holds(part, call, sizes)
         ]
         if not bounds or _used_otherwise(traced.func.body, call, sizes, len(bounds)):
             return False
-        for size in range(int(low), int(high) + 1):
-            for bound in bounds:
-                value = _value(_inlined(bound, sizes), sizes, ref, size)
-                if value is None or not 0 <= value <= low:
-                    return False
+        for bound, upper, axis in bounds:
+            values = [_value(_inlined(bound, sizes), sizes, ref, size) for size in range(int(low), int(high) + 1)]
+            if None in values:
+                return False
+            smallest, largest = min(values), max(values)  # type: ignore[type-var]
+            if smallest < 0 or largest > low:  # type: ignore[operator]
+                return False
+            if self.ctx.mode is Mode.NON_STRICT and axis > 0 and (largest >= low if upper else largest > low - 2):  # type: ignore[operator]
+                return False
         return True
 
     VALID = [
