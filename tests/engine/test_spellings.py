@@ -59,7 +59,6 @@ SPLIT_MARK = "# split off the next flagged line"
 
 _HELPER_SIZES = "the size analysis (shapes.Sizes) follows names, not calls: behind `_h(...)` it cannot place the size"
 _HELPER_FIX = "the rewrite finds the number or size it turns back into a tensor by its name, not through a call"
-_CONTEXT = "context managers are known by the call in the `with` item, not through a name bound earlier or a call"
 _SHAPES = "an export call's `dynamic_shapes` are read where written at the call, not through a name or a call"
 
 #: spellings whose verdict still differs, with why: (rule code, kind) -> reason. A listed variant
@@ -67,13 +66,6 @@ _SHAPES = "an export call's `dynamic_shapes` are read where written at the call,
 KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("XPT302", "helper"): _HELPER_SIZES,
     ("XPT301", "helper"): _HELPER_SIZES,
-    ("XPT410", "bind"): _CONTEXT,
-    ("XPT410", "helper"): _CONTEXT,
-    ("XPT410", "unpack"): _CONTEXT,
-    ("XPT411", "helper"): _CONTEXT,
-    ("XPT411", "unpack"): _CONTEXT,
-    ("XPT412", "helper"): _CONTEXT,
-    ("XPT412", "unpack"): _CONTEXT,
     ("XPT304", "helper"): _HELPER_SIZES,
     ("XPT506", "helper"): _SHAPES,
     ("XPT502", "bind"): _SHAPES,
@@ -85,8 +77,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("XPT506", "module"): _SHAPES,
     ("XPT301", "module"): _HELPER_SIZES,
     ("XPT302", "module"): _HELPER_SIZES,
-    ("XPT410", "module"): _CONTEXT,
-    ("XPT411", "module"): _CONTEXT,
     ("XPT502", "module"): _SHAPES,
     ("XPT504", "module"): _SHAPES,
     # `math.ceil(x.size(1) * self.k)`, `self.k = 0.5`: a float is known where it is written

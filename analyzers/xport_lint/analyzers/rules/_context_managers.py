@@ -156,7 +156,7 @@ class ContextResolver:
         self, with_item: cst.WithItem, body: cst.BaseSuite, func: cst.FunctionDef, cls_node: cst.ClassDef | None
     ) -> Verdict | None:
         """None: nothing to say (a harmless or unrecognised expression such as `x.foo()`)."""
-        item = with_item.item
+        item = self._followed(with_item.item, func)
         self._used = _methods_called_on(with_item, body, self.ctx)
         if isinstance(item, cst.Call):
             return self._built(item, "forward")
@@ -178,6 +178,23 @@ class ContextResolver:
             if isinstance(value, cst.Call):
                 return self._built(value, "outside")
         return None
+
+    def _followed(self, item: cst.BaseExpression, func: cst.FunctionDef) -> cst.BaseExpression:
+        """What the `with` item stands for: a local bound once (`cm = Timer()`, `cm, _ = Timer(),
+        0`, `cm = self.lock`) or a one-line helper's `return` (`with _h(Timer()):`), as the
+        dataflow reads them; else the item as written."""
+        flow = self.ctx.flow
+        for _ in range(8):
+            if flow is None or flow.func is not func:
+                break
+            seen = (
+                flow.bound_once(item.value) if isinstance(item, cst.Name)
+                else flow.inlined(item) if isinstance(item, cst.Call) else None
+            )
+            if seen is None or seen is item:
+                break
+            item = seen
+        return item
 
     def _built(self, call: cst.Call, site: str) -> Verdict | None:
         """The verdict for a context manager made by `call`, entered in `forward` or built
