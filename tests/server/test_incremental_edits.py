@@ -143,11 +143,15 @@ def test_an_unchanged_statement_is_the_same_node_after_an_edit() -> None:
 
 
 def test_a_text_twice_in_a_file_gets_nodes_of_its_own_at_each_place() -> None:
-    """The analysis keys facts by node identity: one node for both places gave both one line."""
+    """The analysis keys facts by node identity: one node for both places gave both one line.
+    Each place keeps its nodes from one parse to the next."""
     parser = ChunkedParser()
-    module, _ = parser.parse("import torch\nx = torch.ones(2)\ny = 1\nx = torch.ones(2)\n")
+    text = "import torch\nx = torch.ones(2)\ny = 1\nx = torch.ones(2)\n"
+    module, _ = parser.parse(text)
     assert module.body[1] is not module.body[3]
-    assert module.code == "import torch\nx = torch.ones(2)\ny = 1\nx = torch.ones(2)\n"
+    assert module.code == text
+    again, _ = parser.parse(text.replace("y = 1", "y = 2"))
+    assert again.body[1] is module.body[1] and again.body[3] is module.body[3]
 
 
 def test_a_fact_per_statement_is_computed_once_while_the_statement_is_unchanged() -> None:

@@ -32,14 +32,17 @@ T = TypeVar("T")
 
 
 class ChunkedParser:
-    """A libcst parser with a cache of top-level statements, keyed by their exact text."""
+    """A libcst parser with a cache of top-level statements, keyed by their exact text and
+    which occurrence of that text in the file they are: the same text twice in one file gets
+    nodes of its own at each place (the analysis keys facts by node identity; one shared node
+    gave both places one line), each kept from one parse to the next."""
 
     def __init__(self, capacity: int = _CAPACITY) -> None:
         self.capacity = capacity
-        self._chunks: OrderedDict[str, cst.Module] = OrderedDict()
-        #: text -> (the chunk before it when that ends in lines the first statement takes, the
-        #: statements with their leading lines): rebuilt when either changes, not every parse
-        self._joined: dict[str, tuple[str, list[cst.BaseStatement]]] = {}
+        self._chunks: OrderedDict[tuple[str, int], cst.Module] = OrderedDict()
+        #: (text, occurrence) -> (the chunk before it when that ends in lines the first statement
+        #: takes, the statements with their leading lines): rebuilt when either changes
+        self._joined: dict[tuple[str, int], tuple[str, list[cst.BaseStatement]]] = {}
         self._size = 0
         self.hits = 0
         self.misses = 0
@@ -62,23 +65,19 @@ class ChunkedParser:
         first: cst.Module | None = None
         piece: cst.Module | None = None
         before = ""
-        used: set[int] = set()
+        occurrences: dict[str, int] = {}
         for index, (start, end) in enumerate(zip(boundaries, boundaries[1:], strict=False)):
             text = "".join(lines[start - 1 : end - 1])
-            piece = self._chunk(text)
-            again = id(piece) in used
-            if again:
-                # the same text twice in one file: each place gets nodes of its own (the analysis
-                # keys facts by node identity; a shared node had one line for both places)
-                piece = cst.parse_module(text)
-            used.add(id(piece))
+            key = (text, occurrences.get(text, 0))
+            occurrences[text] = key[1] + 1
+            piece = self._chunk(key)
             statements = list(piece.body)
             if index == 0:
                 first, header = piece, tuple(piece.header)
             else:
                 carried.extend(piece.header)
             if statements and carried:
-                statements = _lead(carried, statements) if again else self._join(before, text, carried, statements)
+                statements = self._join(before, key, carried, statements)
                 carried = []
             body.extend(statements)
             carried.extend(piece.footer)
@@ -91,35 +90,31 @@ class ChunkedParser:
         return module, tree
 
     def _join(
-        self, before: str, text: str, carried: list[cst.EmptyLine], statements: list[cst.BaseStatement]
+        self, before: str, key: tuple[str, int], carried: list[cst.EmptyLine], statements: list[cst.BaseStatement]
     ) -> list[cst.BaseStatement]:
         """`statements` with `carried` (the previous chunk's trailing lines) leading the first."""
-        cached = self._joined.get(text)
+        cached = self._joined.get(key)
         if cached is not None and cached[0] == before:
             return cached[1]
-        joined = _lead(carried, statements)
-        self._joined[text] = (before, joined)
+        joined = [statements[0].with_changes(leading_lines=[*carried, *statements[0].leading_lines]), *statements[1:]]
+        self._joined[key] = (before, joined)
         return joined
 
-    def _chunk(self, text: str) -> cst.Module:
-        cached = self._chunks.get(text)
+    def _chunk(self, key: tuple[str, int]) -> cst.Module:
+        cached = self._chunks.get(key)
         if cached is not None:
             self.hits += 1
-            self._chunks.move_to_end(text)
+            self._chunks.move_to_end(key)
             return cached
         self.misses += 1
-        parsed = cst.parse_module(text)
-        self._chunks[text] = parsed
-        self._size += len(text)
+        parsed = cst.parse_module(key[0])
+        self._chunks[key] = parsed
+        self._size += len(key[0])
         while (self._size > self.capacity or len(self._chunks) > _MAX_CHUNKS) and len(self._chunks) > 1:
             evicted, _ = self._chunks.popitem(last=False)
             self._joined.pop(evicted, None)
-            self._size -= len(evicted)
+            self._size -= len(evicted[0])
         return parsed
-
-
-def _lead(carried: list[cst.EmptyLine], statements: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
-    return [statements[0].with_changes(leading_lines=[*carried, *statements[0].leading_lines]), *statements[1:]]
 
 
 def _start(stmt: ast.stmt, lines: list[str], previous_end: int) -> int:

@@ -4,12 +4,14 @@ load). A crash in the child (a hostile file) costs a restart, not the server."""
 
 from __future__ import annotations
 
+import ast
 import logging
 import multiprocessing
 import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from xport_lint.analyzers.lifetime import die_with_parent
@@ -53,10 +55,24 @@ def _the_workspace(config: Config) -> Workspace:
     return _workspace
 
 
-def _lint(source: str, path: str, config: Config, is_open: bool) -> tuple[list[Finding], list[str], bool]:
-    """Runs in the child: one parser (statement cache) for every document. Returns the
-    findings, the engine's log lines (a failing rule), which the server forwards, and whether
-    the project index needs a step (the document's summary changed)."""
+@dataclass(frozen=True)
+class Linted:
+    """A document's lint, as the child hands it to the server."""
+
+    findings: list[Finding]
+    #: the engine's log lines (a failing rule), which the server forwards
+    problems: list[str]
+    #: the project index needs a step (the document's summary changed)
+    index_stale: bool
+    #: the model classes: (name, 0-based line), where lenses and Add xport_example() go
+    models: tuple[tuple[str, int], ...] = ()
+    #: the names `xport_example()` calls (the model it builds is among them); None: no example
+    example_builds: frozenset[str] | None = None
+
+
+def _lint(source: str, path: str, config: Config, is_open: bool) -> Linted:
+    """Runs in the child: one parser (statement cache) for every document, and the places of
+    the model classes (parsing them in the server would take the GIL from its event loop)."""
     global _parser
     from xport_lint.analyzers.incremental import ChunkedParser
 
@@ -71,9 +87,29 @@ def _lint(source: str, path: str, config: Config, is_open: bool) -> tuple[list[F
             checked, stale = workspace.update(path, source, _parser)
         else:
             checked, stale = workspace.check(path, source, _parser), False
-        return checked.findings, collect.lines, stale
+        models, builds = _models(source)
+        return Linted(checked.findings, collect.lines, stale, models, builds)
     finally:
         engine_log.removeHandler(collect)
+
+
+def _models(source: str) -> tuple[tuple[tuple[str, int], ...], frozenset[str] | None]:
+    """The model classes (name, 0-based line), and the names `xport_example()` calls (None
+    without one), from one `ast` parse."""
+    from xport_lint.analyzers.confirm import has_example, model_classes
+
+    models = tuple((name, line - 1) for name, line, _ in model_classes(source))
+    if not has_example(source):
+        return models, None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return models, frozenset()
+    example = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "xport_example"), None)
+    if example is None:
+        return models, frozenset()
+    calls = (node for node in ast.walk(example) if isinstance(node, ast.Call))
+    return models, frozenset(call.func.id for call in calls if isinstance(call.func, ast.Name))
 
 
 def _size_facts(source: str, path: str, config: Config) -> list[tuple[Span, str]]:
@@ -115,9 +151,7 @@ class LintProcess:
     def warm_up(self) -> None:
         self._executor().submit(_warm_up).result()
 
-    def lint(
-        self, source: str, path: str, config: Config, is_open: bool = True
-    ) -> tuple[list[Finding], list[str], bool]:
+    def lint(self, source: str, path: str, config: Config, is_open: bool = True) -> Linted:
         """Blocks the calling thread (not the event loop) until the child answers. `is_open`: the
         text is an open document's (it stands for the file in the project index)."""
         return self._call(_lint, source, path, config, is_open)

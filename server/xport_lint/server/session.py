@@ -29,7 +29,7 @@ from xport_lint.analyzers.model import Finding, Span
 from . import confirmations, convert, models, rpc, suggestions
 from .boundary import HandlerFailed
 from .documents import PythonLinesDocument
-from .lint_process import LintProcess
+from .lint_process import Linted, LintProcess
 from .settings import Settings
 
 if TYPE_CHECKING:  # both import libcst: loaded with the engine, not with the server
@@ -212,13 +212,14 @@ class XportLanguageServer(LanguageServer):
             if self.workspace.get_text_document(uri).version != version:
                 return Result(version, [], [])  # stale: a newer version is queued; never published
         path = to_fs_path(uri) or uri
+        linted = Linted([], [], False)
         try:
-            is_open = uri in self.workspace.text_documents
-            findings, problems, index_stale = self.linter.lint(source, path, self.config_for(uri), is_open)
-            for problem in problems:
+            linted = self.linter.lint(source, path, self.config_for(uri), uri in self.workspace.text_documents)
+            for problem in linted.problems:
                 self.log(problem, types.MessageType.Error)
-            if index_stale and self.loop is not None:
+            if linted.index_stale and self.loop is not None:
                 self.loop.call_soon_threadsafe(self.index_wanted.set)
+            findings = linted.findings
             if confirmed is not None and confirmed.digest == digest:
                 findings, suggestion = confirmed.findings, confirmed.suggestion
         except Exception:  # noqa: BLE001 - a bug in the engine must not take the server down
@@ -229,16 +230,10 @@ class XportLanguageServer(LanguageServer):
         diagnostics = [convert.diagnostic(uri, lines, f) for f in findings]
         if suggestion is not None:
             diagnostics.append(suggestions.diagnostic(lines, suggestion))
-        from xport_lint.analyzers.confirm import has_example, model_classes
+        lenses = self._lenses(len(lines), findings, linted)
+        return Result(version, findings, diagnostics, digest, lenses, linted.models, linted.example_builds is not None)
 
-        example = has_example(source)
-        classes = tuple((name, line - 1) for name, line, _ in model_classes(source))
-        lenses = self._lenses(source, findings, classes, example)
-        return Result(version, findings, diagnostics, digest, lenses, classes, example)
-
-    def _lenses(
-        self, source: str, findings: list[Finding], classes: tuple[tuple[str, int], ...], example: bool
-    ) -> tuple[Lens, ...]:
+    def _lenses(self, line_count: int, findings: list[Finding], linted: Linted) -> tuple[Lens, ...]:
         """`codeLens`: all: one above each model class ("Confirm with draft_export", or "Add
         xport_example()" without one); failing: at most one a file, above the model
         `xport_example()` builds, else above the first model with an error (one that exports
@@ -246,15 +241,15 @@ class XportLanguageServer(LanguageServer):
         mode = self.settings.code_lens
         if mode == "off":
             return ()
-        command = CONFIRM_COMMAND if example else ADD_EXAMPLE_COMMAND
-        lenses = tuple(Lens(line, name, command) for name, line in classes)
+        built = linted.example_builds
+        command = CONFIRM_COMMAND if built is not None else ADD_EXAMPLE_COMMAND
+        lenses = tuple(Lens(line, name, command) for name, line in linted.models)
         if mode == "all" or not lenses:
             return lenses
-        if command == CONFIRM_COMMAND:
-            built = _example_models(source)
+        if built is not None:
             return tuple(lens for lens in lenses if lens.name in built)[:1] or lenses[:1]
         errors = sorted(f.span.start.line - 1 for f in findings if f.severity.value == "error")
-        ends = [lens.line for lens in lenses[1:]] + [len(split_lines(source))]
+        ends = [lens.line for lens in lenses[1:]] + [line_count]
         failing = [lens for lens, end in zip(lenses, ends, strict=True) if any(lens.line <= e < end for e in errors)]
         return tuple(failing[:1])
 
@@ -477,19 +472,3 @@ class XportLanguageServer(LanguageServer):
             return asyncio.run(rpc.serve(self.protocol, sys.stdin.buffer, self.thread_pool))
         except BrokenPipeError:  # the client no longer reads what the server writes
             return 1
-
-
-
-def _example_models(source: str) -> set[str]:
-    """The names `xport_example()` calls (the model class it builds is among them)."""
-    import ast
-
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return set()
-    example = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "xport_example"), None)
-    return {
-        node.func.id for node in ast.walk(example) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-    } if example is not None else set()
-
