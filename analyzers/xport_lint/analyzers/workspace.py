@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from .cache import Cache
 from .config import Config
@@ -22,17 +21,29 @@ from .runner import FileCheck, check_file, fix_source, size_facts
 from .workers import FOLLOWED, FileResult, Progress, check_round, tune_gc
 
 
-@dataclass
 class ProjectCheck:
-    results: list[FileResult]
-    #: path -> its summary for the project index (files that parsed)
-    summaries: dict[str, ModuleSummary]
-    #: path -> what the rest of the project tells its analysis: a fix of the file and the
-    #: re-check of that fix need it (without it, a helper another file calls is not traced)
-    contexts: dict[str, FileContext] = field(default_factory=dict)
-    #: the project model the check ran in (workspace.Workspace), which `recheck`, fixes and
-    #: the fix prover ask for each file's context
-    workspace: Workspace | None = field(default=None, repr=False)
+    """`results`; `summaries`: path -> its summary for the project index (files that parsed);
+    `contexts`: path -> what the rest of the project tells its analysis (a fix of the file and
+    the re-check of that fix need it: without it, a helper another file calls is not traced),
+    asked of `workspace` on first use when not given (a report without fixes never needs them);
+    `workspace`: the project model the check ran in, which `recheck`, fixes and the fix prover
+    ask for each file's context."""
+
+    def __init__(
+        self, results: list[FileResult], summaries: dict[str, ModuleSummary],
+        contexts: dict[str, FileContext] | None = None, workspace: Workspace | None = None,
+    ) -> None:
+        self.results = results
+        self.summaries = summaries
+        self._contexts = contexts
+        self.workspace = workspace
+
+    @property
+    def contexts(self) -> dict[str, FileContext]:
+        if self._contexts is None:
+            workspace = self.workspace
+            self._contexts = {p: workspace.context(p) for p in workspace.files} if workspace is not None else {}
+        return self._contexts
 
 
 #: rounds of re-checking files whose project context changed (each round follows calls one file
@@ -60,11 +71,13 @@ class Workspace:
         self.files = [*self.linted, *self.followed]
         self.results: dict[str, FileResult] = {}
         self.summaries: dict[str, ModuleSummary] = {}
-        #: the context each file was last analysed with (what the index told it then)
-        self.contexts: dict[str, FileContext] = dict.fromkeys(self.linted, EMPTY_CONTEXT) | dict.fromkeys(
+        self._contexts: dict[str, FileContext] = dict.fromkeys(self.linted, EMPTY_CONTEXT) | dict.fromkeys(
             self.followed, FOLLOWED
         )
-        self.index: ProjectIndex | None = None
+        self._index: ProjectIndex | None = None
+        #: the files' findings came from a settled run's record: the index and the contexts it
+        #: gives are built when first asked for (`_index_from_record`)
+        self._index_pending = False
         #: files whose editor text, not the disk's, stands for them (language server documents)
         self.open: set[str] = set()
         #: files on disk still to summarize for the index (`index_step`); None: not discovered yet
@@ -79,6 +92,28 @@ class Workspace:
         """The linted `files`, and the files `follow` names in the configuration."""
         followed = discover(config.followed_folders(), config.exclude) if config.follow else []
         return cls(config, files, followed, cache, jobs)
+
+    @property
+    def index(self) -> ProjectIndex | None:
+        if self._index_pending:
+            self._index_from_record()
+        return self._index
+
+    @index.setter
+    def index(self, index: ProjectIndex | None) -> None:
+        self._index_pending = False
+        self._index = index
+
+    @property
+    def contexts(self) -> dict[str, FileContext]:
+        """The context each file was last analysed with (what the index told it then)."""
+        if self._index_pending:
+            self._index_from_record()
+        return self._contexts
+
+    @contexts.setter
+    def contexts(self, contexts: dict[str, FileContext]) -> None:
+        self._contexts = contexts
 
     # -- what the project tells a file -------------------------------------------------------
 
@@ -150,7 +185,8 @@ class Workspace:
         reported = [
             self.results[p] for p in self.files if p in self.results and (p in linted or self.results[p].findings)
         ]
-        return ProjectCheck(reported, dict(self.summaries), {p: self.context(p) for p in self.files}, self)
+        contexts = None if self._index_pending else {p: self.context(p) for p in self.files}
+        return ProjectCheck(reported, dict(self.summaries), contexts, self)
 
     # -- a settled run again (the CLI's second run over an unchanged project) ---------------
 
@@ -175,12 +211,12 @@ class Workspace:
 
     def _from_settled_run(self, sources: dict[str, SourceFile], key: str) -> ProjectCheck | None:
         """The project checked with the contexts a settled run over the same input ended with:
-        every file's findings and summary from the cache under its final context, the index built
-        once, and each file's context checked against the record. The rounds from empty contexts
-        would reach the same contexts (same texts, engine and configuration) and so the same
-        findings; they cost a second run four index builds and a cache read of every file whose
-        context changed. None (check by rounds) when the record or any file's entry is missing,
-        or a context differs."""
+        every file's findings and summary from the cache under its final context. The rounds
+        from empty contexts reach the same contexts (same texts, engine and configuration: the
+        record's key) and so the same findings; they cost a second run four index builds and a
+        cache read of every file whose context changed. The index is built only when something
+        asks for it (fixes, the fix prover, a recheck), not for a report. None (check by rounds)
+        when the record or any file's entry is missing."""
         assert self.cache is not None
         record = self.cache.get_data([key]).get(key)
         readable = [p for p in self.files if sources[p].text is not None]
@@ -196,17 +232,19 @@ class Workspace:
             if hit is None:
                 return None
             hits[path] = hit
-        summaries = {p: s for p, (_, s) in hits.items() if s is not None}
-        index = ProjectIndex(self.files, summaries, self.followed)
-        contexts = {p: index.context(p) for p in self.files}
-        if any(contexts[p].digest() != record[p] for p in readable):
-            return None
-        self.index, self.summaries, self.contexts = index, summaries, contexts
+        self.summaries = {p: s for p, (_, s) in hits.items() if s is not None}
+        self._index_pending = True
         for path in self.files:
             findings = hits[path][0] if path in hits else []
             self.results[path] = FileResult(sources[path], findings)
         self._settled = True
         return self._outcome()
+
+    def _index_from_record(self) -> None:
+        """The index of the summaries `_from_settled_run` read, and each file's context from it."""
+        self._index_pending = False
+        self._index = ProjectIndex(self.files, self.summaries, self.followed)
+        self._contexts = {p: self._index.context(p) for p in self.files}
 
     def _summarized(self, path: str, summary: ModuleSummary | None) -> None:
         if summary is not None:
