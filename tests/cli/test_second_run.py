@@ -69,6 +69,9 @@ def test_second_run_over_an_unchanged_project_equals_a_cold_run(tmp_path: Path) 
     assert check(tmp_path, "--cache-dir", str(cache)) == cold
     assert settled_runs(cache) == 1
     assert check(tmp_path, "--cache-dir", str(cache)) == cold  # from the settled run's contexts
+    # --fix asks for the project's contexts, built then from the record: ops.py keeps its error
+    # (its fix is unsafe), reported with the project context
+    assert check(tmp_path, "--cache-dir", str(cache), "--fix") == cold
 
     # model.py no longer calls the helper: the record does not match, ops.py is clean again
     (tmp_path / "pkg" / "model.py").write_text(UNUSED)
