@@ -89,6 +89,26 @@ def xport_example():
 '''
 
 
+STRIDED = '''\
+import torch
+from torch import nn
+
+
+class Strided(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(2, 4, kernel_size=1, stride=8)
+
+    def forward(self, x):
+        return self.conv(x).squeeze(-1)
+
+
+def xport_example():
+    return {"model": Strided(), "args": (torch.randn(1, 2, 40),),
+            "dynamic_shapes": ({2: torch.export.Dim("t", min=2, max=256)},)}
+'''
+
+
 def _repair(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "xport_lint.analyzers.cli", "repair", *args],
@@ -203,3 +223,13 @@ def test_a_new_range_suggestion_after_a_narrowed_dim_is_progress() -> None:
     narrower = Outcome(False, Failure("UserError", violated, None, None), refined="({3: Dim('w', min=33)},)")
     assert _judge(first, narrower, "/case.py", "a\n", "b\n") is None
     assert _judge(first, first, "/case.py", "a\n", "b\n") == "the same failure at the same line"
+
+
+def test_a_bound_guard_torch_suggests_nothing_for_narrows_the_dim_to_the_values_it_accepts(tmp_path: Path) -> None:
+    # squeeze(-1) of a stride-8 conv's output: the guard 1 + (t - 1) // 8 != 1, i.e. t >= 9
+    project = _project(tmp_path, "strided.py", STRIDED)
+    done = _repair(project, "strided.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ("[kept] dynamic_shapes: ({2: Dim('t', min=9, max=256)},) (narrowed to the values torch's guards "
+            "accept: t in [9, 256]; kept dynamic)") in done.stdout
+    assert "after: exports, equals eager on the example, equals eager on inputs (1, 2, 41)" in done.stdout

@@ -77,6 +77,9 @@ class Outcome:
     static: tuple[str, ...] = ()
     #: (file as torch wrote it, line, guard): where export added the guards that pin those dims
     pins: tuple[tuple[str, int, str], ...] = ()
+    #: where torch suggests nothing: the Dims narrowed to the values its guards accept, and how
+    narrowed: str | None = None
+    narrowed_by: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -157,7 +160,8 @@ def _outcome(answer: dict[str, Any], scratch: str) -> Outcome:
         failure = Failure(str(answer.get("kind") or answer.get("status")), message, inner[0], inner[1], chain)
         pins = tuple((p["file"], int(p["line"]), p["guard"]) for p in answer.get("pins") or [])
         return Outcome(False, failure, refined=answer.get("refined"), static=tuple(answer.get("static") or ()),
-                       dynamic=bool(answer.get("dynamic")), pins=pins)
+                       dynamic=bool(answer.get("dynamic")), pins=pins, narrowed=answer.get("narrowed"),
+                       narrowed_by=tuple(answer.get("narrowed_by") or ()))
     return Outcome(
         True,
         differs=answer.get("differs"),
@@ -315,6 +319,16 @@ class Repairer:
             shapes = self._shapes_candidate(scratch, outcome, repair)
             if shapes is not None:
                 out.append(shapes)
+        elif outcome.narrowed is not None:
+            example = self._example_file(scratch)
+            if example is not None:
+                text = scratch.read(example)
+                function = (self.target.example or "").partition(":")[2] or "xport_example"
+                fixed = _with_dynamic_shapes(text, function, _dims_in_scope(text, outcome.narrowed))
+                if fixed is not None:
+                    how = "; ".join(outcome.narrowed_by)
+                    out.append((example, f"dynamic_shapes: {outcome.narrowed} (narrowed to the values torch's guards "
+                                f"accept: {how}; kept dynamic)", fixed))
         frames = [(f, line) for f, line, _ in reversed(failure.chain) if scratch.editable(f)]
         if not frames:
             return out
@@ -766,7 +780,9 @@ def _judge(current: Outcome, after: Outcome, path: str, before: str, text: str) 
         # torch names the line that called into the op, not the branch that does not trace
         return f"the {introduced[0]} it introduces does not trace: {new.headline()}"
     violated_again = new.kind == failure.kind and new.file is None and failure.file is None
-    if violated_again and not current.static and after.refined not in (None, current.refined) and not after.static:
+    suggestion = after.refined or after.narrowed
+    if violated_again and not current.static and suggestion not in (None, current.refined, current.narrowed) \
+            and not after.static:
         # torch narrows a range one violation at a time (h, then w): a new suggestion is progress
         return None
     if current.static and violated_again:

@@ -309,6 +309,79 @@ def _pinning_guards(torch: Any, example: dict[str, Any], strict: bool) -> list[d
     return found
 
 
+_NOT_ALL_VALUES = re.compile(
+    r"Not all values of (?P<name>\w+) = (?P<source>\S+) in the specified range .*? satisfy the generated guard "
+    r"(?P<guard>.+?)\.?$", re.MULTILINE,
+)
+#: the widest declared range a guard is evaluated over, value by value
+_NARROW_SPAN = 1 << 14
+
+
+def _narrowed(message: str, shapes: Any) -> tuple[Any, list[str]] | None:
+    """`shapes` with each Dim a violated guard names narrowed to the values that satisfy all its
+    guards, where torch suggests nothing (`1 + (h - 1) // 32 != 1`: h >= 33): a range, or a
+    multiple of a step as a derived Dim; None when no guard narrows a Dim to such a set."""
+    import math
+
+    import torch
+
+    guards: dict[str, list[str]] = {}
+    for match in _NOT_ALL_VALUES.finditer(message):
+        source, guard = match["source"], match["guard"]
+        rest = guard.replace(source, "v")
+        if "L[" in rest or "size()" in rest:
+            continue  # a guard over two inputs: not one Dim's range
+        guards.setdefault(match["name"], []).append(rest)
+    found: dict[str, Any] = {}
+    notes: list[str] = []
+
+    def visit(value: Any) -> None:
+        if isinstance(value, dict):
+            for v in value.values():
+                visit(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                visit(v)
+        elif getattr(value, "__name__", None) in guards and hasattr(value, "min"):
+            found[value.__name__] = value
+
+    visit(shapes)
+    replace: dict[str, Any] = {}
+    for name, dim in found.items():
+        low = max(int(dim.min), 0)
+        high = int(dim.max) if dim.max is not None and dim.max < 2**62 else low + _NARROW_SPAN
+        if high - low > _NARROW_SPAN:
+            continue
+        try:
+            kept = [v for v in range(low, high + 1) if all(eval(g, {}, {"v": v}) for g in guards[name])]  # noqa: S307
+        except Exception:  # noqa: BLE001 - a guard in a form Python does not evaluate
+            continue
+        if not kept or len(kept) == high - low + 1:
+            continue
+        step = math.gcd(*(v - kept[0] for v in kept[1:])) if len(kept) > 1 else 1
+        if kept != list(range(kept[0], kept[-1] + 1, step or 1)):
+            continue  # not one range or progression
+        if step > 1 and kept[0] % step == 0:
+            replace[name] = step * torch.export.Dim(f"_{name}", min=kept[0] // step, max=kept[-1] // step)
+            notes.append(f"{name} a multiple of {step} in [{kept[0]}, {kept[-1]}]")
+        elif step <= 1 or len(kept) == 1:
+            if len(kept) == 1:
+                continue  # one value: that is making it static, torch's suggestion says so
+            replace[name] = torch.export.Dim(name, min=kept[0], max=kept[-1])
+            notes.append(f"{name} in [{kept[0]}, {kept[-1]}]")
+    if not replace:
+        return None
+
+    def rebuilt(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: rebuilt(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(rebuilt(v) for v in value)
+        return replace.get(getattr(value, "__name__", None), value) if hasattr(value, "min") else value
+
+    return rebuilt(shapes), notes
+
+
 def _answer(request: dict[str, Any]) -> dict[str, Any]:
     import torch
 
@@ -331,6 +404,11 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
         frames = _frames(error, torch_dir)
         answer.update(exported=False, error=message[:6000], kind=type(error).__name__, frames=frames)
         fixes = suggested_fixes(str(error))
+        if not fixes and shapes is not None and "Constraints violated" in message:
+            narrowed = _narrowed(str(error), shapes)
+            if narrowed is not None:
+                answer.update(narrowed=_render(narrowed[0]), narrowed_by=narrowed[1],
+                              pins=_pinning_guards(torch, example, strict))
         if fixes and shapes is not None:
             try:
                 refined = refine_shapes(fixes, shapes)
