@@ -150,6 +150,7 @@ def test_randomness_only_training_mode_runs_is_advice_and_no_strict_error() -> N
 
 
 def test_state_the_module_reads_back_is_a_warning_and_scratch_state_is_info() -> None:
+    """Scratch state: read back only after it is written in the same call, or reset afresh."""
     found = {
         f.message.split("`")[1]: f.severity
         for f in findings(
@@ -160,17 +161,22 @@ def test_state_the_module_reads_back_is_a_warning_and_scratch_state_is_info() ->
                     super().__init__()
                     self.calls = 0
                 def forward(self, x):
+                    self.index = [0]
                     self.hidden = x * 2
                     y = self.hidden + 1
                     self.calls = self.calls + 1
                     self.cache = y
                     return self.step(y)
                 def step(self, y):
+                    self.index[0] += 1
                     return y + self.cache
             """
         )
     }
-    assert found == {"self.hidden": Severity.INFO, "self.calls": Severity.WARNING, "self.cache": Severity.WARNING}
+    assert found == {
+        "self.index": Severity.INFO, "self.hidden": Severity.INFO, "self.calls": Severity.WARNING,
+        "self.cache": Severity.WARNING,
+    }
 
 
 def test_export_stops_at_the_first_failure_on_the_way() -> None:

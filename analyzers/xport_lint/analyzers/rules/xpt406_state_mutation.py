@@ -37,8 +37,9 @@ class StateMutation(Rule):
     ## Modes
     Warning in both modes (torch 2.13) for state the module reads back: a `global`, an
     attribute another method reads, or one read before it is written (`self.calls += 1`).
-    Info for scratch state written and then read within the same call (`self.h = x; y = self.h`)
-    or never read by the module: the exported program computes the same outputs.
+    Info for scratch state written and then read within the same call (`self.h = x; y = self.h`),
+    reset afresh on each call (`self._conv_idx = [0]`, `self.cache = None`) or never read by
+    the module: the exported program computes the same outputs.
     """
 
     CODE = "XPT406"
@@ -50,31 +51,35 @@ class StateMutation(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._check(target.target)
+            self._check(target.target, node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._check(node.target)
+        self._check(node.target, None)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
-            self._check(node.target)
+            self._check(node.target, node.value)
 
-    def _check(self, target: cst.BaseExpression) -> None:
+    def _check(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        """`value`: what is assigned (None: an augmented assignment, which reads the old value)."""
         traced = self.ctx.traced
         if traced is None or traced.func.name.value == "__init__":
             return
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                self._check(element.value)
+                self._check(element.value, None if value is None or not _fresh(value) else value)
             return
         if (
             isinstance(target, cst.Attribute)
             and isinstance(target.value, cst.Name)
             and target.value.value == "self"
         ):
-            if self._read_across_calls(target.attr.value):
-                self.report(target, f"`{short(target)}` is set at export time; the graph drops it, and a later "
-                            "call reads it")
+            if value is not None and _fresh(value):
+                self.report(target, f"`{short(target)}` is reset at export time; the graph drops it (scratch state "
+                            "each call sets afresh)", severity=Severity.INFO)
+            elif self._read_across_calls(target.attr.value):
+                self.report(target, f"`{short(target)}` is set at export time; the graph drops it, and the module "
+                            "reads it back")
             else:
                 self.report(target, f"`{short(target)}` is set at export time; the graph drops it",
                             severity=Severity.INFO)
@@ -160,6 +165,22 @@ class StateMutation(Rule):
             """
         ),
     ]
+
+
+def _fresh(value: cst.BaseExpression) -> bool:
+    """A value made afresh from literals, not from what the attribute held (`[0]`, `None`,
+    `[None] * n`, `{}`): each call that runs this resets it, so no call sees another's."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)) or (
+        isinstance(value, cst.Name) and value.value in ("None", "True", "False")
+    ):
+        return True
+    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        return all(_fresh(element.value) for element in value.elements)
+    if isinstance(value, cst.Dict):
+        return not value.elements
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+        return isinstance(value.left, cst.List) and _fresh(value.left)
+    return False
 
 
 def _is_self(node: cst.Attribute, name: str) -> bool:
