@@ -79,8 +79,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("XPT302", "module"): _HELPER_SIZES,
     ("XPT502", "module"): _SHAPES,
     ("XPT504", "module"): _SHAPES,
-    # `math.ceil(x.size(1) * self.k)`, `self.k = 0.5`: a float is known where it is written
-    ("XPT303", "attribute"): "the size arithmetic is known to go through a float by a float written in it",
 }
 
 

@@ -70,7 +70,9 @@ class FloatSize(Rule):
         if sizes is None:
             return
         # `half = x.shape[0] / 2` on the line before `round(half)`: the same float size
-        argument = _inlined(node.args[0].value, sizes)
+        traced = self.ctx.traced
+        numbers = _init_numbers(traced.cls.node) if traced is not None and traced.cls is not None else {}
+        argument = _inlined(node.args[0].value, sizes, numbers)
         if not _float_arithmetic(argument):
             return
         refs = sizes.refs(_sized_operands(argument))
@@ -302,15 +304,22 @@ def _nodes(expr: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
-def _inlined(expr: cst.BaseExpression, sizes: Sizes) -> cst.BaseExpression:
-    """`expr` with each name bound once replaced by what it is bound to."""
+def _inlined(
+    expr: cst.BaseExpression, sizes: Sizes, numbers: dict[str, cst.BaseNumber] | None = None
+) -> cst.BaseExpression:
+    """`expr` with each name bound once replaced by what it is bound to, and each `self.k` of
+    `numbers` by the number `__init__` sets it to (`x.size(1) * self.k`, `self.k = 0.5`: the
+    same float step)."""
+    numbers = numbers or {}
 
     class _Inline(cst.CSTTransformer):
         def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
             followed = sizes.followed(original)
             return updated if followed is original else followed.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
-        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+            if isinstance(original.value, cst.Name) and original.value.value == "self" and original.attr.value in numbers:
+                return numbers[original.attr.value]
             return updated.with_changes(attr=original.attr)  # `x.shape`: `shape` is no name read
 
         def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
@@ -319,6 +328,22 @@ def _inlined(expr: cst.BaseExpression, sizes: Sizes) -> cst.BaseExpression:
     if isinstance(expr, cst.Name):
         return sizes.followed(expr)
     return expr.visit(_Inline())  # type: ignore[return-value]
+
+
+def _init_numbers(cls: cst.ClassDef) -> dict[str, cst.BaseNumber]:
+    """`self.k` set once in `__init__`, to a number written there (`self.k = 0.5`)."""
+    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    found: dict[str, list[cst.BaseExpression]] = {}
+    for node in iter_nodes(init.body) if init is not None else ():
+        targets = node.targets if isinstance(node, cst.Assign) else [node] if isinstance(node, cst.AugAssign) else []
+        for target in targets:
+            t = target.target
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                found.setdefault(t.attr.value, []).append(node.value if isinstance(node, cst.Assign) else t)
+    return {
+        name: values[0] for name, values in found.items()
+        if len(values) == 1 and isinstance(values[0], (cst.Integer, cst.Float))
+    }
 
 
 def _sized_operands(expr: cst.BaseExpression) -> cst.BaseExpression:
