@@ -314,3 +314,28 @@ def test_a_parent_in_another_file_passes_its_value_to_the_submodule(tmp_path: Pa
             for r in checked.results for f in r.findings
         ]
         assert found == [("attention.py", "XPT104", "error", "if is_global_attn:  # the first line export fails on")]
+
+
+def test_a_parent_forwarding_its_arguments_passes_no_one_value() -> None:
+    """`self.decoder(*args, **kwargs)` hands on whatever the export's example holds: a flag of
+    the decoder (`output_hidden_states=None`) is not made a tensor by it (trocr's wrapper)."""
+    source = textwrap.dedent("""
+        import torch
+        from torch import nn
+
+
+        class Decoder(nn.Module):
+            def forward(self, input_ids, output_hidden_states=None):
+                states = () if output_hidden_states else None
+                return input_ids * 2, states
+
+
+        class Wrapper(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.decoder = Decoder()
+
+            def forward(self, *args, **kwargs):
+                return self.decoder(*args, **kwargs)
+    """)
+    assert [f.code for f in check_source(source, "m.py") if f.severity.value == "error"] == []

@@ -98,7 +98,9 @@ class FileFacts(FileReach):
             # a class of another file, maybe: the project index hands what is passed to its forward
             self._record_passed(caller.func, f"self.{attribute}", call, args)
             return
-        bound = self._bind_args(forward, call, args, is_method=True)
+        # `self.decoder(*args, **kwargs)` forwards what it was given: no one parameter's value
+        given = [NOTHING if arg.star else value for arg, value in zip(call.args, args, strict=True)]
+        bound = self._bind_args(forward, call, given, is_method=True)
         known = self._parent_args.get(id(forward))
         self._parent_args[id(forward)] = bound if known is None else [a | b for a, b in zip(known, bound, strict=True)]
 
