@@ -633,3 +633,31 @@ def test_a_helper_that_does_more_is_not_seen_through() -> None:
     [finding] = [f for f in check_source(source, "m.py", EVERYTHING) if f.code == "XPT201"]
     assert finding.fix is None
     assert any(note.message.startswith("no automatic fix: ") for note in finding.related)
+
+
+# -- what feeds a test is rewritten with it -----------------------------------------------------
+
+FED = """
+import torch
+class Lookup(torch.nn.Module):
+    def forward(self, ids, x):
+        {binding}
+        if value:
+            {body}
+        return x
+"""
+
+
+@pytest.mark.parametrize(("binding", "body", "kept"), [
+    # `int()` of a tensor cannot be carried as a symbol: the binding goes back to the tensor
+    ("value = int(ids.max()) >= 16", 'raise IndexError("id out of range")', "ids.max().long() >= 16"),
+    # a number the test's binding and the branch both read becomes the tensor for both
+    ("peak = ids.abs().max().item()\n        value = peak > 1", "x = x / peak", "peak = ids.abs().max()\n"),
+])
+def test_the_names_a_test_is_computed_through_are_rewritten_with_it(binding: str, body: str, kept: str) -> None:
+    """The fix rewrites the bindings read only by the test (and the branch) too, so no number
+    read from data is left behind: re-linting finds nothing of XPT104 or XPT203."""
+    source = FED.format(binding=binding, body=body)
+    fixed = fix_source(source, "m.py", EVERYTHING, unsafe=True)
+    assert kept in fixed and "int(" not in fixed and ".item()" not in fixed
+    assert not [f for f in check_source(fixed, "m.py", EVERYTHING) if f.code in ("XPT104", "XPT203")]
