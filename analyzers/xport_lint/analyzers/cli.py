@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import importlib
 import json
 import os
 import re
@@ -26,8 +27,6 @@ from .model import Applicability, Finding, Severity
 from .notebooks import Notebook, NotebookError, parse_notebook
 from .positions import split_lines
 from .project import FileResult, ProjectCheck, check_project, problem_finding, recheck
-from .repair_command import repair as repair_command
-from .report_command import report as report_command
 from .rule import Rule, strip_markers
 from .runner import check_source, fix_source, is_internal_error
 from .workspace import Workspace
@@ -38,14 +37,25 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
     return out or None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """Subcommands whose modules only their own runs need are imported when asked for, so that
+    `check` does not pay for them (a second run over a cached project is well under a second)."""
+
+    _LAZY = {"repair": ".repair_command", "report": ".report_command"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self._LAZY and cmd_name not in self.commands:
+            self.add_command(getattr(importlib.import_module(self._LAZY[cmd_name], __package__), cmd_name))
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(output.VERSION, prog_name="xport-lint")
 def main() -> None:
     """Find torch.export failures in PyTorch model code, before you export."""
-
-
-main.add_command(repair_command)
-main.add_command(report_command)
 
 
 @main.command()
