@@ -46,13 +46,17 @@ class ChunkedParser:
         self._size = 0
         self.hits = 0
         self.misses = 0
+        #: the last source parsed and its `ast` tree (None: `ast` rejects it)
+        self.last: tuple[str, ast.Module | None] = ("", None)
 
     def parse(self, source: str) -> tuple[cst.Module, ast.Module | None]:
         """The libcst module (and the `ast` tree, for positions) of `source`."""
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
+            self.last = (source, None)
             return cst.parse_module(source), None
+        self.last = (source, tree)
         if not tree.body or "\r" in source:
             return cst.parse_module(source), tree
         lines = split_lines(source)

@@ -75,8 +75,13 @@ def _lint(source: str, path: str, config: Config, is_open: bool) -> Linted:
     the model classes (parsing them in the server would take the GIL from its event loop)."""
     global _parser
     from xport_lint.analyzers.incremental import ChunkedParser
+    from xport_lint.analyzers.workers import tune_gc
 
     if _parser is None:
+        # the engine's heap holds every open document's trees: at CPython's default thresholds
+        # an edit of a 20,000-line module ran the cyclic collector 571 times, 2 of them over the
+        # whole heap (counted); tuned as the CLI is, once
+        tune_gc()
         _parser = ChunkedParser()
     collect = _Collect()
     engine_log = logging.getLogger("xport_lint")
@@ -87,24 +92,27 @@ def _lint(source: str, path: str, config: Config, is_open: bool) -> Linted:
             checked, stale = workspace.update(path, source, _parser)
         else:
             checked, stale = workspace.check(path, source, _parser), False
-        models, builds = _models(source)
+        parsed, tree = _parser.last
+        _parser.last = ("", None)  # a 20,000-line file's tree is tens of MB: not kept past its use
+        models, builds = _models(source, tree if parsed is source else None)
         return Linted(checked.findings, collect.lines, stale, models, builds)
     finally:
         engine_log.removeHandler(collect)
 
 
-def _models(source: str) -> tuple[tuple[tuple[str, int], ...], frozenset[str] | None]:
+def _models(source: str, tree: ast.Module | None) -> tuple[tuple[tuple[str, int], ...], frozenset[str] | None]:
     """The model classes (name, 0-based line), and the names `xport_example()` calls (None
-    without one), from one `ast` parse."""
+    without one), from the `ast` tree the lint's parser made (parsed again only without one)."""
     from xport_lint.analyzers.confirm import has_example, model_classes
 
-    models = tuple((name, line - 1) for name, line, _ in model_classes(source))
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return (), None if not has_example(source) else frozenset()
+    models = tuple((name, line - 1) for name, line, _ in model_classes(source, tree))
     if not has_example(source):
         return models, None
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return models, frozenset()
     example = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "xport_example"), None)
     if example is None:
         return models, frozenset()

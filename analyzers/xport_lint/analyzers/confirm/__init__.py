@@ -38,12 +38,14 @@ def has_example(source: str) -> bool:
     return _EXAMPLE.search(source) is not None
 
 
-def model_classes(source: str) -> list[tuple[str, int, list[str]]]:
-    """(name, line, forward's required parameters) for each class defining `forward`."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
+def model_classes(source: str, tree: ast.Module | None = None) -> list[tuple[str, int, list[str]]]:
+    """(name, line, forward's required parameters) for each class defining `forward`. `tree`:
+    the source's `ast` tree when the caller has it (the language server's lint child does)."""
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return []
     out = []
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
