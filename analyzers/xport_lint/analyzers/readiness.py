@@ -3,9 +3,12 @@ findings that stand in the way and the chain of calls that reaches each, where i
 configuration comes from, and what a draft_export confirmation last said about it.
 
 Built on one project check (project.check_project: the same files, index and cache as `check`);
-what it adds is read from the project index (which functions a model's `forward` reaches, which
-submodules its `__init__` builds) and from the files' text (where each function starts and ends),
-never by parsing again. The JSON it renders (`Readiness.to_json`) is a versioned schema,
+what it adds is read from the project index (which functions a model's `forward` reaches) and
+from each file's text without parsing it again (where each function starts, what each
+`__init__` builds, the export calls: `_FileFacts`, kept in the findings cache by the text's hash,
+so a warm report derives nothing twice). With the previous report and the files changed since,
+only the models that reach a changed file are worked out again (the language server's view).
+The JSON it renders (`Readiness.to_json`) is a versioned schema,
 documented in docs/report.md: the CLI's `report` command and the language server's
 `xport-lint/models` request both return it.
 """
