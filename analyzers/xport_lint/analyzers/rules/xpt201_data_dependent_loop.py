@@ -222,7 +222,7 @@ class DataDependentLoop(Rule):
             def xport_example():
                 return ClassCentres(), (torch.randn(6, 4), torch.tensor([0, 1, 1, 3, 0, 3]))
             """,
-            other_args="(torch.randn(9, 4), torch.tensor([2, 2, 1, 0, 0, 1, 2, 1, 1]))",
+            other_args="(torch.randn(6, 4), torch.tensor([2, 2, 1, 0, 0, 2]))",
         ),
         Invalid(
             """
@@ -246,7 +246,7 @@ class DataDependentLoop(Rule):
             def xport_example():
                 return ClassTotals(), (torch.randn(5), torch.tensor([2, 0, 2, 2, 0]))
             """,
-            other_args="(torch.randn(7), torch.tensor([1, 1, 1, 0, 2, 2, 1]))",
+            other_args="(torch.randn(5), torch.tensor([1, 1, 0, 2, 1]))",
         ),
         Invalid(
             """
