@@ -60,6 +60,10 @@ SPLIT_MARK = "# split off the next flagged line"
 _HELPER_SIZES = "the size analysis (shapes.Sizes) follows names, not calls: behind `_h(...)` it cannot place the size"
 _HELPER_FIX = "the rewrite finds the number or size it turns back into a tensor by its name, not through a call"
 _SHAPES = "an export call's `dynamic_shapes` are read where written at the call, not through a name or a call"
+_SLICE_THROUGH_HELPER = (
+    "XPT307 puts its finding on the slice's line when the slice is bound to a name first (torch names that line);"
+    " through a helper the slice it follows is the helper's inlined copy, so the finding stays on the op's line"
+)
 _INLINE_DIM_FIX = (
     "XPT506's fix moves the example size into a `Dim` written inline at the call; a `Dim` bound to a name"
     " first may be shared by other inputs, so the finding stays and the fix is not offered"
@@ -73,6 +77,8 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("XPT304", "helper"): _HELPER_SIZES,
     ("XPT506", "helper"): _SHAPES,
     ("XPT506", "bind"): _INLINE_DIM_FIX,
+    ("XPT307", "helper"): _SLICE_THROUGH_HELPER,
+    ("XPT307", "module"): _SLICE_THROUGH_HELPER,
     ("XPT506", "unpack"): _INLINE_DIM_FIX,
     ("XPT502", "bind"): _SHAPES,
     ("XPT502", "helper"): _SHAPES,

@@ -110,7 +110,13 @@ class SlicedSizeOne(Rule):
                 if rewrite.reason:
                     message += f" (no automatic fix: {rewrite.reason})"
                 note = config.note()
-                self.report(node, message, fix=rewrite.fix, notes=(note,) if note is not None else ())
+                # a slice bound to a name before the op: torch names the slice's line, so the finding is there
+                holder = next((statement for statement in iter_nodes(traced.func.body)
+                               if isinstance(statement, cst.SimpleStatementLine)
+                               and any(inner is sliced for inner in iter_nodes(statement))), None)
+                apart = holder is not None and not any(inner is node for inner in iter_nodes(holder))
+                self.report(sliced if apart else node, message, fix=rewrite.fix, statement=holder if apart else None,
+                            notes=(note,) if note is not None else ())
                 return
 
     def _conditional(self) -> set[int]:
@@ -223,8 +229,8 @@ class SlicedSizeOne(Rule):
             from torch.export import Dim
             class Trim(torch.nn.Module):
                 def forward(self, x):
-                    inner = x[:, 2:]
-                    return inner * 2  # expect: XPT307
+                    inner = x[:, 2:]  # expect: XPT307
+                    return inner * 2
             def xport_example():
                 return {"model": Trim(), "args": (torch.randn(2, 6),), "dynamic_shapes": {"x": {1: Dim("w", min=3, max=64)}}}
             """,
@@ -233,8 +239,8 @@ class SlicedSizeOne(Rule):
             from torch.export import Dim
             class Trim(torch.nn.Module):
                 def forward(self, x):
-                    inner = x[:, 2:]
-                    return inner * 2  # expect: XPT307
+                    inner = x[:, 2:]  # expect: XPT307
+                    return inner * 2
             def xport_example():
                 return {"model": Trim(), "args": (torch.randn(2, 6),), "dynamic_shapes": {"x": {1: Dim("w", min=4, max=64)}}}
             """,
