@@ -64,6 +64,10 @@ _SLICE_THROUGH_HELPER = (
     "XPT307 puts its finding on the slice's line when the slice is bound to a name first (torch names that line);"
     " through a helper the slice it follows is the helper's inlined copy, so the finding stays on the op's line"
 )
+_SLICE_SPLIT_OFF = (
+    "a slice split off onto its own line carries XPT307's error there (torch names that line), and a failure"
+    " earlier on the same path makes XPT305's on the op's line a warning 'after line N'"
+)
 _INLINE_DIM_FIX = (
     "XPT506's fix moves the example size into a `Dim` written inline at the call; a `Dim` bound to a name"
     " first may be shared by other inputs, so the finding stays and the fix is not offered"
@@ -78,6 +82,7 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("XPT506", "helper"): _SHAPES,
     ("XPT506", "bind"): _INLINE_DIM_FIX,
     ("XPT307", "helper"): _SLICE_THROUGH_HELPER,
+    ("XPT305", "split"): _SLICE_SPLIT_OFF,
     ("XPT307", "module"): _SLICE_THROUGH_HELPER,
     ("XPT506", "unpack"): _INLINE_DIM_FIX,
     ("XPT502", "bind"): _SHAPES,
