@@ -2,9 +2,14 @@
 each judged by reading its code, with the verdict and the reason recorded in
 bench/precision_verdicts.json (judged by hand; this script only samples and counts).
 
-Usage: .venv/bin/python bench/precision.py sample   # writes bench/precision_sample.json
+Usage: .venv/bin/python bench/precision.py sample SEED WARNING_SEED   # writes bench/precision_sample.json
        (judge every drawn error that has no verdict yet, in bench/precision_verdicts.json)
        .venv/bin/python bench/precision.py score    # writes bench/results/precision.json
+
+Each sample takes fresh seeds (recorded in the sample), so a figure is not tuned to the draw the
+engine was last fixed against. `score` keeps every scored sample in bench/precision_history.json
+(its commit, seeds and counts), so a sample drawn before fixes stays on record beside the one
+drawn after them.
 
 In-sample: the engine's wrong verdicts were fixed against this same corpus. `score` refuses a
 sample drawn on an engine other than the committed one.
@@ -32,13 +37,12 @@ HERE = Path(__file__).parent
 SRC = HERE / "corpus" / "src"
 SAMPLE = HERE / "precision_sample.json"
 VERDICTS = HERE / "precision_verdicts.json"
+HISTORY = HERE / "precision_history.json"
 SIZE = 60
-SEED = 17
 WARNING_SIZE = 40
-WARNING_SEED = 23
 
 
-def sample() -> None:
+def sample(seed: int, warning_seed: int) -> None:
     import os
 
     stamp = begin("precision")
@@ -55,12 +59,12 @@ def sample() -> None:
         (r.path, f) for r in checked.results for f in r.findings if f.severity.value == "error" and f.code != "XPT000"
     ]
     warnings = [(r.path, f) for r in checked.results for f in r.findings if f.severity.value == "warning"]
-    out = _drawn(random.Random(SEED).sample(errors, min(SIZE, len(errors))))
-    warned = _drawn(random.Random(WARNING_SEED).sample(warnings, min(WARNING_SIZE, len(warnings))))
+    out = _drawn(random.Random(seed).sample(errors, min(SIZE, len(errors))))
+    warned = _drawn(random.Random(warning_seed).sample(warnings, min(WARNING_SIZE, len(warnings))))
     every = sorted(f"{path}:{f.span.start.line}:{f.code}" for path, f in errors)
     drawn = {
-        "stamp": stamp, "errors_in_corpus": len(errors), "errors": every, "sample": out,
-        "warnings_in_corpus": len(warnings), "warnings": warned,
+        "stamp": stamp, "seed": seed, "warning_seed": warning_seed, "errors_in_corpus": len(errors),
+        "errors": every, "sample": out, "warnings_in_corpus": len(warnings), "warnings": warned,
     }
     SAMPLE.write_text(json.dumps(drawn, indent=2) + "\n")
     print(f"{len(errors)} errors, {len(warnings)} warnings; sampled {len(out)} and {len(warned)} into {SAMPLE.name}")
@@ -103,8 +107,9 @@ def score() -> None:
     judged = [verdicts[item["id"]] for item in drawn["sample"] if item["id"] in verdicts]
     every = [verdicts[error] for error in drawn["errors"] if error in verdicts]
     figures = {
+        "commit": drawn_on["commit"],
         "errors_in_corpus": drawn["errors_in_corpus"],
-        "seed": SEED,
+        "seed": drawn["seed"],
         "sampled": len(drawn["sample"]),
         "judged": len(judged),
         "right": sum(v["verdict"] == "right" for v in judged),
@@ -115,7 +120,7 @@ def score() -> None:
     if "warnings" in drawn:
         figures |= {
             "warnings_in_corpus": drawn["warnings_in_corpus"],
-            "warning_seed": WARNING_SEED,
+            "warning_seed": drawn["warning_seed"],
             "warnings_sampled": len(drawn["warnings"]),
             "warnings_judged": len(warned),
             "warnings_useful": sum(v["verdict"] == "useful" for v in warned),
@@ -124,9 +129,20 @@ def score() -> None:
     for key in [*(item["id"] for item in drawn["sample"]), *warning_keys]:
         if key not in verdicts:
             print(f"no verdict yet: {key}", file=sys.stderr)
-    print(write_results("precision", stamp, figures))
+    history = [old for old in _history() if (old["commit"], old["seed"]) != (figures["commit"], figures["seed"])]
+    history.append(figures)
+    HISTORY.write_text(json.dumps(history, indent=2) + "\n")
+    print(write_results("precision", stamp, figures | {"samples": history}))
     print(json.dumps(figures, indent=2))
 
 
+def _history() -> list[dict]:
+    """Every sample scored so far, oldest first."""
+    return json.loads(HISTORY.read_text()) if HISTORY.exists() else []
+
+
 if __name__ == "__main__":
-    {"sample": sample, "score": score}[sys.argv[1]]()
+    if sys.argv[1] == "sample":
+        sample(int(sys.argv[2]), int(sys.argv[3]))
+    else:
+        score()
