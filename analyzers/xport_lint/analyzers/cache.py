@@ -245,6 +245,7 @@ def _plain(finding: Finding) -> dict[str, Any]:
             "title": fix.title, "applicability": fix.applicability.value,
             "edits": [{"span": _plain_span(e.span), "content": e.content} for e in fix.edits],
         },
+        "after": finding.after,
     }
 
 
@@ -286,4 +287,11 @@ def _finding(item: Any) -> Finding:
             for r in item["related"]
         ),
         url=_str(item["url"]),
+        after=_line(item["after"]),
     )
+
+
+def _line(value: object) -> int | None:
+    if value is not None and not (type(value) is int and value > 0):
+        raise TypeError("expected a line number or None")
+    return value

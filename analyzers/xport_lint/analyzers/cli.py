@@ -385,10 +385,6 @@ def _unified_diff(path: str, original: str, text: str, notebook: Notebook | None
     ))
 
 
-#: the note runner adds to a failure an earlier one on the same path precedes
-_AFTER_EARLIER = re.compile(r" \(after line \d+, whose failure export meets first on the way here\)")
-
-
 def _prover(
     confirmer: Any, config: Config, quiet: bool, workspace: Workspace
 ) -> Callable[[str, str, str, list[Finding]], str]:
@@ -414,7 +410,7 @@ def _prover(
         # what fails, without line numbers (a fix moves the lines below it) nor the note that an
         # earlier failure comes first (a fix of that one removes the note, not this failure)
         failing = Counter(
-            (f.code, re.sub(r"(line |:)\d+", r"\1", _AFTER_EARLIER.sub("", f.message)))
+            (f.code, re.sub(r"(line |:)\d+", r"\1", f.own_message))
             for f in outcome.findings if f.confirmation in ("confirmed", "new")
         )
         return bool(outcome.export_ok), failing

@@ -73,6 +73,11 @@ class Related:
     path: str | None = None
 
 
+def after_note(line: int) -> str:
+    """The note a finding's message carries when an earlier failure comes first (`Finding.after`)."""
+    return f" (after line {line}, whose failure export meets first on the way here)"
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str
@@ -88,3 +93,12 @@ class Finding:
     #: xport-lint itself failed on the file (a rule raised, a worker crashed): shown as XPT000,
     #: never cached, and the CLI exits 2; not something in the file
     internal: bool = False
+    #: the line of an earlier error that export meets first on every path here: this one is a
+    #: warning, and `message` carries `after_note(after)`; None when nothing fails before it
+    after: int | None = None
+
+    @property
+    def own_message(self) -> str:
+        """`message` without the note that an earlier failure comes first: what fails here, the
+        same whether or not a fix removed that earlier failure."""
+        return self.message if self.after is None else self.message.replace(after_note(self.after), "", 1)

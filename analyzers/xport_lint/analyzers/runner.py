@@ -26,7 +26,7 @@ from .facts import FileFacts
 from .fixes import apply_fixes
 from .incremental import ChunkedParser
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, module_name
-from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span
+from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span, after_note
 from .positions import Locator, code_of, split_lines
 from .report import BlockReplacement, FixProposal, Report
 from .rule import Rule, Scope
@@ -422,8 +422,7 @@ def _findings(
         for index, line in first_failures(errors, program).items():
             finding = out[index]
             out[index] = dataclasses.replace(
-                finding, severity=Severity.WARNING,
-                message=f"{finding.message} (after line {line}, whose failure export meets first on the way here)",
+                finding, severity=Severity.WARNING, message=finding.message + after_note(line), after=line,
             )
     return out
 
