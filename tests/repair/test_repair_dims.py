@@ -157,6 +157,15 @@ def test_int_is_dropped_only_around_sizes_on_the_named_line() -> None:
     assert size_without_int(source, 3) == "n = int(x.shape[0])\nk = int(y)\nm = (x.size(1) * 2)\n"
 
 
+def test_int_stays_where_it_makes_a_size_a_whole_number() -> None:
+    """`int(n ** 0.5)` (a square image's side from its patch count): without `int()` the size is
+    a float a later `reshape` refuses, so the int is not the line's problem to drop."""
+    source = "side = int(x.shape[1] ** 0.5)\nhalf = int(x.shape[1] / 2)\nrows = int(x.shape[1] // 2)\n"
+    assert size_without_int(source, 1) is None
+    assert size_without_int(source, 2) is None
+    assert size_without_int(source, 3) == source.replace("int(x.shape[1] // 2)", "(x.shape[1] // 2)")
+
+
 def test_guard_or_false_wraps_the_outermost_test_on_the_line() -> None:
     source = "import torch\nif n.numel() > (4000 if cpu else 100) and not tracing():\n    pass\n"
     fixed = guard_or_false(source, 2)

@@ -13,6 +13,7 @@ are never touched (`--allow PACKAGE` repairs a copy of one).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import re
@@ -33,6 +34,7 @@ from .files import discover
 from .fixes import apply_edits, apply_fixes
 from .model import Finding
 from .project import check_project
+from .walk import iter_nodes
 
 PROBE = Path(__file__).with_name("confirm") / "probe.py"
 _SKIP = shutil.ignore_patterns(
@@ -320,15 +322,11 @@ class Repairer:
             if shapes is not None:
                 out.append(shapes)
         elif outcome.narrowed is not None:
-            example = self._example_file(scratch)
-            if example is not None:
-                text = scratch.read(example)
-                function = (self.target.example or "").partition(":")[2] or "xport_example"
-                fixed = _with_dynamic_shapes(text, function, _dims_in_scope(text, outcome.narrowed))
-                if fixed is not None:
-                    how = "; ".join(outcome.narrowed_by)
-                    out.append((example, f"dynamic_shapes: {outcome.narrowed} (narrowed to the values torch's guards "
-                                f"accept: {how}; kept dynamic)", fixed))
+            narrowed = self._with_shapes(scratch, outcome.narrowed)
+            if narrowed is not None:
+                how = "; ".join(outcome.narrowed_by)
+                out.append((narrowed[0], f"dynamic_shapes: {outcome.narrowed} (narrowed to the values torch's guards "
+                            f"accept: {how}; kept dynamic)", narrowed[1]))
         frames = [(f, line) for f, line, _ in reversed(failure.chain) if scratch.editable(f)]
         if not frames:
             return out
@@ -422,7 +420,7 @@ class Repairer:
                 path = path or _library_file(scratch.libraries, file)
             if path is not None:  # a guard inside torch names no line of yours
                 guards.setdefault((os.path.abspath(path), line), []).append(guard)
-        findings = self._findings(scratch, {path for path, _ in guards})
+        findings = self._findings(scratch, {path for path, _ in guards}, dynamic=True)
         for (path, line), added in guards.items():
             more = f" and {len(added) - 1} more" if len(added) > 1 else ""
             text = scratch.read(path)
@@ -441,44 +439,62 @@ class Repairer:
                         out.append((path, f"{finding.code} {finding.fix.title} (at the pinning line)", fixed))
         return out
 
-    def _findings(self, scratch: _Scratch, paths: set[str]) -> dict[str, list[Finding]]:
+    def _findings(self, scratch: _Scratch, paths: set[str], dynamic: bool = False) -> dict[str, list[Finding]]:
         """Findings of `paths`: project files with the whole project's context, a library file on
-        its own (its package can be thousands of files)."""
+        its own (its package can be thousands of files). `dynamic`: as if every dimension were
+        dynamic (`shapes = "dynamic"`), for the lines that pin a dim the model declares dynamic:
+        a library file declares no shapes, so its shape rules would offer no fix there."""
+        config = dataclasses.replace(self.config, shapes="dynamic") if dynamic else self.config
         out: dict[str, list[Finding]] = {}
         project = [p for p in paths if _inside(p, scratch.project)]
         if project:
-            files = discover([scratch.project], self.config.exclude)
-            checked = check_project(files, self.config, None, 1)
+            files = discover([scratch.project], config.exclude)
+            checked = check_project(files, config, None, 1)
             for result in checked.results:
                 out[os.path.abspath(result.path)] = result.findings
         for path in paths - set(project):
             from .runner import check_source
 
-            out[path] = check_source(scratch.read(path), path, self.config)
+            out[path] = check_source(scratch.read(path), path, config)
         return out
 
-    def _shapes_candidate(self, scratch: _Scratch, outcome: Outcome, repair: Repair) -> tuple[str, str, str] | None:
+    def _with_shapes(self, scratch: _Scratch, shapes: str) -> tuple[str, str] | None:
+        """(example file, its text with `shapes` as the `dynamic_shapes` its factory gives), or
+        None where no example file or no `dynamic_shapes` in it can be edited."""
         example = self._example_file(scratch)
-        if example is None or outcome.refined is None:
+        if example is None:
             return None
         text = scratch.read(example)
         function = (self.target.example or "").partition(":")[2] or "xport_example"
-        fixed = _with_dynamic_shapes(text, function, _dims_in_scope(text, outcome.refined))
+        fixed = _with_dynamic_shapes(text, function, _dims_in_scope(text, shapes))
+        return None if fixed is None else (example, fixed)
+
+    def _shapes_candidate(self, scratch: _Scratch, outcome: Outcome, repair: Repair) -> tuple[str, str, str] | None:
+        edited = None if outcome.refined is None else self._with_shapes(scratch, outcome.refined)
+        if edited is None:
+            if outcome.static:
+                repair.advice = self._static_advice(outcome, repair)
+            return None
+        example, fixed = edited
         if outcome.static:
-            pinned = ", ".join(outcome.static)
-            lines = f" ({', '.join(repair.pinning)})" if repair.pinning else ""
-            repair.advice = (
-                f"torch would make {pinned} static. Keep it dynamic instead: find the line that pins it{lines}, a "
-                "branch on that size or a size computed from it, and rewrite it or state the range with "
-                "torch._check(...). "
-                + ("Made static as the last resort (--allow-static)." if self.allow_static else
-                   "Last resort: `--allow-static` applies torch's suggestion and makes it static.")
-            )
-            if not self.allow_static or fixed is None:
+            repair.advice = self._static_advice(outcome, repair)
+            if not self.allow_static:
                 return None
+            pinned = ", ".join(outcome.static)
             return example, f"dynamic_shapes: make {pinned} static (last resort: no code fix kept it dynamic)", fixed
         title = f"dynamic_shapes: {outcome.refined} (torch's suggested ranges: the dims narrowed, kept dynamic)"
-        return None if fixed is None else (example, title, fixed)
+        return example, title, fixed
+
+    def _static_advice(self, outcome: Outcome, repair: Repair) -> str:
+        """What a person should do where torch would make dims static: the lines that pin them first."""
+        lines = f" ({', '.join(repair.pinning)})" if repair.pinning else ""
+        return (
+            f"torch would make {', '.join(outcome.static)} static. Keep it dynamic instead: find the line that pins "
+            f"it{lines}, a branch on that size or a size computed from it, and rewrite it or state the range with "
+            "torch._check(...). "
+            + ("Made static as the last resort (--allow-static)." if self.allow_static else
+               "Last resort: `--allow-static` applies torch's suggestion and makes it static.")
+        )
 
     def _example_file(self, scratch: _Scratch) -> str | None:
         if self.target.path:
@@ -659,13 +675,23 @@ class _SizeWithoutInt(cst.CSTTransformer):
         ):
             return updated
         inner = cst.Module([]).code_for_node(original.args[0].value)
-        if not re.search(r"\.shape\b|\.size\(", inner):
+        if not re.search(r"\.shape\b|\.size\(", inner) or not _integral(original.args[0].value):
             return updated
         self.changed = True
         value = updated.args[0].value
         if isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
             return value
         return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _integral(expression: cst.BaseExpression) -> bool:
+    """Whether `expression` stays an integer without `int()`: no `/`, `**` or float literal (in
+    `int(x.shape[1] ** 0.5)` the `int()` is what makes the size a whole number)."""
+    return not any(
+        isinstance(node, cst.Float) or (isinstance(node, cst.BinaryOperation)
+                                        and isinstance(node.operator, (cst.Divide, cst.Power)))
+        for node in iter_nodes(expression)
+    )
 
 
 def size_without_int(source: str, line: int) -> str | None:

@@ -42,6 +42,43 @@ def _carried(func: cst.FunctionDef, node: cst.CSTNode, stored: Sequence[str]) ->
     return [n for n in stored if n in before or n in after]
 
 
+def _scan_state(
+    func: cst.FunctionDef, loop: cst.For, body: Sequence[cst.BaseStatement], stored: Sequence[str]
+) -> list[str]:
+    """The names a scan step must carry: read by a step before it assigns them (the state), or
+    read after the loop before anything rebinds them. A name each step assigns before reading it,
+    rebound after the loop (`y = f(h)` in the body, `y = torch.stack(ys)` after), is the step's
+    own temporary, even where another branch bound it before the loop."""
+    carried = set(_carried(func, loop, stored))
+    return [n for n in stored if n in carried and (_read_first(body, n) or not _rebound_after(func, loop, n))]
+
+
+def _read_first(body: Sequence[cst.BaseStatement], name: str) -> bool:
+    """Whether a step may read `name` before assigning it (a compound statement that touches it
+    counts as a read: a branch may leave it as the previous step left it)."""
+    for stmt in body:
+        usage = usage_of([stmt])
+        if name in usage.loaded or (name in usage.stored and not isinstance(stmt, cst.SimpleStatementLine)):
+            return True
+        if name in usage.stored:
+            return False
+    return True
+
+
+def _rebound_after(func: cst.FunctionDef, loop: cst.For, name: str) -> bool:
+    """Whether the statements after `loop` in its block assign `name` before anything reads it."""
+    block = next((n for n in iter_nodes(func) if isinstance(n, cst.IndentedBlock) and loop in n.body), None)
+    if block is None:
+        return False
+    for stmt in block.body[list(block.body).index(loop) + 1:]:
+        usage = usage_of([stmt])
+        if name in usage.loaded or not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        if name in usage.stored:
+            return True
+    return False
+
+
 def _carry_problem(
     flow: FunctionFlow, carried: Sequence[str], available: Sequence[str], counters: Sequence[str] = ()
 ) -> str | None:
@@ -410,38 +447,73 @@ def _helper_bindings(
     return {count.value: (call, tensor)}
 
 
+def _full(item: cst.SubscriptElement) -> bool:
+    return isinstance(item.slice, cst.Slice) and item.slice.lower is None and item.slice.upper is None \
+        and item.slice.step is None
+
+
+def _row_dim(subscript: cst.Subscript, counter: str) -> int | None:
+    """d for `x[:, ..., i, :, ...]` (the counter at dimension d, every other item a full slice),
+    else None."""
+    at = [
+        d for d, item in enumerate(subscript.slice)
+        if isinstance(item.slice, cst.Index) and isinstance(item.slice.value, cst.Name)
+        and item.slice.value.value == counter
+    ]
+    if len(at) != 1 or not all(_full(item) for d, item in enumerate(subscript.slice) if d != at[0]):
+        return None
+    return at[0]
+
+
 class _SliceAt(cst.CSTTransformer):
-    """`x[:, ..., t]` (the counter at dimension `dim`, full slices before it) -> `x_t`."""
+    """`x[:, ..., t, :, ...]` (the counter at dimension `dim`, full slices elsewhere) -> `x_t`."""
 
     def __init__(self, tensor: str, counter: str, dim: int, name: str) -> None:
         self.tensor, self.counter, self.dim, self.name = tensor, counter, dim, name
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
-        items = updated.slice
         target = updated.value
-        if not (isinstance(target, cst.Name) and target.value == self.tensor and len(items) == self.dim + 1):
-            return updated
-        last = items[-1].slice
-        if not (isinstance(last, cst.Index) and isinstance(last.value, cst.Name) and last.value.value == self.counter):
-            return updated
-        for item in items[:-1]:
-            full = item.slice
-            if not (isinstance(full, cst.Slice) and full.lower is None and full.upper is None and full.step is None):
-                return updated
-        return cst.Name(self.name)
+        if isinstance(target, cst.Name) and target.value == self.tensor and _row_dim(updated, self.counter) == self.dim:
+            return cst.Name(self.name)
+        return updated
+
+
+def _rows_read(body: Sequence[cst.BaseStatement], counter: str) -> dict[str, int] | str:
+    """The tensors the loop body reads a row of with its counter (`a[:, :, t]`, `c[:, t, :]`),
+    each with the dimension it is read on, or why they are not one dimension each."""
+    rows: dict[str, int] = {}
+    for node in (n for stmt in body for n in iter_nodes(stmt)):
+        if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)):
+            continue
+        dim = _row_dim(node, counter)
+        if dim is None:
+            continue
+        if rows.setdefault(node.value.value, dim) != dim:
+            return f"`{node.value.value}` is indexed by `{counter}` on two dimensions"
+    return rows or f"the loop reads no tensor as `x[..., {counter}]`"
 
 
 def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) -> Rewrite:
     """`for t in range(x.size(d)): h = f(x[:, t], h)` -> torch's `scan` over dimension `d` of
-    `x`: one step function in the graph for every length instead of one copy per step."""
+    `x`: one step function in the graph for every length instead of one copy per step. A loop
+    over `range(n)` whose body reads rows of several tensors (`a[:, :, t]`, `c[:, t, :]`: a
+    state-space recurrence) scans them together, each narrowed to its first `n` rows and moved
+    to the front (scan steps every tensor along one dimension)."""
     if not (isinstance(node.iter, cst.Call) and len(node.iter.args) == 1 and node.iter.args[0].keyword is None):
         return Rewrite(reason="the loop is not `range(size)` with one argument")
-    sized = sized_dim(node.iter.args[0].value)
+    if not isinstance(node.target, cst.Name):
+        return Rewrite(reason="the loop target is not one name")
+    if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+        return Rewrite(reason="the loop has an `else` or is written on one line")
+    counter = node.target.value
+    bound = node.iter.args[0].value
+    sized = sized_dim(bound)
     symbolic: tuple[tuple[cst.CSTNode, cst.CSTNode], ...] = ()
     if sized is None:
-        # `n = x.size(1)` (or `n, _ = x.size(1), 0`) bound once, `x` never rebound: the same size
-        sizes = Sizes(func)
-        followed = sizes.followed(node.iter.args[0].value)
+        # `n = x.size(1)` (or `n, _ = x.size(1), 0`) bound once, `x` never rebound, or handed
+        # back by a one-line helper (`range(_h(x.size(1)))`): the same size
+        sizes = Sizes(func, inline=flow.inlined)
+        followed = sizes.followed(bound)
         sized = sized_dim(followed)
         if sized is not None and sized[0] in sizes.reassigned:
             sized = None
@@ -450,13 +522,17 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
             # a dynamic dimension (measured on torch 2.13: "Constraints violated"); `x.shape[0]`
             # is the same size kept symbolic
             symbolic = ((followed, cst.parse_expression(f"{sized[0]}.shape[0]")),)
-    if sized is None or not isinstance(node.target, cst.Name):
-        return Rewrite(reason="the loop is not `for t in range(x.size(d))` over a named tensor")
-    if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
-        return Rewrite(reason="the loop has an `else` or is written on one line")
-    tensor, dim = sized
-    counter = node.target.value
     body = list(node.body.body)
+    rows = _rows_read(body, counter)
+    #: the tensors scanned with the dimension each is read on, and whether they are narrowed to
+    #: the loop's length and moved to the front (the loop bound is not one of them's size)
+    if sized is not None and (isinstance(rows, str) or set(rows) == {sized[0]}):
+        scanned, narrowed = {sized[0]: sized[1]}, False
+    elif isinstance(rows, dict) and isinstance(bound, cst.Name) and bound.value not in usage_of(body).stored:
+        scanned, narrowed = rows, True
+    else:
+        return Rewrite(reason="the loop is not `for t in range(x.size(d))` over a named tensor"
+                       if isinstance(rows, str) else "the loop bound is not a size of the tensors it reads")
     collected = _collected(flow, func, node, body)
     if isinstance(collected, str):
         return Rewrite(reason=collected)
@@ -468,21 +544,30 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
         return Rewrite(reason=f"the loop variable `{counter}` is read after the loop")
     names = scope_names(flow)
     torch = names.torch
-    name, step_fn, carry, discarded = names.fresh(f"{tensor}_{counter}", "step_fn", "carry", "_")
-    sliced = [stmt.visit(_SliceAt(tensor, counter, dim, name)) for stmt in body]
+    *row_names, step_fn, carry, discarded, xs = names.fresh(
+        *(f"{tensor}_{counter}" for tensor in scanned), "step_fn", "carry", "_", "xs"
+    )
+    renames = [
+        _SliceAt(tensor, counter, dim, name) for (tensor, dim), name in zip(scanned.items(), row_names, strict=True)
+    ]
+    sliced = body
+    for rename in renames:
+        sliced = [stmt.visit(rename) for stmt in sliced]
     after = usage_of(sliced)
+    shown = " or ".join(f"`{t}[{':, ' * d}{counter}]`" for t, d in scanned.items())
     if counter in after.loaded or counter in after.stored:
-        return Rewrite(reason=f"`{counter}` is used other than as `{tensor}[{':, ' * dim}{counter}]`")
-    if tensor in after.stored:
-        return Rewrite(reason=f"the loop reassigns `{tensor}`")
-    carried = _carried(func, node, after.stored)
+        return Rewrite(reason=f"`{counter}` is used other than as {shown}")
+    stored = [t for t in scanned if t in after.stored]
+    if stored:
+        return Rewrite(reason=f"the loop reassigns `{stored[0]}`")
+    carried = _scan_state(func, node, sliced, after.stored)
     # a loop that only fills lists carries nothing: a scan carries a dummy tensor (measured on
     # torch 2.13: `torch.zeros(())` returned cloned each step exports in both modes)
     dummy = not carried and bool(collected)
     problem = None if dummy else _carry_problem(flow, carried, bound_before(func, node))
     if problem:
         return Rewrite(reason=problem)
-    problem = _body_problem(func, sliced, [*carried, name])
+    problem = _body_problem(func, sliced, [*carried, *row_names])
     if problem:
         return Rewrite(reason=f"a scan step must be pure, and {problem}")
     sliced = [stmt.visit(_OutOfPlace(set(carried))) for stmt in sliced]
@@ -492,11 +577,13 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
     if dummy:
         state = f"{carry}.clone()"
     # a step's output may not alias its carry or its slice (measured): those are cloned
-    values = [c.value.visit(_SliceAt(tensor, counter, dim, name)) for c in collected]
+    values = [c.value for c in collected]
+    for rename in renames:
+        values = [value.visit(rename) for value in values]
     if any(counter in usage_of([value]).loaded for value in values):
-        return Rewrite(reason=f"`{counter}` is used other than as `{tensor}[{':, ' * dim}{counter}]`")
+        return Rewrite(reason=f"`{counter}` is used other than as {shown}")
     outputs = [
-        f"{code_of(value)}.clone()" if isinstance(value, cst.Name) and value.value in {*carried, name}
+        f"{code_of(value)}.clone()" if isinstance(value, cst.Name) and value.value in {*carried, *row_names}
         else code_of(value)
         for value in values
     ]
@@ -505,15 +592,25 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
         f"({', '.join(c.name for c in collected)})"
     )
     initial, result = (f"{torch}.zeros(())", discarded) if dummy else (state, state)
+    if narrowed:
+        length = code_of(bound)
+        moved = [
+            f"{t}.narrow({d}, 0, {length})" + (f".movedim({d}, 0)" if d else "") for t, d in scanned.items()
+        ]
+        operand, dim = moved[0] if len(moved) == 1 else f"({', '.join(moved)},)", 0
+        row_param = row_names[0] if len(row_names) == 1 else xs
+        rows_unpack = [] if len(row_names) == 1 else [statement_of(f"{', '.join(row_names)} = {xs}")]
+    else:
+        ((operand, dim),), row_param, rows_unpack = scanned.items(), row_names[0], []
     lowered = [
         function_def(
             step_fn,
-            [carried[0] if one else carry, name],
-            [*unpack, *strip_leading(sliced), statement_of(f"return {state}, {ys}")],
+            [carried[0] if one else carry, row_param],
+            [*unpack, *rows_unpack, *strip_leading(sliced), statement_of(f"return {state}, {ys}")],
             comment_of(node.body),
         ),
         statement_of(
-            f"{result}, {stacked} = {torch}._higher_order_ops.scan({step_fn}, {initial}, {tensor}, dim={dim})"
+            f"{result}, {stacked} = {torch}._higher_order_ops.scan({step_fn}, {initial}, {operand}, dim={dim})"
         ),
     ]
     # scan stacks the outputs on the dimension it scans (measured); `torch.stack(outputs, d)` on `d`
@@ -612,7 +709,8 @@ def stacked_rows_rewrite(
     loop = comp.for_in
     if not (isinstance(loop.target, cst.Name) and isinstance(loop.iter, cst.Call) and len(loop.iter.args) == 1):
         return Rewrite(reason="a comprehension builds a list; use a vectorised op")
-    sized = sized_dim(loop.iter.args[0].value)
+    count = loop.iter.args[0].value
+    sized = sized_dim((flow.inlined(count) if isinstance(count, cst.Call) else None) or count)
     if sized is None or sized[1] != 0:
         return Rewrite(reason="the comprehension is not over `range(len(x))` (dimension 0)")
     tensor, counter = sized[0], loop.target.value

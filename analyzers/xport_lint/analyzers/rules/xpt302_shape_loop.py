@@ -46,7 +46,11 @@ class ShapeLoop(Rule):
     (`torch._higher_order_ops.scan`, a prototype op in torch 2.13): one step function serves
     every length. Per-step outputs collected as `outputs = []`, `outputs.append(y)`,
     `torch.stack(outputs, dim)` become scan's stacked outputs (measured: scan stacks them on
-    the scanned dimension; a `.movedim` puts them where `torch.stack` did). A comprehension
+    the scanned dimension; a `.movedim` puts them where `torch.stack` did). A loop over
+    `range(n)` whose body reads rows of several tensors by the counter (`a[:, :, t]`,
+    `c[:, t, :]`, as state-space models' recurrences do) scans them together: each narrowed to
+    its first `n` rows and moved to the front, so the rows stepped are the ones the loop read;
+    a name each step assigns before reading it is the step's own, not carried. A comprehension
     `torch.stack([f(x[i]) for i in range(len(x))])` whose `f` is elementwise (arithmetic,
     `relu`, `exp`, `clamp`, ...) becomes `f(x)`, the same rows computed at once; any other
     `f` becomes a scan over the rows (carrying a dummy `torch.zeros(())`, as scan needs a
@@ -304,6 +308,49 @@ class ShapeLoop(Rule):
                 return {"model": Tagger(), "args": (torch.randn(2, 5, 3),), "dynamic_shapes": ({1: Dim("seq")},)}
             """,
             other_args="(torch.randn(2, 8, 3),)",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Recurrence(torch.nn.Module):
+                def forward(self, x, readout):
+                    batch, width, length = x.shape
+                    state = torch.zeros(batch, width)
+                    outputs = []
+                    # a state-space scan: each step reads row t of two tensors, on different dimensions
+                    for t in range(length):  # expect: XPT302
+                        state = 0.9 * state + x[:, :, t]
+                        out = state * readout[:, t, :]
+                        outputs.append(out)
+                    return torch.stack(outputs, dim=-1)
+            def xport_example():
+                seq = Dim("seq")
+                args = (torch.randn(2, 3, 5), torch.randn(2, 5, 3))
+                return {"model": Recurrence(), "args": args, "dynamic_shapes": ({2: seq}, {1: seq})}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Recurrence(torch.nn.Module):
+                def forward(self, x, readout):
+                    batch, width, length = x.shape
+                    state = torch.zeros(batch, width)
+                    outputs = []
+                    # a state-space scan: each step reads row t of two tensors, on different dimensions
+                    def step_fn(state, xs):  # expect: XPT302
+                        x_t, readout_t = xs
+                        state = 0.9 * state + x_t
+                        out = state * readout_t
+                        return state, out
+                    state, outputs = torch._higher_order_ops.scan(step_fn, state, (x.narrow(2, 0, length).movedim(2, 0), readout.narrow(1, 0, length).movedim(1, 0),), dim=0)
+                    return outputs.movedim(0, -1)
+            def xport_example():
+                seq = Dim("seq")
+                args = (torch.randn(2, 3, 5), torch.randn(2, 5, 3))
+                return {"model": Recurrence(), "args": args, "dynamic_shapes": ({2: seq}, {1: seq})}
+            """,
+            other_args="(torch.randn(2, 3, 8), torch.randn(2, 8, 3))",
         ),
         Invalid(
             """
