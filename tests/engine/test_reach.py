@@ -96,6 +96,60 @@ def test_code_after_returning_when_an_optional_argument_is_none_runs_only_when_i
     assert "only when `labels` is passed" in finding.message
 
 
+def test_a_name_that_is_none_unless_an_optional_argument_is_passed_guards_like_it() -> None:
+    """`grid_iter = iter(grid) if grid is not None else None`: `if grid_iter is not None:` runs
+    its body only when a caller passes `grid` (hunyuan_vl's rope index)."""
+    finding = only(
+        """
+        import torch
+        class Rope(torch.nn.Module):
+            def forward(self, ids, grid=None):
+                grid_iter = iter(grid) if grid is not None else None
+                out = ids * 1
+                if grid_iter is not None:
+                    if ids.sum() > 0:
+                        out = out + 1
+                return out
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT101", Severity.WARNING)
+    assert "only when `grid` is passed" in finding.message
+
+
+def test_a_flag_parameter_defaulting_to_false_guards_code_a_default_export_skips() -> None:
+    """`if output_attentions:` on `output_attentions=False`: off unless a caller passes it true
+    (longformer's encoder tests its `.item()` flag only there); a flag defaulting to True keeps
+    the error."""
+    finding = only(
+        """
+        import torch
+        class Encoder(torch.nn.Module):
+            def forward(self, x, output_attentions=False):
+                is_global = x.any().item()
+                y = x * 2
+                if output_attentions:
+                    if is_global:
+                        y = y + 1
+                return y
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT104", Severity.WARNING)
+    assert "only when `output_attentions` is passed true: it defaults to False" in finding.message
+    finding = only(
+        """
+        import torch
+        class Encoder(torch.nn.Module):
+            def forward(self, x, output_attentions=True):
+                is_global = x.any().item()
+                if output_attentions:
+                    if is_global:
+                        x = x + 1
+                return x
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT104", Severity.ERROR)
+
+
 def test_a_return_on_a_required_argument_leaves_the_rest_on_the_default_path() -> None:
     finding = only(
         """

@@ -647,12 +647,16 @@ def _optional_argument(
     if isinstance(test, cst.Name):
         if defaults_to_none(test.value, func):
             return test.value  # `if guidance:`: None (falsy) unless passed
-        assigned = flags.get(id(func))
-        if assigned is None:
-            assigned = flags[id(func)] = _assigned_once(func)
-        flag = assigned.get(test.value)
+        if defaults_to_false(test.value, func):
+            # `if output_attentions:` on a parameter defaulting to False: off unless passed true
+            reasons.setdefault(test.value, FALSE_BY_DEFAULT)
+            return test.value
+        flag = _assigned_once_in(func, flags).get(test.value)
         if flag is None or isinstance(flag, cst.Name):
             return None
+        unless = _none_unless(flag)
+        if unless is not None:
+            return _optional_argument(unless, func, flags, from_parent, reasons, attributes)
         return _optional_argument(_leftmost(flag), func, flags, from_parent, reasons, attributes)
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
@@ -679,10 +683,44 @@ def _optional_argument(
     if from_parent and _later_parameter(name, func):
         reasons.setdefault(name, "the parent module may pass None")
         return name
+    unless = _none_unless(_assigned_once_in(func, flags).get(name))
+    if unless is not None:
+        # `grid_iter = iter(grid) if grid is not None else None; if grid_iter is not None:`
+        return _optional_argument(unless, func, flags, from_parent, reasons, attributes)
     why = _may_be_none(name, func)
     if why is not None:
         reasons.setdefault(name, why)
         return name
+    return None
+
+
+#: why a flag parameter defaulting to False is off on a default export (see optional_reason)
+FALSE_BY_DEFAULT = "it defaults to False"
+
+
+def defaults_to_false(name: str, func: cst.FunctionDef) -> bool:
+    """`name` is a parameter of `func` that defaults to False (`output_attentions=False`)."""
+    for param in all_params(func.params):
+        if param.name.value == name:
+            return isinstance(param.default, cst.Name) and param.default.value == "False"
+    return False
+
+
+def _assigned_once_in(
+    func: cst.FunctionDef, flags: dict[int, dict[str, cst.BaseExpression | None]]
+) -> dict[str, cst.BaseExpression | None]:
+    """The names `func` assigns once (see _assigned_once), computed once per function."""
+    assigned = flags.get(id(func))
+    if assigned is None:
+        assigned = flags[id(func)] = _assigned_once(func)
+    return assigned
+
+
+def _none_unless(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """The test of `<value> if <test> else None`: a name bound to it is None unless the test
+    holds (the test is then what decides whether code behind `name is not None` runs)."""
+    if isinstance(value, cst.IfExp) and isinstance(value.orelse, cst.Name) and value.orelse.value == "None":
+        return value.test
     return None
 
 

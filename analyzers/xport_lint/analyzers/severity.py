@@ -15,7 +15,7 @@ from typing import Protocol
 import libcst as cst
 
 from .model import Mode, Severity
-from .reach import FileReach
+from .reach import FALSE_BY_DEFAULT, FileReach
 
 TRAINING_ONLY = "only when exporting in training mode: `self.training` is False after `.eval()`"
 
@@ -104,6 +104,8 @@ def _condition(reach: FileReach, node: int, statement: int | None) -> str | None
 def optional_reason(name: str, reach: FileReach) -> str:
     """The condition of code that runs only when `name` is not None."""
     why = reach.maybe_none.get(name)
+    if why == FALSE_BY_DEFAULT:
+        return f"only when `{name}` is passed true: it defaults to False, and `if {name}:` guards this"
     if why is None:
         return f"only when `{name}` is passed: it defaults to None, and `{name} is not None` guards this"
     return f"only when `{name}` is not None ({why}), which `{name} is not None` guards"
