@@ -76,3 +76,40 @@ def test_no_cond_when_a_branch_loops_over_data_dependent_rows() -> None:
     branch = next(f for f in findings if f.code == "XPT101")
     assert branch.fix is None
     assert any(f.code == "XPT201" for f in findings)
+
+
+#: `scale` is bound before the `if` (by the other arm of an earlier branch) but each arm of the
+#: second `if` assigns it before reading it: the arms' own, not an operand of the cond
+ASSIGNED_IN_EACH_ARM = textwrap.dedent('''
+    import torch
+    from torch import nn
+
+
+    class Head(nn.Module):
+        def forward(self, x, fixed: bool = False):
+            if fixed:
+                scale = torch.ones(())
+            else:
+                if x.sum() > 0:
+                    scale = x.abs().max()
+                    scale = scale + 1
+                else:
+                    scale = x.abs().min()
+            return x / scale
+
+
+    def xport_example():
+        return Head(), (torch.randn(4),)
+
+
+    def xport_inputs():
+        return [(torch.ones(4),), (-torch.ones(4),)]
+''')
+
+
+def test_a_name_each_arm_assigns_before_reading_is_no_cond_operand() -> None:
+    (branch,) = [f for f in check_source(ASSIGNED_IN_EACH_ARM, "head.py", Config()) if f.code == "XPT101"]
+    assert branch.fix is not None
+    rewritten = branch.fix.edits[0].content
+    assert "def true_fn(x):" in rewritten and ", (x,))" in rewritten
+    assert prove_snippet(ASSIGNED_IN_EACH_ARM)[0] == "proven"

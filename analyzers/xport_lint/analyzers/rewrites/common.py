@@ -293,6 +293,19 @@ def usage_of(nodes: Iterable[cst.CSTNode], skip: cst.CSTNode | Sequence[cst.CSTN
     return usage
 
 
+def read_before_assigned(stmts: Sequence[cst.BaseStatement], name: str) -> bool:
+    """Whether running `stmts` may read `name` before assigning it: what a function made of them
+    must take as an argument. A compound statement that touches it counts as a read (a branch
+    may leave it as it was)."""
+    for stmt in stmts:
+        usage = usage_of([stmt])
+        if name in usage.loaded or (name in usage.stored and not isinstance(stmt, cst.SimpleStatementLine)):
+            return True
+        if name in usage.stored:
+            return False
+    return False
+
+
 # -- what code moved into a new function may not do with the names it shares ------------------
 
 #: calls that return a new tensor, never a view of or the same object as an argument

@@ -28,6 +28,7 @@ from .common import (
     guard_rewrite,
     moved_code_problem,
     parent_block,
+    read_before_assigned,
     returned,
     scope_names,
     statement_of,
@@ -75,9 +76,11 @@ class _Lowering:
         value = self.flow.env.get(name)
         return value is not None and is_tensor_like(value)
 
-    def operands(self, stmts: Sequence[cst.BaseStatement]) -> list[str]:
-        loaded = set(usage_of(stmts).loaded)
-        return [n for n in self.available if n in loaded and self.tensor(n)]
+    def operands(self, *arms: Sequence[cst.BaseStatement]) -> list[str]:
+        """The tensors bound before the `if` that a branch reads before assigning them (one
+        that each branch assigns first is the branch's own, even where an earlier branch of
+        the function bound it)."""
+        return [n for n in self.available if self.tensor(n) and any(read_before_assigned(a, n) for a in arms)]
 
     def check_returns(self, stmts: Sequence[cst.BaseStatement]) -> str | None:
         widths = set()
@@ -121,7 +124,8 @@ class _Lowering:
             value = self.flow.env.get(name)
             if name not in self.bound and value is not None and value.has(Kind.DATA) and not is_tensor_like(value):
                 return f"a branch reads `{name}`, a number read from tensor data, which torch.cond cannot close over"
-        operands = self.operands([*body, *orelse])
+        tail = [] if results is None else [statement_of(f"return {', '.join(results)}")]
+        operands = self.operands([*body, *tail], [*orelse, *tail])
         if not operands:
             return "the branches read no tensor to pass as operands"
         declared = declared_outer(self.func)
@@ -129,7 +133,6 @@ class _Lowering:
             problem = moved_code_problem(stmts, operands, declared)
             if problem:
                 return f"a torch.cond branch must be pure, and {problem}"
-        tail = [] if results is None else [statement_of(f"return {', '.join(results)}")]
         true_fn, false_fn = self.names.fresh("true_fn", "false_fn")
         functions = [
             function_def(

@@ -24,6 +24,8 @@ from .common import (
     function_def,
     moved_code_problem,
     only_new_objects,
+    parent_block,
+    read_before_assigned,
     scope_names,
     statement_of,
     strip_leading,
@@ -50,27 +52,16 @@ def _scan_state(
     rebound after the loop (`y = f(h)` in the body, `y = torch.stack(ys)` after), is the step's
     own temporary, even where another branch bound it before the loop."""
     carried = set(_carried(func, loop, stored))
-    return [n for n in stored if n in carried and (_read_first(body, n) or not _rebound_after(func, loop, n))]
-
-
-def _read_first(body: Sequence[cst.BaseStatement], name: str) -> bool:
-    """Whether a step may read `name` before assigning it (a compound statement that touches it
-    counts as a read: a branch may leave it as the previous step left it)."""
-    for stmt in body:
-        usage = usage_of([stmt])
-        if name in usage.loaded or (name in usage.stored and not isinstance(stmt, cst.SimpleStatementLine)):
-            return True
-        if name in usage.stored:
-            return False
-    return True
+    return [n for n in stored if n in carried and (read_before_assigned(body, n) or not _rebound_after(func, loop, n))]
 
 
 def _rebound_after(func: cst.FunctionDef, loop: cst.For, name: str) -> bool:
     """Whether the statements after `loop` in its block assign `name` before anything reads it."""
-    block = next((n for n in iter_nodes(func) if isinstance(n, cst.IndentedBlock) and loop in n.body), None)
-    if block is None:
+    found = parent_block(func, loop)
+    if found is None:
         return False
-    for stmt in block.body[list(block.body).index(loop) + 1:]:
+    block, index = found
+    for stmt in block[index + 1:]:
         usage = usage_of([stmt])
         if name in usage.loaded or not isinstance(stmt, cst.SimpleStatementLine):
             return False
@@ -507,6 +498,8 @@ def range_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For)
         return Rewrite(reason="the loop has an `else` or is written on one line")
     counter = node.target.value
     bound = node.iter.args[0].value
+    # `range(_h(length))` of a one-line helper: the bound it hands back, the caller's own node
+    bound = (flow.inlined(bound) if isinstance(bound, cst.Call) else None) or bound
     sized = sized_dim(bound)
     symbolic: tuple[tuple[cst.CSTNode, cst.CSTNode], ...] = ()
     if sized is None:
