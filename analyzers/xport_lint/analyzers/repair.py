@@ -296,6 +296,8 @@ class Repairer:
                 repair.advice = repair.advice or _advice(scratch, failure, self.allowed)
                 break
         repair.final = current
+        if current.ok:
+            repair.advice = None  # what a step on the way advised (a static resort) no longer applies
         for path, original in scratch.originals.items():
             text = scratch.read(path)
             if text != original:
