@@ -59,7 +59,6 @@ SPLIT_MARK = "# split off the next flagged line"
 
 _HELPER_SIZES = "the size analysis (shapes.Sizes) follows names, not calls: behind `_h(...)` it cannot place the size"
 _HELPER_FIX = "the rewrite finds the number or size it turns back into a tensor by its name, not through a call"
-_SHAPES = "an export call's `dynamic_shapes` are read where written at the call, not through a name or a call"
 _SLICE_THROUGH_HELPER = (
     "XPT307 puts its finding on the slice's line when the slice is bound to a name first (torch names that line);"
     " through a helper the slice it follows is the helper's inlined copy, so the finding stays on the op's line"
@@ -68,10 +67,6 @@ _SLICE_SPLIT_OFF = (
     "a slice split off onto its own line carries XPT307's error there (torch names that line), and a failure"
     " earlier on the same path makes XPT305's on the op's line a warning 'after line N'"
 )
-_INLINE_DIM_FIX = (
-    "XPT506's fix moves the example size into a `Dim` written inline at the call; a `Dim` bound to a name"
-    " first may be shared by other inputs, so the finding stays and the fix is not offered"
-)
 
 #: spellings whose verdict still differs, with why: (rule code, kind) -> reason. A listed variant
 #: that now gets the same verdict simply passes; an entry none of whose variants differs fails
@@ -79,23 +74,13 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("XPT302", "helper"): _HELPER_SIZES,
     ("XPT301", "helper"): _HELPER_SIZES,
     ("XPT304", "helper"): _HELPER_SIZES,
-    ("XPT506", "helper"): _SHAPES,
-    ("XPT506", "bind"): _INLINE_DIM_FIX,
     ("XPT307", "helper"): _SLICE_THROUGH_HELPER,
     ("XPT305", "split"): _SLICE_SPLIT_OFF,
     ("XPT307", "module"): _SLICE_THROUGH_HELPER,
-    ("XPT506", "unpack"): _INLINE_DIM_FIX,
-    ("XPT502", "bind"): _SHAPES,
-    ("XPT502", "helper"): _SHAPES,
-    ("XPT502", "unpack"): _SHAPES,
-    ("XPT504", "helper"): _SHAPES,
     # a helper of another file is known by its summary as a helper of the file is: the same gaps
     ("XPT304", "module"): _HELPER_SIZES,
-    ("XPT506", "module"): _SHAPES,
     ("XPT301", "module"): _HELPER_SIZES,
     ("XPT302", "module"): _HELPER_SIZES,
-    ("XPT502", "module"): _SHAPES,
-    ("XPT504", "module"): _SHAPES,
 }
 
 

@@ -1,18 +1,25 @@
 """Layer 2 of a file's analysis, export sites: the file's `torch.export.export`/`draft_export`
 calls (and `torch.compile(..., fullgraph=True)`), the `xport_example()` and module-level
 declarations, and how each declares the shapes of a model's inputs (`dynamic_shapes`).
+
+An export site is one fact, whatever its spelling: the model, the example arguments,
+`dynamic_shapes`, its keys and its `Dim`s are read through names bound once in the file (tuple
+unpacking too) and through one-line helpers (`def _h(v): return v`) of the file or, by their
+summary in the project index, of other files. Rules read sites; they never look for export calls
+themselves.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
 
-from .dataflow import all_params
+from .dataflow import _BUILTIN_NAMES, _one_line_return, _Substitute, all_params
 from .index import EMPTY_CONTEXT, FileContext
 from .model import Mode
 from .names import dotted
@@ -26,15 +33,37 @@ EXPORT_APIS = frozenset(
 
 
 @dataclass(frozen=True)
-class ExportSite:
-    """One `torch.export.export(model, args, ..., dynamic_shapes=...)` call, read once for every
-    rule on it: what it exports and with what, names bound once in the file followed."""
+class DeclaredInput:
+    """One entry of an export site's `dynamic_shapes`: the input it declares, how, and the
+    example the site gives that input (each followed to what it is)."""
 
-    call: cst.Call
+    #: the forward parameter a dict key names (followed to its string), or `args[i]` of a tuple entry
+    where: str
+    #: the key as written (None: an entry of a tuple), and the string literal it is followed to
+    key: cst.BaseExpression | None
+    key_string: cst.SimpleString | None
+    #: the dimensions as written, and followed (`{0: batch}`, `(batch, None)`, `None`)
+    written: cst.BaseExpression
+    dims: cst.BaseExpression
+    #: the example input export pairs with this entry, followed (None: not shown), and as written
+    #: in the example arguments
+    example: cst.BaseExpression | None
+    written_example: cst.BaseExpression | None
+
+
+@dataclass(frozen=True)
+class ExportSite:
+    """One export: a `torch.export.export(model, args, ..., dynamic_shapes=...)` call, or the dict
+    an `xport_example()` returns; read once for every rule on it, through any spelling."""
+
+    #: the export call, or the `{"model": ..., "args": ...}` dict of `xport_example()`
+    node: cst.Call | cst.Dict
+    #: the export API called, or "xport_example"
     api: str
-    #: the model (or function) expression, followed through names bound once
+    #: the model (or function) expression, followed
     model: cst.BaseExpression
-    #: the example arguments, followed (None: not written)
+    #: the example arguments as written, and followed (None: not written)
+    written_args: cst.BaseExpression | None
     args: cst.BaseExpression | None
     #: `dynamic_shapes=` as written, and followed (None: not given)
     written_shapes: cst.BaseExpression | None
@@ -45,6 +74,14 @@ class ExportSite:
     forward: cst.FunctionDef | None
     #: whether `forward` is a method (its first parameter is `self`)
     is_method: bool
+    #: the call's own `strict=` (None: not written, or an example: the configured mode decides)
+    strict: bool | None = None
+    #: each example argument, followed (None: the args are not a tuple or list of plain elements)
+    examples: tuple[cst.BaseExpression, ...] | None = None
+    #: the entries of `dynamic_shapes` that name an input, paired with their examples
+    inputs: tuple[DeclaredInput, ...] = ()
+    #: every key of a dict `dynamic_shapes`: (as written, followed to its string or None)
+    keys: tuple[tuple[cst.BaseExpression, cst.SimpleString | None], ...] = ()
 
     @property
     def parameters(self) -> list[cst.Param]:
@@ -69,6 +106,10 @@ class ExportCall:
     api: str
 
 
+#: how many names and helpers an expression is followed through
+_MAX_STEPS = 8
+
+
 class ExportSites(FileSymbols):
     """The file's symbols, and where and how it exports."""
 
@@ -87,39 +128,224 @@ class ExportSites(FileSymbols):
         self.shapes_reader: ShapesReader | None = None
         self._sites: dict[int, ExportSite | None] = {}
         self._site_reader: ShapesReader | None = None
+        self._statements: dict[int, cst.BaseSmallStatement] | None = None
+        self._name_counts: tuple[dict[int | None, Counter[str]], dict[int | None, set[str]]] | None = None
         if mentions_export:
             self._collect_export_calls()
+
+    @property
+    def reader(self) -> ShapesReader:
+        """The file's `dynamic_shapes` reader (names bound once, tuple unpacking, `dims()`)."""
+        reader = self.shapes_reader or self._site_reader
+        if reader is None:
+            # not `shapes_reader`: its presence says the file declares shapes
+            reader = self._site_reader = ShapesReader(self.module, self.resolve)
+        return reader
 
     def export_site(self, call: cst.Call) -> ExportSite | None:
         """The export site of `call` when it is a call of an export API with a model (None
         otherwise); read once per call, for every rule that reads it."""
         key = id(call)
-        if key in self._sites:
-            return self._sites[key]
-        api = self.resolve(call.func)
-        site = None
-        if api in EXPORT_APIS and call.args:
-            reader = self.shapes_reader or self._site_reader or ShapesReader(self.module, self.resolve)
-            self._site_reader = reader  # not `shapes_reader`: its presence says the file declares shapes
-            written = next(
-                (a.value for a in call.args if a.keyword is not None and a.keyword.value == "dynamic_shapes"), None
-            )
-            model = reader._follow(call.args[0].value)
-            model_class = reader.model_class(model)
-            forward, is_method = None, False
-            info = self.classes.get(model_class or "")
-            if info is not None:
-                forward, is_method = info.methods.get("forward"), True
-            elif not isinstance(model, cst.Call):
-                forward = self.functions.get(dotted(model) or "")
-            positional = [a for a in call.args[1:] if a.keyword is None]
-            args = reader._follow(positional[0].value) if positional else None
-            site = ExportSite(
-                call, api, model, args, written, reader._follow(written) if written is not None else None,
-                model_class, forward, is_method,
-            )
-        self._sites[key] = site
-        return site
+        if key not in self._sites:
+            api = self.resolve(call.func)
+            site = None
+            if api in EXPORT_APIS and call.args and call.args[0].keyword is None:
+                positional = [a for a in call.args[1:] if a.keyword is None]
+                strict = _keyword(call, "strict")
+                site = self._site(
+                    call, api, call.args[0].value, positional[0].value if positional else _keyword(call, "args"),
+                    _keyword(call, "dynamic_shapes"),
+                    None if strict is None else isinstance(strict, cst.Name) and strict.value == "True",
+                )
+            self._sites[key] = site
+        return self._sites[key]
+
+    @functools.cached_property
+    def export_sites(self) -> list[ExportSite]:
+        """Every export site of the file: its export calls, then the dicts `xport_example()`
+        returns (`{"model": ..., "args": ..., "dynamic_shapes": ...}`)."""
+        sites = [site for call in self.export_calls if (site := self.export_site(call.call)) is not None]
+        example = self.functions.get("xport_example")
+        body = example.body.body if example is not None and isinstance(example.body, cst.IndentedBlock) else ()
+        for stmt in body:
+            returned = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
+            value = self.follow(returned.value) if isinstance(returned, cst.Return) and returned.value else None
+            if isinstance(value, cst.Dict):
+                entries = {key: e.value for e in value.elements
+                           if isinstance(e, cst.DictElement) and isinstance(key := self._string(e.key), str)}
+                if "model" in entries and "args" in entries:
+                    sites.append(self._site(value, "xport_example", entries["model"], entries["args"],
+                                            entries.get("dynamic_shapes"), None))
+        return sites
+
+    def _site(
+        self, node: cst.Call | cst.Dict, api: str, model: cst.BaseExpression, args: cst.BaseExpression | None,
+        written: cst.BaseExpression | None, strict: bool | None,
+    ) -> ExportSite:
+        model = self.follow(model)
+        model_class = self.reader.model_class(model)
+        forward, is_method = None, False
+        info = self.classes.get(model_class or "")
+        if info is not None:
+            forward, is_method = info.methods.get("forward"), True
+        elif not isinstance(model, cst.Call):
+            forward = self.functions.get(dotted(model) or "")
+        followed_args = self.follow(args) if args is not None else None
+        examples = None
+        if isinstance(followed_args, (cst.Tuple, cst.List)) and not any(
+            isinstance(e, cst.StarredElement) for e in followed_args.elements
+        ):
+            examples = tuple(self.follow(e.value) for e in followed_args.elements)
+        shapes = self.follow(written) if written is not None else None
+        site = ExportSite(node, api, model, args, followed_args, written, shapes, model_class, forward, is_method,
+                          strict, examples)
+        inputs, keys = self._inputs(site)
+        return dataclasses.replace(site, inputs=inputs, keys=keys)
+
+    def _inputs(
+        self, site: ExportSite
+    ) -> tuple[tuple[DeclaredInput, ...], tuple[tuple[cst.BaseExpression, cst.SimpleString | None], ...]]:
+        """The entries of `site`'s `dynamic_shapes`, each with the example it declares, and the
+        keys of a dict one."""
+        shapes, examples = site.dynamic_shapes, site.examples
+        written = [e.value for e in site.args.elements] if isinstance(site.args, (cst.Tuple, cst.List)) else []
+        inputs: list[DeclaredInput] = []
+        keys: list[tuple[cst.BaseExpression, cst.SimpleString | None]] = []
+        if isinstance(shapes, cst.Dict):
+            names = [p.name.value for p in site.positional]
+            by_name = dict(zip(names, zip(examples or (), written, strict=False), strict=False))
+            for element in shapes.elements:
+                if not isinstance(element, cst.DictElement):
+                    continue
+                string = self.follow(element.key)
+                string = string if isinstance(string, cst.SimpleString) else None
+                keys.append((element.key, string))
+                key = string.evaluated_value if string is not None else None
+                if isinstance(key, str):
+                    example, as_written = by_name.get(key, (None, None))
+                    inputs.append(DeclaredInput(key, element.key, string, element.value, self.follow(element.value),
+                                                example, as_written))
+        elif isinstance(shapes, (cst.Tuple, cst.List)) and not any(
+            isinstance(e, cst.StarredElement) for e in shapes.elements
+        ):
+            for i, element in enumerate(shapes.elements):
+                known = examples is not None and i < len(examples)
+                inputs.append(DeclaredInput(f"args[{i}]", None, None, element.value, self.follow(element.value),
+                                            examples[i] if known else None, written[i] if known else None))
+        return tuple(inputs), tuple(keys)
+
+    # -- following names and helpers ----------------------------------------------------------
+
+    def follow(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """What `expr` is: through names bound once in the file (`shapes = {...}`, `a, b = x, y`)
+        and calls of one-line helpers (`_h(v)` with `def _h(v): return v`, of this file or, by
+        the project index, of another)."""
+        return self.follow_names(expr)[0]
+
+    def follow_names(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, tuple[str, ...]]:
+        """`follow(expr)`, and the names it went through (a fix that edits what they hold edits
+        what every reader of them sees)."""
+        names: list[str] = []
+        bindings = self.reader.bindings
+        for _ in range(_MAX_STEPS):
+            if isinstance(expr, cst.Name) and expr.value in bindings:
+                names.append(expr.value)
+                expr = bindings[expr.value]
+                continue
+            inlined = self._inlined(expr) if isinstance(expr, cst.Call) else None
+            if inlined is None:
+                break
+            expr = inlined
+        return expr, tuple(names)
+
+    def _inlined(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The `return` expression of the one-line helper `call` calls, with its arguments in
+        place of its parameters (an argument returned as it is: the caller's own node)."""
+        if not call.args or any(a.keyword is not None or a.star for a in call.args):
+            return None
+        written = dotted(call.func)
+        if written is None:
+            return None
+        helper = self.functions.get(written)
+        found: tuple[list[str], cst.BaseExpression] | None = None
+        if helper is not None:
+            found = _one_line_return(helper)
+        else:
+            inline = self.context.inline(written)  # a helper of another file, by its summary
+            found = (list(inline[0]), cst.parse_expression(inline[1])) if inline is not None else None
+        if found is None or len(found[0]) != len(call.args):
+            return None
+        params, returned = found
+        arguments = dict(zip(params, (a.value for a in call.args), strict=True))
+        if isinstance(returned, cst.Name) and returned.value in arguments:
+            return arguments[returned.value]
+        substitute = _Substitute(arguments)
+        expr = returned.visit(substitute)
+        return None if substitute.refused or not isinstance(expr, cst.BaseExpression) else expr
+
+    def read_once(self, names: tuple[str, ...]) -> bool:
+        """Whether each of `names` is bound once and read once where it is bound (a function of
+        the file, or the module and everything in it): what it holds is seen by one reader only,
+        so an edit of it changes nothing else."""
+        if not names:
+            return True
+        if self._name_counts is None:
+            self._name_counts = _name_counts(self.module)
+        counts, assigned = self._name_counts
+        for name in names:
+            scopes = [scope for scope, bound in assigned.items() if name in bound]
+            if len(scopes) != 1:
+                return False
+            scope = scopes[0]
+            seen = counts[scope].get(name, 0) if scope is not None else sum(c.get(name, 0) for c in counts.values())
+            if seen != 2:  # the binding and one read
+                return False
+        return True
+
+    def statement_of(self, node: cst.CSTNode) -> cst.BaseSmallStatement | None:
+        """The simple statement of the file holding `node` (None: not in the file's own text, such
+        as a helper's `return` written at a call)."""
+        if self._statements is None:
+            self._statements = {
+                id(inner): small
+                for line in iter_nodes(self.module) if isinstance(line, cst.SimpleStatementLine)
+                for small in line.body for inner in iter_nodes(small)
+            }
+        return self._statements.get(id(node))
+
+    def inline_helpers(self) -> dict[str, tuple[tuple[str, ...], str]]:
+        """The file's one-line helpers that read only their parameters and builtins, with their
+        parameters and `return` expression: what an export site of another file sees through."""
+        out = {}
+        for name, func in self.functions.items():
+            found = _one_line_return(func)
+            if found is None:
+                continue
+            params, returned = found
+            substitute = _Substitute({})
+            returned.visit(substitute)
+            if not substitute.refused and substitute.free - set(params) <= _BUILTIN_NAMES:
+                out[name] = (tuple(params), cst.Module([]).code_for_node(returned))
+        return out
+
+    def site_calls(self) -> list[str]:
+        """Callees as written in a file that exports (an export call or `xport_example()`) that
+        it imports from elsewhere, not from torch: the helpers its export sites may call."""
+        if not self.export_calls and "xport_example" not in self.functions:
+            return []
+        found = []
+        for node in iter_nodes(self.module):
+            written = dotted(node.func) if isinstance(node, cst.Call) else None
+            if written is None or written.partition(".")[0] not in self.imports.aliases:
+                continue
+            if not (self.imports.resolve(node.func) or "").startswith("torch"):  # type: ignore[union-attr]
+                found.append(written)
+        return sorted(set(found))
+
+    def _string(self, expr: cst.BaseExpression) -> str | None:
+        found = self.follow(expr)
+        value = found.evaluated_value if isinstance(found, cst.SimpleString) else None
+        return value if isinstance(value, str) else None
 
     def _collect_export_calls(self) -> None:
         for node in iter_nodes(self.module):
@@ -158,8 +384,11 @@ class ExportSites(FileSymbols):
             shapes = next(
                 (a.value for a in call.call.args if a.keyword is not None and a.keyword.value == "dynamic_shapes"), None
             )
-            cls = reader.model_class(call.call.args[0].value)
-            config = reader.config(shapes, f"`{call.api.rpartition('.')[2]}(...)` in {self.name or 'this file'}")
+            cls = reader.model_class(self.follow(call.call.args[0].value))
+            followed = shapes
+            if shapes is not None and not (isinstance(shapes, cst.Name) and shapes.value in reader.collections):
+                followed = self.follow(shapes)  # through a helper too (a collection is read by its name)
+            config = reader.config(followed, f"`{call.api.rpartition('.')[2]}(...)` in {self.name or 'this file'}")
             if cls is not None and config is not None and cls not in out:
                 out[cls] = config
                 self.shape_declarations[cls] = call.call
@@ -222,3 +451,40 @@ def keyword_true(call: cst.Call, keyword: str) -> bool:
         and a.value.value == "True"
         for a in call.args
     )
+
+
+def _name_counts(module: cst.Module) -> tuple[dict[int | None, Counter[str]], dict[int | None, set[str]]]:
+    """Per scope (a top-level function by id, None for the rest of the module): how often each
+    name is written in it, as a target or a read (not an attribute, keyword or parameter), and
+    the names an assignment binds there."""
+    counts: dict[int | None, Counter[str]] = {}
+    assigned: dict[int | None, set[str]] = {}
+    for stmt in module.body:
+        scope = id(stmt) if isinstance(stmt, cst.FunctionDef) else None
+        counter = counts.setdefault(scope, Counter())
+        bound = assigned.setdefault(scope, set())
+        skip: set[int] = set()
+        for node in iter_nodes(stmt):
+            if isinstance(node, cst.Attribute):
+                skip.add(id(node.attr))
+            elif isinstance(node, cst.Arg) and node.keyword is not None:
+                skip.add(id(node.keyword))
+            elif isinstance(node, (cst.Param, cst.FunctionDef, cst.ClassDef)):
+                skip.add(id(node.name))
+            elif isinstance(node, cst.AssignTarget):
+                bound.update(_target_names(node.target))
+            elif isinstance(node, cst.Name) and id(node) not in skip:
+                counter[node.value] += 1
+    return counts, assigned
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for e in target.elements for name in _target_names(e.value)]
+    return []
+
+
+def _keyword(call: cst.Call, keyword: str) -> cst.BaseExpression | None:
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)

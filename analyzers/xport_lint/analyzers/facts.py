@@ -354,7 +354,8 @@ class FileFacts(FileReach):
             if qualified is not None:
                 shapes.setdefault(qualified, config)
         return ModuleSummary(
-            module, path, imports, classes, {n: function(f) for n, f in self.functions.items()}, exported, shapes
+            module, path, imports, classes, {n: function(f) for n, f in self.functions.items()}, exported, shapes,
+            self.inline_helpers(), self.site_calls(),
         )
 
 

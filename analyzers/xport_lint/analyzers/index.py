@@ -26,7 +26,7 @@ from typing import Any
 from .shapes import ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 7
+SUMMARY_VERSION = 8
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
 PASSED_KINDS = ("tensor", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -118,6 +118,11 @@ class ModuleSummary:
     exported: list[str] = field(default_factory=list)
     #: model classes of other files this file exports (qualified name), with their declared shapes
     shapes: dict[str, ShapeConfig] = field(default_factory=dict)
+    #: one-line helpers of the file (`def pad(v): return v`) reading only their parameters and
+    #: builtins: name -> (parameters, `return` expression), for export sites of other files
+    helpers: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
+    #: callees as written in the file's export sites (`_h` of `dynamic_shapes=_h(shapes)`)
+    site_calls: list[str] = field(default_factory=list)
 
     def names(self) -> tuple[Any, ...]:
         """What the file defines and imports (what other files' names resolve to), without what
@@ -134,6 +139,8 @@ class ModuleSummary:
         return {
             "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
             "shapes": {name: config.to_plain() for name, config in self.shapes.items()},
+            "helpers": {name: [list(params), text] for name, (params, text) in self.helpers.items()},
+            "site_calls": self.site_calls,
             "functions": {n: function(f) for n, f in self.functions.items()},
             "classes": {
                 n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module, c.submodules]
@@ -173,9 +180,15 @@ class ModuleSummary:
         if not (isinstance(data["module"], str) and all(isinstance(e, str) for e in exported)):
             raise TypeError("malformed module")
         shapes = {str(name): ShapeConfig.from_plain(config) for name, config in data["shapes"].items()}
+        helpers = {str(name): (tuple(params), text) for name, (params, text) in data["helpers"].items()}
+        site_calls = data["site_calls"]
+        if not all(isinstance(t, str) and all(isinstance(p, str) for p in ps) for ps, t in helpers.values()) or not all(
+            isinstance(c, str) for c in site_calls
+        ):
+            raise TypeError("malformed helpers")
         return cls(
             data["module"], path, strings(data["imports"]), classes,
-            {n: function(f) for n, f in data["functions"].items()}, list(exported), shapes,
+            {n: function(f) for n, f in data["functions"].items()}, list(exported), shapes, helpers, list(site_calls),
         )
 
 
@@ -262,6 +275,9 @@ class FileContext:
     #: callee as written in the file's traced code (`count`, `helpers.count`) -> what that function
     #: of another file returns, where every call of that spelling in the file reaches the same one
     returns: tuple[tuple[str, Returned], ...] = ()
+    #: callee as written in the file's export sites -> that one-line helper of another file's
+    #: parameters and `return` expression (`ModuleSummary.helpers`)
+    helpers: tuple[tuple[str, tuple[tuple[str, ...], str]], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -272,6 +288,7 @@ class FileContext:
             [[name, config.to_plain()] for name, config in self.shapes],
             [[name, [list(slot) for slot in slots]] for name, slots in self.arguments],
             [[written, returned.to_plain()] for written, returned in self.returns],
+            [[written, list(params), text] for written, (params, text) in self.helpers],
         ])
 
     def returned(self, written: str) -> Returned | None:
@@ -281,6 +298,11 @@ class FileContext:
     @functools.cached_property
     def _returned(self) -> dict[str, Returned]:
         return dict(self.returns)
+
+    def inline(self, written: str) -> tuple[tuple[str, ...], str] | None:
+        """The parameters and `return` expression of the one-line helper of another file that an
+        export site's call written `written` reaches (None: unknown, or not such a helper)."""
+        return next((helper for name, helper in self.helpers if name == written), None)
 
 
 EMPTY_CONTEXT = FileContext()
@@ -609,12 +631,25 @@ class ProjectIndex:
             (name, tuple(sorted(slots.items()))) for name, slots in self._data_arguments().get(module, {}).items()
         ))
         returns = tuple(sorted(self._returned_by_callees().get(module, {}).items()))
-        if not (module_classes or entries or shapes or arguments or returns) and path not in self.followed:
+        helpers = self._site_helpers(summary) if summary is not None and summary.site_calls else ()
+        if not (module_classes or entries or shapes or arguments or returns or helpers) and path not in self.followed:
             return EMPTY_CONTEXT
         return FileContext(
             module_classes, entries, entries_only=path in self.followed, shapes=shapes, arguments=arguments,
-            returns=returns,
+            returns=returns, helpers=helpers,
         )
+
+    def _site_helpers(self, summary: ModuleSummary) -> tuple[tuple[str, tuple[tuple[str, ...], str]], ...]:
+        """The one-line helpers of other files that `summary`'s export sites call, by the callee
+        as written."""
+        found = []
+        for written in sorted(set(summary.site_calls)):
+            key = self.resolve_local(summary, written)
+            other = self.by_module.get(key[0]) if isinstance(key, tuple) and key[0] != summary.module else None
+            helper = other.helpers.get(key[1]) if other is not None else None
+            if helper is not None:
+                found.append((written, helper))
+        return tuple(found)
 
     def _returned_by_callees(self) -> dict[str, dict[str, Returned]]:
         """Per module: each callee as written in its traced code that reaches a function of another

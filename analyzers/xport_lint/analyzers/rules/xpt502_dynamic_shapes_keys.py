@@ -5,17 +5,18 @@ import libcst as cst
 from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
-from ._declarations import holder
 
 
 class DynamicShapesKeys(Rule):
     """`dynamic_shapes` names an argument that `forward` does not have.
 
     ## What it does
-    For `torch.export.export(Model(...), args, dynamic_shapes={...})` with `Model` defined in
-    the same file, checks that every key of the `dynamic_shapes` dict is a parameter of
-    `Model.forward` (or of the exported function). The dict and the model may be bound to
-    names first (`shapes = {...}`, `model = Model()`: names bound once are followed).
+    For `torch.export.export(Model(...), args, dynamic_shapes={...})` (or an `xport_example()`
+    returning `{"model": ..., "args": ..., "dynamic_shapes": ...}`) with `Model` defined in the
+    same file, checks that every key of the `dynamic_shapes` dict is a parameter of
+    `Model.forward` (or of the exported function). The dict, its keys and the model are read
+    through names bound once (`shapes = {...}`, `key, _ = "x", 0`) and one-line helpers of the
+    project (`dynamic_shapes=_h(shapes)`).
 
     ## Why it fails torch.export
     Export matches `dynamic_shapes` to inputs by name and refuses a mismatch:
@@ -34,7 +35,8 @@ class DynamicShapesKeys(Rule):
 
     ## Fix safety
     Unsafe: when there are as many unknown keys as parameters without a key, each unknown key
-    is renamed to the next such parameter, in order (assumes that is the argument meant).
+    is renamed to the next such parameter, in order (assumes that is the argument meant). A key
+    bound to a name is renamed where it is written, when that name is read nowhere else.
 
     ## Modes
     Error in both modes.
@@ -52,32 +54,33 @@ class DynamicShapesKeys(Rule):
         Mode.STRICT: (TorchError("UserError", "its top-level keys must be the arg names"),),
     }
 
-    def visit_Call(self, node: cst.Call) -> None:
-        site = self.ctx.program.export_site(node)
-        if site is None or not isinstance(site.dynamic_shapes, cst.Dict) or site.forward is None:
-            return
-        shapes = site.dynamic_shapes
-        params = [p.name.value for p in site.parameters]
-        keyed = [
-            (e.key, e.key.evaluated_value)
-            for e in shapes.elements
-            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
-        ]
-        unknown = [(node, key) for node, key in keyed if isinstance(key, str) and key not in params]
-        unused = [p for p in params if p not in {key for _, key in keyed}]
-        for position, (key_node, key) in enumerate(unknown):
-            names = ", ".join(params) or "none"
-            fix = None
-            if len(unknown) == len(unused):
-                # as many unknown keys as unused parameters: pair them in order
-                meant = unused[position]
-                fix = FixProposal(
-                    f"Rename the key to {meant!r} (assumes {key!r} meant forward's `{meant}`)",
-                    Applicability.UNSAFE,
-                    ((key_node, key_node.with_changes(value=key_node.prefix + key_node.quote + meant + key_node.quote)),),
+    def visit_Module(self, node: cst.Module) -> None:
+        program = self.ctx.program
+        for site in program.export_sites:
+            if not isinstance(site.dynamic_shapes, cst.Dict) or site.forward is None:
+                continue
+            params = [p.name.value for p in site.parameters]
+            keyed = [(written, string, string.evaluated_value) for written, string in site.keys if string is not None]
+            unknown = [(w, s, key) for w, s, key in keyed if isinstance(key, str) and key not in params]
+            unused = [p for p in params if p not in {key for _, _, key in keyed}]
+            for position, (written, string, key) in enumerate(unknown):
+                names = ", ".join(params) or "none"
+                fix = None
+                # the string is edited where it is written: only where no other reader sees it
+                editable = program.statement_of(string) is not None and program.read_once(
+                    program.follow_names(written)[1]
                 )
-            self.report(key_node, f"dynamic_shapes key {key!r} is not an argument of forward ({names})", fix=fix,
-                        statement=holder(self.ctx, key_node))
+                if len(unknown) == len(unused) and editable:
+                    # as many unknown keys as unused parameters: pair them in order
+                    meant = unused[position]
+                    fix = FixProposal(
+                        f"Rename the key to {meant!r} (assumes {key!r} meant forward's `{meant}`)",
+                        Applicability.UNSAFE,
+                        ((string, string.with_changes(value=string.prefix + string.quote + meant + string.quote)),),
+                    )
+                where = written if program.statement_of(written) is not None else site.node
+                self.report(where, f"dynamic_shapes key {key!r} is not an argument of forward ({names})", fix=fix,
+                            statement=program.statement_of(where))
 
     VALID = [
         Valid(

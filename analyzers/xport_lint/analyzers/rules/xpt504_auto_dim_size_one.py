@@ -2,13 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..dataflow import walk_statements
-from ..export_site import EXPORT_APIS
+from ..export_site import DeclaredInput, ExportSite
 from ..model import Applicability, Severity
 from ..names import dotted
 from ..report import FixProposal
 from ..rule import Invalid, Rule, Scope, Valid
-from ._declarations import holder, shapes_reader
 from .xpt503_static_export import example_sizes
 
 
@@ -19,8 +17,9 @@ class AutoDimSizeOne(Rule):
     For an export call (`torch.export.export`, `draft_export`) or an `xport_example()` that
     returns `model`, `args` and `dynamic_shapes`, matches each `Dim.AUTO` dimension with the
     example input written as a factory call (`torch.randn(1, 16)`) and flags the dimensions whose
-    example size is the literal 0 or 1. Names bound once in the same function are followed, and
-    a hint bound to a name (`auto = Dim.AUTO`, `a, b = Dim.AUTO, Dim.AUTO`).
+    example size is the literal 0 or 1. The site is read through names bound once (`auto =
+    Dim.AUTO`, `a, b = Dim.AUTO, Dim.AUTO`, `tokens = torch.randn(2, 1, 8)`) and one-line
+    helpers of the project (`{0: _h(Dim.AUTO)}`).
 
     ## Why it fails torch.export
     It does not fail: torch specialises sizes 0 and 1 (the "0/1 specialisation"), and with
@@ -40,7 +39,8 @@ class AutoDimSizeOne(Rule):
 
     ## Fix safety
     Unsafe: the example's size becomes 2, which assumes the model runs on two items as it does
-    on one (true for a batch; not for a dimension that must be 1).
+    on one (true for a batch; not for a dimension that must be 1). Offered where the example is
+    written in the file and no other reader sees the name it is bound to.
 
     ## Modes
     Warning in both modes (torch 2.13). A confirmation (XPT907) reports the same from the
@@ -55,105 +55,66 @@ class AutoDimSizeOne(Rule):
     TRIGGERS = ("AUTO",)
     PYTORCH_NAME = "0/1 specialisation"
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scan(node.body, example=node.name.value == "xport_example")
-
     def visit_Module(self, node: cst.Module) -> None:
-        self._scan(node, example=False)
-
-    def _scan(self, body: cst.CSTNode, example: bool) -> None:
-        statements = list(walk_statements(body)) if isinstance(body, cst.BaseSuite) else [
-            small for stmt in body.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body  # type: ignore[attr-defined]
-        ]
-        bound: dict[str, cst.BaseExpression] = {}
-        rebound: set[str] = set()  # bound more than once: which value an export sees is unknown
-        for stmt in statements:
-            if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
-                name = stmt.targets[0].target.value
-                if name in bound:
-                    rebound.add(name)
-                bound[name] = stmt.value
-        for name in rebound:
-            del bound[name]
-        for stmt in statements:
-            values = [stmt.value] if isinstance(stmt, (cst.Expr, cst.Assign, cst.Return)) and stmt.value else []
-            for value in values:
-                if isinstance(value, cst.Call) and self.ctx.resolve(value.func) in EXPORT_APIS and len(value.args) >= 2:
-                    spec = next((a.value for a in value.args if a.keyword and a.keyword.value == "dynamic_shapes"), None)
-                    self._site(stmt, value.args[0].value, value.args[1].value, spec, bound)
-                elif example and isinstance(stmt, cst.Return) and isinstance(value, cst.Dict):
-                    entries = {
-                        e.key.evaluated_value: e.value
-                        for e in value.elements
-                        if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
-                    }
-                    if "model" in entries and "args" in entries:
-                        self._site(stmt, entries["model"], entries["args"], entries.get("dynamic_shapes"), bound)
-
-    def _site(
-        self,
-        stmt: cst.CSTNode,
-        model: cst.BaseExpression,
-        args: cst.BaseExpression,
-        spec: cst.BaseExpression | None,
-        bound: dict[str, cst.BaseExpression],
-    ) -> None:
-        def follow(node: cst.BaseExpression | None) -> cst.BaseExpression | None:
-            return bound.get(node.value, node) if isinstance(node, cst.Name) else node
-
-        model, args, spec = follow(model), follow(args), follow(spec)
-        if not (isinstance(model, cst.Call) and isinstance(args, cst.Tuple) and isinstance(spec, cst.Dict)):
-            return
-        cls = self.ctx.program.classes.get(dotted(model.func) or "")
-        forward = cls.methods.get("forward") if cls is not None else None
-        if forward is None:
-            return
-        names = [p.name.value for p in [*forward.params.posonly_params, *forward.params.params][1:]]
-        examples = dict(zip(names, (follow(e.value) for e in args.elements), strict=False))
-        for element in spec.elements:
-            if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)):
+        program = self.ctx.program
+        for site in program.export_sites:
+            if site.model_class is None or not site.is_method or site.forward is None:
                 continue
-            param = element.key.evaluated_value
-            factory = examples.get(param)
-            sizes = example_sizes(factory, self.ctx.resolve)
-            if sizes is None or not isinstance(factory, cst.Call):
+            for declared in site.inputs:
+                self._input(site, declared)
+
+    def _input(self, site: ExportSite, declared: DeclaredInput) -> None:
+        program = self.ctx.program
+        factory = declared.example
+        sizes = example_sizes(factory, self.ctx.resolve)
+        if sizes is None or not isinstance(factory, cst.Call):
+            return
+        for dim, hint in self._hints(declared.dims):
+            size = program.follow(sizes[dim]) if dim < len(sizes) else None
+            if not (isinstance(size, cst.Integer) and size.value in ("0", "1")):
                 continue
-            for dim, hint in self._hints(follow(element.value)):
-                size = sizes[dim] if dim < len(sizes) else None
-                if isinstance(size, cst.Integer) and size.value in ("0", "1"):
-                    self.report(
-                        hint,
-                        f"`{param}` dimension {dim} is Dim.AUTO but its example size is {size.value}: "
-                        "export specialises sizes 0 and 1, so the program accepts only that size",
-                        fix=FixProposal(
-                            "Give the example size 2 on this dimension (assumes the model runs on 2 as on 1)",
-                            Applicability.UNSAFE,
-                            ((factory, factory.deep_replace(size, cst.Integer("2"))),),
-                        ),
-                        statement=holder(self.ctx, hint) or stmt,  # the hint's own statement
-                    )
+            # the example is edited where it is written, when no other reader sees it
+            editable = program.statement_of(size) is not None and (
+                declared.written_example is None or program.read_once(program.follow_names(declared.written_example)[1])
+            )
+            fix = FixProposal(
+                "Give the example size 2 on this dimension (assumes the model runs on 2 as on 1)",
+                Applicability.UNSAFE,
+                ((size, cst.Integer("2")),),
+            ) if editable else None
+            where = hint if program.statement_of(hint) is not None else declared.written
+            where = where if program.statement_of(where) is not None else site.node
+            self.report(
+                where,
+                f"`{declared.where}` dimension {dim} is Dim.AUTO but its example size is {size.value}: "
+                "export specialises sizes 0 and 1, so the program accepts only that size",
+                fix=fix,
+                statement=program.statement_of(where),
+            )
 
     def _hints(self, spec: cst.BaseExpression | None) -> list[tuple[int, cst.BaseExpression]]:
-        """(dimension, hint) for each `Dim.AUTO` in `{0: Dim.AUTO}`, `(Dim.AUTO, None)` or
-        `(Dim.AUTO,) * 3`."""
-        reader = shapes_reader(self.ctx)
+        """(dimension, hint as written in the declaration) for each `Dim.AUTO` in `{0: Dim.AUTO}`,
+        `(Dim.AUTO, None)` or `(Dim.AUTO,) * 3` (each part read through names and helpers)."""
+        follow = self.ctx.program.follow
 
         def auto(node: cst.BaseExpression) -> bool:
-            name = dotted(reader._follow(node)) or ""
+            name = dotted(follow(node)) or ""
             return name.endswith(("Dim.AUTO", "DimHint.AUTO"))
 
+        spec = follow(spec) if spec is not None else None
         if isinstance(spec, cst.Dict):
             return [
-                (e.key.evaluated_value, reader._follow(e.value))
+                (key.evaluated_value, e.value)
                 for e in spec.elements
-                if isinstance(e, cst.DictElement) and isinstance(e.key, cst.Integer) and auto(e.value)
+                if isinstance(e, cst.DictElement) and isinstance(key := follow(e.key), cst.Integer) and auto(e.value)
             ]
         if isinstance(spec, cst.BinaryOperation) and isinstance(spec.operator, cst.Multiply):
-            if isinstance(spec.left, cst.Tuple) and isinstance(spec.right, cst.Integer):
-                items = [e.value for e in spec.left.elements] * min(spec.right.evaluated_value, 64)
+            left, right = follow(spec.left), follow(spec.right)
+            if isinstance(left, cst.Tuple) and isinstance(right, cst.Integer):
+                items = [e.value for e in left.elements] * min(right.evaluated_value, 64)
                 return [(i, v) for i, v in enumerate(items) if auto(v)]
         if isinstance(spec, (cst.Tuple, cst.List)):
-            return [(i, reader._follow(e.value)) for i, e in enumerate(spec.elements) if auto(e.value)]
+            return [(i, e.value) for i, e in enumerate(spec.elements) if auto(e.value)]
         return []
 
     VALID = [

@@ -1,16 +1,14 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import libcst as cst
 
-from ..export_site import EXPORT_APIS
 from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
 from ..shapes import DimKind, DimSpec, ShapesReader
-from ..walk import iter_nodes
 from .xpt503_static_export import example_sizes
 
 
@@ -25,6 +23,26 @@ class _Declared:
     node: cst.BaseExpression
 
 
+def _ranged_hint(
+    node: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]
+) -> tuple[DimKind, int | None, int | None] | None:
+    """(kind, min, max) of `Dim.STATIC(min=2, max=8)` or `Dim.DYNAMIC(...)` called with literal
+    bounds (None: not such a call)."""
+    if not isinstance(node, cst.Call) or not node.args:
+        return None
+    api = resolve(node.func) or ""
+    kind = {"STATIC": DimKind.STATIC, "DYNAMIC": DimKind.DYNAMIC}.get(api.rpartition(".")[2])
+    if kind is None or api.rpartition(".")[0] not in ("torch.export.Dim", "torch.export.dynamic_shapes.Dim"):
+        return None
+    bounds: dict[str, int | None] = {"min": None, "max": None}
+    for position, arg in enumerate(node.args):
+        name = arg.keyword.value if arg.keyword is not None else ("min", "max")[position] if position < 2 else ""
+        if name not in bounds or not isinstance(arg.value, cst.Integer):
+            return None
+        bounds[name] = int(arg.value.evaluated_value)
+    return kind, bounds["min"], bounds["max"]
+
+
 class ExampleContradictsShapes(Rule):
     """The example inputs contradict `dynamic_shapes`: export fails before it traces anything.
 
@@ -34,17 +52,20 @@ class ExampleContradictsShapes(Rule):
     call (`torch.randn(2, 8)`, or a list of them) against its declaration, and flags:
     - an example size outside a named `Dim`'s `min`/`max`;
     - a named `Dim` or `Dim.DYNAMIC` whose example size is 0 or 1 (export specialises both);
+    - `Dim.STATIC(min=..., max=...)` whose range does not hold the example size;
     - a tuple of dimensions whose length is not the example's rank, or a dict naming a dimension
       past it (non-strict export only: strict export ignores it);
     - a tuple declared for a list input;
     - two different definitions (ranges) of one `Dim` name;
     - one `Dim` on sizes the example gives differently, or a derived `Dim` (`2 * dx`, `dx + 1`)
       that the example sizes do not satisfy.
-    Names bound once are followed, with tuple unpacking (`a, b = Dim("a"), Dim("b")`) and
-    `dims("a", "b")`.
+    The site is read through names bound once, with tuple unpacking (`a, b = Dim("a"),
+    Dim("b")`) and `dims("a", "b")`, and through one-line helpers of the project (`_h(batch)`).
 
     ## Why it fails torch.export
     export checks the example against the declaration first: `10 not in range [2, 8]`,
+    `Received user-specified min/max range of [2, 8], conflicting with the inferred min/max
+    range of [16, 16]`,
     `Constraints violated (b)! ... specialized it to be a constant (1)`, `Expected dynamic shape
     spec ... to have the same length as the actual tensor shape`, `Detected mismatch between the
     structure of inputs and dynamic_shapes`, `Found different definitions ... for the same
@@ -62,8 +83,9 @@ class ExampleContradictsShapes(Rule):
 
     ## Fix safety
     Unsafe: an example size of 0 or 1, or outside a named `Dim`'s range, becomes the nearest
-    end of the range, where the `Dim` is written inline at the call (no other input shares it)
-    and the example sits in that call. It assumes the model accepts an input of that size.
+    end of the range, where only this input reads the `Dim` (written inline, or bound to a name
+    read once) and the example size is written in the file with no other reader; otherwise the
+    message says why there is no fix. It assumes the model accepts an input of that size.
 
     ## Modes
     Error in both modes (torch 2.13): the declaration is checked before tracing; a dict naming a
@@ -96,100 +118,64 @@ class ExampleContradictsShapes(Rule):
     }
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.reader = ShapesReader(node, self.ctx.resolve)
-        self.strict = False
-        self._holders: dict[int, cst.CSTNode] | None = None
-        #: the export call or `xport_example()` dict being read
-        self.site: cst.CSTNode = node
+        program = self.ctx.program
+        for site in program.export_sites:
+            if site.dynamic_shapes is None or site.forward is None or not site.is_method or site.examples is None:
+                continue
+            if site.strict is not None:
+                self.strict = site.strict  # the call's own `strict=` decides its mode
+            else:
+                # an export call runs as written (non-strict by default); an example, as configured
+                self.strict = site.api == "xport_example" and self.ctx.mode is Mode.STRICT
+            self.site = site
+            if isinstance(site.dynamic_shapes, (cst.Tuple, cst.List)) and len(site.inputs) != len(site.examples):
+                continue
+            declared: list[_Declared] = []
+            args = program.follow_names(site.written_args)[1] if site.written_args is not None else ()
+            for entry in site.inputs:
+                if entry.example is not None:
+                    names = program.follow_names(entry.written_example)[1] if entry.written_example else ()
+                    declared.extend(self._input(entry.where, entry.example, entry.written, (*args, *names)))
+            self._agree(declared)
 
     def _flag(self, node: cst.CSTNode, message: str, fix: FixProposal | None = None) -> None:
-        """A finding in a declaration bound to a name sits in that assignment, not at the call
-        (the holders are found once a file has a finding)."""
-        if self._holders is None:
-            self._holders = {
-                id(inner): stmt for stmt in iter_nodes(self.ctx.program.module)
-                if isinstance(stmt, cst.Assign) for inner in iter_nodes(stmt.value)
-            }
-        self.report(node, message, fix=fix, statement=self._holders.get(id(node)))
+        """A finding where the declaration is written (in an assignment for one bound to a name);
+        a part of it only a helper's `return` shows is reported at the export site."""
+        program = self.ctx.program
+        where = node if program.statement_of(node) is not None else self.site.node
+        self.report(where, message, fix=fix, statement=program.statement_of(where))
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.resolve(node.func) not in EXPORT_APIS or len(node.args) < 2:
-            return
-        if any(a.keyword is not None and a.keyword.value in ("mod", "args") for a in node.args[:2]):
-            return
-        shapes = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "dynamic_shapes"), None)
-        strict = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "strict"), None)
-        if shapes is not None:
-            # the call's own `strict=` decides its mode (a file's export call runs as written)
-            self.strict = isinstance(strict, cst.Name) and strict.value == "True"
-            self.site = node
-            self._site(node.args[0].value, node.args[1].value, shapes)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if node.name.value != "xport_example" or not isinstance(node.body, cst.IndentedBlock):
-            return
-        for stmt in node.body.body:
-            returned = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
-            if isinstance(returned, cst.Return) and isinstance(returned.value, cst.Dict):
-                entries = {
-                    e.key.evaluated_value: e.value for e in returned.value.elements
-                    if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
-                }
-                if {"model", "args", "dynamic_shapes"} <= set(entries):
-                    self.strict = self.ctx.mode is Mode.STRICT
-                    self.site = returned.value
-                    self._site(entries["model"], entries["args"], entries["dynamic_shapes"])
-
-    def _site(self, model: cst.BaseExpression, args: cst.BaseExpression, shapes: cst.BaseExpression) -> None:
-        reader = self.reader
-        cls = self.ctx.program.classes.get(reader.model_class(model) or "")
-        forward = cls.methods.get("forward") if cls is not None else None
-        args, shapes = reader._follow(args), reader._follow(shapes)
-        if forward is None or not isinstance(args, cst.Tuple):
-            return
-        names = [p.name.value for p in [*forward.params.posonly_params, *forward.params.params][1:]]
-        examples = [reader._follow(e.value) for e in args.elements if not isinstance(e, cst.StarredElement)]
-        if len(examples) != len(args.elements):
-            return
-        pairs: list[tuple[str, cst.BaseExpression, cst.BaseExpression]] = []
-        if isinstance(shapes, cst.Dict):
-            by_name = dict(zip(names, examples, strict=False))
-            for element in shapes.elements:
-                if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
-                    key = str(element.key.evaluated_value)
-                    if key in by_name:
-                        pairs.append((key, by_name[key], element.value))
-        elif isinstance(shapes, (cst.Tuple, cst.List)) and len(shapes.elements) == len(examples):
-            pairs = [(f"args[{i}]", ex, e.value) for i, (ex, e) in enumerate(zip(examples, shapes.elements, strict=True))]
-        declared: list[_Declared] = []
-        for where, example, dims in pairs:
-            declared.extend(self._input(where, example, reader._follow(dims)))
-        self._agree(declared)
-
-    def _input(self, where: str, example: cst.BaseExpression, dims: cst.BaseExpression) -> Iterator[_Declared]:
-        reader = self.reader
+    def _input(
+        self, where: str, example: cst.BaseExpression, written: cst.BaseExpression, chain: tuple[str, ...]
+    ) -> Iterator[_Declared]:
+        """`written`: the declaration of this input as written (a finding goes there); `chain`: the
+        names the example is read through."""
+        program = self.ctx.program
+        follow = program.follow
+        dims = follow(written)
         if isinstance(example, cst.List):
             if isinstance(dims, cst.Tuple):
-                self._flag(dims, f"`{where}` is a list in the example but a tuple in `dynamic_shapes`: export "
-                                  "fails (Detected mismatch between the structure of inputs and dynamic_shapes); "
-                                  "write the dimensions as a list")
+                self._flag(written, f"`{where}` is a list in the example but a tuple in `dynamic_shapes`: export "
+                                    "fails (Detected mismatch between the structure of inputs and dynamic_shapes); "
+                                    "write the dimensions as a list")
             elif isinstance(dims, cst.List) and len(dims.elements) == len(example.elements):
                 for i, (item, spec) in enumerate(zip(example.elements, dims.elements, strict=True)):
-                    yield from self._input(f"{where}[{i}]", reader._follow(item.value), reader._follow(spec.value))
+                    item_names = program.follow_names(item.value)[1]
+                    yield from self._input(f"{where}[{i}]", follow(item.value), spec.value, (*chain, *item_names))
             return
         sizes = example_sizes(example, self.ctx.resolve)
         if sizes is None:
             return
         if isinstance(dims, (cst.Tuple, cst.List)):
             if len(dims.elements) != len(sizes):
-                self._flag(dims, f"`{where}` has {len(sizes)} dimensions in the example but {len(dims.elements)} "
-                                  "in `dynamic_shapes`: export fails (Expected dynamic shape spec ... to have the "
-                                  "same length as the actual tensor shape)")
+                self._flag(written, f"`{where}` has {len(sizes)} dimensions in the example but "
+                                    f"{len(dims.elements)} in `dynamic_shapes`: export fails (Expected dynamic "
+                                    "shape spec ... to have the same length as the actual tensor shape)")
                 return
             entries = [(i, e.value) for i, e in enumerate(dims.elements)]
         elif isinstance(dims, cst.Dict):
-            entries = [(int(e.key.evaluated_value), e.value) for e in dims.elements
-                       if isinstance(e, cst.DictElement) and isinstance(e.key, cst.Integer)]
+            entries = [(int(key.evaluated_value), e.value) for e in dims.elements
+                       if isinstance(e, cst.DictElement) and isinstance(key := follow(e.key), cst.Integer)]
         else:
             return
         for index, node in entries:
@@ -198,30 +184,66 @@ class ExampleContradictsShapes(Rule):
                                  f"dimension {index}: non-strict export fails (IndexError: list assignment index out "
                                  "of range; strict export ignores it)")
                 continue
-            size = sizes[index] if index < len(sizes) else None
-            spec = reader.spec(node)
-            if spec is None or not isinstance(size, cst.Integer):
+            size = follow(sizes[index]) if index < len(sizes) else None
+            if not isinstance(size, cst.Integer):
                 continue
-            found = self._dimension(f"{where}.shape[{index}]", spec, int(size.evaluated_value), node, size)
+            hint = _ranged_hint(follow(node), self.ctx.resolve)
+            if hint is not None:
+                self._hint(f"{where}.shape[{index}]", hint, int(size.evaluated_value), node)
+                continue
+            spec = self.reader.spec(follow(node))
+            if spec is None:
+                continue
+            found = self._dimension(f"{where}.shape[{index}]", spec, int(size.evaluated_value), node, size, chain)
             if found is not None:
                 yield found
 
-    def _resized(self, example: cst.Integer, node: cst.BaseExpression, spec: DimSpec, size: int) -> FixProposal | None:
-        """The example size moved into a named `Dim`'s range (its nearest end), where the `Dim`
-        is written inline (no other input shares it) and the example sits in the same export
-        call or `xport_example()` dict as the declaration."""
-        if not isinstance(node, cst.Call) or spec.derived:
-            return None
-        inside = {id(inner) for inner in iter_nodes(self.site)}
-        if id(example) not in inside or id(node) not in inside:
-            return None
+    def _hint(self, where: str, hint: tuple[DimKind, int | None, int | None], size: int, node: cst.BaseExpression) -> None:
+        """`Dim.STATIC(min=..., max=...)` or `Dim.DYNAMIC(min=..., max=...)`: the example size must
+        lie in the range (a static one is that size; a dynamic one is never 0 or 1)."""
+        kind, low, high = hint
+        bounds = f"[{low if low is not None else 0}, {high if high is not None else 'int_oo'}]"
+        outside = (low is not None and size < low) or (high is not None and size > high)
+        if kind is DimKind.STATIC and outside:
+            self._flag(node, f"`{where}` is Dim.STATIC with the range {bounds} but its example size is {size}: "
+                             "export fails (conflicts between user-specified ranges and inferred ranges: the "
+                             f"range {bounds} against the static size [{size}, {size}]); give the example a size "
+                             "in the range, or drop the range")
+        elif kind is DimKind.DYNAMIC and size in (0, 1):
+            self._dimension(where, DimSpec(DimKind.DYNAMIC), size, node)
+
+    def _resized(
+        self, example: cst.Integer, node: cst.BaseExpression, spec: DimSpec, size: int, chain: tuple[str, ...]
+    ) -> tuple[FixProposal | None, str]:
+        """The example size moved into a named `Dim`'s range (its nearest end), where only this
+        input reads the `Dim` (written inline, or bound to a name read once) and the example size
+        is written in the file with no other reader (`chain`: the names the example is read
+        through); else None and why not."""
+        program = self.ctx.program
+        dim, names = program.follow_names(node)
+        if isinstance(dim, cst.Name) and dim.value in self.reader.dim_bindings:
+            names = (*names, dim.value)  # bound by `dims(...)`
+        if spec.derived:
+            return None, f"`{spec.text()}` is derived: its size follows its root's example"
+        site = self.site
+        shared = (*names, *program.follow_names(site.written_shapes)[1]) if site.written_shapes is not None else names
+        if not program.read_once(shared):
+            return None, f"`{spec.name}` is read elsewhere too (another input or export may share it)"
+        if program.statement_of(example) is None or not program.read_once(chain):
+            return None, "the example size is not written where only this export reads it"
         low, high = spec.values()
         new = int(low) if size < low else int(high)
-        return FixProposal(f"Give the example the size {new}, inside `{spec.text()}` (assumes the model "
-                           "accepts that size)", Applicability.UNSAFE, ((example, cst.Integer(str(new))),))
+        fix = FixProposal(f"Give the example the size {new}, inside `{spec.text()}` (assumes the model "
+                          "accepts that size)", Applicability.UNSAFE, ((example, cst.Integer(str(new))),))
+        return fix, ""
+
+    @property
+    def reader(self) -> ShapesReader:
+        return self.ctx.program.reader
 
     def _dimension(
-        self, where: str, spec: DimSpec, size: int, node: cst.BaseExpression, example: cst.Integer | None = None
+        self, where: str, spec: DimSpec, size: int, node: cst.BaseExpression, example: cst.Integer | None = None,
+        chain: tuple[str, ...] = (),
     ) -> _Declared | None:
         if spec.kind is DimKind.DYNAMIC and size in (0, 1):
             self._flag(node, f"`{where}` is Dim.DYNAMIC but its example size is {size}: export specialises 0 and 1 "
@@ -230,20 +252,20 @@ class ExampleContradictsShapes(Rule):
             return None
         if spec.kind is not DimKind.NAMED:
             return None
-        if size in (0, 1) and not spec.derived:
-            self._flag(node, f"`{where}` is `{spec.text()}` but its example size is {size}: export specialises 0 "
-                              f"and 1 and fails (Constraints violated ({spec.name})! ... specialized it to be a "
-                              "constant); give the example a size of at least 2",
-                       self._resized(example, node, spec, size) if example is not None else None)
-            return None
         low, high = spec.values()
-        if not spec.derived and not low <= size <= high:
+        if size in (0, 1) and not spec.derived:
+            message = (f"`{where}` is `{spec.text()}` but its example size is {size}: export specialises 0 and 1 and "
+                       f"fails (Constraints violated ({spec.name})! ... specialized it to be a constant); give the "
+                       "example a size of at least 2")
+        elif not spec.derived and not low <= size <= high:
             top = "int_oo" if high == float("inf") else int(high)
-            self._flag(node, f"`{where}` is `{spec.text()}` but its example size is {size}: export fails "
-                              f"({size} not in range [{low}, {top}]); give the example a size in the range, "
-                              "or widen the Dim", self._resized(example, node, spec, size) if example is not None else None)
-            return None
-        return _Declared(where, spec, size, node)
+            message = (f"`{where}` is `{spec.text()}` but its example size is {size}: export fails ({size} not in "
+                       f"range [{low}, {top}]); give the example a size in the range, or widen the Dim")
+        else:
+            return _Declared(where, spec, size, node)
+        fix, reason = self._resized(example, node, spec, size, chain) if example is not None else (None, "")
+        self._flag(node, message + (f" (no automatic fix: {reason})" if reason else ""), fix)
+        return None
 
     def _agree(self, declared: list[_Declared]) -> None:
         """One `Dim` name: one definition, and one root value every example size agrees with."""
@@ -329,6 +351,20 @@ class ExampleContradictsShapes(Rule):
                 return torch.export.export(Net(), (torch.randn(4, 8),), dynamic_shapes={"x": {2: Dim("b")}}, strict=True)
             """
         ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return x * 2
+            def xport_example():
+                return Net(), (torch.randn(4, 8),)
+            def export():
+                # a static dimension whose range holds the example size exports
+                return torch.export.export(Net(), (torch.randn(4, 8),), dynamic_shapes={"x": {0: Dim.STATIC(min=2, max=8)}})
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -356,7 +392,19 @@ class ExampleContradictsShapes(Rule):
             def export():
                 batch = Dim("batch", max=8)
                 return torch.export.export(Net(), (torch.randn(16, 8),), dynamic_shapes={"x": {0: batch}})  # expect: XPT506
-            """
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return x * 2
+            def xport_example():
+                return Net(), (torch.randn(16, 8),)
+            def export():
+                batch = Dim("batch", max=8)
+                return torch.export.export(Net(), (torch.randn(8, 8),), dynamic_shapes={"x": {0: batch}})  # expect: XPT506
+            """,
         ),
         Invalid(
             """
@@ -393,6 +441,20 @@ class ExampleContradictsShapes(Rule):
                 return Net(), (torch.randn(1, 8),)
             def export():
                 return torch.export.export(Net(), (torch.randn(1, 8),), dynamic_shapes={"x": {0: Dim.DYNAMIC}})  # expect: XPT506
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return x * 2
+            def xport_example():
+                return Net(), (torch.randn(16, 8),)
+            def export():
+                # a static dimension with a range: the example size must be in it
+                return torch.export.export(Net(), (torch.randn(16, 8),), dynamic_shapes={"x": {0: Dim.STATIC(min=2, max=8)}})  # expect: XPT506
             """
         ),
         Invalid(
