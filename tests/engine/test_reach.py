@@ -233,6 +233,42 @@ def test_state_the_module_reads_back_is_a_warning_and_scratch_state_is_info() ->
     }
 
 
+def test_state_moved_or_built_once_is_info() -> None:
+    """The attribute's own values moved to a device (qwenimage's `self.freqs`), or a buffer built
+    once under `not hasattr` (esmfold's residue constants): the program computes what eager does.
+    A cache the next call reads stays a warning, and so does the buffer in strict mode, which
+    refuses to build one in `forward`."""
+    code = textwrap.dedent(
+            """
+            import torch
+            class Rotary(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.freqs = [torch.ones(4), torch.ones(4)]
+                    self.scale = torch.ones(4)
+                    self.last = None
+                def forward(self, x):
+                    self.freqs = [f.to(x.device) for f in self.freqs]
+                    self.scale = self.scale.to(x.dtype)
+                    if not hasattr(self, "table"):
+                        self.table = torch.nn.Buffer(torch.arange(4.0), persistent=False)
+                    if self.last is not None:
+                        x = x + self.last
+                    self.last = x
+                    return self.add_table(x * self.freqs[0] * self.scale)
+                def add_table(self, x):
+                    return x + self.table
+            """
+    )
+    found = {f.message.split("`")[1]: f.severity for f in check_source(code, "model.py")}
+    assert found == {
+        "self.freqs": Severity.INFO, "self.scale": Severity.INFO, "self.table": Severity.INFO,
+        "self.last": Severity.WARNING,
+    }
+    strict = {f.message.split("`")[1]: f.severity for f in check_source(code, "model.py", Config(strict=True))}
+    assert strict["self.table"] is Severity.WARNING
+
+
 def test_export_stops_at_the_first_failure_on_the_way() -> None:
     """An error every path reaches only after an earlier one is a warning naming that line; an
     error on another branch keeps its own."""

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Severity
+from ..model import Mode, Severity
+from ..names import dotted
 from ..rule import Invalid, Rule, Valid
 from ..walk import iter_nodes, with_statements
 from ._conditions import short
@@ -39,7 +40,11 @@ class StateMutation(Rule):
     attribute another method reads, or one read before it is written (`self.calls += 1`).
     Info for scratch state written and then read within the same call (`self.h = x; y = self.h`),
     reset afresh on each call (`self._conv_idx = [0]`, `self.cache = None`) or never read by
-    the module: the exported program computes the same outputs.
+    the module, for the attribute's own values moved to a device or dtype
+    (`self.freqs = [f.to(device) for f in self.freqs]`), and for state built once under
+    `if not hasattr(self, "x"):` (eager keeps the first call's, the program the export's): the
+    exported program computes the same outputs. (Strict export refuses an `nn.Buffer` or
+    `nn.Parameter` built in `forward`: that one stays a warning in strict mode.)
     """
 
     CODE = "XPT406"
@@ -77,6 +82,15 @@ class StateMutation(Rule):
             if value is not None and _fresh(value):
                 self.report(target, f"`{short(target)}` is reset at export time; the graph drops it (scratch state "
                             "each call sets afresh)", severity=Severity.INFO)
+            elif value is not None and _moved(value, target.attr.value):
+                self.report(target, f"`{short(target)}` is moved to a device or dtype at export time; the values it "
+                            "holds are the same", severity=Severity.INFO)
+            elif self._built_once(target.attr.value) and not (
+                self.ctx.mode is Mode.STRICT and value is not None and _makes_a_module_tensor(value)
+            ):
+                self.report(target, f"`{short(target)}` is built on the first call and kept (under `not hasattr`): "
+                            "the program keeps the export's value as eager keeps the first call's",
+                            severity=Severity.INFO)
             elif self._read_across_calls(target.attr.value):
                 self.report(target, f"`{short(target)}` is set at export time; the graph drops it, and the module "
                             "reads it back")
@@ -85,6 +99,20 @@ class StateMutation(Rule):
                             severity=Severity.INFO)
         elif isinstance(target, cst.Name) and target.value in self.ctx.globals_declared():
             self.report(target, f"global `{target.value}` is set at export time only")
+
+    def _built_once(self, name: str) -> bool:
+        """The write sits under `if not hasattr(self, "<name>"):` in its function: once set, no
+        later call runs it again, in eager as in the exported program."""
+        traced, statement = self.ctx.traced, self.ctx.statement
+        if traced is None or statement is None:
+            return False
+        for node in iter_nodes(traced.func.body):
+            if (
+                type(node) is cst.If and _tests_not_hasattr(node.test, name)  # type: ignore[attr-defined]
+                and any(inner is statement for inner in iter_nodes(node.body))  # type: ignore[attr-defined]
+            ):
+                return True
+        return False
 
     def _read_across_calls(self, name: str) -> bool:
         """`self.<name>` is state a later call reads: another method of the class reads it (not
@@ -181,6 +209,42 @@ def _fresh(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
         return isinstance(value.left, cst.List) and _fresh(value.left)
     return False
+
+
+def _moved(value: cst.BaseExpression, name: str) -> bool:
+    """`self.<name>.to(...)`, or `[f.to(...) for f in self.<name>]`: the attribute's own values
+    moved to a device or dtype (the same numbers whichever call moves them)."""
+    if isinstance(value, cst.ListComp | cst.GeneratorExp):
+        element, loop = value.elt, value.for_in
+        return (
+            loop.inner_for_in is None and not loop.ifs and isinstance(loop.target, cst.Name)
+            and isinstance(loop.iter, cst.Attribute) and _is_self(loop.iter, name)
+            and isinstance(element, cst.Call) and isinstance(element.func, cst.Attribute)
+            and element.func.attr.value == "to" and isinstance(element.func.value, cst.Name)
+            and element.func.value.value == loop.target.value
+        )
+    return (
+        isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "to"
+        and isinstance(value.func.value, cst.Attribute) and _is_self(value.func.value, name)
+    )
+
+
+def _makes_a_module_tensor(value: cst.BaseExpression) -> bool:
+    """`nn.Buffer(...)` / `nn.Parameter(...)`: strict export refuses to build one in `forward`
+    (measured on 2.13: "Unsupported python_type() call"); non-strict keeps it."""
+    return isinstance(value, cst.Call) and (dotted(value.func) or "").rpartition(".")[2] in ("Buffer", "Parameter")
+
+
+def _tests_not_hasattr(test: cst.BaseExpression, name: str) -> bool:
+    """`not hasattr(self, "<name>")`."""
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    call = test.expression
+    return (
+        isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "hasattr"
+        and len(call.args) == 2 and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "self"
+        and isinstance(call.args[1].value, cst.SimpleString) and call.args[1].value.evaluated_value == name
+    )
 
 
 def _is_self(node: cst.Attribute, name: str) -> bool:
