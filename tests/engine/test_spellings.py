@@ -57,12 +57,7 @@ HELPERS = "def _h(v):\n    return v\n"
 #: keeps its `# expect:` marker)
 SPLIT_MARK = "# split off the next flagged line"
 
-_HELPER_SIZES = "the size analysis (shapes.Sizes) follows names, not calls: behind `_h(...)` it cannot place the size"
 _HELPER_FIX = "the rewrite finds the number or size it turns back into a tensor by its name, not through a call"
-_SLICE_THROUGH_HELPER = (
-    "XPT307 puts its finding on the slice's line when the slice is bound to a name first (torch names that line);"
-    " through a helper the slice it follows is the helper's inlined copy, so the finding stays on the op's line"
-)
 _SLICE_SPLIT_OFF = (
     "a slice split off onto its own line carries XPT307's error there (torch names that line), and a failure"
     " earlier on the same path makes XPT305's on the op's line a warning 'after line N'"
@@ -71,16 +66,7 @@ _SLICE_SPLIT_OFF = (
 #: spellings whose verdict still differs, with why: (rule code, kind) -> reason. A listed variant
 #: that now gets the same verdict simply passes; an entry none of whose variants differs fails
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("XPT302", "helper"): _HELPER_SIZES,
-    ("XPT301", "helper"): _HELPER_SIZES,
-    ("XPT304", "helper"): _HELPER_SIZES,
-    ("XPT307", "helper"): _SLICE_THROUGH_HELPER,
     ("XPT305", "split"): _SLICE_SPLIT_OFF,
-    ("XPT307", "module"): _SLICE_THROUGH_HELPER,
-    # a helper of another file is known by its summary as a helper of the file is: the same gaps
-    ("XPT304", "module"): _HELPER_SIZES,
-    ("XPT301", "module"): _HELPER_SIZES,
-    ("XPT302", "module"): _HELPER_SIZES,
 }
 
 

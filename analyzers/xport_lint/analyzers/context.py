@@ -101,7 +101,8 @@ class RuleContext:
             cls = traced.cls.node
             blocks = {name: info.node for name, info in self.program.classes.items()}
             found = self.shared[key] = Sizes(
-                traced.func, constants=init_constants(cls), layers=init_layers(cls), blocks=blocks
+                traced.func, constants=init_constants(cls), layers=init_layers(cls), blocks=blocks,
+                inline=self.flow.inlined if self.flow is not None else None,
             )
         return found  # type: ignore[return-value]
 

@@ -684,14 +684,21 @@ class Sizes:
     def __init__(
         self, func: cst.FunctionDef, leaves: frozenset[str] = frozenset(), constants: dict[str, int] | None = None,
         layers: dict[str, str] | None = None, blocks: dict[str, cst.ClassDef] | None = None,
+        inline: Callable[[cst.Call], cst.BaseExpression | None] | None = None,
     ) -> None:
         """`leaves`: names whose value `evaluate` takes from its table (a Python number read
         from data, bounded by `torch._check`) instead of following their assignment.
         `constants`: `self.x` integers the class's `__init__` sets (see `init_constants`).
         `layers`: the class of each submodule `__init__` sets (see `init_layers`).
         `blocks`: the module classes of the file, by name: a submodule of one of them keeps the
-        dimensions its `forward` returns of its arguments."""
+        dimensions its `forward` returns of its arguments.
+        `inline`: what a call of a one-line helper computes, written at the call (the dataflow's
+        `FunctionFlow.inlined`: a helper of this file, or of another file by its summary), so a
+        size read through `_rows(x)` or `_h(x.shape[0])` is the size it hands back."""
         self.leaves = leaves
+        self.inline = inline
+        #: id(call) -> (call, what it computes at the call): the call is kept so its id stays its own
+        self._inlined: dict[int, tuple[cst.Call, cst.BaseExpression | None]] = {}
         self.constants = constants or {}
         self.layers = layers or {}
         self.blocks = blocks or {}
@@ -781,11 +788,15 @@ class Sizes:
             return True
         if isinstance(expr, cst.Name):
             if expr.value in self.unpacked and expr.value not in self.reassigned:
-                return self._unpacked_ref(expr.value, out)
+                part = self._unpacked_part(expr.value)
+                return self._collect(part, out, depth + 1) if part is not None else self._unpacked_ref(expr.value, out)
             value = self.assigned.get(expr.value)
             if value is None or expr.value in self.reassigned or isinstance(value, cst.Name) and value is expr:
                 return False
             return self._collect(value, out, depth + 1)
+        inlined = self.called(expr)
+        if inlined is not None:
+            return self._collect(inlined, out, depth + 1)
         if isinstance(expr, cst.BinaryOperation):
             return self._collect(expr.left, out, depth + 1) and self._collect(expr.right, out, depth + 1)
         if isinstance(expr, cst.UnaryOperation):
@@ -797,8 +808,13 @@ class Sizes:
         return False
 
     def followed(self, expr: cst.BaseExpression) -> cst.BaseExpression:
-        """What a name bound once stands for (through names bound to names), else `expr`."""
+        """What a name bound once stands for (through names bound to names, and one-line
+        helpers' calls), else `expr`."""
         for _ in range(16):
+            inlined = self.called(expr)
+            if inlined is not None:
+                expr = inlined
+                continue
             if not isinstance(expr, cst.Name) or expr.value in self.reassigned or expr.value in self.unpacked:
                 return expr
             value = self.assigned.get(expr.value)
@@ -807,32 +823,71 @@ class Sizes:
             expr = value
         return expr
 
+    def called(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """What a call of a one-line helper computes, written at the call (see `inline`), else None."""
+        if self.inline is None or not isinstance(expr, cst.Call):
+            return None
+        found = self._inlined.get(id(expr))
+        if found is None:
+            found = self._inlined[id(expr)] = (expr, self.inline(expr))
+        return found[1]
+
+    def _unpacked_part(self, name: str) -> cst.BaseExpression | None:
+        """`h` of `h, w = _hw(x)` where the helper returns a tuple (`t.shape[1], t.shape[2]`):
+        that element, written at the call."""
+        value, index = self.unpacked[name]
+        inlined = self.called(value)
+        if isinstance(inlined, (cst.Tuple, cst.List)) and index < len(inlined.elements):
+            element = inlined.elements[index]
+            return None if isinstance(element, cst.StarredElement) else element.value
+        return None
+
     def _unpacked_ref(self, name: str, out: list[SizeRef]) -> bool:
         value, index = self.unpacked[name]
-        tensor = _shape_of(value)
-        found = self.through(tensor, index) if tensor is not None else None
+        tensor = self._shape_of(value)
+        found = self._dim_of(tensor, index, 1) if tensor is not None else None
         if found is None:
             return False
         out.append(found)
         return True
 
+    def _shape_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The tensor of `t.shape` / `t.size()`, also handed back by a helper (`_shape(x)` of
+        `def _shape(t): return t.shape`)."""
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "shape":
+            return expr.value
+        if (
+            isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "size"
+        ):
+            return expr.func.value
+        inlined = self.called(expr)
+        return self._shape_of(inlined) if inlined is not None else None
+
     def ref(self, expr: cst.BaseExpression) -> SizeRef | None:
-        """`x.shape[1]`, `x.size(1)`, `x.size()[1]`, `len(x)` of a `forward` parameter `x`."""
-        tensor, index = None, None
+        """`x.shape[1]`, `x.size(1)`, `x.size()[1]`, `len(x)` of a `forward` parameter `x` (or
+        of a tensor computed from one, where the ops keep the dimension; or handed back by a
+        one-line helper: `_rows(x)` of `def _rows(t): return t.shape[0]`)."""
+        tensor: cst.BaseExpression | None = None
+        index = None
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
-            tensor = _shape_of(expr.value)
+            tensor = self._shape_of(expr.value)
             index = _integer(expr.slice[0].slice.value)
         elif isinstance(expr, cst.Call):
             func = expr.func
             if isinstance(func, cst.Attribute) and func.attr.value == "size" and len(expr.args) == 1:
-                tensor = func.value.value if isinstance(func.value, cst.Name) else None
+                tensor = func.value
                 index = _integer(expr.args[0].value)
             elif isinstance(func, cst.Name) and func.value == "len" and len(expr.args) == 1:
-                inner = expr.args[0].value
-                tensor, index = (inner.value if isinstance(inner, cst.Name) else None), 0
+                tensor, index = expr.args[0].value, 0
+            else:
+                inlined = self.called(expr)
+                return self.ref(inlined) if inlined is not None else None
         if index is None or index < 0 or tensor is None:
             return None
-        return self.through(tensor, index)
+        if isinstance(tensor, cst.Name):
+            return self.through(tensor.value, index)
+        return self._dim_of(tensor, index, 1)
 
     def through(self, tensor: str, index: int, depth: int = 0) -> SizeRef | None:
         """The input dimension that dimension `index` of the tensor named `tensor` is: the input's
@@ -880,7 +935,8 @@ class Sizes:
         name = dotted(func) or ""
         if first is not None and name.rpartition(".")[2] in _KEEP_ALL_FUNCTIONS and name.split(".")[0] in _MODULES:
             return self._dim_of(first, index, depth)
-        return None
+        inlined = self.called(expr)
+        return self._dim_of(inlined, index, depth + 1) if inlined is not None else None
 
     def _through_block(self, block: cst.ClassDef, call: cst.Call, index: int, depth: int) -> SizeRef | None:
         """Dimension `index` of `self.block(x)`, where the block's class is in this file: the
@@ -967,6 +1023,9 @@ class Sizes:
             return int(expr.evaluated_value)
         if isinstance(expr, cst.Name):
             if expr.value in self.unpacked and expr.value not in self.reassigned:
+                part = self._unpacked_part(expr.value)
+                if part is not None:
+                    return self.evaluate(part, sizes, depth + 1)
                 found: list[SizeRef] = []
                 return sizes.get(found[0]) if self._unpacked_ref(expr.value, found) else None
             value = self.assigned.get(expr.value)
@@ -995,7 +1054,8 @@ class Sizes:
                     return False
                 left = right
             return True
-        return None
+        inlined = self.called(expr)
+        return self.evaluate(inlined, sizes, depth + 1) if inlined is not None else None
 
 
 _ELEMENTWISE_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
@@ -1033,18 +1093,6 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
     cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
 }
-
-
-def _shape_of(expr: cst.BaseExpression) -> str | None:
-    """`x` of `x.shape` / `x.size()`."""
-    if isinstance(expr, cst.Attribute) and expr.attr.value == "shape" and isinstance(expr.value, cst.Name):
-        return expr.value.value
-    if (
-        isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute)
-        and expr.func.attr.value == "size" and isinstance(expr.func.value, cst.Name)
-    ):
-        return expr.func.value.value
-    return None
 
 
 def _statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
