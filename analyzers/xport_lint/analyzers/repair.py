@@ -30,6 +30,7 @@ import libcst as cst
 from .config import Config
 from .confirm import dynamic_shapes_edit
 from .confirm.supervisor import ConfirmError, Worker, WorkerOptions
+from .dataflow import all_params
 from .files import discover
 from .fixes import apply_edits, apply_fixes
 from .model import Finding
@@ -335,15 +336,22 @@ class Repairer:
         findings = self._findings(scratch, {f for f, _ in frames})
         # a library path a config switch turns off: dropping the switch comes before any rewrite
         out += self._switches(scratch, frames, findings, repair)
+        data_dependent = "GuardOnDataDependentSymNode" in failure.kind
         for path, line in frames:
             text = scratch.read(path)
-            for finding in findings.get(path, []):
+            found = findings.get(path, [])
+            if data_dependent and not _inside(path, scratch.project):
+                # a library function reached only through other files is not traced code when
+                # its file is read alone: read it as traced, its tensors sized by data, as torch
+                # says they are here
+                found = [*found, *_as_traced(text, path, line, self.config)]
+            for finding in found:
                 if finding.fix is None or not finding.span.start.line <= line <= finding.span.end.line:
                     continue
                 fixed = apply_fixes(text, [finding], unsafe=True)
-                if fixed != text:
+                if fixed != text and all(fixed != other for _, _, other in out):
                     out.append((path, f"{finding.code} {finding.fix.title}", fixed))
-        if "GuardOnDataDependentSymNode" in failure.kind and frames:
+        if data_dependent and frames:
             path, line = frames[0]
             undecided = guard_or_false(scratch.read(path), line)
             if undecided is not None:
@@ -507,6 +515,52 @@ class Repairer:
             if os.path.exists(path):
                 return path
         return None
+
+
+class _Enclosing(cst.CSTVisitor):
+    """The innermost function (`func` or `Class.method`) whose body holds `line`, and its parameters."""
+
+    def __init__(self, positions: Any, line: int) -> None:
+        self.positions = positions
+        self.line = line
+        self.classes: list[str] = []
+        self.found: tuple[str, list[str]] | None = None
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        where = self.positions[node]
+        if where.start.line <= self.line <= where.end.line:
+            name = ".".join([*self.classes[-1:], node.name.value])
+            self.found = (name, [p.name.value for p in all_params(node.params)])
+
+
+def _as_traced(source: str, path: str, line: int, config: Config) -> list[Finding]:
+    """Findings of `source` with the function around `line` analysed as traced code whose tensor
+    arguments have sizes read from data (where torch failed on a data-dependent guard)."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from .index import FileContext, Reach
+    from .runner import check_source
+
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    except cst.ParserSyntaxError:
+        return []
+    enclosing = _Enclosing(wrapper.resolve(PositionProvider), line)
+    wrapper.module.visit(enclosing)
+    if enclosing.found is None:
+        return []
+    name, params = enclosing.found
+    context = FileContext(
+        entries=((name, Reach("the exported model", (), path, line)),),
+        arguments=((name, tuple((param, "dd") for param in params)),),
+    )
+    return check_source(source, path, config, context=context)
 
 
 _GUARD_TITLE = (
