@@ -123,8 +123,9 @@ class StaticExport(Rule):
     ## What it does
     Flags `torch.export.export(Model(...), args)` calls with no `dynamic_shapes`, where `Model`
     is defined in the file, and offers `dynamic_shapes` with `Dim.AUTO` on every dimension of
-    each tensor argument of `forward` (keyed by its parameter names), when the call writes the
-    example inputs as factory calls (`torch.randn(2, 5, 8)`), which give their ranks. torch 2.13
+    each tensor argument of `forward` (keyed by its parameter names), when the call's example
+    inputs are factory calls (`torch.randn(2, 5, 8)`), written in it or read through names and
+    one-line helpers of the project, which give their ranks. torch 2.13
     rejects `Dim.AUTO` for a whole tensor (`{"x": Dim.AUTO}`): the spec is per dimension.
 
     ## Why it fails torch.export
@@ -177,8 +178,7 @@ class StaticExport(Rule):
         ):
             return
         forward, positional = site.forward, site.positional
-        inputs = node.args[1].value
-        examples = [e.value for e in inputs.elements] if isinstance(inputs, cst.Tuple) else []
+        examples = list(site.examples or ())
         bounds = _asserted_bounds(forward, self.ctx.resolve)
         spelling = module_names(self.ctx.program.module)
         specs, unknown = [], []
@@ -194,7 +194,7 @@ class StaticExport(Rule):
         fix = None
         if unknown or not specs:
             names = ", ".join(f"`{n}`" for n in unknown) or "the inputs"
-            message += f" (no automatic fix: the rank of {names} is not written in the call)"
+            message += f" (no automatic fix: the rank of {names} is not shown by the call)"
         else:
             keyword = cst.Arg(
                 keyword=cst.Name("dynamic_shapes"),
@@ -271,7 +271,22 @@ class StaticExport(Rule):
             def export():
                 features = torch.randn(4, 8)
                 return torch.export.export(Classifier(), (features,))  # expect: XPT503
-            """
+            """,
+            # the example bound to a name is read through it: its rank is known
+            expected_replacement="""
+            import torch
+            class Classifier(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = torch.nn.Linear(8, 3)
+                def forward(self, features):
+                    return self.head(features).softmax(-1)
+            def xport_example():
+                return Classifier(), (torch.randn(4, 8),)
+            def export():
+                features = torch.randn(4, 8)
+                return torch.export.export(Classifier(), (features,), dynamic_shapes={"features": (torch.export.Dim.AUTO,) * 2})  # expect: XPT503
+            """,
         ),
         Invalid(
             """

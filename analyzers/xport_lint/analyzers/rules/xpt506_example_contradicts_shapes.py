@@ -533,4 +533,33 @@ class ExampleContradictsShapes(Rule):
                 return torch.export.export(Pair(), (torch.randn(4, 3), torch.randn(6, 3)), dynamic_shapes=shapes)
             """
         ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Pair(torch.nn.Module):
+                def forward(self, x, y):
+                    return x + y
+            def xport_example():
+                return Pair(), (torch.randn(4, 3), torch.randn(4, 3))
+            def export():
+                # one Dim shared by both inputs: no fix (a new size for one example splits it)
+                batch = Dim("batch")
+                shapes = {"x": {0: batch}, "y": {0: batch}}  # expect: XPT506
+                return torch.export.export(Pair(), (torch.randn(1, 3), torch.randn(1, 3)), dynamic_shapes=shapes)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return x * 2
+            def xport_example():
+                return Net(), (torch.randn(4, 8),)
+            def export():
+                return torch.export.export(Net(), (torch.randn(1, 8),), dynamic_shapes={"x": {0: Dim.DYNAMIC(min=2, max=8)}})  # expect: XPT506
+            """
+        ),
     ]
