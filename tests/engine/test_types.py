@@ -311,6 +311,20 @@ def test_a_tensor_made_from_python_numbers_is_a_constant() -> None:
     ) == [("XPT203", 7)]
 
 
+def test_a_torch_function_of_constant_tensors_read_back_is_a_constant() -> None:
+    """torchvision's `_setup_scales`: `-torch.log2(torch.tensor(scales[0])).item()` with `scales`
+    the floats a `-> float` helper returns (measured: `int()` of it exports in both modes); the
+    same read of an input's values still counts."""
+    assert errors(
+        "def infer(x) -> float:\n    return x.shape[-1] / 64\n"
+        "class M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        scales = [infer(f) for f in (x, x)]\n"
+        "        lvl = -torch.log2(torch.tensor(scales[0], dtype=torch.float32)).item()\n"
+        "        top = torch.log2(x.sum()).item()\n"
+        "        return x * int(lvl) + int(top)\n"
+    ) == [("XPT203", 10)]
+
+
 def test_a_part_of_a_returned_tuple_tested_against_none_is_optional() -> None:
     """timm gemma4: `x, pos, padding = self.patch_embed(...)`, then `padding is not None and padding.any()`."""
     findings = check_source(HEAD + (

@@ -599,8 +599,17 @@ class FunctionFlow:
             if any(is_tensor_like(self.value(a.value)) for a in expr.args):
                 return False
             expr = receiver
-        if not isinstance(expr, cst.Call) or self.resolver.resolve(expr.func) not in _TENSOR_FROM_PYTHON:
+        if not isinstance(expr, cst.Call):
             return False
+        made_by = self.resolver.resolve(expr.func) or ""
+        if made_by not in _TENSOR_FROM_PYTHON:
+            # `torch.log2(torch.tensor(scale))`: a torch function of constant tensors (poolers.py)
+            tensors = [a.value for a in expr.args if is_tensor_like(self.value(a.value))]
+            return (
+                made_by.startswith("torch.") and bool(tensors)
+                and all(self.constant_tensor(t, _through) for t in tensors)
+                and not any(self.value(a.value).has(Kind.DATA) for a in expr.args)
+            )
         values = [self.value(a.value) for a in expr.args]
         return all(not is_tensor_like(v) and not v.has(Kind.DATA) for v in values)
 
@@ -849,6 +858,8 @@ class FunctionFlow:
         self, node: cst.Call, method: str, base: Value, args: list[Value]
     ) -> Value:
         if method in DATA_METHODS:
+            if method in ("item", "tolist") and self.constant_tensor(node.func.value):  # type: ignore[attr-defined]
+                return NOTHING  # a number read back from a tensor made of Python numbers: a constant
             return mark(Kind.DATA, node)
         if method in SHAPE_METHODS:
             if base.has(Kind.DD_TENSOR):
