@@ -325,6 +325,35 @@ def test_a_torch_function_of_constant_tensors_read_back_is_a_constant() -> None:
     ) == [("XPT203", 10)]
 
 
+def test_the_truth_of_a_list_of_tensors_is_its_length() -> None:
+    """evolla: `masks = [m for m in masks if m is not None]; if not masks: raise ...` before
+    `masks = torch.cat(masks)` (measured: exports in both modes). A tensor bound before the
+    test, or a loop that brings the tensor assignment back round, keeps the error."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, q, a, b=None):\n"
+        "        masks = [a, b]\n"
+        "        masks = [m for m in masks if m is not None]\n"
+        "        if not masks:\n            raise ValueError('none')\n"
+        "        masks = torch.cat(masks, dim=1)\n"
+        "        return q * masks.sum()\n"
+    ) == []
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, q, a):\n"
+        "        kept = [a]\n"
+        "        kept = a[a > 0]\n"
+        "        if not kept:\n            return q\n"
+        "        return q + 1\n"
+    ) == [("XPT101", 7)]
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, q, a):\n"
+        "        kept = [a]\n"
+        "        for _ in range(2):\n"
+        "            if kept:\n                q = q + 1\n"
+        "            kept = a.sum()\n"
+        "        return q\n"
+    ) == [("XPT101", 7)]
+
+
 def test_a_part_of_a_returned_tuple_tested_against_none_is_optional() -> None:
     """timm gemma4: `x, pos, padding = self.patch_embed(...)`, then `padding is not None and padding.any()`."""
     findings = check_source(HEAD + (

@@ -287,6 +287,32 @@ class FileReach(ExportSites):
             return False
         return index < other_index or (index == other_index and len(two) > len(one))
 
+    def truth_is_length(self, func: cst.FunctionDef, statement: cst.CSTNode, name: str) -> bool:
+        """`if not kept:` where every assignment of `kept` that runs before `statement` binds a
+        list, tuple, set or dict display or comprehension, and every other one runs only after
+        it (no loop around it brings a later one back): the test is the container's length, a
+        Python int, whatever tensors it holds (evolla's `kv_attn_mask = [m for m in ... if m is
+        not None]; if not kv_attn_mask: raise ...; kv_attn_mask = torch.cat(kv_attn_mask)`)."""
+        before = 0
+        for node in iter_nodes(func.body):
+            node_type = type(node)
+            if node_type in (cst.For, cst.While) and any(inner is statement for inner in iter_nodes(node)):
+                return False
+            if node_type is not cst.SimpleStatementLine:
+                continue
+            for small in node.body:  # type: ignore[attr-defined]
+                if not isinstance(small, cst.Assign) or not any(
+                    isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+                ):
+                    continue
+                if self.runs_before(func, node, statement):
+                    if not isinstance(small.value, _CONTAINERS):
+                        return False
+                    before += 1
+                elif not self.runs_before(func, statement, node):
+                    return False
+        return before > 0
+
     def traced_holder(self, statement: cst.CSTNode) -> cst.FunctionDef | None:
         """The traced function whose own body holds `statement` (None: none does)."""
         if self._holders is None:
@@ -553,6 +579,10 @@ _EXPORT_GUARDS = {
     "torch._C._get_tracing_state": False,
     "torchvision._is_tracing": False,
 }
+
+
+#: what a Python container is made by: its truth is its length, not its elements' values
+_CONTAINERS = (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)
 
 
 #: configuration flags that turn on training-only code and default to off (transformers'

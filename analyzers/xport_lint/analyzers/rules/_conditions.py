@@ -75,6 +75,8 @@ class ConditionRule:
                     continue
                 if self.CONDITION is Condition.DATA and decided_by_checks(self.ctx, operand):  # type: ignore[attr-defined]
                     continue
+                if self.CONDITION is Condition.TENSOR and _container_tested(self.ctx, operand, node):  # type: ignore[attr-defined]
+                    continue
                 related = []
                 # a note only where data enters (`.item()`, `nonzero`, a mask): the `.shape` a
                 # size came from explains nothing; the runner drops notes on the flagged line
@@ -111,6 +113,14 @@ class ConditionRule:
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
         """The fix for the branching `node` (or why there is none); None: not offered."""
         return None
+
+
+def _container_tested(ctx: RuleContext, operand: cst.BaseExpression, node: cst.CSTNode) -> bool:
+    """`if not kept:` on a list of tensors: a test of its length (see FileReach.truth_is_length)."""
+    return (
+        isinstance(operand, cst.Name) and isinstance(node, (cst.If, cst.While)) and ctx.traced is not None
+        and ctx.program.truth_is_length(ctx.traced.func, node, operand.value)
+    )
 
 
 def branch_rewrite(ctx: RuleContext, node: cst.CSTNode) -> Rewrite | None:
