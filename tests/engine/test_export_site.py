@@ -163,3 +163,33 @@ def test_a_one_line_helper_of_another_file_is_read_through_its_summary(tmp_path:
 def test_a_helper_that_does_more_than_return_is_not_seen_through(tmp_path: Path) -> None:
     helper = 'def batch_first(batch):\n    print(batch)\n    return {"input_ids": {0: batch}}\n'
     assert _check_package(tmp_path, helper) == []
+
+
+# -- what the shape rules read is the same fact ---------------------------------------------------
+
+BRANCH = """
+import torch
+from torch.export import Dim
+def _h(v):
+    return v
+class Net(torch.nn.Module):
+    def forward(self, tokens):
+        if tokens.shape[0] > 4:
+            return tokens * 2
+        return tokens
+def export():
+    {before}
+    return torch.export.export(Net(), (torch.randn(8, 8),), dynamic_shapes={shapes})
+"""
+
+
+@pytest.mark.parametrize(("before", "shapes"), [
+    ("pass", '{"tokens": {0: Dim("batch", min=2, max=64)}}'),
+    ('key, batch = "tokens", Dim("batch", min=2, max=64)', "_h({_h(key): {_h(0): batch}})"),
+])
+def test_the_declared_shapes_a_size_test_is_judged_by_are_read_through_any_spelling(before: str, shapes: str) -> None:
+    """A branch that splits a named `Dim`'s range fails export (XPT301 error), however the
+    declaration is written."""
+    source = BRANCH.format(before=before, shapes=shapes)
+    [finding] = [f for f in check_source(source, "m.py", EVERYTHING) if f.code == "XPT301"]
+    assert finding.severity.value == "error" and "batch" in finding.message

@@ -23,7 +23,7 @@ from .dataflow import _BUILTIN_NAMES, _one_line_return, _Substitute, all_params
 from .index import EMPTY_CONTEXT, FileContext
 from .model import Mode
 from .names import dotted
-from .shapes import ShapeConfig, ShapesReader, example_return
+from .shapes import DimKind, DimSpec, ShapeConfig, ShapesReader, example_return
 from .symbols import FileSymbols
 from .walk import iter_nodes
 
@@ -379,21 +379,16 @@ class ExportSites(FileSymbols):
                 self.shape_declarations[cls] = declared[1]
                 self.shape_expressions[cls] = declared[1]
         for call in self.export_calls:
-            if call.api not in EXPORT_APIS or not call.call.args:
+            site = self.export_site(call.call)
+            if site is None:
                 continue
-            shapes = next(
-                (a.value for a in call.call.args if a.keyword is not None and a.keyword.value == "dynamic_shapes"), None
-            )
-            cls = reader.model_class(self.follow(call.call.args[0].value))
-            followed = shapes
-            if shapes is not None and not (isinstance(shapes, cst.Name) and shapes.value in reader.collections):
-                followed = self.follow(shapes)  # through a helper too (a collection is read by its name)
-            config = reader.config(followed, f"`{call.api.rpartition('.')[2]}(...)` in {self.name or 'this file'}")
+            cls = site.model_class
+            config = self._config(site, f"`{call.api.rpartition('.')[2]}(...)` in {self.name or 'this file'}")
             if cls is not None and config is not None and cls not in out:
                 out[cls] = config
                 self.shape_declarations[cls] = call.call
-                if shapes is not None:
-                    self.shape_expressions[cls] = shapes
+                if site.written_shapes is not None:
+                    self.shape_expressions[cls] = site.written_shapes
         for func in examples:
             found = example_return(func)
             if found is None:
@@ -406,6 +401,50 @@ class ExportSites(FileSymbols):
                 if found[1] is not None:
                     self.shape_expressions[cls] = found[1]
         return out
+
+    def _config(self, site: ExportSite, source: str) -> ShapeConfig | None:
+        """The shapes `site` declares, read as its inputs are (keys, dims and `Dim`s through
+        names and helpers); None where some part is not read (no claim is made from it)."""
+        reader, shapes = self.reader, site.dynamic_shapes
+        if site.written_shapes is None:
+            return ShapeConfig((), source)
+        if isinstance(site.written_shapes, cst.Name) and site.written_shapes.value in reader.collections:
+            return reader.config(site.written_shapes, source)  # a `ShapesCollection`, by its name
+        if not isinstance(shapes, (cst.Dict, cst.Tuple, cst.List)):
+            return reader.config(shapes, source)
+        if len(site.inputs) != len(shapes.elements):
+            return None  # a key not read as a string, a `**spread` or a starred entry
+        inputs = []
+        for position, entry in enumerate(site.inputs):
+            dims = self._dims(entry.dims)
+            if dims is None:
+                return None
+            inputs.append((entry.where if entry.key is not None else f"#{position}", dims))
+        return ShapeConfig(tuple(inputs), source)
+
+    def _dims(self, dims: cst.BaseExpression) -> tuple[tuple[int, DimSpec], ...] | None:
+        """The dimensions one input declares that are not static (`{0: batch}`, `(batch, None)`,
+        `None`), each part followed."""
+        if isinstance(dims, cst.Name) and dims.value == "None":
+            return ()
+        parts: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+        if isinstance(dims, cst.Dict):
+            parts = [(e.key, e.value) for e in dims.elements if isinstance(e, cst.DictElement)]
+            if len(parts) != len(dims.elements):
+                return None
+        elif isinstance(dims, (cst.Tuple, cst.List)):
+            parts = [(cst.Integer(str(i)), e.value) for i, e in enumerate(dims.elements)]
+        else:
+            return None
+        out = []
+        for key, value in parts:
+            index = self.follow(key)
+            spec = self.reader.spec(self.follow(value))
+            if not isinstance(index, cst.Integer) or spec is None:
+                return None
+            if spec.kind is not DimKind.STATIC:
+                out.append((int(index.evaluated_value), spec))
+        return tuple(out)
 
     def place_shapes(self, path: str, line_of: Callable[[cst.CSTNode], int | None]) -> None:
         """Give each declaration of `declared_shapes` its file and line (for related information)."""
