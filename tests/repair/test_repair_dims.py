@@ -242,3 +242,23 @@ def test_a_bound_guard_torch_suggests_nothing_for_narrows_the_dim_to_the_values_
     assert ("[kept] dynamic_shapes: ({2: Dim('t', min=9, max=256)},) (narrowed to the values torch's guards "
             "accept: t in [9, 256]; kept dynamic)") in done.stdout
     assert "after: exports, equals eager on the example, equals eager on inputs (1, 2, 41)" in done.stdout
+
+
+def test_a_range_torch_cannot_prove_over_a_floor_division_becomes_a_multiple_of_its_divisor() -> None:
+    """Every width from 8 to 64 satisfies `1 % (16 * (w // 2)) != 0` (a VAE's downsampling), but
+    torch's solver cannot prove it and rejects the range: w as 2 * Dim makes `w // 2` a plain
+    symbol, and the dim stays dynamic over the even widths (labelled as narrowed)."""
+    from torch.export import Dim
+
+    from xport_lint.analyzers.confirm.probe import _narrowed, _render
+
+    message = (
+        "Constraints violated (w)!\n  - Not all values of w = L['sample'].size()[3] in the specified range "
+        "8 <= w <= 64 satisfy the generated guard (1 % (16*(L['sample'].size()[3] // 2))) != 0.\n"
+    )
+    narrowed = _narrowed(message, ({3: Dim("w", min=8, max=64)},))
+    assert narrowed is not None
+    shapes, notes = narrowed
+    assert _render(shapes) == "({3: 2*Dim('_w', min=4, max=32)},)"
+    assert notes == ["w a multiple of 2 in [8, 64]: every declared value satisfies its guards over w // 2, "
+                     "which torch cannot prove"]

@@ -356,7 +356,19 @@ def _narrowed(message: str, shapes: Any) -> tuple[Any, list[str]] | None:
             kept = [v for v in range(low, high + 1) if all(eval(g, {}, {"v": v}) for g in guards[name])]  # noqa: S307
         except Exception:  # noqa: BLE001 - a guard in a form Python does not evaluate
             continue
-        if not kept or len(kept) == high - low + 1:
+        if not kept:
+            continue
+        if len(kept) == high - low + 1:
+            # every declared value satisfies the guards, but torch cannot prove it (`1 % (16 *
+            # (w // 2)) != 0` for w >= 8): over `v // k` alone, v as k * Dim makes `v // k` a
+            # plain symbol its solver reasons about (the range narrowed to multiples of k)
+            steps = {int(k) for g in guards[name] for k in re.findall(r"\bv // (\d+)\b", g)}
+            step = steps.pop() if len(steps) == 1 else 0
+            if step > 1 and high // step > -(-low // step):
+                kept_low, kept_high = -(-low // step), high // step
+                replace[name] = step * torch.export.Dim(f"_{name}", min=kept_low, max=kept_high)
+                notes.append(f"{name} a multiple of {step} in [{kept_low * step}, {kept_high * step}]: every "
+                             f"declared value satisfies its guards over {name} // {step}, which torch cannot prove")
             continue
         step = math.gcd(*(v - kept[0] for v in kept[1:])) if len(kept) > 1 else 1
         if kept != list(range(kept[0], kept[-1] + 1, step or 1)):
