@@ -8,7 +8,10 @@ Facts of torch 2.13 (measured in both modes, static and dynamic sizes):
 - `a and b` on tensors calls `bool()`: it becomes `torch.logical_and(a, b)`; a size test is a
   Python or symbolic bool, which `torch.logical_and` takes only as `torch.tensor(test)`;
 - a number bound by `n = t.item()` and read only by the rewritten code can be bound as the
-  0-dim tensor `n = t`: arithmetic with it gives the same values.
+  0-dim tensor `n = t`: arithmetic with it gives the same values;
+- `torch.equal`, `allclose` and `is_nonzero` answer a Python bool from data (XPT202): left in a
+  predicate they fail again, so they become the bool tensor they read (`torch.equal(a, b)`:
+  equal sizes, then `(a == b).all()`).
 """
 
 from __future__ import annotations
@@ -28,10 +31,20 @@ _BOOLEAN_METHODS = frozenset({
 })
 
 
+#: torch ops that answer a Python bool from tensor data (XPT202): each has a tensor form
+_PYTHON_BOOL_OPS = frozenset({"equal", "allclose", "is_nonzero"})
+
+
 def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
     """How `call` reads a number from a tensor: "item" (`t.item()`), "int", "float" or "bool"
-    (`int(t)`, ...); None if it does not."""
+    (`int(t)`, ...), or an op of `_PYTHON_BOOL_OPS` by its name: `a.allclose(b)` -> "allclose",
+    `torch.equal(a, b)` -> "torch.equal"; None if it does not."""
     func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _PYTHON_BOOL_OPS:
+        op = func.attr.value
+        if flow.resolver.resolve(func) == f"torch.{op}":
+            return f"torch.{op}" if call.args and is_tensor_like(flow.value(call.args[0].value)) else None
+        return op if is_tensor_like(flow.value(func.value)) else None
     if isinstance(func, cst.Attribute) and func.attr.value == "item" and not call.args:
         return "item" if is_tensor_like(flow.value(func.value)) else None
     if isinstance(func, cst.Name) and func.value in ("bool", "int", "float") and len(call.args) == 1:
@@ -49,6 +62,8 @@ def _as_tensor(kind: str, call: cst.Call) -> cst.BaseExpression:
     if kind == "item":
         assert isinstance(call.func, cst.Attribute)
         return call.func.value
+    if kind.removeprefix("torch.") in _PYTHON_BOOL_OPS:
+        return _bool_op_as_tensor(kind, call)
     inner = call.args[0].value.with_changes(lpar=[], rpar=[])
     simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
     wrapped = code_of(inner) if simple else f"({code_of(inner)})"
@@ -60,6 +75,36 @@ def _as_tensor(kind: str, call: cst.Call) -> cst.BaseExpression:
     if isinstance(inner, (cst.Comparison, cst.BooleanOperation)) or method in _BOOLEAN_METHODS:
         return inner
     return cst.parse_expression(f"{wrapped} != 0")
+
+
+def _bool_op_as_tensor(kind: str, call: cst.Call) -> cst.BaseExpression:
+    """The bool tensor an op of `_PYTHON_BOOL_OPS` (`kind` as `_conversion` names it) reads its
+    answer from: `torch.equal(a, b)` -> `(a == b).all() if a.shape == b.shape else
+    a.new_tensor(False)` (equal sizes and values, dtypes promoted, NaN unequal: what
+    `torch.equal` answers, measured on 2.13); `allclose(...)` -> `isclose(...).all()` (its
+    definition, same arguments); `is_nonzero(t)` -> `t != 0`."""
+    assert isinstance(call.func, cst.Attribute)
+    op = kind.removeprefix("torch.")
+    if op == "allclose":
+        isclose = call.with_changes(func=call.func.with_changes(attr=cst.Name("isclose")))
+        return cst.parse_expression(f"{code_of(isclose)}.all()")
+    operands = [a.value for a in call.args]
+    if not kind.startswith("torch."):
+        operands.insert(0, call.func.value)
+    first, *rest = (_operand(o) for o in operands)
+    if op == "is_nonzero":
+        return cst.parse_expression(f"{first} != 0")
+    second = rest[0]
+    return cst.parse_expression(
+        f"({first} == {second}).all() if {first}.shape == {second}.shape else {first}.new_tensor(False)"
+    )
+
+
+def _operand(expr: cst.BaseExpression) -> str:
+    """`expr`'s code, parenthesised unless it is a name, an attribute, a call or a subscript."""
+    inner = expr.with_changes(lpar=[], rpar=[])
+    simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+    return code_of(inner) if simple else f"({code_of(inner)})"
 
 
 class _Unwrap(cst.CSTTransformer):
@@ -162,7 +207,12 @@ def _boolean(expr: cst.BaseExpression) -> bool:
         return True
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
         return True
+    if isinstance(expr, cst.IfExp):
+        return _boolean(expr.body) and _boolean(expr.orelse)
     method = expr.func.attr.value if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) else ""
+    if method == "new_tensor" and isinstance(expr, cst.Call) and len(expr.args) == 1:
+        literal = expr.args[0].value
+        return isinstance(literal, cst.Name) and literal.value in ("True", "False")
     return method in _BOOLEAN_METHODS
 
 

@@ -15,14 +15,16 @@ class DataDependentLoop(Rule):
     """A `for` loop whose trip count depends on tensor data.
 
     ## What it does
-    Flags `for` loops (and comprehensions) over `range(n)` where `n` came from `.item()`/`.tolist()`,
-    and loops over tensors whose length is data-dependent (the rows of `x.nonzero()`,
+    Flags `for` loops (and comprehensions) over `range(n)` where `n` came from `.item()`/`.tolist()`
+    or is a tensor itself (`range(valid)`, `valid = (lengths > 0).sum()`: `range()` reads its
+    value), and loops over tensors whose length is data-dependent (the rows of `x.nonzero()`,
     `x[mask]`).
 
     ## Why it fails torch.export
     Python unrolls the loop while tracing, so it must know the trip count, but `n` is an unbacked
     symbol: export raises `GuardOnDataDependentSymNode` ("Could not extract specialized integer
-    from data-dependent expression u0").
+    from data-dependent expression u0"); strict export fails on `range()` of a tensor with
+    `Unsupported: Failed to trace builtin operator`.
 
     ## Example
     ```python
@@ -71,7 +73,7 @@ class DataDependentLoop(Rule):
     PYTORCH_NAME = "GuardOnDataDependentSymNode (specialized integer)"
     FAILS_WITH = {
         Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"),),
-        Mode.STRICT: (TorchError("UserError", "Could not extract specialized integer from data-dependent expression"), TorchError("UserError", "Could not guard on data-dependent expression"),),
+        Mode.STRICT: (TorchError("UserError", "Could not extract specialized integer from data-dependent expression"), TorchError("UserError", "Could not guard on data-dependent expression"), TorchError("Unsupported", "Failed to trace builtin operator"),),
     }
 
     def visit_For(self, node: cst.For) -> None:
@@ -84,8 +86,12 @@ class DataDependentLoop(Rule):
         if isinstance(iterable, cst.Call) and dotted(iterable.func) == "range":
             for arg in iterable.args:
                 value = self.ctx.value(arg.value)
-                if value.has(Kind.DATA | Kind.DD_SIZE) and not value.has(Kind.TENSOR):
-                    message = f"range(`{short(arg.value)}`) has a trip count read from tensor data"
+                read = value.has(Kind.DATA | Kind.DD_SIZE) and not value.has(Kind.TENSOR)
+                if read or self._tensor_count(arg.value):
+                    message = (
+                        f"range(`{short(arg.value)}`) has a trip count read from tensor data" if read else
+                        f"range(`{short(arg.value)}`) reads its trip count from the value of a tensor"
+                    )
                     fix = None
                     if loop is not None and self.ctx.flow is not None and self.ctx.traced is not None:
                         rewrite = counted_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop)
@@ -106,6 +112,16 @@ class DataDependentLoop(Rule):
             if rewrite is None or rewrite.fix is None:
                 message += f" (no automatic fix: {_why_no_fix(iterable)})"
             self.report(iterable, message, fix=None if rewrite is None else rewrite.fix)
+
+    def _tensor_count(self, arg: cst.BaseExpression) -> bool:
+        """`range(valid)`, `valid = (lengths > 0).sum()`: range() calls the tensor's `__index__`,
+        a read of its value (a tensor built from Python numbers is a constant, and what a
+        submodule or unknown call returns may be no tensor: neither counts)."""
+        value = self.ctx.value(arg)
+        return (
+            value.has(Kind.TENSOR) and not value.has(Kind.STRUCTURE | Kind.MODULE)
+            and self.ctx.flow is not None and not self.ctx.flow.constant_tensor(arg)
+        )
 
     VALID = [
         Valid(
@@ -162,6 +178,37 @@ class DataDependentLoop(Rule):
                 return Repeat(), (torch.randn(3), torch.tensor(2))
             """,
             other_args="(torch.randn(3), torch.tensor(0))",
+        ),
+        Invalid(
+            """
+            import torch
+            class Accumulate(torch.nn.Module):
+                def forward(self, x, lengths):
+                    valid = (lengths > 0).sum()
+                    total = torch.zeros_like(x[0])
+                    for b in range(valid):  # expect: XPT201
+                        total = total + x[b]
+                    return total
+            def xport_example():
+                return Accumulate(), (torch.randn(3, 2), torch.tensor([2, 1, 0]))
+            """,
+            expected_replacement="""
+            import torch
+            class Accumulate(torch.nn.Module):
+                def forward(self, x, lengths):
+                    valid = (lengths > 0).sum()
+                    total = torch.zeros_like(x[0])
+                    def cond_fn(b, total):  # expect: XPT201
+                        return b < valid
+                    def body_fn(b, total):
+                        total = total + x.index_select(0, b.reshape(1)).squeeze(0)
+                        return (b + 1, total)
+                    (b, total) = torch.while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64), total))
+                    return total
+            def xport_example():
+                return Accumulate(), (torch.randn(3, 2), torch.tensor([2, 1, 0]))
+            """,
+            other_args="(torch.randn(3, 2), torch.tensor([1, 1, 1]))",
         ),
         Invalid(
             """

@@ -11,6 +11,7 @@ from ..names import dotted
 from ..positions import code_of
 from ..report import FixProposal
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..walk import iter_nodes
 from ._conditions import short
 from ._fallbacks import caught_fallback
 from ._guards import eager_only
@@ -80,6 +81,14 @@ class TensorToPythonNumber(Rule):
     ```
 
     ## Fix safety
+    Unsafe: `int(n.item())` or `float(...)` of `n.item()` or `n.tolist()[k]` (written there,
+    or bound once to a name) becomes the number itself, where it is used only as an argument
+    of a torch function or tensor method or as a tensor's index or slice bound: export carries
+    it as a symbol there (measured on torch 2.13: `torch.arange(n)`, `x[:, :n]`,
+    `x.view(n, -1)`, `F.interpolate(x, size=n)` export in both modes and equal eager). It
+    assumes the tensor holds integers (`float()`: floating point), so the conversion changed
+    nothing. Elsewhere (a branch, `range()`, a repeated list) no fix: the number would fail
+    there instead.
     A print, warning or logging call that formats the number goes under
     `if not torch.compiler.is_exporting():` (safe: eager prints as before; measured to export in
     both modes). `float(t)` becomes `t.item()`, unsafe: `int(t)` truncates a floating-point tensor while `t.item()` returns a float, and
@@ -126,8 +135,13 @@ class TensorToPythonNumber(Rule):
             # `int(s.item())`: the symbol export carries has no concrete value to convert to
             caught = caught_fallback(self.ctx, node)
             message = f"`{short(node)}` converts a number read from tensor data: non-strict export has no concrete value for it"
+            fix = None
+            if not caught and self._read_directly(arg) and self._carried(node):
+                dtype = "an integer" if name == "int" else "a floating-point"
+                fix = FixProposal(f"Drop `{name}()`: the number read is carried as a symbol (assumes {dtype} tensor)",
+                                  Applicability.UNSAFE, ((node, arg.with_changes(lpar=[], rpar=[])),))
             self.report(node, message + (f" ({caught.reason})" if caught else ""),
-                        severity=caught.severity if caught else None)
+                        severity=caught.severity if caught else None, fix=fix)
             return
         if not is_tensor_like(value) or (self.ctx.flow is not None and self.ctx.flow.constant_tensor(arg)):
             return  # not a tensor, or one made from Python numbers: a constant of the export
@@ -142,6 +156,80 @@ class TensorToPythonNumber(Rule):
                 ((node, item),),
             )
         self.report(node, f"`{short(node)}` turns a tensor into a Python number", fix=fix)
+
+    def _read_directly(self, arg: cst.BaseExpression, depth: int = 0) -> bool:
+        """`t.item()`, `t.tolist()[k]`, or a name bound once to one: the number itself, which export
+        carries as a symbol where `int()`/`float()` of it needs a concrete value (measured on torch
+        2.13: `n = length.item()` then `torch.arange(n)`, `x[:, :n]`, `x.view(n, -1)` and
+        `F.interpolate(x, size=n)` export in both modes). Arithmetic on it is left alone: `int()`
+        of a float product truncates."""
+        if isinstance(arg, cst.Subscript) and len(arg.slice) == 1 and isinstance(arg.slice[0].slice, cst.Index):
+            arg = arg.value
+            if not (isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute) and arg.func.attr.value == "tolist"):
+                return False
+        if isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute) and not arg.args:
+            return arg.func.attr.value in ("item", "tolist") and is_tensor_like(self.ctx.value(arg.func.value))
+        flow = self.ctx.flow
+        if isinstance(arg, cst.Name) and flow is not None and depth < 4:
+            bound = flow.bound_once(arg.value)
+            return bound is not None and self._read_directly(bound, depth + 1)
+        return False
+
+    def _carried(self, node: cst.Call) -> bool:
+        """Whether the converted number is used only where export carries a symbol: an argument
+        of a torch function or tensor method (a size, `torch.arange(n)`), a tensor's index or
+        slice bound; written there, or bound once to a name read only there. Elsewhere (a
+        branch, `range()`, a list repeated) dropping `int()` only moves the failure."""
+        if self.ctx.traced is None or self.ctx.flow is None:
+            return False
+        func = self.ctx.traced.func
+        cache = self.ctx.shared.setdefault("carried_positions", {})
+        assert isinstance(cache, dict)
+        if id(func) not in cache:
+            cache[id(func)] = self._carried_positions(func)
+        positions, names = cache[id(func)]
+        if id(node) in positions:
+            return True
+        for target, value in self._bindings_of(func, node):
+            keywords = {id(n.keyword) for n in iter_nodes(func.body) if isinstance(n, cst.Arg) and n.keyword}
+            total = sum(
+                isinstance(n, cst.Name) and n.value == target and id(n) not in keywords for n in iter_nodes(func.body)
+            )
+            return self.ctx.flow.bound_once(target) is value and names.get(target, 0) + 1 == total
+        return False
+
+    def _bindings_of(self, func: cst.FunctionDef, node: cst.Call) -> list[tuple[str, cst.BaseExpression]]:
+        """`(name, node)` where `name = node` is a statement of `func`."""
+        return [
+            (assign.targets[0].target.value, assign.value)
+            for assign in iter_nodes(func.body)
+            if isinstance(assign, cst.Assign) and assign.value is node and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+        ]
+
+    def _carried_positions(self, func: cst.FunctionDef) -> tuple[set[int], dict[str, int]]:
+        """ids of the expressions of `func` in a position export carries a symbol in, and per
+        name, how many of its reads are such expressions."""
+        positions: list[cst.BaseExpression] = []
+        for node in iter_nodes(func.body):
+            if isinstance(node, cst.Call):
+                callee = self.ctx.resolve(node.func)
+                method = isinstance(node.func, cst.Attribute) and is_tensor_like(self.ctx.value(node.func.value))
+                if (callee or "").startswith("torch.") or (callee is None and method):
+                    for arg in node.args:
+                        positions.extend(arg.value.elements if isinstance(arg.value, cst.Tuple) else [arg.value])
+            elif isinstance(node, cst.Subscript) and is_tensor_like(self.ctx.value(node.value)):
+                for element in node.slice:
+                    part = element.slice
+                    if isinstance(part, cst.Index):
+                        positions.append(part.value)
+                    elif isinstance(part, cst.Slice):
+                        positions.extend(b for b in (part.lower, part.upper, part.step) if b is not None)
+        names: dict[str, int] = {}
+        for expr in positions:
+            if isinstance(expr, cst.Name):
+                names[expr.value] = names.get(expr.value, 0) + 1
+        return {id(expr) for expr in positions}, names
 
     def _number_function(self, node: cst.Call) -> bool:
         """`math.log(v.item())`, `min(v.item(), 1.0)`: reported where the table says it fails."""
@@ -309,7 +397,17 @@ class TensorToPythonNumber(Rule):
                     return F.interpolate(x, size=int(size.item()))  # expect: XPT203
             def xport_example():
                 return Resize(), (torch.randn(1, 1, 4), torch.tensor(8))
-            """
+            """,
+            expected_replacement="""
+            import torch
+            import torch.nn.functional as F
+            class Resize(torch.nn.Module):
+                def forward(self, x, size):
+                    return F.interpolate(x, size=size.item())  # expect: XPT203
+            def xport_example():
+                return Resize(), (torch.randn(1, 1, 4), torch.tensor(8))
+            """,
+            other_args="(torch.randn(1, 1, 4), torch.tensor(6))",
         ),
         Invalid(
             """

@@ -4,6 +4,7 @@ import libcst as cst
 
 from ..dataflow import Kind, Value, is_tensor_like
 from ..model import Mode, Severity
+from ..rewrites.predicates import uncarried
 from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
@@ -20,11 +21,12 @@ class DataDependentCount(Rule):
     Flags `split` and `chunk` (method or `torch.` function) given a Python number read from
     tensor data (`.item()`, `int(t)`) as the piece size or count, and `.tolist()` of a tensor
     whose length depends on data (`nonzero`, `x[mask]`, `unique_consecutive(...,
-    return_counts=True)`).
+    return_counts=True)`), and a list or tuple repeated by such a number (`[self.block] *
+    depth.item()`).
 
     ## Why it fails torch.export
     Export traces the Python, which must know how many tensors `split` returns and how long a
-    list is. A piece size read from data makes the count `(size + n - 1) // n` of an unbacked
+    list is (a list repeated `n` times is `n` long). A piece size read from data makes the count `(size + n - 1) // n` of an unbacked
     symbol, and the length of a data-dependent tensor is one: export raises
     `GuardOnDataDependentSymNode` ("Could not extract specialized integer" or "Could not guard
     on data-dependent expression Eq(u0, 0)") in both modes. A list of sizes is fine:
@@ -65,6 +67,22 @@ class DataDependentCount(Rule):
             TorchError("UserError", "Could not guard on data-dependent expression"),
         ),
     }
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        """`[self.block] * int(depth.item())`: a list (or tuple) repeated by a number read from data."""
+        if not isinstance(node.operator, cst.Multiply):
+            return
+        for sequence, count in ((node.left, node.right), (node.right, node.left)):
+            if not isinstance(sequence, (cst.List, cst.Tuple, cst.ListComp)):
+                continue
+            value = self.ctx.value(count)
+            if not value.has(Kind.DATA) or value.has(Kind.TENSOR | Kind.SHAPE):
+                return
+            flow = self.ctx.flow
+            if self.ctx.mode is Mode.NON_STRICT and flow is not None and uncarried(flow, count):
+                return  # non-strict export fails on the `int()` first (XPT203 says so there)
+            self.report(node, f"`{short(node)}` repeats a list `{short(count)}` times, a number read from tensor data")
+            return
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -122,6 +140,21 @@ class DataDependentCount(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Stack(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.block = torch.nn.Linear(4, 4)
+                def forward(self, x, depth):
+                    for layer in [self.block] * depth.item():  # expect: XPT205
+                        x = layer(x)
+                    return x
+            def xport_example():
+                return Stack(), (torch.randn(2, 4), torch.tensor(2))
+            """
+        ),
         Invalid(
             """
             import torch
