@@ -316,9 +316,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
        for name in ("repeat-then-add", "where-ties-two-batches") for mode in Mode},
     **{(name, mode): "`narrow(d, 0, k)` guards `s != k` (the whole length is the input itself): not modelled"
        for name in ("narrow-fixed-length", "narrow-min-four") for mode in Mode},
-    **{(name, mode): "a convolution's output length (`w - k + 1`) is not modelled"
-       for name in ("conv-kernel-beyond-the-low-end", "conv-over-a-short-named-width") for mode in Mode},
-    ("conv-kernel-at-the-low-end", Mode.NON_STRICT): "a convolution's output length (`w - k + 1`) is not modelled",
     **{(name, mode): "XPT307 reads slices by literals only; `x[:, : n // 2]` is 1 long at n = 2, 3"
        for name in ("halved-slice-by-floor",) for mode in Mode},
     ("int-input-assert", Mode.NON_STRICT): "forward's required arguments are taken for tensors (the example's "

@@ -901,6 +901,10 @@ class Sizes:
         value = self.assigned.get(tensor)
         return self._dim_of(value, index, depth + 1) if value is not None else None
 
+    def dim_of(self, expr: cst.BaseExpression, index: int) -> SizeRef | None:
+        """The input dimension that dimension `index` of the tensor `expr` computes is (see `through`)."""
+        return self._dim_of(expr, index, 0)
+
     def _dim_of(self, expr: cst.BaseExpression, index: int, depth: int) -> SizeRef | None:  # noqa: C901 - one dispatch
         if isinstance(expr, cst.Name):
             return self.through(expr.value, index, depth)

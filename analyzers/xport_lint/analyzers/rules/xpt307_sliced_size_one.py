@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Mode, Severity
+from ..names import dotted
 from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
@@ -17,22 +18,33 @@ _ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _COMPUTING = frozenset({
     "clone", "contiguous", "relu", "sigmoid", "tanh", "exp", "abs", "neg", "sqrt", "gelu", "silu", "sin", "cos",
 })
+#: methods whose call on a slice that may be 1 long fails non-strict export only (measured on 2.13:
+#: `x[1:].sum(0)`, `.mean(0)`, `.amax(0)`, `.float()`; strict exports them)
+_NON_STRICT_ONLY = frozenset({"sum", "mean", "amax", "float"})
+#: convolution layers and how many spatial dimensions each has
+_CONVOLUTIONS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}
 
 
 class SlicedSizeOne(Rule):
-    """A slice by a literal leaves a size that is 1 somewhere in a named `Dim`'s range.
+    """A slice by a literal, or a convolution, leaves a size that is 1 (or less) somewhere in a named `Dim`'s range.
 
     ## What it does
     In a model's `forward`, flags elementwise arithmetic (`x[1:] - x[:-1]`, `x[:, 1:] * 2`) and
     ops that compute a new tensor (`.clone()`, `.contiguous()`, `torch.relu`, `.sigmoid()`, ...)
     on a slice of an input by literal bounds (`[k:]`, `[:-k]`, `[k:-j]`) along a dimension declared
     with a named `Dim` whose range holds the size where the slice is one long (`Dim("n")`: the
-    size 2 makes `x[1:]` one long). The slice may be bound to a name first. Slices under an `if`
-    are left out (the example may take the other side).
+    size 2 makes `x[1:]` one long). The slice may be bound to a name first, or handed back by a
+    one-line helper. In non-strict mode it also flags such a slice returned as it is, reduced
+    (`.sum(0)`, `.mean(0)`, `.amax(0)`) or converted (`.float()`). And a convolution built in
+    `__init__` with literal sizes (`self.conv = nn.Conv1d(4, 2, 3)`) applied along a named `Dim`
+    whose range's low end makes its output `(w + 2p - d(k - 1) - 1) // s + 1` shorter than 1
+    (both modes) or exactly 1 long (non-strict mode). Slices and convolutions under an `if` are
+    left out (the example may take the other side).
 
     ## Why it fails torch.export
     A size of 1 broadcasts, so the op asks whether the sliced size is 1 and export records the
-    answer as the guard `n - 1 != 1`, which the declared range does not promise:
+    answer as the guard `n - 1 != 1`, which the declared range does not promise (a
+    convolution's output the same way; one shorter than 1 makes torch guard `w >= k`):
     `Constraints violated (n)! ... Not all values of n ... satisfy the generated guard
     ((-1) + L['x'].size()[0]) != 1`.
 
@@ -50,9 +62,11 @@ class SlicedSizeOne(Rule):
     are no longer accepted by the exported program.
 
     ## Modes
-    Error in both modes (torch 2.13). `Dim.AUTO` narrows the range without a word: nothing
-    reported. Slices returned as they are, reduced (`x[1:].sum(0)`) or converted (`.float()`)
-    fail non-strict export only and are not reported.
+    Error in both modes (torch 2.13), but for slices returned as they are, reduced
+    (`x[1:].sum(0)`) or converted (`.float()`), and convolutions whose output is exactly 1 long
+    at the low end: those fail non-strict export only (measured; strict exports them), so they
+    are errors in non-strict mode and not reported in strict mode. `Dim.AUTO` narrows the range
+    without a word: nothing reported.
     """
 
     CODE = "XPT307"
@@ -66,10 +80,23 @@ class SlicedSizeOne(Rule):
         if isinstance(node.operator, _ELEMENTWISE):
             self._judge(node, (node.left, node.right))
 
+    def visit_Return(self, node: cst.Return) -> None:
+        """`return x[1:]`: non-strict export checks the returned slice's size against 1."""
+        if node.value is not None:
+            parts = [e.value for e in node.value.elements] if isinstance(node.value, cst.Tuple) else [node.value]
+            self._judge(node, tuple(parts), non_strict_only=True)
+
     def visit_Call(self, node: cst.Call) -> None:
-        """`x[1:].clone()`, `torch.relu(x[1:])`: an op that computes a new tensor of the slice."""
+        """`x[1:].clone()`, `torch.relu(x[1:])`: an op that computes a new tensor of the slice;
+        `x[1:].sum(0)`: one that fails non-strict export only; `self.conv(x)`: a convolution."""
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _COMPUTING and not node.args and not (
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            self._convolution(node, func.attr.value)
+        elif isinstance(func, cst.Attribute) and func.attr.value in _NON_STRICT_ONLY and not (
+            isinstance(func.value, cst.Name) and func.value.value in ("torch", "F")
+        ):
+            self._judge(node, (func.value,), non_strict_only=True)
+        elif isinstance(func, cst.Attribute) and func.attr.value in _COMPUTING and not node.args and not (
             isinstance(func.value, cst.Name) and func.value.value in ("torch", "F")
         ):
             self._judge(node, (func.value,))
@@ -78,15 +105,19 @@ class SlicedSizeOne(Rule):
         ) and (self.ctx.resolve(func) or "").startswith("torch."):
             self._judge(node, (node.args[0].value,))
 
-    def _judge(self, node: cst.CSTNode, operands: tuple[cst.BaseExpression, ...]) -> None:
+    def _judge(self, node: cst.CSTNode, operands: tuple[cst.BaseExpression, ...], non_strict_only: bool = False) -> None:
+        """`non_strict_only`: the op fails non-strict export only (strict exports it): nothing
+        is reported in strict mode."""
         traced = self.ctx.traced
         sizes = self.ctx.sizes()
-        if traced is None or sizes is None:
+        if traced is None or sizes is None or (non_strict_only and self.ctx.mode is Mode.STRICT):
             return
         for operand in operands:
             sliced = sizes.followed(operand)
             if not isinstance(sliced, cst.Subscript) or not isinstance(sliced.value, cst.Name):
                 continue
+            if id(sliced) in self._reported():
+                continue  # one finding per slice: the first op that fails on it
             tensor = sliced.value.value
             cuts = [(index, cut) for index, element in enumerate(sliced.slice) if (cut := _cut(element.slice))]
             if not cuts or sizes.through(tensor, 0) != (tensor, sizes.positions.get(tensor), 0):
@@ -103,7 +134,8 @@ class SlicedSizeOne(Rule):
                 rewrite = self._narrowing(ref, spec, cut)
                 message = (
                     f"`{short(sliced)}` leaves `{tensor}.shape[{index}]` less {cut}, which is 1 long at "
-                    f"{spec.name} = {root} in `{spec.text()}`: `{short(node)}` makes export guard "
+                    f"{spec.name} = {root} in `{spec.text()}`: `{short(node)}` makes "
+                    f"{'non-strict ' if non_strict_only else ''}export guard "
                     f"`{spec.name} - {cut} != 1` and fail with ConstraintViolationError; declare "
                     f"`{spec.name}` with `min={cut + 2}`"
                 )
@@ -117,7 +149,61 @@ class SlicedSizeOne(Rule):
                 apart = holder is not None and not any(inner is node for inner in iter_nodes(holder))
                 self.report(sliced if apart else node, message, fix=rewrite.fix, statement=holder if apart else None,
                             notes=(note,) if note is not None else ())
+                self._reported().add(id(sliced))
                 return
+
+    def _reported(self) -> set[int]:
+        """The slices of the current `forward` already reported (a slice both multiplied and
+        returned fails at the first)."""
+        assert self.ctx.traced is not None
+        key = f"xpt307-reported:{id(self.ctx.traced.func)}"
+        found = self.ctx.shared.setdefault(key, set())
+        return found  # type: ignore[return-value]
+
+    def _convolution(self, node: cst.Call, attr: str) -> None:
+        """`self.conv(x)` of a `ConvNd` built in `__init__` with literal sizes: its output along
+        a spatial dimension of a named `Dim` is `(w + 2p - d(k - 1) - 1) // s + 1`; where that
+        is below 1 at the range's low end export fails in both modes (torch guards `w >= k`),
+        where it is 1 non-strict export fails (it guards the output `!= 1`; measured on 2.13)."""
+        traced, sizes = self.ctx.traced, self.ctx.sizes()
+        if traced is None or traced.cls is None or sizes is None or len(node.args) != 1 or node.args[0].keyword:
+            return
+        geometry = _conv_geometry(traced.cls.node, attr)
+        if geometry is None or id(node) in self._conditional():
+            return
+        config = self.ctx.shape_config()
+        for spatial, (kernel, stride, padding, dilation) in enumerate(geometry):
+            ref = sizes.dim_of(node.args[0].value, 2 + spatial)  # (N, C, *spatial): batched input
+            spec = config.dim(*ref) if ref is not None else None
+            if ref is None or spec is None or spec.kind is not DimKind.NAMED or spec.derived:
+                continue
+            low = int(spec.values()[0])
+            span = dilation * (kernel - 1) + 1 - 2 * padding
+
+            def length(size: int, span: int = span, stride: int = stride) -> int:
+                return (size - span) // stride + 1
+
+            shortest = length(low)
+            if shortest > 1 or (shortest == 1 and self.ctx.mode is Mode.STRICT):
+                continue
+            enough = next(size for size in range(low, low + span + 2 * stride + 2) if length(size) >= 2)
+            rewrite = self._narrowed(ref, spec, enough)
+            what = (
+                f"is {shortest} long at {spec.name} = {low}: export guards `{spec.name} >= {span}` and fails "
+                "with ConstraintViolationError" if shortest < 1 else
+                f"is 1 long at {spec.name} = {low}: non-strict export guards it `!= 1` and fails with "
+                "ConstraintViolationError"
+            )
+            message = (
+                f"`{short(node)}` (kernel {kernel}, stride {stride}, padding {padding}, dilation {dilation}) on "
+                f"`{ref[0]}.shape[{ref[2]}]` in `{spec.text()}`: its output {what}; declare `{spec.name}` with "
+                f"`min={enough}`"
+            )
+            if rewrite.reason:
+                message += f" (no automatic fix: {rewrite.reason})"
+            note = config.note()
+            self.report(node, message, fix=rewrite.fix, notes=(note,) if note is not None else ())
+            return
 
     def _conditional(self) -> set[int]:
         """Nodes of `forward` under an `if` or a conditional expression."""
@@ -135,6 +221,9 @@ class SlicedSizeOne(Rule):
         return found  # type: ignore[return-value]
 
     def _narrowing(self, ref: SizeRef, spec: DimSpec, cut: int) -> Rewrite:
+        return self._narrowed(ref, spec, cut + 2, "the slice stays longer than 1")
+
+    def _narrowed(self, ref: SizeRef, spec: DimSpec, low: int, why: str = "the output stays longer than 1") -> Rewrite:
         program, traced = self.ctx.program, self.ctx.traced
         assert traced is not None and traced.cls is not None
         shapes = program.shape_expressions.get(traced.cls.node.name.value)
@@ -144,7 +233,7 @@ class SlicedSizeOne(Rule):
             return Rewrite(reason="the Dim is derived: narrow its root's range")
         node = program.shapes_reader.spec_node(shapes, *ref)
         declared = program.shapes_reader._follow(node) if node is not None else None
-        return narrowed_dim_rewrite(declared, self.ctx.resolve, cut + 2, spec.high, "the slice stays longer than 1")
+        return narrowed_dim_rewrite(declared, self.ctx.resolve, low, spec.high, why)
 
     VALID = [
         Valid(
@@ -179,6 +268,20 @@ class SlicedSizeOne(Rule):
                     return x[1:] - x[:-1]  # Dim.AUTO: export narrows the range itself
             def xport_example():
                 return {"model": Steps(), "args": (torch.randn(5, 2),), "dynamic_shapes": {"x": {0: Dim.AUTO}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Smooth(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = torch.nn.Conv1d(4, 2, 3, padding=1)  # keeps the length
+                def forward(self, x):
+                    return self.conv(x).sum()
+            def xport_example():
+                return {"model": Smooth(), "args": (torch.randn(1, 4, 6),), "dynamic_shapes": {"x": {2: Dim("w")}}}
             """
         ),
     ]
@@ -245,7 +348,117 @@ class SlicedSizeOne(Rule):
                 return {"model": Trim(), "args": (torch.randn(2, 6),), "dynamic_shapes": {"x": {1: Dim("w", min=4, max=64)}}}
             """,
         ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Tail(torch.nn.Module):
+                def forward(self, x):
+                    return x[1:]  # expect: XPT307
+            def xport_example():
+                return {"model": Tail(), "args": (torch.randn(5, 2),), "dynamic_shapes": {"x": {0: Dim("n")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Tail(torch.nn.Module):
+                def forward(self, x):
+                    return x[1:]  # expect: XPT307
+            def xport_example():
+                return {"model": Tail(), "args": (torch.randn(5, 2),), "dynamic_shapes": {"x": {0: Dim("n", min=3)}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Smooth(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = torch.nn.Conv1d(4, 2, 3)
+                def forward(self, x):
+                    return self.conv(x).sum()  # expect: XPT307
+            def xport_example():
+                return {"model": Smooth(), "args": (torch.randn(1, 4, 6),), "dynamic_shapes": {"x": {2: Dim("w", min=3)}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Smooth(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = torch.nn.Conv1d(4, 2, 3)
+                def forward(self, x):
+                    return self.conv(x).sum()  # expect: XPT307
+            def xport_example():
+                return {"model": Smooth(), "args": (torch.randn(1, 4, 6),), "dynamic_shapes": {"x": {2: Dim("w", min=4)}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Smooth(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = torch.nn.Conv2d(3, 2, 3)
+                def forward(self, x):
+                    return self.conv(x)  # expect: XPT307
+            def xport_example():
+                return {"model": Smooth(), "args": (torch.randn(2, 3, 8, 8),), "dynamic_shapes": {"x": {2: Dim("h")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Smooth(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = torch.nn.Conv2d(3, 2, 3)
+                def forward(self, x):
+                    return self.conv(x)  # expect: XPT307
+            def xport_example():
+                return {"model": Smooth(), "args": (torch.randn(2, 3, 8, 8),), "dynamic_shapes": {"x": {2: Dim("h", min=4)}}}
+            """,
+        ),
     ]
+
+
+def _conv_geometry(cls: cst.ClassDef, attr: str) -> list[tuple[int, int, int, int]] | None:
+    """(kernel, stride, padding, dilation) per spatial dimension of `self.<attr> = nn.ConvNd(...)`
+    set once in `__init__` with literal (or literal-tuple) sizes; None for anything else (a
+    string padding, a size read from a variable)."""
+    call = _init_call(cls, attr)
+    kind = _CONVOLUTIONS.get((dotted(call.func) or "").rpartition(".")[2]) if call is not None else None
+    if call is None or kind is None or any(a.star for a in call.args):
+        return None
+    given = {"stride": cst.Integer("1"), "padding": cst.Integer("0"), "dilation": cst.Integer("1")}
+    names = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation")
+    for position, arg in enumerate(call.args):
+        keyword = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else ""
+        given[keyword] = arg.value
+    per_dim = []
+    for key in ("kernel_size", "stride", "padding", "dilation"):
+        value = given.get(key)
+        numbers = (
+            [_number(e.value) for e in value.elements] if isinstance(value, (cst.Tuple, cst.List))
+            else [_number(value)] * kind if value is not None else [None]
+        )
+        if len(numbers) != kind or None in numbers:
+            return None
+        per_dim.append(numbers)
+    return [tuple(column) for column in zip(*per_dim, strict=True)]  # type: ignore[misc]
+
+
+def _init_call(cls: cst.ClassDef, attr: str) -> cst.Call | None:
+    """The call `self.<attr>` is set to, where `__init__` sets it once, to a call."""
+    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    found = [
+        node.value for node in iter_nodes(init.body) if init is not None and isinstance(node, cst.Assign)
+        for target in node.targets
+        if isinstance(target.target, cst.Attribute) and isinstance(target.target.value, cst.Name)
+        and target.target.value.value == "self" and target.target.attr.value == attr
+    ] if init is not None else []
+    return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
 
 
 def _cut(part: cst.BaseSlice) -> int:
