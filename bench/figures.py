@@ -104,7 +104,8 @@ BENCHMARKS: dict[str, Benchmark] = {
             (),
             ("analyzers/", "bench/precision.py", "bench/precision_verdicts.json"),
             default=False,
-            manual="`.venv/bin/python bench/precision.py sample`, judge every drawn error without a "
+            manual="`.venv/bin/python bench/precision.py sample SEED WARNING_SEED` (fresh seeds), judge every "
+            "drawn error and warning without a "
             "verdict in `bench/precision_verdicts.json`, then `.venv/bin/python bench/precision.py score`",
         ),
         Benchmark(
@@ -500,6 +501,31 @@ def precision(r: dict[str, dict[str, Any]]) -> str:
             f"| errors of the corpus with a verdict | {f['all_judged']} of {f['errors_in_corpus']}, "
             f"{f['all_right']} right ({f['all_right'] / f['all_judged']:.0%}) |"
         )
+    if f.get("warnings_judged"):
+        lines += [
+            f"| warnings on the corpus | {f['warnings_in_corpus']} |",
+            f"| warnings drawn (seed {f['warning_seed']}) | {f['warnings_sampled']}, of which "
+            f"{f['warnings_judged']} judged |",
+            f"| **useful among the judged warnings** | **{f['warnings_useful']} of {f['warnings_judged']} "
+            f"({f['warnings_useful'] / f['warnings_judged']:.0%})** |",
+        ]
+    if len(f.get("samples", ())) > 1:
+        lines += [
+            "",
+            "Every sample scored so far (`bench/precision_history.json`; each drawn with fresh seeds on the "
+            "engine of its commit, the later ones after fixing what the earlier ones found wrong):",
+            "",
+            "| drawn on | seeds (errors/warnings) | errors right | warnings useful |",
+            "|---|---|---:|---:|",
+            *(
+                f"| `{old['commit'][:7]}` | {old['seed']}/{old.get('warning_seed', '-')} | "
+                f"{old['right']} of {old['judged']} ({old['right'] / old['judged']:.0%}) | "
+                + (f"{old['warnings_useful']} of {old['warnings_judged']} "
+                   f"({old['warnings_useful'] / old['warnings_judged']:.0%})" if old.get("warnings_judged") else "-")
+                + " |"
+                for old in f["samples"]
+            ),
+        ]
     if unjudged:
         lines += [
             "",
