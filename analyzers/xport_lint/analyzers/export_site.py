@@ -56,8 +56,10 @@ class ExportSite:
     """One export: a `torch.export.export(model, args, ..., dynamic_shapes=...)` call, or the dict
     an `xport_example()` returns; read once for every rule on it, through any spelling."""
 
-    #: the export call, or the `{"model": ..., "args": ...}` dict of `xport_example()`
-    node: cst.Call | cst.Dict
+    #: the export call, or what `xport_example()` returns as written (a `{"model": ..., "args":
+    #: ...}` dict, or a name or helper call that gives one): a node of the file, where findings
+    #: about parts only a helper's `return` shows are reported
+    node: cst.BaseExpression
     #: the export API called, or "xport_example"
     api: str
     #: the model (or function) expression, followed
@@ -174,12 +176,12 @@ class ExportSites(FileSymbols):
                 entries = {key: e.value for e in value.elements
                            if isinstance(e, cst.DictElement) and isinstance(key := self._string(e.key), str)}
                 if "model" in entries and "args" in entries:
-                    sites.append(self._site(value, "xport_example", entries["model"], entries["args"],
-                                            entries.get("dynamic_shapes"), None))
+                    sites.append(self._site(returned.value, "xport_example", entries["model"],  # type: ignore[union-attr]
+                                            entries["args"], entries.get("dynamic_shapes"), None))
         return sites
 
     def _site(
-        self, node: cst.Call | cst.Dict, api: str, model: cst.BaseExpression, args: cst.BaseExpression | None,
+        self, node: cst.BaseExpression, api: str, model: cst.BaseExpression, args: cst.BaseExpression | None,
         written: cst.BaseExpression | None, strict: bool | None,
     ) -> ExportSite:
         model = self.follow(model)

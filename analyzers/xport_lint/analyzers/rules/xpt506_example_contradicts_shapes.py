@@ -215,16 +215,14 @@ class ExampleContradictsShapes(Rule):
     def _resized(
         self, example: cst.Integer, node: cst.BaseExpression, spec: DimSpec, size: int, chain: tuple[str, ...]
     ) -> tuple[FixProposal | None, str]:
-        """The example size moved into a named `Dim`'s range (its nearest end), where only this
-        input reads the `Dim` (written inline, or bound to a name read once) and the example size
-        is written in the file with no other reader (`chain`: the names the example is read
-        through); else None and why not."""
+        """The example size moved into a named (not derived) `Dim`'s range (its nearest end),
+        where only this input reads the `Dim` (written inline, or bound to a name read once) and
+        the example size is written in the file with no other reader (`chain`: the names the
+        example is read through); else None and why not."""
         program = self.ctx.program
         dim, names = program.follow_names(node)
         if isinstance(dim, cst.Name) and dim.value in self.reader.dim_bindings:
             names = (*names, dim.value)  # bound by `dims(...)`
-        if spec.derived:
-            return None, f"`{spec.text()}` is derived: its size follows its root's example"
         site = self.site
         shared = (*names, *program.follow_names(site.written_shapes)[1]) if site.written_shapes is not None else names
         if not program.read_once(shared):
