@@ -353,9 +353,13 @@ class Repairer:
                     out.append((path, f"{finding.code} {finding.fix.title}", fixed))
         if data_dependent and frames:
             path, line = frames[0]
-            undecided = guard_or_false(scratch.read(path), line)
-            if undecided is not None:
-                out.append((path, _GUARD_TITLE, undecided))
+            text = scratch.read(path)
+            lines = text.splitlines()
+            nonempty = 0 < line <= len(lines) and _NONEMPTY.search(lines[line - 1]) is not None
+            for value in (True, False) if nonempty else (False, True):
+                undecided = undecided_as(text, line, value)
+                if undecided is not None:
+                    out.append((path, _guard_title(value), undecided))
             sized = len_as_size(scratch.read(path), line)
             if sized is not None:
                 out.append((path, "`len(t)` as `t.shape[0]` (a symbolic size, not a Python int read from data)", sized))
@@ -563,20 +567,28 @@ def _as_traced(source: str, path: str, line: int, config: Config) -> list[Findin
     return check_source(source, path, config, context=context)
 
 
-_GUARD_TITLE = (
-    "decide the test as False while exporting where data decides it (torch's guard_or_false: export "
-    "keeps the other branch, which must handle this case too; eager is unchanged)"
-)
+def _guard_title(value: bool) -> str:
+    return (
+        f"decide the test as {value} while exporting where data decides it (torch's guard_or_{str(value).lower()}: "
+        "export keeps that branch, which must handle the other case too; eager is unchanged)"
+    )
+
+
+#: a test that holds when a size is not zero (`n > 0`, `n != 0`, `n >= 1`): the branch for the
+#: general case, which export should keep (decided True); any other test decided False first
+_NONEMPTY = re.compile(r"(>\s*0|!=\s*0|>=\s*1)\s*\)?\s*:?\s*$")
 
 
 class _Undecided(cst.CSTTransformer):
     """Each comparison or flag in the test of the outermost `if` (or `a if test else b`) whose
-    test covers `line`, as `guard_or_false(...)`: in `if n > (4000 if cpu else 100_000):` the
-    size test is the one export cannot decide, not the conditional inside it."""
+    test covers `line`, as `guard_or_false(...)` (`guard_or_true` to decide it True): in
+    `if n > (4000 if cpu else 100_000):` the size test is the one export cannot decide, not the
+    conditional inside it."""
 
-    def __init__(self, positions: Any, line: int) -> None:
+    def __init__(self, positions: Any, line: int, value: bool) -> None:
         self.positions = positions
         self.line = line
+        self.value = value
         self.target: cst.CSTNode | None = None
         self.changed = False
 
@@ -601,26 +613,27 @@ class _Undecided(cst.CSTTransformer):
         if original is not self.target:
             return updated
         self.changed = True
-        return updated.with_changes(test=_wrap(updated.test))
+        return updated.with_changes(test=_wrap(updated.test, self.value))
 
 
-def _wrap(test: cst.BaseExpression) -> cst.BaseExpression:
+def _wrap(test: cst.BaseExpression, value: bool) -> cst.BaseExpression:
     if isinstance(test, cst.BooleanOperation):
-        return test.with_changes(left=_wrap(test.left), right=_wrap(test.right))
+        return test.with_changes(left=_wrap(test.left, value), right=_wrap(test.right, value))
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return test.with_changes(expression=_wrap(test.expression))
+        return test.with_changes(expression=_wrap(test.expression, not value))
     if isinstance(test, (cst.Comparison, cst.Name, cst.Attribute, cst.Subscript)):
         # a size test, or a flag read out of a tensor (`flag = t.any().item()`): a symbolic bool;
-        # a plain Python bool passes through guard_or_false unchanged
-        call = "torch.fx.experimental.symbolic_shapes.guard_or_false"
+        # a plain Python bool passes through guard_or_false/guard_or_true unchanged
+        call = f"torch.fx.experimental.symbolic_shapes.guard_or_{str(value).lower()}"
         return cst.parse_expression(f"{call}({cst.Module([]).code_for_node(test.with_changes(lpar=[], rpar=[]))})")
     return test
 
 
-def guard_or_false(source: str, line: int) -> str | None:
-    """`source` with the size comparisons of the `if` at `line` decided False where export cannot
-    decide them (torch's own advice for a data-dependent guard), or None when no `if` test covers
-    that line or the file does not import torch under that name."""
+def undecided_as(source: str, line: int, value: bool = False) -> str | None:
+    """`source` with the size comparisons of the `if` at `line` decided `value` where export
+    cannot decide them (torch's own advice for a data-dependent guard: guard_or_false, or
+    guard_or_true), or None when no `if` test covers that line or the file does not import
+    torch under that name."""
     from libcst.metadata import MetadataWrapper, PositionProvider
 
     try:
@@ -630,7 +643,7 @@ def guard_or_false(source: str, line: int) -> str | None:
     if not re.search(r"^import torch\b", source, re.MULTILINE):
         return None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    undecided = _Undecided(wrapper.resolve(PositionProvider), line)
+    undecided = _Undecided(wrapper.resolve(PositionProvider), line, value)
     fixed = module.visit(undecided)
     return fixed.code if undecided.changed and fixed.code != source else None
 
