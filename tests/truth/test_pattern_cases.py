@@ -1043,7 +1043,6 @@ NO_FIX = {
     "layers-repeated-by-a-count": "as many layers as the data says",
     "bounds-unpacked-from-tolist": "slice bounds read from data",
     "expert-chosen-by-argmax": "the expert is bound to a name before it is called",
-    "sign-flip-by-bool-any": "`bool()` around the test",
     "kept-boxes-as-python-lists": "one Python entry per kept row",
     "numpy-round-trip": "numpy has no traced equivalent",
 }
