@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,15 +165,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", required=True, help="the zoo interpreter")
     parser.add_argument("--only", nargs="*", default=[])
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="cases repaired at once (each case's seconds then include the others' load)")
     options = parser.parse_args()
     stamp = begin("repair")
-    rows = []
-    for name, case in CASES.items():
-        if options.only and name not in options.only:
-            continue
-        row = run(name, case, os.path.abspath(options.python))  # the cases run in their own folders
+    names = [name for name in CASES if not options.only or name in options.only]
+
+    def one(name: str) -> dict[str, object]:
+        row = run(name, CASES[name], os.path.abspath(options.python))  # the cases run in their own folders
         print(json.dumps(row), flush=True)
-        rows.append(row)
+        return row
+
+    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        rows = list(pool.map(one, names))
     version = subprocess.run(
         [options.python, "-c", "import torch, transformers; print(torch.__version__, transformers.__version__)"],
         capture_output=True, text=True,
@@ -182,7 +187,8 @@ def main() -> None:
         # the cases not run again keep their rows (and the run is labelled as a partial one)
         kept = [r for r in json.loads(previous.read_text())["figures"]["cases"] if r["case"] not in options.only]
         rows = sorted([*kept, *rows], key=lambda r: list(CASES).index(r["case"]) if r["case"] in CASES else 99)
-    write_results("repair", stamp, {"cases": rows, "torch": version[:1], "transformers": version[1:2]},
+    write_results("repair", stamp, {"cases": rows, "torch": version[:1], "transformers": version[1:2],
+                                    "jobs": options.jobs},
                   reduced="re-ran " + ", ".join(options.only) if options.only else None)
 
 
