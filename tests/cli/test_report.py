@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -201,6 +202,66 @@ def test_a_warm_report_is_the_cold_one_and_an_edit_is_read_again(project: Path, 
     assert models(edited)["Detector"]["submodules"] == [] and models(edited)["Head"]["top_level"]
     assert verdicts(edited)["Detector"] == "exports"  # its export no longer runs the head's forward
     assert edited == report_json(project, "--no-cache")
+
+
+def test_an_unchanged_project_is_answered_from_its_last_report_without_the_index(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warm report of a project whose files and configuration have not changed reads the last
+    report back from the cache (only confirmation states are read again): no file is checked and
+    no project index is built. An edit builds it again, equal to a cold report; the project keeps
+    one stored report, replaced, not piled up."""
+    from xport_lint.analyzers import index, workers
+    from xport_lint.analyzers.cache import Cache
+    from xport_lint.analyzers.config import Config
+    from xport_lint.analyzers.files import discover
+    from xport_lint.analyzers.readiness import ConfirmationRecord, report_data
+
+    built: list[str] = []
+    real_index, real_round = index.ProjectIndex.__init__, workers.check_round
+
+    def counted_index(self: index.ProjectIndex, *args: Any, **kwargs: Any) -> None:
+        built.append("index")
+        real_index(self, *args, **kwargs)
+
+    def counted_round(*args: Any, **kwargs: Any) -> Any:
+        built.append("round")
+        return real_round(*args, **kwargs)
+
+    monkeypatch.setattr(index.ProjectIndex, "__init__", counted_index)
+    monkeypatch.setattr("xport_lint.analyzers.workspace.check_round", counted_round)
+    monkeypatch.chdir(project)
+    config = Config.discover(project)
+    files = discover(["."], config.exclude)
+    directory = tmp_path / "cache"
+
+    def report(use_cache: bool = True) -> dict[str, Any]:
+        cache = Cache(directory) if use_cache else None
+        try:
+            return report_data(files, config, cache, jobs=1, record=ConfirmationRecord(directory))
+        finally:
+            if cache is not None:
+                cache.save()
+                cache.close()
+
+    cold = report()
+    assert "index" in built and "round" in built
+    built.clear()
+    assert report() == cold and built == []
+    classifier = project / "vision" / "models" / "classifier.py"
+    record = ConfirmationRecord(directory)
+    record.record(str(classifier), classifier.read_text(), "ran", True, "Classifier", "export succeeded")
+    record.save()
+    confirmed = models(report())["Classifier"]["confirmation"]
+    assert (confirmed["state"], confirmed["export_ok"], built) == ("confirmed", True, [])
+    classifier.write_text(classifier.read_text().replace("if self.training:", "if not self.training:"))
+    edited = report()
+    assert "index" in built and verdicts(edited)["Classifier"] == "fails"
+    assert models(edited)["Classifier"]["confirmation"]["state"] == "stale"
+    assert edited == report(use_cache=False)
+    with sqlite3.connect(directory / "findings-v3.sqlite3") as db:
+        stored = [body for (body,) in db.execute("SELECT body FROM findings") if body.startswith('{"inputs"')]
+    assert len(stored) == 1
 
 
 def test_the_other_mode_is_derived_unless_both_are_checked(project: Path) -> None:

@@ -541,6 +541,21 @@ class ProjectIndex:
             known = self._called[node] = list(dict.fromkeys(self._find_callees(node)))
         return known
 
+    # -- the call graph, for readers outside the index (the readiness report) ---------------
+
+    def node(self, func: Key, dispatch: Key | None) -> Node:
+        """The call-graph node of `func` run by an instance of class `dispatch` (`callees`' and
+        `parents`' keys)."""
+        return self._node(func, dispatch)
+
+    def callees(self, node: Node) -> list[Node]:
+        """The project functions `node`'s code calls, each once, in the order written."""
+        return self._callees(node)
+
+    def declared_shapes(self) -> dict[str, dict[str, ShapeConfig]]:
+        """Per module: its classes that export scripts of other files export, with their shapes."""
+        return self._declared_shapes()
+
     def _find_callees(self, node: Node) -> Iterator[Node]:
         func = self._function(node[0])
         if func is None or not func.calls:

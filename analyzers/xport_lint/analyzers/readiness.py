@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 from . import registry
 from .cache import Cache, default_directory
 from .config import Config
+from .files import read
 from .fixes import apply_edits
 from .index import Key, ModuleSummary, Node, ProjectIndex
 from .lines import split_lines
@@ -40,6 +41,7 @@ from .model import Finding, Mode, Position, Severity, Span
 from .project import FileResult, ProjectCheck, check_project
 from .rule import Scope
 from .runner import SYNTAX_CODE
+from .workspace import Workspace
 
 #: bump when a key of the JSON changes meaning or goes; adding a key keeps the version
 SCHEMA_VERSION = 1
@@ -290,12 +292,74 @@ def build(
     record: ConfirmationRecord | None = None,
 ) -> Readiness:
     """Check the project (both modes with `both_modes`, else the configured one) and report its models."""
-    checked = check_project(files, config, cache, jobs)
+    return _readiness_of(Workspace.for_paths(files, config, cache, jobs), both_modes, record or ConfirmationRecord())
+
+
+#: the cache entry of a project's last report (see `report_data`), and its format's version
+_REPORT_KIND = "readiness-report-v1"
+
+
+def report_data(
+    files: list[str], config: Config, cache: Cache | None, jobs: int | None = None, both_modes: bool = False,
+    record: ConfirmationRecord | None = None,
+) -> dict[str, Any]:
+    """`build(...).to_json()`, the report the CLI renders. With a cache, a project whose files'
+    texts, configuration and engine are those of its last report is answered from that report
+    (kept as JSON in the cache; only the confirmation states are read again): the same input
+    gives the same check, index and report, and building them again from cached findings cost a
+    warm run of the corpus a second of index and model work. The entry's key names the project
+    (the folder it runs in, its files, configuration, modes), so each project keeps one report
+    that a new one replaces; the entry holds the digest of every file's text beside the report."""
+    record = record or ConfirmationRecord()
+    workspace = Workspace.for_paths(files, config, cache, jobs)
+    if cache is None:
+        return _readiness_of(workspace, both_modes, record).to_json()
+    texts = {path: read(path).text for path in workspace.files}
+    digests = {path: text_hash(text) for path, text in texts.items() if text is not None}
+    inputs = text_hash(json.dumps([[path, digests.get(path)] for path in workspace.files]))
+    project = json.dumps([os.getcwd(), workspace.files, repr(config), str(config.target), both_modes])
+    key = cache.data_key(_REPORT_KIND, project)
+    stored = cache.get_data([key]).get(key)
+    if isinstance(stored, dict) and stored.get("inputs") == inputs and _well_formed(stored.get("report")):
+        data: dict[str, Any] = stored["report"]
+        mode = data["mode"]
+        for model in data["models"]:
+            state = record.state(model["path"], digests.get(model["path"]), model["name"],
+                                 model["verdicts"][mode]["verdict"])
+            model["confirmation"] = state.to_json()
+        return data
+    data = _readiness_of(workspace, both_modes, record).to_json()
+    cache.put_data(key, {"inputs": inputs, "report": data})
+    return data
+
+
+def _readiness_of(workspace: Workspace, both_modes: bool, record: ConfirmationRecord) -> Readiness:
+    """`build` of a workspace made by `Workspace.for_paths`."""
+    checked = workspace.check_all()
     other = None
+    config = workspace.config
     if both_modes:
         other_mode = Mode.NON_STRICT if config.mode is Mode.STRICT else Mode.STRICT
-        other = check_project(files, config.merged(strict=other_mode is Mode.STRICT), cache, jobs)
-    return readiness(checked, config, other, record, cache)
+        other = check_project(workspace.linted, config.merged(strict=other_mode is Mode.STRICT), workspace.cache,
+                              workspace.jobs)
+    return readiness(checked, config, other, record, workspace.cache)
+
+
+def _well_formed(data: object) -> bool:
+    """A stored report as `Readiness.to_json` writes it, in what `report_data` reads of it (the
+    renderers read the rest; the cache is this user's own, its rows are JSON written by this
+    engine version: the check is against a damaged row, not a forged one)."""
+    if not (isinstance(data, dict) and data.get("version") == SCHEMA_VERSION and isinstance(data.get("mode"), str)
+            and isinstance(data.get("models"), list) and isinstance(data.get("other_findings"), list)
+            and isinstance(data.get("summary"), dict) and isinstance(data.get("tool"), dict)):
+        return False
+    mode = data["mode"]
+    return all(
+        isinstance(m, dict) and isinstance(m.get("path"), str) and isinstance(m.get("name"), str)
+        and isinstance(m.get("findings"), list) and isinstance(m.get("verdicts"), dict)
+        and isinstance(m["verdicts"].get(mode), dict) and isinstance(m["verdicts"][mode].get("verdict"), str)
+        for m in data["models"]
+    )
 
 
 def readiness(
@@ -632,13 +696,13 @@ class _Builder:
         known = self._successors.get(node)
         if known is None:
             index = self.index
-            callees = list(index._callees(node))
+            callees = list(index.callees(node))
             owner = node[1] or (node[0][0], node[0][1].rpartition(".")[0])
             if node[0][1].endswith(".forward") and owner in children:
                 for child in children[owner]:
                     child_forward = index.find_method(child, "forward")
                     if child_forward is not None:
-                        callees.append(index._node(child_forward, child))
+                        callees.append(index.node(child_forward, child))
             known = self._successors[node] = sorted(callees, key=repr)
         return known
 
@@ -648,7 +712,7 @@ class _Builder:
         parent on that path (`chain` follows them)."""
         forward = self.index.find_method(key, "forward")
         assert forward is not None
-        start = self.index._node(forward, key)
+        start = self.index.node(forward, key)
         first: dict[Key, Node] = {}
         parents: dict[Node, Node | None] = {start: None}
         queue = deque([start])
@@ -877,7 +941,7 @@ class _Builder:
         """Where each model's export is declared: export calls and `xport_example()` in the
         project's files, export scripts' declared shapes (the index's), pyproject.toml's tables."""
         out: dict[Key, list[ExportConfig]] = {}
-        for module, declared in self.index._declared_shapes().items():
+        for module, declared in self.index.declared_shapes().items():
             for name, shapes in declared.items():
                 out.setdefault((module, name), []).append(ExportConfig(
                     "export-script", shapes.source, shapes.path or None, shapes.line or None, shapes.any_dynamic()))

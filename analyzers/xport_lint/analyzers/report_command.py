@@ -8,13 +8,14 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from .cache import Cache
 from .config import Config, ConfigError
 from .files import discover
-from .readiness import ConfirmationRecord, Readiness, build
+from .readiness import ConfirmationRecord, report_data
 from .report_render import BaselineError, compare, html_page, load_baseline, markdown, new_findings
 
 _SEVERITIES = ("error", "warning", "info")
@@ -69,17 +70,16 @@ def report(
     cache = None if no_cache else Cache(Path(cache_dir) if cache_dir else None)
     record = ConfirmationRecord(Path(cache_dir) if cache_dir else None)
     try:
-        readiness = build(files, config, cache, jobs, both_modes=both_modes, record=record)
+        data = report_data(files, config, cache, jobs, both_modes=both_modes, record=record)
         if confirm:
-            _confirm(readiness, config, record, python, confirm_timeout)
-            readiness = build(files, config, cache, jobs, both_modes=both_modes, record=record)
+            _confirm(data, config, record, python, confirm_timeout)
+            data = report_data(files, config, cache, jobs, both_modes=both_modes, record=record)
     finally:
         if cache is not None:
             cache.save()
             cache.close()
             for warning in cache.warnings:
                 click.echo(f"xport-lint: {warning}", err=True)
-    data = readiness.to_json()
     counted = [f for m in data["models"] for f in m["findings"]] + data["other_findings"]
     if saved is not None:
         data["baseline"] = {"path": baseline, "changes": compare(data, saved)}
@@ -100,13 +100,13 @@ def report(
     sys.exit(0 if exit_zero or not failing else 1)
 
 
-def _confirm(readiness: Readiness, config: Config, record: ConfirmationRecord, python: str | None,
+def _confirm(data: dict[str, Any], config: Config, record: ConfirmationRecord, python: str | None,
              timeout: float) -> None:
     """draft_export on every file holding a model's example; each outcome kept in `record`."""
     from .confirm import Confirmer, WorkerOptions, has_example
 
     interpreter = python or sys.executable  # without torch there, each file's outcome says so
-    paths = dict.fromkeys(m.path for m in readiness.models)
+    paths = dict.fromkeys(m["path"] for m in data["models"])
     confirmer = Confirmer(WorkerOptions(python=interpreter, timeout=timeout))
     root = str(config.root) if config.root else None
     try:
@@ -115,7 +115,7 @@ def _confirm(readiness: Readiness, config: Config, record: ConfirmationRecord, p
                 text = Path(path).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
-            names = [m.name for m in readiness.models if m.path == path]
+            names = [m["name"] for m in data["models"] if m["path"] == path]
             provider = config.example_for(path, names)
             if provider is None and not has_example(text):
                 continue
