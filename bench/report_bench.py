@@ -1,7 +1,7 @@
 """`xport-lint report` on the model corpus: its cold time against `check`'s (the report is one
 project check plus what readiness.py reads from the index and the files' text: target within
-1.2x), its warm time (findings, summaries and the files' readiness facts from the cache: target
-under 2 s) beside `check`'s warm time, and the sizes of what it writes (markdown under GitHub's
+1.2x), its warm time (the project's last report read back from the cache: target under 2 s)
+beside `check`'s warm time, and the sizes of what it writes (markdown under GitHub's
 65,536-character comment limit).
 
 Usage: bash bench/fetch_corpus.sh && .venv/bin/python bench/report_bench.py [--pairs N] [--files N]

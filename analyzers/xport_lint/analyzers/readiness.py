@@ -8,6 +8,8 @@ from each file's text without parsing it again (where each function starts, what
 `__init__` builds, the export calls: `_FileFacts`, kept in the findings cache by the text's hash,
 so a warm report derives nothing twice). With the previous report and the files changed since,
 only the models that reach a changed file are worked out again (the language server's view).
+The CLI's report of a project none of whose files changed is the last one, read back from the
+cache (`report_data`).
 The JSON it renders (`Readiness.to_json`) is a versioned schema,
 documented in docs/report.md: the CLI's `report` command and the language server's
 `xport-lint/models` request both return it.
