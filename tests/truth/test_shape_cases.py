@@ -309,11 +309,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): "`h, w = _hw(x)`: the dataflow does not give the names a same-file helper's tuple unpacks "
                      "to the sizes it returns, so the branch is not seen as a size test"
        for name in ("helper-pair-unpacked",) for mode in Mode},
-    **{(name, mode): "an op that fixes a named size to a constant (`expand(4, 3)`, `Linear(6, 3)` on the "
-                     "features, a reduction broadcast against another input) is not modelled"
-       for name in ("expand-to-fixed-rows", "mean-against-named", "linear-on-named-features") for mode in Mode},
-    **{(name, mode): "`repeat` and `torch.where` do not carry sizes into XPT305's broadcasting"
-       for name in ("repeat-then-add", "where-ties-two-batches") for mode in Mode},
     **{(name, mode): "`narrow(d, 0, k)` guards `s != k` (the whole length is the input itself): not modelled"
        for name in ("narrow-fixed-length", "narrow-min-four") for mode in Mode},
     **{(name, mode): "XPT307 reads slices by literals only; `x[:, : n // 2]` is 1 long at n = 2, 3"

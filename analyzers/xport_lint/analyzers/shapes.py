@@ -1150,6 +1150,20 @@ def init_constants(cls: cst.ClassDef) -> dict[str, int]:
     return {name: values[0] for name, values in found.items() if len(values) == 1 and values[0] is not None}
 
 
+def init_call(cls: cst.ClassDef, attr: str) -> cst.Call | None:
+    """The call `__init__` sets `self.<attr>` to (`nn.Conv1d(4, 2, 3)`), where it sets it once."""
+    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None:
+        return None
+    found = [
+        stmt.value for stmt in _statements(init.body) if isinstance(stmt, cst.Assign)
+        for target in stmt.targets
+        if isinstance(target.target, cst.Attribute) and isinstance(target.target.value, cst.Name)
+        and target.target.value.value == "self" and target.target.attr.value == attr
+    ]
+    return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
+
+
 def init_layers(cls: cst.ClassDef) -> dict[str, str]:
     """`self.proj = nn.Linear(...)` set once in `__init__`: attribute -> the layer's class name
     (`Linear`), for the dimensions its output keeps."""

@@ -22,6 +22,7 @@ from ..shapes import (
     Sizes,
     declared_examples,
     init_buffers,
+    init_call,
 )
 from ..walk import iter_nodes
 from ._conditions import short
@@ -54,6 +55,8 @@ _FACTORIES = frozenset({
 _STACK = ("torch.stack",)
 #: layers whose output changes the last dimension only
 _LAST_CHANGED = frozenset({"Linear", "LazyLinear", "Bilinear"})
+#: reductions over the dimensions they are given (`x.mean(0)` drops dimension 0)
+_REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod"})
 
 
 class DimTie(Rule):
@@ -63,15 +66,18 @@ class DimTie(Rule):
     In a model's `forward`, follows each tensor's dimensions from the inputs (ranks from the
     example inputs) through the ops that relate sizes: slices by literals (`y[1:]`, `x[:, :-1]`),
     `torch.cat`/`stack`, `F.pad`, `F.interpolate` (`size=`, a whole `scale_factor=`), `einsum`,
-    `view`/`reshape`/`flatten`, transposes, matrix products, elementwise arithmetic and layers
-    that keep dimensions (`Linear` keeps all but the last). It flags a pair of sizes an op needs
+    `view`/`reshape`/`flatten`, transposes, matrix products, elementwise arithmetic, `repeat`,
+    `expand`, reductions over one dimension (`x.mean(0)`), `torch.where` and layers that keep
+    dimensions (`Linear` keeps all but the last). It flags a pair of sizes an op needs
     equal (elementwise operands aligned from the right as broadcasting does; a product's inner
     dimensions; the parts of a `cat` off its axis; one `einsum` letter) where one is a named
     `Dim` and the other a different named `Dim` (or the same one moved: `x[1:]` against `x`), or
     a constant other than 1. It also flags `chunk`/`split` along a dimension with a plain named
     `Dim` (the pieces fix its size or need it a multiple of the count), `view`/`reshape` to
     literal sizes that fix the element count, and a `-1` that needs a named size divisible by
-    the other target sizes. An op not modelled leaves sizes unknown (no finding); ops under an
+    the other target sizes; a `Linear` built in `__init__` with literal sizes applied to a
+    tensor whose last size is a named `Dim` (its weight fixes that size), and `expand` to a
+    literal size other than the input's (or 1). An op not modelled leaves sizes unknown (no finding); ops under an
     `if` are left out (the example may take the other side).
 
     ## Why it fails torch.export
@@ -115,10 +121,16 @@ class DimTie(Rule):
         elif isinstance(node.operator, cst.MatrixMultiply):
             self._check(node, node.left, node.right, matmul=True)
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:  # noqa: C901 - one dispatch
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("view", "reshape") and node.args:
             self._reshape(node, func.value)
+            return
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            self._linear(node, func.attr.value)
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value == "expand" and node.args:
+            self._expanded(node, func.value)
             return
         if isinstance(func, cst.Attribute) and func.attr.value in ("chunk", "split") and not (
             self.ctx.resolve(func) or ""
@@ -128,6 +140,9 @@ class DimTie(Rule):
         name = self.ctx.resolve(func) or ""
         if name in _CAT or name in _STACK or name == "torch.einsum":
             self._joined(node, name)
+            return
+        if name == "torch.where" and len(node.args) == 3 and not any(a.keyword or a.star for a in node.args):
+            self._check(node, node.args[1].value, node.args[2].value, matmul=False)
             return
         if len(node.args) != 2 or not (isinstance(func, cst.Attribute) and func.attr.value in ("matmul", "mm", "bmm")):
             return
@@ -374,7 +389,8 @@ class DimTie(Rule):
             if dims is None or layer is None:
                 return None
             if layer in _LAST_CHANGED:
-                return [*dims[:-1], _UNKNOWN]
+                features = self._features(func.attr.value)
+                return [*dims[:-1], _Dim(size=features[1]) if features is not None else _UNKNOWN]
             if layer == "Embedding":
                 return [*dims, _UNKNOWN]
             if layer in _KEEP_ALL_LAYERS:
@@ -409,6 +425,15 @@ class DimTie(Rule):
                 return [*dims[:at], _Dim(size=1), *dims[at:]]
             if method == "flatten" and not numbers:
                 return self._reshaped(call, dims, setting, flat=True)
+            if method in _REDUCTIONS and len(numbers) == 1 and -len(dims) <= numbers[0] < len(dims):  # type: ignore[operator]
+                at = numbers[0] % len(dims)  # type: ignore[operator]
+                return [*dims[:at], *dims[at + 1:]]
+            if method == "repeat" and len(numbers) == len(dims) and all(n >= 1 for n in numbers):  # type: ignore[operator]
+                return [_repeated(dim, times) for dim, times in zip(dims, numbers, strict=True)]  # type: ignore[arg-type]
+            if method == "expand" and len(numbers) >= len(dims):
+                kept = [*([None] * (len(numbers) - len(dims))), *dims]
+                return [old if n == -1 and old is not None else _Dim(size=n) if n != -1 else _UNKNOWN
+                        for old, n in zip(kept, numbers, strict=True)]
             return None
         if name in _MATMUL or name == "torch.matmul":
             if len(call.args) == 2:
@@ -436,6 +461,9 @@ class DimTie(Rule):
             return found[1] if found is not None else None
         if name in _FACTORIES:
             return self._made(call, name, sizes)
+        if name == "torch.where" and len(call.args) == 3:
+            parts = [self._operand(arg.value, setting, depth + 1) for arg in call.args]
+            return _broadcast(_broadcast(parts[0], parts[1]), parts[2])
         if first is not None and name.rpartition(".")[2] in _KEEP_ALL_FUNCTIONS and name.startswith("torch."):
             return self._operand(first, setting, depth + 1)
         return None
@@ -646,6 +674,47 @@ class DimTie(Rule):
                 self.report(node, f"`{short(node)}`: {what} ties {reason}", fix=fix)
                 return
 
+    def _features(self, attr: str) -> tuple[int, int] | None:
+        """(in_features, out_features) of `self.<attr> = nn.Linear(6, 3)` built in `__init__`
+        with literal sizes, or None."""
+        traced = self.ctx.traced
+        call = init_call(traced.cls.node, attr) if traced is not None and traced.cls is not None else None
+        if call is None or (self.ctx.resolve(call.func) or "").rpartition(".")[2] != "Linear" or len(call.args) < 2:
+            return None
+        given = [_whole(arg.value) if arg.keyword is None or arg.keyword.value in ("in_features", "out_features")
+                 else None for arg in call.args[:2]]
+        return (given[0], given[1]) if None not in given else None  # type: ignore[return-value]
+
+    def _linear(self, node: cst.Call, attr: str) -> None:
+        """`self.proj(x)` of `nn.Linear(6, 3)`: the weight needs `x`'s last size to be 6."""
+        features = self._features(attr)
+        setting = self._setting()
+        if features is None or setting is None or len(node.args) != 1 or id(node) in self._conditional():
+            return
+        dims = self._operand(node.args[0].value, setting)
+        if not dims:
+            return
+        reason = self._tie(dims[-1], _Dim(size=features[0]), setting[1], broadcast=False)
+        if reason is not None:
+            self.report(node, f"`{short(node)}`: the layer's {features[0]} input features tie {reason}")
+
+    def _expanded(self, node: cst.Call, tensor: cst.BaseExpression) -> None:
+        """`x.expand(4, 3)`: each size given (not -1) must be the input's, unless that is 1."""
+        setting = self._setting()
+        numbers = [_signed(arg.value) for arg in node.args]
+        if setting is None or None in numbers or id(node) in self._conditional():
+            return
+        dims = self._operand(tensor, setting)
+        if not dims or len(numbers) < len(dims):
+            return
+        for dim, number in zip(reversed(dims), reversed(numbers), strict=False):
+            if number == -1:
+                continue
+            reason = self._tie(dim, _Dim(size=number), setting[1])
+            if reason is not None:
+                self.report(node, f"`{short(node)}`: expanding ties {reason}")
+                return
+
     def _declaration_fix(self, a: _Dim, b: _Dim) -> FixProposal | None:
         """The `dynamic_shapes` edit that makes the tie hold by declaration, in this file's
         declaration: one shared `Dim` for two plain sizes; for a size an op moves (`x[1:]`,
@@ -764,6 +833,20 @@ class DimTie(Rule):
             """
             import torch
             from torch.export import Dim
+            class Project(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = torch.nn.Linear(6, 3)
+                def forward(self, x):
+                    return self.proj(x).expand(-1, 3) + x.mean(1, keepdim=True)  # the batch is free
+            def xport_example():
+                return {"model": Project(), "args": (torch.randn(2, 6),), "dynamic_shapes": {"x": {0: Dim("b")}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
             class Glu(torch.nn.Module):
                 def forward(self, x):
                     value, gate = x.chunk(2, dim=-1)  # an even size by declaration
@@ -827,6 +910,20 @@ class DimTie(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Project(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = torch.nn.Linear(6, 3)
+                def forward(self, x):
+                    return self.proj(x)  # expect: XPT305
+            def xport_example():
+                return {"model": Project(), "args": (torch.randn(2, 6),), "dynamic_shapes": {"x": {1: Dim("k")}}}
+            """
+        ),
         Invalid(
             """
             import torch
@@ -1078,6 +1175,17 @@ def _broadcast(a: list[_Dim] | None, b: list[_Dim] | None) -> list[_Dim] | None:
         else:
             out.append(left if left.ref is not None or right.ref is None else right)
     return list(reversed(out))  # type: ignore[arg-type]
+
+
+def _repeated(dim: _Dim, times: int) -> _Dim:
+    """A dimension of `x.repeat(...)`: `times` copies of it."""
+    if times == 1:
+        return dim
+    if dim.size is not None:
+        return _Dim(size=dim.size * times)
+    if dim.ref is not None and dim.affine is not None:
+        return _Dim(dim.ref, affine=(dim.affine[0] * times, dim.affine[1] * times))
+    return _UNKNOWN
 
 
 def _product(a: list[_Dim] | None, b: list[_Dim] | None) -> list[_Dim] | None:

@@ -7,7 +7,7 @@ from ..names import dotted
 from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import DimKind, DimSpec, SizeRef
+from ..shapes import DimKind, DimSpec, SizeRef, init_call
 from ..walk import iter_nodes
 from ._conditions import short
 
@@ -427,7 +427,7 @@ def _conv_geometry(cls: cst.ClassDef, attr: str) -> list[tuple[int, int, int, in
     """(kernel, stride, padding, dilation) per spatial dimension of `self.<attr> = nn.ConvNd(...)`
     set once in `__init__` with literal (or literal-tuple) sizes; None for anything else (a
     string padding, a size read from a variable)."""
-    call = _init_call(cls, attr)
+    call = init_call(cls, attr)
     kind = _CONVOLUTIONS.get((dotted(call.func) or "").rpartition(".")[2]) if call is not None else None
     if call is None or kind is None or any(a.star for a in call.args):
         return None
@@ -447,18 +447,6 @@ def _conv_geometry(cls: cst.ClassDef, attr: str) -> list[tuple[int, int, int, in
             return None
         per_dim.append(numbers)
     return [tuple(column) for column in zip(*per_dim, strict=True)]  # type: ignore[misc]
-
-
-def _init_call(cls: cst.ClassDef, attr: str) -> cst.Call | None:
-    """The call `self.<attr>` is set to, where `__init__` sets it once, to a call."""
-    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
-    found = [
-        node.value for node in iter_nodes(init.body) if init is not None and isinstance(node, cst.Assign)
-        for target in node.targets
-        if isinstance(target.target, cst.Attribute) and isinstance(target.target.value, cst.Name)
-        and target.target.value.value == "self" and target.target.attr.value == attr
-    ] if init is not None else []
-    return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
 
 
 def _cut(part: cst.BaseSlice) -> int:
