@@ -316,9 +316,10 @@ def report_data(
     workspace = Workspace.for_paths(files, config, cache, jobs)
     if cache is None:
         return _readiness_of(workspace, both_modes, record).to_json()
-    texts = {path: read(path).text for path in workspace.files}
-    digests = {path: text_hash(text) for path, text in texts.items() if text is not None}
-    inputs = text_hash(json.dumps([[path, digests.get(path)] for path in workspace.files]))
+    sources = {path: read(path) for path in workspace.files}
+    digests = {path: text_hash(s.text) for path, s in sources.items() if s.text is not None}
+    # a file without text stands for why it has none (a finding of the report says so)
+    inputs = text_hash(json.dumps([[path, digests.get(path, sources[path].problem)] for path in workspace.files]))
     project = json.dumps([os.getcwd(), workspace.files, repr(config), str(config.target), both_modes])
     key = cache.data_key(_REPORT_KIND, project)
     stored = cache.get_data([key]).get(key)
