@@ -269,6 +269,39 @@ def test_state_moved_or_built_once_is_info() -> None:
     assert strict["self.table"] is Severity.WARNING
 
 
+def test_a_cache_checked_before_reuse_is_info() -> None:
+    """seamless_m4t's rotary table: `if n == self.cached_len and self.cached is not None: return
+    self.cached`, then both written: a fresh module exports the miss, which recomputes the table
+    from the input on each call (measured on 2.13: the program equals eager in both modes, with
+    static and dynamic lengths). A value the next call reads unchecked stays a warning."""
+    found = {
+        f.message.split("`")[1]: f.severity
+        for f in findings(
+            """
+            import torch
+            class Rotary(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.inv_freq = torch.nn.Buffer(torch.ones(4))
+                    self.cached_len = None
+                    self.cached = None
+                    self.last = None
+                def forward(self, h):
+                    n = h.shape[1]
+                    if n == self.cached_len and self.cached is not None:
+                        return h + self.cached
+                    self.cached_len = n
+                    self.cached = torch.arange(n).type_as(self.inv_freq)[:, None] * self.inv_freq
+                    if self.last is not None:
+                        h = h + self.last
+                    self.last = h
+                    return h + self.cached
+            """
+        )
+    }
+    assert found == {"self.cached_len": Severity.INFO, "self.cached": Severity.INFO, "self.last": Severity.WARNING}
+
+
 def test_export_stops_at_the_first_failure_on_the_way() -> None:
     """An error every path reaches only after an earlier one is a warning naming that line; an
     error on another branch keeps its own."""

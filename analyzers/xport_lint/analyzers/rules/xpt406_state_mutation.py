@@ -42,8 +42,10 @@ class StateMutation(Rule):
     reset afresh on each call (`self._conv_idx = [0]`, `self.cache = None`) or never read by
     the module, for the attribute's own values moved to a device or dtype
     (`self.freqs = [f.to(device) for f in self.freqs]`), and for state built once under
-    `if not hasattr(self, "x"):` (eager keeps the first call's, the program the export's): the
-    exported program computes the same outputs. (Strict export refuses an `nn.Buffer` or
+    `if not hasattr(self, "x"):` (eager keeps the first call's, the program the export's), and
+    for a cache the function checks before reusing it (`if n == self.cached_len and self.cached
+    is not None: return self.cached`, then both written): the exported program computes the
+    same outputs. (Strict export refuses an `nn.Buffer` or
     `nn.Parameter` built in `forward`: that one stays a warning in strict mode.)
     """
 
@@ -91,6 +93,10 @@ class StateMutation(Rule):
                 self.report(target, f"`{short(target)}` is built on the first call and kept (under `not hasattr`): "
                             "the program keeps the export's value as eager keeps the first call's",
                             severity=Severity.INFO)
+            elif self._checked_cache(target.attr.value):
+                self.report(target, f"`{short(target)}` is a cache this function checks before reusing it and "
+                            "recomputes on a miss: the program, traced on a miss, recomputes it on every call",
+                            severity=Severity.INFO)
             elif self._read_across_calls(target.attr.value):
                 self.report(target, f"`{short(target)}` is set at export time; the graph drops it, and the module "
                             "reads it back")
@@ -99,6 +105,24 @@ class StateMutation(Rule):
                             severity=Severity.INFO)
         elif isinstance(target, cst.Name) and target.value in self.ctx.globals_declared():
             self.report(target, f"global `{target.value}` is set at export time only")
+
+    def _checked_cache(self, name: str) -> bool:
+        """The write follows, in its function, `if <test>: return <...self.C...>` whose test or
+        returned value reads `self.<name>` (seamless_m4t's rotary table: `if n == self.cached_len
+        and self.cached is not None: return self.cached`, then both are written): a fresh module
+        exports the miss, which computes the value from the input each call, as eager does on a
+        miss and returns on a hit (measured on 2.13, both modes, static and dynamic sizes)."""
+        traced, statement = self.ctx.traced, self.ctx.statement
+        if traced is None or statement is None:
+            return False
+        for node in iter_nodes(traced.func.body):
+            if type(node) is not cst.If or not _returns_an_attribute(node.body):  # type: ignore[attr-defined]
+                continue
+            if (_reads(node.test, name) or _reads(node.body, name)) and self.ctx.program.runs_before(  # type: ignore[attr-defined, arg-type]
+                traced.func, node, statement
+            ):
+                return True
+        return False
 
     def _built_once(self, name: str) -> bool:
         """The write sits under `if not hasattr(self, "<name>"):` in its function: once set, no
@@ -226,6 +250,17 @@ def _moved(value: cst.BaseExpression, name: str) -> bool:
     return (
         isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "to"
         and isinstance(value.func.value, cst.Attribute) and _is_self(value.func.value, name)
+    )
+
+
+def _returns_an_attribute(body: cst.BaseSuite) -> bool:
+    """The block ends in `return <expression reading a self. attribute>`."""
+    last = body.body[-1] if body.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, cst.Return) and last.value is not None and any(
+        type(node) is cst.Attribute and isinstance(node.value, cst.Name) and node.value.value == "self"  # type: ignore[attr-defined]
+        for node in iter_nodes(last.value)
     )
 
 
