@@ -8,8 +8,17 @@ import textwrap
 
 import libcst as cst
 
+from xport_lint.analyzers.index import ClassSummary, ModuleSummary
 from xport_lint.analyzers.runner import size_facts
-from xport_lint.analyzers.shapes import DimKind, DimSpec, ShapesReader, Sizes, declared_examples, init_layers
+from xport_lint.analyzers.shapes import (
+    DimKind,
+    DimSpec,
+    ShapesReader,
+    Sizes,
+    block_dims,
+    declared_examples,
+    init_layers,
+)
 
 
 def reader_of(source: str) -> tuple[cst.Module, ShapesReader]:
@@ -130,3 +139,35 @@ def test_a_hover_on_a_size_of_an_intermediate_tensor_names_the_input_dim_and_its
     """)
     facts = [text for _, text in size_facts(source, "head.py")]
     assert any(text.startswith('`x.shape[0]` is dynamic, `Dim("batch", max=64)`: `batch ∈ [2, 64]`') for text in facts)
+
+
+def test_a_block_summary_says_which_argument_dimensions_its_forward_hands_back() -> None:
+    """`block_dims`: what a caller in another file reads through `self.block(x)`: a residual
+    block keeps every dimension of its argument; a pooling head keeps the batch only."""
+    module = cst.parse_module(textwrap.dedent("""
+        import torch
+        class Residual(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.norm = torch.nn.LayerNorm(6)
+            def forward(self, h):
+                return self.norm(h) + h
+        class Head(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.pool = torch.nn.AdaptiveAvgPool1d(1)
+            def forward(self, h):
+                return self.pool(h)
+    """))
+    classes = {c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)}
+    assert block_dims(classes["Residual"], classes) == ((0, 0, 0), (1, 0, 1), (2, 0, 2), (3, 0, 3))
+    assert block_dims(classes["Head"], classes) == ((0, 0, 0),)
+
+
+def test_block_dims_survive_the_summary_round_trip() -> None:
+    summary = ModuleSummary("pkg.blocks", "pkg/blocks.py", classes={
+        "Residual": ClassSummary(["torch.nn.Module"], module=True, dims=((0, 0, 0), (1, 0, 1))),
+    })
+    assert ModuleSummary.from_plain(summary.to_plain(), "pkg/blocks.py").classes["Residual"].dims == (
+        (0, 0, 0), (1, 0, 1)
+    )

@@ -503,3 +503,70 @@ def test_a_size_test_after_a_block_of_the_file_reads_the_input_size(
     failed = _export_fails(source, mode is Mode.STRICT, tmp_path)
     assert bool(failed) == fails, failed
     assert [e.split()[0] for e in _errors(source, mode)] == (["XPT301"] if fails else [])
+
+
+RESIDUAL_BLOCK = """
+import torch
+
+
+class Residual(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(6)
+
+    def forward(self, h):
+        return self.norm(h) + h
+"""
+RESIDUAL_NETWORK = """
+import torch
+from torch.export import Dim
+
+from .blocks import Residual
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Residual()
+
+    def forward(self, x):
+        h = self.block(x)
+        if h.shape[0] > 2:
+            return h.relu()
+        return h
+
+
+def xport_example():
+    return {{"model": Net(), "args": (torch.randn(4, 6),), "dynamic_shapes": {{"x": {{0: {dim}}}}}}}
+"""
+
+
+@pytest.mark.parametrize(("dim", "fails"), [('Dim("b")', True), ('Dim("b", min=3)', False)],
+                         ids=["splits-the-range", "range-decides"])
+def test_a_size_test_after_a_block_of_another_file_reads_the_input_size(
+    dim: str, fails: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`self.block(x)` of a class defined in another file keeps what that file's summary says its
+    `forward` hands back of its argument (every dimension of `h`), as a block of the same file does."""
+    name = f"pkg_residual_{abs(hash(dim))}"
+    package = tmp_path / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "blocks.py").write_text(textwrap.dedent(RESIDUAL_BLOCK).lstrip())
+    (package / "net.py").write_text(textwrap.dedent(RESIDUAL_NETWORK).lstrip().format(dim=dim))
+    for mode in Mode:
+        config = Config(select=("ALL",), strict=mode is Mode.STRICT)
+        checked = check_project(discover([str(package)], ()), config, None, jobs=1)
+        errors = [(Path(r.path).name, f.code) for r in checked.results for f in r.findings
+                  if f.severity is Severity.ERROR]
+        assert errors == ([("net.py", "XPT301")] if fails else []), mode
+    monkeypatch.syspath_prepend(str(tmp_path))
+    example = importlib.import_module(f"{name}.net").xport_example()
+    for strict in (False, True):
+        try:
+            torch.export.export(example["model"], example["args"], dynamic_shapes=example["dynamic_shapes"],
+                                strict=strict)
+            failed = ""
+        except Exception as error:  # noqa: BLE001 - failing is the fact checked
+            failed = f"{type(error).__name__}: {error}"[:200]
+        assert bool(failed) == fails, (strict, failed)

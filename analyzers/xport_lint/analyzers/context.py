@@ -15,7 +15,7 @@ from .facts import FileFacts
 from .model import Mode, Severity
 from .reach import Traced
 from .report import FixProposal, Report
-from .shapes import AUTO, DimSpec, ShapeConfig, Sizes, init_constants, init_layers, passed_config
+from .shapes import AUTO, DimSpec, ShapeConfig, Sizes, init_constants, init_layer_calls, init_layers, passed_config
 from .versions import NEWEST, TorchVersion
 
 
@@ -100,9 +100,13 @@ class RuleContext:
         if found is None:
             cls = traced.cls.node
             blocks = {name: info.node for name, info in self.program.classes.items()}
+            context = self.program.context
+            far = {
+                attr: kept for attr, written in init_layer_calls(cls).items() if (kept := context.block(written))
+            } if context.blocks else None
             found = self.shared[key] = Sizes(
                 traced.func, constants=init_constants(cls), layers=init_layers(cls), blocks=blocks,
-                inline=self.flow.inlined if self.flow is not None else None,
+                inline=self.flow.inlined if self.flow is not None else None, far=far,
             )
         return found  # type: ignore[return-value]
 

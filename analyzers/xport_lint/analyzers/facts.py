@@ -24,7 +24,7 @@ from .dataflow import (
 from .index import EMPTY_CONTEXT, PASSED_KINDS, ClassSummary, FileContext, FunctionSummary, ModuleSummary
 from .names import dotted
 from .reach import FileReach, Traced, callee_text
-from .shapes import passed_elsewhere
+from .shapes import block_dims, passed_elsewhere
 from .symbols import ModuleClass
 from .walk import children, iter_nodes
 
@@ -337,7 +337,9 @@ class FileFacts(FileReach):
             bases = [b for b in (dotted(a.value) for a in node.bases if a.keyword is None) if b]
             init = self.classes[name].methods.get("__init__") if name in self.classes else None
             submodules = _submodules_written(init, self._may_be_project_code) if init is not None else {}
-            classes[name] = ClassSummary(bases, methods, name in self.own_module_classes, submodules)
+            classes[name] = ClassSummary(
+                bases, methods, name in self.own_module_classes, submodules, block_dims(node, self._file_classes)
+            )
         exported = [
             name for call in self.export_calls if call.call.args and (name := dotted(call.call.args[0].value))
         ]

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .shapes import ShapeConfig
+from .shapes import BlockDims, ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 8
+SUMMARY_VERSION = 9
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
 PASSED_KINDS = ("tensor", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -103,6 +103,8 @@ class ClassSummary:
     #: `self.` attribute -> the class `__init__` builds it from, as written (`Attention`,
     #: `layers.Block`, the elements' class of an `nn.ModuleList`): `self.attention(...)` runs its forward
     submodules: dict[str, str] = field(default_factory=dict)
+    #: what its `forward` hands back of its arguments' dimensions (`shapes.block_dims`)
+    dims: BlockDims = ()
 
 
 @dataclass
@@ -143,7 +145,8 @@ class ModuleSummary:
             "site_calls": self.site_calls,
             "functions": {n: function(f) for n, f in self.functions.items()},
             "classes": {
-                n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module, c.submodules]
+                n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module, c.submodules,
+                    [list(d) for d in c.dims]]
                 for n, c in self.classes.items()
             },
         }
@@ -170,11 +173,14 @@ class ModuleSummary:
             return FunctionSummary(None if calls is None else list(calls), local, slots, returned)
 
         classes = {}
-        for name, (bases, methods, module, submodules) in data["classes"].items():
-            if type(module) is not bool or not all(isinstance(b, str) for b in bases):
+        for name, (bases, methods, module, submodules, dims) in data["classes"].items():
+            kept = tuple((out, position, inner) for out, position, inner in dims)
+            if type(module) is not bool or not all(isinstance(b, str) for b in bases) or not all(
+                type(n) is int for d in kept for n in d
+            ):
                 raise TypeError("malformed class")
             classes[name] = ClassSummary(
-                list(bases), {m: function(f) for m, f in methods.items()}, module, strings(submodules)
+                list(bases), {m: function(f) for m, f in methods.items()}, module, strings(submodules), kept
             )
         exported = data["exported"]
         if not (isinstance(data["module"], str) and all(isinstance(e, str) for e in exported)):
@@ -278,6 +284,9 @@ class FileContext:
     #: callee as written in the file's export sites -> that one-line helper of another file's
     #: parameters and `return` expression (`ModuleSummary.helpers`)
     helpers: tuple[tuple[str, tuple[tuple[str, ...], str]], ...] = ()
+    #: submodule class as written in the file's `__init__`s -> what that class of another file's
+    #: `forward` hands back of its arguments' dimensions (`ClassSummary.dims`)
+    blocks: tuple[tuple[str, BlockDims], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -289,7 +298,12 @@ class FileContext:
             [[name, [list(slot) for slot in slots]] for name, slots in self.arguments],
             [[written, returned.to_plain()] for written, returned in self.returns],
             [[written, list(params), text] for written, (params, text) in self.helpers],
+            [[written, [list(d) for d in dims]] for written, dims in self.blocks],
         ])
+
+    def block(self, written: str) -> BlockDims | None:
+        """What the class of another file written `written` keeps of its arguments' dimensions."""
+        return dict(self.blocks).get(written) if self.blocks else None
 
     def returned(self, written: str) -> Returned | None:
         """What the function of another file a call written `written` reaches returns (None: unknown)."""
@@ -647,12 +661,27 @@ class ProjectIndex:
         ))
         returns = tuple(sorted(self._returned_by_callees().get(module, {}).items()))
         helpers = self._site_helpers(summary) if summary is not None and summary.site_calls else ()
-        if not (module_classes or entries or shapes or arguments or returns or helpers) and path not in self.followed:
+        blocks = self._blocks(summary) if summary is not None else ()
+        if not (module_classes or entries or shapes or arguments or returns or helpers or blocks) and (
+            path not in self.followed
+        ):
             return EMPTY_CONTEXT
         return FileContext(
             module_classes, entries, entries_only=path in self.followed, shapes=shapes, arguments=arguments,
-            returns=returns, helpers=helpers,
+            returns=returns, helpers=helpers, blocks=blocks,
         )
+
+    def _blocks(self, summary: ModuleSummary) -> tuple[tuple[str, BlockDims], ...]:
+        """The submodule classes of other files `summary`'s classes build, with what their
+        `forward` keeps of its arguments' dimensions."""
+        found = {}
+        for cls in summary.classes.values():
+            for written in cls.submodules.values():
+                key = self.resolve_local(summary, written)
+                built = self._class(key) if isinstance(key, tuple) and key[0] != summary.module else None
+                if built is not None and built.dims:
+                    found[written] = built.dims
+        return tuple(sorted(found.items()))
 
     def _site_helpers(self, summary: ModuleSummary) -> tuple[tuple[str, tuple[tuple[str, ...], str]], ...]:
         """The one-line helpers of other files that `summary`'s export sites call, by the callee

@@ -675,6 +675,11 @@ def _passed(
 
 #: a dimension of a `forward` input: (parameter, its position, dimension index)
 SizeRef = tuple[str, int, int]
+#: what a module's `forward` hands back of its arguments' dimensions: (dimension of the result,
+#: position of the argument, that argument's dimension), for the dimensions every `return` agrees on
+BlockDims = tuple[tuple[int, int, int], ...]
+#: the result dimensions `block_dims` looks at (batch, channels or sequence, and two more)
+_BLOCK_DIMS = 4
 
 
 class Sizes:
@@ -685,6 +690,7 @@ class Sizes:
         self, func: cst.FunctionDef, leaves: frozenset[str] = frozenset(), constants: dict[str, int] | None = None,
         layers: dict[str, str] | None = None, blocks: dict[str, cst.ClassDef] | None = None,
         inline: Callable[[cst.Call], cst.BaseExpression | None] | None = None,
+        far: dict[str, BlockDims] | None = None,
     ) -> None:
         """`leaves`: names whose value `evaluate` takes from its table (a Python number read
         from data, bounded by `torch._check`) instead of following their assignment.
@@ -694,9 +700,12 @@ class Sizes:
         dimensions its `forward` returns of its arguments.
         `inline`: what a call of a one-line helper computes, written at the call (the dataflow's
         `FunctionFlow.inlined`: a helper of this file, or of another file by its summary), so a
-        size read through `_rows(x)` or `_h(x.shape[0])` is the size it hands back."""
+        size read through `_rows(x)` or `_h(x.shape[0])` is the size it hands back.
+        `far`: per submodule attribute whose class is in another file, what its `forward` keeps
+        of its arguments' dimensions (`block_dims`, from that file's summary)."""
         self.leaves = leaves
         self.inline = inline
+        self.far = far or {}
         #: id(call) -> (call, what it computes at the call): the call is kept so its id stays its own
         self._inlined: dict[int, tuple[cst.Call, cst.BaseExpression | None]] = {}
         self.constants = constants or {}
@@ -919,6 +928,9 @@ class Sizes:
             keeps = layer in _KEEP_ALL_LAYERS or (layer in _KEEP_FIRST_LAYERS and index == 0)
             if layer in self.blocks and not keeps:
                 return self._through_block(self.blocks[layer], expr, index, depth)
+            kept = self.far.get(func.attr.value)
+            if kept is not None and not keeps:
+                return self._through_far(kept, expr, index, depth)
             return self._dim_of(first, index, depth) if keeps and first is not None else None
         if isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value in _MODULES):
             method = func.attr.value
@@ -965,6 +977,14 @@ class Sizes:
         if position >= len(call.args):
             return None
         return self._dim_of(call.args[position].value, inner_index, depth + 1)
+
+    def _through_far(self, kept: BlockDims, call: cst.Call, index: int, depth: int) -> SizeRef | None:
+        """Dimension `index` of `self.block(x)` where the block's class is in another file: the
+        argument's dimension its summary says `forward` hands back there."""
+        found = next(((position, inner) for out, position, inner in kept if out == index), None)
+        if found is None or any(a.keyword is not None or a.star for a in call.args) or found[0] >= len(call.args):
+            return None
+        return self._dim_of(call.args[found[0]].value, found[1], depth + 1)
 
     def _constant(self, expr: cst.BaseExpression) -> int | None:
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
@@ -1148,6 +1168,27 @@ def init_constants(cls: cst.ClassDef) -> dict[str, int]:
                 )
                 found.setdefault(t.attr.value, []).append(number)
     return {name: values[0] for name, values in found.items() if len(values) == 1 and values[0] is not None}
+
+
+def block_dims(block: cst.ClassDef, blocks: dict[str, cst.ClassDef]) -> BlockDims:
+    """What `self.block(x)` keeps of its arguments' dimensions, for the file's summary (callers
+    in other files read a size through it as `Sizes._through_block` does in one file)."""
+    forward = next(
+        (stmt for stmt in block.body.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward"), None
+    )
+    if forward is None:
+        return ()
+    returned = [stmt.value for stmt in _statements(forward.body) if isinstance(stmt, cst.Return) and stmt.value]
+    if not returned:
+        return ()
+    inner = Sizes(forward, layers=init_layers(block), blocks=blocks)
+    out = []
+    for index in range(_BLOCK_DIMS):
+        found = {inner._dim_of(value, index, 1) for value in returned}
+        if len(found) == 1 and None not in found:
+            ((_, position, inner_index),) = found  # type: ignore[misc]
+            out.append((index, position, inner_index))
+    return tuple(out)
 
 
 def init_call(cls: cst.ClassDef, attr: str) -> cst.Call | None:
