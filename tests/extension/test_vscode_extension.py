@@ -67,3 +67,4 @@ def test_extension_builds_passes_its_tests_and_works_in_vs_code() -> None:
     for mode, name in scenarios:
         assert f"{mode}: ok   {name}" in report, f"{mode}: {name}"
     assert "the Export readiness view shows the failing model and its finding" in report
+    assert "a click on the finding in the Export readiness view opens its line" in report

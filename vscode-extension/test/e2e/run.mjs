@@ -282,6 +282,10 @@ async function uiTest() {
     await page.waitForTimeout(800);
     await page.screenshot({ path: join(RESULTS, "vscode-export-readiness.png") });
     log("the Export readiness view shows the failing model and its finding");
+    // the user's click on the finding's row: the editor's cursor goes to the flagged line (6)
+    await page.locator(".part.sidebar .monaco-list-row", { hasText: "XPT101" }).first().click();
+    await page.locator(".statusbar-item", { hasText: /Ln 6, Col/ }).first().waitFor({ timeout: 30000 });
+    log("a click on the finding in the Export readiness view opens its line");
     // put the cursor on the flagged condition, then Ctrl+. and Enter: the first quick fix
     await page.locator(".monaco-editor .view-line", { hasText: "if x.sum() > 0:" }).first().click();
     await page.keyboard.press("Control+.");
