@@ -309,10 +309,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): "`h, w = _hw(x)`: the dataflow does not give the names a same-file helper's tuple unpacks "
                      "to the sizes it returns, so the branch is not seen as a size test"
        for name in ("helper-pair-unpacked",) for mode in Mode},
-    **{(name, mode): "`narrow(d, 0, k)` guards `s != k` (the whole length is the input itself): not modelled"
-       for name in ("narrow-fixed-length", "narrow-min-four") for mode in Mode},
-    **{(name, mode): "XPT307 reads slices by literals only; `x[:, : n // 2]` is 1 long at n = 2, 3"
-       for name in ("halved-slice-by-floor",) for mode in Mode},
     ("int-input-assert", Mode.NON_STRICT): "forward's required arguments are taken for tensors (the example's "
                                            "Python int is not read), so `assert y > 0` is XPT103's",
 }

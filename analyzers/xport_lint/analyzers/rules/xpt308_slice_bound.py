@@ -1,0 +1,250 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import Mode, Severity
+from ..rule import Invalid, Rule, TorchError, Valid
+from ..shapes import DimKind, DimSpec, SizeRef, Sizes
+from ..walk import iter_nodes
+from ._conditions import short
+
+
+class SliceBound(Rule):
+    """A slice of an input along a named `Dim` to a literal length its range holds, or bounded by the size floor-divided.
+
+    ## What it does
+    In a model's `forward`, flags a slice (or `narrow`) of an input along a dimension declared
+    with a named `Dim`: from the start to a literal length `k` that the declared range holds
+    (`x[:, :4]`, `x.narrow(1, 0, 4)` under `Dim("n")`, whose range holds 4), or with a bound
+    that is that dimension's size floor-divided (`x[:, : x.shape[1] // 2]`,
+    `x[:, (n + 1) // 2:]`, `x.narrow(1, 0, n // 2)`). The length may be a number bound to a name
+    or a `self.` attribute `__init__` sets. Slices under an `if` are left out (the example may
+    take the other side).
+
+    ## Why it fails torch.export
+    A slice to `k` is the whole tensor when the size is `k` and a part of it when the size is
+    larger: export asks which, and records `n != 4` (and `4 <= n`) as guards the declared range
+    does not promise. For a floor-divided bound export cannot prove `n // 2 <= n` over a symbol
+    and records it as a guard, which fails whatever the range: `Constraints violated (n)! ...
+    Not all values of n ... satisfy the generated guard (L['x'].size()[1] // 2) <= L['x'].size()[1]`
+    (measured on torch 2.13).
+
+    ## Example
+    ```python
+    return x[:, :4] * 2  # dynamic_shapes={"x": {1: Dim("n")}}
+    ```
+
+    ## Use instead
+    For a literal length: a range above it (`Dim("n", min=5)`) or a static dimension. For a
+    half: declare the dimension as a multiple of a root `Dim` and slice by the root's size
+    (`{1: 2 * h}`, then `x[:, : x.shape[1] // 2]` is `h`), or `Dim.AUTO`.
+
+    ## Fix safety
+    No automatic fix: which range or which declaration the model means is the author's choice.
+
+    ## Modes
+    Error in both modes (torch 2.13), but for a literal length equal to the range's low end
+    (`x[:, :4]` under `Dim("n", min=4)`): returned or reduced, it fails non-strict export only;
+    under elementwise arithmetic (`x[:, :4] * 2`) it fails both (measured). `Dim.AUTO` and
+    `Dim.DYNAMIC` take the guards without a word: nothing reported.
+    """
+
+    CODE = "XPT308"
+    NAME = "slice-bound"
+    SEVERITY = Severity.ERROR
+    STRICT_SEVERITY = Severity.ERROR
+    PYTORCH_NAME = "ConstraintViolationError"
+    FAILS_WITH = {mode: (TorchError("UserError", "Constraints violated"),) for mode in Mode}
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self._slice(node, computed=False)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._slice(node, computed=False)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        """`x[:, :4] * 2` under `Dim("n", min=4)`: arithmetic on the slice makes strict export
+        guard `n != 4` too (a slice returned as it is fails non-strict export only)."""
+        if self.ctx.mode is Mode.STRICT and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
+            for operand in (node.left, node.right):
+                self._slice(operand, computed=True)
+
+    def _slice(self, node: cst.CSTNode, computed: bool) -> None:
+        """`x[..., a:b]` or `x.narrow(dim, start, length)` of an input: each sliced dimension judged."""
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and not any(
+            not isinstance(e.slice, (cst.Slice, cst.Index)) or _expands(e.slice) for e in node.slice
+        ):
+            for index, element in enumerate(node.slice):
+                part = element.slice
+                if isinstance(part, cst.Slice) and part.step is None:
+                    if self._judge(node, node.value.value, index, part.lower, part.upper, computed):
+                        return
+        elif isinstance(node, cst.Call):
+            func = node.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value == "narrow" and isinstance(func.value, cst.Name)):
+                return
+            if len(node.args) != 3 or any(a.keyword is not None or a.star for a in node.args):
+                return
+            dim, start, length = (a.value for a in node.args)
+            if isinstance(dim, cst.Integer):
+                self._judge(node, func.value.value, int(dim.evaluated_value), start, length, computed)
+
+    def _judge(
+        self, node: cst.CSTNode, tensor: str, index: int, lower: cst.BaseExpression | None,
+        upper: cst.BaseExpression | None, computed: bool,
+    ) -> bool:
+        """Report the slice of `tensor` along `index` from `lower` to `upper` (a length for
+        `narrow`) if it fails export; whether it did. `computed`: judged as the operand of
+        arithmetic, in strict mode (where a length equal to the range's low end fails only so)."""
+        traced, sizes = self.ctx.traced, self.ctx.sizes()
+        if traced is None or sizes is None or sizes.through(tensor, 0) != (tensor, sizes.positions.get(tensor), 0):
+            return False  # not a `forward` input as it came in
+        ref = (tensor, sizes.positions[tensor], index)
+        spec = self.ctx.shape_config().dim(*ref)
+        if spec.kind is not DimKind.NAMED or spec.derived or id(node) in self._conditional():
+            return False
+        halved = next((bound for bound in (lower, upper) if bound is not None and _floored(bound, sizes, ref)), None)
+        if halved is not None and not computed:
+            message = (
+                f"`{short(node)}`: `{short(halved)}` floor-divides `{tensor}.shape[{index}]` ({spec.text()}); "
+                f"export cannot prove the bound is within the size and fails with ConstraintViolationError "
+                f"whatever the range; declare the dimension as a multiple of a root Dim (`2 * h`) or Dim.AUTO"
+            )
+            self.report(node, message)
+            return True
+        start = sizes.evaluate(lower, {}) if lower is not None else 0
+        length = sizes.evaluate(upper, {}) if upper is not None else None
+        if start != 0 or not isinstance(length, int) or isinstance(length, bool) or not _holds(spec, length):
+            return False
+        at_low_end = length == spec.values()[0]
+        if at_low_end and self.ctx.mode is Mode.STRICT and not computed or not at_low_end and computed:
+            return False  # strict: the low end fails only under arithmetic; below it, the plain visit reports
+        guard = f"`{spec.name} != {length}` (the whole tensor or a part of it)" if at_low_end else (
+            f"`{length} <= {spec.name}` (the range holds sizes below {length})"
+        )
+        message = (
+            f"`{short(node)}` cuts `{tensor}.shape[{index}]` ({spec.text()}) to {length}: "
+            f"{'non-strict ' if at_low_end and not computed else ''}export guards {guard} and fails with "
+            f"ConstraintViolationError; declare `{spec.name}` with `min={length + 1}`, or the dimension static"
+        )
+        self.report(node, message)
+        return True
+
+    def _conditional(self) -> set[int]:
+        """Nodes of `forward` under an `if` or a conditional expression."""
+        traced = self.ctx.traced
+        assert traced is not None
+        key = f"conditional:{id(traced.func)}"
+        found = self.ctx.shared.get(key)
+        if found is None:
+            found = set()
+            for node in iter_nodes(traced.func.body):
+                if isinstance(node, (cst.If, cst.IfExp)):
+                    parts = [node.body, node.orelse]
+                    found.update(id(inner) for part in parts if part is not None for inner in iter_nodes(part))
+            self.ctx.shared[key] = found
+        return found  # type: ignore[return-value]
+
+    VALID = [
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    return x[:, :4] * 2  # the range starts above 4: always a part
+            def xport_example():
+                return {"model": Head(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("n", min=5)}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Half(torch.nn.Module):
+                def forward(self, x):
+                    return x[:, : x.shape[1] // 2] * 2  # Dim.AUTO takes the guard
+            def xport_example():
+                return {"model": Half(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim.AUTO}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Trim(torch.nn.Module):
+                def forward(self, x):
+                    return x[:, : x.shape[1] - 1] * 2  # a bound the symbols prove
+            def xport_example():
+                return {"model": Trim(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("n", min=4)}}}
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    return x[:, :4] * 2  # expect: XPT308
+            def xport_example():
+                return {"model": Head(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("n")}}}
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    return x.narrow(1, 0, 4)  # expect: XPT308
+            def xport_example():
+                return {"model": Head(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("n", min=4)}}}
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    return x[:, :4] + 1  # expect: XPT308
+            def xport_example():
+                return {"model": Head(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("n", min=4)}}}
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Half(torch.nn.Module):
+                def forward(self, x):
+                    return x[:, : x.shape[1] // 2] * 2  # expect: XPT308
+            def xport_example():
+                return {"model": Half(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("n", min=4)}}}
+            """
+        ),
+    ]
+
+
+def _expands(part: cst.BaseSlice) -> bool:
+    """`...` or `None` in a subscript: the positions no longer name the input's dimensions."""
+    return isinstance(part, cst.Index) and (
+        isinstance(part.value, cst.Ellipsis) or (isinstance(part.value, cst.Name) and part.value.value == "None")
+    )
+
+
+def _floored(bound: cst.BaseExpression, sizes: Sizes, ref: SizeRef) -> bool:
+    """`n // 2`, `(n + 1) // 2` of the size `ref` (names bound once followed)."""
+    bound = sizes.followed(bound)
+    if not (isinstance(bound, cst.BinaryOperation) and isinstance(bound.operator, cst.FloorDivide)):
+        return False
+    divisor = sizes.evaluate(bound.right, {})
+    return isinstance(divisor, int) and divisor >= 2 and sizes.refs(bound.left) == [ref]
+
+
+def _holds(spec: DimSpec, size: int) -> bool:
+    """Whether a named `Dim`'s range holds `size`."""
+    low, high = spec.values()
+    return low <= size <= high
