@@ -325,7 +325,8 @@ class FunctionFlow:
             self._bind(target.value, value)
 
     def _assign_from(self, stmt: cst.CSTNode) -> None:
-        if isinstance(stmt, cst.Assign):
+        stmt_type = type(stmt)  # by exact type, as `_evaluate` dispatches
+        if stmt_type is cst.Assign:
             value = self.value(stmt.value)
             for target in stmt.targets:
                 if isinstance(target.target, (cst.Tuple, cst.List)) and isinstance(
@@ -352,21 +353,21 @@ class FunctionFlow:
                             self._bind(inner, value)
                 else:
                     self._bind(target.target, value)
-        elif isinstance(stmt, cst.AnnAssign) and stmt.value is not None:
+        elif stmt_type is cst.AnnAssign and stmt.value is not None:
             self._bind(stmt.target, self.value(stmt.value))
-        elif isinstance(stmt, cst.AugAssign):
+        elif stmt_type is cst.AugAssign:
             self._bind(stmt.target, self.value(stmt.target) | self.value(stmt.value))
-        elif isinstance(stmt, cst.For):
+        elif stmt_type is cst.For:
             self._bind_loop(stmt.target, stmt.iter)
-        elif isinstance(stmt, cst.Return) and stmt.value is not None:
+        elif stmt_type is cst.Return and stmt.value is not None:
             returned = self.value(stmt.value)
             if self._returns_tensor and returned.has(Kind.STRUCTURE):
                 returned = Value(returned.kind & ~Kind.STRUCTURE, returned.origin)
             self.returns = self.returns | returned
             self._summarize_return(stmt.value, returned)
-        elif isinstance(stmt, cst.Return):
+        elif stmt_type is cst.Return:
             self._tuple_returns = False  # a bare `return` hands back None
-        elif isinstance(stmt, cst.With):
+        elif stmt_type is cst.With:
             for item in stmt.items:
                 if item.asname is not None:
                     self._bind(item.asname.name, NOTHING)
@@ -527,7 +528,10 @@ class FunctionFlow:
         return value
 
     def _evaluate(self, node: cst.BaseExpression) -> Value:  # noqa: C901 - one dispatch
-        if isinstance(node, cst.Name):
+        # by exact type: libcst's concrete nodes have no subclasses, and isinstance through
+        # their abstract bases' metaclass cost a tenth of a run
+        node_type = type(node)
+        if node_type is cst.Name:
             if self._shadowed:
                 shadowed = self._shadowed.get(id(node))
                 if shadowed is not None:
@@ -540,43 +544,43 @@ class FunctionFlow:
                 if early is not None:
                     return early
             return self.env.get(node.value, NOTHING)
-        if isinstance(node, cst.Attribute):
+        if node_type is cst.Attribute:
             return self._attribute(node)
-        if isinstance(node, cst.Call):
+        if node_type is cst.Call:
             return self._call(node)
-        if isinstance(node, cst.Subscript):
+        if node_type is cst.Subscript:
             return self._subscript(node)
-        if isinstance(node, cst.BinaryOperation):
+        if node_type is cst.BinaryOperation:
             return _arith(self.value(node.left) | self.value(node.right))
-        if isinstance(node, cst.UnaryOperation):
+        if node_type is cst.UnaryOperation:
             inner = self.value(node.expression)
             if isinstance(node.operator, cst.Not):
                 # `not t` calls bool(t): the Python result is data-dependent
                 if is_tensor_like(inner):
                     return Value(Kind.DATA, node)
             return inner
-        if isinstance(node, cst.Comparison):
+        if node_type is cst.Comparison:
             return self._comparison(node)
-        if isinstance(node, cst.BooleanOperation):
+        if node_type is cst.BooleanOperation:
             return self.value(node.left) | self.value(node.right)
-        if isinstance(node, cst.IfExp):
+        if node_type is cst.IfExp:
             # `torch_int(...) if torch.jit.is_tracing() else int(...)`: export takes one side
             taken = self.resolver.while_exporting(node.test)
             if taken is not None:
                 return self.value(node.body if taken else node.orelse)
             return self.value(node.body) | self.value(node.orelse)
-        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        if node_type is cst.Tuple or node_type is cst.List or node_type is cst.Set:
             out = NOTHING
             for element in node.elements:
                 out = out | self.value(element.value)
             return out
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+        if node_type in _COMPREHENSIONS:
             return self._comprehension(node)
-        if isinstance(node, cst.NamedExpr):
+        if node_type is cst.NamedExpr:
             value = self.value(node.value)
             self._bind(node.target, value)
             return value
-        if isinstance(node, cst.Await):
+        if node_type is cst.Await:
             return self.value(node.expression)
         return NOTHING
 
@@ -650,25 +654,34 @@ class FunctionFlow:
     def _definitions(self) -> dict[str, list[cst.BaseExpression | None]]:
         """What each local name is bound to, per binding: the expression of a plain `name = expr`
         (or its element of `a, b = x, y`), None for any other binding (a parameter, unpacking,
-        augmented assignment, a loop, `with`, an in-place method)."""
+        augmented assignment, a loop, `with`, an in-place method). The text alone decides it: kept
+        per function, for every flow of it (a helper is solved again as its call sites' join grows)."""
         if self._defined is None:
+            cached = _DEFINED.get(id(self.func))
+            if cached is not None and cached[0] is self.func:
+                self._defined = cached[1]
+                return self._defined
             defined: dict[str, list[cst.BaseExpression | None]] = {
                 param.name.value: [None] for param in all_params(self.func.params)
             }
             for node in iter_nodes(self.func.body):
-                if isinstance(node, cst.Assign):
-                    for target in node.targets:
-                        for name, value in _pairs(target.target, node.value):
+                node_type = type(node)  # by exact type, as `_evaluate` dispatches
+                if node_type is cst.Assign:
+                    for target in node.targets:  # type: ignore[attr-defined]
+                        for name, value in _pairs(target.target, node.value):  # type: ignore[attr-defined]
                             defined.setdefault(name, []).append(value)
-                elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName)):
-                    bound = node.name if isinstance(node, cst.AsName) else node.target
+                elif node_type in _OTHER_BINDINGS:
+                    bound = node.name if node_type is cst.AsName else node.target  # type: ignore[attr-defined]
                     for name in _target_names(bound):
                         defined.setdefault(name, []).append(None)
                 elif (
-                    isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                    node_type is cst.Call and isinstance(node.func, cst.Attribute)  # type: ignore[attr-defined]
                     and isinstance(node.func.value, cst.Name) and node.func.attr.value.endswith("_")
                 ):
                     defined.setdefault(node.func.value.value, []).append(None)  # `v.add_(x)`: changed in place
+            if len(_DEFINED) > 4096:
+                _DEFINED.clear()
+            _DEFINED[id(self.func)] = (self.func, defined)
             self._defined = defined
         return self._defined
 
@@ -1075,38 +1088,39 @@ def walk_statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
     stack: list[cst.CSTNode] = [body]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
-            stack.extend(reversed(node.body))
-        elif isinstance(node, cst.SimpleStatementLine):
-            stack.extend(reversed(node.body))
-        elif isinstance(node, cst.If):
+        node_type = type(node)  # by exact type, as `FunctionFlow._evaluate` dispatches
+        if node_type is cst.IndentedBlock or node_type is cst.SimpleStatementSuite or (
+            node_type is cst.SimpleStatementLine
+        ):
+            stack.extend(reversed(node.body))  # type: ignore[attr-defined]
+        elif node_type is cst.If:
             yield node
-            stack.append(node.body)
-            if node.orelse is not None:
-                stack.append(node.orelse)
-        elif isinstance(node, cst.Else):
-            stack.append(node.body)
-        elif isinstance(node, (cst.For, cst.While)):
+            stack.append(node.body)  # type: ignore[attr-defined]
+            if node.orelse is not None:  # type: ignore[attr-defined]
+                stack.append(node.orelse)  # type: ignore[attr-defined]
+        elif node_type is cst.Else:
+            stack.append(node.body)  # type: ignore[attr-defined]
+        elif node_type is cst.For or node_type is cst.While:
             yield node
-            stack.append(node.body)
-            if node.orelse is not None:
-                stack.append(node.orelse.body)
-        elif isinstance(node, cst.With):
+            stack.append(node.body)  # type: ignore[attr-defined]
+            if node.orelse is not None:  # type: ignore[attr-defined]
+                stack.append(node.orelse.body)  # type: ignore[attr-defined]
+        elif node_type is cst.With:
             yield node
-            stack.append(node.body)
-        elif isinstance(node, (cst.Try, cst.TryStar)):
-            stack.append(node.body)
-            for handler in node.handlers:
+            stack.append(node.body)  # type: ignore[attr-defined]
+        elif node_type is cst.Try or node_type is cst.TryStar:
+            stack.append(node.body)  # type: ignore[attr-defined]
+            for handler in node.handlers:  # type: ignore[attr-defined]
                 stack.append(handler.body)
-            if node.orelse is not None:
-                stack.append(node.orelse.body)
-            if node.finalbody is not None:
-                stack.append(node.finalbody.body)
-        elif isinstance(node, cst.FunctionDef):
+            if node.orelse is not None:  # type: ignore[attr-defined]
+                stack.append(node.orelse.body)  # type: ignore[attr-defined]
+            if node.finalbody is not None:  # type: ignore[attr-defined]
+                stack.append(node.finalbody.body)  # type: ignore[attr-defined]
+        elif node_type is cst.FunctionDef:
             yield node
-            stack.append(node.body)
-        elif isinstance(node, cst.Match):
-            for case in node.cases:
+            stack.append(node.body)  # type: ignore[attr-defined]
+        elif node_type is cst.Match:
+            for case in node.cases:  # type: ignore[attr-defined]
                 stack.append(case.body)
         else:
             yield node
@@ -1246,6 +1260,8 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
 _ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
 _TENSOR_FROM_PYTHON = ("torch.tensor", "torch.as_tensor")
 _COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
+#: bindings other than a plain assignment (FunctionFlow._definitions)
+_OTHER_BINDINGS = frozenset({cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName})
 _OWN_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
 
 
@@ -1340,6 +1356,8 @@ def python_scalar_param(param: cst.Param) -> bool:
 
 
 _USES: dict[int, tuple[cst.FunctionDef, frozenset[str], frozenset[str]]] = {}
+#: FunctionFlow._definitions per function (the node kept, so a reused id is never taken for it)
+_DEFINED: dict[int, tuple[cst.FunctionDef, dict[str, list[cst.BaseExpression | None]]]] = {}
 _CONTAINER_USES = frozenset({"items", "keys", "values", "get", "append", "extend", "pop", "update", "setdefault"})
 
 

@@ -410,18 +410,11 @@ _FROM_PARENT = _READ_FROM_DATA | Kind.TENSOR
 def _built_in(init: cst.FunctionDef, classes: dict[str, ModuleClass]) -> dict[str, str | None]:
     """`self.` attribute -> the one module class of `classes` its assignments in `init` build."""
     out: dict[str, str | None] = {}
-    for statement in walk_statements(init.body):
-        if not isinstance(statement, cst.Assign):
-            continue
-        built = {
-            name for node in iter_nodes(statement.value)
-            if type(node) is cst.Call and (name := dotted(node.func)) in classes  # type: ignore[attr-defined]
-        }
-        for target in statement.targets:
-            t = target.target
-            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-                name = next(iter(built)) if len(built) == 1 else None
-                out[t.attr.value] = name if out.get(t.attr.value, name) == name else None
+    for attributes, calls in _self_assignments(init):
+        built = {name for name in calls if name in classes}
+        for attribute in attributes:
+            name = next(iter(built)) if len(built) == 1 else None
+            out[attribute] = name if out.get(attribute, name) == name else None
     return out
 
 
@@ -430,20 +423,44 @@ def _submodules_written(init: cst.FunctionDef, project: Callable[[str], bool]) -
     assignments in `init` build: `self.attention = Attention(config)`, `self.layers =
     nn.ModuleList([Block(c) for c in ...])`."""
     out: dict[str, str | None] = {}
+    for attributes, calls in _self_assignments(init):
+        built = {name for name in calls if name.rpartition(".")[2][:1].isupper() and project(name)}
+        for attribute in attributes:
+            name = next(iter(built)) if len(built) == 1 else None
+            out[attribute] = name if out.get(attribute, name) == name else None
+    return {attribute: name for attribute, name in out.items() if name is not None}
+
+
+#: _self_assignments per `__init__` (the node kept, so a reused id is never taken for it)
+_SELF_ASSIGNMENTS: dict[int, tuple[cst.FunctionDef, list[tuple[list[str], list[str]]]]] = {}
+
+
+def _self_assignments(init: cst.FunctionDef) -> list[tuple[list[str], list[str]]]:
+    """Per assignment of `init` to `self.` attributes, in order: the attributes, and the dotted
+    names of the calls in its value. One walk per `__init__`: the dataflow (`_built_in`) and
+    the file's summary (`_submodules_written`) both read it."""
+    cached = _SELF_ASSIGNMENTS.get(id(init))
+    if cached is not None and cached[0] is init:
+        return cached[1]
+    out: list[tuple[list[str], list[str]]] = []
     for statement in walk_statements(init.body):
         if not isinstance(statement, cst.Assign):
             continue
-        built = {
-            name for node in iter_nodes(statement.value)
-            if type(node) is cst.Call and (name := dotted(node.func)) is not None  # type: ignore[attr-defined]
-            and name.rpartition(".")[2][:1].isupper() and project(name)
-        }
-        for target in statement.targets:
-            t = target.target
-            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-                name = next(iter(built)) if len(built) == 1 else None
-                out[t.attr.value] = name if out.get(t.attr.value, name) == name else None
-    return {attribute: name for attribute, name in out.items() if name is not None}
+        attributes = [
+            t.attr.value for target in statement.targets
+            if isinstance(t := target.target, cst.Attribute)
+            and isinstance(t.value, cst.Name) and t.value.value == "self"
+        ]
+        if attributes:
+            calls = [
+                name for node in iter_nodes(statement.value)
+                if type(node) is cst.Call and (name := dotted(node.func)) is not None  # type: ignore[attr-defined]
+            ]
+            out.append((attributes, calls))
+    if len(_SELF_ASSIGNMENTS) > 4096:
+        _SELF_ASSIGNMENTS.clear()
+    _SELF_ASSIGNMENTS[id(init)] = (init, out)
+    return out
 
 
 #: what a slot of FunctionSummary.passes gives the callee's parameter
