@@ -201,8 +201,10 @@ def markdown(report: dict[str, Any], limit: int = MARKDOWN_LIMIT) -> str:
     head = "\n".join(parts)
     models = sorted(report["models"], key=lambda m: (_URGENCY[m["verdicts"][mode]["verdict"]], not m["exported"],
                                                       not m["top_level"], m["id"]))
-    clean = [m for m in models if m["verdicts"][mode]["verdict"] == "exports" and not m["findings"]]
-    detailed = [m for m in models if m not in clean]
+    clean: list[dict[str, Any]] = []
+    detailed: list[dict[str, Any]] = []
+    for m in models:  # one pass: `m not in clean` compared whole models, 7 s on the corpus
+        (clean if m["verdicts"][mode]["verdict"] == "exports" and not m["findings"] else detailed).append(m)
     blocks = [_markdown_model(m, mode) for m in detailed]
     if clean:
         names = ", ".join(f"`{m['name']}`" for m in clean)
