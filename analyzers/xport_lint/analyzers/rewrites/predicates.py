@@ -171,7 +171,11 @@ def cond_predicate(
     symbolic bool `torch.cond` accepts as it is). Python's `and`/`or`/`not` never survive into it:
     they call `bool()` on their operands while tracing, which is the data-dependent guard again
     (`boxes.numel() > k and not is_tracing()`, measured on 2.13: the rewrite failed at its own
-    line). Sides that test no tensor become `torch.tensor(side)` (a size test, or a Python flag)."""
+    line). Sides that test no tensor become `torch.tensor(side)` (a size test, or a Python flag).
+    `len(t)` of a tensor is read as `t.shape[0]`: the same size, but a symbol where `len()` asks
+    for a concrete int (measured on torch 2.13: `len()` of a `nonzero()` result fails non-strict
+    export inside the predicate)."""
+    test = test.visit(_LenAsSize(flow))  # type: ignore[assignment]
     predicate = tensor_predicate(flow, test, tensors, torch)
     if predicate is not None:
         return predicate
@@ -182,6 +186,22 @@ def cond_predicate(
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return cst.parse_expression(_size_test(test, torch))
     return test.with_changes(lpar=[], rpar=[])
+
+
+class _LenAsSize(cst.CSTTransformer):
+    """`len(t)` of a tensor -> `t.shape[0]`."""
+
+    def __init__(self, flow: FunctionFlow) -> None:
+        self.flow = flow
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not (
+            isinstance(original.func, cst.Name) and original.func.value == "len" and len(original.args) == 1
+            and self.flow.resolver.resolve(original.func) is None
+            and is_tensor_like(self.flow.value(original.args[0].value))
+        ):
+            return updated
+        return cst.parse_expression(f"{_operand(updated.args[0].value)}.shape[0]")
 
 
 def _as_bool_tensor(code: str, torch: str) -> str:

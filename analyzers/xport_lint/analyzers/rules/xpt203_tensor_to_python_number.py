@@ -88,7 +88,8 @@ class TensorToPythonNumber(Rule):
     `x.view(n, -1)`, `F.interpolate(x, size=n)` export in both modes and equal eager). It
     assumes the tensor holds integers (`float()`: floating point), so the conversion changed
     nothing. Elsewhere (a branch, `range()`, a repeated list) no fix: the number would fail
-    there instead.
+    there instead. `int(t)` of a tensor used only there (`longest = int(lengths.max())`, then
+    `tokens[:, :longest]`) becomes `t.item()` on the same assumption.
     A print, warning or logging call that formats the number goes under
     `if not torch.compiler.is_exporting():` (safe: eager prints as before; measured to export in
     both modes). `float(t)` becomes `t.item()`, unsafe: `int(t)` truncates a floating-point tensor while `t.item()` returns a float, and
@@ -143,10 +144,16 @@ class TensorToPythonNumber(Rule):
             self.report(node, message + (f" ({caught.reason})" if caught else ""),
                         severity=caught.severity if caught else None, fix=fix)
             return
-        if not is_tensor_like(value) or (self.ctx.flow is not None and self.ctx.flow.constant_tensor(arg)):
+        if not is_tensor_like(value) or self._constant(arg):
             return  # not a tensor, or one made from Python numbers: a constant of the export
         fix = None
-        if name == "float":
+        if name == "int" and self._carried(node):
+            # `longest = int(lengths.max())` read only as a size or a slice bound
+            if not isinstance(arg, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+                arg = arg.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            fix = FixProposal("Use `.item()` (assumes an integer tensor)", Applicability.UNSAFE,
+                              ((node, cst.Call(cst.Attribute(arg, cst.Name("item")))),))
+        elif name == "float":
             if not isinstance(arg, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
                 arg = arg.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             item = cst.Call(cst.Attribute(arg, cst.Name("item")))
@@ -156,6 +163,22 @@ class TensorToPythonNumber(Rule):
                 ((node, item),),
             )
         self.report(node, f"`{short(node)}` turns a tensor into a Python number", fix=fix)
+
+    def _constant(self, expr: cst.BaseExpression) -> bool:
+        """A tensor made from Python numbers (or sizes), or arithmetic of such tensors and
+        numbers (`torch.tensor(x.shape[-1]) // 2`): a constant under export, as torch.tensor of
+        them is (measured on torch 2.13: `int()` of it exports in both modes)."""
+        flow = self.ctx.flow
+        if flow is None:
+            return False
+        if isinstance(expr, cst.UnaryOperation):
+            return self._constant(expr.expression)
+        if isinstance(expr, cst.BinaryOperation):
+            sides = (expr.left, expr.right)
+            plain = [not is_tensor_like(v) and not v.has(Kind.DATA) for v in map(self.ctx.value, sides)]
+            constant = [self._constant(side) for side in sides]
+            return any(constant) and all(p or c for p, c in zip(plain, constant, strict=True))
+        return flow.constant_tensor(expr)
 
     def _read_directly(self, arg: cst.BaseExpression, depth: int = 0) -> bool:
         """`t.item()`, `t.tolist()[k]`, or a name bound once to one: the number itself, which export
@@ -408,6 +431,27 @@ class TensorToPythonNumber(Rule):
                 return Resize(), (torch.randn(1, 1, 4), torch.tensor(8))
             """,
             other_args="(torch.randn(1, 1, 4), torch.tensor(6))",
+        ),
+        Invalid(
+            """
+            import torch
+            class Trim(torch.nn.Module):
+                def forward(self, tokens, lengths):
+                    longest = int(lengths.max())  # expect: XPT203
+                    return tokens[:, :longest] * 2
+            def xport_example():
+                return Trim(), (torch.randn(2, 6), torch.tensor([3, 5]))
+            """,
+            expected_replacement="""
+            import torch
+            class Trim(torch.nn.Module):
+                def forward(self, tokens, lengths):
+                    longest = lengths.max().item()  # expect: XPT203
+                    return tokens[:, :longest] * 2
+            def xport_example():
+                return Trim(), (torch.randn(2, 6), torch.tensor([3, 5]))
+            """,
+            other_args="(torch.randn(2, 6), torch.tensor([1, 2]))",
         ),
         Invalid(
             """

@@ -80,7 +80,9 @@ class DataDependentModuleIndex(Rule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         index = self._data_index(node)
         if index is not None and id(node) not in self._called:
-            self.report(index, self._message(node))
+            reason = (" (no automatic fix: the picked module is not called where it is picked; the fix rewrites"
+                      f" `{short(node)}(...)` called in one expression)")
+            self.report(index, self._message(node) + reason)
 
     def _data_index(self, node: cst.Subscript) -> cst.BaseExpression | None:
         """The index of `modules[index]` when it is a number read from tensor data."""
