@@ -357,7 +357,7 @@ class FileFacts(FileReach):
                 shapes.setdefault(qualified, config)
         return ModuleSummary(
             module, path, imports, classes, {n: function(f) for n, f in self.functions.items()}, exported, shapes,
-            self.inline_helpers(), self.site_calls(),
+            self.inline_helpers(), self.site_calls(), self.config_classes, self.config_switches(),
         )
 
 

@@ -26,12 +26,18 @@ from typing import Any
 from .shapes import BlockDims, ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 9
+SUMMARY_VERSION = 10
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
 PASSED_KINDS = ("tensor", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 #: how many re-exports a name is followed through (`from .impl import helper` in `__init__.py`)
 _MAX_HOPS = 8
+
+
+#: a configuration field's literal default (`enable_fusion: bool = False`)
+Scalar = bool | int | float | str | None
+#: configuration class -> field -> its literal default
+ConfigDefaults = dict[str, dict[str, Scalar]]
 
 
 #: what a return summary may say a value is (names of `dataflow.Kind`)
@@ -125,6 +131,11 @@ class ModuleSummary:
     helpers: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
     #: callees as written in the file's export sites (`_h` of `dynamic_shapes=_h(shapes)`)
     site_calls: list[str] = field(default_factory=list)
+    #: the file's configuration classes with their fields' literal defaults, for the files that
+    #: build models from them
+    configs: ConfigDefaults = field(default_factory=dict)
+    #: configuration fields the file's modules branch on (`self.x = config.x`, then `if self.x:`)
+    switches: list[str] = field(default_factory=list)
 
     def names(self) -> tuple[Any, ...]:
         """What the file defines and imports (what other files' names resolve to), without what
@@ -142,7 +153,7 @@ class ModuleSummary:
             "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
             "shapes": {name: config.to_plain() for name, config in self.shapes.items()},
             "helpers": {name: [list(params), text] for name, (params, text) in self.helpers.items()},
-            "site_calls": self.site_calls,
+            "site_calls": self.site_calls, "configs": self.configs, "switches": self.switches,
             "functions": {n: function(f) for n, f in self.functions.items()},
             "classes": {
                 n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module, c.submodules,
@@ -192,9 +203,18 @@ class ModuleSummary:
             isinstance(c, str) for c in site_calls
         ):
             raise TypeError("malformed helpers")
+        configs = {
+            str(name): {str(f): v for f, v in fields.items()} for name, fields in data["configs"].items()
+        }
+        switches = data["switches"]
+        if not all(
+            v is None or isinstance(v, (bool, int, float, str)) for fields in configs.values() for v in fields.values()
+        ) or not all(isinstance(s, str) for s in switches):
+            raise TypeError("malformed configuration defaults")
         return cls(
             data["module"], path, strings(data["imports"]), classes,
             {n: function(f) for n, f in data["functions"].items()}, list(exported), shapes, helpers, list(site_calls),
+            configs, list(switches),
         )
 
 
@@ -287,6 +307,9 @@ class FileContext:
     #: submodule class as written in the file's `__init__`s -> what that class of another file's
     #: `forward` hands back of its arguments' dimensions (`ClassSummary.dims`)
     blocks: tuple[tuple[str, BlockDims], ...] = ()
+    #: configuration class of another file as written in the file (`ClapAudioConfig`) -> the
+    #: literal defaults of its fields the file branches on (`ModuleSummary.switches`)
+    configs: tuple[tuple[str, tuple[tuple[str, Scalar], ...]], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -299,7 +322,12 @@ class FileContext:
             [[written, returned.to_plain()] for written, returned in self.returns],
             [[written, list(params), text] for written, (params, text) in self.helpers],
             [[written, [list(d) for d in dims]] for written, dims in self.blocks],
+            [[written, [list(f) for f in fields]] for written, fields in self.configs],
         ])
+
+    def config_defaults(self) -> ConfigDefaults:
+        """The configuration classes of other files the file names, with their known defaults."""
+        return {written: dict(fields) for written, fields in self.configs}
 
     def block(self, written: str) -> BlockDims | None:
         """What the class of another file written `written` keeps of its arguments' dimensions."""
@@ -662,14 +690,29 @@ class ProjectIndex:
         returns = tuple(sorted(self._returned_by_callees().get(module, {}).items()))
         helpers = self._site_helpers(summary) if summary is not None and summary.site_calls else ()
         blocks = self._blocks(summary) if summary is not None else ()
-        if not (module_classes or entries or shapes or arguments or returns or helpers or blocks) and (
+        configs = self._configs(summary) if summary is not None and summary.switches else ()
+        if not (module_classes or entries or shapes or arguments or returns or helpers or blocks or configs) and (
             path not in self.followed
         ):
             return EMPTY_CONTEXT
         return FileContext(
             module_classes, entries, entries_only=path in self.followed, shapes=shapes, arguments=arguments,
-            returns=returns, helpers=helpers, blocks=blocks,
+            returns=returns, helpers=helpers, blocks=blocks, configs=configs,
         )
+
+    def _configs(self, summary: ModuleSummary) -> tuple[tuple[str, tuple[tuple[str, Scalar], ...]], ...]:
+        """The configuration classes of other files `summary`'s file imports, with the defaults of
+        the fields it branches on (`from .configuration_clap import ClapAudioConfig`)."""
+        wanted = set(summary.switches)
+        found = []
+        for written in sorted(summary.imports):
+            key = self.resolve_local(summary, written)
+            other = self.by_module.get(key[0]) if isinstance(key, tuple) and key[0] != summary.module else None
+            fields = other.configs.get(key[1]) if other is not None else None
+            known = tuple(sorted((name, value) for name, value in (fields or {}).items() if name in wanted))
+            if known:
+                found.append((written, known))
+        return tuple(found)
 
     def _blocks(self, summary: ModuleSummary) -> tuple[tuple[str, BlockDims], ...]:
         """The submodule classes of other files `summary`'s classes build, with what their

@@ -16,7 +16,7 @@ import libcst as cst
 
 from .dataflow import all_params, annotation_names, walk_statements
 from .export_site import ExportSites, keyword_true
-from .index import EMPTY_CONTEXT, FileContext, Reach
+from .index import EMPTY_CONTEXT, ConfigDefaults, FileContext, Reach, Scalar
 from .names import dotted
 from .symbols import FileSymbols, ModuleClass, defaults_to_none
 from .walk import iter_nodes, with_statements
@@ -78,6 +78,9 @@ class FileReach(ExportSites):
         #: traced function -> its callees as written (`helper`, `self.block`, `ops.nms`)
         self._written: dict[int, list[str]] = {}
         self.own_traced: set[int] = set()
+        #: per class: the `config` fields its `__init__` copies to `self` (see _config_copies)
+        self._copies: dict[int, frozenset[str]] = {}
+        self._config_classes: ConfigDefaults | None = None
         self.traced = self._reachable()
 
     def _reachable(self) -> list[Traced]:
@@ -343,27 +346,90 @@ class FileReach(ExportSites):
                     break
         return dead
 
-    def _config_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
-        """`if self.is_training:` where `__init__` copied it from `config.is_training`: a switch
-        the default configuration leaves off (see _OFF_BY_DEFAULT), named with its default."""
-        if not (
-            isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self"
-            and test.attr.value in _OFF_BY_DEFAULT
-        ):
-            return None
+    def _config_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> tuple[str | None, str | None]:
+        """`if self.enable_fusion:` where `__init__` copied it from `config.enable_fusion`: why the
+        body, and why the `else`, runs only with a configuration other than the default (None: the
+        default runs it, or the default is unknown). The default is the literal one of the config
+        class `__init__`'s `config` is annotated with (this file's or, through the project index,
+        another file's), else _OFF_BY_DEFAULT's."""
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        flag = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
+        if not (isinstance(flag, cst.Attribute) and isinstance(flag.value, cst.Name) and flag.value.value == "self"):
+            return None, None
         cls = self._class_of.get(id(func))
-        init = cls.methods.get("__init__") if cls is not None else None
-        if init is None:
+        name = flag.attr.value
+        if cls is None or name not in self._config_copies(cls):
+            return None, None
+        known = self._config_default(cls, name)
+        if known is None:
+            if name not in _OFF_BY_DEFAULT or negated:
+                return None, None
+            known = ("", False)
+        owner, default = known
+        where = f" (`{owner}`)" if owner else ""
+        said = f"the default configuration{where} sets it to {default!r}"
+        on, off = f"only with `config.{name}=True`: {said}", f"only with `config.{name}=False`: {said}"
+        # the body runs when the flag is true (false under `not`); the `else` in the other case
+        body_needs_true = not negated
+        if bool(default) is body_needs_true:
+            return None, (off if body_needs_true else on)
+        return (on if body_needs_true else off), None
+
+    def _config_copies(self, cls: ModuleClass) -> frozenset[str]:
+        """`x` of every `self.x = config.x` (or `self.config.x`) in `cls`'s `__init__`."""
+        cached = self._copies.get(id(cls.node))
+        if cached is None:
+            init = cls.methods.get("__init__")
+            cached = self._copies[id(cls.node)] = frozenset(
+                statement.value.attr.value
+                for statement in (walk_statements(init.body) if init is not None else ())
+                if isinstance(statement, cst.Assign) and isinstance(statement.value, cst.Attribute)
+                and dotted(statement.value.value) in ("config", "self.config")
+                and any(dotted(t.target) == f"self.{statement.value.attr.value}" for t in statement.targets)
+            )
+        return cached
+
+    def _config_default(self, cls: ModuleClass, name: str) -> tuple[str, Scalar] | None:
+        """The configuration class `cls` is built from and its default for `name`: the class
+        `__init__`'s `config` is annotated with, else every known configuration class that has
+        the field, when they agree (None: unknown, or they disagree)."""
+        known = {**self.context.config_defaults(), **self.config_classes}
+        init = cls.methods.get("__init__")
+        params = all_params(init.params) if init is not None else iter(())
+        param = next((p for p in params if p.name.value == "config"), None)
+        named = sorted(annotation_names(param.annotation) & set(known)) if param and param.annotation else []
+        candidates = named or sorted(written for written, fields in known.items() if name in fields)
+        values = {known[written][name] for written in candidates if name in known[written]}
+        if len(values) != 1 or not all(name in known[written] for written in candidates):
             return None
-        name = test.attr.value
-        for statement in walk_statements(init.body):
-            if (
-                isinstance(statement, cst.Assign) and isinstance(statement.value, cst.Attribute)
-                and statement.value.attr.value == name and dotted(statement.value.value) in ("config", "self.config")
-                and any(dotted(t.target) == f"self.{name}" for t in statement.targets)
-            ):
-                return f"only with `config.{name}=True`: the default configuration sets it to False"
-        return None
+        return (candidates[0] if len(candidates) == 1 else ""), values.pop()
+
+    @property
+    def config_classes(self) -> ConfigDefaults:
+        """The file's configuration classes (`FooConfig`) with their fields' literal defaults."""
+        if self._config_classes is None:
+            self._config_classes = {
+                name: fields for name, node in sorted(self._file_classes.items())
+                if name.endswith("Config") and (fields := _literal_fields(node))
+            }
+        return self._config_classes
+
+    def config_switches(self) -> list[str]:
+        """The configuration fields the file's module classes copy in `__init__` and branch on."""
+        found: set[str] = set()
+        for info in self.classes.values():
+            copies = self._config_copies(info)
+            if not copies:
+                continue
+            for method in info.methods.values():
+                for statement in walk_statements(method.body):
+                    if isinstance(statement, cst.If):
+                        test = _leftmost(statement.test)
+                        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                            test = test.expression
+                        if isinstance(test, cst.Attribute) and dotted(test) == f"self.{test.attr.value}":
+                            found.update(copies & {test.attr.value})
+        return sorted(found)
 
     def _mark_training_after_return(self, func: cst.FunctionDef) -> None:
         """What follows `if not self.training: return ...` in its block runs only in training mode
@@ -422,10 +488,13 @@ class FileReach(ExportSites):
         elif _tests_not_training(node.test) and node.orelse is not None:
             # the `else` (or `elif`) of `if not self.training:` runs only in training mode
             self.training_only.update(id(statement) for statement in walk_statements(node.orelse))
-        switch = self._config_switch(_leftmost(node.test), func)
+        switch, otherwise = self._config_switch(_leftmost(node.test), func)
         if switch is not None:
             for statement in walk_statements(node.body):
                 self.switched.setdefault(id(statement), switch)
+        if otherwise is not None and node.orelse is not None and _leftmost(node.test) is node.test:
+            # `if self.x and other:` leaves the `else` to either operand: only a lone switch decides it
+            self.switched.update((id(s), otherwise) for s in walk_statements(node.orelse) if id(s) not in self.switched)
         self._mark_optional_operands(node.test, func)
         parent = self._passed_by_parent(func)
         optional = _optional_argument(
@@ -583,6 +652,37 @@ _EXPORT_GUARDS = {
 
 #: what a Python container is made by: its truth is its length, not its elements' values
 _CONTAINERS = (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)
+
+
+def _literal_fields(node: cst.ClassDef) -> dict[str, Scalar]:
+    """A configuration class's fields with a literal default: `enable_fusion: bool = False` in
+    its body, or `enable_fusion=False` of its `__init__`'s parameters (the body's come last)."""
+    fields: dict[str, Scalar] = {}
+    for statement in node.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__":
+            for param in all_params(statement.params):
+                if param.default is not None and (value := _literal(param.default)) is not _UNKNOWN:
+                    fields[param.name.value] = value  # type: ignore[assignment]
+    for statement in node.body.body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                value = _literal(small.value)
+                if value is not _UNKNOWN:
+                    fields[small.target.value] = value  # type: ignore[assignment]
+    return fields
+
+
+_UNKNOWN = object()
+
+
+def _literal(node: cst.BaseExpression) -> Scalar | object:
+    """The value of `False`, `None`, `3`, `"gelu"` (_UNKNOWN for anything else)."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        value = node.evaluated_value
+        return value if isinstance(value, (int, float, str)) else _UNKNOWN
+    return _UNKNOWN
 
 
 #: configuration flags that turn on training-only code and default to off (transformers'
