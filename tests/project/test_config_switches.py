@@ -76,11 +76,13 @@ def write_project(root: Path, config: str, default: str, model: str = MODEL) -> 
     return sorted(files)
 
 
-def xport_lint(*args: str, cwd: Path) -> list[tuple[str, str, int, str, str]]:
-    """(file, code, line, severity, message) of each finding of a real `xport-lint check`."""
+def xport_lint(*args: str, cwd: Path, cache: Path | None = None) -> list[tuple[str, str, int, str, str]]:
+    """(file, code, line, severity, message) of each finding of a real `xport-lint check`
+    (with the findings cache in `cache`, else none)."""
     exe = shutil.which("xport-lint", path=str(Path(sys.executable).parent)) or "xport-lint"
+    caching = ["--cache-dir", str(cache)] if cache is not None else ["--no-cache"]
     result = subprocess.run(
-        [exe, "check", "--no-cache", "--format", "json", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [exe, "check", *caching, "--format", "json", *args], cwd=cwd, capture_output=True, text=True, timeout=120
     )
     assert result.returncode in (0, 1), result.stderr
     return sorted(
@@ -109,6 +111,16 @@ def test_flipping_the_default_flips_which_branch_is_an_error(tmp_path: Path, con
     assert [(line, severity) for _, _, line, severity, _ in found] == [(14, "error"), (17, "warning")]
     assert "config.enable_fusion" not in found[0][4]
     assert SWITCH_OFF in found[1][4]
+
+
+def test_editing_only_the_config_file_changes_the_model_file_findings_from_the_cache(tmp_path: Path) -> None:
+    project, cache = tmp_path / "project", tmp_path / "cache"
+    write_project(project, CONFIG_INIT, "False")
+    first = xport_lint(".", cwd=project, cache=cache)
+    write_project(project, CONFIG_INIT, "True")
+    second = xport_lint(".", cwd=project, cache=cache)
+    assert [(line, severity) for _, _, line, severity, _ in first] == [(14, "warning"), (17, "error")]
+    assert [(line, severity) for _, _, line, severity, _ in second] == [(14, "error"), (17, "warning")]
 
 
 def test_an_unannotated_config_reads_the_default_of_the_config_classes_the_file_imports(tmp_path: Path) -> None:
