@@ -135,6 +135,13 @@ def test_without_the_config_file_the_default_is_unknown_and_both_branches_are_er
     assert [(line, severity) for _, _, line, severity, _ in found] == [(14, "error"), (17, "error")]
 
 
+def test_a_switch_init_sets_again_is_not_the_config_default(tmp_path: Path) -> None:
+    sets_again = "if config.hidden_size > 4:\n" + " " * 16 + "self.enable_fusion = True\n" + " " * 12 + "self.proj ="
+    write_project(tmp_path, CONFIG_INIT, "False", MODEL.replace("self.proj =", sets_again))
+    found = xport_lint(".", cwd=tmp_path)
+    assert [(line, severity) for _, _, line, severity, _ in found] == [(16, "error"), (19, "error")]
+
+
 def test_a_default_that_is_not_a_literal_is_unknown(tmp_path: Path) -> None:
     write_project(tmp_path, CONFIG_INIT, "bool(0)")
     found = xport_lint(".", cwd=tmp_path)

@@ -376,17 +376,31 @@ class FileReach(ExportSites):
         return (on if body_needs_true else off), None
 
     def _config_copies(self, cls: ModuleClass) -> frozenset[str]:
-        """`x` of every `self.x = config.x` (or `self.config.x`) in `cls`'s `__init__`."""
+        """`x` of `self.x = config.x` (or `self.config.x`) in `cls`'s `__init__`, where nothing
+        else there sets `self.x`."""
         cached = self._copies.get(id(cls.node))
         if cached is None:
             init = cls.methods.get("__init__")
-            cached = self._copies[id(cls.node)] = frozenset(
-                statement.value.attr.value
-                for statement in (walk_statements(init.body) if init is not None else ())
-                if isinstance(statement, cst.Assign) and isinstance(statement.value, cst.Attribute)
-                and dotted(statement.value.value) in ("config", "self.config")
-                and any(dotted(t.target) == f"self.{statement.value.attr.value}" for t in statement.targets)
-            )
+            copies: set[str] = set()
+            others: set[str] = set()
+            for statement in walk_statements(init.body) if init is not None else ():
+                if isinstance(statement, cst.Assign):
+                    targets = [dotted(t.target) for t in statement.targets]
+                elif isinstance(statement, (cst.AnnAssign, cst.AugAssign)):
+                    targets = [dotted(statement.target)]
+                else:
+                    continue
+                value = statement.value
+                for target in targets:
+                    if (
+                        isinstance(statement, cst.Assign) and isinstance(value, cst.Attribute)
+                        and target == f"self.{value.attr.value}" and target.removeprefix("self.") not in copies
+                        and dotted(value.value) in ("config", "self.config")
+                    ):
+                        copies.add(value.attr.value)
+                    elif target is not None and target.startswith("self."):
+                        others.add(target.removeprefix("self."))
+            cached = self._copies[id(cls.node)] = frozenset(copies - others)
         return cached
 
     def _config_default(self, cls: ModuleClass, name: str) -> tuple[str, Scalar] | None:
