@@ -21,6 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from xport_lint.analyzers.config import Config
+from xport_lint.analyzers.workspace import Workspace
+
 CONFIG_INIT = """
     class XConfig:
         def __init__(self, hidden_size=8, enable_fusion={default}):
@@ -153,3 +156,17 @@ def test_findings_do_not_depend_on_the_order_of_files(tmp_path: Path) -> None:
     outputs = [xport_lint(*order, cwd=tmp_path) for order in itertools.permutations(names)]
     assert [(line, severity) for _, _, line, severity, _ in outputs[0]] == [(14, "warning"), (17, "error")]
     assert all(found == outputs[0] for found in outputs), outputs
+
+
+def test_an_edit_of_the_open_config_document_rechecks_the_model_file(tmp_path: Path) -> None:
+    """The server's path: the workspace re-indexes after the edit and names the model file."""
+    names = write_project(tmp_path, CONFIG_INIT, "False")
+    config_file, model_file = (str(tmp_path / name) for name in ("pkg/configuration_x.py", "pkg/modeling_x.py"))
+    workspace = Workspace.for_paths([str(tmp_path / name) for name in names], Config(), None, 1)
+    before = {r.path: r.findings for r in workspace.check_all().results}[model_file]
+    flipped = Path(config_file).read_text().replace("enable_fusion=False", "enable_fusion=True")
+    workspace.update(config_file, flipped)
+    assert workspace.reindex() == [model_file]
+    after, _ = workspace.update(model_file, Path(model_file).read_text())
+    assert [(f.span.start.line, f.severity.value) for f in before] == [(14, "warning"), (17, "error")]
+    assert [(f.span.start.line, f.severity.value) for f in after.findings] == [(14, "error"), (17, "warning")]
