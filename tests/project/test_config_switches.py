@@ -145,6 +145,21 @@ def test_a_switch_init_sets_again_is_not_the_config_default(tmp_path: Path) -> N
     assert [(line, severity) for _, _, line, severity, _ in found] == [(16, "error"), (19, "error")]
 
 
+def test_a_config_annotated_with_an_unknown_class_has_no_known_default(tmp_path: Path) -> None:
+    write_project(tmp_path, CONFIG_INIT, "False", MODEL.replace("config: XConfig", 'config: "BaseConfig"'))
+    found = xport_lint(".", cwd=tmp_path)
+    assert [(line, severity) for _, _, line, severity, _ in found] == [(14, "error"), (17, "error")]
+
+
+def test_a_default_that_is_not_a_bool_is_judged_by_its_truth(tmp_path: Path) -> None:
+    write_project(tmp_path, CONFIG_FIELDS, "None")
+    found = xport_lint(".", cwd=tmp_path)
+    assert [(line, severity) for _, _, line, severity, _ in found] == [(14, "warning"), (17, "error")]
+    assert "only with a true `config.enable_fusion`: the default configuration (`XConfig`) sets it to None" in (
+        found[0][4]
+    )
+
+
 def test_a_default_that_is_not_a_literal_is_unknown(tmp_path: Path) -> None:
     write_project(tmp_path, CONFIG_INIT, "bool(0)")
     found = xport_lint(".", cwd=tmp_path)

@@ -368,7 +368,10 @@ class FileReach(ExportSites):
         owner, default = known
         where = f" (`{owner}`)" if owner else ""
         said = f"the default configuration{where} sets it to {default!r}"
-        on, off = f"only with `config.{name}=True`: {said}", f"only with `config.{name}=False`: {said}"
+        if isinstance(default, bool):
+            on, off = f"only with `config.{name}=True`: {said}", f"only with `config.{name}=False`: {said}"
+        else:
+            on, off = f"only with a true `config.{name}`: {said}", f"only with a false `config.{name}`: {said}"
         # the body runs when the flag is true (false under `not`); the `else` in the other case
         body_needs_true = not negated
         if bool(default) is body_needs_true:
@@ -405,14 +408,16 @@ class FileReach(ExportSites):
 
     def _config_default(self, cls: ModuleClass, name: str) -> tuple[str, Scalar] | None:
         """The configuration class `cls` is built from and its default for `name`: the class
-        `__init__`'s `config` is annotated with, else every known configuration class that has
-        the field, when they agree (None: unknown, or they disagree)."""
+        `__init__`'s `config` is annotated with (None when that class is not known), else every
+        known configuration class that has the field, when they agree (None: unknown, or they disagree)."""
         known = {**self.context.config_defaults(), **self.config_classes}
         init = cls.methods.get("__init__")
         params = all_params(init.params) if init is not None else iter(())
         param = next((p for p in params if p.name.value == "config"), None)
-        named = sorted(annotation_names(param.annotation) & set(known)) if param and param.annotation else []
-        candidates = named or sorted(written for written, fields in known.items() if name in fields)
+        if param is not None and param.annotation is not None:
+            candidates = sorted(annotation_names(param.annotation) & set(known))
+        else:
+            candidates = sorted(written for written, fields in known.items() if name in fields)
         values = {known[written][name] for written in candidates if name in known[written]}
         if len(values) != 1 or not all(name in known[written] for written in candidates):
             return None
