@@ -39,6 +39,14 @@ _NUMBER_FUNCTIONS: dict[str, frozenset[Mode]] = {
 }
 
 
+#: torch functions and tensor methods that take a number read from data as a size and export
+#: with the symbol, equal to eager (measured on torch 2.13: arange, zeros, view, interpolate)
+_SIZING = frozenset({
+    "arange", "zeros", "ones", "empty", "full", "new_zeros", "new_ones", "new_empty", "new_full", "view",
+    "reshape", "interpolate",
+})
+
+
 class TensorToPythonNumber(Rule):
     """A tensor made a Python number: `int(t)`, `float(t)`, `bool(t)`, `len()`, `f"{t.item():.3f}"`.
 
@@ -199,10 +207,11 @@ class TensorToPythonNumber(Rule):
         return False
 
     def _carried(self, node: cst.Call) -> bool:
-        """Whether the converted number is used only where export carries a symbol: an argument
-        of a torch function or tensor method (a size, `torch.arange(n)`), a tensor's index or
-        slice bound; written there, or bound once to a name read only there. Elsewhere (a
-        branch, `range()`, a list repeated) dropping `int()` only moves the failure."""
+        """Whether the converted number is used only where export carries a symbol: the size of
+        a tensor made or viewed (`_SIZING`), a tensor's index or slice bound; written there, or
+        bound once to a name read only there. Elsewhere (a branch, `range()`, a list repeated)
+        dropping `int()` only moves the failure, and an op whose output size it sets for later
+        code to slice (`logits.topk(k.item())`) exports but fails at run time (measured)."""
         if self.ctx.traced is None or self.ctx.flow is None:
             return False
         func = self.ctx.traced.func
@@ -235,10 +244,11 @@ class TensorToPythonNumber(Rule):
         name, how many of its reads are such expressions."""
         positions: list[cst.BaseExpression] = []
         for node in iter_nodes(func.body):
-            if isinstance(node, cst.Call):
+            if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
                 callee = self.ctx.resolve(node.func)
+                name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
                 method = isinstance(node.func, cst.Attribute) and is_tensor_like(self.ctx.value(node.func.value))
-                if (callee or "").startswith("torch.") or (callee is None and method):
+                if name in _SIZING and ((callee or "").startswith("torch.") or (callee is None and method)):
                     for arg in node.args:
                         positions.extend(arg.value.elements if isinstance(arg.value, cst.Tuple) else [arg.value])
             elif isinstance(node, cst.Subscript) and is_tensor_like(self.ctx.value(node.value)):

@@ -73,6 +73,8 @@ class DataDependentCount(Rule):
         if not isinstance(node.operator, cst.Multiply):
             return
         for sequence, count in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(sequence, cst.Name) and self.ctx.flow is not None:
+                sequence = self.ctx.flow.bound_once(sequence.value) or sequence  # `part = [self.block]`
             if not isinstance(sequence, (cst.List, cst.Tuple, cst.ListComp)):
                 continue
             value = self.ctx.value(count)
