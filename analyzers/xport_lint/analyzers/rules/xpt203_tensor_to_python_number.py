@@ -90,10 +90,13 @@ class TensorToPythonNumber(Rule):
 
     ## Fix safety
     Unsafe: `int(n.item())` or `float(...)` of `n.item()` or `n.tolist()[k]` (written there,
-    or bound once to a name) becomes the number itself, where it is used only as an argument
-    of a torch function or tensor method or as a tensor's index or slice bound: export carries
-    it as a symbol there (measured on torch 2.13: `torch.arange(n)`, `x[:, :n]`,
-    `x.view(n, -1)`, `F.interpolate(x, size=n)` export in both modes and equal eager). It
+    or bound once to a name) becomes the number itself, where it is used only as the size of a
+    tensor made or viewed (`arange`, `zeros`/`ones`/`empty`/`full` and their `new_` forms,
+    `view`/`reshape`, `interpolate`) or as a tensor's index or slice bound: export carries it
+    as a symbol there (measured on torch 2.13: `torch.arange(n)`, `x[:, :n]`,
+    `x.view(n, -1)`, `F.interpolate(x, size=n)` export in both modes and equal eager; an op
+    whose output size it sets for later code, `logits.topk(k.item())`, exports but fails at
+    run time, so it gets none). It
     assumes the tensor holds integers (`float()`: floating point), so the conversion changed
     nothing. Elsewhere (a branch, `range()`, a repeated list) no fix: the number would fail
     there instead. `int(t)` of a tensor used only there (`longest = int(lengths.max())`, then
