@@ -16,8 +16,9 @@ class DataDependentLoop(Rule):
 
     ## What it does
     Flags `for` loops (and comprehensions) over `range(n)` where `n` came from `.item()`/`.tolist()`
-    or is a tensor itself (`range(valid)`, `valid = (lengths > 0).sum()`: `range()` reads its
-    value), and loops over tensors whose length is data-dependent (the rows of `x.nonzero()`,
+    or is a tensor computed in the function (`range(valid)`, `valid = (lengths > 0).sum()`:
+    `range()` reads its value; a parameter as passed is left out, callers often pass an int),
+    and loops over tensors whose length is data-dependent (the rows of `x.nonzero()`,
     `x[mask]`).
 
     ## Why it fails torch.export
@@ -116,12 +117,14 @@ class DataDependentLoop(Rule):
     def _tensor_count(self, arg: cst.BaseExpression) -> bool:
         """`range(valid)`, `valid = (lengths > 0).sum()`: range() calls the tensor's `__index__`,
         a read of its value (a tensor built from Python numbers is a constant, and what a
-        submodule or unknown call returns may be no tensor: neither counts)."""
+        submodule or unknown call returns may be no tensor: neither counts). A parameter as
+        passed is left out: `forward(self, outputs, targets, group_detr)` is a tensor only by
+        the entry-point convention, and callers pass an int (transformers' DETR matchers)."""
         value = self.ctx.value(arg)
-        return (
-            value.has(Kind.TENSOR) and not value.has(Kind.STRUCTURE | Kind.MODULE)
-            and self.ctx.flow is not None and not self.ctx.flow.constant_tensor(arg)
-        )
+        flow = self.ctx.flow
+        if flow is None or isinstance(arg, cst.Name) and flow.bound_once(arg.value) is None:
+            return False
+        return value.has(Kind.TENSOR) and not value.has(Kind.STRUCTURE | Kind.MODULE) and not flow.constant_tensor(arg)
 
     VALID = [
         Valid(
