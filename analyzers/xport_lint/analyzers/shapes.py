@@ -137,6 +137,12 @@ class ShapeConfig:
             spec.kind is not DimKind.STATIC for _, dims in self.inputs for _, spec in dims
         )
 
+    def any_named(self) -> bool:
+        """Whether a named `Dim` is declared: the only kind whose range a size test can split."""
+        return self.default.kind is DimKind.NAMED or any(
+            spec.kind is DimKind.NAMED for _, dims in self.inputs for _, spec in dims
+        )
+
     def to_plain(self) -> list[Any]:
         return [
             [[key, [[i, spec.to_plain()] for i, spec in dims]] for key, dims in self.inputs],

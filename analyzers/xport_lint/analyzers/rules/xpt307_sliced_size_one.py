@@ -109,8 +109,12 @@ class SlicedSizeOne(Rule):
         """`non_strict_only`: the op fails non-strict export only (strict exports it): nothing
         is reported in strict mode."""
         traced = self.ctx.traced
+        if traced is None or (non_strict_only and self.ctx.mode is Mode.STRICT):
+            return
+        if not self.ctx.shape_config().any_named():
+            return  # only a named `Dim` is reported: without one, sizes (the costly part) need not be followed
         sizes = self.ctx.sizes()
-        if traced is None or sizes is None or (non_strict_only and self.ctx.mode is Mode.STRICT):
+        if sizes is None:
             return
         for operand in operands:
             sliced = sizes.followed(operand)
@@ -165,8 +169,13 @@ class SlicedSizeOne(Rule):
         a spatial dimension of a named `Dim` is `(w + 2p - d(k - 1) - 1) // s + 1`; where that
         is below 1 at the range's low end export fails in both modes (torch guards `w >= k`),
         where it is 1 non-strict export fails (it guards the output `!= 1`; measured on 2.13)."""
-        traced, sizes = self.ctx.traced, self.ctx.sizes()
-        if traced is None or traced.cls is None or sizes is None or len(node.args) != 1 or node.args[0].keyword:
+        traced = self.ctx.traced
+        if traced is None or traced.cls is None or len(node.args) != 1 or node.args[0].keyword:
+            return
+        if not self.ctx.shape_config().any_named():
+            return  # only a named `Dim` is reported
+        sizes = self.ctx.sizes()
+        if sizes is None:
             return
         geometry = _conv_geometry(traced.cls.node, attr)
         if geometry is None or id(node) in self._conditional():

@@ -96,6 +96,8 @@ class SliceBound(Rule):
         """Report the slice of `tensor` along `index` from `lower` to `upper` (a length for
         `narrow`) if it fails export; whether it did. `computed`: judged as the operand of
         arithmetic, in strict mode (where a length equal to the range's low end fails only so)."""
+        if self.ctx.traced is None or not self.ctx.shape_config().any_named():
+            return False  # only a named `Dim` is reported: without one, sizes need not be followed
         traced, sizes = self.ctx.traced, self.ctx.sizes()
         if traced is None or sizes is None or sizes.through(tensor, 0) != (tensor, sizes.positions.get(tensor), 0):
             return False  # not a `forward` input as it came in
