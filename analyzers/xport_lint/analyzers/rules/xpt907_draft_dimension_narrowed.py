@@ -67,13 +67,14 @@ class DraftDimensionNarrowed(Rule):
     INVALID = [
         Invalid(
             """
+            import os
             import torch
             from torch.export import Dim
             class Scale(torch.nn.Module):
                 def forward(self, x):
                     return x * 2
             def xport_example():
-                batch = 1  # one request at a time, as in serving (XPT504 reads literal sizes only)
+                batch = int(os.environ.get("BATCH", "1"))  # known only when it runs: XPT504 cannot see it
                 args = (torch.randn(batch, 8),)
                 return {"model": Scale(), "args": args, "dynamic_shapes": {"x": {0: Dim.AUTO}}}  # expect: XPT907
             """,
