@@ -17,6 +17,7 @@ from .reach import Traced
 from .report import FixProposal, Report
 from .shapes import AUTO, DimSpec, ShapeConfig, Sizes, init_constants, init_layer_calls, init_layers, passed_config
 from .versions import NEWEST, TorchVersion
+from .walk import iter_nodes
 
 
 class Reporter(Protocol):
@@ -108,6 +109,23 @@ class RuleContext:
                 traced.func, constants=init_constants(cls), layers=init_layers(cls), blocks=blocks,
                 inline=self.flow.inlined if self.flow is not None else None, far=far,
             )
+        return found  # type: ignore[return-value]
+
+    def conditional(self) -> set[int]:
+        """Nodes of the traced function under an `if` or a conditional expression: what a rule
+        about one size's value leaves alone (the branch may be the one that guards it). Found once
+        per function, for every rule that asks."""
+        traced = self.traced
+        assert traced is not None
+        key = f"conditional:{id(traced.func)}"
+        found = self.shared.get(key)
+        if found is None:
+            found = set()
+            for node in iter_nodes(traced.func.body):
+                if isinstance(node, (cst.If, cst.IfExp)):
+                    parts = [node.body, node.orelse]
+                    found.update(id(inner) for part in parts if part is not None for inner in iter_nodes(part))
+            self.shared[key] = found
         return found  # type: ignore[return-value]
 
     def value(self, node: cst.BaseExpression) -> Value:

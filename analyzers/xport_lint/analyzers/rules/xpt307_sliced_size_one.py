@@ -126,7 +126,7 @@ class SlicedSizeOne(Rule):
             cuts = [(index, cut) for index, element in enumerate(sliced.slice) if (cut := _cut(element.slice))]
             if not cuts or sizes.through(tensor, 0) != (tensor, sizes.positions.get(tensor), 0):
                 continue  # no slice by literals of a `forward` input as it came in
-            if id(node) in self._conditional():
+            if id(node) in self.ctx.conditional():
                 return
             config = self.ctx.shape_config()
             for index, cut in cuts:
@@ -178,7 +178,7 @@ class SlicedSizeOne(Rule):
         if sizes is None:
             return
         geometry = _conv_geometry(traced.cls.node, attr)
-        if geometry is None or id(node) in self._conditional():
+        if geometry is None or id(node) in self.ctx.conditional():
             return
         config = self.ctx.shape_config()
         for spatial, (kernel, stride, padding, dilation) in enumerate(geometry):
@@ -213,21 +213,6 @@ class SlicedSizeOne(Rule):
             note = config.note()
             self.report(node, message, fix=rewrite.fix, notes=(note,) if note is not None else ())
             return
-
-    def _conditional(self) -> set[int]:
-        """Nodes of `forward` under an `if` or a conditional expression."""
-        traced = self.ctx.traced
-        assert traced is not None
-        key = f"conditional:{id(traced.func)}"
-        found = self.ctx.shared.get(key)
-        if found is None:
-            found = set()
-            for node in iter_nodes(traced.func.body):
-                if isinstance(node, (cst.If, cst.IfExp)):
-                    parts = [node.body, node.orelse]
-                    found.update(id(inner) for part in parts if part is not None for inner in iter_nodes(part))
-            self.ctx.shared[key] = found
-        return found  # type: ignore[return-value]
 
     def _narrowing(self, ref: SizeRef, spec: DimSpec, cut: int) -> Rewrite:
         return self._narrowed(ref, spec, cut + 2, "the slice stays longer than 1")

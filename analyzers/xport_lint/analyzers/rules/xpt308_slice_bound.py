@@ -5,7 +5,6 @@ import libcst as cst
 from ..model import Mode, Severity
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import DimKind, DimSpec, SizeRef, Sizes
-from ..walk import iter_nodes
 from ._conditions import short
 
 
@@ -103,7 +102,7 @@ class SliceBound(Rule):
             return False  # not a `forward` input as it came in
         ref = (tensor, sizes.positions[tensor], index)
         spec = self.ctx.shape_config().dim(*ref)
-        if spec.kind is not DimKind.NAMED or spec.derived or id(node) in self._conditional():
+        if spec.kind is not DimKind.NAMED or spec.derived or id(node) in self.ctx.conditional():
             return False
         halved = next((bound for bound in (lower, upper) if bound is not None and _floored(bound, sizes, ref)), None)
         if halved is not None and not computed:
@@ -131,21 +130,6 @@ class SliceBound(Rule):
         )
         self.report(node, message)
         return True
-
-    def _conditional(self) -> set[int]:
-        """Nodes of `forward` under an `if` or a conditional expression."""
-        traced = self.ctx.traced
-        assert traced is not None
-        key = f"conditional:{id(traced.func)}"
-        found = self.ctx.shared.get(key)
-        if found is None:
-            found = set()
-            for node in iter_nodes(traced.func.body):
-                if isinstance(node, (cst.If, cst.IfExp)):
-                    parts = [node.body, node.orelse]
-                    found.update(id(inner) for part in parts if part is not None for inner in iter_nodes(part))
-            self.ctx.shared[key] = found
-        return found  # type: ignore[return-value]
 
     VALID = [
         Valid(
