@@ -104,6 +104,25 @@ CASES = {
         "torchvision/mobilenet_v3_small", '({2: Dim("h", min=32, max=256), 3: Dim("w", min=32, max=256)},)',
         "torchvision",
     ),
+    # added in the next round (other families: shifted-window attention, a mobile ViT hybrid, a
+    # dense CNN, channel shuffles, an inception CNN), recorded on their first run before any
+    # repair code was changed for them (bench/RESULTS.md)
+    "swin image Dim": Case(
+        "transformers/swin", '({2: Dim("h", min=16, max=128), 3: Dim("w", min=16, max=128)},)', "transformers"
+    ),
+    "mobilevit image Dim": Case(
+        "transformers/mobilevit", '({2: Dim("h", min=32, max=256), 3: Dim("w", min=32, max=256)},)', "transformers"
+    ),
+    "densenet121 image Dim": Case(
+        "timm/densenet121", '({2: Dim("h", min=32, max=256), 3: Dim("w", min=32, max=256)},)', "timm"
+    ),
+    "shufflenet_v2 image Dim": Case(
+        "torchvision/shufflenet_v2", '({2: Dim("h", min=32, max=256), 3: Dim("w", min=32, max=256)},)',
+        "torchvision",
+    ),
+    "googlenet image Dim": Case(
+        "torchvision/googlenet", '({2: Dim("h", min=32, max=256), 3: Dim("w", min=32, max=256)},)', "torchvision"
+    ),
 }
 
 EXAMPLE = '''\

@@ -108,6 +108,30 @@ def xport_example():
             "dynamic_shapes": ({2: torch.export.Dim("t", min=2, max=256)},)}
 '''
 
+POOLED = '''\
+import torch
+from torch import nn
+
+
+class Pooled(nn.Module):
+    """Strided convolutions and ceil-mode pools, as SqueezeNet and GoogLeNet stack them."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(3, 8, 7, stride=2), nn.ReLU(), nn.MaxPool2d(3, 2, ceil_mode=True),
+            nn.Conv2d(8, 8, 3, padding=1), nn.MaxPool2d(3, 2, ceil_mode=True),
+        )
+
+    def forward(self, x):
+        return self.features(x).mean((2, 3))
+
+
+def xport_example():
+    return {"model": Pooled(), "args": (torch.randn(1, 3, 64, 64),),
+            "dynamic_shapes": ({2: torch.export.Dim("h", min=32, max=256), 3: torch.export.Dim("w", min=32, max=256)},)}
+'''
+
 
 def _repair(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -274,3 +298,18 @@ def test_a_range_torch_cannot_prove_over_a_floor_division_becomes_a_multiple_of_
     assert _render(shapes) == "({3: 2*Dim('_w', min=4, max=32)},)"
     assert notes == ["w a multiple of 2 in [8, 64]: every declared value satisfies its guards over w // 2, "
                      "which torch cannot prove"]
+
+
+def test_a_range_torch_own_solver_fails_on_becomes_the_smallest_multiple_that_exports(tmp_path: Path) -> None:
+    """Ceil-mode pools give guards torch's solver cannot solve: export fails inside it with an
+    AssertionError naming no line and suggesting nothing. Even sizes make the floor divisions
+    exact, so h and w become multiples of 2 over the declared range, and stay dynamic."""
+    project = _project(tmp_path, "pooled.py", POOLED)
+    done = _repair(project, "pooled.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("before: fails: AssertionError: Expected op to be '=='")
+    (kept,) = [line for line in done.stdout.splitlines() if line.startswith("step ") and "[kept]" in line]
+    assert "2*Dim('_h', min=16, max=128), 3: 2*Dim('_w', min=16, max=128)" in kept
+    assert "h a multiple of 2 in [32, 256]" in kept and "kept dynamic" in kept
+    assert "after: exports, equals eager on the example, equals eager on inputs (1, 3, 66, 66)" in done.stdout
+    assert "static" not in done.stdout

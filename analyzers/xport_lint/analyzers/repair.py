@@ -276,9 +276,10 @@ class Repairer:
                 repair.advice = "the exported program does not equal eager: export it with a fix of your own"
                 break
             kept = False
-            for path, title, text in self._candidates(scratch, current, failure, repair):
-                if (path, text) in tried:
-                    continue
+            # the cap counts only fixes not tried before: those an earlier failure already tried
+            # (at the outer frames a new failure shares) must not crowd out the ones at its own line
+            fresh = [c for c in self._candidates(scratch, current, failure, repair) if (c[0], c[2]) not in tried]
+            for path, title, text in fresh[:_CANDIDATES]:
                 tried.add((path, text))
                 before = scratch.read(path)
                 scratch.write(path, text)
@@ -363,7 +364,7 @@ class Repairer:
             sized = len_as_size(scratch.read(path), line)
             if sized is not None:
                 out.append((path, "`len(t)` as `t.shape[0]` (a symbolic size, not a Python int read from data)", sized))
-        return out[:_CANDIDATES]
+        return out
 
     def _switches(
         self, scratch: _Scratch, frames: list[tuple[str, int]], findings: dict[str, list[Finding]], repair: Repair

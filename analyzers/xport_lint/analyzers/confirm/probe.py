@@ -394,6 +394,91 @@ def _narrowed(message: str, shapes: Any) -> tuple[Any, list[str]] | None:
     return rebuilt(shapes), notes
 
 
+#: the steps tried, smallest first, where torch's own solver fails on the guards of a named Dim
+_STEPS = (2, 4, 8, 16, 32)
+
+
+def _solver_failed(error: BaseException) -> bool:
+    """Whether export failed inside torch's solver for `dynamic_shapes` suggestions (its sympy
+    cannot solve a floor-division inequality: a pooling with `ceil_mode=True` gives one), not on
+    the model: it names no line and suggests nothing."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return isinstance(error, AssertionError) and any(
+        f.name in ("prettify_results", "solve", "forced_specializations") for f in frames[-3:]
+    )
+
+
+def _named_dims(value: Any, found: dict[str, Any]) -> dict[str, Any]:
+    """The named Dims (not derived ones) in a `dynamic_shapes` value, by name."""
+    if isinstance(value, dict):
+        for v in value.values():
+            _named_dims(v, found)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _named_dims(v, found)
+    elif getattr(value, "root", None) is None and hasattr(value, "min") and hasattr(value, "__name__"):
+        found.setdefault(value.__name__, value)
+    return found
+
+
+def _replaced(value: Any, replace: dict[str, Any]) -> Any:
+    """`value` (a `dynamic_shapes`) with the Dims named in `replace` replaced."""
+    if isinstance(value, dict):
+        return {k: _replaced(v, replace) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_replaced(v, replace) for v in value)
+    return replace.get(getattr(value, "__name__", None), value) if hasattr(value, "min") else value
+
+
+def _example_sizes(shapes: Any, inputs: Any, sizes: dict[str, int]) -> dict[str, int]:
+    """Each named Dim's size in the example (the tensor at its place in `inputs`)."""
+    if isinstance(shapes, dict) and hasattr(inputs, "shape"):
+        for axis, dim in shapes.items():
+            if isinstance(axis, int) and hasattr(dim, "__name__") and axis < len(inputs.shape):
+                sizes.setdefault(dim.__name__, int(inputs.shape[axis]))
+    elif isinstance(shapes, (list, tuple)) and isinstance(inputs, (list, tuple)):
+        for value, tensor in zip(shapes, inputs, strict=False):
+            _example_sizes(value, tensor, sizes)
+    elif isinstance(shapes, dict) and isinstance(inputs, dict):
+        for key, value in shapes.items():
+            _example_sizes(value, inputs.get(key), sizes)
+    return sizes
+
+
+def _stepped(torch: Any, example: dict[str, Any], strict: bool) -> tuple[Any, list[str]] | None:
+    """The example's named Dims as multiples of the smallest step that exports (`2*Dim("_h")`),
+    where torch's solver fails on the guards they get (floor divisions by strides, which are
+    exact on multiples): each Dim keeps its declared range (narrowed to the multiples), and the
+    repair loop still compares the program with eager on a second size."""
+    shapes = example["dynamic_shapes"]
+    dims = _named_dims(shapes, {})
+    inputs: Any = example["args"]
+    if isinstance(shapes, dict):
+        inputs = {**dict(zip(shapes, example["args"], strict=False)), **example["kwargs"]}
+    sizes = _example_sizes(shapes, inputs, {})
+    for step in _STEPS:
+        replace: dict[str, Any] = {}
+        notes: list[str] = []
+        for name, dim in dims.items():
+            low = -(-max(int(dim.min), 0) // step)
+            high = (int(dim.max) if dim.max is not None and dim.max < 2**62 else 2**20) // step
+            if name in sizes and sizes[name] % step == 0 and high > low:
+                replace[name] = step * torch.export.Dim(f"_{name}", min=low, max=high)
+                notes.append(f"{name} a multiple of {step} in [{low * step}, {high * step}]")
+        if not dims or len(replace) < len(dims):
+            return None  # a Dim whose example size or range leaves no multiple of the step
+        candidate = _replaced(shapes, replace)
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                torch.export.export(example["model"], example["args"], example["kwargs"],
+                                    dynamic_shapes=candidate, strict=strict)
+        except Exception:  # noqa: BLE001, S112 - not this step: the next, larger one
+            continue
+        return candidate, [*notes, "torch's solver failed on the guards of the declared ranges; on multiples "
+                           "of the step they are exact"]
+    return None
+
+
 def _answer(request: dict[str, Any]) -> dict[str, Any]:
     import torch
 
@@ -421,6 +506,10 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
             if narrowed is not None:
                 answer.update(narrowed=_render(narrowed[0]), narrowed_by=narrowed[1],
                               pins=_pinning_guards(torch, example, strict))
+        if not fixes and shapes is not None and _solver_failed(error):
+            stepped = _stepped(torch, example, strict)
+            if stepped is not None:
+                answer.update(narrowed=_render(stepped[0]), narrowed_by=stepped[1])
         if fixes and shapes is not None:
             try:
                 refined = refine_shapes(fixes, shapes)
