@@ -57,7 +57,6 @@ HELPERS = "def _h(v):\n    return v\n"
 #: keeps its `# expect:` marker)
 SPLIT_MARK = "# split off the next flagged line"
 
-_HELPER_FIX = "the rewrite finds the number or size it turns back into a tensor by its name, not through a call"
 _SLICE_SPLIT_OFF = (
     "a slice split off onto its own line carries XPT307's error there (torch names that line), and a failure"
     " earlier on the same path makes XPT305's on the op's line a warning 'after line N'"
@@ -67,13 +66,6 @@ _SLICE_SPLIT_OFF = (
 #: that now gets the same verdict simply passes; an entry none of whose variants differs fails
 KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("XPT305", "split"): _SLICE_SPLIT_OFF,
-    # the fixes of tests/truth/test_pattern_cases.py's patterns, offered as written inline only
-    ("XPT104", "bind"): "the torch.where fix of `a if bool(t) else b` reads the test inline, not through a name",
-    ("XPT104", "unpack"): "the torch.where fix of `a if bool(t) else b` reads the test inline, not through a name",
-    ("XPT203", "bind"): "dropping `int()` needs the number read only as a size: an alias in between is not followed",
-    ("XPT203", "unpack"): "dropping `int()` follows a single-name binding only, not a tuple's element",
-    ("XPT203", "helper"): "dropping `int()` needs the number read only as a size: a helper's argument is not one",
-    ("XPT203", "module"): "dropping `int()` needs the number read only as a size: a helper's argument is not one",
 }
 
 

@@ -98,10 +98,15 @@ _THROUGH_NAMES = {
     "class HardRoute(": ("helper",),
     # `value = len(x); for i in range(value):` under a dynamic batch: `len()` would pin it
     "class PerRowLoop(": ("bind", "unpack"),
+    # `value = bool(negative.any())` then `-x if value else x`: torch.where of the bound tensor
+    "class Flip(": ("bind", "unpack"),
+    # `int(size.item())` / `int(lengths.max())` reaching a size through a name, a tuple, a helper
+    "class Resize(": ("bind", "unpack", "helper"),
+    "class Trim(": ("bind", "unpack", "helper"),
 }
 _FIXED_THROUGH_NAMES = [
     v for v in VARIANTS
-    if v.rule.CODE in ("XPT104", "XPT204", "XPT302") and not v.files
+    if v.rule.CODE in ("XPT104", "XPT203", "XPT204", "XPT302") and not v.files
     and any(marker in v.original and v.kind in kinds for marker, kinds in _THROUGH_NAMES.items())
     and "def xport_example(" in v.source
 ]

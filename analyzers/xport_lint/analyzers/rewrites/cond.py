@@ -302,16 +302,19 @@ def _is_number_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Integer, cst.Float))
 
 
-def where_rewrite(flow: FunctionFlow, node: cst.IfExp) -> Rewrite:
-    """`a if tensor_test else b` -> `torch.where(tensor_test, a, b)`: both sides are computed."""
+def where_rewrite(flow: FunctionFlow, node: cst.IfExp, func: cst.FunctionDef | None = None) -> Rewrite:
+    """`a if tensor_test else b` -> `torch.where(tensor_test, a, b)`: both sides are computed.
+    With `func`, a number the test reads through a name bound once and read only here
+    (`value = bool(mask.any())`, `n, _ = t.item(), 0`) is bound as the tensor it is read from."""
     problem = guard_problem(node.test)
     if problem:
         return Rewrite(reason=problem)
     for side in (node.body, node.orelse):
         if not (is_tensor_like(flow.value(side)) or _is_number_literal(side)):
             return Rewrite(reason=f"`{code_of(side)}` is neither a tensor nor a number: torch.where cannot select it")
+    bound = data_bindings(flow, func, [node]) if func is not None else {}
     names = scope_names(flow)
-    test = cond_predicate(flow, node.test, (), names.torch)
+    test = cond_predicate(flow, node.test, list(bound), names.torch)
     call = cst.parse_expression(
         f"{names.torch}.where({code_of(test)}, {code_of(node.body)}, {code_of(node.orelse)})"
     )
@@ -319,7 +322,7 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp) -> Rewrite:
         fix=FixProposal(
             "Select with torch.where (computes both sides; broadcasts them to one shape)",
             Applicability.UNSAFE,
-            ((node, call),),
+            ((node, call), *bound.values()),
             imports=names.imports,
         )
     )

@@ -237,9 +237,12 @@ def _boolean(expr: cst.BaseExpression) -> bool:
 
 
 def _named_test(flow: FunctionFlow, test: cst.BaseExpression) -> bool:
-    """`value` of `value = count > 0`: a name bound once to a comparison (a bool already)."""
+    """`value` of `value = count > 0` or `value = bool(mask.any())`: a name bound once to a
+    comparison or a `bool()` conversion (a bool already; as a tensor, `_as_tensor` keeps it one)."""
     bound = flow.bound_once(test.value) if isinstance(test, cst.Name) else None
-    return bound is not None and _boolean(bound)
+    return bound is not None and (
+        _boolean(bound) or isinstance(bound, cst.Call) and _conversion(flow, bound) == "bool"
+    )
 
 
 def _size_test(test: cst.BaseExpression, torch: str) -> str:

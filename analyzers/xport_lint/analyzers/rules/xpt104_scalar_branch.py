@@ -6,7 +6,7 @@ from ..dataflow import FunctionFlow, Kind, is_tensor_like
 from ..model import Mode, Severity
 from ..rewrites import Rewrite, while_loop_rewrite
 from ..rewrites.cond import where_rewrite
-from ..rewrites.predicates import tensor_predicate
+from ..rewrites.predicates import data_bindings, tensor_predicate
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Verdict
 from ..walk import iter_nodes
@@ -46,8 +46,10 @@ class ScalarBranch(ConditionRule, Rule):
     `torch.while_loop` carrying the counter as an int64 tensor and reading `x[i]` as
     `x.index_select(0, i.reshape(1)).squeeze(0)` (see XPT102). A conditional expression
     (`-x if bool(mask.any()) else x`) becomes XPT101's `torch.where` with the tensor the test
-    reads (`torch.where(mask.any(), -x, x)`: both sides computed, broadcast to one shape); none
-    where the number tested was bound to a name before. A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment, since strict export rejects `torch._check`'s message callable) instead.
+    reads (`torch.where(mask.any(), -x, x)`: both sides computed, broadcast to one shape); a
+    number tested through a name bound once and read only there (`flip = bool(mask.any())`, or
+    unpacked from a tuple) is bound as the tensor (`flip = mask.any()`); none where it is read
+    elsewhere too. A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment, since strict export rejects `torch._check`'s message callable) instead.
 
     ## Modes
     Error in both modes (torch 2.13). In non-strict export, a warning inside `try:` whose `except`
@@ -84,24 +86,26 @@ class ScalarBranch(ConditionRule, Rule):
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
         if isinstance(node, cst.While) and self.ctx.flow is not None and self.ctx.traced is not None:
             return while_loop_rewrite(self.ctx.flow, self.ctx.traced.func, node)
-        if isinstance(node, cst.IfExp) and self.ctx.flow is not None:
-            return self._select_rewrite(self.ctx.flow, node)
+        if isinstance(node, cst.IfExp) and self.ctx.flow is not None and self.ctx.traced is not None:
+            return self._select_rewrite(self.ctx.flow, self.ctx.traced.func, node)
         return branch_rewrite(self.ctx, node)
 
-    def _select_rewrite(self, flow: FunctionFlow, node: cst.IfExp) -> Rewrite:
+    def _select_rewrite(self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.IfExp) -> Rewrite:
         """`a if bool(mask.any()) else b`: XPT101's `torch.where`, where the test read from data
-        is written out as the tensor it reads (`mask.any()`); a number bound earlier
-        (`n = t.item()`, then `a if n > 0 else b`) would still be a number in the selection."""
-        predicate = tensor_predicate(flow, node.test)
+        is written out as the tensor it reads (`mask.any()`), and a number bound once to a name
+        read only by the selection (`value = bool(mask.any())`, or an element of a tuple) is
+        bound as that tensor; a number read elsewhere too would still be a number there."""
+        bound = data_bindings(flow, func, [node])
+        predicate = tensor_predicate(flow, node.test, bound)
         numbers = [] if predicate is None else [
             n.value for n in iter_nodes(predicate)
-            if isinstance(n, cst.Name) and (v := flow.env.get(n.value)) is not None and v.has(Kind.DATA)
-            and not is_tensor_like(v)
+            if isinstance(n, cst.Name) and n.value not in bound and (v := flow.env.get(n.value)) is not None
+            and v.has(Kind.DATA) and not is_tensor_like(v)
         ]
         if predicate is None or numbers:
             read = f"`{numbers[0]}`" if numbers else "the number tested"
             return Rewrite(reason=f"{read} is read from tensor data before the selection: keep it a tensor there")
-        return where_rewrite(flow, node)
+        return where_rewrite(flow, node, func)
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:
         return f"{keyword} tests `{short(operand)}`, a value read from tensor data"

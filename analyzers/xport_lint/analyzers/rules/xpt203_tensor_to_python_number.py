@@ -5,7 +5,7 @@ import string
 
 import libcst as cst
 
-from ..dataflow import Kind, Value, is_tensor_like
+from ..dataflow import FunctionFlow, Kind, Value, is_tensor_like
 from ..model import Applicability, Mode, Severity
 from ..names import dotted
 from ..positions import code_of
@@ -212,39 +212,22 @@ class TensorToPythonNumber(Rule):
     def _carried(self, node: cst.Call) -> bool:
         """Whether the converted number is used only where export carries a symbol: the size of
         a tensor made or viewed (`_SIZING`), a tensor's index or slice bound; written there, or
-        bound once to a name read only there. Elsewhere (a branch, `range()`, a list repeated)
-        dropping `int()` only moves the failure, and an op whose output size it sets for later
-        code to slice (`logits.topk(k.item())`) exports but fails at run time (measured)."""
+        reaching it through names bound once (`n = int(t)`, an element of `n, _ = int(t), 0`, an
+        alias `m = n`) read only there, or through a one-line helper handing its argument back.
+        Elsewhere (a branch, `range()`, a list repeated) dropping `int()` only moves the failure,
+        and an op whose output size it sets for later code to slice (`logits.topk(k.item())`)
+        exports but fails at run time (measured)."""
         if self.ctx.traced is None or self.ctx.flow is None:
             return False
         func = self.ctx.traced.func
         cache = self.ctx.shared.setdefault("carried_positions", {})
         assert isinstance(cache, dict)
         if id(func) not in cache:
-            cache[id(func)] = self._carried_positions(func)
-        positions, names = cache[id(func)]
-        if id(node) in positions:
-            return True
-        for target, value in self._bindings_of(func, node):
-            keywords = {id(n.keyword) for n in iter_nodes(func.body) if isinstance(n, cst.Arg) and n.keyword}
-            total = sum(
-                isinstance(n, cst.Name) and n.value == target and id(n) not in keywords for n in iter_nodes(func.body)
-            )
-            return self.ctx.flow.bound_once(target) is value and names.get(target, 0) + 1 == total
-        return False
+            cache[id(func)] = _Uses(func, self._carried_positions(func))
+        return cache[id(func)].carried(self.ctx.flow, node)
 
-    def _bindings_of(self, func: cst.FunctionDef, node: cst.Call) -> list[tuple[str, cst.BaseExpression]]:
-        """`(name, node)` where `name = node` is a statement of `func`."""
-        return [
-            (assign.targets[0].target.value, assign.value)
-            for assign in iter_nodes(func.body)
-            if isinstance(assign, cst.Assign) and assign.value is node and len(assign.targets) == 1
-            and isinstance(assign.targets[0].target, cst.Name)
-        ]
-
-    def _carried_positions(self, func: cst.FunctionDef) -> tuple[set[int], dict[str, int]]:
-        """ids of the expressions of `func` in a position export carries a symbol in, and per
-        name, how many of its reads are such expressions."""
+    def _carried_positions(self, func: cst.FunctionDef) -> set[int]:
+        """ids of the expressions of `func` in a position export carries a symbol in."""
         positions: list[cst.BaseExpression] = []
         for node in iter_nodes(func.body):
             if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
@@ -261,11 +244,7 @@ class TensorToPythonNumber(Rule):
                         positions.append(part.value)
                     elif isinstance(part, cst.Slice):
                         positions.extend(b for b in (part.lower, part.upper, part.step) if b is not None)
-        names: dict[str, int] = {}
-        for expr in positions:
-            if isinstance(expr, cst.Name):
-                names[expr.value] = names.get(expr.value, 0) + 1
-        return {id(expr) for expr in positions}, names
+        return {id(expr) for expr in positions}
 
     def _number_function(self, node: cst.Call) -> bool:
         """`math.log(v.item())`, `min(v.item(), 1.0)`: reported where the table says it fails."""
@@ -693,3 +672,77 @@ class TensorToPythonNumber(Rule):
 def _read_number(value: Value) -> bool:
     """A Python number read from tensor data (`v.item()`): an unbacked symbol under export."""
     return value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value)
+
+
+class _Uses:
+    """Where each value of one function goes: the names an expression is bound to, the reads of
+    each name, the call an expression is passed to; and which expressions sit where export
+    carries a symbol (`positions`). Built once per function, on the first conversion asked about."""
+
+    def __init__(self, func: cst.FunctionDef, positions: set[int]) -> None:
+        self.positions = positions
+        #: id(expression) -> the names `name = expression` (or a tuple's element of it) binds
+        self.bound_to: dict[int, list[str]] = {}
+        #: name -> its reads (not a target, a keyword or an attribute's name)
+        self.reads: dict[str, list[cst.Name]] = {}
+        #: id(argument) -> the call it is passed to, positionally
+        self.passed_to: dict[int, cst.Call] = {}
+        skipped: set[int] = set()
+        for node in iter_nodes(func.body):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    self._bind(target.target, node.value, skipped)
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+                skipped.update(id(n) for n in _target_nodes(node.target))
+            elif isinstance(node, cst.Arg) and node.keyword is not None:
+                skipped.add(id(node.keyword))
+            elif isinstance(node, cst.Attribute):
+                skipped.add(id(node.attr))
+            elif isinstance(node, cst.Call):
+                for arg in node.args:
+                    if arg.keyword is None and not arg.star:
+                        self.passed_to[id(arg.value)] = node
+            elif isinstance(node, cst.Name) and id(node) not in skipped:
+                self.reads.setdefault(node.value, []).append(node)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression, skipped: set[int]) -> None:
+        if isinstance(target, cst.Name):
+            skipped.add(id(target))
+            self.bound_to.setdefault(id(value), []).append(target.value)
+        elif (
+            isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)
+            and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+        ):
+            for inner, element in zip(target.elements, value.elements, strict=True):
+                self._bind(inner.value, element.value, skipped)
+        else:
+            skipped.update(id(n) for n in _target_nodes(target))
+
+    def carried(self, flow: FunctionFlow, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether every use of `expr`'s value is a position export carries a symbol in."""
+        if id(expr) in self.positions:
+            return True
+        if depth > 8:
+            return False
+        call = self.passed_to.get(id(expr))
+        if call is not None:
+            # `_h(n)` of `def _h(v): return v`: the number handed back is used where the call is
+            return flow.inlined(call) is expr and self.carried(flow, call, depth + 1)
+        names = self.bound_to.get(id(expr), [])
+        return bool(names) and all(
+            flow.bound_once(name) is expr and bool(self.reads.get(name))
+            and all(self.carried(flow, read, depth + 1) for read in self.reads[name])
+            for name in names
+        )
+
+
+def _target_nodes(target: cst.CSTNode) -> list[cst.Name]:
+    """The names a binding target binds (`a`, `a, (b, *c)`); an attribute or subscript binds none."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_nodes(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_nodes(target.value)
+    return []
