@@ -338,3 +338,71 @@ def test_export_stops_at_the_first_failure_on_the_way() -> None:
         16: ("XPT101", Severity.ERROR),
         19: ("XPT101", Severity.ERROR),
     }
+
+
+def test_a_helper_shared_with_an_optional_path_is_judged_with_the_default_paths_values() -> None:
+    """radio's `_interpolate_position_embedding`: the default path passes it static sizes, and
+    only the path `grid` opens passes numbers read from data. A default export passes (static
+    sizes), so the helper's branch is no error; what only that path passes is not joined in."""
+    found = findings(
+        """
+        import torch
+        class Embed(torch.nn.Module):
+            def _crop(self, dims):
+                if dims[0] < 4:
+                    return dims[0]
+                return 4
+            def forward(self, x: torch.Tensor, grid: torch.Tensor | None = None):
+                if grid is not None:
+                    return self._packed(x, grid)
+                return x[:, : self._crop((x.shape[-2], x.shape[-1]))]
+            def _packed(self, x: torch.Tensor, grid: torch.Tensor):
+                h, w = grid.tolist()
+                return x[:, : self._crop((h, w))]
+        """
+    )
+    assert [f for f in found if f.severity is Severity.ERROR] == []
+
+
+def test_a_helper_only_an_optional_path_calls_is_judged_with_its_values_as_a_warning() -> None:
+    """The same helper with no default-path caller: the values that path passes reach it, and
+    the branch fails only an export that passes `grid`."""
+    finding = only(
+        """
+        import torch
+        class Embed(torch.nn.Module):
+            def _crop(self, dims):
+                if dims[0] < 4:
+                    return dims[0]
+                return 4
+            def forward(self, x: torch.Tensor, grid: torch.Tensor | None = None):
+                if grid is not None:
+                    return self._packed(x, grid)
+                return x
+            def _packed(self, x: torch.Tensor, grid: torch.Tensor):
+                h, w = grid.tolist()
+                return x[:, : self._crop((h, w))]
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT104", Severity.WARNING)
+    assert "only when `grid` is passed" in finding.message
+
+
+def test_a_helper_the_default_path_passes_data_keeps_its_error() -> None:
+    """What the default path passes still reaches a helper an optional path also calls."""
+    found = findings(
+        """
+        import torch
+        class Embed(torch.nn.Module):
+            def _crop(self, dims):
+                if dims[0] < 4:
+                    return dims[0]
+                return 4
+            def forward(self, x: torch.Tensor, grid: torch.Tensor | None = None):
+                if grid is not None:
+                    return x[:, : self._crop((x.shape[-2], x.shape[-1]))]
+                h, w = x[0, :2].tolist()
+                return x[:, : self._crop((h, w))]
+        """
+    )
+    assert [(f.code, f.severity) for f in found if f.span.start.line == 5] == [("XPT104", Severity.ERROR)]

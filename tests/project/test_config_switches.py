@@ -185,3 +185,25 @@ def test_an_edit_of_the_open_config_document_rechecks_the_model_file(tmp_path: P
     after, _ = workspace.update(model_file, Path(model_file).read_text())
     assert [(f.span.start.line, f.severity.value) for f in before] == [(14, "warning"), (17, "error")]
     assert [(f.span.start.line, f.severity.value) for f in after.findings] == [(14, "error"), (17, "warning")]
+
+
+#: transformers' other spelling: the module keeps the config and branches on its field
+#: (`if self.config.use_weighted_layer_sum:`), `self.config` stored by `__init__` or a library base
+MODEL_READS_CONFIG = MODEL.replace("self.enable_fusion = config.enable_fusion", "self.config = config").replace(
+    "if self.enable_fusion:", "if self.config.enable_fusion:"
+)
+
+
+def test_a_field_read_through_self_config_is_a_switch(tmp_path: Path) -> None:
+    write_project(tmp_path, CONFIG_FIELDS, "False", MODEL_READS_CONFIG)
+    found = xport_lint(".", cwd=tmp_path)
+    assert [(line, severity) for _, _, line, severity, _ in found] == [(14, "warning"), (17, "error")]
+    assert SWITCH_ON in found[0][4]
+
+
+def test_self_config_set_to_something_else_is_not_the_config(tmp_path: Path) -> None:
+    """`self.config = config.text_config`: the field's default is another class's, not known here."""
+    model = MODEL_READS_CONFIG.replace("self.config = config", "self.config = config.text_config")
+    write_project(tmp_path, CONFIG_FIELDS, "False", model)
+    found = xport_lint(".", cwd=tmp_path)
+    assert [(line, severity) for _, _, line, severity, _ in found] == [(14, "error"), (17, "error")]

@@ -45,6 +45,9 @@ class FileFacts(FileReach):
         self._call_args: dict[int, list[Value]] = {}
         #: the same, from call sites only a training-mode export runs (used for a helper with no other)
         self._training_args: dict[int, list[Value]] = {}
+        #: the same, from call sites only an export passing an optional argument runs (used for a
+        #: helper no default-path site calls)
+        self._optional_args: dict[int, list[Value]] = {}
         #: per helper: the functions whose flow read what it returns (solved again when it changes)
         self._readers: dict[int, set[int]] = {}
         self._solved = False
@@ -65,7 +68,10 @@ class FileFacts(FileReach):
     def call_helper(self, caller: FunctionFlow, call: cst.Call, args: Sequence[Value]) -> Value | None:
         """What a call of a helper of this file returns; its arguments join what the helper's
         other call sites pass (a call site only a training-mode export runs counts only for a
-        helper no other site calls: what training mode passes never reaches eval-mode code)."""
+        helper no other site calls: what training mode passes never reaches eval-mode code; so
+        does one only an optional argument's path runs: radio's `_interpolate_position_embedding`
+        gets static sizes on the default path and `.tolist()` values only with `image_grid_hw`,
+        where the path's own code is judged, as warnings naming the argument)."""
         cls = self.classes.get(caller.cls.name.value) if caller.cls is not None else None
         target = self.helper_for(cls, call.func)
         if target is None:
@@ -73,8 +79,13 @@ class FileFacts(FileReach):
         key = id(target.func)
         is_method = target.cls is not None and not _is_static(target.func)
         bound = self._bind_args(target.func, call, args, is_method=is_method)
-        training = self._call_statement.get(id(call)) in self.training_only
-        table = self._training_args if training else self._call_args
+        statement = self._call_statement.get(id(call))
+        if statement in self.training_only:
+            table = self._training_args
+        elif self._optional_path(caller.func, call, statement):
+            table = self._optional_args
+        else:
+            table = self._call_args
         known = table.get(key)
         table[key] = bound if known is None else [a | b for a, b in zip(known, bound, strict=True)]
         if _returns_python_scalar(target.func):
@@ -83,6 +94,17 @@ class FileFacts(FileReach):
         if key in self._in_progress:
             return Value(Kind.TENSOR) if any(a.has(Kind.TENSOR) for a in args) else NOTHING
         return self._flow(target).returns
+
+    def _optional_path(self, caller: cst.FunctionDef, call: cst.Call, statement: int | None) -> bool:
+        """The call runs only when an optional argument is passed, and no parent module's call may
+        pass it (a submodule's `forward` argument a parent fills with data is on the default path:
+        see _passed_by_parents, which runs once the flows are solved)."""
+        name = self.optional_nodes.get(id(call))
+        if name is None and statement is not None:
+            name = self.optional_only.get(statement)
+        if name is None:
+            return False
+        return not (self._passed_by_parent(caller) and name in (p.name.value for p in all_params(caller.params)))
 
     def call_submodule(self, caller: FunctionFlow, attribute: str, call: cst.Call, args: Sequence[Value]) -> None:
         """A call of a submodule of a class of this file (`self.attention(x, is_global_attn=flag)`,
@@ -286,6 +308,8 @@ class FileFacts(FileReach):
         is_method = item.cls is not None and not _is_static(item.func)
         values: dict[str, Value] = {}
         call_args = self._call_args.get(key)
+        if call_args is None:
+            call_args = self._optional_args.get(key)
         if call_args is None:
             call_args = self._training_args.get(key)
         passed = self._arguments.get(item.name, {}) if self._arguments else {}

@@ -68,6 +68,9 @@ class FileReach(ExportSites):
         self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
         #: (caller, callee) ids of calls made only when an optional argument is passed, with its name
         self._optional_calls: dict[tuple[int, int], str] = {}
+        #: (caller, callee) ids of calls made on a path no optional argument decides (the same
+        #: callee may be called both ways: then the default path calls it)
+        self._plain_calls: set[tuple[int, int]] = set()
         #: ids of the nodes of an `and` operand behind `name is not None` (an optional argument)
         self.optional_nodes: dict[int, str] = {}
         #: per function: its optional names that are not parameters defaulting to None, with why
@@ -80,6 +83,8 @@ class FileReach(ExportSites):
         self.own_traced: set[int] = set()
         #: per class: the `config` fields its `__init__` copies to `self` (see _config_copies)
         self._copies: dict[int, frozenset[str]] = {}
+        #: per class: whether `self.config` is the `config` its `__init__` takes (see _holds_config)
+        self._holds: dict[int, bool] = {}
         self._config_classes: ConfigDefaults | None = None
         self.traced = self._reachable()
 
@@ -199,6 +204,8 @@ class FileReach(ExportSites):
                     optional = self.optional_only.get(id(statement)) if statement is not None else None
                     if optional is not None:
                         self._optional_calls[(id(item.func), id(target.func))] = optional
+                    else:
+                        self._plain_calls.add((id(item.func), id(target.func)))
                     yield target, statement is None or id(statement) not in self.training_only
 
     def _mark_training_only_helpers(
@@ -222,11 +229,15 @@ class FileReach(ExportSites):
         only when that argument is passed: its findings say so, as warnings."""
         if not self._optional_calls:
             return
-        always = _closure(roots, edges, lambda caller, callee: (caller, callee) not in self._optional_calls)
+        optional = set(self._optional_calls) - self._plain_calls
+        if not optional:
+            return
+        always = _closure(roots, edges, lambda caller, callee: (caller, callee) not in optional)
         # a helper behind two optional arguments names the first in sorted order, whichever
         # call the walk met first
         names: dict[int, str] = {}
-        for (caller, callee), name in self._optional_calls.items():
+        for caller, callee in optional:
+            name = self._optional_calls[(caller, callee)]
             if callee not in always and caller in in_eval and name < names.get(callee, "\uffff"):
                 names[callee] = name
         changed = True
@@ -347,18 +358,23 @@ class FileReach(ExportSites):
         return dead
 
     def _config_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> tuple[str | None, str | None]:
-        """`if self.enable_fusion:` where `__init__` copied it from `config.enable_fusion`: why the
+        """`if self.enable_fusion:` where `__init__` copied it from `config.enable_fusion` (or `if
+        self.config.enable_fusion:`, see _holds_config): why the
         body, and why the `else`, runs only with a configuration other than the default (None: the
         default runs it, or the default is unknown). The default is the literal one of the config
         class `__init__`'s `config` is annotated with (this file's or, through the project index,
         another file's), else _OFF_BY_DEFAULT's."""
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         flag = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
-        if not (isinstance(flag, cst.Attribute) and isinstance(flag.value, cst.Name) and flag.value.value == "self"):
-            return None, None
         cls = self._class_of.get(id(func))
+        if cls is None or not isinstance(flag, cst.Attribute):
+            return None, None
         name = flag.attr.value
-        if cls is None or name not in self._config_copies(cls):
+        written = dotted(flag.value)
+        if not (
+            (written == "self" and name in self._config_copies(cls))
+            or (written == "self.config" and self._holds_config(cls))  # `if self.config.use_fusion:`
+        ):
             return None, None
         known = self._config_default(cls, name)
         if known is None:
@@ -406,6 +422,15 @@ class FileReach(ExportSites):
             cached = self._copies[id(cls.node)] = frozenset(copies - others)
         return cached
 
+    def _holds_config(self, cls: ModuleClass) -> bool:
+        """`self.config` of `cls` is the `config` its `__init__` takes: stored there (`self.config =
+        config`) or by a library base (transformers' `PreTrainedModel.__init__(config)`), and
+        never set to anything else."""
+        known = self._holds.get(id(cls.node))
+        if known is None:
+            known = self._holds[id(cls.node)] = _stores_config(cls.methods.get("__init__"))
+        return known
+
     def _config_default(self, cls: ModuleClass, name: str) -> tuple[str, Scalar] | None:
         """The configuration class `cls` is built from and its default for `name`: the class
         `__init__`'s `config` is annotated with (None when that class is not known), else every
@@ -434,20 +459,26 @@ class FileReach(ExportSites):
         return self._config_classes
 
     def config_switches(self) -> list[str]:
-        """The configuration fields the file's module classes copy in `__init__` and branch on."""
+        """The configuration fields traced code branches on: `if self.x:` where `__init__` copies
+        `config.x` to `self.x`, or `if self.config.x:` where `self.config` is the config."""
         found: set[str] = set()
-        for info in self.classes.values():
-            copies = self._config_copies(info)
-            if not copies:
+        for item in self.traced:
+            cls = self._class_of.get(id(item.func))
+            if cls is None:
                 continue
-            for method in info.methods.values():
-                for statement in walk_statements(method.body):
-                    if isinstance(statement, cst.If):
-                        test = _leftmost(statement.test)
-                        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-                            test = test.expression
-                        if isinstance(test, cst.Attribute) and dotted(test) == f"self.{test.attr.value}":
-                            found.update(copies & {test.attr.value})
+            for node, _ in self.nodes(item.func):
+                if type(node) is not cst.If:
+                    continue
+                test = _leftmost(node.test)  # type: ignore[attr-defined]
+                if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                    test = test.expression
+                if not isinstance(test, cst.Attribute):
+                    continue
+                written, name = dotted(test), test.attr.value
+                if (written == f"self.{name}" and name in self._config_copies(cls)) or (
+                    written == f"self.config.{name}" and self._holds_config(cls)
+                ):
+                    found.add(name)
         return sorted(found)
 
     def _mark_training_after_return(self, func: cst.FunctionDef) -> None:
@@ -692,6 +723,20 @@ def _literal_fields(node: cst.ClassDef) -> dict[str, Scalar]:
 
 
 _UNKNOWN = object()
+
+
+def _stores_config(init: cst.FunctionDef | None) -> bool:
+    """`init` takes `config` and sets `self.config` to nothing else."""
+    if init is None or not any(p.name.value == "config" for p in all_params(init.params)):
+        return False
+    for statement in walk_statements(init.body):
+        if isinstance(statement, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+            if any(dotted(t) == "self.config" for t in targets) and not (
+                isinstance(statement, cst.Assign) and dotted(statement.value) == "config"
+            ):
+                return False
+    return True
 
 
 def _literal(node: cst.BaseExpression) -> Scalar | object:
