@@ -22,6 +22,11 @@ or code only training runs is not).
 
 Right means: the test reads tensor data (not a Python value or a static size) on a path a
 default export takes (an `.eval()` module, non-strict, fp32, only the example's arguments).
+
+The files checked are the corpus's (bench/corpus/files.txt, the speed benchmark's list) and,
+beside them, transformers' `configuration_*.py`: a user checks a model's whole package, and the
+defaults of its configuration switches live there (the speed list leaves them out, as the
+conventions pin it; they hold no traced code, so they add no findings of their own).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ def sample(seed: int, warning_seed: int) -> None:
 
     os.chdir(SRC)
     files = (HERE / "corpus" / "files.txt").read_text().split()
+    files += sorted(str(path) for path in Path().glob("transformers/models/*/configuration_*.py"))
     checked = check_project(files, Config(), Cache(HERE / ".cache" / "precision"), None)
     errors = [
         (r.path, f) for r in checked.results for f in r.findings if f.severity.value == "error" and f.code != "XPT000"
