@@ -313,8 +313,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): "`h, w = _hw(x)`: the dataflow does not give the names a same-file helper's tuple unpacks "
                      "to the sizes it returns, so the branch is not seen as a size test"
        for name in ("helper-pair-unpacked",) for mode in Mode},
-    ("int-input-assert", Mode.NON_STRICT): "forward's required arguments are taken for tensors (the example's "
-                                           "Python int is not read), so `assert y > 0` is XPT103's",
 }
 
 

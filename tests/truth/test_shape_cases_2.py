@@ -336,8 +336,6 @@ _MISSED = {
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},
-    **{("int-input-branch", mode): "a Python int argument of `forward` is taken for a tensor (XPT101)" for mode in Mode},
-    ("int-input-asserted", Mode.NON_STRICT): "a Python int argument of `forward` is taken for a tensor (XPT103)",
 }
 
 

@@ -6,6 +6,7 @@ file: symbols -> export sites -> reach -> flows, each layer a module of its own.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
@@ -24,7 +25,7 @@ from .dataflow import (
 from .index import EMPTY_CONTEXT, PASSED_KINDS, ClassSummary, FileContext, FunctionSummary, ModuleSummary
 from .names import dotted
 from .reach import FileReach, Traced, callee_text
-from .shapes import block_dims, passed_elsewhere
+from .shapes import block_dims, number_inputs, passed_elsewhere
 from .symbols import ModuleClass
 from .walk import children, iter_nodes
 
@@ -323,6 +324,8 @@ class FileFacts(FileReach):
             else:
                 block = item.cls is not None and item.cls.node.name.value in self.submodule_classes
                 values[param.name.value] = param_value(param, item.func, self.nodes(item.func), block=block)
+                if param.name.value in self._number_inputs.get(key, ()):
+                    values[param.name.value] = NOTHING  # the example passes a Python number: a constant
             if parent is not None and 0 <= index < len(parent) and parent[index].has(_FROM_PARENT):
                 # what a parent module's call passes read from data (`is_global_attn=flag.item()`)
                 values[param.name.value] |= parent[index]
@@ -333,6 +336,11 @@ class FileFacts(FileReach):
                 given = _PASSED_VALUES[kind]
                 values[param.name.value] |= _python_part(given) if python_scalar_param(param) else given
         return values
+
+    @functools.cached_property
+    def _number_inputs(self) -> dict[int, frozenset[str]]:
+        """`forward` parameters the file's export sites fill with Python numbers (shapes.number_inputs)."""
+        return number_inputs(self.export_sites) if self.export_calls or "xport_example" in self.functions else {}
 
     def _statements_run(self, func: cst.FunctionDef) -> list[cst.CSTNode]:
         """The statements of `func` an eval-mode export runs: not in a branch export never takes,

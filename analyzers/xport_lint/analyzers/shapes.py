@@ -575,6 +575,22 @@ def _example_args(func: cst.FunctionDef) -> cst.BaseExpression | None:
     return None
 
 
+def number_inputs(sites: Iterable[Any]) -> dict[int, frozenset[str]]:
+    """The parameters of each exported `forward` (by the function's id) that every export site
+    of the file fills with a Python number (`args=(torch.randn(4, 2), 3)`): export makes them
+    constants of the program, so they are Python values, never tensors (`if n > 2:` is decided).
+    `sites`: the file's `ExportSite`s."""
+    numbers: dict[int, set[str]] = {}
+    others: dict[int, set[str]] = {}
+    for site in sites:
+        if site.forward is None or site.examples is None:
+            continue
+        for param, example in zip(site.positional, site.examples, strict=False):
+            number = isinstance(example, (cst.Integer, cst.Float)) or _integer(example) is not None
+            (numbers if number else others).setdefault(id(site.forward), set()).add(param.name.value)
+    return {key: frozenset(names - others.get(key, set())) for key, names in numbers.items()}
+
+
 def init_buffers(cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str | None]) -> dict[str, tuple[int, ...]]:
     """Buffers and parameters `__init__` makes with literal sizes: `self.register_buffer("w",
     torch.ones(4, 3))`, `self.w = nn.Parameter(torch.randn(4, 3))` -> {"w": (4, 3)}."""
