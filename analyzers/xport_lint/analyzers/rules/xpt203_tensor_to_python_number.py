@@ -40,11 +40,17 @@ _NUMBER_FUNCTIONS: dict[str, frozenset[Mode]] = {
 
 
 #: torch functions and tensor methods that take a number read from data as a size and export
-#: with the symbol, equal to eager (measured on torch 2.13: arange, zeros, view, interpolate)
+#: with the symbol, equal to eager (measured on torch 2.13: arange, zeros, view, interpolate's
+#: `size`, `narrow`'s length, `repeat_interleave` by a number)
 _SIZING = frozenset({
     "arange", "zeros", "ones", "empty", "full", "new_zeros", "new_ones", "new_empty", "new_full", "view",
-    "reshape", "interpolate",
+    "reshape", "interpolate", "narrow", "repeat_interleave",
 })
+#: `F.interpolate`/`F.upsample`: its `scale_factor` (the third positional argument) must be a
+#: concrete float (measured on torch 2.13: a number read from data fails both modes, "argument
+#: 'scale_factors' must be tuple of floats, but found element of type SymFloat" non-strict,
+#: "TypeError when making fake tensor call" strict); `size` is carried as a symbol
+_RESAMPLING = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.upsample"})
 
 
 class TensorToPythonNumber(Rule):
@@ -57,7 +63,8 @@ class TensorToPythonNumber(Rule):
     Flags Python number conversions of tensors in traced code, number formatting (a format
     spec in an f-string, `"%.3f" % value`) of tensors and of numbers read from them, and the
     Python `math` functions (and `min`/`max` against another number) of a number read from a
-    tensor that torch cannot carry as a symbol, per mode.
+    tensor that torch cannot carry as a symbol, per mode; and such a number given to
+    `F.interpolate` as its `scale_factor`.
 
     ## Why it fails torch.export
     Non-strict export runs these conversions on fake tensors through `__torch_function__`, which
@@ -76,7 +83,10 @@ class TensorToPythonNumber(Rule):
     makes `math.sin`, `math.cos`, `math.tanh` and `math.atan` symbolic nodes the exported
     program refuses); `math.sqrt` and `min`/`max(v.item(), 1.0)` fail only non-strict;
     `math.pow` only strict; `math.floor`, `math.ceil`, `math.trunc`, `round`, `abs` and `**`
-    export in both.
+    export in both. `F.interpolate(x, scale_factor=s.item())` fails in both modes, converted or
+    not: the resampling kernel takes concrete floats only ("must be tuple of floats, but found
+    element of type SymFloat"; strict: "TypeError when making fake tensor call"), while
+    `size=n.item()` is carried as a symbol and exports.
 
     ## Example
     ```python
@@ -92,7 +102,8 @@ class TensorToPythonNumber(Rule):
     Unsafe: `int(n.item())` or `float(...)` of `n.item()` or `n.tolist()[k]` (written there,
     or bound once to a name) becomes the number itself, where it is used only as the size of a
     tensor made or viewed (`arange`, `zeros`/`ones`/`empty`/`full` and their `new_` forms,
-    `view`/`reshape`, `interpolate`) or as a tensor's index or slice bound: export carries it
+    `view`/`reshape`, `interpolate`'s `size`, `narrow`, `repeat_interleave`) or as a tensor's
+    index or slice bound, converted once or more (`int(float(n.item()))`): export carries it
     as a symbol there (measured on torch 2.13: `torch.arange(n)`, `x[:, :n]`,
     `x.view(n, -1)`, `F.interpolate(x, size=n)` export in both modes and equal eager; an op
     whose output size it sets for later code, `logits.topk(k.item())`, exports but fails at
@@ -108,7 +119,8 @@ class TensorToPythonNumber(Rule):
 
     ## Modes
     Error in non-strict export. In strict export, an error only for `%`-formatting (any
-    conversion, `%s` included); the other conversions export there. The `math` functions are
+    conversion, `%s` included) and a `scale_factor` read from data; the other conversions
+    export there. The `math` functions are
     reported in the modes where they fail (above); torch's own ops (`v.log()`, `torch.sqrt`)
     work on the tensor in both.
     """
@@ -119,17 +131,19 @@ class TensorToPythonNumber(Rule):
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode (specialized integer)"
     FAILS_WITH = {
-        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"), TorchError("TypeError", "unsupported format string passed to"),),
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"), TorchError("TypeError", "unsupported format string passed to"), TorchError("TypeError", "must be tuple of floats"),),
         Mode.STRICT: (
             TorchError("Unsupported", "Observed exception"),
             TorchError("Unsupported", "torch.* op returned non-Tensor"),
             TorchError("UserError", "Could not guard on data-dependent expression"),
             TorchError("UserError", "Could not extract specialized integer from data-dependent expression"),
             TorchError("SpecViolationError", "is not an allowed operator type"),
+            TorchError("Unsupported", "TypeError when making fake tensor call"),
         ),
     }
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._scale_from_data(node)
         if self._format_method(node) or self._number_function(node):
             return
         name = dotted(node.func)
@@ -148,10 +162,11 @@ class TensorToPythonNumber(Rule):
             caught = caught_fallback(self.ctx, node)
             message = f"`{short(node)}` converts a number read from tensor data: non-strict export has no concrete value for it"
             fix = None
-            if not caught and self._read_directly(arg) and self._carried(node):
+            read = _unconverted(arg)
+            if not caught and self._read_directly(read) and self._carried(node):
                 dtype = "an integer" if name == "int" else "a floating-point"
                 fix = FixProposal(f"Drop `{name}()`: the number read is carried as a symbol (assumes {dtype} tensor)",
-                                  Applicability.UNSAFE, ((node, arg.with_changes(lpar=[], rpar=[])),))
+                                  Applicability.UNSAFE, ((node, read.with_changes(lpar=[], rpar=[])),))
             self.report(node, message + (f" ({caught.reason})" if caught else ""),
                         severity=caught.severity if caught else None, fix=fix)
             return
@@ -235,7 +250,11 @@ class TensorToPythonNumber(Rule):
                 name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
                 method = isinstance(node.func, cst.Attribute) and is_tensor_like(self.ctx.value(node.func.value))
                 if name in _SIZING and ((callee or "").startswith("torch.") or (callee is None and method)):
-                    for arg in node.args:
+                    sized = node.args
+                    if callee in _RESAMPLING:
+                        size = _argument(node, 1, "size")
+                        sized = [cst.Arg(size)] if size is not None else []
+                    for arg in sized:
                         positions.extend(arg.value.elements if isinstance(arg.value, cst.Tuple) else [arg.value])
             elif isinstance(node, cst.Subscript) and is_tensor_like(self.ctx.value(node.value)):
                 for element in node.slice:
@@ -245,6 +264,17 @@ class TensorToPythonNumber(Rule):
                     elif isinstance(part, cst.Slice):
                         positions.extend(b for b in (part.lower, part.upper, part.step) if b is not None)
         return {id(expr) for expr in positions}
+
+    def _scale_from_data(self, node: cst.Call) -> None:
+        """`F.interpolate(x, scale_factor=s.item())`: torch's resampling kernels take concrete
+        floats only, so a factor read from data fails in both modes, converted or not."""
+        if self.ctx.resolve(node.func) not in _RESAMPLING:
+            return
+        scale = _argument(node, 2, "scale_factor")
+        if scale is not None and _read_number(self.ctx.value(scale)):
+            self.report(scale, f"`{short(scale)}` is a number read from tensor data, given as `scale_factor`: "
+                        "the resampling kernel needs a concrete float in both modes (no automatic fix: a size "
+                        "computed from the input's and the factor, `size=`, is carried as a symbol instead)")
 
     def _number_function(self, node: cst.Call) -> bool:
         """`math.log(v.item())`, `min(v.item(), 1.0)`: reported where the table says it fails."""
@@ -403,6 +433,18 @@ class TensorToPythonNumber(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            class Zoom(torch.nn.Module):
+                def forward(self, x, scale):
+                    factor = scale.item()
+                    return F.interpolate(x, scale_factor=factor, mode="nearest")  # expect: XPT203
+            def xport_example():
+                return Zoom(), (torch.randn(1, 2, 4), torch.tensor(2.0))
+            """
+        ),
         Invalid(
             """
             import torch
@@ -746,3 +788,23 @@ def _target_nodes(target: cst.CSTNode) -> list[cst.Name]:
     if isinstance(target, cst.StarredElement):
         return _target_nodes(target.value)
     return []
+
+
+def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    """The expression `call` passes as its parameter `keyword`, the `position`-th positional."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[position] if len(positional) > position else None
+
+
+def _unconverted(arg: cst.BaseExpression) -> cst.BaseExpression:
+    """`arg` without the `int()`/`float()` conversions around it: `int(float(n.item()))` converts
+    the number read twice, and both go where the first does."""
+    while (
+        isinstance(arg, cst.Call) and isinstance(arg.func, cst.Name) and arg.func.value in ("int", "float")
+        and len(arg.args) == 1 and arg.args[0].keyword is None and not arg.args[0].star
+    ):
+        arg = arg.args[0].value
+    return arg

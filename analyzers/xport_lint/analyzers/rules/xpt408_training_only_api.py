@@ -30,7 +30,8 @@ class TrainingOnlyApi(Rule):
     ## What it does
     Flags `torch.autograd.grad(...)`, `torch.utils.checkpoint.checkpoint(...)` and
     `torch.nn.Parameter(...)` in traced code; on torch 2.13, reading an `nn.Parameter` kept in a
-    plain dict attribute (`self.weights = {"a": nn.Parameter(...)}` in `__init__`).
+    plain dict, list or tuple attribute (`self.weights = {"a": nn.Parameter(...)}`,
+    `self.gains = [nn.Parameter(...)]` in `__init__`).
 
     ## Why it fails torch.export
     Strict export (Dynamo) refuses them: `Unsupported: using torch.autograd.grad with
@@ -38,7 +39,8 @@ class TrainingOnlyApi(Rule):
     `tag_activation_checkpoint`, and a parameter made in `forward` on `Attempted to use
     torch.nn.Parameter() with export` (measured on torch 2.13). A parameter in a plain dict is
     not registered on the module: strict export on torch 2.13 fails with a `KeyError` naming the
-    dict entry (2.14 and 2.15 export it). Non-strict export inlines them
+    dict entry (2.14 and 2.15 export it), and so does one in a plain list (`KeyError:
+    'self___gains_0'`, measured on 2.13 only: on later versions it is not reported). Non-strict export inlines them
     and succeeds (a new parameter becomes a plain tensor of the graph), so this is only reported
     in strict mode.
 
@@ -50,7 +52,7 @@ class TrainingOnlyApi(Rule):
     ## Use instead
     Guard training-only paths with `if self.training:` and export in eval mode, or export
     non-strict. Make parameters in `__init__`; in `forward`, a plain tensor does. Keep named
-    parameters in an `nn.ParameterDict`.
+    parameters in an `nn.ParameterDict`, a list of them in an `nn.ParameterList`.
 
     ## Fix safety
     Unsafe: `strict=True` becomes `strict=False` at the file's export calls (non-strict export
@@ -102,17 +104,26 @@ class TrainingOnlyApi(Rule):
         reported.add(key)
         rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
         message = (
-            f"`self.{value.attr.value}` is a plain dict of `nn.Parameter`s: strict export on torch "
-            f"{show(self.ctx.torch)} fails with `KeyError` (torch 2.14+ exports it; an `nn.ParameterDict` "
-            "registers them)"
+            f"`self.{value.attr.value}` is a plain container of `nn.Parameter`s: strict export on torch "
+            f"{show(self.ctx.torch)} fails with `KeyError` (a dict: torch 2.14+ exports it; an "
+            "`nn.ParameterDict` or `nn.ParameterList` registers them)"
         )
         if rewrite.reason:
             message += f" (no automatic fix: {rewrite.reason})"
         self.report(value, message, fix=rewrite.fix)
 
+    def _holds_parameters(self, value: cst.BaseExpression) -> bool:
+        """A dict, list or tuple display holding an `nn.Parameter`, or a list of them built by a
+        comprehension: a plain container, which registers nothing on the module."""
+        if isinstance(value, cst.Dict):
+            return any(isinstance(e, cst.DictElement) and self._is_parameter(e.value) for e in value.elements)
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return any(isinstance(e, cst.Element) and self._is_parameter(e.value) for e in value.elements)
+        return isinstance(value, cst.ListComp) and self._is_parameter(value.elt)
+
     def _parameter_dicts(self, cls: cst.ClassDef) -> frozenset[str]:
-        """Attributes `__init__` sets to a dict holding `nn.Parameter`s (a literal, or items
-        assigned one by one): cached per class."""
+        """Attributes `__init__` sets to a dict, list or tuple holding `nn.Parameter`s (a
+        literal, or items assigned one by one): cached per class."""
         cache = self.ctx.shared.setdefault("parameter_dicts", {})
         assert isinstance(cache, dict)
         if cls not in cache:
@@ -128,9 +139,7 @@ class TrainingOnlyApi(Rule):
                         target = target.value
                         holds = self._is_parameter(assign.value)
                     else:
-                        holds = isinstance(assign.value, cst.Dict) and any(
-                            isinstance(e, cst.DictElement) and self._is_parameter(e.value) for e in assign.value.elements
-                        )
+                        holds = self._holds_parameters(assign.value)
                     if (
                         holds and isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                         and target.value.value == "self"
@@ -322,6 +331,32 @@ class TrainingOnlyApi(Rule):
                     return x * torch.nn.Parameter(torch.ones(4), requires_grad=False)  # expect: XPT408
             def export():
                 return torch.export.export(Scale(), (torch.randn(4),), strict=False)
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Gains(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gains = [nn.Parameter(torch.ones(3))]
+                def forward(self, x):
+                    return x * self.gains[0]  # expect: XPT408
+            def export():
+                return torch.export.export(Gains(), (torch.randn(2, 3),), strict=True)
+            """,
+            expected_replacement="""
+            import torch
+            from torch import nn
+            class Gains(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gains = [nn.Parameter(torch.ones(3))]
+                def forward(self, x):
+                    return x * self.gains[0]  # expect: XPT408
+            def export():
+                return torch.export.export(Gains(), (torch.randn(2, 3),), strict=False)
             """,
         ),
     ]
