@@ -318,17 +318,12 @@ def _errors(program: Program, mode: Mode, folder: Path) -> list[str]:
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED = {
-    "assert-last-dim-multiple": "a negative dimension index (`x.shape[-1]`) is not placed on the input",
-    "unpacked-area-branch": "a test that reads a static size beside the dynamic one is not evaluated",
-    "shape-bound-to-name": "`shape = x.shape` then `shape[1]` is not followed",
-    "negative-index-branch": "a negative dimension index (`x.size(-1)`) is not placed on the input",
     "helper-method-length": "a size handed back by a method of the model (`self._length(x)`) is not followed",
     "tuple-helper-first": "`n, d = _ends(x)`: a tuple of sizes a helper returns is not unpacked",
     "tuple-helper-unpacks-shape": "`n, d = _sides(x)`: a tuple of sizes a helper returns is not unpacked",
     "interleave-against-free-dim": "`repeat_interleave` doubling a size is not modelled by the tie",
     "unflatten-a-named-width": "`unflatten` splitting a named `Dim` by a constant is not modelled",
     "flatten-against-free-rows": "`flatten` multiplying two sizes is not modelled by the tie",
-    "dynamic-equality-on-example": "an equality test that holds on the example specialises `Dim.DYNAMIC`",
     "functional-linear-named-features": "`F.linear` with a parameter of literal size does not tie the features",
     "numel-branch": "`numel()` in a size test is not read as the product of the sizes",
     "cond-branch-hands-back-its-operand": "a `torch.cond` branch that returns its operand unchanged (aliasing)",

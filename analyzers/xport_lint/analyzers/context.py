@@ -15,7 +15,17 @@ from .facts import FileFacts
 from .model import Mode, Severity
 from .reach import Traced
 from .report import FixProposal, Report
-from .shapes import AUTO, DimSpec, ShapeConfig, Sizes, init_constants, init_layer_calls, init_layers, passed_config
+from .shapes import (
+    AUTO,
+    DimSpec,
+    ShapeConfig,
+    Sizes,
+    declared_ranks,
+    init_constants,
+    init_layer_calls,
+    init_layers,
+    passed_config,
+)
 from .versions import NEWEST, TorchVersion
 from .walk import iter_nodes
 
@@ -108,6 +118,7 @@ class RuleContext:
             found = self.shared[key] = Sizes(
                 traced.func, constants=init_constants(cls), layers=init_layers(cls), blocks=blocks,
                 inline=self.flow.inlined if self.flow is not None else None, far=far,
+                ranks=declared_ranks(self.program, cls.name.value),
             )
         return found  # type: ignore[return-value]
 

@@ -542,6 +542,19 @@ def declared_examples(declaration: cst.CSTNode, reader: ShapesReader) -> tuple[E
     )
 
 
+def declared_ranks(program: Any, name: str) -> dict[int, int]:
+    """The number of dimensions of each example input, by position, of the declaration that
+    exports the class `name` in this file (`program`: the file's facts), where written as a
+    factory call."""
+    if name not in program.declared_shapes or program.shapes_reader is None:
+        return {}
+    declaration = program.shape_declarations.get(name)
+    if declaration is None:
+        return {}
+    examples = declared_examples(declaration, program.shapes_reader)
+    return {position: len(sizes) for position, sizes in enumerate(examples) if sizes is not None}
+
+
 def factory_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> ExampleSizes:
     """`torch.randn(2, 8)`, `torch.zeros((2, 8))`, `torch.full((2, 8), 0.0)`: each size, or None."""
     if not isinstance(expr, cst.Call) or resolve(expr.func) not in _FACTORIES:
@@ -712,7 +725,7 @@ class Sizes:
         self, func: cst.FunctionDef, leaves: frozenset[str] = frozenset(), constants: dict[str, int] | None = None,
         layers: dict[str, str] | None = None, blocks: dict[str, cst.ClassDef] | None = None,
         inline: Callable[[cst.Call], cst.BaseExpression | None] | None = None,
-        far: dict[str, BlockDims] | None = None,
+        far: dict[str, BlockDims] | None = None, ranks: dict[int, int] | None = None,
     ) -> None:
         """`leaves`: names whose value `evaluate` takes from its table (a Python number read
         from data, bounded by `torch._check`) instead of following their assignment.
@@ -724,8 +737,11 @@ class Sizes:
         `FunctionFlow.inlined`: a helper of this file, or of another file by its summary), so a
         size read through `_rows(x)` or `_h(x.shape[0])` is the size it hands back.
         `far`: per submodule attribute whose class is in another file, what its `forward` keeps
-        of its arguments' dimensions (`block_dims`, from that file's summary)."""
+        of its arguments' dimensions (`block_dims`, from that file's summary).
+        `ranks`: the number of dimensions of each input, by position, where the export's example
+        shows it (`torch.randn(2, 8)`): `x.shape[-1]` is then a dimension of its own."""
         self.leaves = leaves
+        self.ranks = dict(ranks or {})
         self.inline = inline
         self.far = far or {}
         #: id(call) -> (call, what it computes at the call): the call is kept so its id stays its own
@@ -736,6 +752,7 @@ class Sizes:
         self._inner: dict[int, Sizes] = {}
         params = [p for p in func.params.params if p.name.value not in ("self", "cls")]
         self.positions = {p.name.value: i for i, p in enumerate(params)}
+        #: a name of `a, *_, b = value`, and the element it takes (from the end where negative)
         self.unpacked: dict[str, tuple[cst.BaseExpression, int]] = {}
         assigned: dict[str, list[cst.BaseExpression]] = {}
         bound_otherwise: set[str] = set()  # by `+=`, a loop, `with ... as`: not one plain value
@@ -793,11 +810,20 @@ class Sizes:
                 for element, part in zip(target.elements, value.elements, strict=True):
                     self._note(element.value, part.value, assigned)
                 return
+            star = next((i for i, e in enumerate(target.elements) if isinstance(e, cst.StarredElement)), None)
+            count = len(target.elements)
+            if (not starred and isinstance(value, cst.Attribute) and value.attr.value == "shape"
+                    and isinstance(value.value, cst.Name) and value.value.value in self.positions):
+                self.ranks.setdefault(self.positions[value.value.value], count)  # `b, c, h, w = x.shape`
             for index, element in enumerate(target.elements):
-                if isinstance(element.value, cst.Name):
+                if isinstance(element, cst.StarredElement):
+                    for name in _target_names(element.value):
+                        assigned.setdefault(name, []).extend((element.value, element.value))
+                elif isinstance(element.value, cst.Name):
                     assigned.setdefault(element.value.value, []).append(element.value)
-                    if not starred:
-                        self.unpacked[element.value.value] = (value, index)
+                    # after a starred name, an element counts from the end (`*_, w = x.shape`)
+                    place = index if star is None or index < star else index - count
+                    self.unpacked[element.value.value] = (value, place)
 
     def refs(self, expr: cst.BaseExpression) -> list[SizeRef] | None:
         """Every input dimension `expr` reads; None when it reads a size this cannot place."""
@@ -876,7 +902,8 @@ class Sizes:
     def _unpacked_ref(self, name: str, out: list[SizeRef]) -> bool:
         value, index = self.unpacked[name]
         tensor = self._shape_of(value)
-        found = self._dim_of(tensor, index, 1) if tensor is not None else None
+        index = self._from_start(tensor, index) if tensor is not None else None
+        found = self._dim_of(tensor, index, 1) if tensor is not None and index is not None else None
         if found is None:
             return False
         out.append(found)
@@ -892,8 +919,21 @@ class Sizes:
             and expr.func.attr.value == "size"
         ):
             return expr.func.value
+        if isinstance(expr, cst.Name) and expr.value not in self.reassigned and expr.value not in self.positions:
+            value = self.assigned.get(expr.value)  # `shape = x.shape`, then `shape[1]`
+            return self._shape_of(value) if value is not None and value is not expr else None
         inlined = self.called(expr)
         return self._shape_of(inlined) if inlined is not None else None
+
+    def _from_start(self, tensor: cst.BaseExpression, index: int) -> int | None:
+        """`index` counted from the start: a negative one of an input whose rank is known (the
+        example's, or `b, c, h, w = x.shape` in the body), else None."""
+        if index >= 0:
+            return index
+        if not isinstance(tensor, cst.Name) or not self._input(tensor.value):
+            return None
+        rank = self.ranks.get(self.positions[tensor.value])
+        return index + rank if rank is not None and index >= -rank else None
 
     def ref(self, expr: cst.BaseExpression) -> SizeRef | None:
         """`x.shape[1]`, `x.size(1)`, `x.size()[1]`, `len(x)` of a `forward` parameter `x` (or
@@ -914,7 +954,9 @@ class Sizes:
             else:
                 inlined = self.called(expr)
                 return self.ref(inlined) if inlined is not None else None
-        if index is None or index < 0 or tensor is None:
+        if index is not None and tensor is not None:
+            index = self._from_start(tensor, index)
+        if index is None or tensor is None:
             return None
         if isinstance(tensor, cst.Name):
             return self.through(tensor.value, index)
@@ -1359,18 +1401,26 @@ def _judge_branch(
             Severity.ERROR, f"{described} ({where}); `len()` of a tensor fixes its size in non-strict export"
         )
     constant = None
-    if len(dynamic) == 1 and sizes is not None:
+    # the static sizes the test reads beside the dynamic one, where the example shows them
+    fixed = {ref: _example_size(ref, examples) for ref, spec in specs.items() if spec.kind is DimKind.STATIC}
+    if len(dynamic) == 1 and sizes is not None and None not in fixed.values():
         ((ref, spec),) = dynamic.items()
-        constant = _constant_over(test, sizes, ref, spec, specs)
+        constant = _constant_over(test, sizes, ref, spec, fixed)  # type: ignore[arg-type]
         if constant is True:
             return NO_FINDING  # the range decides it (`== 1` on a dynamic size: never, sizes are >= 2)
+        if spec.kind is DimKind.DYNAMIC and _pins_example(test, sizes, ref, fixed, examples):  # type: ignore[arg-type]
+            return Verdict(
+                Severity.ERROR,
+                f"{described} ({where}); the test holds only at the example's size: export specialises the "
+                "Dim.DYNAMIC size to it and fails (ConstraintViolationError); use Dim.AUTO, or torch.cond",
+            )
     if named and len(dynamic) == 1:
         if constant is False and sizes is not None:
             ((ref, spec),) = dynamic.items()
             return Verdict(
                 Severity.ERROR,
                 f"{described} ({where}); its guard does not hold on the whole range: export fails "
-                f"with ConstraintViolationError ({_narrowing(test, sizes, ref, spec)}, or use torch.cond)",
+                f"with ConstraintViolationError ({_narrowing(test, sizes, ref, spec, fixed)}, or use torch.cond)",  # type: ignore[arg-type]
             )
     if named:
         return Verdict(Severity.WARNING, f"{described} ({where}); export fails if its guard narrows the declared range")
@@ -1439,26 +1489,45 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 def _constant_over(
-    test: cst.BaseExpression, sizes: Sizes, ref: SizeRef, spec: DimSpec, specs: dict[SizeRef, DimSpec]
+    test: cst.BaseExpression, sizes: Sizes, ref: SizeRef, spec: DimSpec, fixed: dict[SizeRef, int]
 ) -> bool | None:
-    """Whether `test` has one answer for every size in `spec`'s range (None: not computable,
-    e.g. it also reads a static size whose value the code does not say)."""
-    if len(specs) != 1:
-        return None
+    """Whether `test` has one answer for every size in `spec`'s range, the static sizes it also
+    reads at their example's values (`fixed`); None: not computable."""
     low, high = spec.values()
-    return constant_over(test, sizes, ref, low, high, spec.size if spec.derived else None)
+    return constant_over(test, sizes, ref, low, high, spec.size if spec.derived else None, fixed)
 
 
-def _narrowing(test: cst.BaseExpression, sizes: Sizes, ref: SizeRef, spec: DimSpec) -> str:
+def _pins_example(
+    test: cst.BaseExpression, sizes: Sizes, ref: SizeRef, fixed: dict[SizeRef, int],
+    examples: tuple[ExampleSizes, ...],
+) -> bool:
+    """Whether an equality test (`s == 6`, `s != 6`) answers at the example's size otherwise than
+    at both its neighbours: its guard is `s == example`, a constant (a test with `%` or `//`
+    guards a remainder instead, which this does not judge)."""
+    followed = sizes.followed(test)
+    example = _example_size(ref, examples)
+    if (example is None or not isinstance(followed, cst.Comparison) or len(followed.comparisons) != 1
+            or not isinstance(followed.comparisons[0].operator, (cst.Equal, cst.NotEqual))
+            or any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, (cst.Modulo, cst.FloorDivide))
+                   for n in _walk(followed))):
+        return False
+    answers = [sizes.evaluate(test, {**fixed, ref: size}) for size in (example - 1, example, example + 1)]
+    return None not in answers and answers[1] != answers[0] and answers[1] != answers[2]
+
+
+def _narrowing(
+    test: cst.BaseExpression, sizes: Sizes, ref: SizeRef, spec: DimSpec, fixed: dict[SizeRef, int] | None = None
+) -> str:
     """The declarations that decide `test`: the declared range cut where the answer turns
     (`Dim("seq", max=4)` or `Dim("seq", min=5)` for `seq > 4`), when it turns once."""
     low, high = spec.values()
     if spec.derived:
         return "narrow the root Dim's min/max so the test is constant"
     turns = []
-    previous = sizes.evaluate(test, {ref: int(low)})
+    fixed = fixed or {}
+    previous = sizes.evaluate(test, {**fixed, ref: int(low)})
     for size in range(int(low) + 1, int(min(high, low + _SAMPLES)) + 1):
-        answer = sizes.evaluate(test, {ref: size})
+        answer = sizes.evaluate(test, {**fixed, ref: size})
         if answer is None:
             return "narrow the Dim's min/max so the test is constant"
         if bool(answer) != bool(previous):
@@ -1497,7 +1566,7 @@ def holding_range(test: cst.BaseExpression, sizes: Sizes, spec: DimSpec) -> tupl
 
 def constant_over(
     test: cst.BaseExpression, sizes: Sizes, key: Any, low: float, high: float,
-    size_of: Callable[[int], int] | None = None,
+    size_of: Callable[[int], int] | None = None, fixed: dict[Any, int] | None = None,
 ) -> bool | None:
     """Whether `test` has one answer for every integer value of `key` in [low, high]: every value
     near each finite end and near each constant the test compares with (where its answer can
@@ -1506,7 +1575,7 @@ def constant_over(
     if size_of is not None:
         scale = max(abs(size_of(1) - size_of(0)), 1)
         root_test = _RootSampled(test, size_of, scale)
-        return _constant_sampled(root_test, sizes, key, low, high)
+        return _constant_sampled(root_test, sizes, key, low, high, fixed or {})
     if low == -math.inf and high == math.inf:
         return None
     if low != -math.inf:
@@ -1521,7 +1590,7 @@ def constant_over(
     candidates.add(int(low) if low != -math.inf else -(10**9))
     answers = set()
     for size in sorted(candidates):
-        answer = sizes.evaluate(test, {key: size})
+        answer = sizes.evaluate(test, {**(fixed or {}), key: size})
         if answer is None:
             return None
         answers.add(bool(answer))
@@ -1537,7 +1606,9 @@ class _RootSampled:
     scale: int
 
 
-def _constant_sampled(root: _RootSampled, sizes: Sizes, key: Any, low: float, high: float) -> bool | None:
+def _constant_sampled(
+    root: _RootSampled, sizes: Sizes, key: Any, low: float, high: float, fixed: dict[Any, int]
+) -> bool | None:
     """`constant_over` for a derived size: root values near each end, and near each constant
     of the test divided by the scale (where the derived size crosses it)."""
     if low == -math.inf:
@@ -1550,7 +1621,7 @@ def _constant_sampled(root: _RootSampled, sizes: Sizes, key: Any, low: float, hi
     candidates.add(int(high) if high != math.inf else 10**9)
     answers = set()
     for value in sorted(candidates):
-        answer = sizes.evaluate(root.test, {key: root.size_of(value)})
+        answer = sizes.evaluate(root.test, {**fixed, key: root.size_of(value)})
         if answer is None:
             return None
         answers.add(bool(answer))
