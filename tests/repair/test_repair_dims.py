@@ -132,6 +132,29 @@ def xport_example():
             "dynamic_shapes": ({2: torch.export.Dim("h", min=32, max=256), 3: torch.export.Dim("w", min=32, max=256)},)}
 '''
 
+GRID = '''\
+import math
+
+import torch
+from torch import nn
+
+
+class Grid(nn.Module):
+    """Patches of 4 by 4: a size that is no multiple of 4 is resized up to the next one."""
+
+    def forward(self, x):
+        h, w = x.shape[2], x.shape[3]
+        new_h, new_w = math.ceil(h / 4) * 4, math.ceil(w / 4) * 4
+        if new_h != h or new_w != w:
+            x = nn.functional.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=False)
+        return x.reshape(x.shape[0], x.shape[1], new_h // 4, 4, new_w // 4, 4).sum((3, 5))
+
+
+def xport_example():
+    return {"model": Grid(), "args": (torch.randn(1, 3, 16, 16),),
+            "dynamic_shapes": ({2: torch.export.Dim("h", min=8, max=64), 3: torch.export.Dim("w", min=8, max=64)},)}
+'''
+
 
 def _repair(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -312,4 +335,18 @@ def test_a_range_torch_own_solver_fails_on_becomes_the_smallest_multiple_that_ex
     assert "2*Dim('_h', min=16, max=128), 3: 2*Dim('_w', min=16, max=128)" in kept
     assert "h a multiple of 2 in [32, 256]" in kept and "kept dynamic" in kept
     assert "after: exports, equals eager on the example, equals eager on inputs (1, 3, 66, 66)" in done.stdout
+    assert "static" not in done.stdout
+
+
+def test_a_patch_grid_guard_over_a_ceil_narrows_the_dims_to_the_sizes_the_grid_fills(tmp_path: Path) -> None:
+    """torch's guards say `4*math.ceil(h / 4) == h` (the example's size fills the grid, so the
+    resize is skipped) and it suggests nothing: evaluated value by value they hold on the
+    multiples of 4, which keep both dims dynamic."""
+    project = _project(tmp_path, "grid.py", GRID)
+    done = _repair(project, "grid.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (kept,) = [line for line in done.stdout.splitlines() if line.startswith("step ") and "[kept]" in line]
+    assert "4*Dim('_h', max=16), 3: 4*Dim('_w', max=16)" in kept  # min=2 is Dim's default
+    assert "h a multiple of 4 in [8, 64]" in kept
+    assert "after: exports, equals eager on the example, equals eager on inputs (1, 3, 20, 20)" in done.stdout
     assert "static" not in done.stdout

@@ -321,16 +321,19 @@ class Repairer:
             names = re.findall(r"Constraints violated \(([^)]*)\)", failure.message)
             dims = [n.strip() for n in ",".join(names).split(",") if n.strip()]
             out += self._keep_dynamic(scratch, repair, dims, outcome.pins)
+        if outcome.narrowed is not None:
+            # before torch's suggestion: where that pins a dim, the multiples that keep it dynamic
+            narrowed = self._with_shapes(scratch, outcome.narrowed)
+            if narrowed is not None:
+                how = "; ".join(outcome.narrowed_by)
+                why = "the values torch's guards accept" if outcome.refined is None and outcome.failure \
+                    and "Constraints violated" in outcome.failure.message else "the multiples that export"
+                out.append((narrowed[0], f"dynamic_shapes: {outcome.narrowed} (narrowed to {why}: {how}; kept "
+                            "dynamic)", narrowed[1]))
         if outcome.refined is not None:
             shapes = self._shapes_candidate(scratch, outcome, repair)
             if shapes is not None:
                 out.append(shapes)
-        elif outcome.narrowed is not None:
-            narrowed = self._with_shapes(scratch, outcome.narrowed)
-            if narrowed is not None:
-                how = "; ".join(outcome.narrowed_by)
-                out.append((narrowed[0], f"dynamic_shapes: {outcome.narrowed} (narrowed to the values torch's guards "
-                            f"accept: {how}; kept dynamic)", narrowed[1]))
         frames = [(f, line) for f, line, _ in reversed(failure.chain) if scratch.editable(f)]
         if not frames:
             return out

@@ -353,7 +353,9 @@ def _narrowed(message: str, shapes: Any) -> tuple[Any, list[str]] | None:
         if high - low > _NARROW_SPAN:
             continue
         try:
-            kept = [v for v in range(low, high + 1) if all(eval(g, {}, {"v": v}) for g in guards[name])]  # noqa: S307
+            # torch renders a ceil of a true division as `math.ceil(v / 4)` (a patch grid's size)
+            kept = [v for v in range(low, high + 1)
+                    if all(eval(g, {"math": math}, {"v": v}) for g in guards[name])]  # noqa: S307
         except Exception:  # noqa: BLE001 - a guard in a form Python does not evaluate
             continue
         if not kept:
@@ -447,9 +449,9 @@ def _example_sizes(shapes: Any, inputs: Any, sizes: dict[str, int]) -> dict[str,
 
 def _stepped(torch: Any, example: dict[str, Any], strict: bool) -> tuple[Any, list[str]] | None:
     """The example's named Dims as multiples of the smallest step that exports (`2*Dim("_h")`),
-    where torch's solver fails on the guards they get (floor divisions by strides, which are
-    exact on multiples): each Dim keeps its declared range (narrowed to the multiples), and the
-    repair loop still compares the program with eager on a second size."""
+    where torch's solver fails on the guards they get or pins them: floor divisions by strides
+    and patch grids are exact on multiples. Each Dim keeps its declared range (narrowed to the
+    multiples), and the repair loop still compares the program with eager on a second size."""
     shapes = example["dynamic_shapes"]
     dims = _named_dims(shapes, {})
     inputs: Any = example["args"]
@@ -474,8 +476,7 @@ def _stepped(torch: Any, example: dict[str, Any], strict: bool) -> tuple[Any, li
                                     dynamic_shapes=candidate, strict=strict)
         except Exception:  # noqa: BLE001, S112 - not this step: the next, larger one
             continue
-        return candidate, [*notes, "torch's solver failed on the guards of the declared ranges; on multiples "
-                           "of the step they are exact"]
+        return candidate, notes
     return None
 
 
@@ -502,7 +503,8 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
         answer.update(exported=False, error=message[:6000], kind=type(error).__name__, frames=frames)
         fixes = suggested_fixes(str(error))
         if not fixes and shapes is not None and "Constraints violated" in message:
-            narrowed = _narrowed(str(error), shapes)
+            # the values its guards accept; else (guards Python cannot evaluate) the multiples that export
+            narrowed = _narrowed(str(error), shapes) or _stepped(torch, example, strict)
             if narrowed is not None:
                 answer.update(narrowed=_render(narrowed[0]), narrowed_by=narrowed[1],
                               pins=_pinning_guards(torch, example, strict))
@@ -514,6 +516,11 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
             try:
                 refined = refine_shapes(fixes, shapes)
                 answer.update(suggested=fixes, refined=_render(refined), static=_static_dims(shapes, refined))
+                # torch pins a dim whose guards hold on every multiple of a step (a patch grid
+                # the size must fill: `2*ceil(h/2) == h`): the multiples keep it dynamic
+                stepped = _stepped(torch, example, strict) if answer["static"] else None
+                if stepped is not None:
+                    answer.update(narrowed=_render(stepped[0]), narrowed_by=stepped[1])
                 # where the guards come from, whether torch would pin a dim or narrow its range:
                 # a code fix there keeps the whole declared range
                 answer["pins"] = _pinning_guards(torch, example, strict)
