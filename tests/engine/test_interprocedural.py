@@ -164,12 +164,13 @@ def test_the_files_order_does_not_change_the_findings(tmp_path: Path) -> None:
 
 
 def test_a_summary_with_returns_is_plain_json() -> None:
-    returned = Returned(("DATA",), ((0, "v"),), (Returned(("SHAPE", "DD_SIZE")), Returned()), (("v",), "int(v)"))
+    returned = Returned(("DATA",), ((0, "v"),), (Returned(("SHAPE", "DD_SIZE")), Returned()))
     source = "def f(v):\n    return v\n"
     summary = check_source_summary(source)
     summary.functions["f"].returns = returned
     again = ModuleSummary.from_plain(json.loads(json.dumps(summary.to_plain())), "f.py")
     assert again.functions["f"].returns == returned
+    assert again.helpers == {"f": (("v",), "v")}  # the one-line helper, once, beside what it returns
     broken = summary.to_plain()
     broken["functions"]["f"][3][0] = ["EXECUTABLE"]
     with pytest.raises(ValueError):

@@ -7,19 +7,21 @@ name can be "a tensor or None" (an optional mask), and a rule asks "could this b
 
 from __future__ import annotations
 
-import builtins
 import enum
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from .index import RETURN_KINDS, FileContext, Returned
 from .names import dotted
 from .walk import children, iter_nodes
+
+if TYPE_CHECKING:
+    from .symbols import OneLineHelper
 
 
 class Kind(enum.Flag):
@@ -141,10 +143,6 @@ def mark(kind: Kind, node: cst.CSTNode) -> Value:
     return Value(kind, node)
 
 
-class _Helper(Protocol):
-    func: cst.FunctionDef
-
-
 class Resolver:
     """What the dataflow needs to know about the file (implemented by `facts.FileFacts`)."""
 
@@ -160,7 +158,7 @@ class Resolver:
 
     def while_exporting(self, test: cst.BaseExpression) -> bool | None: ...
 
-    def helper_for(self, cls: None, func: cst.BaseExpression) -> _Helper | None: ...
+    def one_line_helper(self, written: str) -> OneLineHelper | None: ...
 
     def note_passed(self, caller: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> None: ...
 
@@ -427,20 +425,7 @@ class FunctionFlow:
 
         whole = part(self._own_returns, self._through)
         elements = self._elements if self._tuple_returns and self._elements else []
-        return Returned(whole.kinds, whole.through, tuple(part(v, t) for v, t in elements), self._inline_text())
-
-    def _inline_text(self) -> tuple[tuple[str, ...], str] | None:
-        """A one-line helper's parameters and `return` expression, where it reads nothing but them
-        and builtins (a caller in another file can write it at the call: no import needed)."""
-        found = _one_line_return(self.func)
-        if found is None:
-            return None
-        names, expr = found
-        substitute = _Substitute({})
-        expr.visit(substitute)
-        if substitute.refused or not (substitute.free - set(names)) <= _BUILTIN_NAMES:
-            return None
-        return tuple(names), cst.Module([]).code_for_node(expr)
+        return Returned(whole.kinds, whole.through, tuple(part(v, t) for v, t in elements))
 
     def _returned(self, call: cst.Call, args: Sequence[Value]) -> Value | None:
         """What a call of a function of another file returns, by that file's summary (None: no
@@ -624,23 +609,14 @@ class FunctionFlow:
         rewrite can see through the call; a helper of another file by its summary's expression
         (`helpers.count(steps)`). None for anything else: a helper with more statements,
         defaults, `*args`, names the caller binds too, or a lambda or comprehension in its return."""
-        if not isinstance(call.func, (cst.Name, cst.Attribute)):
-            return None
-        helper = self.resolver.helper_for(None, call.func) if isinstance(call.func, cst.Name) else None
-        if helper is not None:
-            found = _one_line_return(helper.func) if helper.func is not self.func else None
-        else:  # a one-line helper of another file, by its summary
-            summary = returned_by(self.resolver.context, call)
-            inline = summary.inline if summary is not None else None
-            found = (list(inline[0]), cst.parse_expression(inline[1])) if inline is not None else None
-        if found is None:
-            return None
-        names, returned = found
-        if len(call.args) != len(names) or any(arg.keyword is not None or arg.star for arg in call.args):
-            return None
-        substitute = _Substitute(dict(zip(names, (arg.value for arg in call.args), strict=True)))
-        expr = returned.visit(substitute)
-        if substitute.refused or substitute.free & set(self._definitions()):
+        written = dotted(call.func)
+        if written is None or (written == self.func.name.value and self.cls is None):
+            return None  # not a plain name, or this helper calling itself
+        helper = self.resolver.one_line_helper(written)
+        if helper is None or helper.free is None or helper.free & set(self._definitions()):
+            return None  # a name the helper reads is one the caller binds too
+        expr = helper.at(call)
+        if expr is None:
             return None
         if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
             return expr  # an argument returned as it is stays the caller's own node
@@ -935,25 +911,6 @@ class FunctionFlow:
         return RETURNED if any_tensor else NOTHING
 
 
-def _one_line_return(func: cst.FunctionDef) -> tuple[list[str], cst.BaseExpression] | None:
-    """The parameters and `return` expression of a helper whose body is that one `return` (a
-    docstring aside), with positional parameters only and no defaults."""
-    body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
-    statements = [s for s in body if not _is_docstring(s)]
-    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
-        return None
-    returned = statements[0].body[0] if len(statements[0].body) == 1 else None
-    if not isinstance(returned, cst.Return) or returned.value is None:
-        return None
-    params = func.params
-    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params:
-        return None
-    names = [p.name.value for p in (*params.posonly_params, *params.params) if p.default is None]
-    if len(names) != len(params.posonly_params) + len(params.params):
-        return None
-    return names, returned.value
-
-
 def returned_by(context: FileContext, call: cst.Call) -> Returned | None:
     """What the function of another file `call` reaches returns, as the project index tells the
     file (by the callee as written: `count`, `helpers.count`, `self.gate`; None: unknown)."""
@@ -1026,9 +983,6 @@ def _argument(call: cst.Call, args: Sequence[Value], position: int, name: str) -
                 return value
             at += 1
     return out
-
-
-_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _tensor_repeats(args: list[Value], index: int) -> bool:
@@ -1195,44 +1149,6 @@ class _Branches:
                 seen[name] = seen.get(name, NOTHING) | value
 
 
-class _Substitute(cst.CSTTransformer):
-    """Parameters read in an expression replaced by the call's arguments; `free`: the other
-    names it reads (globals of the helper's module, which a caller's local must not shadow)."""
-
-    def __init__(self, arguments: dict[str, cst.BaseExpression]) -> None:
-        self.arguments = arguments
-        self.free: set[str] = set()
-        self.refused = False
-        self._not_read: set[int] = set()
-        self._used: set[str] = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._not_read.add(id(node.attr))
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._not_read.add(id(node.keyword))
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        self.refused = True  # a scope of its own: its names are not the helper's
-        return False
-
-    visit_NamedExpr = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda  # type: ignore[assignment]
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        if id(original) in self._not_read:
-            return updated
-        argument = self.arguments.get(original.value)
-        if argument is None:
-            self.free.add(original.value)
-            return updated
-        if original.value in self._used and not isinstance(argument, (cst.Name, cst.Attribute, cst.BaseNumber)):
-            self.refused = True  # read twice: the argument, computed once by the call, would run twice
-        self._used.add(original.value)
-        atomic = isinstance(argument, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber))
-        return argument if atomic else argument.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-
 def _pairs(target: cst.BaseExpression, value: cst.BaseExpression) -> Iterator[tuple[str, cst.BaseExpression | None]]:
     """Each name `target` binds, with the expression it gets where the assignment says (`n = e`,
     `n, _ = e, 0`), else None."""
@@ -1248,13 +1164,6 @@ def _pairs(target: cst.BaseExpression, value: cst.BaseExpression) -> Iterator[tu
     else:
         for name in _target_names(target):
             yield name, None
-
-
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    return (
-        isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
 
 
 _ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .dataflow import _BUILTIN_NAMES, _one_line_return, _Substitute, all_params
+from .dataflow import all_params
 from .index import EMPTY_CONTEXT, FileContext
 from .model import Mode
 from .names import dotted
@@ -262,28 +262,11 @@ class ExportSites(FileSymbols):
 
     def _inlined(self, call: cst.Call) -> cst.BaseExpression | None:
         """The `return` expression of the one-line helper `call` calls, with its arguments in
-        place of its parameters (an argument returned as it is: the caller's own node)."""
-        if not call.args or any(a.keyword is not None or a.star for a in call.args):
-            return None
-        written = dotted(call.func)
-        if written is None:
-            return None
-        helper = self.functions.get(written)
-        found: tuple[list[str], cst.BaseExpression] | None = None
-        if helper is not None:
-            found = _one_line_return(helper)
-        else:
-            inline = self.context.inline(written)  # a helper of another file, by its summary
-            found = (list(inline[0]), cst.parse_expression(inline[1])) if inline is not None else None
-        if found is None or len(found[0]) != len(call.args):
-            return None
-        params, returned = found
-        arguments = dict(zip(params, (a.value for a in call.args), strict=True))
-        if isinstance(returned, cst.Name) and returned.value in arguments:
-            return arguments[returned.value]
-        substitute = _Substitute(arguments)
-        expr = returned.visit(substitute)
-        return None if substitute.refused or not isinstance(expr, cst.BaseExpression) else expr
+        place of its parameters (an argument returned as it is: the caller's own node). A call
+        without arguments is left as written (`make_model()` is what the site names)."""
+        written = dotted(call.func) if call.args else None
+        helper = self.one_line_helper(written) if written is not None else None
+        return helper.at(call) if helper is not None else None
 
     def read_once(self, names: tuple[str, ...]) -> bool:
         """Whether each of `names` is bound once and read once where it is bound (a function of
@@ -314,21 +297,6 @@ class ExportSites(FileSymbols):
                 for small in line.body for inner in iter_nodes(small)
             }
         return self._statements.get(id(node))
-
-    def inline_helpers(self) -> dict[str, tuple[tuple[str, ...], str]]:
-        """The file's one-line helpers that read only their parameters and builtins, with their
-        parameters and `return` expression: what an export site of another file sees through."""
-        out = {}
-        for name, func in self.functions.items():
-            found = _one_line_return(func)
-            if found is None:
-                continue
-            params, returned = found
-            substitute = _Substitute({})
-            returned.visit(substitute)
-            if not substitute.refused and substitute.free - set(params) <= _BUILTIN_NAMES:
-                out[name] = (tuple(params), cst.Module([]).code_for_node(returned))
-        return out
 
     def site_calls(self) -> list[str]:
         """Callees as written in a file that exports (an export call or `xport_example()`) that

@@ -26,7 +26,7 @@ from typing import Any
 from .shapes import BlockDims, ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 10
+SUMMARY_VERSION = 11
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
 PASSED_KINDS = ("tensor", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -57,31 +57,20 @@ class Returned:
     through: tuple[tuple[int, str], ...] = ()
     #: every `return` hands back a tuple of this length: what each element holds
     elements: tuple[Returned, ...] = ()
-    #: a one-line helper reading only its parameters and builtins: its parameters and `return`
-    #: expression, so a rewrite at the call sees through it as through a helper of its own file
-    inline: tuple[tuple[str, ...], str] | None = None
 
     def to_plain(self) -> list[Any]:
-        return [
-            list(self.kinds), [list(slot) for slot in self.through], [e.to_plain() for e in self.elements],
-            None if self.inline is None else [list(self.inline[0]), self.inline[1]],
-        ]
+        return [list(self.kinds), [list(slot) for slot in self.through], [e.to_plain() for e in self.elements]]
 
     @classmethod
     def from_plain(cls, data: Any) -> Returned:
         """Every field type-checked: raises ValueError/TypeError on anything else."""
-        kinds, through, elements, inline = data
+        kinds, through, elements = data
         if not all(kind in RETURN_KINDS for kind in kinds):
             raise ValueError("unknown kind")
         slots = tuple((position, name) for position, name in through)
         if not all(type(p) is int and isinstance(n, str) for p, n in slots):
             raise TypeError("malformed parameter")
-        if inline is not None:
-            names, text = inline
-            if not (isinstance(text, str) and all(isinstance(n, str) for n in names)):
-                raise TypeError("malformed inline expression")
-            inline = (tuple(names), text)
-        return cls(tuple(kinds), slots, tuple(cls.from_plain(e) for e in elements), inline)
+        return cls(tuple(kinds), slots, tuple(cls.from_plain(e) for e in elements))
 
 
 @dataclass
@@ -127,7 +116,8 @@ class ModuleSummary:
     #: model classes of other files this file exports (qualified name), with their declared shapes
     shapes: dict[str, ShapeConfig] = field(default_factory=dict)
     #: one-line helpers of the file (`def pad(v): return v`) reading only their parameters and
-    #: builtins: name -> (parameters, `return` expression), for export sites of other files
+    #: builtins: name -> (parameters, `return` expression), for the traced code and export sites
+    #: of other files (`symbols.OneLineHelper`)
     helpers: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
     #: callees as written in the file's export sites (`_h` of `dynamic_shapes=_h(shapes)`)
     site_calls: list[str] = field(default_factory=list)
@@ -301,8 +291,8 @@ class FileContext:
     #: callee as written in the file's traced code (`count`, `helpers.count`) -> what that function
     #: of another file returns, where every call of that spelling in the file reaches the same one
     returns: tuple[tuple[str, Returned], ...] = ()
-    #: callee as written in the file's export sites -> that one-line helper of another file's
-    #: parameters and `return` expression (`ModuleSummary.helpers`)
+    #: callee as written in the file's traced code or export sites -> that one-line helper of
+    #: another file's parameters and `return` expression (`ModuleSummary.helpers`)
     helpers: tuple[tuple[str, tuple[tuple[str, ...], str]], ...] = ()
     #: submodule class as written in the file's `__init__`s -> what that class of another file's
     #: `forward` hands back of its arguments' dimensions (`ClassSummary.dims`)
@@ -342,8 +332,9 @@ class FileContext:
         return dict(self.returns)
 
     def inline(self, written: str) -> tuple[tuple[str, ...], str] | None:
-        """The parameters and `return` expression of the one-line helper of another file that an
-        export site's call written `written` reaches (None: unknown, or not such a helper)."""
+        """The parameters and `return` expression of the one-line helper of another file that a
+        call written `written` (in traced code or an export site) reaches (None: unknown, or not
+        such a helper)."""
         return next((helper for name, helper in self.helpers if name == written), None)
 
 
@@ -394,6 +385,7 @@ class ProjectIndex:
         self._shapes: dict[str, dict[str, ShapeConfig]] | None = None
         self._arguments: dict[str, dict[str, dict[str, str]]] | None = None
         self._returns: dict[str, dict[str, Returned]] | None = None
+        self._helpers: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {}
         self._traced()
 
     def _reuse(self, previous: ProjectIndex) -> None:
@@ -688,7 +680,7 @@ class ProjectIndex:
             (name, tuple(sorted(slots.items()))) for name, slots in self._data_arguments().get(module, {}).items()
         ))
         returns = tuple(sorted(self._returned_by_callees().get(module, {}).items()))
-        helpers = self._site_helpers(summary) if summary is not None and summary.site_calls else ()
+        helpers = self._helpers_called(summary, module) if summary is not None else ()
         blocks = self._blocks(summary) if summary is not None else ()
         configs = self._configs(summary) if summary is not None and summary.switches else ()
         if not (module_classes or entries or shapes or arguments or returns or helpers or blocks or configs) and (
@@ -726,31 +718,37 @@ class ProjectIndex:
                     found[written] = built.dims
         return tuple(sorted(found.items()))
 
-    def _site_helpers(self, summary: ModuleSummary) -> tuple[tuple[str, tuple[tuple[str, ...], str]], ...]:
-        """The one-line helpers of other files that `summary`'s export sites call, by the callee
-        as written."""
-        found = []
+    def _helpers_called(
+        self, summary: ModuleSummary, module: str
+    ) -> tuple[tuple[str, tuple[tuple[str, ...], str]], ...]:
+        """The one-line helpers of other files that `summary`'s traced code and export sites call,
+        by the callee as written."""
+        self._returned_by_callees()  # finds the traced callees' helpers beside what they return
+        found = dict(self._helpers.get(module, {}))
         for written in sorted(set(summary.site_calls)):
             key = self.resolve_local(summary, written)
             other = self.by_module.get(key[0]) if isinstance(key, tuple) and key[0] != summary.module else None
             helper = other.helpers.get(key[1]) if other is not None else None
             if helper is not None:
-                found.append((written, helper))
-        return tuple(found)
+                found[written] = helper
+        return tuple(sorted(found.items()))
 
     def _returned_by_callees(self) -> dict[str, dict[str, Returned]]:
         """Per module: each callee as written in its traced code that reaches a function of another
         file, with what that function's summary says it returns. A spelling that reaches two
-        functions (`self.norm` in two classes with bases in two files) says nothing: unknown."""
+        functions (`self.norm` in two classes with bases in two files) says nothing: unknown.
+        Beside it, in `_helpers`, each such spelling that reaches a one-line helper."""
         if self._returns is not None:
             return self._returns
         found: dict[str, dict[str, Returned | None]] = {}
+        helpers: dict[str, dict[str, tuple[tuple[str, ...], str] | None]] = {}
         for key in self.parents:
             func = self._function(key)
             if func is None or not func.calls:
                 continue
             node = (key, self._dispatch.get(key))
             table = found.setdefault(key[0], {})
+            inline = helpers.setdefault(key[0], {})
             for written in func.calls:
                 callee = self._callee_of(node, written)
                 if callee is None or callee[0][0] == key[0]:
@@ -758,9 +756,16 @@ class ProjectIndex:
                 summary = self._function(callee[0])
                 returned = summary.returns if summary is not None else None
                 table[written] = returned if table.get(written, returned) == returned else None
+                other = self.by_module.get(callee[0][0])
+                helper = other.helpers.get(callee[0][1]) if other is not None else None
+                inline[written] = helper if inline.get(written, helper) == helper else None
         self._returns = {
             module: {written: returned for written, returned in table.items() if returned is not None}
             for module, table in found.items()
+        }
+        self._helpers = {
+            module: {written: helper for written, helper in table.items() if helper is not None}
+            for module, table in helpers.items()
         }
         return self._returns
 

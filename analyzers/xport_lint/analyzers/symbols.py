@@ -1,10 +1,12 @@
 """Layer 1 of a file's analysis, symbols: what the file names. Imports (made absolute), its
-functions, its classes and which of them are `nn.Module`s (with what the project index says),
-what each module's `__init__` assigns to `self`, its loggers. Nothing here knows what is traced.
+functions (and which are one-line helpers a call can be read through), its classes and which of
+them are `nn.Module`s (with what the project index says), what each module's `__init__` assigns
+to `self`, its loggers. Nothing here knows what is traced.
 """
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -27,6 +29,76 @@ class ModuleClass:
     optional_attributes: set[str] = field(default_factory=set)
 
 
+#: names every module reads without binding or importing them
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class OneLineHelper:
+    """A module-level function whose body is one `return` (a docstring aside), with positional
+    parameters only and no defaults: a call of it reads as its returned expression with the
+    arguments in place of the parameters (`_rows(x)` of `def _rows(t): return t.shape[0]` is
+    `x.shape[0]`). The dataflow, the size reader and the export sites all see through calls by it."""
+
+    params: tuple[str, ...]
+    returned: cst.BaseExpression
+    #: the other names the expression reads (globals of its module, builtins), which a caller's
+    #: own names must not shadow; None: it opens a scope of its own (a lambda, a comprehension,
+    #: `:=`), so it is never written at a call
+    free: frozenset[str] | None
+
+    @classmethod
+    def of(cls, func: cst.FunctionDef) -> OneLineHelper | None:
+        """`func` as a one-line helper, or None where it is not one."""
+        body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
+        statements = [s for s in body if not _is_docstring(s)]
+        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+            return None
+        returned = statements[0].body[0] if len(statements[0].body) == 1 else None
+        if not isinstance(returned, cst.Return) or returned.value is None:
+            return None
+        params = func.params
+        if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params:
+            return None
+        names = tuple(p.name.value for p in (*params.posonly_params, *params.params) if p.default is None)
+        if len(names) != len(params.posonly_params) + len(params.params):
+            return None
+        return cls.from_text(names, returned.value)
+
+    @classmethod
+    def from_text(cls, params: tuple[str, ...], returned: cst.BaseExpression | str) -> OneLineHelper:
+        """The helper with these parameters returning `returned` (as written in another file's
+        summary: `text()`)."""
+        expr = cst.parse_expression(returned) if isinstance(returned, str) else returned
+        reads = _Substitute({})
+        expr.visit(reads)
+        return cls(params, expr, None if reads.refused else frozenset(reads.free - set(params)))
+
+    @property
+    def portable(self) -> bool:
+        """It reads nothing but its parameters and builtins: a file that imports it can write it
+        at a call as it is (what the project index carries to other files)."""
+        return self.free is not None and self.free <= BUILTIN_NAMES
+
+    def text(self) -> str:
+        return cst.Module([]).code_for_node(self.returned)
+
+    def at(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The returned expression written at `call` (an argument returned as it is: the caller's
+        own node). None where the call passes a keyword, `*`/`**` or another count of arguments,
+        or where an argument read twice would be computed twice."""
+        if self.free is None or len(call.args) != len(self.params) or any(
+            arg.keyword is not None or arg.star for arg in call.args
+        ):
+            return None
+        arguments = dict(zip(self.params, (arg.value for arg in call.args), strict=True))
+        if isinstance(self.returned, cst.Name) and self.returned.value in arguments:
+            return arguments[self.returned.value]
+        substitute = _Substitute(arguments)
+        expr = self.returned.visit(substitute)
+        return None if substitute.refused or not isinstance(expr, cst.BaseExpression) else expr
+
+
 class FileSymbols:
     """The names one file defines and imports."""
 
@@ -42,6 +114,9 @@ class FileSymbols:
         self.own_module_classes: set[str] = set()
         self.imports = ImportTable()
         self.functions: dict[str, cst.FunctionDef] = {}
+        #: the module-level functions that are one-line helpers (see `one_line_helper`)
+        self.helpers: dict[str, OneLineHelper] = {}
+        self._far_helpers: dict[str, OneLineHelper | None] = {}
         self.classes: dict[str, ModuleClass] = {}
         #: module-level names bound to `logging.getLogger(...)` (or a library's `get_logger`)
         self.loggers: set[str] = set()
@@ -70,6 +145,11 @@ class FileSymbols:
                                 self.loggers.add(target.target.value)
             elif isinstance(stmt, cst.FunctionDef):
                 self.functions[stmt.name.value] = stmt
+                helper = OneLineHelper.of(stmt)
+                if helper is not None:
+                    self.helpers[stmt.name.value] = helper
+                else:
+                    self.helpers.pop(stmt.name.value, None)  # redefined: the last definition stands
             elif isinstance(stmt, cst.ClassDef):
                 candidates.append(stmt)
                 self._file_classes[stmt.name.value] = stmt
@@ -205,6 +285,22 @@ class FileSymbols:
     def resolve(self, node: cst.BaseExpression) -> str | None:
         return self.imports.resolve(node)
 
+    def one_line_helper(self, written: str) -> OneLineHelper | None:
+        """The one-line helper a call written `written` reaches: this file's function of that name,
+        or, by the project index, another file's (`helpers.count`); None: another function, or
+        unknown."""
+        if written in self.functions:
+            return self.helpers.get(written)
+        if written not in self._far_helpers:
+            found = self.context.inline(written)
+            self._far_helpers[written] = OneLineHelper.from_text(*found) if found is not None else None
+        return self._far_helpers[written]
+
+    def inline_helpers(self) -> dict[str, tuple[tuple[str, ...], str]]:
+        """The file's one-line helpers that another file can write at a call (`portable`), with
+        their parameters and `return` expression: what the file's summary tells other files."""
+        return {name: (helper.params, helper.text()) for name, helper in self.helpers.items() if helper.portable}
+
     def qualified(self, func: cst.BaseExpression) -> str:
         """The dotted name a callee denotes: through the imports, or this file's own function."""
         resolved = self.resolve(func)
@@ -249,3 +345,48 @@ def _suite_statements(stmt: cst.If | cst.Try) -> Iterator[cst.CSTNode]:
             yield from handler.body.body
     elif isinstance(stmt.orelse, cst.Else):
         yield from stmt.orelse.body.body
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+class _Substitute(cst.CSTTransformer):
+    """Parameters read in an expression replaced by the call's arguments; `free`: the other
+    names it reads (globals of the helper's module, which a caller's local must not shadow)."""
+
+    def __init__(self, arguments: dict[str, cst.BaseExpression]) -> None:
+        self.arguments = arguments
+        self.free: set[str] = set()
+        self.refused = False
+        self._not_read: set[int] = set()
+        self._used: set[str] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_read.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_read.add(id(node.keyword))
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self.refused = True  # a scope of its own: its names are not the helper's
+        return False
+
+    visit_NamedExpr = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda  # type: ignore[assignment]
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        if id(original) in self._not_read:
+            return updated
+        argument = self.arguments.get(original.value)
+        if argument is None:
+            self.free.add(original.value)
+            return updated
+        if original.value in self._used and not isinstance(argument, (cst.Name, cst.Attribute, cst.BaseNumber)):
+            self.refused = True  # read twice: the argument, computed once by the call, would run twice
+        self._used.add(original.value)
+        atomic = isinstance(argument, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber))
+        return argument if atomic else argument.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
