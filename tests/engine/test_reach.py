@@ -406,3 +406,36 @@ def test_a_helper_the_default_path_passes_data_keeps_its_error() -> None:
         """
     )
     assert [(f.code, f.severity) for f in found if f.span.start.line == 5] == [("XPT104", Severity.ERROR)]
+
+
+LAYERDROP = """
+    import random
+    import torch
+    class Encoder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = torch.nn.ModuleList([torch.nn.Linear(4, 4) for _ in range(2)])
+            self.layerdrop = 0.5
+        def forward(self, x):
+            for layer in self.layers:
+                p = random.random()
+                if not self.training or p > self.layerdrop:
+                    x = layer(x)
+            return x
+    """
+
+
+def test_a_number_drawn_for_training_mode_only_is_advice_and_a_strict_error() -> None:
+    """transformers' layerdrop draws on every call, but only training mode reads the number:
+    non-strict export keeps every layer, as eager eval does (measured on 2.13); strict export
+    refuses the call itself ("Attempted to call function marked as skipped")."""
+    finding = only(LAYERDROP)
+    assert (finding.code, finding.severity) == ("XPT402", Severity.INFO)
+    assert "only training mode reads the number" in finding.message
+    [strict] = check_source(textwrap.dedent(LAYERDROP), "model.py", Config(strict=True))
+    assert (strict.code, strict.severity) == ("XPT402", Severity.ERROR)
+
+
+def test_a_drawn_number_an_eval_export_reads_stays_a_warning() -> None:
+    finding = only(LAYERDROP.replace("if not self.training or p > self.layerdrop:", "if p > self.layerdrop:"))
+    assert (finding.code, finding.severity) == ("XPT402", Severity.WARNING)

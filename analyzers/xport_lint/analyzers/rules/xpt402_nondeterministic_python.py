@@ -6,6 +6,7 @@ from ..context import RuleContext
 from ..model import Mode, Severity
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..versions import Versions, show
+from ..walk import iter_nodes
 from ._conditions import short
 
 _MODULES = ("random.", "time.", "numpy.random.", "datetime.", "uuid.", "secrets.")
@@ -56,7 +57,10 @@ class NondeterministicPython(Rule):
     Warning in non-strict export (baked-in constant); error in strict export. Where only a
     training-mode export runs the call (`if self.training and random.random() < p:`), info in
     non-strict export and a warning naming training mode in strict export: an `.eval()` export
-    never calls it.
+    never calls it. A number drawn into a name that only training mode reads (transformers'
+    layerdrop: `p = np.random.random()`, then `if not self.training or p > self.layerdrop:`) is
+    info in non-strict export, whose `.eval()` graph never depends on it, and an error in strict
+    export, which refuses the call itself.
     """
 
     CODE = "XPT402"
@@ -79,7 +83,31 @@ class NondeterministicPython(Rule):
         if qualified in _SEEDING:
             self.report(node, f"`{short(node)}` runs once at export time: the exported program is not re-seeded")
         elif qualified is not None and qualified.startswith(_MODULES):
+            if self.ctx.mode is not Mode.STRICT and self._read_only_in_training(node):
+                self.report(node, f"`{short(node)}` runs once at export time, but only training mode reads the "
+                            "number (`not self.training or ...`): an eval export's graph does not depend on it",
+                            severity=Severity.INFO)
+                return
             self.report(node, f"`{short(node)}` runs once at export time and is baked in{_strict_words(self.ctx, qualified)}")
+
+    def _read_only_in_training(self, node: cst.Call) -> bool:
+        """`name = <node>` whose every read in the function is evaluated only in training mode:
+        the right operand of `not self.training or ...` or of `self.training and ...`."""
+        statement, traced = self.ctx.statement, self.ctx.traced
+        if not (
+            traced is not None and isinstance(statement, cst.Assign) and statement.value is node
+            and len(statement.targets) == 1 and isinstance(statement.targets[0].target, cst.Name)
+        ):
+            return False
+        target = statement.targets[0].target
+        guarded: set[int] = set()
+        reads: list[cst.Name] = []
+        for inner, _ in self.ctx.program.nodes(traced.func):
+            if type(inner) is cst.BooleanOperation and _training_decides(inner):  # type: ignore[arg-type]
+                guarded.update(id(n) for n in iter_nodes(inner.right))  # type: ignore[attr-defined]
+            elif type(inner) is cst.Name and inner.value == target.value and inner is not target:  # type: ignore[attr-defined]
+                reads.append(inner)  # type: ignore[arg-type]
+        return bool(reads) and all(id(read) in guarded for read in reads)
 
     VALID = [
         Valid(
@@ -152,3 +180,18 @@ class NondeterministicPython(Rule):
             """
         ),
     ]
+
+
+def _training_decides(test: cst.BooleanOperation) -> bool:
+    """`not self.training or B` / `self.training and B`: an eval-mode module never evaluates B."""
+    left = test.left
+    if isinstance(test.operator, cst.Or) and isinstance(left, cst.UnaryOperation) and isinstance(left.operator, cst.Not):
+        return _is_self_training(left.expression)
+    return isinstance(test.operator, cst.And) and _is_self_training(left)
+
+
+def _is_self_training(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, cst.Attribute) and node.attr.value == "training"
+        and isinstance(node.value, cst.Name) and node.value.value == "self"
+    )
