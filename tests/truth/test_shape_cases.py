@@ -309,11 +309,7 @@ def _errors(source: str, mode: Mode) -> list[str]:
 
 #: (case, mode) -> why xport-lint's verdict still differs from torch's; a listed case that now
 #: gets the right verdict fails its test, so the entry goes
-KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    **{(name, mode): "`h, w = _hw(x)`: the dataflow does not give the names a same-file helper's tuple unpacks "
-                     "to the sizes it returns, so the branch is not seen as a size test"
-       for name in ("helper-pair-unpacked",) for mode in Mode},
-}
+KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 
 def _verdict_problem(case: Case, mode: Mode, folder: Path) -> str | None:

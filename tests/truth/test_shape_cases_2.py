@@ -319,12 +319,7 @@ def _errors(program: Program, mode: Mode, folder: Path) -> list[str]:
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED = {
     "helper-method-length": "a size handed back by a method of the model (`self._length(x)`) is not followed",
-    "tuple-helper-first": "`n, d = _ends(x)`: a tuple of sizes a helper returns is not unpacked",
     "tuple-helper-unpacks-shape": "`n, d = _sides(x)`: a tuple of sizes a helper returns is not unpacked",
-    "interleave-against-free-dim": "`repeat_interleave` doubling a size is not modelled by the tie",
-    "unflatten-a-named-width": "`unflatten` splitting a named `Dim` by a constant is not modelled",
-    "flatten-against-free-rows": "`flatten` multiplying two sizes is not modelled by the tie",
-    "functional-linear-named-features": "`F.linear` with a parameter of literal size does not tie the features",
     "numel-branch": "`numel()` in a size test is not read as the product of the sizes",
     "cond-branch-hands-back-its-operand": "a `torch.cond` branch that returns its operand unchanged (aliasing)",
     "while-body-drops-a-carry": "a `while_loop` body returning fewer values than it carries",

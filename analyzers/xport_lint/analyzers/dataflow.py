@@ -434,10 +434,16 @@ class FunctionFlow:
         return None if summary is None else _apply(summary, call, args)
 
     def _returned_parts(self, value: cst.BaseExpression, target: cst.Tuple | cst.List) -> list[Value] | None:
-        """What each part of `a, b = f(x)` gets, where `f` is of another file and returns a tuple
-        of that length."""
+        """What each part of `a, b = f(x)` gets, where `f` is a one-line helper of the file that
+        returns a tuple of that length (each element read at the call), or of another file and
+        returns one (by its summary)."""
         if not isinstance(value, cst.Call) or any(isinstance(e, cst.StarredElement) for e in target.elements):
             return None
+        inlined = self.inlined(value)  # a one-line helper of the file: `return t.shape[0], t.shape[-1]`
+        if isinstance(inlined, (cst.Tuple, cst.List)) and len(inlined.elements) == len(target.elements) and not any(
+            isinstance(e, cst.StarredElement) for e in inlined.elements
+        ):
+            return [self.value(e.value) for e in inlined.elements]
         summary = returned_by(self.resolver.context, value)
         if summary is None or len(summary.elements) != len(target.elements):
             return None

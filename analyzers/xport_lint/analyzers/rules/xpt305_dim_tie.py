@@ -66,8 +66,9 @@ class DimTie(Rule):
     In a model's `forward`, follows each tensor's dimensions from the inputs (ranks from the
     example inputs) through the ops that relate sizes: slices by literals (`y[1:]`, `x[:, :-1]`),
     `torch.cat`/`stack`, `F.pad`, `F.interpolate` (`size=`, a whole `scale_factor=`), `einsum`,
-    `view`/`reshape`/`flatten`, transposes, matrix products, elementwise arithmetic, `repeat`,
-    `expand`, reductions over one dimension (`x.mean(0)`), `torch.where` and layers that keep
+    `view`/`reshape`/`flatten` (`flatten(0, 1)` multiplies the sizes it merges), transposes,
+    matrix products, elementwise arithmetic, `repeat`, `repeat_interleave` by a number, `expand`,
+    reductions over one dimension (`x.mean(0)`), `torch.where`, `F.linear` and layers that keep
     dimensions (`Linear` keeps all but the last). It flags a pair of sizes an op needs
     equal (elementwise operands aligned from the right as broadcasting does; a product's inner
     dimensions; the parts of a `cat` off its axis; one `einsum` letter) where one is a named
@@ -75,8 +76,9 @@ class DimTie(Rule):
     a constant other than 1. It also flags `chunk`/`split` along a dimension with a plain named
     `Dim` (the pieces fix its size or need it a multiple of the count), `view`/`reshape` to
     literal sizes that fix the element count, and a `-1` that needs a named size divisible by
-    the other target sizes; a `Linear` built in `__init__` with literal sizes applied to a
-    tensor whose last size is a named `Dim` (its weight fixes that size), and `expand` to a
+    the other target sizes (and `unflatten` parts that do); a `Linear` built in `__init__` with
+    literal sizes (or `F.linear` with a parameter of literal sizes) applied to a tensor whose
+    last size is a named `Dim` (its weight fixes that size), and `expand` to a
     literal size other than the input's (or 1). An op not modelled leaves sizes unknown (no finding); ops under an
     `if` are left out (the example may take the other side).
 
@@ -132,6 +134,9 @@ class DimTie(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value == "expand" and node.args:
             self._expanded(node, func.value)
             return
+        if isinstance(func, cst.Attribute) and func.attr.value == "unflatten" and len(node.args) == 2:
+            self._unflattened(node, func.value)
+            return
         if isinstance(func, cst.Attribute) and func.attr.value in ("chunk", "split") and not (
             self.ctx.resolve(func) or ""
         ).startswith("torch."):
@@ -143,6 +148,9 @@ class DimTie(Rule):
             return
         if name == "torch.where" and len(node.args) == 3 and not any(a.keyword or a.star for a in node.args):
             self._check(node, node.args[1].value, node.args[2].value, matmul=False)
+            return
+        if name == "torch.nn.functional.linear" and len(node.args) >= 2 and not any(a.keyword or a.star for a in node.args):
+            self._functional_linear(node)
             return
         if len(node.args) != 2 or not (isinstance(func, cst.Attribute) and func.attr.value in ("matmul", "mm", "bmm")):
             return
@@ -407,6 +415,10 @@ class DimTie(Rule):
             if method in _KEEP_ALL_METHODS:
                 return dims
             numbers = [_signed(a.value) for a in call.args]
+            if method == "repeat_interleave":
+                return _interleaved(call, dims)
+            if method == "flatten" and numbers and None not in numbers:
+                return _flattened(call, dims)
             if None in numbers:
                 return None if method not in ("view", "reshape") else self._reshaped(call, dims, setting)
             if method in ("view", "reshape"):
@@ -464,6 +476,9 @@ class DimTie(Rule):
         if name == "torch.where" and len(call.args) == 3:
             parts = [self._operand(arg.value, setting, depth + 1) for arg in call.args]
             return _broadcast(_broadcast(parts[0], parts[1]), parts[2])
+        if name == "torch.nn.functional.linear" and len(call.args) >= 2 and first is not None:
+            dims, weight = self._operand(first, setting, depth + 1), self._operand(call.args[1].value, setting, depth + 1)
+            return [*dims[:-1], weight[0]] if dims and weight and len(weight) == 2 else None
         if first is not None and name.rpartition(".")[2] in _KEEP_ALL_FUNCTIONS and name.startswith("torch."):
             return self._operand(first, setting, depth + 1)
         return None
@@ -697,6 +712,43 @@ class DimTie(Rule):
         reason = self._tie(dims[-1], _Dim(size=features[0]), setting[1], broadcast=False)
         if reason is not None:
             self.report(node, f"`{short(node)}`: the layer's {features[0]} input features tie {reason}")
+
+    def _functional_linear(self, node: cst.Call) -> None:
+        """`F.linear(x, self.w)`: the weight's last size (its input features) must be `x`'s."""
+        setting = self._setting()
+        if setting is None or id(node) in self._conditional():
+            return
+        dims, weight = self._operand(node.args[0].value, setting), self._operand(node.args[1].value, setting)
+        if not dims or not weight or len(weight) != 2:
+            return
+        reason = self._tie(dims[-1], weight[1], setting[1], broadcast=False)
+        if reason is not None:
+            self.report(node, f"`{short(node)}`: the weight's input features tie {reason}")
+
+    def _unflattened(self, node: cst.Call, tensor: cst.BaseExpression) -> None:
+        """`x.unflatten(1, (2, -1))` of a named size: the literal parts must divide it (all literal:
+        they fix it), a guard the declared range does not promise unless a derived `Dim`'s scale
+        is a multiple of them."""
+        setting = self._setting()
+        if setting is None or id(node) in self._conditional() or any(a.keyword or a.star for a in node.args):
+            return
+        axis, parts = _signed(node.args[0].value), node.args[1].value
+        dims = self._operand(tensor, setting)
+        if axis is None or not dims or not -len(dims) <= axis < len(dims) or not isinstance(parts, (cst.Tuple, cst.List)):
+            return
+        numbers = [_signed(e.value) for e in parts.elements]
+        dim = dims[axis % len(dims)]
+        if None in numbers or numbers.count(-1) > 1 or dim.ref is None or not dim.exact:
+            return
+        spec = setting[1].dim(*dim.ref)
+        product = math.prod(n for n in numbers if n != -1)
+        if spec.kind is not DimKind.NAMED or (-1 in numbers and (product <= 1 or (
+                spec.scale % product == 0 and spec.offset % product == 0))):
+            return
+        what = (f"needs it a multiple of {product}" if -1 in numbers else f"fixes it to {product}")
+        self.report(node, f"`{short(node)}`: splitting {_name(dim)} ({spec.text()}) {what}: export fails with "
+                          "ConstraintViolationError (Constraints violated); declare it as a multiple of a root "
+                          f"Dim (`{product} * d`)" + ("" if -1 in numbers else " or static"))
 
     def _expanded(self, node: cst.Call, tensor: cst.BaseExpression) -> None:
         """`x.expand(4, 3)`: each size given (not -1) must be the input's, unless that is 1."""
@@ -1175,6 +1227,41 @@ def _broadcast(a: list[_Dim] | None, b: list[_Dim] | None) -> list[_Dim] | None:
         else:
             out.append(left if left.ref is not None or right.ref is None else right)
     return list(reversed(out))  # type: ignore[arg-type]
+
+
+def _interleaved(call: cst.Call, dims: list[_Dim]) -> list[_Dim] | None:
+    """`x.repeat_interleave(2, dim=1)`: that dimension `2` times as long (without `dim`, a
+    flattened tensor, and a tensor of repeats: not modelled)."""
+    repeats = _keyword(call.args, "repeats", 0)
+    axis = _keyword(call.args, "dim", 1)
+    times = _signed(repeats) if repeats is not None else None
+    at = _signed(axis) if axis is not None else None
+    if times is None or times < 1 or at is None or not -len(dims) <= at < len(dims):
+        return None
+    return [_repeated(d, times) if i == at % len(dims) else d for i, d in enumerate(dims)]
+
+
+def _flattened(call: cst.Call, dims: list[_Dim]) -> list[_Dim] | None:
+    """`x.flatten(0, 1)`: the dimensions from `start_dim` to `end_dim` become their product,
+    where at most one of them is an input's size (times the constants), else unknown."""
+    start, end = _keyword(call.args, "start_dim", 0), _keyword(call.args, "end_dim", 1)
+    first = _signed(start) if start is not None else 0
+    last = _signed(end) if end is not None else -1
+    if first is None or last is None or not dims:
+        return None
+    first, last = first % len(dims), last % len(dims)
+    if first > last:
+        return None
+    merged = dims[first:last + 1]
+    refs = [d for d in merged if d.ref is not None]
+    constants = [d.size for d in merged if d.ref is None]
+    if None in constants or len(refs) > 1:
+        product: _Dim = _UNKNOWN
+    elif refs:
+        product = _repeated(refs[0], math.prod(constants))  # type: ignore[arg-type]
+    else:
+        product = _Dim(size=math.prod(constants))  # type: ignore[arg-type]
+    return [*dims[:first], product, *dims[last + 1:]]
 
 
 def _repeated(dim: _Dim, times: int) -> _Dim:
