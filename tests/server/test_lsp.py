@@ -449,6 +449,37 @@ async def test_hover_on_an_input_size_says_what_the_export_makes_of_it(client: L
     assert static.contents.value.startswith("`mask.shape[0]` is static")
 
 
+DERIVED = """\
+import torch
+from torch.export import Dim
+
+
+class Pair(torch.nn.Module):
+    def forward(self, x, y):
+        width = y.shape[-1]
+        return torch.cat([x, x], dim=1) * width + y
+
+
+def xport_example():
+    dx = Dim("dx", min=2, max=32)
+    shapes = {"x": {1: dx}, "y": {1: 2 * dx}}
+    return {"model": Pair(), "args": (torch.randn(2, 3), torch.randn(2, 6)), "dynamic_shapes": shapes}
+"""
+
+
+async def test_hover_on_a_derived_size_shows_its_expression_and_range(client: LanguageClient, tmp_path: Path) -> None:
+    """`y.shape[-1]` (counted from the end: the example's rank places it) under the derived
+    `2 * dx` shows the expression and the sizes it takes over `dx`'s range."""
+    await start(client, tmp_path, pull=True)
+    uri = open_document(client, tmp_path / "model.py", DERIVED)
+    column = DERIVED.splitlines()[6].index("y.shape[-1]") + 3
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=column))
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert hover.contents.value.startswith("`y.shape[1]` is dynamic, `2*dx`: `2*dx ∈ [4, 64]`")
+
+
 def test_normal_operation_logs_nothing_but_readiness(tmp_path: Path) -> None:
     """The output channel was full of "Cancel notification for unknown message id": a client
     cancels a request whose answer is already on its way, which is normal, and says nothing."""
