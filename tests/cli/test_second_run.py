@@ -48,11 +48,12 @@ def check(project: Path, *args: str) -> list[tuple[str, str, int]]:
 
 
 def settled_runs(cache: Path) -> int:
-    """How many settled project runs the cache records (rows of the settled-contexts kind are
-    JSON objects of path -> context digest; findings rows hold a `findings` list)."""
+    """How many settled project runs the cache records (rows of the settled kind are JSON
+    objects of path -> [context digest, findings]; a file's row holds a `findings` list, the
+    files' stats row a `taken` time)."""
     with sqlite3.connect(cache / "findings-v3.sqlite3") as db:
         bodies = [json.loads(body) for (body,) in db.execute("SELECT body FROM findings")]
-    return sum(1 for body in bodies if "findings" not in body)
+    return sum(1 for body in bodies if "findings" not in body and "taken" not in body)
 
 
 def test_second_run_over_an_unchanged_project_equals_a_cold_run(tmp_path: Path) -> None:
@@ -80,3 +81,51 @@ def test_second_run_over_an_unchanged_project_equals_a_cold_run(tmp_path: Path) 
     # and back: the first run's record serves again, with the first run's findings
     (tmp_path / "pkg" / "model.py").write_text(MODEL)
     assert check(tmp_path, "--cache-dir", str(cache)) == cold
+
+
+SIZE_BRANCH = """\
+import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        if x.shape[0] > 2:
+            return x * 2
+        return x
+"""
+
+
+def test_a_second_run_sees_what_the_configuration_says_of_input_dimensions(tmp_path: Path) -> None:
+    """`shapes = "dynamic"` turns a branch on a size into a warning: the cached findings of the
+    static default must not answer for it (nor the other way round)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "model.py").write_text(SIZE_BRANCH)
+    cache = tmp_path / "cache"
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    assert check(tmp_path, "--cache-dir", str(cache)) == []
+    (tmp_path / "pyproject.toml").write_text('[tool.xport-lint]\nshapes = "dynamic"\n')
+    assert check(tmp_path, "--cache-dir", str(cache)) == [("pkg/model.py", "XPT301", 6)]
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    assert check(tmp_path, "--cache-dir", str(cache)) == []
+
+
+def test_a_file_rewritten_to_the_same_size_and_modification_time_is_read_again(tmp_path: Path) -> None:
+    """A second run trusts a file's stat only as a whole (its change time included, which no one
+    can set back) and only for files older than the run that recorded it: an edit that keeps the
+    size and puts the modification time back is still seen, as is an edit just after a run."""
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "pkg").mkdir()
+    model = tmp_path / "pkg" / "model.py"
+    clean = UNUSED.replace("return x * 2", "return x * 10")
+    model.write_text(clean)
+    cache = tmp_path / "cache"
+    assert check(tmp_path, "--cache-dir", str(cache)) == []
+    assert check(tmp_path, "--cache-dir", str(cache)) == []
+    before = model.stat()
+    edited = clean.replace("return x * 10", "return int(x)")
+    assert len(edited) == len(clean)
+    model.write_text(edited)
+    os.utime(model, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert check(tmp_path, "--cache-dir", str(cache)) == check(tmp_path, "--no-cache") == [("pkg/model.py", "XPT203", 6)]
+    model.write_text(clean)
+    assert check(tmp_path, "--cache-dir", str(cache)) == []

@@ -10,6 +10,7 @@ path and text, and what the rest of the project told its analysis (index.FileCon
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -36,6 +37,11 @@ def default_directory() -> Path:
     return Path(base) / "xport-lint"
 
 
+def text_digest(text: str) -> str:
+    """What a cache key knows of a file's text (the text itself is not kept)."""
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
 def _private(path: Path, missing_ok: bool = False) -> bool:
     """Owned by this user and writable by no one else: a well-formed row is trusted as this
     user's own result, so only this user may have written it."""
@@ -48,7 +54,10 @@ def _private(path: Path, missing_ok: bool = False) -> bool:
     return info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
+@functools.cache
 def _engine_fingerprint() -> str:
+    """The engine's source as loaded by this process (read once: the language server's child
+    opens a cache for every indexing step)."""
     digest = hashlib.sha256()
     package = Path(__file__).parent
     for path in sorted(package.rglob("*.py")):
@@ -109,24 +118,28 @@ class Cache:
             self.warnings.append(message)
 
     def key(self, text: str, path: str, config: Config, context: FileContext = EMPTY_CONTEXT) -> str:
-        return self.key_with(text, path, config, context.digest())
+        return self.key_with(text_digest(text), path, config, context.digest())
 
-    def key_with(self, text: str, path: str, config: Config, context_digest: str) -> str:
-        """`key`, from the context's digest (a settled project's record holds digests only)."""
-        digest = hashlib.sha256()
+    def key_with(self, digest: str, path: str, config: Config, context_digest: str) -> str:
+        """`key`, from the text's `digest` (`text_digest`) and the context's: a second run knows
+        both without reading the file or rebuilding the index."""
+        key = hashlib.sha256()
         for part in (
             self._engine,
             ",".join(sorted(config.enabled(path))),
             config.mode.value,
             str(config.target),  # facts with a torch version range
             repr(sorted((code, level.value) for code, level in config.severity.items())),
+            # what an undeclared dimension is, and the declared ones: XPT3xx severities
+            config.shapes,
+            repr(sorted(config.dynamic_shapes.items())),
             path,  # the module name (from the path) is part of the summary
             context_digest,
+            digest,
         ):
-            digest.update(part.encode())
-            digest.update(b"\0")
-        digest.update(text.encode("utf-8", errors="surrogatepass"))
-        return digest.hexdigest()
+            key.update(part.encode())
+            key.update(b"\0")
+        return key.hexdigest()
 
     def get(self, key: str, path: str) -> tuple[list[Finding], ModuleSummary | None] | None:
         if self._db is None:
@@ -233,6 +246,19 @@ def _damaged(error: sqlite3.Error) -> bool:
 
 def _reason(error: OSError) -> str:
     return error.strerror or str(error)
+
+
+def plain_findings(findings: list[Finding]) -> list[dict[str, Any]]:
+    """Findings as JSON-ready data (`findings_from_plain` reads them back)."""
+    return [_plain(f) for f in findings]
+
+
+def findings_from_plain(value: Any) -> list[Finding]:
+    """Findings from `plain_findings`' data, every field type-checked; raises ValueError,
+    TypeError, KeyError or AttributeError on anything else."""
+    if not isinstance(value, list):
+        raise TypeError("expected a list of findings")
+    return [_finding(item) for item in value]
 
 
 def _plain(finding: Finding) -> dict[str, Any]:

@@ -200,7 +200,9 @@ def check(
 
     for path, file_findings in per_file.items():
         findings.extend((path, f) for f in file_findings)
-    notebooks = {r.path: r.source.notebook for r in checked.results if r.source.notebook is not None}
+    notebooks = {
+        r.path: r.source.notebook for r in checked.results if r.path.endswith(".ipynb") and r.source.notebook is not None
+    }
     _finish(findings, sources, output_format, statistics, quiet, fail_on, exit_zero, failed_examples, baseline,
             write_baseline, notebooks=notebooks)
 
@@ -302,8 +304,9 @@ def _has_torch(python: str) -> bool:
 def _collect(
     results: list[FileResult], notify: bool = False
 ) -> tuple[list[tuple[str, Finding]], dict[str, str], dict[str, list[Finding]]]:
-    """From a project check: the findings for files that could not be read, each file's text,
-    each file's findings. `notify`: say on stderr which files were skipped."""
+    """From a project check: the findings for files that could not be read, the text of each
+    file with findings (what the output, baselines and fixes read; a second run leaves the other
+    files unread), each file's findings. `notify`: say on stderr which files were skipped."""
     problems: list[tuple[str, Finding]] = []
     for result in results:
         if result.skipped:
@@ -311,7 +314,7 @@ def _collect(
                 click.echo(f"xport-lint: {result.path}: {result.problem}", err=True)
         elif result.problem is not None:
             problems.append((result.path, problem_finding(result.problem)))
-    sources = {r.path: r.text for r in results if r.text is not None}
+    sources = {r.path: r.text for r in results if r.findings and r.text is not None}
     return problems, sources, {r.path: r.findings for r in results if r.findings}
 
 
@@ -489,6 +492,7 @@ def _confirm(
             outcome = confirmer.confirm(result.path, text, per_file.get(result.path, []),
                                         root=root, strict=config.strict, provider=provider)
             per_file[result.path] = outcome.findings
+            sources[result.path] = text  # a finding confirmation adds is shown with its line
             record.record(result.path, text, outcome.status, outcome.export_ok, outcome.model, outcome.summary)
             failed += outcome.failed
             if quiet:

@@ -72,6 +72,9 @@ class FileCheck:
 
     findings: list[Finding]
     summary: ModuleSummary | None = None
+    #: the summary, computed when called (`check_file(summarize=False)`: an editor's keystroke
+    #: needs the findings at once, the project index the summary only when typing pauses)
+    later: Callable[[], ModuleSummary] | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 def check_source(
@@ -88,7 +91,7 @@ def check_source(
 
 def check_file(
     source: str, path: str = "<stdin>", config: Config | None = None, parser: ChunkedParser | None = None,
-    context: FileContext = EMPTY_CONTEXT,
+    context: FileContext = EMPTY_CONTEXT, summarize: bool = True,
 ) -> FileCheck:
     """check_source, with the file's summary for the project index."""
     config = config or Config()
@@ -99,7 +102,7 @@ def check_file(
     if too_deep is not None:
         return FileCheck(_syntax_error_at(too_deep[0], too_deep[1], too_deep[2], enabled))
     try:
-        return _check_parsable(source, path, config, enabled, parser, context)
+        return _check_parsable(source, path, config, enabled, parser, context, summarize)
     except RecursionError:
         # valid Python nests deeper than the analysis recurses with the default limit (a
         # 900-term `x + x + ...`): again, with room for it
@@ -200,7 +203,7 @@ def _nesting_problem(source: str) -> tuple[int, int, str] | None:
 
 def _check_parsable(
     source: str, path: str, config: Config, enabled: frozenset[str], parser: ChunkedParser | None,
-    context: FileContext,
+    context: FileContext, summarize: bool = True,
 ) -> FileCheck:
     tree = None
     try:
@@ -249,8 +252,10 @@ def _check_parsable(
             internal_failure(f"{failure}; the file was not fully checked, please report it")
             for failure in sorted(ctx.failures)
         )
-    summary = program.summary(name, path)
-    return FileCheck(sorted(findings, key=lambda f: (f.span.start, f.code)), summary)
+    findings.sort(key=lambda f: (f.span.start, f.code))
+    if not summarize:
+        return FileCheck(findings, later=lambda: program.summary(name, path))
+    return FileCheck(findings, program.summary(name, path))
 
 
 def size_facts(

@@ -49,15 +49,41 @@ def _check_batch(
 
 
 class FileResult:
-    __slots__ = ("path", "text", "problem", "skipped", "findings", "source")
+    """One file's findings, and its source: read when first asked for where a second run knew
+    the file unchanged from its stat and has no findings in it to show (`unread`)."""
+
+    __slots__ = ("path", "findings", "_source")
 
     def __init__(self, source: SourceFile, findings: list[Finding]) -> None:
-        self.source = source
         self.path = source.path
-        self.text = source.text
-        self.problem = source.problem
-        self.skipped = source.skipped
         self.findings = findings
+        self._source: SourceFile | None = source
+
+    @classmethod
+    def unread(cls, path: str, findings: list[Finding]) -> FileResult:
+        """A readable file's result whose text is read only if something asks for it."""
+        result = cls.__new__(cls)
+        result.path, result.findings, result._source = path, findings, None
+        return result
+
+    @property
+    def source(self) -> SourceFile:
+        if self._source is None:
+            self._source = read(self.path)
+        return self._source
+
+    @property
+    def text(self) -> str | None:
+        return self.source.text
+
+    @property
+    def problem(self) -> str | None:
+        """Why the file could not be read (None for an unread one: it was readable)."""
+        return None if self._source is None else self._source.problem
+
+    @property
+    def skipped(self) -> bool:
+        return False if self._source is None else self._source.skipped
 
 
 def tune_gc() -> None:

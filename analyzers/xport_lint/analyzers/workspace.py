@@ -8,10 +8,12 @@ exists once, here."""
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from .cache import Cache
+from .cache import Cache, findings_from_plain, plain_findings, text_digest
 from .config import Config
 from .files import SourceFile, discover, read
 from .incremental import ChunkedParser
@@ -22,21 +24,27 @@ from .workers import FOLLOWED, FileResult, Progress, check_round, tune_gc
 
 
 class ProjectCheck:
-    """`results`; `summaries`: path -> its summary for the project index (files that parsed);
-    `contexts`: path -> what the rest of the project tells its analysis (a fix of the file and
-    the re-check of that fix need it: without it, a helper another file calls is not traced),
-    asked of `workspace` on first use when not given (a report without fixes never needs them);
-    `workspace`: the project model the check ran in, which `recheck`, fixes and the fix prover
-    ask for each file's context."""
+    """`results`; `summaries`: path -> its summary for the project index (files that parsed),
+    asked of `workspace` on first use when not given (a report from a second run never needs
+    them); `contexts`: path -> what the rest of the project tells its analysis (a fix of the
+    file and the re-check of that fix need it: without it, a helper another file calls is not
+    traced), likewise asked of `workspace` on first use; `workspace`: the project model the
+    check ran in, which `recheck`, fixes and the fix prover ask for each file's context."""
 
     def __init__(
-        self, results: list[FileResult], summaries: dict[str, ModuleSummary],
+        self, results: list[FileResult], summaries: dict[str, ModuleSummary] | None,
         contexts: dict[str, FileContext] | None = None, workspace: Workspace | None = None,
     ) -> None:
         self.results = results
-        self.summaries = summaries
+        self._summaries = summaries
         self._contexts = contexts
         self.workspace = workspace
+
+    @property
+    def summaries(self) -> dict[str, ModuleSummary]:
+        if self._summaries is None:
+            self._summaries = dict(self.workspace.summaries) if self.workspace is not None else {}
+        return self._summaries
 
     @property
     def contexts(self) -> dict[str, FileContext]:
@@ -49,8 +57,9 @@ class ProjectCheck:
 #: rounds of re-checking files whose project context changed (each round follows calls one file
 #: further; real projects settle in two or three)
 _MAX_ROUNDS = 8
-#: the cache entry of a settled `check_all` (its files' final contexts), and its format's version
-_SETTLED_KIND = "settled-contexts-v1"
+#: the cache entry of a settled `check_all` (its files' final contexts and findings), and its
+#: format's version
+_SETTLED_KIND = "settled-findings-v2"
 
 
 class Workspace:
@@ -70,7 +79,11 @@ class Workspace:
         self.followed = [p for p in followed if p not in linted]
         self.files = [*self.linted, *self.followed]
         self.results: dict[str, FileResult] = {}
-        self.summaries: dict[str, ModuleSummary] = {}
+        self._summaries: dict[str, ModuleSummary] = {}
+        #: path -> the cache key of its summary, still to read (`summaries`)
+        self._summary_keys: dict[str, str] = {}
+        #: the open document whose summary `update` left to compute, and what computes it
+        self._deferred: tuple[str, Callable[[], ModuleSummary]] | None = None
         self._contexts: dict[str, FileContext] = dict.fromkeys(self.linted, EMPTY_CONTEXT) | dict.fromkeys(
             self.followed, FOLLOWED
         )
@@ -140,18 +153,30 @@ class Workspace:
         """Every file, then, round after round, the files whose context the index changed, until
         none does (each round follows calls one file further; real projects settle in two or three).
         With a cache, a project whose files and configuration are those of a settled run before
-        is answered from that run's contexts in one round (see `_from_settled_run`)."""
+        is answered from that run's record in one read (see `_from_settled_run`); files whose
+        stat is unchanged since a run hashed them are not even read (`_FileStats`)."""
         tune_gc()
         if self.cache is None:
             return self._rounds(list(self.files), progress)
-        sources = {p: read(p) for p in self.files}
-        settled_key = self._settled_key(sources)
-        checked = self._from_settled_run(sources, settled_key)
-        if checked is not None:
-            return checked
-        checked = self._rounds(list(self.files), progress, sources)
-        if self._settled:
-            self._record_settled(settled_key)
+        stats = _FileStats(self.cache, self.files)
+        sources: dict[str, SourceFile] = {}
+        digests: dict[str, str] = {}
+        for path in self.files:
+            known = stats.digest(path)
+            if known is not None:
+                digests[path] = known
+                continue
+            source = sources[path] = read(path)
+            if source.text is not None:
+                digests[path] = stats.hashed(path, source.text)
+        settled_key = self._settled_key(digests, sources)
+        checked = self._from_settled_run(settled_key, digests, sources, stats)
+        if checked is None:
+            sources |= {p: read(p) for p in self.files if p not in sources}
+            checked = self._rounds(list(self.files), progress, sources)
+            if self._settled:
+                self._record_settled(settled_key)
+        stats.save()
         return checked
 
     def recheck(self, changed: Iterable[str]) -> ProjectCheck:
@@ -185,60 +210,102 @@ class Workspace:
         reported = [
             self.results[p] for p in self.files if p in self.results and (p in linted or self.results[p].findings)
         ]
-        contexts = None if self._index_pending else {p: self.context(p) for p in self.files}
-        return ProjectCheck(reported, dict(self.summaries), contexts, self)
+        if self._index_pending:  # a second run: asked of the record when needed
+            return ProjectCheck(reported, None, None, self)
+        return ProjectCheck(reported, dict(self.summaries), {p: self.context(p) for p in self.files}, self)
 
     # -- a settled run again (the CLI's second run over an unchanged project) ---------------
 
-    def _settled_key(self, sources: dict[str, SourceFile]) -> str:
-        """Names the whole input of `check_all`: the files in order, each with its text (or why it
-        has none), the engine and the configuration (in each file's first-round cache key)."""
+    def _settled_key(self, digests: dict[str, str], sources: dict[str, SourceFile]) -> str:
+        """Names the whole input of `check_all`: the files in order, each with its text's digest
+        (or why it has none), the engine and the configuration (in each file's first-round key)."""
         assert self.cache is not None
         parts = []
         for path in self.files:
-            source = sources[path]
-            if source.text is None:
-                parts.append(f"{path}\0unread\0{source.problem}")
+            if path in digests:
+                parts.append(self.cache.key_with(digests[path], path, self.config, self.contexts[path].digest()))
             else:
-                parts.append(self.cache.key(source.text, path, self.config, self.contexts[path]))
+                parts.append(f"{path}\0unread\0{sources[path].problem}")
         return self.cache.data_key(_SETTLED_KIND, "\n".join(parts))
 
     def _record_settled(self, key: str) -> None:
-        """The contexts a settled `check_all` ended with, for `_from_settled_run`."""
+        """The contexts a settled `check_all` ended with, and each file's findings, for
+        `_from_settled_run`."""
         assert self.cache is not None
-        digests = {p: self.contexts[p].digest() for p in self.files if self.results[p].text is not None}
-        self.cache.put_data(key, digests)
+        record = {
+            p: [self.contexts[p].digest(), plain_findings(self.results[p].findings)]
+            for p in self.files if self.results[p].text is not None
+        }
+        self.cache.put_data(key, record)
 
-    def _from_settled_run(self, sources: dict[str, SourceFile], key: str) -> ProjectCheck | None:
+    def _from_settled_run(
+        self, key: str, digests: dict[str, str], sources: dict[str, SourceFile], stats: _FileStats
+    ) -> ProjectCheck | None:
         """The project checked with the contexts a settled run over the same input ended with:
-        every file's findings and summary from the cache under its final context. The rounds
-        from empty contexts reach the same contexts (same texts, engine and configuration: the
-        record's key) and so the same findings; they cost a second run four index builds and a
-        cache read of every file whose context changed. The index is built only when something
-        asks for it (fixes, the fix prover, a recheck), not for a report. None (check by rounds)
-        when the record or any file's entry is missing."""
+        every file's findings from that run's record, its summary from the cache under its final
+        context when something asks for the summaries. The rounds from empty contexts reach the
+        same contexts (same texts, engine and configuration: the record's key) and so the same
+        findings; they cost a second run four index builds and a cache read of every file. The
+        index is built only when something asks for it (fixes, the fix prover, a recheck), not
+        for a report. A file with findings is read (they are shown with its text), and its text
+        must be the one the record is of. None (check by rounds) when the record is missing or
+        does not match."""
         assert self.cache is not None
         record = self.cache.get_data([key]).get(key)
-        readable = [p for p in self.files if sources[p].text is not None]
-        if not isinstance(record, dict) or set(record) != set(readable):
+        if not isinstance(record, dict) or set(record) != set(digests):
             return None
-        if not all(isinstance(d, str) for d in record.values()):
-            return None
-        hits: dict[str, tuple[list[Finding], ModuleSummary | None]] = {}
-        for path in readable:
-            text = sources[path].text
-            assert text is not None
-            hit = self.cache.get(self.cache.key_with(text, path, self.config, record[path]), path)
-            if hit is None:
+        found: dict[str, list[Finding]] = {}
+        for path, entry in record.items():
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
                 return None
-            hits[path] = hit
-        self.summaries = {p: s for p, (_, s) in hits.items() if s is not None}
-        self._index_pending = True
+            try:
+                found[path] = findings_from_plain(entry[1])
+            except (ValueError, TypeError, KeyError, AttributeError):
+                return None
+            if found[path] and path not in sources:
+                source = sources[path] = read(path)  # shown with the findings: its text is needed
+                if source.text is None or stats.hashed(path, source.text) != digests[path]:
+                    return None
         for path in self.files:
-            findings = hits[path][0] if path in hits else []
-            self.results[path] = FileResult(sources[path], findings)
+            source = sources.get(path)
+            if source is None:
+                self.results[path] = FileResult.unread(path, found[path])
+            else:
+                self.results[path] = FileResult(source, found.get(path, []))
+        self._summary_keys = {
+            p: self.cache.key_with(digests[p], p, self.config, entry[0]) for p, entry in record.items()
+        }
+        self.summaries = {}
+        self._index_pending = True
         self._settled = True
         return self._outcome()
+
+    @property
+    def summaries(self) -> dict[str, ModuleSummary]:
+        """path -> its summary for the project index; after `_from_settled_run`, read from the
+        cache when first asked for."""
+        if self._summary_keys:
+            self._load_summaries()
+        self._settle()
+        return self._summaries
+
+    @summaries.setter
+    def summaries(self, summaries: dict[str, ModuleSummary]) -> None:
+        self._summaries = summaries
+
+    def _load_summaries(self) -> None:
+        """The summaries `_from_settled_run` left in the cache; when one is gone from it (evicted,
+        or the cache closed since), the project is checked again by rounds, which gives the same
+        findings and every summary."""
+        keys, self._summary_keys = self._summary_keys, {}
+        hits = {p: self.cache.get(key, p) if self.cache is not None else None for p, key in keys.items()}
+        if any(hit is None for hit in hits.values()):
+            self._index_pending = False
+            self._index = None
+            self._contexts = dict.fromkeys(self.linted, EMPTY_CONTEXT) | dict.fromkeys(self.followed, FOLLOWED)
+            self._rounds(list(self.files), None)
+            return
+        self._summaries = {p: hit[1] for p, hit in hits.items() if hit is not None and hit[1] is not None}
 
     def _index_from_record(self) -> None:
         """The index of the summaries `_from_settled_run` read, and each file's context from it."""
@@ -259,21 +326,38 @@ class Workspace:
         return check_file(text, path, self.config, parser, self.context(path))
 
     def update(self, path: str, text: str, parser: ChunkedParser | None = None) -> tuple[FileCheck, bool]:
-        """An open document's text stands for `path` from now on: checked with its context and
-        its summary recorded. Also whether the index needs rebuilding (the summary changed),
-        which the next `index_step` does, off the path of the edit's own diagnostics."""
+        """An open document's text stands for `path` from now on: checked with its context, its
+        summary recorded when something reads the summaries (`_settle`: the index's next step,
+        once typing pauses; an edit's diagnostics never wait for it, and a newer edit of the same
+        document replaces it unread). Also whether the index may need a step."""
+        if self._deferred is not None and self._deferred[0] != path:
+            self._settle()  # one document's analysis kept at a time
         context = self.context(path)
-        checked = check_file(text, path, self.config, parser, context)
+        checked = check_file(text, path, self.config, parser, context, summarize=False)
         self.open.add(path)
         self.contexts[path] = context
-        before = self.summaries.get(path)
-        self._summarized(path, checked.summary)
         if path not in self.files:
             self.files.append(path)
-        same = before is not None and checked.summary is not None and before.to_plain() == checked.summary.to_plain()
+        if checked.later is not None:
+            self._deferred = (path, checked.later)
+        else:  # nothing to summarize (a syntax error): no summary from now on
+            self._deferred = None
+            self._record_summary(path, None)
+        return checked, self.stale or (self._deferred is not None and self.index is not None)
+
+    def _settle(self) -> None:
+        """Record the summary `update` left to compute; the index is stale if it changed."""
+        if self._deferred is None:
+            return
+        (path, later), self._deferred = self._deferred, None
+        self._record_summary(path, later())
+
+    def _record_summary(self, path: str, summary: ModuleSummary | None) -> None:
+        before = self._summaries.get(path)
+        self._summarized(path, summary)
+        same = before is not None and summary is not None and before.to_plain() == summary.to_plain()
         if self.index is not None and not same:
             self.stale = True
-        return checked, self.stale
 
     def close(self, path: str) -> None:
         """The editor closed `path`: the disk's text stands for it again at the next indexing."""
@@ -303,6 +387,9 @@ class Workspace:
             on_disk = set(discovered)
             self.files = [*discovered, *(p for p in self.files if p not in on_disk)]
             self._todo = list(discovered)
+        self._settle()
+        if not self._todo and not self.stale and self._index is not None:
+            return True, []  # the open documents' summaries are those indexed: nothing to do
         cache = self.cache if self.cache is not None else Cache()
         deadline = time.monotonic() + seconds
         done = 0
@@ -338,3 +425,63 @@ class Workspace:
             hit = (checked.findings, checked.summary)
         self.contexts[path] = context
         self._summarized(path, hit[1])
+
+
+#: the cache entry of the files' stats and text digests, and its format's version
+_STATS_KIND = "file-stats-v1"
+#: a file changed this close to the run that recorded its stat may have changed again since
+#: within the file system's timestamp granularity (coarse clocks, 2 s on FAT) with the same
+#: size: its text is hashed, not trusted from the stat (git's "racy" entries)
+_RACY_NS = 2_000_000_000
+
+
+class _FileStats:
+    """Each file's text digest, known without reading it where its stat (device, inode, size,
+    modification and change times) is the one a run recorded with that digest, as git's index
+    does. The digest, not the stat, is what the cache keys hold: a stat that differs only sends
+    the file to be read and hashed. Notebooks are always read (the output needs their cells)."""
+
+    def __init__(self, cache: Cache, files: list[str]) -> None:
+        self.cache = cache
+        self.key = cache.data_key(_STATS_KIND, "\0".join(files))
+        self.taken = time.time_ns()  # before any stat: a file written after it is never trusted
+        self.stats = {p: _stat(p) for p in files}
+        record = cache.get_data([self.key]).get(self.key)
+        self._known: dict[str, str] = {}
+        self.recorded: dict[str, list[Any]] = {}
+        if isinstance(record, dict) and isinstance(record.get("taken"), int) and isinstance(record.get("files"), dict):
+            trusted_before = record["taken"] - _RACY_NS
+            for path, entry in record["files"].items():
+                stat = self.stats.get(path)
+                if (
+                    stat is not None and isinstance(entry, list) and len(entry) == 6 and entry[:5] == list(stat)
+                    and isinstance(entry[5], str) and max(stat[3], stat[4]) < trusted_before
+                ):
+                    self._known[path] = entry[5]
+                    self.recorded[path] = entry
+        self._changed = False
+
+    def digest(self, path: str) -> str | None:
+        """The digest of `path`'s text, if its stat says it is the one recorded."""
+        return self._known.get(path)
+
+    def hashed(self, path: str, text: str) -> str:
+        """The digest of `text`, read from `path` after its stat was taken (recorded with it)."""
+        digest = text_digest(text)
+        stat = self.stats.get(path)
+        if stat is not None and not path.endswith(".ipynb"):
+            self.recorded[path] = [*stat, digest]
+            self._changed = True
+        return digest
+
+    def save(self) -> None:
+        if self._changed:
+            self.cache.put_data(self.key, {"taken": self.taken, "files": self.recorded})
+
+
+def _stat(path: str) -> tuple[int, int, int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
