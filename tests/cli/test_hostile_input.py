@@ -166,29 +166,48 @@ def test_a_worker_crash_costs_only_its_own_file(tmp_path: Path, workers: int) ->
     }
     assert len(results) == 12
     (crashed,) = results["crash.py"]
-    assert crashed.code == "XPT000" and crashed.message.startswith("internal error: checking this file crashed")
+    assert crashed.internal and crashed.message.startswith("checking this file crashed")
     assert all(len(findings) == (1 if i % 2 else 0) for i in range(12) if i != 5
                for findings in [results[f"m{i}.py"]])
 
 
-def test_a_rule_that_fails_is_an_internal_error_never_a_clean_pass(tmp_path: Path) -> None:
-    """Run the real CLI with one rule broken (a RecursionError-free bug) by a sitecustomize."""
+#: a sitecustomize that breaks one rule (a RecursionError-free bug) in the process it starts in
+BROKEN_RULE = Path(__file__).parents[1] / "server" / "broken_rule"
+
+
+def check_with_a_broken_rule(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "bad.py").write_text(BAD)
-    hook = tmp_path / "hook"
-    hook.mkdir()
-    (hook / "sitecustomize.py").write_text(
-        "from xport_lint.analyzers.rules import xpt101_tensor_branch as m\n"
-        "def broken(self, node):\n    raise KeyError('bug')\n"
-        "for name in dir(m.TensorBranch):\n"
-        "    if name.startswith('visit_'):\n        setattr(m.TensorBranch, name, broken)\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(hook), "NO_COLOR": "1"}
+    env = {**os.environ, "PYTHONPATH": str(BROKEN_RULE), "NO_COLOR": "1"}
     exe = str(Path(sys.executable).with_name("xport-lint"))
-    result = subprocess.run([exe, "check", "--no-cache", "bad.py"], cwd=tmp_path, capture_output=True, text=True,
-                            env=env, timeout=120)
+    return subprocess.run([exe, "check", "--no-cache", *args, "bad.py"], cwd=tmp_path, capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def test_a_rule_that_fails_is_an_internal_error_never_a_clean_pass(tmp_path: Path) -> None:
+    """The real CLI with XPT101 broken: the file is named with what failed, not a rule's finding."""
+    result = check_with_a_broken_rule(tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
-    assert "internal error: XPT101 (tensor-branch) raised KeyError" in result.stdout
-    assert "All checks passed" not in result.stdout
+    assert "bad.py: internal error: XPT101 (tensor-branch) raised KeyError" in result.stdout
+    assert "XPT000" not in result.stdout and "All checks passed" not in result.stdout
+
+
+def test_an_internal_error_is_its_own_kind_in_json_and_sarif(tmp_path: Path) -> None:
+    """JSON: `kind` says it and `code` is null (ruff's way for what no rule found); SARIF: a tool
+    execution notification, the run not successful, no result. Both exit 2."""
+    result = check_with_a_broken_rule(tmp_path, "--format", "json")
+    assert result.returncode == 2, result.stderr
+    (failure,) = [f for f in json.loads(result.stdout) if f["kind"] == "internal-error"]
+    assert failure["code"] is None and failure["filename"] == "bad.py"
+    assert failure["message"].startswith("internal error: XPT101 (tensor-branch) raised KeyError")
+    sarif = check_with_a_broken_rule(tmp_path, "--format", "sarif")
+    assert sarif.returncode == 2, sarif.stderr
+    (run,) = json.loads(sarif.stdout)["runs"]
+    (invocation,) = run["invocations"]
+    assert invocation["executionSuccessful"] is False
+    (notification,) = invocation["toolExecutionNotifications"]
+    assert notification["level"] == "error" and "raised KeyError" in notification["message"]["text"]
+    assert notification["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad.py"
+    assert all(r["ruleId"].startswith("XPT") for r in run["results"])
 
 
 def test_fifos_are_never_read(tmp_path: Path) -> None:

@@ -78,6 +78,11 @@ def after_note(line: int) -> str:
     return f" (after line {line}, whose failure export meets first on the way here)"
 
 
+#: the code of an internal failure (`internal_failure`): no rule's code, so no selection, `noqa`
+#: or rule table ever takes it for one
+INTERNAL = "internal-error"
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str
@@ -90,15 +95,26 @@ class Finding:
     url: str = ""
     #: set by a draft_export confirmation: "confirmed", "refuted", "new" (found only by the run)
     confirmation: str | None = None
-    #: xport-lint itself failed on the file (a rule raised, a worker crashed): shown as XPT000,
-    #: never cached, and the CLI exits 2; not something in the file
-    internal: bool = False
     #: the line of an earlier error that export meets first on every path here: this one is a
     #: warning, and `message` carries `after_note(after)`; None when nothing fails before it
     after: int | None = None
+
+    @property
+    def internal(self) -> bool:
+        """xport-lint itself failed on the file (a rule raised, a worker crashed): not something in
+        the file, and no rule's finding. Rendered as an internal error at output, never cached,
+        and the CLI exits 2."""
+        return self.code == INTERNAL
 
     @property
     def own_message(self) -> str:
         """`message` without the note that an earlier failure comes first: what fails here, the
         same whether or not a fix removed that earlier failure."""
         return self.message if self.after is None else self.message.replace(after_note(self.after), "", 1)
+
+
+def internal_failure(what: str) -> Finding:
+    """xport-lint's own failure on a file, at its first line, whatever the selection: a file not
+    fully checked must never read as clean. `what` says what failed (the output says it is an
+    internal error)."""
+    return Finding(INTERNAL, INTERNAL, what, Severity.ERROR, Span(Position(1, 0), Position(1, 0)))

@@ -1,5 +1,10 @@
 """Findings rendered for people (text), tools (JSON, ruff's keys), code scanning (SARIF 2.1.0)
-and GitHub Actions annotations."""
+and GitHub Actions annotations.
+
+An internal failure (xport-lint itself failed on a file, `Finding.internal`) is no rule's finding
+and is rendered as its own kind: `path: internal error: ...` in text, `"kind": "internal-error"`
+with no code in JSON, a tool execution notification (the run not successful) in SARIF.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ from .notebooks import Notebook
 from .positions import split_lines
 
 VERSION = "0.1.0"
+#: how every output names an internal failure
+INTERNAL_ERROR = "internal error"
 _COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
@@ -41,7 +48,8 @@ def _place(path: str, line: int, notebooks: Notebooks | None) -> tuple[str, int]
 def to_json_objects(
     findings: Sequence[tuple[str, Finding]], notebooks: Notebooks | None = None
 ) -> list[dict[str, Any]]:
-    """ruff's keys; a notebook's rows are its cells' (`cell`: the 1-based cell number, else null)."""
+    """ruff's keys; a notebook's rows are its cells' (`cell`: the 1-based cell number, else null);
+    `kind`: "finding", or "internal-error" (no `code`, as ruff's JSON gives a syntax error none)."""
     out = []
     for path, finding in findings:
         notebook = (notebooks or {}).get(path)
@@ -62,8 +70,9 @@ def to_json_objects(
         out.append(
             {
                 "filename": path,
-                "code": finding.code,
-                "message": finding.message,
+                "kind": finding.code if finding.internal else "finding",
+                "code": None if finding.internal else finding.code,
+                "message": f"{INTERNAL_ERROR}: {finding.message}" if finding.internal else finding.message,
                 "cell": notebook.locate(finding.span.start.line)[0] if notebook is not None else None,
                 "location": _location(finding.span.start, notebook),
                 "end_location": _location(finding.span.end, notebook),
@@ -90,6 +99,14 @@ def render_json(findings: Sequence[tuple[str, Finding]], notebooks: Notebooks | 
 
 
 def render_sarif(findings: Sequence[tuple[str, Finding]]) -> str:
+    """Findings as results; internal failures as the invocation's notifications, which then did
+    not run successfully (code scanning shows them as tool errors, not as alerts)."""
+    failures = [
+        {"level": "error", "message": {"text": f"{INTERNAL_ERROR}: {f.message}"},
+         "locations": [_sarif_location(path, f.span.start, f.span.end)]}
+        for path, f in findings if f.internal
+    ]
+    findings = [(path, f) for path, f in findings if not f.internal]
     used = sorted({f.code for _, f in findings})
     rules = []
     index: dict[str, int] = {}
@@ -140,6 +157,7 @@ def render_sarif(findings: Sequence[tuple[str, Finding]]) -> str:
                         "rules": rules,
                     }
                 },
+                "invocations": [{"executionSuccessful": not failures, "toolExecutionNotifications": failures}],
                 "results": results,
             }
         ],
@@ -171,6 +189,9 @@ def render_github(findings: Sequence[tuple[str, Finding]], notebooks: Notebooks 
     for path, f in findings:
         level = {"error": "error", "warning": "warning", "info": "notice"}[f.severity.value]
         message = f.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        if f.internal:
+            lines.append(f"::error title=xport-lint ({INTERNAL_ERROR}),file={path}::{INTERNAL_ERROR}: {message}")
+            continue
         place, line = _place(path, f.span.start.line, notebooks)
         end_line = _place(path, f.span.end.line, notebooks)[1]
         cell = f"{place.removeprefix(path + ':')}: " if place != path else ""
@@ -192,6 +213,10 @@ def render_text(
     split: dict[str, list[str]] = {}  # each file split once, not once per finding
     for path, f in findings:
         style = _COLOURS[f.severity]
+        if f.internal:  # about xport-lint, not a place in the file
+            blocks.append(click.style(f"{path}:", bold=True) + " " + click.style(INTERNAL_ERROR, fg=style, bold=True)
+                          + f": {f.message}")
+            continue
         marker = ""
         if f.fix is not None:  # [*] `--fix` applies it; [~] only with `--unsafe-fixes` (its doc says why)
             marker = f" {fix_mark([f.fix.applicability])}".rstrip()

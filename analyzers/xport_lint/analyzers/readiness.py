@@ -829,7 +829,9 @@ class _Builder:
         for path, items in merged.items():
             facts = self.facts(path)
             for finding in items:
-                if finding.code == SYNTAX_CODE:
+                if finding.internal:
+                    located.problems[path] = "internal error"
+                elif finding.code == SYNTAX_CODE:
                     located.problems[path] = finding.message.split(":")[0]
                 located.by_path.setdefault(path, []).append(finding)
                 rule = registry.RULES.get(finding.code)

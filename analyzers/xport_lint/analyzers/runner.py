@@ -26,7 +26,7 @@ from .facts import FileFacts
 from .fixes import apply_fixes
 from .incremental import ChunkedParser
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, module_name
-from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span, after_note
+from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span, after_note, internal_failure
 from .positions import Locator, code_of, split_lines
 from .report import BlockReplacement, FixProposal, Report
 from .rule import Rule, Scope
@@ -37,8 +37,6 @@ from .walk import iter_nodes, with_statements
 log = logging.getLogger(__name__)
 
 SYNTAX_CODE = "XPT000"
-#: message prefix of the XPT000 finding for a failure of xport-lint itself (the CLI exits 2)
-INTERNAL_ERROR = "internal error"
 #: CPython's own limit on nested brackets (its tokenizer's MAXLEVEL); libcst's native parser
 #: crashes the process (SIGSEGV) somewhere past it, so deeper text never reaches libcst
 _MAX_NESTING = 200
@@ -306,15 +304,6 @@ def _line_of(node: cst.CSTNode, module: cst.Module, locator: Locator) -> int | N
 def is_internal_error(finding: Finding) -> bool:
     """A finding that says xport-lint itself failed on the file (not something in the file)."""
     return finding.internal
-
-
-def internal_failure(what: str) -> Finding:
-    """xport-lint's own failure on a file, shown as an XPT000 error at its first line (whatever
-    the selection: a file not fully checked must never read as clean)."""
-    rule = registry.RULES[SYNTAX_CODE]
-    span = Span(Position(1, 0), Position(1, 0))
-    return Finding(SYNTAX_CODE, rule.NAME, f"{INTERNAL_ERROR}: {what}", Severity.ERROR, span, url=rule.url(),
-                   internal=True)
 
 
 def _mentions_export_call(source: str) -> bool:

@@ -62,7 +62,13 @@ def noqa_edit(lines: list[str], finding: Finding) -> types.TextEdit:
 def diagnostic(uri: str, lines: list[str], finding: Finding) -> types.Diagnostic:
     """The finding as a diagnostic whose message fits a problem list: why no fix is offered
     (`data.noFix`) and a confirmation's verdict (`data.confirmation`, related information) are
-    kept out of it (docs/server-protocol.md)."""
+    kept out of it (docs/server-protocol.md). An internal failure is its own kind: code
+    `internal-error`, no rule page, no fix and nothing to suppress."""
+    if finding.internal:
+        return types.Diagnostic(
+            range=lsp_range(lines, finding.span), message=f"internal error: {finding.message}",
+            severity=types.DiagnosticSeverity.Error, code=finding.code, source=SOURCE,
+        )
     data: dict[str, Any] = {"code": finding.code, "noqa": _edit_json(noqa_edit(lines, finding))}
     if finding.fix is not None:
         data["fix"] = {
