@@ -157,9 +157,11 @@ def _movable(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool
 
 
 def _trivial(node: cst.BaseExpression) -> bool:
-    """A name, a literal (`-1` too) or a dotted name: nothing to split off."""
+    """A name, a literal (`-1`, `()` too) or a dotted name: nothing to split off."""
     while isinstance(node, cst.Attribute):
         node = node.value
+    if isinstance(node, cst.Tuple) and not node.elements:
+        return True
     if isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.BaseNumber):
         return True
     return isinstance(node, (cst.Name, cst.BaseNumber, cst.BaseString))

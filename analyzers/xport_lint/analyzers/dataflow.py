@@ -567,6 +567,11 @@ class FunctionFlow:
             return out
         if node_type in _COMPREHENSIONS:
             return self._comprehension(node)
+        if node_type is cst.Dict:
+            # `stats = {"max": x.max().item()}`: a number read from data, read back by its key
+            # (tensors kept in a dict are left out: a dict is no tensor)
+            read = [self.value(e.value) for e in node.elements if isinstance(e, cst.DictElement)]
+            return mark(Kind.DATA, node) if any(v.has(Kind.DATA) and not is_tensor_like(v) for v in read) else NOTHING
         if node_type is cst.NamedExpr:
             value = self.value(node.value)
             self._bind(node.target, value)
@@ -822,6 +827,9 @@ class FunctionFlow:
             if args and is_tensor_like(args[0]):
                 return mark(Kind.SHAPE, node)
             return args[0] if args and args[0].has(Kind.SHAPE | Kind.DATA) else NOTHING
+        if name in ("any", "all") and args and (is_tensor_like(args[0]) or args[0].has(Kind.DATA)):
+            # `any(flags.tolist())`, `all(t)`: the truth of each element read from data
+            return mark(Kind.DATA, node)
         if name in ("min", "max", "abs", "round", "sum", "math.ceil", "math.floor", "math.sqrt"):
             out = NOTHING
             for a in args:

@@ -423,6 +423,19 @@ def _reads_only(flow: FunctionFlow, expr: cst.BaseExpression, bound: Iterable[st
     return data <= set(bound) and bool(data or converts)
 
 
+def python_read(flow: FunctionFlow, predicate: cst.CSTNode) -> str | None:
+    """The first call left in a rewritten `predicate` that still reads a Python value from
+    tensor data (`any(flags.tolist())`: a list's elements, whose truth depends on the tensor's
+    rank, so no tensor form is written for it), or None. A predicate holding one is a guard on
+    data again."""
+    for node in iter_nodes(predicate):
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            continue
+        if node.func.attr.value in ("tolist", "item") and is_tensor_like(flow.value(node.func.value)):
+            return code_of(node)
+    return None
+
+
 def uncarried(flow: FunctionFlow, expr: cst.CSTNode) -> bool:
     """Whether `expr` converts a tensor to a Python number export cannot carry as a symbol
     (`int(t)`, `float(t)`, `bool(t)`: "Could not extract specialized integer"); `t.item()` it can."""

@@ -85,10 +85,13 @@ class TrainingOnlyApi(Rule):
                 message += f" (no automatic fix: {rewrite.reason})"
             self.report(node, message, fix=rewrite.fix)
 
-    def visit_Subscript(self, node: cst.Subscript) -> None:
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        """A read of `self.<container>` however it is then indexed (`self.gains[0]`, through a
+        name, a helper or a tuple): strict export looks the parameter up by its path in the
+        container and finds no such parameter on the module."""
         if self.ctx.torch > _PARAMETER_DICT_FAILS_UNTIL or self.ctx.traced is None or self.ctx.traced.cls is None:
             return
-        value = node.value
+        value = node
         if not (
             isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self"
         ):

@@ -71,11 +71,16 @@ class CustomOpWithoutFake(Rule):
         # anywhere in the file: ops are often declared inside a `with torch.library._scoped_library(...)`
         # block or a test function, and `custom_op` registers them globally all the same
         libraries = self._libraries(node)
+        bound: dict[int, list[str]] = {}  # id(call) -> the names the statement holding it binds
         for stmt in iter_nodes(node):
+            if isinstance(stmt, cst.Assign):
+                names = [n.value for t in stmt.targets for n in iter_nodes(t.target) if isinstance(n, cst.Name)]
+                for call in iter_nodes(stmt.value):
+                    bound.setdefault(id(call), names)
             if isinstance(stmt, cst.FunctionDef):
                 self._custom_op(stmt, source)
-            elif isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call):
-                self._custom_op_called(stmt, stmt.value, source)
+            elif isinstance(stmt, cst.Call) and self._custom_op_called(stmt, bound.get(id(stmt), []), source):
+                continue
             elif isinstance(stmt, cst.Call) and self.ctx.resolve(stmt.func) == "torch.library.define":
                 op_name = _string_arg(stmt)
                 if op_name is not None and not _fake_registered(source, op_name):
@@ -126,22 +131,23 @@ class CustomOpWithoutFake(Rule):
         if not _fake_registered(source, op_name):
             self.report(call, f"operator `{op_name}` is defined with no fake implementation")
 
-    def _custom_op_called(self, assign: cst.Assign, call: cst.Call, source: str) -> None:
+    def _custom_op_called(self, call: cst.Call, names: list[str], source: str) -> bool:
         """`double = torch.library.custom_op("ns::double", _double, mutates_args=())`: the
-        decorator called on a function."""
+        decorator called on a function (`names`: what the statement holding it binds, which a
+        `register_fake` may be called on)."""
         if self.ctx.resolve(call.func) != "torch.library.custom_op":
-            return
+            return False
         positional = [a for a in call.args if a.keyword is None]
         if len(positional) < 2 and not any(a.keyword is not None and a.keyword.value == "fn" for a in call.args):
-            return
+            return False
         op_name = _string_arg(call)
-        names = [t.target.value for t in assign.targets if isinstance(t.target, cst.Name)]
         registered = any(f"{name}.register_fake" in source for name in names) or (
             op_name is not None and _fake_registered(source, op_name)
         )
         if not registered:
             shown = op_name or (names[0] if names else "custom_op")
             self.report(call, f"custom op `{shown}` has no fake implementation")
+        return True
 
     def _custom_op(self, stmt: cst.FunctionDef, source: str) -> None:
         for decorator in stmt.decorators:
