@@ -439,3 +439,117 @@ def test_a_number_drawn_for_training_mode_only_is_advice_and_a_strict_error() ->
 def test_a_drawn_number_an_eval_export_reads_stays_a_warning() -> None:
     finding = only(LAYERDROP.replace("if not self.training or p > self.layerdrop:", "if p > self.layerdrop:"))
     assert (finding.code, finding.severity) == ("XPT402", Severity.WARNING)
+
+
+HASHING = """
+    import torch
+    class Hashing(torch.nn.Module):
+        def _hash(self, x, mask):
+            if mask is not None and mask.sum().item() < x.shape[-1]:
+                x = x + 1
+            return x
+        def _relevant(self, x, mask):
+            return self._hash(x, mask)
+        def forward(self, x, mask: torch.Tensor | None = None, cache=None):
+            if cache is not None:
+                return self._relevant(x, mask)
+            return self._hash(x, mask)
+    """
+
+
+def test_a_helper_every_caller_passes_an_optional_argument_guards_like_it() -> None:
+    """reformer's `_hash_vectors(..., attention_mask)`: no default of its own, but every call
+    (directly, or through another helper's parameter) passes `forward`'s `mask=None`, so a
+    default export never evaluates `mask.sum().item()`; an export passing a mask fails there."""
+    finding = only(HASHING)
+    assert (finding.code, finding.severity) == ("XPT104", Severity.WARNING)
+    assert "only when `mask` is not None (every call passes it an argument that defaults to None)" in finding.message
+
+
+def test_a_helper_given_a_filled_in_optional_argument_keeps_its_error() -> None:
+    """`if mask is None: mask = ...` before the call: the helper's `mask` is never None."""
+    filled = HASHING.replace(
+        "return self._hash(x, mask)\n    ", "if mask is None:\n                mask = x > 0\n            return self._hash(x, mask)\n    "
+    )
+    assert "mask = x > 0" in filled
+    found = findings(filled)
+    assert [(f.code, f.severity) for f in found] == [("XPT104", Severity.ERROR)]
+
+
+def test_forwards_first_input_passed_down_is_the_examples() -> None:
+    """`forward(self, mask=None, ...)`: its first input is what the example passes, whatever its
+    default, so a helper given it keeps its error."""
+    first = HASHING.replace("def forward(self, x, mask: torch.Tensor | None = None, cache=None):",
+                            "def forward(self, mask: torch.Tensor | None = None, x=None, cache=None):")
+    assert "def forward(self, mask" in first
+    found = findings(first)
+    assert [(f.code, f.severity) for f in found] == [("XPT104", Severity.ERROR)]
+
+
+def test_a_local_left_none_only_when_an_optional_argument_is_passed_guards_like_it() -> None:
+    """timm's NaFlex embedding: `grid_size = None`, set on every path a default export takes
+    (the one leaving it None is the `else` of `if coord is None:`), so `if grid_size is not
+    None: ... else: <NaFlex>` runs its `else` only when `coord` is passed."""
+    finding = only(
+        """
+        import torch
+        class Embed(torch.nn.Module):
+            def forward(self, x: torch.Tensor, coord: torch.Tensor | None = None):
+                grid_size = None
+                if self.linear:
+                    if coord is None:
+                        grid_size = x.shape[-2:]
+                    x = x.flatten(1)
+                else:
+                    grid_size = x.shape[-2:]
+                if grid_size is not None:
+                    return x
+                else:
+                    n = int(coord.max().item())
+                    return x[:n]
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT203", Severity.WARNING)
+    assert "only when `coord` is passed" in finding.message
+
+
+def test_a_local_a_default_path_leaves_none_keeps_its_error() -> None:
+    finding = only(
+        """
+        import torch
+        class Embed(torch.nn.Module):
+            def forward(self, x: torch.Tensor, coord: torch.Tensor | None = None):
+                grid_size = None
+                if self.linear:
+                    x = x.flatten(1)
+                else:
+                    grid_size = x.shape[-2:]
+                if grid_size is not None:
+                    return x
+                else:
+                    n = int(x.max().item())
+                    return x[:n]
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT203", Severity.ERROR)
+
+
+def test_a_helper_called_only_under_such_a_parameter_runs_only_when_it_is_passed() -> None:
+    """timm's `_forward_embeds(x, patch_coord)`: `if patch_coord is not None:` calls the NaFlex
+    grid helper, and every caller passes `forward_features`' `patch_coord=None`."""
+    finding = only(
+        """
+        import torch
+        def grid_sizes(coord):
+            return [int(h.item()) for h in coord.amax(dim=1)]
+        class Model(torch.nn.Module):
+            def _embeds(self, x, coord):
+                if coord is not None:
+                    return x[: grid_sizes(coord)[0]]
+                return x
+            def forward(self, x: torch.Tensor, coord: torch.Tensor | None = None):
+                return self._embeds(x, coord)
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT203", Severity.WARNING)
+    assert "only when `coord` is not None" in finding.message

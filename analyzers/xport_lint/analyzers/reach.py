@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import libcst as cst
 
@@ -71,6 +72,10 @@ class FileReach(ExportSites):
         #: (caller, callee) ids of calls made on a path no optional argument decides (the same
         #: callee may be called both ways: then the default path calls it)
         self._plain_calls: set[tuple[int, int]] = set()
+        #: callee id -> (caller, call) of each call of it in traced code (see _mark_none_from_callers)
+        self._call_sites: dict[int, list[tuple[cst.FunctionDef, cst.Call]]] = {}
+        #: per helper: its parameters every call passes an argument that defaults to None, with why
+        self._none_params: dict[int, dict[str, str]] = {}
         #: ids of the nodes of an `and` operand behind `name is not None` (an optional argument)
         self.optional_nodes: dict[int, str] = {}
         #: per function: its optional names that are not parameters defaulting to None, with why
@@ -98,6 +103,7 @@ class FileReach(ExportSites):
         self.own_traced = set(seen)
         entries = [item for name, reach in self.context.entries if (item := self._entry(name, reach)) is not None]
         self._visit_entries(entries, seen, edges)
+        self._mark_none_from_callers(seen)
         self._mark_training_only_helpers(roots + entries, seen, edges)
         self._mark_switched_forwards()
         return list(seen.values())
@@ -201,12 +207,75 @@ class FileReach(ExportSites):
                     written.append(text)
                 target = self.helper_for(item.cls, node.func)  # type: ignore[arg-type]
                 if target is not None:
-                    optional = self.optional_only.get(id(statement)) if statement is not None else None
-                    if optional is not None:
-                        self._optional_calls[(id(item.func), id(target.func))] = optional
-                    else:
-                        self._plain_calls.add((id(item.func), id(target.func)))
+                    self._call_sites.setdefault(id(target.func), []).append((item.func, node))  # type: ignore[arg-type]
+                    self._note_call(item.func, target.func, statement)
                     yield target, statement is None or id(statement) not in self.training_only
+
+    def _note_call(self, caller: cst.FunctionDef, callee: cst.FunctionDef, statement: cst.CSTNode | None) -> None:
+        """Whether the call is made only when an optional argument is passed (see _mark_optional_helpers)."""
+        optional = self.optional_only.get(id(statement)) if statement is not None else None
+        if optional is not None:
+            self._optional_calls[(id(caller), id(callee))] = optional
+        else:
+            self._plain_calls.add((id(caller), id(callee)))
+
+    def _mark_none_from_callers(self, seen: dict[int, Traced]) -> None:
+        """A helper's parameter with no default that every traced call passes an argument
+        defaulting to None (or None, or such a parameter of its own caller) is None on a default
+        export: `if mask is not None:` there guards code only a caller passing it runs (reformer's
+        `_hash_vectors(..., attention_mask)`, fed `forward`'s `attention_mask=None`). Known only
+        once the traced set is: the helper's statements are listed again with it. Not for a
+        function other files' traced code calls (their call sites are not all here)."""
+        called_elsewhere = {name for name, _ in self.context.entries}
+        for key, item in seen.items():
+            if item.func.name.value == "forward" or key not in self._call_sites or item.name in called_elsewhere:
+                continue
+            found = {
+                param.name.value: why for param in all_params(item.func.params)
+                if param.default is None and (why := self._none_from_callers(param.name.value, item.func, frozenset()))
+            }
+            if found:
+                self._none_params[key] = found
+                del self._nodes[key]
+                # its calls under `mask is not None` are now made only when that is passed
+                self._plain_calls = {pair for pair in self._plain_calls if pair[0] != key}
+                self._optional_calls = {pair: name for pair, name in self._optional_calls.items() if pair[0] != key}
+                for node, statement in self.nodes(item.func):
+                    target = self.helper_for(item.cls, node.func) if type(node) is cst.Call else None  # type: ignore[attr-defined]
+                    if target is not None:
+                        self._note_call(item.func, target.func, statement)
+
+    def _none_from_callers(self, name: str, func: cst.FunctionDef, seen: frozenset[int]) -> str | None:
+        """Why parameter `name` of `func` is None unless a caller passes it (None: it may not be)."""
+        sites = self._call_sites.get(id(func))
+        if not sites or id(func) in seen or func.name.value == "forward":
+            return None
+        params = [p.name.value for p in all_params(func.params)]
+        if self._class_of.get(id(func)) is not None and not _is_static(func):
+            params = params[1:]
+        if name not in params:
+            return None
+        index = params.index(name)
+        for caller, call in sites:
+            if any(arg.star for arg in call.args):
+                return None
+            keyword = next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
+            positional = [arg for arg in call.args if arg.keyword is None]
+            arg = keyword or (positional[index] if index < len(positional) else None)
+            value = arg.value if arg is not None else None
+            if not isinstance(value, cst.Name):
+                return None
+            if value.value == "None":
+                continue
+            if _rebinds(caller, value.value):
+                return None  # `if mask is None: mask = torch.ones(...)` before the call
+            if caller.name.value == "forward" and not _later_parameter(value.value, caller):
+                return None  # `forward`'s first input is the example's, whatever its default
+            if not defaults_to_none(value.value, caller) and (
+                self._none_from_callers(value.value, caller, seen | {id(func)}) is None
+            ):
+                return None
+        return "every call passes it an argument that defaults to None"
 
     def _mark_training_only_helpers(
         self, roots: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]]
@@ -515,9 +584,13 @@ class FileReach(ExportSites):
             )
         else:
             return None
+        return self._optional(present, func)
+
+    def _optional(self, test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
+        """The optional argument `test` checks for in `func` (see _optional_argument)."""
         return _optional_argument(
-            present, func, self._flags, self._passed_by_parent(func), self._reasons(func),
-            self._attributes_maybe_none(func),
+            test, func, self._flags, self._passed_by_parent(func), self._reasons(func),
+            self._attributes_maybe_none(func), self._none_params.get(id(func), {}),
         )
 
     def _branch_export_skips(self, node: cst.If, func: cst.FunctionDef) -> tuple[cst.CSTNode, ...]:
@@ -546,28 +619,85 @@ class FileReach(ExportSites):
             # `if self.x and other:` leaves the `else` to either operand: only a lone switch decides it
             self.switched.update((id(s), otherwise) for s in walk_statements(node.orelse) if id(s) not in self.switched)
         self._mark_optional_operands(node.test, func)
-        parent = self._passed_by_parent(func)
-        optional = _optional_argument(
-            _leftmost(node.test), func, self._flags, parent, self._reasons(func), self._attributes_maybe_none(func)
-        )
+        optional = self._optional(_leftmost(node.test), func)
         if optional is not None and (_leftmost(node.test) is not node.test or isinstance(node.test, cst.Name)):
             # the rest of the test, or the bare optional itself (`if guidance:`), is a tensor
             # only when the argument is passed
             self.optional_only.setdefault(id(node), optional)
         # the body runs only when every conjunct holds: `n > 1 and speaker_id is not None`
         optional = optional or next(
-            (
-                name for part in _conjuncts(node.test)
-                if (name := _optional_argument(
-                    part, func, self._flags, parent, self._reasons(func), self._attributes_maybe_none(func)
-                ))
-            ),
-            None,
+            (name for part in _conjuncts(node.test) if (name := self._optional(part, func))), None
         )
         if optional is not None:
             for statement in walk_statements(node.body):
                 self.optional_only.setdefault(id(statement), optional)
+        unset = self._unset_unless_passed(node, func)
+        if unset is not None:
+            optional, branch = unset
+            for statement in walk_statements(branch):
+                self.optional_only.setdefault(id(statement), optional)
         return ()
+
+    def _unset_unless_passed(self, node: cst.If, func: cst.FunctionDef) -> tuple[str, cst.BaseSuite] | None:
+        """`if grid_size is not None: ... else: B` where `grid_size = None` earlier in the body
+        and every path from there that a default export takes sets it (the one path leaving it
+        None runs the `else` of `if patch_coord is None:`): B runs only when `patch_coord` is
+        passed (timm's NaFlex embedding). The optional argument and the branch where it is None."""
+        test = node.test
+        if not (
+            isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name)
+            and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+            and dotted(test.comparisons[0].comparator) == "None"
+        ):
+            return None
+        name = test.left.value
+        is_none = isinstance(test.comparisons[0].operator, cst.Is)
+        branch = node.body if is_none else (node.orelse.body if isinstance(node.orelse, cst.Else) else None)
+        if branch is None:
+            return None
+        body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
+        start = next((i for i, s in enumerate(body) if _assigns_none(s, name)), None)
+        end = next((i for i, s in enumerate(body) if any(inner is node for inner in walk_statements(s))), None)
+        if start is None or end is None or start >= end:
+            return None
+        if sum(1 for s in walk_statements(func.body) if _assigns_none(s, name)) != 1:
+            return None
+        names: set[str] = set()
+        for statement in body[start + 1 : end]:
+            if self._sets_on_default_path(statement, name, func, names):
+                return (min(names), branch) if names else None
+        return None
+
+    def _sets_on_default_path(self, statement: cst.CSTNode, name: str, func: cst.FunctionDef, names: set[str]) -> bool:
+        """Every way a default export runs `statement` assigns `name`; `names` collects the
+        optional arguments whose `is None` test decided a branch."""
+        if isinstance(statement, cst.SimpleStatementLine):
+            return any(_rebinds_in(small, name) for small in statement.body)
+        if not isinstance(statement, cst.If):
+            return False
+        optional = self._optional_when_none(statement.test, func)
+        then = _block_sets(statement.body, lambda s: self._sets_on_default_path(s, name, func, names))
+        orelse = statement.orelse
+        if isinstance(orelse, cst.If):
+            other = self._sets_on_default_path(orelse, name, func, names)
+        elif isinstance(orelse, cst.Else):
+            other = _block_sets(orelse.body, lambda s: self._sets_on_default_path(s, name, func, names))
+        else:
+            other = False
+        if optional is not None and then:  # `if patch_coord is None:` takes its body by default
+            names.add(optional)
+            return True
+        return then and other
+
+    def _optional_when_none(self, test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
+        """`x is None` where `x` is an optional argument (its body is what a default export runs)."""
+        if (
+            isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Is) and dotted(test.comparisons[0].comparator) == "None"
+        ):
+            present = test.with_changes(comparisons=[test.comparisons[0].with_changes(operator=cst.IsNot())])
+            return self._optional(present, func)
+        return None
 
     def _reasons(self, func: cst.FunctionDef) -> dict[str, str]:
         return self._maybe_none.setdefault(id(func), {})
@@ -607,10 +737,7 @@ class FileReach(ExportSites):
         if not isinstance(test, cst.BooleanOperation):
             return
         if isinstance(test.operator, cst.And):
-            name = _optional_argument(
-                _leftmost(test), func, self._flags, self._passed_by_parent(func), self._reasons(func),
-                self._attributes_maybe_none(func),
-            )
+            name = self._optional(_leftmost(test), func)
             if name is not None:
                 for node in iter_nodes(test.right):
                     self.optional_nodes.setdefault(id(node), name)
@@ -827,6 +954,7 @@ def _tests_not_training(test: cst.BaseExpression) -> bool:
 def _optional_argument(
     test: cst.BaseExpression, func: cst.FunctionDef, flags: dict[int, dict[str, cst.BaseExpression | None]],
     from_parent: bool = False, reasons: dict[str, str] | None = None, attributes: frozenset[str] = frozenset(),
+    from_callers: Mapping[str, str] = MappingProxyType({}),
 ) -> str | None:
     """`name is not None` (or `name` alone) where `name` is a parameter of `func` that defaults to
     None: what follows runs only when a caller passes it (a default export passes only the
@@ -850,8 +978,8 @@ def _optional_argument(
             return None
         unless = _none_unless(flag)
         if unless is not None:
-            return _optional_argument(unless, func, flags, from_parent, reasons, attributes)
-        return _optional_argument(_leftmost(flag), func, flags, from_parent, reasons, attributes)
+            return _optional_argument(unless, func, flags, from_parent, reasons, attributes, from_callers)
+        return _optional_argument(_leftmost(flag), func, flags, from_parent, reasons, attributes, from_callers)
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
     target = test.comparisons[0]
@@ -880,8 +1008,8 @@ def _optional_argument(
     unless = _none_unless(_assigned_once_in(func, flags).get(name))
     if unless is not None:
         # `grid_iter = iter(grid) if grid is not None else None; if grid_iter is not None:`
-        return _optional_argument(unless, func, flags, from_parent, reasons, attributes)
-    why = _may_be_none(name, func)
+        return _optional_argument(unless, func, flags, from_parent, reasons, attributes, from_callers)
+    why = from_callers.get(name) or _may_be_none(name, func)
     if why is not None:
         reasons.setdefault(name, why)
         return name
@@ -1127,3 +1255,56 @@ def _always_leaves(body: cst.BaseSuite) -> bool:
     if isinstance(last, cst.SimpleStatementLine):
         last = last.body[-1] if last.body else None
     return isinstance(last, (cst.Return, cst.Raise))
+
+
+def _is_static(func: cst.FunctionDef) -> bool:
+    """A `@staticmethod`: no `self` among its parameters."""
+    return any(dotted(d.decorator) == "staticmethod" for d in func.decorators)
+
+
+def _rebinds(func: cst.FunctionDef, name: str) -> bool:
+    """`func` assigns `name` somewhere (alone, unpacked, augmented, a loop or `with` target)."""
+    for statement in walk_statements(func.body):
+        if isinstance(statement, cst.Assign):
+            targets: list[cst.BaseExpression] = [t.target for t in statement.targets]
+        elif isinstance(statement, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            targets = [statement.target]
+        elif isinstance(statement, cst.With):
+            targets = [item.asname.name for item in statement.items if item.asname is not None]
+        else:
+            continue
+        if any(type(node) is cst.Name and node.value == name for t in targets for node in iter_nodes(t)):  # type: ignore[attr-defined]
+            return True
+    return False
+
+
+def _assigns_none(statement: cst.CSTNode, name: str) -> bool:
+    """`name = None` (or `name: T = None`)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return any(_assigns_none(small, name) for small in statement.body)
+    if isinstance(statement, cst.Assign):
+        targets = [t.target for t in statement.targets]
+    elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
+        targets = [statement.target]
+    else:
+        return False
+    return dotted(statement.value) == "None" and any(isinstance(t, cst.Name) and t.value == name for t in targets)
+
+
+def _rebinds_in(small: cst.BaseSmallStatement, name: str) -> bool:
+    """The small statement assigns `name` a value (alone or unpacked)."""
+    if isinstance(small, cst.Assign):
+        targets: list[cst.BaseExpression] = [t.target for t in small.targets]
+    elif isinstance(small, cst.AnnAssign) and small.value is not None:
+        targets = [small.target]
+    else:
+        return False
+    return any(type(node) is cst.Name and node.value == name for t in targets for node in iter_nodes(t))  # type: ignore[attr-defined]
+
+
+def _block_sets(block: cst.BaseSuite, sets: Callable[[cst.CSTNode], bool]) -> bool:
+    """Some statement of the block, run on every way through it, `sets`."""
+    statements = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+    if isinstance(block, cst.SimpleStatementSuite):
+        return any(sets(cst.SimpleStatementLine(body=[small])) for small in statements)  # type: ignore[list-item]
+    return any(sets(statement) for statement in statements)
