@@ -12,16 +12,13 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
 
 from .index import RETURN_KINDS, FileContext, Returned
 from .names import dotted
 from .walk import children, iter_nodes
-
-if TYPE_CHECKING:
-    from .symbols import OneLineHelper
 
 
 class Kind(enum.Flag):
@@ -141,6 +138,15 @@ def is_tensor_like(value: Value) -> bool:
 
 def mark(kind: Kind, node: cst.CSTNode) -> Value:
     return Value(kind, node)
+
+
+class OneLineHelper(Protocol):
+    """A one-line helper as the dataflow reads it (`symbols.OneLineHelper`, named here without
+    importing the layer above)."""
+
+    free: frozenset[str] | None
+
+    def at(self, call: cst.Call) -> cst.BaseExpression | None: ...
 
 
 class Resolver:
