@@ -51,6 +51,8 @@ _SIZING = frozenset({
 #: 'scale_factors' must be tuple of floats, but found element of type SymFloat" non-strict,
 #: "TypeError when making fake tensor call" strict); `size` is carried as a symbol
 _RESAMPLING = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.upsample"})
+#: reductions of a whole tensor (no `dim`): their result is 0-dim, whatever the input's rank
+_WHOLE_REDUCTIONS = frozenset({"argmax", "argmin", "sum", "max", "min", "amax", "amin", "prod", "count_nonzero"})
 
 
 class TensorToPythonNumber(Rule):
@@ -119,8 +121,10 @@ class TensorToPythonNumber(Rule):
 
     ## Modes
     Error in non-strict export. In strict export, an error only for `%`-formatting (any
-    conversion, `%s` included) and a `scale_factor` read from data; the other conversions
-    export there. The `math` functions are
+    conversion, `%s` included), a `scale_factor` read from data, and a 0-dim tensor read from
+    data used as an index (`x[s.argmax()]`: strict export converts it to a Python int, which
+    non-strict export does not; a whole-tensor reduction is the 0-dim tensor recognised); the
+    other conversions export there. The `math` functions are
     reported in the modes where they fail (above); torch's own ops (`v.log()`, `torch.sqrt`)
     work on the tensor in both.
     """
@@ -264,6 +268,48 @@ class TensorToPythonNumber(Rule):
                     elif isinstance(part, cst.Slice):
                         positions.extend(b for b in (part.lower, part.upper, part.step) if b is not None)
         return {id(expr) for expr in positions}
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """`x[s.argmax()]`, `x[:, i]` with `i = (m > 0).sum()`: strict export turns a 0-dim index
+        tensor into a Python int (`__index__`) and has no concrete value for it (measured on
+        torch 2.13: "Could not extract specialized integer"); non-strict export indexes with the
+        tensor, and a slice bound (`x[i:]`) is carried in both."""
+        if self.ctx.mode is not Mode.STRICT or self.ctx.flow is None:
+            return
+        if not is_tensor_like(self.ctx.value(node.value)):
+            return
+        for element in node.slice:
+            index = element.slice.value if isinstance(element.slice, cst.Index) else None
+            if index is not None and self._zero_dim_read(index):
+                self.report(index, f"`{short(index)}` is a 0-dim tensor read from data used as an index: strict "
+                            "export makes it a Python int and has no concrete value for it (non-strict export "
+                            "indexes with the tensor)")
+                return
+
+    def _zero_dim_read(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """A whole-tensor reduction of tensor data (`s.argmax()`, `torch.argmax(s)`), written
+        here, bound once to a name, or handed back by a one-line helper."""
+        flow = self.ctx.flow
+        assert flow is not None
+        if isinstance(expr, cst.Name) and depth < 4:
+            bound = flow.bound_once(expr.value)
+            return bound is not None and self._zero_dim_read(bound, depth + 1)
+        if not isinstance(expr, cst.Call):
+            return False
+        inlined = flow.inlined(expr) if depth < 4 else None
+        if inlined is not None and inlined is not expr:
+            return self._zero_dim_read(inlined, depth + 1)
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _WHOLE_REDUCTIONS and not expr.args:
+            receiver = func.value
+        elif (
+            self.ctx.resolve(func) in {f"torch.{name}" for name in _WHOLE_REDUCTIONS}
+            and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star
+        ):
+            receiver = expr.args[0].value
+        else:
+            return False
+        return is_tensor_like(self.ctx.value(receiver)) and not flow.constant_tensor(receiver)
 
     def _scale_from_data(self, node: cst.Call) -> None:
         """`F.interpolate(x, scale_factor=s.item())`: torch's resampling kernels take concrete
@@ -695,6 +741,17 @@ class TensorToPythonNumber(Rule):
                     return x * math.pow(gain, 2)  # expect: XPT203
             def export():
                 return torch.export.export(Square(), (torch.randn(3), torch.tensor(4.0)), strict=True)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Pick(torch.nn.Module):
+                def forward(self, x, scores):
+                    best = scores.argmax()
+                    return x[:, best] * 2  # expect: XPT203
+            def export():
+                return torch.export.export(Pick(), (torch.randn(2, 4), torch.tensor([0.1, 0.9, 0.3, 0.2])), strict=True)
             """
         ),
         Invalid(
