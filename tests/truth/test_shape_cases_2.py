@@ -321,8 +321,6 @@ _MISSED = {
     "helper-method-length": "a size handed back by a method of the model (`self._length(x)`) is not followed",
     "tuple-helper-unpacks-shape": "`n, d = _sides(x)`: a tuple of sizes a helper returns is not unpacked",
     "numel-branch": "`numel()` in a size test is not read as the product of the sizes",
-    "cond-branch-hands-back-its-operand": "a `torch.cond` branch that returns its operand unchanged (aliasing)",
-    "while-body-drops-a-carry": "a `while_loop` body returning fewer values than it carries",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},

@@ -24,7 +24,9 @@ class HigherOrderOpContract(Rule):
     - a branch (or `cond_fn`/`body_fn`) defined in the file, as a `def` or `lambda`, whose number
       of required parameters differs from the number of operands;
     - two `torch.cond` branches whose `return` statements give different structures (a tuple of
-      two against a single value, `None`).
+      two against a single value, `None`);
+    - a `torch.cond` branch that hands back its operand unchanged (`lambda t: t`);
+    - a `while_loop` body whose `return` gives another number of values than it carries.
 
     ## Why it fails torch.export
     The higher-order op traces each branch with the operands as its arguments and needs both to
@@ -32,7 +34,9 @@ class HigherOrderOpContract(Rule):
     `UncapturedHigherOrderOpError: This higher order operator doesn't work unless it is captured
     completely with torch.compile`, `cond() takes from 3 to 4 positional arguments`, `Expect
     operands to be a tuple of possibly nested dict/list/tuple that only consists of tensor leaves`,
-    `Unmatched output spec from torch.cond branches`.
+    `Unmatched output spec from torch.cond branches`, `Encountered aliasing during higher order op
+    tracing` (a branch's output is its input), `Expected body_fn_output and carried_inputs to have
+    same number of outputs`.
 
     ## Example
     ```python
@@ -60,6 +64,7 @@ class HigherOrderOpContract(Rule):
             TorchError("Unsupported", "failed to bind arguments"),
             TorchError("RuntimeError", "Expect operands to be a tuple"),
             TorchError("TorchRuntimeError", "Unmatched output spec from torch.cond branches"),
+            TorchError("UncapturedHigherOrderOpError", "same number of outputs"),
         )
         for mode in Mode
     }
@@ -100,6 +105,12 @@ class HigherOrderOpContract(Rule):
                 self.report(branch, f"the branch `{short(branch)}` takes {arity} argument(s) but `torch.cond` "
                                     f"passes {count} operand(s): export fails")
                 return
+        for branch in branches:
+            kept = _hands_back(self._function(branch))
+            if kept is not None:
+                self.report(node, f"the branch `{short(branch)}` returns its operand `{kept}` unchanged: export "
+                                    f"fails (aliasing in torch.cond's output); return a copy (`{kept}.clone()`)")
+                return
         shapes = [_returned(self._function(b)) for b in branches]
         if len(shapes) == 2 and None not in shapes and shapes[0] != shapes[1]:
             self.report(node, f"the branches of `torch.cond` return different structures ({_describe(shapes[0])} "
@@ -118,6 +129,11 @@ class HigherOrderOpContract(Rule):
                 self.report(function, f"`{short(function)}` takes {arity} argument(s) but `while_loop` carries "
                                       f"{count} value(s): export fails")
                 return
+        given = _returned(self._function(positional[1]))
+        if given is not None and given != count and not (given == "value" and count == 1):
+            self.report(node, f"the body `{short(positional[1])}` returns {_describe(given)} but "
+                                       f"`while_loop` carries {count} value(s): export fails; return every "
+                                       "carried value, in order")
 
     def _operand_count(self, operands: cst.BaseExpression, node: cst.Call) -> int | None:
         """How many operands a tuple/list literal holds; a bare tensor is reported (None: unknown)."""
@@ -224,6 +240,30 @@ class HigherOrderOpContract(Rule):
                 return Gate(), (torch.randn(4, 3),)
             """
         ),
+        Invalid(
+            """
+            import torch
+            class Maybe(torch.nn.Module):
+                def forward(self, x):
+                    return torch.cond(x.sum() > 0, lambda t: t, lambda t: t * 2, (x,))  # expect: XPT507
+            def xport_example():
+                return Maybe(), (torch.randn(4, 3),)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch._higher_order_ops import while_loop
+            class Repeat(torch.nn.Module):
+                def forward(self, x):
+                    def step(i, t):
+                        return (i + 1,)
+                    i, out = while_loop(lambda i, t: i < 3, step, (torch.tensor(0), x))  # expect: XPT507
+                    return out
+            def xport_example():
+                return Repeat(), (torch.randn(4, 3),)
+            """
+        ),
     ]
 
 
@@ -238,6 +278,18 @@ def _arity(function: cst.FunctionDef | cst.Lambda | None) -> int | None:
     if isinstance(function, cst.FunctionDef) and names and names[0].name.value in ("self", "cls"):
         names = names[1:]
     return len(names)
+
+
+def _hands_back(function: cst.FunctionDef | cst.Lambda | None) -> str | None:
+    """The parameter a branch returns as it is (`lambda t: t`), where some `return` does."""
+    if function is None:
+        return None
+    params = {p.name.value for p in [*function.params.posonly_params, *function.params.params]}
+    if isinstance(function, cst.Lambda):
+        values: list[cst.BaseExpression | None] = [function.body]
+    else:
+        values = [n.value for n in iter_nodes(function.body) if isinstance(n, cst.Return)]
+    return next((v.value for v in values if isinstance(v, cst.Name) and v.value in params), None)
 
 
 def _returned(function: cst.FunctionDef | cst.Lambda | None) -> int | str | None:
