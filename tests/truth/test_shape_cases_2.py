@@ -318,7 +318,6 @@ def _errors(program: Program, mode: Mode, folder: Path) -> list[str]:
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED = {
-    "helper-method-length": "a size handed back by a method of the model (`self._length(x)`) is not followed",
     "tuple-helper-unpacks-shape": "`n, d = _sides(x)`: a tuple of sizes a helper returns is not unpacked",
     "numel-branch": "`numel()` in a size test is not read as the product of the sizes",
 }

@@ -750,6 +750,11 @@ class Sizes:
         self.layers = layers or {}
         self.blocks = blocks or {}
         self._inner: dict[int, Sizes] = {}
+        #: the methods of the class whose `forward` this is (`self._length(x)` reads through a one-line one)
+        owner = next((c for c in self.blocks.values() if any(s is func for s in c.body.body)), None)
+        self.methods = {
+            s.name.value: s for s in (owner.body.body if owner is not None else ()) if isinstance(s, cst.FunctionDef)
+        }
         params = [p for p in func.params.params if p.name.value not in ("self", "cls")]
         self.positions = {p.name.value: i for i, p in enumerate(params)}
         #: a name of `a, *_, b = value`, and the element it takes (from the end where negative)
@@ -881,12 +886,19 @@ class Sizes:
         return expr
 
     def called(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
-        """What a call of a one-line helper computes, written at the call (see `inline`), else None."""
-        if self.inline is None or not isinstance(expr, cst.Call):
+        """What a call of a one-line helper computes, written at the call (see `inline`), or of a
+        one-line method of the model (`self._length(x)` of `def _length(self, t): return t.size(0)`);
+        else None."""
+        if not isinstance(expr, cst.Call):
             return None
         found = self._inlined.get(id(expr))
         if found is None:
-            found = self._inlined[id(expr)] = (expr, self.inline(expr))
+            written = self.inline(expr) if self.inline is not None else None
+            func = expr.func
+            if (written is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                    and func.value.value == "self" and func.attr.value in self.methods):
+                written = _method_at(self.methods[func.attr.value], expr)
+            found = self._inlined[id(expr)] = (expr, written)
         return found[1]
 
     def _unpacked_part(self, name: str) -> cst.BaseExpression | None:
@@ -1144,6 +1156,53 @@ class Sizes:
             return True
         inlined = self.called(expr)
         return self.evaluate(inlined, sizes, depth + 1) if inlined is not None else None
+
+
+def _method_at(method: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | None:
+    """The one `return` expression of `method` (`def _length(self, t): return t.size(0)`) with the
+    call's arguments in place of its parameters (`self` stays the caller's); None where the method
+    is more than a `return`, takes defaults, `*args` or keywords, or the call passes keywords."""
+    body = method.body.body if isinstance(method.body, cst.IndentedBlock) else ()
+    statements = [s for s in body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr)
+                                          and isinstance(s.body[0].value, cst.SimpleString))]
+    line = statements[0] if len(statements) == 1 else None
+    returned = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+    params = method.params
+    names = [p.name.value for p in params.params]
+    if (not isinstance(returned, cst.Return) or returned.value is None or names[:1] != ["self"]
+            or any(p.default is not None for p in params.params) or params.posonly_params or params.kwonly_params
+            or not isinstance(params.star_arg, cst.MaybeSentinel) or params.star_kwarg is not None
+            or len(call.args) != len(names) - 1 or any(a.keyword is not None or a.star for a in call.args)):
+        return None
+    substitute = _Arguments(dict(zip(names[1:], (a.value for a in call.args), strict=True)))
+    written = returned.value.visit(substitute)
+    return None if substitute.refused or not isinstance(written, cst.BaseExpression) else written
+
+
+class _Arguments(cst.CSTTransformer):
+    """Writes arguments in place of the parameter names an expression reads (not attribute or
+    keyword names); refuses an expression that binds names of its own."""
+
+    def __init__(self, arguments: dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.arguments = arguments
+        self.refused = False
+        self._kept: set[int] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.NamedExpr)):
+            self.refused = True
+            return False
+        if isinstance(node, cst.Attribute):
+            self._kept.add(id(node.attr))
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            self._kept.add(id(node.keyword))
+        return True
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        if id(original_node) in self._kept:
+            return updated_node
+        return self.arguments.get(original_node.value, updated_node)
 
 
 _ELEMENTWISE_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
