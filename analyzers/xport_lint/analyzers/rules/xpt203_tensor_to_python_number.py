@@ -171,6 +171,10 @@ class TensorToPythonNumber(Rule):
                 dtype = "an integer" if name == "int" else "a floating-point"
                 fix = FixProposal(f"Drop `{name}()`: the number read is carried as a symbol (assumes {dtype} tensor)",
                                   Applicability.UNSAFE, ((node, read.with_changes(lpar=[], rpar=[])),))
+            elif not caught:
+                message += (" (no automatic fix: the number is used where export needs a concrete value, not "
+                            "only as a size or an index)" if self._read_directly(read) else
+                            " (no automatic fix: what it converts is computed from the number, not the number read)")
             self.report(node, message + (f" ({caught.reason})" if caught else ""),
                         severity=caught.severity if caught else None, fix=fix)
             return
@@ -333,7 +337,8 @@ class TensorToPythonNumber(Rule):
         if self.ctx.mode in modes and any(_read_number(self.ctx.value(a.value)) for a in node.args if not a.star):
             caught = caught_fallback(self.ctx, node)
             message = (f"`{short(node)}` of a number read from tensor data: {self.ctx.mode} export "
-                       "has no concrete value for it")
+                       "has no concrete value for it (no automatic fix: torch's own op on the tensor, "
+                       "`torch.log(t)` for `math.log(t.item())`, computes a tensor where a number was)")
             self.report(node, message + (f" ({caught.reason})" if caught else ""),
                         severity=caught.severity if caught else None)
         return True

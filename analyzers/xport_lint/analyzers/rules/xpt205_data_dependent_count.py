@@ -113,7 +113,8 @@ class DataDependentCount(Rule):
         value = self.ctx.value(size.value)
         if not value.has(Kind.DATA) or value.has(Kind.SHAPE) or _is_list(size.value, value):
             return
-        self.report(node, f"`{short(node)}`: the number of pieces depends on `{short(size.value)}`, read from tensor data")
+        self.report(node, f"`{short(node)}`: the number of pieces depends on `{short(size.value)}`, read from tensor "
+                    "data (no automatic fix: a graph has a fixed number of outputs)")
 
     VALID = [
         Valid(

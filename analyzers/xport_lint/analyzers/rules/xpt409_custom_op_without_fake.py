@@ -6,6 +6,9 @@ from ..model import Mode, Severity
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
 from ..walk import iter_nodes
 
+#: why no fix is offered, said with each finding
+_NO_FIX = " (no automatic fix: the output's shape and dtype are the op author's knowledge)"
+
 
 class CustomOpWithoutFake(Rule):
     """A `torch.library.custom_op` with no fake (meta) implementation in the file.
@@ -84,7 +87,7 @@ class CustomOpWithoutFake(Rule):
             elif isinstance(stmt, cst.Call) and self.ctx.resolve(stmt.func) == "torch.library.define":
                 op_name = _string_arg(stmt)
                 if op_name is not None and not _fake_registered(source, op_name):
-                    self.report(stmt, f"operator `{op_name}` is defined with no fake implementation")
+                    self.report(stmt, f"operator `{op_name}` is defined with no fake implementation" + _NO_FIX)
             elif isinstance(stmt, cst.Call) and _method_of(stmt, libraries, "define"):
                 self._library_define(stmt, libraries, node, source)
 
@@ -129,7 +132,7 @@ class CustomOpWithoutFake(Rule):
                 if any(isinstance(k, str) and (k == "Meta" or k.startswith("Composite")) for k in keys):
                     return
         if not _fake_registered(source, op_name):
-            self.report(call, f"operator `{op_name}` is defined with no fake implementation")
+            self.report(call, f"operator `{op_name}` is defined with no fake implementation" + _NO_FIX)
 
     def _custom_op_called(self, call: cst.Call, names: list[str], source: str) -> bool:
         """`double = torch.library.custom_op("ns::double", _double, mutates_args=())`: the
@@ -146,7 +149,7 @@ class CustomOpWithoutFake(Rule):
         )
         if not registered:
             shown = op_name or (names[0] if names else "custom_op")
-            self.report(call, f"custom op `{shown}` has no fake implementation")
+            self.report(call, f"custom op `{shown}` has no fake implementation" + _NO_FIX)
         return True
 
     def _custom_op(self, stmt: cst.FunctionDef, source: str) -> None:
@@ -163,7 +166,7 @@ class CustomOpWithoutFake(Rule):
             if not registered:
                 self.report(
                     stmt.name,
-                    f"custom op `{op_name or name}` has no fake implementation",
+                    f"custom op `{op_name or name}` has no fake implementation" + _NO_FIX,
                 )
 
     VALID = [
