@@ -573,11 +573,6 @@ class FunctionFlow:
             return out
         if node_type in _COMPREHENSIONS:
             return self._comprehension(node)
-        if node_type is cst.Dict:
-            # `stats = {"max": x.max().item()}`: a number read from data, read back by its key
-            # (tensors kept in a dict are left out: a dict is no tensor)
-            read = [self.value(e.value) for e in node.elements if isinstance(e, cst.DictElement)]
-            return mark(Kind.DATA, node) if any(v.has(Kind.DATA) and not is_tensor_like(v) for v in read) else NOTHING
         if node_type is cst.NamedExpr:
             value = self.value(node.value)
             self._bind(node.target, value)
@@ -783,7 +778,25 @@ class FunctionFlow:
                 # x[n.item()] selects data-dependently, but with a static size
                 return Value(base.kind & ~Kind.MASK, base.origin)
             return base
-        return base
+        entry = self._dict_entry(node)
+        return base if entry is None else self.value(entry)
+
+    def _dict_entry(self, node: cst.Subscript) -> cst.BaseExpression | None:
+        """`stats["max"]` of `stats = {"max": x.max().item()}` (a dict display bound once, or
+        written there): the expression its string key holds, read back as that value."""
+        holder = node.value
+        if isinstance(holder, cst.Name):
+            holder = self.bound_once(holder.value)
+        key = node.slice[0].slice if len(node.slice) == 1 else None
+        if not (isinstance(holder, cst.Dict) and isinstance(key, cst.Index)
+                and isinstance(key.value, cst.SimpleString)):
+            return None
+        wanted = key.value.evaluated_value
+        return next((
+            e.value for e in holder.elements
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+            and e.key.evaluated_value == wanted
+        ), None)
 
     def _call(self, node: cst.Call) -> Value:
         func = node.func
