@@ -14,6 +14,17 @@ contract; torch's own solver), 31 export (the same in both modes).
 BEFORE (the engine at aad1006, nothing tuned for this batch): 15/27 constraint violations flagged
 in both modes (56 %), 2/5 other failures, false errors on 2/31 exporting programs non-strict
 (a Python int argument: XPT101, XPT103) and 1/31 strict.
+AFTER (fixed by facts: Python numbers passed by the example are constants; negative dimension
+indices placed by the example's rank; `shape = x.shape`; static sizes beside a dynamic one read
+at the example's value; `Dim.DYNAMIC` pinned by an equality; tuples of sizes from one-line helpers
+and methods; `repeat_interleave`, `flatten(0, 1)`, `unflatten`, `F.linear` in the ties; `cond`
+branches that alias, `while_loop` bodies that drop a carry): 26/27 in both modes (96 %), 4/5
+other failures, 0/31 false errors. Left: a multi-statement helper's tuple of sizes, and
+`numel()` (torch fails inside its own solver there).
+
+LATER, 16 programs written after that tuning and measured before xport-lint was run on them:
+5/6 constraint violations flagged in both modes, 0/10 false errors (the miss, a one-line
+method's tuple of sizes, then fixed: 6/6).
 """
 
 from __future__ import annotations
@@ -287,6 +298,54 @@ PROGRAMS: list[Program] = [
 ]
 
 
+_HW_METHOD = "def _hw(self, t):\n    return t.shape[2], t.shape[3]\n"
+_ROWS_METHOD = "def _rows(self, t):\n    return t.shape[0]\n"
+_AUTO_BLOCK = """
+class Block(torch.nn.Module):
+    def forward(self, t):
+        if t.shape[0] > 3:
+            return t * 2
+        return t
+"""
+
+#: written after the engine was tuned on PROGRAMS, before xport-lint was run on them: what code
+#: the tuning has not seen makes of it
+LATER: list[Program] = [
+    Program("check-width-multiple", "torch._check(x.shape[1] % 8 == 0)\nreturn x + 1", "(torch.randn(2, 16),)",
+            '{"x": {1: Dim("w")}}', fails=True),
+    Program("assert-size-call-within-max", "assert x.size()[0] <= 16\nreturn x + 1", "(torch.randn(4, 2),)",
+            '{"x": {0: Dim("b", max=16)}}', fails=False),
+    Program("crop-long-sequences", "B, T, C = x.shape\nif T > 32:\n    x = x[:, -32:]\nreturn x * 2",
+            "(torch.randn(2, 40, 4),)", '{"x": {1: Dim("t")}}', fails=True),
+    Program("square-test-on-equal-example", "if x.shape[-2] == x.shape[-1]:\n    return x * 2\nreturn x",
+            "(torch.randn(1, 3, 8, 8),)", '{"x": {2: Dim("h"), 3: Dim("w")}}', fails=True),
+    Program("square-test-on-unequal-example", "if x.shape[-2] == x.shape[-1]:\n    return x * 2\nreturn x",
+            "(torch.randn(1, 3, 8, 6),)", '{"x": {2: Dim("h"), 3: Dim("w")}}', fails=False),
+    Program("projected-then-heads", "y = self.fc(x)\nreturn y.view(y.shape[0], 2, -1)", "(torch.randn(3, 6),)",
+            '{"x": {0: Dim("b")}}', fails=False, init="self.fc = torch.nn.Linear(6, 8)"),
+    Program("reshape-rows-in-two", "return x.reshape(2, -1)", "(torch.randn(4, 4),)", '{"x": {0: Dim("b")}}',
+            fails=True),
+    Program("cat-last-dim-two-batches", "return torch.cat([x, y], dim=-1)", "(torch.randn(3, 3), torch.randn(3, 5))",
+            '{"x": {0: Dim("b")}, "y": {0: Dim("c")}}', fails=True, params="x, y"),
+    Program("slice-below-min", "return x[:, :4] * 2", "(torch.randn(2, 8),)", '{"x": {1: Dim("w", min=5)}}',
+            fails=False),
+    Program("loop-over-auto-rows", "n = x.shape[0]\nout = x\nfor i in range(n):\n    out = out + i\nreturn out",
+            "(torch.randn(3, 2),)", '{"x": {0: Dim.AUTO}}', fails=False),
+    Program("method-rows-even-derived", "if self._rows(x) % 2:\n    return x * 2\nreturn x", "(torch.randn(6, 2),)",
+            '{"x": {0: 2 * d}}', fails=False, prelude='d = Dim("d")', methods=_ROWS_METHOD),
+    Program("method-pair-unpacked", "h, w = self._hw(x)\nif h > 4:\n    return x * 2\nreturn x",
+            "(torch.randn(1, 3, 8, 8),)", '{"x": {2: Dim("h")}}', fails=True, methods=_HW_METHOD),
+    Program("float-input-branch", "if scale > 0.1:\n    return x * scale\nreturn x", "(torch.randn(3, 2), 0.5)",
+            '{"x": {0: Dim("b")}, "scale": None}', fails=False, params="x, scale"),
+    Program("cond-between-methods", "return torch.cond(x.shape[0] > 4, self.double, self.halve, (x,))",
+            "(torch.randn(6, 2),)", '{"x": {0: Dim("b")}}', fails=False,
+            methods="def double(self, t):\n    return t * 2\n\ndef halve(self, t):\n    return t / 2\n"),
+    Program("block-under-auto", "return self.block(x)", "(torch.randn(6, 2),)", '{"x": {0: Dim.AUTO}}', fails=False,
+            init="self.block = Block()", block=_AUTO_BLOCK),
+    Program("expand-a-broadcast-column", "return x.expand(-1, 4) + 1", "(torch.randn(3, 1),)", '{"x": {0: Dim("b")}}',
+            fails=False),
+]
+
 def _export(program: Program, strict: bool, folder: Path) -> str:
     """torch's outcome: "" (exported) or the failure, `type: message`."""
     package = program.write(folder)
@@ -318,7 +377,8 @@ def _errors(program: Program, mode: Mode, folder: Path) -> list[str]:
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED = {
-    "tuple-helper-unpacks-shape": "`n, d = _sides(x)`: a tuple of sizes a helper returns is not unpacked",
+    "tuple-helper-unpacks-shape": "`n, d = _sides(x)`: a helper of more than one statement (`n, d = t.shape`, "
+                                  "`return n, d`) is not followed to the sizes it returns",
     "numel-branch": "`numel()` in a size test is not read as the product of the sizes",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
@@ -339,7 +399,7 @@ def _verdict_problem(program: Program, mode: Mode, folder: Path) -> str | None:
 
 
 @pytest.mark.parametrize("mode", [Mode.NON_STRICT, Mode.STRICT], ids=lambda m: m.value)
-@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
+@pytest.mark.parametrize("program", [*PROGRAMS, *LATER], ids=lambda p: p.name)
 def test_error_exactly_where_export_fails(program: Program, mode: Mode, tmp_path: Path) -> None:
     (tmp_path / "torch").mkdir()
     (tmp_path / "lint").mkdir()
@@ -352,18 +412,20 @@ def test_error_exactly_where_export_fails(program: Program, mode: Mode, tmp_path
 
 
 def test_recall_and_false_errors(tmp_path: Path) -> None:
-    """Static only (the outcomes are the measured ones above): the figures per mode, printed;
-    every program but the known misses gets the right verdict."""
+    """Static only (the outcomes are the measured ones above): the figures per mode and set,
+    printed; every program but the known misses gets the right verdict."""
     for mode in Mode:
         folder = tmp_path / mode.value
         folder.mkdir()
-        flagged = {p.name for p in PROGRAMS if _errors(p, mode, folder)}
-        violations = [p.name for p in PROGRAMS if p.fails_in(mode) and p.violation]
-        others = [p.name for p in PROGRAMS if p.fails_in(mode) and not p.violation]
-        exporting = [p.name for p in PROGRAMS if not p.fails_in(mode)]
-        false = sorted(flagged & set(exporting))
-        print(f"{mode.value}: {len(flagged & set(violations))}/{len(violations)} constraint violations flagged, "
-              f"{len(flagged & set(others))}/{len(others)} other failures, "
-              f"{len(false)}/{len(exporting)} exporting programs with an error {false}")
-        wrong = {p.name for p in PROGRAMS if (p.name in flagged) != p.fails_in(mode)}
+        wrong: set[str] = set()
+        for label, programs in (("batch", PROGRAMS), ("later", LATER)):
+            flagged = {p.name for p in programs if _errors(p, mode, folder)}
+            violations = [p.name for p in programs if p.fails_in(mode) and p.violation]
+            others = [p.name for p in programs if p.fails_in(mode) and not p.violation]
+            exporting = [p.name for p in programs if not p.fails_in(mode)]
+            false = sorted(flagged & set(exporting))
+            print(f"{mode.value}, {label}: {len(flagged & set(violations))}/{len(violations)} constraint violations "
+                  f"flagged, {len(flagged & set(others))}/{len(others)} other failures, "
+                  f"{len(false)}/{len(exporting)} exporting programs with an error {false}")
+            wrong |= {p.name for p in programs if (p.name in flagged) != p.fails_in(mode)}
         assert wrong == {name for name, m in KNOWN_MISSES if m is mode}

@@ -18,6 +18,7 @@ import libcst as cst
 
 from .index import RETURN_KINDS, FileContext, Returned
 from .names import dotted
+from .shapes import method_at
 from .walk import children, iter_nodes
 
 
@@ -440,12 +441,19 @@ class FunctionFlow:
         return None if summary is None else _apply(summary, call, args)
 
     def _returned_parts(self, value: cst.BaseExpression, target: cst.Tuple | cst.List) -> list[Value] | None:
-        """What each part of `a, b = f(x)` gets, where `f` is a one-line helper of the file that
-        returns a tuple of that length (each element read at the call), or of another file and
-        returns one (by its summary)."""
+        """What each part of `a, b = f(x)` gets, where `f` is a one-line helper (or method) of the
+        file that returns a tuple of that length (each element read at the call), or of another
+        file and returns one (by its summary)."""
         if not isinstance(value, cst.Call) or any(isinstance(e, cst.StarredElement) for e in target.elements):
             return None
         inlined = self.inlined(value)  # a one-line helper of the file: `return t.shape[0], t.shape[-1]`
+        func = value.func
+        if (inlined is None and self.cls is not None and isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name) and func.value.value == "self"):
+            # a one-line method of the class: `h, w = self._hw(x)`
+            method = next((s for s in self.cls.body.body
+                           if isinstance(s, cst.FunctionDef) and s.name.value == func.attr.value), None)
+            inlined = method_at(method, value) if method is not None else None
         if isinstance(inlined, (cst.Tuple, cst.List)) and len(inlined.elements) == len(target.elements) and not any(
             isinstance(e, cst.StarredElement) for e in inlined.elements
         ):

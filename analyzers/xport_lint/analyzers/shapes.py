@@ -897,7 +897,7 @@ class Sizes:
             func = expr.func
             if (written is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                     and func.value.value == "self" and func.attr.value in self.methods):
-                written = _method_at(self.methods[func.attr.value], expr)
+                written = method_at(self.methods[func.attr.value], expr)
             found = self._inlined[id(expr)] = (expr, written)
         return found[1]
 
@@ -1158,7 +1158,7 @@ class Sizes:
         return self.evaluate(inlined, sizes, depth + 1) if inlined is not None else None
 
 
-def _method_at(method: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | None:
+def method_at(method: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | None:
     """The one `return` expression of `method` (`def _length(self, t): return t.size(0)`) with the
     call's arguments in place of its parameters (`self` stays the caller's); None where the method
     is more than a `return`, takes defaults, `*args` or keywords, or the call passes keywords."""
