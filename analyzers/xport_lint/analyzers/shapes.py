@@ -848,6 +848,10 @@ class Sizes:
             return True
         if isinstance(expr, (cst.Integer, cst.Float)) or self._constant(expr) is not None:
             return True
+        dims = self._numel(expr)
+        if dims is not None:
+            out.extend(dims)
+            return True
         if isinstance(expr, cst.Name):
             if expr.value in self.unpacked and expr.value not in self.reassigned:
                 part = self._unpacked_part(expr.value)
@@ -936,6 +940,16 @@ class Sizes:
             return self._shape_of(value) if value is not None and value is not expr else None
         inlined = self.called(expr)
         return self._shape_of(inlined) if inlined is not None else None
+
+    def _numel(self, expr: cst.BaseExpression) -> list[SizeRef] | None:
+        """Every dimension of the input whose `numel()` `expr` is (its size is their product),
+        where its rank is known; else None."""
+        if not (isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute)
+                and expr.func.attr.value == "numel" and isinstance(expr.func.value, cst.Name)):
+            return None
+        tensor = expr.func.value.value
+        rank = self.ranks.get(self.positions[tensor]) if self._input(tensor) else None
+        return [(tensor, self.positions[tensor], index) for index in range(rank)] if rank is not None else None
 
     def _from_start(self, tensor: cst.BaseExpression, index: int) -> int | None:
         """`index` counted from the start: a negative one of an input whose rank is known (the
@@ -1121,6 +1135,10 @@ class Sizes:
             return sizes.get(ref)
         if isinstance(expr, cst.Integer):
             return int(expr.evaluated_value)
+        dims = self._numel(expr)
+        if dims is not None:
+            values = [sizes.get(dim) for dim in dims]
+            return None if None in values else math.prod(values)  # type: ignore[arg-type]
         if isinstance(expr, cst.Name):
             if expr.value in self.unpacked and expr.value not in self.reassigned:
                 part = self._unpacked_part(expr.value)
