@@ -129,3 +129,22 @@ def test_a_file_rewritten_to_the_same_size_and_modification_time_is_read_again(t
     assert check(tmp_path, "--cache-dir", str(cache)) == check(tmp_path, "--no-cache") == [("pkg/model.py", "XPT203", 6)]
     model.write_text(clean)
     assert check(tmp_path, "--cache-dir", str(cache)) == []
+
+
+def test_a_second_run_over_an_unchanged_project_loads_no_rule(tmp_path: Path) -> None:
+    """Answered from the record, a second run needs neither the rules nor the analysis: its
+    process never imports them (they were most of its time)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "model.py").write_text(MODEL)
+    (tmp_path / "pkg" / "ops.py").write_text(OPS)
+    cache = tmp_path / "cache"
+    first = check(tmp_path, "--cache-dir", str(cache))
+    assert ("pkg/ops.py", "XPT101", 2) in first
+    command = [sys.executable, "-X", "importtime", "-c", "from xport_lint.analyzers.cli import main; main()",
+               "check", "--format", "json", "--exit-zero", "--cache-dir", str(cache), "pkg"]
+    again = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=True)
+    assert sorted((f["filename"], f["code"], f["location"]["row"]) for f in json.loads(again.stdout)) == first
+    imported = {line.rpartition("|")[2].strip() for line in again.stderr.splitlines()}
+    assert "xport_lint.analyzers.runner" not in imported
+    assert not any(name.startswith("xport_lint.analyzers.rules.") for name in imported)

@@ -141,6 +141,22 @@ class Cache:
             key.update(b"\0")
         return key.hexdigest()
 
+    def project_key(self, kind: str, config: Config, files: list[tuple[str, str]]) -> str:
+        """Key of a whole project's data (`kind`: what and its version), per engine: the
+        configuration as written (what each file's key resolves from it, with the engine: the
+        rules are not loaded to name it) and `files`' (path, what names its input) in order."""
+        digest = hashlib.sha256(f"{self._engine}\0{kind}\0".encode())
+        for part in (
+            repr((config.select, config.extend_select, config.ignore, sorted(config.per_file_ignores.items()),
+                  str(config.root), config.mode.value, str(config.target), config.shapes)),
+            repr(sorted((code, level.value) for code, level in config.severity.items())),
+            repr(sorted(config.dynamic_shapes.items())),
+            *(f"{path}\0{name}" for path, name in files),
+        ):
+            digest.update(part.encode("utf-8", errors="surrogatepass"))
+            digest.update(b"\0")
+        return digest.hexdigest()
+
     def get(self, key: str, path: str) -> tuple[list[Finding], ModuleSummary | None] | None:
         if self._db is None:
             return None

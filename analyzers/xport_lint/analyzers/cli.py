@@ -13,7 +13,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -21,15 +21,15 @@ from . import output, registry
 from .cache import Cache
 from .config import Config, ConfigError, torch_version
 from .files import SourceFile, decode, discover, write_back
-from .fixes import apply_fixes, fixable
 from .index import EMPTY_CONTEXT, FileContext
+from .lines import split_lines
 from .model import Applicability, Finding, Severity
 from .notebooks import Notebook, NotebookError, parse_notebook
-from .positions import split_lines
 from .project import FileResult, ProjectCheck, check_project, problem_finding, recheck
-from .rule import Rule, strip_markers
-from .runner import check_source, fix_source, is_internal_error
-from .workspace import Workspace
+
+if TYPE_CHECKING:  # the engine: imported where a file is checked or fixed (a second run does neither)
+    from .rule import Rule
+    from .workspace import Workspace
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -146,9 +146,8 @@ def check(
                    if not registry.select([c]) and c.upper() != "ALL"]
         if unknown:
             raise ConfigError(f"unknown rule code or prefix: {', '.join(unknown)}")
-        known = set(registry.RULES)
-        for code in config.severity:
-            if code not in known:
+        for code in config.severity:  # (the rules load only when a code needs checking)
+            if code not in registry.RULES:
                 raise ConfigError(f"severity: unknown rule code {code}")
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
@@ -200,8 +199,8 @@ def check(
 
     for path, file_findings in per_file.items():
         findings.extend((path, f) for f in file_findings)
-    notebooks = {
-        r.path: r.source.notebook for r in checked.results if r.path.endswith(".ipynb") and r.source.notebook is not None
+    notebooks = {  # a second run reads no file it has no findings in (notebooks are always read)
+        r.path: notebook for r in checked.results if r.path.endswith(".ipynb") and (notebook := r.source.notebook)
     }
     _finish(findings, sources, output_format, statistics, quiet, fail_on, exit_zero, failed_examples, baseline,
             write_baseline, notebooks=notebooks)
@@ -223,7 +222,7 @@ def _finish(
         findings = _filter_baseline(baseline, findings, sources)
 
     _report(findings, sources, output_format, statistics, quiet, err, notebooks)
-    if any(is_internal_error(f) for _, f in findings):
+    if any(f.internal for _, f in findings):
         sys.exit(2)  # xport-lint failed on a file: never a clean (or merely "findings") result
     threshold = _SEVERITY_RANK[Severity(fail_on)]
     failing = [f for _, f in findings if _SEVERITY_RANK[f.severity] >= threshold]
@@ -353,6 +352,8 @@ def _check_stdin(
     """One file read from stdin, named `path` (editors and pipes). With --fix the fixed text is
     printed to stdout (all of it, fixed or not); with --diff the diff, and the run exits.
     Returns the findings, the text, and the notebook it is (`path` ending in `.ipynb`)."""
+    from .runner import check_source, fix_source
+
     source = decode(path, sys.stdin.buffer.read())
     if source.text is None:
         return [(path, problem_finding(source.problem or "cannot read stdin"))], {}, {}
@@ -398,6 +399,7 @@ def _prover(
     and adds none. Returns the text to write (the original when no fix is proven). The static
     findings it compares with are the file's in its project context (`workspace`)."""
     from .confirm import has_example
+    from .fixes import apply_fixes
 
     root = str(config.root) if config.root else None
 
@@ -526,6 +528,9 @@ def _apply(
     """Fix each file until nothing more applies (edits that overlapped wait for a second round),
     each with its project context. With `prove`, only what it proves of the fixes is written.
     Returns the diffs and the files written."""
+    from .fixes import fixable
+    from .runner import fix_source
+
     diffs: list[str] = []
     written: list[str] = []
     for path, findings in per_file.items():
@@ -675,6 +680,8 @@ def list_rules(output_format: str) -> None:
 def _fix_applicabilities(rule: type[Rule]) -> set[Applicability]:
     """How safe a rule's fixes are, read off its fixed examples (a rule may fix one case safely
     and another under an assumption), so `rules` marks them as `check` marks findings."""
+    from .runner import check_source
+
     found: set[Applicability] = set()
     everything = Config(select=("ALL",))
     for case in rule.INVALID:
@@ -732,6 +739,8 @@ def show_rule(code: str) -> None:
 
 
 def rule_markdown(rule: type[Rule]) -> str:
+    from .rule import strip_markers
+
     severities = (
         f"non-strict: {rule.SEVERITY.value if rule.SEVERITY else 'not reported'}, "
         f"strict: {rule.STRICT_SEVERITY.value if rule.STRICT_SEVERITY else 'not reported'}"

@@ -16,9 +16,9 @@ from typing import Any
 import click
 
 from . import registry
+from .lines import split_lines
 from .model import Applicability, Finding, Position, Severity
 from .notebooks import Notebook
-from .positions import split_lines
 
 VERSION = "0.1.0"
 #: how every output names an internal failure

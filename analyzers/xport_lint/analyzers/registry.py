@@ -1,18 +1,27 @@
-"""CODE -> Rule: every module in `rules/` contributes one rule; codes are unique and stable."""
+"""CODE -> Rule: every module in `rules/` contributes one rule; codes are unique and stable.
+
+`RULES` is loaded on first use: a second run answered from the cache never imports a rule."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
 import re
+from typing import TYPE_CHECKING, Any
 
 from . import rules as _rules_package
-from .rule import Rule
+
+if TYPE_CHECKING:
+    from .rule import Rule
+
+    RULES: dict[str, type[Rule]]
 
 CODE_PATTERN = re.compile(r"XPT\d{3}")
 
 
 def _load() -> dict[str, type[Rule]]:
+    from .rule import Rule
+
     table: dict[str, type[Rule]] = {}
     for info in sorted(pkgutil.iter_modules(_rules_package.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"{_rules_package.__name__}.{info.name}")
@@ -26,7 +35,20 @@ def _load() -> dict[str, type[Rule]]:
     return dict(sorted(table.items()))
 
 
-RULES: dict[str, type[Rule]] = _load()
+_table: dict[str, type[Rule]] | None = None
+
+
+def _rules() -> dict[str, type[Rule]]:
+    global _table
+    if _table is None:
+        _table = _load()
+    return _table
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RULES":
+        return _rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def select(prefixes: list[str]) -> set[str]:
@@ -35,7 +57,7 @@ def select(prefixes: list[str]) -> set[str]:
     for prefix in prefixes:
         prefix = prefix.strip().upper()
         if prefix == "ALL":
-            out.update(RULES)
+            out.update(_rules())
         else:
-            out.update(code for code in RULES if code.startswith(prefix))
+            out.update(code for code in _rules() if code.startswith(prefix))
     return out

@@ -11,14 +11,18 @@ import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
 
-from . import registry
 from .cache import Cache
 from .config import Config
 from .files import SourceFile, read
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary
 from .model import Finding, Position, Severity, Span
-from .runner import SYNTAX_CODE, FileCheck, check_file, internal_failure, is_internal_error
+
+if TYPE_CHECKING:  # the engine is imported where a file is checked (a second run checks none)
+    from .runner import FileCheck
+
+    CheckBatch = Callable[[list[str], Config, dict[str, FileContext]], list[tuple[SourceFile, FileCheck]]]
 
 #: A file whose check runs longer than this is given up (its worker is ended by faulthandler's
 #: watchdog, which fires even inside libcst's native parser): libcst's time grows steeply on
@@ -27,6 +31,8 @@ FILE_TIME_LIMIT = 300
 
 
 def _check_one(path: str, config: Config, context: FileContext) -> tuple[SourceFile, FileCheck]:
+    from .runner import FileCheck, check_file
+
     source = read(path)
     if source.text is None:
         return source, FileCheck([])
@@ -93,7 +99,6 @@ def tune_gc() -> None:
     gc.set_threshold(200_000, 50, 1_000)
 
 
-CheckBatch = Callable[[list[str], Config, dict[str, FileContext]], list[tuple[SourceFile, FileCheck]]]
 #: a followed file before the index says what of it is traced: nothing
 FOLLOWED = FileContext(entries_only=True)
 
@@ -128,7 +133,7 @@ def check_round(
         check_isolated(todo, config, jobs or os.cpu_count() or 1, contexts=contexts), start=1
     ):
         if cache is not None and source.path in keys and source.text is not None and not any(
-            is_internal_error(f) for f in checked.findings
+            f.internal for f in checked.findings
         ):
             cache.put(keys[source.path], checked.findings, checked.summary)
         if progress is not None:
@@ -184,6 +189,7 @@ def _only(contexts: dict[str, FileContext] | None, paths: list[str]) -> dict[str
 def _pool(workers: int) -> ProcessPoolExecutor:
     """Workers that die with this process, even when it is killed (lifetime.die_with_parent).
     fork: the parent has imported the engine already, so a worker starts in milliseconds."""
+    from . import runner  # noqa: F401 - the engine, imported before the workers fork
     from .lifetime import die_with_parent
 
     return ProcessPoolExecutor(
@@ -193,6 +199,8 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
 
 def _crashed(path: str) -> tuple[SourceFile, FileCheck]:
+    from .runner import FileCheck, internal_failure
+
     message = (
         f"checking this file crashed xport-lint's worker or ran past {FILE_TIME_LIMIT} s "
         "(libcst's parser on pathologically long or deep code); it was not checked"
@@ -209,6 +217,9 @@ def _size(path: str) -> int:
 
 
 def problem_finding(problem: str) -> Finding:
+    from . import registry
+    from .runner import SYNTAX_CODE
+
     rule = registry.RULES[SYNTAX_CODE]
     span = Span(Position(1, 0), Position(1, 0))
     return Finding(SYNTAX_CODE, rule.NAME, problem, Severity.ERROR, span, url=rule.url())

@@ -11,16 +11,18 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cache import Cache, findings_from_plain, plain_findings, text_digest
 from .config import Config
 from .files import SourceFile, discover, read
-from .incremental import ChunkedParser
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, ProjectIndex
 from .model import Finding, Span
-from .runner import FileCheck, check_file, fix_source, size_facts
 from .workers import FOLLOWED, FileResult, Progress, check_round, tune_gc
+
+if TYPE_CHECKING:  # the engine is imported where a file is checked (a second run checks none)
+    from .incremental import ChunkedParser
+    from .runner import FileCheck
 
 
 class ProjectCheck:
@@ -80,8 +82,9 @@ class Workspace:
         self.files = [*self.linted, *self.followed]
         self.results: dict[str, FileResult] = {}
         self._summaries: dict[str, ModuleSummary] = {}
-        #: path -> the cache key of its summary, still to read (`summaries`)
-        self._summary_keys: dict[str, str] = {}
+        #: path -> the digests of its text and context its summary is cached under, still to
+        #: read (`summaries`)
+        self._summary_keys: dict[str, tuple[str, str]] = {}
         #: the open document whose summary `update` left to compute, and what computes it
         self._deferred: tuple[str, Callable[[], ModuleSummary]] | None = None
         self._contexts: dict[str, FileContext] = dict.fromkeys(self.linted, EMPTY_CONTEXT) | dict.fromkeys(
@@ -217,16 +220,14 @@ class Workspace:
     # -- a settled run again (the CLI's second run over an unchanged project) ---------------
 
     def _settled_key(self, digests: dict[str, str], sources: dict[str, SourceFile]) -> str:
-        """Names the whole input of `check_all`: the files in order, each with its text's digest
-        (or why it has none), the engine and the configuration (in each file's first-round key)."""
+        """Names the whole input of `check_all`: the engine, the configuration, and the files in
+        order, each with its text's digest and first-round context (or why it has no text)."""
         assert self.cache is not None
-        parts = []
-        for path in self.files:
-            if path in digests:
-                parts.append(self.cache.key_with(digests[path], path, self.config, self.contexts[path].digest()))
-            else:
-                parts.append(f"{path}\0unread\0{sources[path].problem}")
-        return self.cache.data_key(_SETTLED_KIND, "\n".join(parts))
+        files = [
+            (p, f"{digests[p]}\0{self.contexts[p].digest()}" if p in digests else f"unread\0{sources[p].problem}")
+            for p in self.files
+        ]
+        return self.cache.project_key(_SETTLED_KIND, self.config, files)
 
     def _record_settled(self, key: str) -> None:
         """The contexts a settled `check_all` ended with, and each file's findings, for
@@ -272,9 +273,7 @@ class Workspace:
                 self.results[path] = FileResult.unread(path, found[path])
             else:
                 self.results[path] = FileResult(source, found.get(path, []))
-        self._summary_keys = {
-            p: self.cache.key_with(digests[p], p, self.config, entry[0]) for p, entry in record.items()
-        }
+        self._summary_keys = {p: (digests[p], entry[0]) for p, entry in record.items()}
         self.summaries = {}
         self._index_pending = True
         self._settled = True
@@ -298,7 +297,11 @@ class Workspace:
         or the cache closed since), the project is checked again by rounds, which gives the same
         findings and every summary."""
         keys, self._summary_keys = self._summary_keys, {}
-        hits = {p: self.cache.get(key, p) if self.cache is not None else None for p, key in keys.items()}
+        cache = self.cache
+        hits = {
+            p: cache.get(cache.key_with(text, p, self.config, context), p) if cache is not None else None
+            for p, (text, context) in keys.items()
+        }
         if any(hit is None for hit in hits.values()):
             self._index_pending = False
             self._index = None
@@ -323,6 +326,8 @@ class Workspace:
 
     def check(self, path: str, text: str, parser: ChunkedParser | None = None) -> FileCheck:
         """`text` as the file `path`, analysed with its project context (nothing is recorded)."""
+        from .runner import check_file
+
         return check_file(text, path, self.config, parser, self.context(path))
 
     def update(self, path: str, text: str, parser: ChunkedParser | None = None) -> tuple[FileCheck, bool]:
@@ -330,6 +335,8 @@ class Workspace:
         summary recorded when something reads the summaries (`_settle`: the index's next step,
         once typing pauses; an edit's diagnostics never wait for it, and a newer edit of the same
         document replaces it unread). Also whether the index may need a step."""
+        from .runner import check_file
+
         if self._deferred is not None and self._deferred[0] != path:
             self._settle()  # one document's analysis kept at a time
         context = self.context(path)
@@ -370,10 +377,14 @@ class Workspace:
         """`text` with its fixes applied round after round, each round checked with the file's
         project context (without it a helper another file calls is not traced, and its
         findings would vanish from the re-check rather than be fixed)."""
+        from .runner import fix_source
+
         return fix_source(text, path, self.config, unsafe, findings, context=self.context(path))
 
     def size_facts(self, path: str, text: str) -> list[tuple[Span, str]]:
         """What export makes of each input size `text`'s models read (for hovers)."""
+        from .runner import size_facts
+
         return size_facts(text, path, self.config, self.context(path))
 
     # -- indexing between lints (the language server) ---------------------------------------
@@ -413,6 +424,8 @@ class Workspace:
         return not self._todo, [p for p in changed if p in self.open]
 
     def _summarize_from_disk(self, path: str, cache: Cache) -> None:
+        from .runner import check_file
+
         source = read(path)
         if source.text is None:
             return
@@ -443,7 +456,7 @@ class _FileStats:
 
     def __init__(self, cache: Cache, files: list[str]) -> None:
         self.cache = cache
-        self.key = cache.data_key(_STATS_KIND, "\0".join(files))
+        self.key = cache.data_key(_STATS_KIND, "\0".join([os.getcwd(), *files]))  # relative paths
         self.taken = time.time_ns()  # before any stat: a file written after it is never trusted
         self.stats = {p: _stat(p) for p in files}
         record = cache.get_data([self.key]).get(self.key)

@@ -138,7 +138,10 @@ def _closed(path: str) -> None:
 
 
 def _warm_up() -> None:
+    """The engine and its rules (which load on first use), imported before the first lint."""
     from xport_lint.analyzers import registry, runner  # noqa: F401
+
+    registry.select(["ALL"])
 
 
 class LintProcess:
