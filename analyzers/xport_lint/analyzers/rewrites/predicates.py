@@ -424,11 +424,16 @@ def _reads_only(flow: FunctionFlow, expr: cst.BaseExpression, bound: Iterable[st
 
 
 def python_read(flow: FunctionFlow, predicate: cst.CSTNode) -> str | None:
-    """The first call left in a rewritten `predicate` that still reads a Python value from
-    tensor data (`any(flags.tolist())`: a list's elements, whose truth depends on the tensor's
-    rank, so no tensor form is written for it), or None. A predicate holding one is a guard on
+    """The first call (or container entry) left in a rewritten `predicate` that still reads a
+    Python value from tensor data (`any(flags.tolist())`: a list's elements, whose truth depends
+    on the tensor's rank, so no tensor form is written for it; `stats["max"]` of a dict of
+    numbers read), or None. A predicate holding one is a guard on
     data again."""
     for node in iter_nodes(predicate):
+        if isinstance(node, cst.Subscript) and not is_tensor_like(flow.value(node.value)):
+            value = flow.value(node)  # an entry of a Python container: `stats["max"]` of a dict of reads
+            if value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value):
+                return code_of(node)
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
             continue
         if node.func.attr.value in ("tolist", "item") and is_tensor_like(flow.value(node.func.value)):
