@@ -25,6 +25,7 @@ import libcst as cst
 
 from .model import Mode, Severity
 from .names import dotted
+from .walk import children
 
 _DIM = ("torch.export.Dim", "torch.export.dynamic_shapes.Dim")
 
@@ -1262,17 +1263,49 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
 
 def _statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
     """Every statement of a function body, nested blocks included, nested functions left out."""
+    # hot (every `__init__` and `forward` a shape fact reads, many times a file): the type tests
+    # are asked once per node type, small statements (which hold no statements) are not opened,
+    # and children come from walk.children, not libcst's `children`, which rebuilds the node
     stack: list[cst.CSTNode] = [body]
+    kinds = _STATEMENT_KINDS
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = kinds.get(type(node))
+        if kind is None:
+            kind = _statement_kind(type(node))
+        if kind is _LEFT_OUT:
             continue
-        if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+        if kind is not _BLOCK:
             yield node
-        for child in reversed(node.children):
-            if isinstance(child, (cst.BaseSuite, cst.BaseStatement, cst.BaseSmallStatement, cst.Else,
-                                  cst.ExceptHandler, cst.Finally)):
+            if kind is _SMALL:
+                continue
+        for child in reversed(children(node)):
+            child_kind = kinds.get(type(child))
+            if child_kind is None:
+                child_kind = _statement_kind(type(child))
+            if child_kind is not _OTHER:
                 stack.append(child)
+
+
+_LEFT_OUT, _SMALL, _COMPOUND, _BLOCK, _OTHER = "left out", "small", "compound", "block", "other"
+_STATEMENT_KINDS: dict[type, str] = {}
+
+
+def _statement_kind(node_type: type) -> str:
+    """What `_statements` does with a node of this type: leave it out (a nested function or
+    class), yield it (a statement; a small one holds none), or only look inside (a block)."""
+    if issubclass(node_type, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = _LEFT_OUT
+    elif issubclass(node_type, cst.BaseSmallStatement):
+        kind = _SMALL
+    elif issubclass(node_type, cst.BaseCompoundStatement):
+        kind = _COMPOUND
+    elif issubclass(node_type, (cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.Finally)):
+        kind = _BLOCK
+    else:
+        kind = _OTHER
+    _STATEMENT_KINDS[node_type] = kind
+    return kind
 
 
 def _target_names(target: cst.BaseExpression) -> Iterator[str]:
