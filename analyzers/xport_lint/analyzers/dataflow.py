@@ -1071,7 +1071,7 @@ def _arith(value: Value) -> Value:
 def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
     yield from params.posonly_params
     yield from params.params
-    if isinstance(params.star_arg, cst.Param):
+    if type(params.star_arg) is cst.Param:  # exact type: ABC isinstance is slow, and this is hot
         yield params.star_arg
     yield from params.kwonly_params
     if params.star_kwarg is not None:
@@ -1300,9 +1300,9 @@ def python_scalar_param(param: cst.Param) -> bool:
         if names and names <= _PYTHON_ANNOTATION_PARTS and names & _PYTHON_ANNOTATIONS:
             return True
     default = param.default
-    if isinstance(default, cst.Name):
+    if type(default) is cst.Name:  # exact types: ABC isinstance is slow, and this runs per call site
         return default.value in ("True", "False")
-    return isinstance(default, (cst.Integer, cst.Float, cst.SimpleString))
+    return type(default) in (cst.Integer, cst.Float, cst.SimpleString)
 
 
 _USES: dict[int, tuple[cst.FunctionDef, frozenset[str], frozenset[str]]] = {}
