@@ -321,11 +321,6 @@ def _line_of(node: cst.CSTNode, module: cst.Module, locator: Locator) -> int | N
     return None
 
 
-def is_internal_error(finding: Finding) -> bool:
-    """A finding that says xport-lint itself failed on the file (not something in the file)."""
-    return finding.internal
-
-
 def _mentions_export_call(source: str) -> bool:
     """Whether the text can hold an export call site (`export(`, `draft_export(`, `torch._export.`,
     `fullgraph=True`): without one, the whole-module walk for call sites is skipped. A plain
