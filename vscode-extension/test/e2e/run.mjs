@@ -272,7 +272,8 @@ async function uiTest() {
     log(`Problems panel: ${text.replace(/\s+/g, " ")}`);
     if (!/XPT101/.test(text)) throw new Error(`the Problems panel row lacks the rule code: ${text}`);
     // the Export readiness view, from its activity bar icon: the failing model, expanded
-    await page.locator('.activitybar .action-item .action-label[aria-label^="xport-lint"]').first().click();
+    // the whole item, as a user clicks it: once the readiness badge shows, it covers the icon
+    await page.locator('.activitybar .action-item:has(.action-label[aria-label^="xport-lint"])').first().click();
     const model = page.locator(".part.sidebar .monaco-list-row", { hasText: /^\s*Gate/ }).first(); // not gate.py's row
     await model.waitFor({ timeout: 120000 });
     await model.locator(".monaco-tl-twistie").click(); // a click on the label opens the class instead
