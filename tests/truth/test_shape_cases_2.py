@@ -78,6 +78,8 @@ class Program:
     methods: str = ""
     #: the failure is a constraint violation (False: a higher-order op's contract, or another error)
     violation: bool = True
+    #: the package's name starts with it (a set of its own, so no two sets share an imported name)
+    prefix: str = "shapes2"
 
     def fails_in(self, mode: Mode) -> bool:
         return self.strict_fails if mode is Mode.STRICT and self.strict_fails is not None else self.fails
@@ -98,7 +100,7 @@ class Program:
 
     def write(self, folder: Path) -> Path:
         """The package holding the program, under `folder`, with a name of its own."""
-        package = folder / f"shapes2_{self.name.replace('-', '_')}"
+        package = folder / f"{self.prefix}_{self.name.replace('-', '_')}"
         package.mkdir(exist_ok=True)
         (package / "__init__.py").write_text("")
         (package / "model.py").write_text(self.source())
