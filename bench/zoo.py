@@ -66,7 +66,7 @@ def export(python: str, only: list[str]) -> None:
             f"({time.perf_counter() - start:.0f} s, {sum(map(len, run['executed'].values()))} lines ran)",
             file=sys.stderr,
         )
-    RUNS.write_text(json.dumps(runs))
+        RUNS.write_text(json.dumps(runs))  # after each model: a long run interrupted keeps what it measured
 
 
 def _function_spans(path: str) -> dict[tuple[str, str], tuple[int, int]]:

@@ -5,6 +5,7 @@ Usage (in the zoo interpreter): python bench/zoo_export.py MODEL_ID
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import sys
@@ -48,7 +49,12 @@ def main(model_id: str) -> None:
         cov.stop()
     data = cov.get_data()
     executed = {path: sorted(data.lines(path) or []) for path in data.measured_files()}
-    print(json.dumps({"model": model_id, "failure": failure, "executed": executed, "roots": roots}))
+    versions = {name: importlib.metadata.version(name) for name in ("torch", *PACKAGES)}
+    print(
+        json.dumps(
+            {"model": model_id, "failure": failure, "executed": executed, "roots": roots, "versions": versions}
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -15,10 +15,11 @@ import torch
 def _torchvision() -> Any:
     """PyPI's torchvision wheel is built for CUDA torch: with the CPU wheel its import fails only
     where it registers fake kernels for two ops its C extension would define. Defining their
-    schemas first lets the pure-Python models import (no op of the extension is used)."""
+    schemas first lets the pure-Python models import (no op of the extension is used). With a
+    CUDA torch (the zoo interpreter's 2.14.1+cu130) the extension loads and defines them itself."""
     import sys
 
-    if "torchvision" not in sys.modules:
+    if "torchvision" not in sys.modules and torch.version.cuda is None:
         lib = torch.library.Library("torchvision", "DEF")  # noqa: TOR901 - kept alive below
         lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
         lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
@@ -63,7 +64,11 @@ def _timm(name: str, size: int = 64) -> Callable[..., Any]:
 def _tv(name: str, size: int = 64, **kwargs: Any) -> Callable[[], Any]:
     def build() -> tuple[Any, tuple[Any, ...]]:
         tv = _torchvision()
-        model = getattr(tv.models, name, None) or getattr(tv.models.detection, name)
+        model = (
+            getattr(tv.models, name, None)
+            or getattr(tv.models.detection, name, None)
+            or getattr(tv.models.segmentation, name)
+        )
         return model(weights=None, **kwargs).eval(), (
             [torch.rand(3, size, size)],
         ) if "detection" in model.__module__ else (torch.randn(1, 3, size, size),)
@@ -136,6 +141,95 @@ def _dit() -> tuple[Any, tuple[Any, ...]]:
         norm_num_groups=4,
     )
     return model.eval(), (torch.randn(1, 4, 8, 8), torch.tensor([3]), torch.tensor([1]))
+
+
+def _video() -> tuple[Any, tuple[Any, ...]]:
+    tv = _torchvision()
+    return tv.models.video.r3d_18(weights=None).eval(), (torch.randn(1, 3, 4, 32, 32),)
+
+
+def _raft() -> tuple[Any, tuple[Any, ...]]:
+    tv = _torchvision()
+    model = tv.models.optical_flow.raft_small(weights=None)
+    return model.eval(), (torch.randn(1, 3, 128, 128), torch.randn(1, 3, 128, 128), 2)  # 2 flow updates
+
+
+def _whisper() -> tuple[Any, tuple[Any, ...]]:
+    """Encoder and decoder: the features' length must be twice `max_source_positions`."""
+    import transformers
+
+    cfg = transformers.WhisperConfig(
+        vocab_size=128,
+        num_mel_bins=16,
+        d_model=32,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_source_positions=16,
+        max_target_positions=32,
+        use_cache=False,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        decoder_start_token_id=3,
+    )
+    return transformers.WhisperModel(cfg).eval(), (torch.randn(1, 16, 32), None, _ids(length=4)[0])
+
+
+def _controlnet() -> tuple[Any, tuple[Any, ...]]:
+    from diffusers import ControlNetModel
+
+    model = ControlNetModel(
+        in_channels=4,
+        block_out_channels=(8, 16),
+        layers_per_block=1,
+        down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
+        cross_attention_dim=8,
+        norm_num_groups=4,
+        attention_head_dim=4,
+        conditioning_embedding_out_channels=(4, 8),
+    )
+    return model.eval(), (
+        torch.randn(1, 4, 16, 16),
+        torch.tensor([10]),
+        torch.randn(1, 4, 8),
+        torch.randn(1, 3, 32, 32),
+    )
+
+
+def _sd3() -> tuple[Any, tuple[Any, ...]]:
+    from diffusers import SD3Transformer2DModel
+
+    model = SD3Transformer2DModel(
+        sample_size=8,
+        patch_size=2,
+        in_channels=4,
+        num_layers=1,
+        attention_head_dim=8,
+        num_attention_heads=2,
+        joint_attention_dim=16,
+        caption_projection_dim=16,
+        pooled_projection_dim=8,
+        out_channels=4,
+        pos_embed_max_size=8,
+    )
+    return model.eval(), (torch.randn(1, 4, 8, 8), torch.randn(1, 5, 16), torch.randn(1, 8), torch.tensor([3]))
+
+
+def _vae_tiny() -> tuple[Any, tuple[Any, ...]]:
+    from diffusers import AutoencoderTiny
+
+    model = AutoencoderTiny(
+        encoder_block_out_channels=(8, 8),
+        decoder_block_out_channels=(8, 8),
+        num_encoder_blocks=(1, 1),
+        num_decoder_blocks=(1, 1),
+        latent_channels=4,
+    )
+    return model.eval(), (torch.randn(1, 3, 16, 16),)
 
 
 MODELS: dict[str, Callable[..., tuple[Any, tuple[Any, ...]]]] = {
@@ -321,4 +415,96 @@ MODELS: dict[str, Callable[..., tuple[Any, tuple[Any, ...]]]] = {
     "diffusers/unet2d-condition": _unet_cond,
     "diffusers/autoencoder-kl": _vae,
     "diffusers/dit": _dit,
+    # Added on 2026-11-26, first exported and linted before any engine change they led to (held-out).
+    "transformers/whisper": _whisper,
+    "transformers/bart": _hf(
+        "BartModel",
+        "BartConfig",
+        _ids,
+        vocab_size=128,
+        d_model=32,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=32,
+        use_cache=False,
+    ),
+    "transformers/gemma2": _hf(
+        "Gemma2Model",
+        "Gemma2Config",
+        _ids,
+        use_cache=False,
+        num_key_value_heads=2,
+        head_dim=8,
+        sliding_window=4,
+        **TEXT,
+    ),
+    "transformers/phi3": _hf(
+        "Phi3Model", "Phi3Config", _ids, use_cache=False, num_key_value_heads=2, pad_token_id=0, **TEXT
+    ),
+    "transformers/bloom": _hf(
+        "BloomModel", "BloomConfig", _ids, use_cache=False, vocab_size=128, hidden_size=32, n_layer=2, n_head=4
+    ),
+    "transformers/deberta-v2": _hf("DebertaV2Model", "DebertaV2Config", _ids, **TEXT),
+    "transformers/mobilebert": _hf(
+        "MobileBertModel",
+        "MobileBertConfig",
+        _ids,
+        vocab_size=128,
+        hidden_size=32,
+        embedding_size=16,
+        intermediate_size=64,
+        intra_bottleneck_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_feedforward_networks=2,
+    ),
+    "transformers/siglip-vision": _hf(
+        "SiglipVisionModel",
+        "SiglipVisionConfig",
+        lambda: (torch.randn(1, 3, 32, 32),),
+        image_size=32,
+        patch_size=8,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+    ),
+    "transformers/dinov2": _hf(
+        "Dinov2Model",
+        "Dinov2Config",
+        lambda: (torch.randn(1, 3, 32, 32),),
+        image_size=32,
+        patch_size=8,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+    ),
+    "transformers/segformer": _hf(
+        "SegformerModel",
+        "SegformerConfig",
+        lambda: (torch.randn(1, 3, 64, 64),),
+        num_encoder_blocks=2,
+        depths=[1, 1],
+        sr_ratios=[2, 1],
+        hidden_sizes=[8, 16],
+        num_attention_heads=[1, 2],
+        decoder_hidden_size=16,
+    ),
+    "timm/regnetx_002": _timm("regnetx_002"),
+    "timm/levit_128s": _timm("levit_128s", 224),
+    "timm/ghostnet_050": _timm("ghostnet_050"),
+    "torchvision/regnet_y_400mf": _tv("regnet_y_400mf"),
+    "torchvision/efficientnet_b0": _tv("efficientnet_b0"),
+    "torchvision/swin_t": _tv("swin_t"),
+    "torchvision/lraspp_mobilenet": _tv("lraspp_mobilenet_v3_large", weights_backbone=None),
+    "torchvision/r3d_18": _video,
+    "torchvision/raft_small": _raft,
+    "diffusers/controlnet": _controlnet,
+    "diffusers/sd3-transformer": _sd3,
+    "diffusers/autoencoder-tiny": _vae_tiny,
 }
