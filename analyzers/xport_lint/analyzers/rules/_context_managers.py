@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -50,7 +51,9 @@ _USER_SKIPPED_ERROR = "Unsupported: Attempted to call function marked as skipped
 _TIME_ERROR = "Unsupported: Call to a time function"
 _TIME_WORDS_SINCE: TorchVersion = (2, 15)
 #: what a build without CUDA (or without a driver) says: the build's failure, not the code's
-NO_CUDA = re.compile(r"compiled without CUDA|NVIDIA driver|NVTX functions not installed|CUDA error|AcceleratorError")
+NO_CUDA = re.compile(
+    r"compiled without CUDA|not compiled with CUDA|NVIDIA driver|NVTX functions not installed|CUDA error|AcceleratorError"
+)
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,57 @@ def measured(name: str, site: str, used: frozenset[str], version: TorchVersion) 
         )
     eager_only = all(e["eager_only"] for e in entries)
     return Verdict(name, strict_error=strict, non_strict_error=non_strict, effect=effect, eager_only=eager_only)
+
+
+def _strict_failure(entry: dict[str, Any], version: TorchVersion) -> str | None:
+    """torch's words where strict export refuses `entry` for a reason of the code (None: it
+    exports, or only a build without CUDA refuses it)."""
+    found = outcome(entry, "strict", version)
+    if found["exports"] or NO_CUDA.search(found["error"] or ""):
+        return None
+    return found["error"]  # type: ignore[no-any-return]
+
+
+def inferred(name: str, version: TorchVersion) -> Verdict | None:
+    """A verdict for a context manager the catalogue has not measured, from where it lives: the
+    nearest package of `name` holding measured entries (`torch.backends` for
+    `torch.backends.mkldnn.flags`, `threading` for `threading.Semaphore`) decides if it holds
+    two or more and every one of them fails strict export (a family whose members mix is no
+    evidence: None). A
+    standard-library module with nothing measured is judged by the standard library as a whole:
+    strict export (Dynamo) skips its files, and only the few it handles itself export
+    (`contextlib.nullcontext`, `warnings.catch_warnings`, ...), so a module none of whose
+    measured members exports fails. Non-strict export is not inferred: it runs them all."""
+    parts = name.split(".")
+    stdlib = parts[0] in sys.stdlib_module_names
+    measured_entries = [e for entries in catalogue().values() for e in entries if e["qualname"] and not e["uses"]]
+    for depth in range(len(parts) - 1, 0 if stdlib else 1, -1):
+        package = ".".join(parts[:depth])
+        family = [e for e in measured_entries if e["qualname"].startswith(package + ".")]
+        judged = [e for e in family if not NO_CUDA.search(outcome(e, "strict", version)["error"] or "")]
+        if len(judged) < 2:
+            # one measured member is no family (`torch.autograd.graph.saved_tensors_hooks` fails,
+            # `disable_saved_tensors_hooks` beside it exports)
+            continue
+        refused = [(e, error) for e in judged if (error := _strict_failure(e, version)) is not None]
+        if len(refused) < len(judged):
+            return None
+        sibling, error = refused[0]
+        return Verdict(
+            name, strict_error=f"{error} (not measured itself: every measured `{package}` context manager fails strict "
+            f"export, e.g. `{sibling['qualname']}`)",
+            eager_only=all(e["eager_only"] for e in judged),
+        )
+    if not stdlib:
+        return None
+    exporting = sorted({e["qualname"].split(".")[0] for e in measured_entries
+                        if e["category"] == "stdlib" and _strict_failure(e, version) is None})
+    if parts[0] in exporting:
+        return None
+    return Verdict(
+        name, strict_error=f"Unsupported (not measured itself: strict export skips the standard library's code, and "
+        f"the standard-library context managers measured to export are all from {' and '.join(f'`{m}`' for m in exporting)})",
+    )
 
 
 class ContextResolver:
@@ -210,16 +264,19 @@ class ContextResolver:
         if qualified is None:
             return None
         version = self.ctx.torch
-        found = measured(qualified, site, self._used, version)
+        # the keywords it is called with decide some (`torch.inference_mode(mode=False)`)
+        used = self._used | {f"{arg.keyword.value}=" for arg in call.args if arg.keyword is not None}
+        found = measured(qualified, site, used, version)
         if found is not None:
             return found
         if site == "outside":
-            found = measured(qualified, "forward", self._used, version)
+            found = measured(qualified, "forward", used, version)
             if found is not None and found.strict_error is None:
                 # measured only when built in forward: outside, strict export may refuse it
                 return Verdict(qualified, unknown=True)
-            return found
-        return Verdict(qualified, unknown=True)
+            if found is not None:
+                return found
+        return inferred(qualified, version) or Verdict(qualified, unknown=True)
 
     def _user_class(self, cls: cst.ClassDef, site: str) -> Verdict:
         name = cls.name.value

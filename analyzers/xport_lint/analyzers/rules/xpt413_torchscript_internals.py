@@ -8,20 +8,26 @@ from ..dataflow import Kind, Value
 from ..model import Mode, Severity
 from ..rewrites import non_strict_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..walk import iter_nodes
 from ._conditions import short
 
 
 class TorchscriptInternals(Rule):
-    """A TorchScript module's C++ object (`self.encoder._c`) used in traced code.
+    """A TorchScript module's C++ object (`self.encoder._c`), or a scripted or traced submodule, used in traced code.
 
     ## What it does
     Flags the `_c` attribute of a submodule read in traced code (`self.inner._c.forward(x)`):
-    the C++ `torch.ScriptObject` behind a `torch.jit.script`-ed or loaded module.
+    the C++ `torch.ScriptObject` behind a `torch.jit.script`-ed or loaded module. Flags a call
+    of a submodule that `__init__` made with `torch.jit.script(Module(...))` or
+    `torch.jit.trace(Module(...), ...)` (`self.inner(x)`, `self.inner.forward(x)`); a scripted
+    function is not a module and exports.
 
     ## Why it fails torch.export
     Strict export (Dynamo) refuses to trace into TorchScript, even only reading `_c`: `Unsupported: torch.jit.script/freeze
-    modules unsupported` (measured on torch 2.13). Non-strict export runs the scripted code on
-    its fake tensors and exports it, so this is only reported in strict mode.
+    modules unsupported` (measured on torch 2.13); a traced module's call: `Attempted to inline
+    function marked as skipped`. Non-strict export runs the code behind `_c` and a traced
+    module on its fake tensors and exports them, but calling a scripted module fails there too
+    (`TypeError: Inner.forward() takes 2 positional arguments but 3 were given`, torch 2.13).
 
     ## Example
     ```python
@@ -30,28 +36,79 @@ class TorchscriptInternals(Rule):
 
     ## Use instead
     Export the eager module the script was made from (keep it beside the scripted one), or
-    export non-strict.
+    export non-strict where that exports (`_c`, a traced module).
 
     ## Fix safety
     Unsafe: `strict=True` becomes `strict=False` at the file's export calls (non-strict export
     runs the scripted module as is). It assumes the rest of the model exports non-strict too. No
-    fix when strict mode comes from the configuration rather than from a call in the file.
+    fix when strict mode comes from the configuration rather than from a call in the file, nor
+    for a scripted submodule called (non-strict export fails on it as well).
 
     ## Modes
-    Error in strict export; not reported in non-strict export.
+    Error in strict export; in non-strict export, an error only on a scripted submodule called.
     """
 
     CODE = "XPT413"
     NAME = "torchscript-internals"
-    SEVERITY = None
+    SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "Unsupported (Dynamo): torch.jit.script/freeze modules unsupported"
     FAILS_WITH = {
-        Mode.STRICT: (TorchError("Unsupported", "torch.jit.script/freeze modules unsupported"),),
+        Mode.NON_STRICT: (TorchError("TypeError", "positional arguments but"),),
+        Mode.STRICT: (
+            TorchError("Unsupported", "torch.jit.script/freeze modules unsupported"),
+            TorchError("Unsupported", "Attempted to inline function marked as skipped"),
+        ),
     }
 
+    def visit_Call(self, node: cst.Call) -> None:
+        made_by = self._jit_submodule(node.func)
+        if made_by is None:
+            return
+        strict = self.ctx.mode is Mode.STRICT
+        if made_by == "torch.jit.script":
+            why = ("strict export does not trace TorchScript" if strict
+                   else "non-strict export fails calling it (a TypeError on torch 2.13)")
+            message = (f"`{short(node.func)}` is a module made by `torch.jit.script`, which {why} (no automatic fix: "
+                       "export the eager module it was made from)")
+            self.report(node, message)
+        elif strict:
+            rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
+            message = f"`{short(node.func)}` is a module made by `torch.jit.trace`, which strict export does not trace"
+            if rewrite.reason:
+                message += f" (no automatic fix: {rewrite.reason})"
+            self.report(node, message, fix=rewrite.fix)
+
+    def _jit_submodule(self, func: cst.BaseExpression) -> str | None:
+        """"torch.jit.script" | "torch.jit.trace" where `func` is `self.<name>` or
+        `self.<name>.forward` and `__init__` set `self.<name>` to that applied to a module
+        instance (a class called: one in this file, or of `torch.nn`)."""
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            func = func.value
+        traced = self.ctx.traced
+        if (
+            traced is None or traced.cls is None or not isinstance(func, cst.Attribute)
+            or not isinstance(func.value, cst.Name) or func.value.value != "self"
+        ):
+            return None
+        made = _init_value(traced.cls.node, func.attr.value)
+        if not isinstance(made, cst.Call) or not made.args:
+            return None
+        maker = self.ctx.resolve(made.func)
+        if maker not in ("torch.jit.script", "torch.jit.trace"):
+            return None
+        instance = made.args[0].value
+        if not isinstance(instance, cst.Call):
+            return None
+        classes = {s.name.value for s in self.ctx.program.module.body if isinstance(s, cst.ClassDef)}
+        made_of = self.ctx.resolve(instance.func) or ""
+        local = isinstance(instance.func, cst.Name) and instance.func.value in classes
+        if local or (made_of.startswith("torch.nn.") and made_of.rpartition(".")[2][:1].isupper()):
+            return maker
+        return None
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if not _script_object(node, self.ctx.value):
+        if self.ctx.mode is not Mode.STRICT or not _script_object(node, self.ctx.value):
             return
         rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
         message = f"`{short(node)}` is a TorchScript module's C++ object, which strict export cannot trace"
@@ -98,6 +155,38 @@ class TorchscriptInternals(Rule):
             """,
             modes=(Mode.NON_STRICT,),
         ),
+        Valid(
+            """
+            import torch
+            def shift(x):
+                return x + 1
+            class Outer(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.shift = torch.jit.script(shift)
+                def forward(self, x):
+                    return self.shift(x) * 2
+            def xport_example():
+                return Outer(), (torch.randn(4),)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class Inner(torch.nn.Module):
+                def forward(self, x):
+                    return x + 1
+            class Outer(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.inner = torch.jit.trace(Inner(), torch.randn(4))
+                def forward(self, x):
+                    return self.inner(x) * 2
+            def xport_example():
+                return Outer(), (torch.randn(4),)
+            """,
+            modes=(Mode.NON_STRICT,),
+        ),
     ]
     INVALID = [
         Invalid(
@@ -111,6 +200,52 @@ class TorchscriptInternals(Rule):
                     super().__init__()
                     self.inner = torch.jit.script(Inner())
                 def forward(self, x):
+                    return self.inner(x) * 2  # expect: XPT413
+            def xport_example():
+                return Outer(), (torch.randn(4),)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Inner(torch.nn.Module):
+                def forward(self, x):
+                    return x + 1
+            class Outer(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.inner = torch.jit.trace(Inner(), torch.randn(4))
+                def forward(self, x):
+                    return self.inner.forward(x) * 2  # expect: XPT413
+            def export():
+                return torch.export.export(Outer(), (torch.randn(4),), strict=True)
+            """,
+            expected_replacement="""
+            import torch
+            class Inner(torch.nn.Module):
+                def forward(self, x):
+                    return x + 1
+            class Outer(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.inner = torch.jit.trace(Inner(), torch.randn(4))
+                def forward(self, x):
+                    return self.inner.forward(x) * 2  # expect: XPT413
+            def export():
+                return torch.export.export(Outer(), (torch.randn(4),), strict=False)
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            class Inner(torch.nn.Module):
+                def forward(self, x):
+                    return x + 1
+            class Outer(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.inner = torch.jit.script(Inner())
+                def forward(self, x):
                     return self.inner._c.forward(x) * 2  # expect: XPT413
             def xport_example():
                 return Outer(), (torch.randn(4),)
@@ -167,6 +302,20 @@ class TorchscriptInternals(Rule):
             """,
         ),
     ]
+
+
+def _init_value(cls: cst.ClassDef, attr: str) -> cst.BaseExpression | None:
+    """What `__init__` of `cls` assigns to `self.<attr>` (the last plain assignment)."""
+    found = None
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+            for node in iter_nodes(stmt.body):
+                if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                    target = node.targets[0].target
+                    if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                            and target.value.value == "self" and target.attr.value == attr):
+                        found = node.value
+    return found
 
 
 def _script_object(node: cst.Attribute, value_of: Callable[[cst.BaseExpression], Value]) -> bool:
