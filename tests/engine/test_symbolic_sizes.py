@@ -17,6 +17,8 @@ from xport_lint.analyzers.shapes import (
     Sizes,
     block_dims,
     declared_examples,
+    init_buffers,
+    init_constants,
     init_layers,
 )
 
@@ -171,3 +173,45 @@ def test_block_dims_survive_the_summary_round_trip() -> None:
     assert ModuleSummary.from_plain(summary.to_plain(), "pkg/blocks.py").classes["Residual"].dims == (
         (0, 0, 0), (1, 0, 1)
     )
+
+
+def test_a_name_bound_again_reads_its_first_value_before_the_second_binding() -> None:
+    """`h = self.norm(t)` then `if h.shape[1] > 8: h = h[:, :8]`: the test reads the first `h`;
+    after the second binding `h` is no longer known."""
+    cls = cst.parse_module(textwrap.dedent("""
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.norm = nn.LayerNorm(4)
+            def forward(self, t):
+                h = self.norm(t)
+                if h.shape[1] > 8:
+                    h = h[:, :8]
+                if h.shape[1] > 2:
+                    h = h * 2
+                return h
+    """)).body[0]
+    assert isinstance(cls, cst.ClassDef)
+    forward = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "forward")
+    sizes = Sizes(forward, layers=init_layers(cls))
+    first, second = (s.test for s in forward.body.body if isinstance(s, cst.If))
+    assert sizes.refs(first) == [("t", 0, 1)]
+    assert sizes.refs(second) is None
+
+
+def test_a_tuple_of_integers_set_in_init_gives_each_element() -> None:
+    cls = cst.parse_module("class P(nn.Module):\n    def __init__(self):\n        self.img_size = (16, 24)\n").body[0]
+    assert isinstance(cls, cst.ClassDef)
+    assert init_constants(cls) == {"img_size[0]": 16, "img_size[1]": 24}
+
+
+def test_a_position_ids_buffer_has_the_length_arange_gives_it() -> None:
+    _, reader = reader_of("")
+    buffers = init_buffers(cst.parse_module(textwrap.dedent("""
+        class Embed(nn.Module):
+            def __init__(self):
+                self.register_buffer("position_ids", torch.arange(64).expand((1, -1)), persistent=False)
+                self.register_buffer("steps", torch.arange(10).unsqueeze(0).view(2, -1))
+                self.register_buffer("unknown", torch.arange(n).expand((1, -1)))
+    """)).body[0], reader.resolve)  # type: ignore[arg-type]
+    assert buffers == {"position_ids": (1, 64), "steps": (2, 5)}

@@ -278,9 +278,6 @@ PROGRAMS: list[_Program] = [
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED = {
-    "patch-embed-assert-helper": "`_assert(H == ...)` imported from torch (`from torch import _assert`) is not read as a guard",
-    "position-ids-past-the-table": "a buffer built by `torch.arange(64).expand(...)` has no known length",
-    "norm-then-crop-tokens": "a `LayerNorm` submodule in another file is not known to keep the sizes",
     "sdpa-keys-values-apart": "`F.scaled_dot_product_attention` is not modelled: keys and values share their length",
     "mask-broadcast-over-heads": "`mask[:, None, :]` is not followed to the dims it keeps",
     "masked-fill-two-lengths": "`masked_fill` does not tie its mask to the tensor",

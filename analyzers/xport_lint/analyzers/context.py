@@ -20,6 +20,7 @@ from .shapes import (
     DimSpec,
     ShapeConfig,
     Sizes,
+    config_ranks,
     declared_ranks,
     init_constants,
     init_layer_calls,
@@ -118,7 +119,7 @@ class RuleContext:
             found = self.shared[key] = Sizes(
                 traced.func, constants=init_constants(cls), layers=init_layers(cls), blocks=blocks,
                 inline=self.flow.inlined if self.flow is not None else None, far=far,
-                ranks=declared_ranks(self.program, cls.name.value),
+                ranks=declared_ranks(self.program, cls.name.value) or config_ranks(self.shape_config(), traced.func),
             )
         return found  # type: ignore[return-value]
 

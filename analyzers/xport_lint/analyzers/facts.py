@@ -25,7 +25,7 @@ from .dataflow import (
 from .index import EMPTY_CONTEXT, PASSED_KINDS, ClassSummary, FileContext, FunctionSummary, ModuleSummary
 from .names import dotted
 from .reach import FileReach, Traced, callee_text
-from .shapes import block_dims, number_inputs, passed_elsewhere
+from .shapes import block_dims, declared_ranks, number_inputs, passed_elsewhere
 from .symbols import ModuleClass
 from .walk import children, iter_nodes
 
@@ -383,7 +383,9 @@ class FileFacts(FileReach):
             and (qualified := _qualified(self.imports.aliases, written)) is not None
         }
         # submodules of other files a declared model of this file passes its inputs to
-        for written, config in passed_elsewhere(self.classes, self.declared_shapes).items():
+        for written, config in passed_elsewhere(
+            self.classes, self.declared_shapes, lambda parent: declared_ranks(self, parent)
+        ).items():
             qualified = _qualified(self.imports.aliases, written)
             if qualified is not None:
                 shapes.setdefault(qualified, config)

@@ -126,6 +126,9 @@ class ShapeConfig:
     #: the file and line of the declaration (an export call, `xport_example()`); line 0: unknown
     path: str = ""
     line: int = 0
+    #: the number of dimensions of an input (by the same keys), where the example shows it: a
+    #: submodule's `t.shape[-2]` is then a dimension of its own
+    ranks: tuple[tuple[str, int], ...] = ()
 
     def dim(self, param: str, position: int | None, index: int) -> DimSpec:
         for key, dims in self.inputs:
@@ -147,7 +150,7 @@ class ShapeConfig:
     def to_plain(self) -> list[Any]:
         return [
             [[key, [[i, spec.to_plain()] for i, spec in dims]] for key, dims in self.inputs],
-            self.source, self.default.to_plain(), self.path, self.line,
+            self.source, self.default.to_plain(), self.path, self.line, [list(rank) for rank in self.ranks],
         ]
 
     def note(self) -> tuple[str, int, str] | None:
@@ -161,7 +164,7 @@ class ShapeConfig:
 
     @classmethod
     def from_plain(cls, data: Any) -> ShapeConfig:
-        inputs, source, default, path, line = data
+        inputs, source, default, path, line, ranks = data
         if not isinstance(source, str) or not isinstance(path, str) or type(line) is not int:
             raise TypeError("malformed shape config")
         parsed = []
@@ -169,7 +172,10 @@ class ShapeConfig:
             if not isinstance(key, str):
                 raise TypeError("malformed shape config")
             parsed.append((key, tuple((int(i), DimSpec.from_plain(spec)) for i, spec in dims)))
-        return cls(tuple(parsed), source, DimSpec.from_plain(default), path, line)
+        return cls(
+            tuple(parsed), source, DimSpec.from_plain(default), path, line,
+            tuple((str(key), int(rank)) for key, rank in ranks),
+        )
 
 
 # -- reading dynamic_shapes from code ---------------------------------------------------------
@@ -556,6 +562,18 @@ def declared_ranks(program: Any, name: str) -> dict[int, int]:
     return {position: len(sizes) for position, sizes in enumerate(examples) if sizes is not None}
 
 
+def config_ranks(config: ShapeConfig, func: cst.FunctionDef) -> dict[int, int]:
+    """The ranks `config` gives the inputs of `func` (a submodule's `forward`), by position."""
+    if not config.ranks:
+        return {}
+    params = [p.name.value for p in func.params.params if p.name.value not in ("self", "cls")]
+    given = dict(config.ranks)
+    return {
+        position: given[key] for position, name in enumerate(params)
+        for key in (name, f"#{position}") if key in given
+    }
+
+
 def factory_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> ExampleSizes:
     """`torch.randn(2, 8)`, `torch.zeros((2, 8))`, `torch.full((2, 8), 0.0)`: each size, or None."""
     if not isinstance(expr, cst.Call) or resolve(expr.func) not in _FACTORIES:
@@ -619,7 +637,7 @@ def init_buffers(cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str 
             if (isinstance(func, cst.Attribute) and func.attr.value == "register_buffer" and len(call.args) >= 2
                     and isinstance(call.args[0].value, cst.SimpleString)):
                 found.setdefault(str(call.args[0].value.evaluated_value), []).append(
-                    factory_sizes(call.args[1].value, resolve))
+                    _buffer_sizes(call.args[1].value, resolve))
         elif isinstance(stmt, cst.Assign):
             for target in stmt.targets:
                 t = target.target
@@ -632,6 +650,37 @@ def init_buffers(cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str 
         name: values[0] for name, values in found.items()
         if len(values) == 1 and values[0] is not None and None not in values[0]
     }  # type: ignore[misc]
+
+
+def _buffer_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> ExampleSizes:
+    """A buffer's literal sizes: a factory's (`factory_sizes`), `torch.arange(64)`'s, and those
+    kept through `.expand(1, -1)`, `.unsqueeze(0)`, `.view(1, -1)` of them (position ids)."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and resolve(expr.func) is None:
+        inner = _buffer_sizes(expr.func.value, resolve)
+        numbers = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if len(numbers) == 1 and isinstance(numbers[0], (cst.Tuple, cst.List)):
+            numbers = [e.value for e in numbers[0].elements]
+        wanted = [_integer(n) for n in numbers]
+        if inner is None or None in inner or None in wanted or any(a.keyword is not None or a.star for a in expr.args):
+            return None
+        method = expr.func.attr.value
+        if method == "unsqueeze" and len(wanted) == 1 and 0 <= wanted[0] <= len(inner):  # type: ignore[operator]
+            return (*inner[: wanted[0]], 1, *inner[wanted[0]:])
+        if method == "expand" and len(wanted) >= len(inner):
+            new, kept = wanted[: len(wanted) - len(inner)], wanted[len(wanted) - len(inner):]
+            if all(w == -1 or w == i or i == 1 for w, i in zip(kept, inner, strict=True)):
+                return (*new, *(i if w == -1 else w for w, i in zip(kept, inner, strict=True)))
+        if method in ("view", "reshape") and wanted.count(-1) <= 1 and all(w == -1 or w > 0 for w in wanted):  # type: ignore[operator]
+            total, known = math.prod(inner), math.prod(w for w in wanted if w != -1)  # type: ignore[misc]
+            if total % known == 0 and (-1 in wanted or known == total):
+                return tuple(total // known if w == -1 else w for w in wanted)
+        return None
+    if isinstance(expr, cst.Call) and resolve(expr.func) == "torch.arange":
+        bounds = [_integer(a.value) for a in expr.args if a.keyword is None]
+        if len(bounds) == 1 and bounds[0] is not None and bounds[0] >= 0:
+            return (bounds[0],)
+        return None
+    return factory_sizes(expr, resolve)
 
 
 def passed_config(classes: Any, declared: dict[str, ShapeConfig], name: str) -> ShapeConfig | None:
@@ -652,7 +701,9 @@ def passed_config(classes: Any, declared: dict[str, ShapeConfig], name: str) -> 
     return found[0] if len(found) == 1 and found[0].inputs else None
 
 
-def passed_elsewhere(classes: Any, declared: dict[str, ShapeConfig]) -> dict[str, ShapeConfig]:
+def passed_elsewhere(
+    classes: Any, declared: dict[str, ShapeConfig], ranks: Callable[[str], dict[int, int]] | None = None,
+) -> dict[str, ShapeConfig]:
     """`passed_config` for submodule classes of another file (`from .blocks import Up`), by the
     class as written here: their `forward`'s parameters are not known in this file, so each
     input is keyed by its position in the call (`#0`). The index hands the config to the file
@@ -665,15 +716,18 @@ def passed_elsewhere(classes: Any, declared: dict[str, ShapeConfig]) -> dict[str
         for layer in set(init_layer_calls(info.node).values()):
             if layer.partition(".")[0] in classes:
                 continue  # a class of this file: `passed_config` reads its parameters
-            written.setdefault(layer, []).extend(_passed(info, parent, config, layer.__eq__, None))
+            given = ranks(parent) if ranks is not None else {}
+            written.setdefault(layer, []).extend(_passed(info, parent, config, layer.__eq__, None, given))
     return {name: found[0] for name, found in written.items() if len(found) == 1 and found[0].inputs}
 
 
 def _passed(
-    info: Any, parent: str, config: ShapeConfig, is_layer: Callable[[str], bool], params: list[str] | None
+    info: Any, parent: str, config: ShapeConfig, is_layer: Callable[[str], bool], params: list[str] | None,
+    ranks: dict[int, int] | None = None,
 ) -> list[ShapeConfig]:
     """One config per call of a submodule of `parent` (whose class `is_layer` accepts) that
-    passes `parent.forward`'s inputs on: by the callee's `params`, or by position."""
+    passes `parent.forward`'s inputs on: by the callee's `params`, or by position. `ranks`: the
+    parent's inputs' numbers of dimensions, by position, where its example shows them."""
     forward = info.methods.get("forward") if info is not None else None
     init = info.methods.get("__init__") if info is not None else None
     if forward is None or init is None or not config.inputs:
@@ -689,6 +743,7 @@ def _passed(
                 and func.value.value == "self" and func.attr.value in attrs):
             continue
         inputs = []
+        passed_ranks = []
         for position, arg in enumerate(node.args):  # type: ignore[union-attr]
             value = arg.value
             if arg.keyword is not None or arg.star or not isinstance(value, cst.Name):
@@ -700,9 +755,14 @@ def _passed(
             dims = next((d for key, d in config.inputs if key == value.value), None)
             if dims is None:
                 dims = next((d for key, d in config.inputs if key == f"#{sizes.positions[value.value]}"), ())
-            inputs.append((params[position] if params is not None else f"#{position}", dims))
+            key = params[position] if params is not None else f"#{position}"
+            inputs.append((key, dims))
+            rank = (ranks or {}).get(sizes.positions[value.value])
+            if rank is not None:
+                passed_ranks.append((key, rank))
         found.append(ShapeConfig(
             tuple(inputs), f"{config.source}, passed on by `{parent}.forward`", AUTO, config.path, config.line,
+            tuple(passed_ranks),
         ))
     return found
 
@@ -767,6 +827,9 @@ class Sizes:
         self._order: dict[int, int] = {}
         self._first_rebound: dict[str, int] = {}
         in_loops: set[int] = set()
+        top = {id(small) for line in func.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body}
+        #: where each plain `name = value` sits: index, value, whether at the top of the body, whether in a loop
+        placed: dict[str, list[tuple[int, cst.BaseExpression, bool, bool]]] = {}
         for index, stmt in enumerate(_statements(func.body)):
             if isinstance(stmt, (cst.If, cst.While, cst.Assert)):
                 self._order.update((id(node), index) for node in _walk(stmt.test))
@@ -779,6 +842,10 @@ class Sizes:
             if isinstance(stmt, cst.Assign):
                 for target in stmt.targets:
                     self._note(target.target, stmt.value, assigned)
+                    if isinstance(target.target, cst.Name):
+                        placed.setdefault(target.target.value, []).append(
+                            (index, stmt.value, id(stmt) in top, id(stmt) in in_loops)
+                        )
                     for name in _target_names(target.target):
                         if name in self.positions and id(stmt) not in in_loops:
                             self._first_rebound.setdefault(name, index)
@@ -793,7 +860,26 @@ class Sizes:
         self.reassigned = frozenset(
             name for name, values in assigned.items() if name in self.positions or len(values) > 1
         ) | bound_otherwise
+        #: a name bound again later (`h = self.norm(t)`, then `h = h[:, :8]` under a test of
+        #: `h.shape[1]`): its first value, at the top of the body, and where the next binding sits;
+        #: a test before that reads the first value
+        self._first_value = {
+            name: (bindings[0][1], bindings[1][0]) for name, bindings in placed.items()
+            if len(bindings) > 1 and bindings[0][2] and len(bindings) == len(assigned.get(name, ()))
+            and name not in bound_otherwise and name not in self.positions and name not in self.unpacked
+            and not any(in_loop for *_, in_loop in bindings)
+        } if placed else {}
         self._at: int | None = None
+
+    def bound(self, name: str) -> cst.BaseExpression | None:
+        """The one value the local `name` holds where the current test reads it: its only
+        binding, or its first where the test comes before the next; None otherwise."""
+        if name not in self.reassigned:
+            return self.assigned.get(name)
+        first = self._first_value.get(name)
+        if first is None or self._at is None or self._at >= first[1]:
+            return None
+        return first[0]
 
     def _input(self, tensor: str | None) -> bool:
         """Whether `tensor` still names the `forward` input where the current test reads it."""
@@ -857,8 +943,8 @@ class Sizes:
             if expr.value in self.unpacked and expr.value not in self.reassigned:
                 part = self._unpacked_part(expr.value)
                 return self._collect(part, out, depth + 1) if part is not None else self._unpacked_ref(expr.value, out)
-            value = self.assigned.get(expr.value)
-            if value is None or expr.value in self.reassigned or isinstance(value, cst.Name) and value is expr:
+            value = self.bound(expr.value)
+            if value is None or isinstance(value, cst.Name) and value is expr:
                 return False
             return self._collect(value, out, depth + 1)
         inlined = self.called(expr)
@@ -882,9 +968,9 @@ class Sizes:
             if inlined is not None:
                 expr = inlined
                 continue
-            if not isinstance(expr, cst.Name) or expr.value in self.reassigned or expr.value in self.unpacked:
+            if not isinstance(expr, cst.Name) or expr.value in self.unpacked:
                 return expr
-            value = self.assigned.get(expr.value)
+            value = self.bound(expr.value)
             if value is None or value is expr:
                 return expr
             expr = value
@@ -936,8 +1022,8 @@ class Sizes:
             and expr.func.attr.value == "size"
         ):
             return expr.func.value
-        if isinstance(expr, cst.Name) and expr.value not in self.reassigned and expr.value not in self.positions:
-            value = self.assigned.get(expr.value)  # `shape = x.shape`, then `shape[1]`
+        if isinstance(expr, cst.Name) and expr.value not in self.positions:
+            value = self.bound(expr.value)  # `shape = x.shape`, then `shape[1]`
             return self._shape_of(value) if value is not None and value is not expr else None
         inlined = self.called(expr)
         return self._shape_of(inlined) if inlined is not None else None
@@ -996,9 +1082,9 @@ class Sizes:
         `transpose`/`permute`/`unsqueeze` move it). None where an op not modelled made it."""
         if self._input(tensor):
             return tensor, self.positions[tensor], index
-        if depth > 12 or tensor in self.reassigned or tensor in self.positions:
+        if depth > 12 or tensor in self.positions:
             return None
-        value = self.assigned.get(tensor)
+        value = self.bound(tensor)
         return self._dim_of(value, index, depth + 1) if value is not None else None
 
     def dim_of(self, expr: cst.BaseExpression, index: int) -> SizeRef | None:
@@ -1078,8 +1164,17 @@ class Sizes:
         return self._dim_of(call.args[found[0]].value, found[1], depth + 1)
 
     def _constant(self, expr: cst.BaseExpression) -> int | None:
+        """`self.max_len`, or `self.img_size[0]` of a tuple of integers, as `__init__` sets it."""
+        suffix = ""
+        if isinstance(expr, cst.Subscript):
+            if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+                return None
+            index = _integer(expr.slice[0].slice.value)
+            if index is None:
+                return None
+            suffix, expr = f"[{index}]", expr.value
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-            return self.constants.get(expr.attr.value)
+            return self.constants.get(expr.attr.value + suffix)
         return None
 
     def leaves_read(self, expr: cst.BaseExpression, depth: int = 0) -> set[str] | None:
@@ -1090,8 +1185,8 @@ class Sizes:
         if isinstance(expr, cst.Name):
             if expr.value in self.leaves:
                 return {expr.value}
-            value = self.assigned.get(expr.value)
-            if value is None or expr.value in self.reassigned:
+            value = self.bound(expr.value)
+            if value is None:
                 return None
             return self.leaves_read(value, depth + 1)
         if isinstance(expr, cst.Integer):
@@ -1147,8 +1242,8 @@ class Sizes:
                     return self.evaluate(part, sizes, depth + 1)
                 found: list[SizeRef] = []
                 return sizes.get(found[0]) if self._unpacked_ref(expr.value, found) else None
-            value = self.assigned.get(expr.value)
-            if value is None or expr.value in self.reassigned:
+            value = self.bound(expr.value)
+            if value is None:
                 return None
             return self.evaluate(value, sizes, depth + 1)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
@@ -1320,7 +1415,8 @@ def _target_names(target: cst.BaseExpression) -> Iterator[str]:
 
 def init_constants(cls: cst.ClassDef) -> dict[str, int]:
     """`self.x` set once in `__init__` to an integer literal, or to an argument whose default is
-    one (`max_len=512`: the model built with defaults, as an export example builds it)."""
+    one (`max_len=512`: the model built with defaults, as an export example builds it); a tuple of
+    them (`self.img_size = (224, 224)`) gives one entry per element (`img_size[0]`)."""
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
         return {}
@@ -1341,6 +1437,12 @@ def init_constants(cls: cst.ClassDef) -> dict[str, int]:
                     else defaults.get(value.value) if isinstance(value, cst.Name) else None
                 )
                 found.setdefault(t.attr.value, []).append(number)
+                if isinstance(value, (cst.Tuple, cst.List)):
+                    for index, element in enumerate(value.elements):
+                        item = element.value if not isinstance(element, cst.StarredElement) else None
+                        found.setdefault(f"{t.attr.value}[{index}]", []).append(
+                            int(item.evaluated_value) if isinstance(item, cst.Integer) else None
+                        )
     return {name: values[0] for name, values in found.items() if len(values) == 1 and values[0] is not None}
 
 
