@@ -62,8 +62,9 @@ def test_the_rules_claim_matches_torch(entry: dict[str, Any], strict: bool) -> N
         return
     assert bool(errors) == (not measured["exports"]), (findings, measured)
     if errors:
-        with_line = next(i for i, line in enumerate(source.splitlines(), 1) if line.lstrip().startswith("with "))
-        assert all(f.span.start.line == with_line for f in errors)
+        entered = "@" if entry["site"] == "decorator" else "with "
+        line = next(i for i, text in enumerate(source.splitlines(), 1) if text.lstrip().startswith(entered))
+        assert all(f.span.start.line == line for f in errors)
 
 
 def test_every_failure_measured_on_a_later_torch_is_one_xpt410_says_for_it() -> None:

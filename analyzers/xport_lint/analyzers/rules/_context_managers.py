@@ -233,6 +233,38 @@ class ContextResolver:
                 return self._built(value, "outside")
         return None
 
+    def decorated(self, decorator: cst.BaseExpression) -> Verdict | None:
+        """The verdict for a context manager decorating a traced function (`@torch.no_grad()`,
+        `@scope()` of a `@contextmanager` generator, `@Tagged()` of a `ContextDecorator`
+        class), entered on each call. None: not one, or not measured as a decorator (entering
+        the same context manager by `with` is no evidence: `@torch.set_grad_enabled(False)`
+        fails strict export where the `with` exports)."""
+        target = decorator.func if isinstance(decorator, cst.Call) else decorator
+        local = target.value if isinstance(target, cst.Name) else None
+        self._used = frozenset()
+        if local is not None and local in self.generators:
+            # the decorator makes a fresh generator context manager on each call
+            return self._user_generator(self.generators[local], "forward")
+        if local is not None and local in self.classes:
+            cls = self.classes[local]
+            # one instance, made where the class body runs, entered on each call
+            return self._user_class(cls, "outside") if self._context_decorator(cls) else None
+        qualified = self.ctx.resolve(target)
+        if qualified is None:
+            return None
+        used = frozenset(f"{arg.keyword.value}=" for arg in getattr(decorator, "args", ()) if arg.keyword is not None)
+        return measured(qualified, "decorator", used, self.ctx.torch)
+
+    def _context_decorator(self, cls: cst.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
+        """`cls` derives from `contextlib.ContextDecorator` (directly or through classes here)."""
+        for base in cls.bases:
+            if self.ctx.resolve(base.value) == "contextlib.ContextDecorator":
+                return True
+            local = base.value.value if isinstance(base.value, cst.Name) else None
+            if local in self.classes and local not in seen and self._context_decorator(self.classes[local], seen | {local}):
+                return True
+        return False
+
     def _followed(self, item: cst.BaseExpression, func: cst.FunctionDef) -> cst.BaseExpression:
         """What the `with` item stands for: a local bound once (`cm = Timer()`, `cm, _ = Timer(),
         0`, `cm = self.lock`) or a one-line helper's `return` (`with _h(Timer()):`), as the
@@ -429,6 +461,16 @@ def with_verdicts(ctx: RuleContext, node: cst.With) -> list[tuple[cst.WithItem, 
         if verdict is not None:
             out.append((item, verdict))
     return out
+
+
+def decorator_verdicts(ctx: RuleContext) -> list[tuple[cst.Decorator, Verdict]]:
+    """Each decorator of the traced function that is a context manager with a verdict."""
+    if ctx.traced is None:
+        return []
+    resolver = ctx.shared.get("context_resolver")
+    if not isinstance(resolver, ContextResolver):
+        resolver = ctx.shared["context_resolver"] = ContextResolver(ctx)
+    return [(d, verdict) for d in ctx.traced.func.decorators if (verdict := resolver.decorated(d.decorator)) is not None]
 
 
 def catalogue_table() -> str:

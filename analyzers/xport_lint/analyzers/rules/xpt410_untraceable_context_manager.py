@@ -7,7 +7,7 @@ from ..rewrites import module_names, non_strict_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..versions import Versions
 from ._conditions import short
-from ._context_managers import catalogue_table, rejection, skip_while_exporting, with_verdicts
+from ._context_managers import catalogue_table, decorator_verdicts, rejection, skip_while_exporting, with_verdicts
 
 
 class UntraceableContextManager(Rule):
@@ -41,6 +41,12 @@ class UntraceableContextManager(Rule):
     standard-library one from a module none of whose measured members exports fails too
     (Dynamo skips the standard library's code; the ones it handles itself are measured). The
     message says it was not measured itself. Anything else is XPT412's.
+
+    A context manager decorating a traced function is entered on each call: judged as measured
+    as a decorator (`@torch.set_grad_enabled(False)` fails strict export where the `with`
+    exports), a `@contextmanager` generator as one made in `forward` (it makes a fresh one per
+    call), a `contextlib.ContextDecorator` class of the file as an instance built outside
+    `forward` (one instance, made where the class body runs).
 
     ## Example
     ```python
@@ -108,6 +114,25 @@ class UntraceableContextManager(Rule):
             if fix is None and reason:
                 message += f" (no automatic fix: {reason})"
             self.report(item.item, message, fix=fix, statement=node)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        """Once per traced function (its body is the first node walked): its decorators."""
+        traced = self.ctx.traced
+        if traced is None or node is not traced.func.body:
+            return
+        for decorator, verdict in decorator_verdicts(self.ctx):
+            error = rejection(self.ctx, verdict)
+            if error is None:
+                continue
+            mode = "strict export" if self.ctx.mode is Mode.STRICT else "export"
+            message = f"{mode} rejects entering `{short(decorator.decorator)}`, which decorates `{traced.func.name.value}`: {error}"
+            fix = None
+            if self.ctx.mode is Mode.STRICT and verdict.non_strict_error is None:
+                rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
+                fix = rewrite.fix
+                if fix is None and rewrite.reason:
+                    message += f" (no automatic fix: {rewrite.reason})"
+            self.report(decorator.decorator, message, fix=fix, statement=decorator)
 
     VALID = [
         Valid(
@@ -298,6 +323,39 @@ class UntraceableContextManager(Rule):
                         return x * 2
             def export():
                 return torch.export.export(Block(), (torch.randn(2, 4),), strict=True)
+            """,
+            torch_versions=Versions(last=(2, 13)),
+        ),
+        Invalid(
+            """
+            import contextlib
+            import torch
+            class Tagged(contextlib.ContextDecorator):
+                def __enter__(self):
+                    return self
+                def __exit__(self, *exc):
+                    return False
+            class Block(torch.nn.Module):
+                @Tagged()  # expect: XPT410
+                def forward(self, x):
+                    return x * 2
+            def export():
+                return torch.export.export(Block(), (torch.randn(2, 4),), strict=True)
+            """,
+            expected_replacement="""
+            import contextlib
+            import torch
+            class Tagged(contextlib.ContextDecorator):
+                def __enter__(self):
+                    return self
+                def __exit__(self, *exc):
+                    return False
+            class Block(torch.nn.Module):
+                @Tagged()  # expect: XPT410
+                def forward(self, x):
+                    return x * 2
+            def export():
+                return torch.export.export(Block(), (torch.randn(2, 4),), strict=False)
             """,
             torch_versions=Versions(last=(2, 13)),
         ),
