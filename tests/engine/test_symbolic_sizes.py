@@ -215,3 +215,15 @@ def test_a_position_ids_buffer_has_the_length_arange_gives_it() -> None:
                 self.register_buffer("unknown", torch.arange(n).expand((1, -1)))
     """)).body[0], reader.resolve)  # type: ignore[arg-type]
     assert buffers == {"position_ids": (1, 64), "steps": (2, 5)}
+
+
+def test_dynamic_shapes_through_dict_call_and_a_function_of_the_file_are_read() -> None:
+    _, reader = reader_of("""
+        def _shapes():
+            return {"x": {1: Dim("w")}}
+        by_call = dict(x={0: Dim("b", max=8)})
+    """)
+    from_function = reader.config(cst.parse_expression("_shapes()"), "test")
+    assert from_function is not None and from_function.dim("x", None, 1) == DimSpec(DimKind.NAMED, "w", None, None)
+    by_call = reader.config(cst.Name("by_call"), "test")
+    assert by_call is not None and by_call.dim("x", None, 0) == DimSpec(DimKind.NAMED, "b", None, 8)

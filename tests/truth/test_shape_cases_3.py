@@ -278,14 +278,8 @@ PROGRAMS: list[_Program] = [
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED = {
-    "sdpa-keys-values-apart": "`F.scaled_dot_product_attention` is not modelled: keys and values share their length",
-    "mask-broadcast-over-heads": "`mask[:, None, :]` is not followed to the dims it keeps",
-    "masked-fill-two-lengths": "`masked_fill` does not tie its mask to the tensor",
-    "dynamic-pinned-by-view": "`view` to fixed sizes is not read as pinning a `Dim.DYNAMIC`",
     "tokens-into-grid-from-sqrt": "`int(math.sqrt(N))` is not read as float arithmetic on a size",
     "half-scale-interpolate": "a resize by a scale below one is not read as splitting the range",
-    "shapes-by-dict-call": "`dynamic_shapes=dict(x=...)` is not read",
-    "shapes-from-a-function": "`dynamic_shapes` returned by a function is not read",
     "while-body-shrinks-carry": "a `while_loop` body that changes a carry's shape is not checked",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {

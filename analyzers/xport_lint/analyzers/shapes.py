@@ -202,12 +202,33 @@ class ShapesReader:
                     self.collections[target.value.value].append((target.slice[0].slice.value, value))
 
     def _follow(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """What `expr` stands for: through names bound once, `dict(x=...)` as the dict display it
+        builds, and a call of a function of this file without arguments whose one `return` says
+        (`def _shapes(): return {"x": {1: Dim("w")}}`)."""
         for _ in range(4):
             if isinstance(expr, cst.Name) and expr.value in self.bindings:
                 expr = self.bindings[expr.value]
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+                if expr.func.value == "dict" and expr.args and all(a.keyword is not None for a in expr.args):
+                    return cst.Dict([
+                        cst.DictElement(cst.SimpleString(repr(a.keyword.value)), a.value)  # type: ignore[union-attr]
+                        for a in expr.args
+                    ])
+                returned = None if expr.args else self._returned(expr.func.value)
+                if returned is None:
+                    break
+                expr = returned
             else:
                 break
         return expr
+
+    def _returned(self, name: str) -> cst.BaseExpression | None:
+        """The value of the one `return` of the top-level function `name` of this file."""
+        func = next((s for s in self.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+        if func is None or func.params.params:
+            return None
+        returns = [s for s in _statements(func.body) if isinstance(s, cst.Return)]
+        return returns[0].value if len(returns) == 1 else None
 
     def model_class(self, expr: cst.BaseExpression) -> str | None:
         """The class a model expression builds, as written (`Decoder(...)`, `model` bound to one,

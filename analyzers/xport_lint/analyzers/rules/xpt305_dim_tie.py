@@ -131,6 +131,9 @@ class DimTie(Rule):
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             self._linear(node, func.attr.value)
             return
+        if isinstance(func, cst.Attribute) and func.attr.value in ("masked_fill", "masked_fill_") and node.args:
+            self._check(node, func.value, node.args[0].value, matmul=False)  # the mask broadcasts to the tensor
+            return
         if isinstance(func, cst.Attribute) and func.attr.value == "expand" and node.args:
             self._expanded(node, func.value)
             return
@@ -152,6 +155,11 @@ class DimTie(Rule):
         if name == "torch.nn.functional.linear" and len(node.args) >= 2 and not any(a.keyword or a.star for a in node.args):
             self._functional_linear(node)
             return
+        if name == "torch.nn.functional.scaled_dot_product_attention" and len(node.args) >= 3 and not any(
+            a.keyword or a.star for a in node.args[:3]
+        ):
+            self._attention(node)
+            return
         if len(node.args) != 2 or not (isinstance(func, cst.Attribute) and func.attr.value in ("matmul", "mm", "bmm")):
             return
         if name in _MATMUL:
@@ -159,12 +167,13 @@ class DimTie(Rule):
 
     def _setting(self) -> tuple[Sizes, ShapeConfig, tuple, dict[str, tuple[int, ...]]] | None:
         """The forward's sizes, its declaration, the example sizes and the literal buffers
-        (None: not a model's forward with a declaration of this file that has a named Dim)."""
+        (None: not a model's forward with a declaration of this file that has a named Dim or
+        `Dim.DYNAMIC`, the kinds a tie or a constant can break)."""
         traced, program = self.ctx.traced, self.ctx.program
         if traced is None or traced.cls is None or not program.declared_shapes or program.shapes_reader is None:
             return None  # the example sizes come from a declaration of this file
         config = self.ctx.shape_config()
-        if not any(spec.kind is DimKind.NAMED for _, dims in config.inputs for _, spec in dims):
+        if not any(spec.kind in (DimKind.NAMED, DimKind.DYNAMIC) for _, dims in config.inputs for _, spec in dims):
             return None
         sizes = self.ctx.sizes()
         if sizes is None:
@@ -342,11 +351,19 @@ class DimTie(Rule):
             if index is not None and index >= 0 and _split_like(value):
                 return self._piece(value, index, setting, depth + 1)  # `x.split(2, 1)[0]`
         inner = self._operand(expr.value, setting, depth + 1)
-        if inner is None or len(expr.slice) > len(inner):
+        if inner is None:
             return None
         out = []
-        for element, dim in zip(expr.slice, inner, strict=False):
+        position = 0
+        for element in expr.slice:
             part = element.slice
+            if isinstance(part, cst.Index) and isinstance(part.value, cst.Name) and part.value.value == "None":
+                out.append(_Dim(size=1))  # `mask[:, None, :]`: a new dimension of size 1
+                continue
+            if position >= len(inner):
+                return None
+            dim = inner[position]
+            position += 1
             if isinstance(part, cst.Index):
                 if not isinstance(part.value, cst.Integer):
                     return None
@@ -364,7 +381,7 @@ class DimTie(Rule):
                 out.append(_Dim(dim.ref, None, (dim.affine[0], dim.affine[1] - lower + upper)))
             else:
                 out.append(_Dim(size=max(dim.size - lower + upper, 0)) if dim.size is not None else _UNKNOWN)
-        return out + inner[len(expr.slice):]
+        return out + inner[position:]
 
     def _piece(self, value: cst.BaseExpression, index: int, setting: tuple, depth: int) -> list[_Dim] | None:
         """Piece `index` of `x.chunk(n, dim)` / `x.split(k, dim)`: the split dimension is not
@@ -689,6 +706,24 @@ class DimTie(Rule):
                 self.report(node, f"`{short(node)}`: {what} ties {reason}", fix=fix)
                 return
 
+    def _attention(self, node: cst.Call) -> None:
+        """`F.scaled_dot_product_attention(q, k, v)`: keys and values have one length (dimension
+        -2), queries and keys one width (dimension -1), without broadcasting."""
+        setting = self._setting()
+        if setting is None or id(node) in self._conditional():
+            return
+        q, k, v = (self._operand(arg.value, setting) for arg in node.args[:3])
+        pairs = []
+        if k and v and len(k) >= 2 and len(v) >= 2:
+            pairs.append((k[-2], v[-2], "the keys' length"))
+        if q and k:
+            pairs.append((q[-1], k[-1], "the queries' width"))
+        for first, second, what in pairs:
+            reason = self._tie(first, second, setting[1], broadcast=False)
+            if reason is not None:
+                self.report(node, f"`{short(node)}`: {what} ties {reason}", fix=self._declaration_fix(first, second))
+                return
+
     def _features(self, attr: str) -> tuple[int, int] | None:
         """(in_features, out_features) of `self.<attr> = nn.Linear(6, 3)` built in `__init__`
         with literal sizes, or None."""
@@ -836,7 +871,9 @@ class DimTie(Rule):
             self._divides(node, dims, args, setting) or self._split_by(node, args, setting)
             return
         config = setting[1]
-        named = [d for d in dims if d.ref is not None and config.dim(*d.ref).kind is DimKind.NAMED]
+        # without a -1 the element count is a constant: `Dim.DYNAMIC` refuses that as a named Dim does
+        pinning = (DimKind.NAMED,) if -1 in target else (DimKind.NAMED, DimKind.DYNAMIC)
+        named = [d for d in dims if d.ref is not None and config.dim(*d.ref).kind in pinning]
         if not named or any(d.ref is not None and d not in named for d in dims) or any(
             d.ref is None and d.size is None for d in dims
         ):
