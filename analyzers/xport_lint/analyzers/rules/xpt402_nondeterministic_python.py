@@ -75,6 +75,8 @@ class NondeterministicPython(Rule):
             # torch 2.14+ (random.random()): an assertion naming no line of the model
             TorchError("AssertionError", "Dynamo attempts to add additional input during export", Versions(first=(2, 14))),
             TorchError("Unsupported", "Call to a time function", Versions(first=(2, 15))),
+            # a `torch.Generator` made in traced code
+            TorchError("Unsupported", "An opaque object was created in the middle of the program"),
         ),
     }
 
@@ -82,6 +84,11 @@ class NondeterministicPython(Rule):
         qualified = self.ctx.resolve(node.func)
         if qualified in _SEEDING:
             self.report(node, f"`{short(node)}` runs once at export time: the exported program is not re-seeded")
+        elif qualified == "torch.Generator":
+            # measured on 2.13: non-strict keeps one generator, whose state advances across calls
+            self.report(node, f"`{short(node)}` is made once at export time: the exported program draws from that one "
+                        "generator, not re-made and re-seeded on each call (strict export: `An opaque object was "
+                        "created in the middle of the program`)")
         elif qualified is not None and qualified.startswith(_MODULES):
             if self.ctx.mode is not Mode.STRICT and self._read_only_in_training(node):
                 self.report(node, f"`{short(node)}` runs once at export time, but only training mode reads the "

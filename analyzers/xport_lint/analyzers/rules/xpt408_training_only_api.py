@@ -116,12 +116,14 @@ class TrainingOnlyApi(Rule):
         self.report(value, message, fix=rewrite.fix)
 
     def _holds_parameters(self, value: cst.BaseExpression) -> bool:
-        """A dict, list or tuple display holding an `nn.Parameter`, or a list of them built by a
-        comprehension: a plain container, which registers nothing on the module."""
+        """A dict, list or tuple display holding an `nn.Parameter`, or a list or dict of them
+        built by a comprehension: a plain container, which registers nothing on the module."""
         if isinstance(value, cst.Dict):
             return any(isinstance(e, cst.DictElement) and self._is_parameter(e.value) for e in value.elements)
         if isinstance(value, (cst.List, cst.Tuple)):
             return any(isinstance(e, cst.Element) and self._is_parameter(e.value) for e in value.elements)
+        if isinstance(value, cst.DictComp):
+            return self._is_parameter(value.value)
         return isinstance(value, cst.ListComp) and self._is_parameter(value.elt)
 
     def _parameter_dicts(self, cls: cst.ClassDef) -> frozenset[str]:
