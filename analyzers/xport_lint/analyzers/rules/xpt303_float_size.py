@@ -14,6 +14,8 @@ from ._conditions import short
 
 #: calls that turn a float computed from a size back into an int
 _TO_INT = frozenset({"round", "int", "math.floor", "math.ceil", "math.trunc"})
+#: Python's float functions: a size passed to one is read as a Python float
+_MATH_FLOAT = frozenset({"math.sqrt", "math.log", "math.log2", "math.log10", "math.exp"})
 
 
 class FloatSize(Rule):
@@ -22,9 +24,10 @@ class FloatSize(Rule):
     ## What it does
     Flags `round()`, `int()`, `math.floor()`/`ceil()`/`trunc()` of an expression that divides
     or scales an input's size by a float (`/`, `* 0.5`), in a model's `forward`, where the export
-    gives that dimension a named `Dim`. With static shapes, `Dim.AUTO` or `Dim.DYNAMIC` export
-    succeeds (measured on torch 2.13) and nothing is reported, except `Dim.DYNAMIC` under a
-    float step by one (see Modes).
+    gives that dimension a named `Dim`; the same through Python's float functions
+    (`int(math.sqrt(n))`), and `math.sqrt(x.shape[-1])` itself in non-strict mode. With static
+    shapes, `Dim.AUTO` or `Dim.DYNAMIC` export succeeds (measured on torch 2.13) and nothing is
+    reported, except `Dim.DYNAMIC` under a float step by one or `math.sqrt` (see Modes).
 
     ## Why it fails torch.export
     The result is a symbolic float turned into an int; using it as a size or slice bound makes
@@ -48,7 +51,10 @@ class FloatSize(Rule):
     needs a slice's end below the low end and its start at most two below it: an error in
     non-strict mode only there (measured). A float step by one
     (`int(x.shape[0] / 1)`): error in non-strict mode under a named `Dim` or `Dim.DYNAMIC` (the
-    result becomes a constant), nothing in strict mode (measured: it exports).
+    result becomes a constant), nothing in strict mode (measured: it exports). `math.sqrt(s)`
+    (or `math.log`, `math.exp`) of a size: error in non-strict mode under a named `Dim` or
+    `Dim.DYNAMIC` (Python asks the size for a float: it becomes a constant), nothing in strict
+    mode (measured: `x / math.sqrt(x.shape[-1])` exports); `s ** -0.5` stays symbolic in both.
     """
 
     CODE = "XPT303"
@@ -64,8 +70,12 @@ class FloatSize(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.resolve(node.func) or dotted(node.func)
+        if name in _MATH_FLOAT and len(node.args) == 1 and id(node) not in self._converted:
+            self._math_float(node)
+            return
         if name not in _TO_INT or len(node.args) != 1:
             return
+        self._converted.update(id(inner) for inner in _nodes(node))
         sizes = self.ctx.sizes()
         if sizes is None:
             return
@@ -98,6 +108,37 @@ class FloatSize(Rule):
             node,
             f"`{short(node)}` turns the size `{param}.shape[{index}]` ({spec.text()}, {config.source}) into a "
             f"float and back: {why}",
+            notes=(note,) if note is not None else (),
+        )
+
+    @property
+    def _converted(self) -> set[int]:
+        """Nodes inside a call turning a float back into an int (judged with it, not alone)."""
+        key = "float-size:converted"
+        found = self.ctx.shared.get(key)
+        if found is None:
+            found = self.ctx.shared[key] = set()
+        return found  # type: ignore[return-value]
+
+    def _math_float(self, node: cst.Call) -> None:
+        """`math.sqrt(x.shape[-1])`: non-strict export hands Python's float function the size as
+        a float, a constant, which a named `Dim` or `Dim.DYNAMIC` refuses; strict keeps it symbolic."""
+        if self.ctx.mode is Mode.STRICT:
+            return
+        sizes = self.ctx.sizes()
+        refs = sizes.refs(node.args[0].value) if sizes is not None else None
+        if not refs:
+            return
+        config = self.ctx.shape_config()
+        named = [(ref, spec) for ref in refs if (spec := config.dim(*ref)).kind in (DimKind.NAMED, DimKind.DYNAMIC)]
+        if not named:
+            return
+        (param, _, index), spec = named[0]
+        note = config.note()
+        self.report(
+            node,
+            f"`{short(node)}` reads the size `{param}.shape[{index}]` ({spec.text()}, {config.source}) as a Python "
+            "float: non-strict export makes it a constant and fails (`x.shape[-1] ** -0.5` stays symbolic)",
             notes=(note,) if note is not None else (),
         )
 
@@ -269,10 +310,13 @@ _TO_INT_VALUE: dict[str, Callable[[float], int]] = {
 
 
 def _float_arithmetic(expr: cst.BaseExpression) -> bool:
-    """`a / b`, or a product with a float literal, anywhere in `expr`."""
+    """`a / b`, a product with a float literal, or a call of Python's float functions
+    (`math.sqrt`), anywhere in `expr`."""
     stack: list[cst.CSTNode] = [expr]
     while stack:
         node = stack.pop()
+        if isinstance(node, cst.Call) and dotted(node.func) in _MATH_FLOAT:
+            return True
         if isinstance(node, cst.BinaryOperation) and (
             isinstance(node.operator, cst.Divide)
             or (isinstance(node.operator, cst.Multiply) and isinstance(node.left, cst.Float) | isinstance(node.right, cst.Float))
@@ -348,9 +392,14 @@ def _init_numbers(cls: cst.ClassDef) -> dict[str, cst.BaseNumber]:
 
 def _sized_operands(expr: cst.BaseExpression) -> cst.BaseExpression:
     """`x.shape[0] / 2` read as `x.shape[0] // 2` (the same sizes, in integer arithmetic the
-    size analysis reads); float literals as 1."""
+    size analysis reads); float literals as 1; `math.sqrt(n)` as `n`."""
 
     class _Integral(cst.CSTTransformer):
+        def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+            if dotted(original.func) in _MATH_FLOAT and len(updated.args) == 1:
+                return updated.args[0].value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            return updated
+
         def leave_Divide(self, original: cst.Divide, updated: cst.Divide) -> cst.FloorDivide:
             return cst.FloorDivide()
 
