@@ -13,6 +13,17 @@ The batch was written, and measured, before any change it prompted. Before (the 
     `threading.Semaphore`, `tempfile.NamedTemporaryFile`, `io.StringIO`, a user
     `ContextDecorator` decorating `forward`, a `torch.Generator` made and seeded in `forward`,
     parameters in a dict comprehension attribute, a scripted submodule called (both modes)
+After the changes it prompted (the tests below keep these):
+    non-strict: 5/6 with an error (the miss in `KNOWN_MISSES`, with why), 0/47 exporting
+    programs with one
+    strict:     29/29 with an error, 0/24 exporting programs with one
+    context managers (strict): 17/17 failing with an error, 0/15 exporting with one
+    by fact, not by name: a context manager not measured is judged by its measured family (two
+    or more members of its nearest package, all failing strict) or, from the standard library,
+    by its module (the catalogue's new entries measure each spelling here as well); grad modes
+    given their flag by keyword; a `ContextDecorator` class decorating `forward`; a submodule
+    made by `torch.jit.script` called (both modes); a `torch.Generator` made in `forward`; a
+    dict comprehension of parameters
 One program was left out: `with torch._C._DisableTorchDispatch():` around `x + 1` crashes the
 process (a segmentation fault) in export on torch 2.13.
 
@@ -1007,7 +1018,12 @@ def xport_inputs():
 
 
 #: (case, mode) where xport-lint has no error on a failing program, and why
-KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
+KNOWN_MISSES: dict[tuple[str, Mode], str] = {
+    ("emit-nvtx-around-a-block", Mode.NON_STRICT): (
+        "it fails only on a torch built without CUDA (`AssertionError: Torch not compiled with CUDA enabled`): a"
+        " condition of the build, which the severity convention makes a warning naming it (XPT411), not an error"
+    ),
+}
 
 
 def test_the_batch_is_large_and_has_near_misses() -> None:
