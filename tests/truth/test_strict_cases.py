@@ -1017,6 +1017,329 @@ def xport_inputs():
 """)
 
 
+# -- a later set, written after the changes above and measured before linting it -----------------
+# 19 context-manager programs in spellings neither the catalogue nor the cases above had (a grad
+# mode through `torch.autograd`, a lock bound by `as`, a semaphore from `__init__`, `closing`,
+# `simplefilter` imported by name, `fork_rng(enabled=False)`, generators printing or reading the
+# process id, a class switching grad mode, `os.scandir`, two items in one `with`,
+# `save_on_cpu`, `ExitStack` entering `no_grad`, decorated helpers). Before (the engine of
+# dc99ff7): strict 12/13 failing programs with an error, 0/6 exporting programs with one;
+# non-strict: all 19 export, none with an error. The miss: `torch.autograd.graph.save_on_cpu()`
+# (its package mixes a failing `saved_tensors_hooks` and an exporting
+# `disable_saved_tensors_hooks`, so no family verdict: XPT412's info). After: measured into the
+# catalogue, 13/13.
+
+case("grad-mode-through-torch-autograd", None, None, """
+class Frozen(nn.Module):
+    def forward(self, x):
+        with torch.autograd.set_grad_enabled(False):
+            y = x * 2
+        return y
+
+def xport_example():
+    return Frozen(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("lock-bound-by-as", None, 'Unsupported', """
+class Locked(nn.Module):
+    def forward(self, x):
+        with threading.Lock() as held:
+            y = x + float(bool(held))
+        return y
+
+def xport_example():
+    return Locked(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("bounded-semaphore-from-init", None, 'Unsupported', """
+class Pooled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self._slots = threading.BoundedSemaphore(1)
+
+    def forward(self, x):
+        with self._slots:
+            y = x.relu()
+        return y
+
+def xport_example():
+    return Pooled(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("closing-a-bytes-buffer", None, 'Unsupported', """
+class Closed(nn.Module):
+    def forward(self, x):
+        with contextlib.closing(io.BytesIO()) as buffer:
+            y = x * 2
+        return y
+
+def xport_example():
+    return Closed(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("simplefilter-imported-by-name", None, 'Unsupported', """
+from warnings import simplefilter
+
+class Quiet(nn.Module):
+    def forward(self, x):
+        with warnings.catch_warnings():
+            simplefilter("ignore", UserWarning)
+            y = x.softmax(-1)
+        return y
+
+def xport_example():
+    return Quiet(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("suppress-any-exception", None, None, """
+class Tolerant(nn.Module):
+    def forward(self, x):
+        y = x
+        with contextlib.suppress(Exception):
+            y = x.sqrt()
+        return y
+
+def xport_example():
+    return Tolerant(), (torch.rand(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("fork-rng-switched-off", None, 'Unsupported', """
+class Jitter(nn.Module):
+    def forward(self, x):
+        with torch.random.fork_rng(enabled=False):
+            y = x * 2
+        return y
+
+def xport_example():
+    return Jitter(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("generator-printing-only", None, None, """
+@contextlib.contextmanager
+def announced(name):
+    print("enter", name)
+    yield
+    print("exit", name)
+
+class Loud(nn.Module):
+    def forward(self, x):
+        with announced("block"):
+            y = x + 1
+        return y
+
+def xport_example():
+    return Loud(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("generator-reading-the-process-id", None, 'Unsupported', """
+@contextlib.contextmanager
+def tagged():
+    pid = os.getpid()
+    yield pid
+
+class Tagged(nn.Module):
+    def forward(self, x):
+        with tagged():
+            y = x + 1
+        return y
+
+def xport_example():
+    return Tagged(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("scope-switching-grad-mode", None, None, """
+class NoGrad:
+    def __enter__(self):
+        self.prev = torch.is_grad_enabled()
+        torch.set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        torch.set_grad_enabled(self.prev)
+
+class Frozen(nn.Module):
+    def forward(self, x):
+        with NoGrad():
+            y = x * 3
+        return y
+
+def xport_example():
+    return Frozen(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("inference-mode-by-an-attribute-keyword", None, 'AssertionError', """
+class Frozen(nn.Module):
+    def __init__(self, frozen=True):
+        super().__init__()
+        self.frozen = frozen
+
+    def forward(self, x):
+        with torch.inference_mode(mode=self.frozen):
+            y = x - 1
+        return y
+
+def xport_example():
+    return Frozen(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("scandir-in-forward", None, 'Unsupported', """
+class Listing(nn.Module):
+    def forward(self, x):
+        with os.scandir(".") as entries:
+            y = x * 2
+        return y
+
+def xport_example():
+    return Listing(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("no-grad-and-device-in-one-with", None, 'Unsupported', """
+class Placed(nn.Module):
+    def forward(self, x):
+        with torch.no_grad(), torch.device("cpu"):
+            y = x + torch.ones(3)
+        return y
+
+def xport_example():
+    return Placed(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("save-on-cpu-hooks", None, 'Unsupported', """
+class Offload(nn.Module):
+    def forward(self, x):
+        with torch.autograd.graph.save_on_cpu():
+            y = x * 2
+        return y
+
+def xport_example():
+    return Offload(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("autocast-off-through-amp", None, None, """
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(3, 3)
+
+    def forward(self, x):
+        with torch.amp.autocast("cpu", enabled=False):
+            y = self.proj(x)
+        return y
+
+def xport_example():
+    return Plain(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("stdout-redirected-to-devnull", None, 'Unsupported', """
+class Quiet(nn.Module):
+    def forward(self, x):
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+            y = x * 2
+        return y
+
+def xport_example():
+    return Quiet(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("exit-stack-entering-no-grad", None, 'Unsupported', """
+class Staged(nn.Module):
+    def forward(self, x):
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(torch.no_grad())
+            y = x * 2
+        return y
+
+def xport_example():
+    return Staged(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("context-decorator-generator-on-a-helper", None, None, """
+@contextlib.contextmanager
+def scope():
+    yield
+
+class Helped(nn.Module):
+    @scope()
+    def _inner(self, x):
+        return x * 2
+
+    def forward(self, x):
+        return self._inner(x) + 1
+
+def xport_example():
+    return Helped(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+case("set-grad-enabled-decorating-a-helper", None, 'Unsupported', """
+class Helped(nn.Module):
+    @torch.set_grad_enabled(False)
+    def _inner(self, x):
+        return x * 2
+
+    def forward(self, x):
+        return self._inner(x) + 1
+
+def xport_example():
+    return Helped(), (torch.randn(2, 3),)
+
+def xport_inputs():
+    return []
+""")
+
+
 #: (case, mode) where xport-lint has no error on a failing program, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     ("emit-nvtx-around-a-block", Mode.NON_STRICT): (
