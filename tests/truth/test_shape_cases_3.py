@@ -280,6 +280,12 @@ PINNED: list[_Program] = [
             '{"x": {1: Dim.DYNAMIC}}', fails=True, strict_fails=False),
     Program("sqrt-of-width-under-auto", "return x / math.sqrt(x.shape[-1])", "(torch.randn(2, 8),)",
             '{"x": {1: Dim.AUTO}}', fails=False),
+    Program("strided-conv-width-test-decided", "return self.block(x)", "(torch.randn(1, 3, 16, 16),)",
+            '{"x": {3: WIDTH}}', fails=False, init="self.block = Block()", block=_CONV_GATE,
+            top='WIDTH = Dim("width", min=10)'),
+    Program("strided-conv-height-test-static", "return self.block(x)", "(torch.randn(1, 3, 16, 16),)",
+            '{"x": {3: WIDTH}}', fails=False, init="self.block = Block()", block=_CONV_GATE.replace("shape[-1]", "shape[2]"),
+            top='WIDTH = Dim("width", min=10)'),
 ]
 
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
@@ -290,8 +296,6 @@ _MISSED = {
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},
-    ("strided-conv-then-width-test", Mode.STRICT): "a strided `Conv2d` in another file: its output width is not "
-                                                   "followed in strict mode",
 }
 
 

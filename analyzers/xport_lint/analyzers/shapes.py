@@ -833,7 +833,7 @@ class Sizes:
         self.blocks = blocks or {}
         self._inner: dict[int, Sizes] = {}
         #: the methods of the class whose `forward` this is (`self._length(x)` reads through a one-line one)
-        owner = next((c for c in self.blocks.values() if any(s is func for s in c.body.body)), None)
+        owner = self._owner = next((c for c in self.blocks.values() if any(s is func for s in c.body.body)), None)
         self.methods = {
             s.name.value: s for s in (owner.body.body if owner is not None else ()) if isinstance(s, cst.FunctionDef)
         }
@@ -953,6 +953,10 @@ class Sizes:
         ref = self.ref(expr)
         if ref is not None:
             out.append(ref)
+            return True
+        convolved = self._convolved(expr)
+        if convolved is not None:
+            out.append(convolved[0])
             return True
         if isinstance(expr, (cst.Integer, cst.Float)) or self._constant(expr) is not None:
             return True
@@ -1095,6 +1099,30 @@ class Sizes:
         if isinstance(tensor, cst.Name):
             return self.through(tensor.value, index)
         return self._dim_of(tensor, index, 1)
+
+    def _convolved(self, expr: cst.BaseExpression) -> tuple[SizeRef, tuple[int, int, int, int]] | None:
+        """A spatial size of a convolution's output (`h.shape[-1]` of `h = self.down(x)`, a
+        `ConvNd` of literal sizes whose input's rank is known to be batched): the input's
+        dimension it is computed from, and the (kernel, stride, padding, dilation) computing it."""
+        if self._owner is None or not isinstance(expr, cst.Subscript) or len(expr.slice) != 1:
+            return None
+        part = expr.slice[0].slice
+        tensor = self._shape_of(expr.value)
+        index = _integer(part.value) if isinstance(part, cst.Index) else None
+        call = self.followed(tensor) if tensor is not None else None
+        if (index is None or not isinstance(call, cst.Call) or len(call.args) != 1 or call.args[0].keyword
+                or not isinstance(call.func, cst.Attribute) or not isinstance(call.func.value, cst.Name)
+                or call.func.value.value != "self" or not isinstance(call.args[0].value, cst.Name)):
+            return None
+        geometry = conv_geometry(self._owner, call.func.attr.value)
+        source = call.args[0].value.value
+        rank = self.ranks.get(self.positions[source]) if self._input(source) else None
+        if geometry is None or rank != 2 + len(geometry):
+            return None  # an unbatched input, or one whose rank is not known
+        index = index + rank if index < 0 else index
+        if not 2 <= index < rank:
+            return None
+        return (source, self.positions[source], index), geometry[index - 2]
 
     def through(self, tensor: str, index: int, depth: int = 0) -> SizeRef | None:
         """The input dimension that dimension `index` of the tensor named `tensor` is: the input's
@@ -1250,6 +1278,11 @@ class Sizes:
         ref = self.ref(expr)
         if ref is not None:
             return sizes.get(ref)
+        convolved = self._convolved(expr)
+        if convolved is not None:
+            size = sizes.get(convolved[0])
+            kernel, stride, padding, dilation = convolved[1]
+            return None if size is None else (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
         if isinstance(expr, cst.Integer):
             return int(expr.evaluated_value)
         dims = self._numel(expr)
@@ -1500,6 +1533,35 @@ def init_call(cls: cst.ClassDef, attr: str) -> cst.Call | None:
         and target.target.value.value == "self" and target.target.attr.value == attr
     ]
     return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
+
+
+_CONVOLUTIONS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}
+
+
+def conv_geometry(cls: cst.ClassDef, attr: str) -> list[tuple[int, int, int, int]] | None:
+    """(kernel, stride, padding, dilation) per spatial dimension of `self.<attr> = nn.ConvNd(...)`
+    set once in `__init__` with literal (or literal-tuple) sizes; None for anything else (a
+    string padding, a size read from a variable)."""
+    call = init_call(cls, attr)
+    kind = _CONVOLUTIONS.get((dotted(call.func) or "").rpartition(".")[2]) if call is not None else None
+    if call is None or kind is None or any(a.star for a in call.args):
+        return None
+    given = {"stride": cst.Integer("1"), "padding": cst.Integer("0"), "dilation": cst.Integer("1")}
+    names = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation")
+    for position, arg in enumerate(call.args):
+        keyword = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else ""
+        given[keyword] = arg.value
+    per_dim = []
+    for key in ("kernel_size", "stride", "padding", "dilation"):
+        value = given.get(key)
+        numbers = (
+            [_integer(e.value) for e in value.elements] if isinstance(value, (cst.Tuple, cst.List))
+            else [_integer(value)] * kind if value is not None else [None]
+        )
+        if len(numbers) != kind or None in numbers:
+            return None
+        per_dim.append(numbers)
+    return [tuple(column) for column in zip(*per_dim, strict=True)]  # type: ignore[misc]
 
 
 def init_layers(cls: cst.ClassDef) -> dict[str, str]:

@@ -3,11 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Mode, Severity
-from ..names import dotted
 from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import DimKind, DimSpec, SizeRef, init_call
+from ..shapes import DimKind, DimSpec, SizeRef, conv_geometry
 from ..walk import iter_nodes
 from ._conditions import short
 
@@ -22,9 +21,6 @@ _COMPUTING = frozenset({
 #: `x[1:].sum(0)`, `.mean(0)`, `.amax(0)`, `.float()`; strict exports them)
 _NON_STRICT_ONLY = frozenset({"sum", "mean", "amax", "float"})
 #: convolution layers and how many spatial dimensions each has
-_CONVOLUTIONS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}
-
-
 class SlicedSizeOne(Rule):
     """A slice by a literal, or a convolution, leaves a size that is 1 (or less) somewhere in a named `Dim`'s range.
 
@@ -177,7 +173,7 @@ class SlicedSizeOne(Rule):
         sizes = self.ctx.sizes()
         if sizes is None:
             return
-        geometry = _conv_geometry(traced.cls.node, attr)
+        geometry = conv_geometry(traced.cls.node, attr)
         if geometry is None or id(node) in self.ctx.conditional():
             return
         config = self.ctx.shape_config()
@@ -415,32 +411,6 @@ class SlicedSizeOne(Rule):
             """,
         ),
     ]
-
-
-def _conv_geometry(cls: cst.ClassDef, attr: str) -> list[tuple[int, int, int, int]] | None:
-    """(kernel, stride, padding, dilation) per spatial dimension of `self.<attr> = nn.ConvNd(...)`
-    set once in `__init__` with literal (or literal-tuple) sizes; None for anything else (a
-    string padding, a size read from a variable)."""
-    call = init_call(cls, attr)
-    kind = _CONVOLUTIONS.get((dotted(call.func) or "").rpartition(".")[2]) if call is not None else None
-    if call is None or kind is None or any(a.star for a in call.args):
-        return None
-    given = {"stride": cst.Integer("1"), "padding": cst.Integer("0"), "dilation": cst.Integer("1")}
-    names = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation")
-    for position, arg in enumerate(call.args):
-        keyword = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else ""
-        given[keyword] = arg.value
-    per_dim = []
-    for key in ("kernel_size", "stride", "padding", "dilation"):
-        value = given.get(key)
-        numbers = (
-            [_number(e.value) for e in value.elements] if isinstance(value, (cst.Tuple, cst.List))
-            else [_number(value)] * kind if value is not None else [None]
-        )
-        if len(numbers) != kind or None in numbers:
-            return None
-        per_dim.append(numbers)
-    return [tuple(column) for column in zip(*per_dim, strict=True)]  # type: ignore[misc]
 
 
 def _cut(part: cst.BaseSlice) -> int:
