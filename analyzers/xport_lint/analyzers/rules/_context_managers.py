@@ -164,8 +164,8 @@ def inferred(name: str, version: TorchVersion) -> Verdict | None:
             return None
         sibling, error = refused[0]
         return Verdict(
-            name, strict_error=f"{error} (not measured itself: every measured `{package}` context manager fails strict "
-            f"export, e.g. `{sibling['qualname']}`)",
+            name, strict_error=f"{error.partition(':')[0]} (not measured itself: every measured `{package}` context "
+            f"manager fails strict export, e.g. `{sibling['qualname']}`: {error})",
             eager_only=all(e["eager_only"] for e in judged),
         )
     if not stdlib:
