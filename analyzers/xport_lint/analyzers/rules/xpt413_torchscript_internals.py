@@ -71,13 +71,13 @@ class TorchscriptInternals(Rule):
                    else "non-strict export fails calling it (a TypeError on torch 2.13)")
             message = (f"`{short(node.func)}` is a module made by `torch.jit.script`, which {why} (no automatic fix: "
                        "export the eager module it was made from)")
-            self.report(node, message)
+            self.report(node.func, message)
         elif strict:
             rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
             message = f"`{short(node.func)}` is a module made by `torch.jit.trace`, which strict export does not trace"
             if rewrite.reason:
                 message += f" (no automatic fix: {rewrite.reason})"
-            self.report(node, message, fix=rewrite.fix)
+            self.report(node.func, message, fix=rewrite.fix)
 
     def _jit_submodule(self, func: cst.BaseExpression) -> str | None:
         """"torch.jit.script" | "torch.jit.trace" where `func` is `self.<name>` or
