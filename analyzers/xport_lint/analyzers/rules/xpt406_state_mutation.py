@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
+from ..dataflow import Kind, annotation_names
 from ..model import Mode, Severity
 from ..names import dotted
 from ..rule import Invalid, Rule, Valid
@@ -44,8 +47,10 @@ class StateMutation(Rule):
     (`self.freqs = [f.to(device) for f in self.freqs]`), and for state built once under
     `if not hasattr(self, "x"):` (eager keeps the first call's, the program the export's), and
     for a cache the function checks before reusing it (`if n == self.cached_len and self.cached
-    is not None: return self.cached`, then both written): the exported program computes the
-    same outputs. (Strict export refuses an `nn.Buffer` or
+    is not None: return self.cached`, then both written), and for a table rebuilt from sizes only
+    when the input outgrows it (`if max_pos > self.weights.size(0): self.make_weights(max_pos)`,
+    `self.pe = self.extend_pe(x, self.pe)` where `extend_pe` returns `pe` while it is long
+    enough): the exported program computes the same outputs. (Strict export refuses an `nn.Buffer` or
     `nn.Parameter` built in `forward`: that one stays a warning in strict mode.)
     """
 
@@ -84,7 +89,9 @@ class StateMutation(Rule):
             if value is not None and _fresh(value):
                 self.report(target, f"`{short(target)}` is reset at export time; the graph drops it (scratch state "
                             "each call sets afresh)", severity=Severity.INFO)
-            elif value is not None and _moved(value, target.attr.value):
+            elif value is not None and (
+                _moved(value, target.attr.value) or self._moved_through_a_local(value, target.attr.value)
+            ):
                 self.report(target, f"`{short(target)}` is moved to a device or dtype at export time; the values it "
                             "holds are the same", severity=Severity.INFO)
             elif self._built_once(target.attr.value) and not (
@@ -92,6 +99,12 @@ class StateMutation(Rule):
             ):
                 self.report(target, f"`{short(target)}` is built on the first call and kept (under `not hasattr`): "
                             "the program keeps the export's value as eager keeps the first call's",
+                            severity=Severity.INFO)
+            elif self._regrown_when_short(target.attr.value, value) and not (
+                self.ctx.mode is Mode.STRICT and value is not None and _makes_a_module_tensor(value)
+            ):
+                self.report(target, f"`{short(target)}` is rebuilt only when the input outgrows it (a test on its "
+                            "size decides): the program computes, for the export's sizes, what eager reads from it",
                             severity=Severity.INFO)
             elif self._checked_cache(target.attr.value):
                 self.report(target, f"`{short(target)}` is a cache this function checks before reusing it and "
@@ -122,6 +135,82 @@ class StateMutation(Rule):
                 traced.func, node, statement
             ):
                 return True
+        return False
+
+    def _moved_through_a_local(self, value: cst.BaseExpression, name: str) -> bool:
+        """`self.<name> = t` where every assignment of the local `t` in the function is `t =
+        self.<name>` or `t = t.to(...)` (gptj's `embed_positions`, moved to the ids' device and
+        kept): the attribute's own values, moved."""
+        traced = self.ctx.traced
+        if traced is None or not isinstance(value, cst.Name):
+            return False
+        local = value.value
+        assigned = [
+            small.value for node in iter_nodes(traced.func.body) if type(node) is cst.SimpleStatementLine
+            for small in node.body  # type: ignore[attr-defined]
+            if isinstance(small, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == local for t in small.targets
+            )
+        ]
+        return bool(assigned) and all(
+            (isinstance(v, cst.Attribute) and _is_self(v, name)) or _moved_local(v, local) for v in assigned
+        )
+
+    def _regrown_when_short(self, name: str, value: cst.BaseExpression | None) -> bool:
+        """A table rebuilt only when the input outgrows it: the write sits under an `if` whose test
+        reads the size of `self.<name>` (trocr's `if max_pos > self.weights.size(0):`), directly or
+        around every traced call of the helper that writes it (`self.make_weights(...)`), or the
+        value is a method handed `self.<name>` that returns it unchanged when a test on its size
+        says it is long enough (wav2vec2-bert's `self.pe = self.extend_pe(x, self.pe)`). Measured
+        on 2.13, both modes, the table long enough at export or not: the program's outputs equal
+        eager's after eager has grown the table on other calls (strict export refuses an
+        `nn.Buffer` built in `forward`: that stays a warning there)."""
+        traced, statement = self.ctx.traced, self.ctx.statement
+        if traced is None or statement is None:
+            return False
+        if _under_size_test(traced.func, statement, lambda node: _is_self(node, name)):
+            # made from sizes, not from what the input holds (`self.seen = x.clone()` is data)
+            return value is not None and _sizes_only(value, lambda n: self.ctx.value(n).has(_DATA))
+        if isinstance(value, cst.Call) and self._returns_when_long_enough(value, name):
+            return True
+        if not _takes_numbers_only(traced.func):
+            return False
+        sites = [
+            (item.func, node) for item in self.ctx.program.traced
+            for node, _ in self.ctx.program.nodes(item.func)
+            if type(node) is cst.Call and (callee := self.ctx.program.helper_for(item.cls, node.func)) is not None  # type: ignore[attr-defined]
+            and callee.func is traced.func
+        ]
+        return bool(sites) and all(
+            _under_size_test(caller, call, lambda node: _is_self(node, name)) for caller, call in sites
+        )
+
+    def _returns_when_long_enough(self, call: cst.Call, name: str) -> bool:
+        """`self.m(..., self.<name>, ...)` where `m` returns the parameter receiving `self.<name>`
+        from under an `if` testing that parameter's size."""
+        traced = self.ctx.traced
+        helper = self.ctx.program.helper_for(traced.cls if traced is not None else None, call.func)
+        if helper is None:
+            return False
+        params = [p.name.value for p in (*helper.func.params.posonly_params, *helper.func.params.params)]
+        params = params[1:] if params[:1] == ["self"] else params
+        passed = None
+        for index, arg in enumerate(call.args):
+            if isinstance(arg.value, cst.Attribute) and _is_self(arg.value, name):
+                if arg.keyword is not None:
+                    passed = arg.keyword.value
+                elif index < len(params) and arg.star == "":
+                    passed = params[index]
+        others = set(params) - {passed}
+        if passed is None or not _sizes_only(helper.func.body, lambda n: isinstance(n, cst.Name) and n.value in others):
+            return False
+        for node in iter_nodes(helper.func.body):
+            if type(node) is cst.If and _outgrown(node.test, lambda n: isinstance(n, cst.Name) and n.value == passed):  # type: ignore[attr-defined]
+                last = node.body.body[-1] if node.body.body else None  # type: ignore[attr-defined]
+                if isinstance(last, cst.SimpleStatementLine):
+                    last = last.body[-1] if last.body else None
+                if isinstance(last, cst.Return) and isinstance(last.value, cst.Name) and last.value.value == passed:
+                    return True
         return False
 
     def _built_once(self, name: str) -> bool:
@@ -253,6 +342,88 @@ def _moved(value: cst.BaseExpression, name: str) -> bool:
     )
 
 
+def _moved_local(value: cst.BaseExpression, local: str) -> bool:
+    """`<local>.to(...)`."""
+    return (
+        isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "to"
+        and isinstance(value.func.value, cst.Name) and value.func.value.value == local
+    )
+
+
+#: what a tensor's values are (not its sizes): a table made from these is made from data
+_DATA = Kind.TENSOR | Kind.MASK | Kind.DD_TENSOR | Kind.DATA | Kind.NUMPY
+#: what reads a tensor's metadata, not its values
+_METADATA = frozenset({"size", "shape", "dtype", "device", "ndim", "dim"})
+#: annotations of Python numbers
+_NUMBERS = frozenset({"int", "float", "bool", "None", "Optional"})
+
+
+def _sizes_only(root: cst.CSTNode, is_data: Callable[[cst.Name], bool]) -> bool:
+    """Every name under `root` that `is_data` says holds tensor values is read only for its
+    metadata there (`x.size(1)`, `x.dtype`, `len(x)`)."""
+    metadata: set[int] = set()
+    names: list[cst.Name] = []
+    for node in iter_nodes(root):
+        node_type = type(node)
+        if node_type is cst.Attribute and node.attr.value in _METADATA and type(node.value) is cst.Name:  # type: ignore[attr-defined]
+            metadata.add(id(node.value))  # type: ignore[attr-defined]
+        elif (
+            node_type is cst.Call and isinstance(node.func, cst.Name) and node.func.value == "len"  # type: ignore[attr-defined]
+            and len(node.args) == 1 and type(node.args[0].value) is cst.Name  # type: ignore[attr-defined]
+        ):
+            metadata.add(id(node.args[0].value))  # type: ignore[attr-defined]
+        elif node_type is cst.Name:
+            names.append(node)  # type: ignore[arg-type]
+    return all(id(name) in metadata or not is_data(name) for name in names)
+
+
+def _takes_numbers_only(func: cst.FunctionDef) -> bool:
+    """Every parameter of `func` but `self` is annotated as a Python number (`num_embeddings:
+    int`, `padding_idx: int | None`): what it builds, it builds from numbers."""
+    params = [p for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)
+              if p.name.value != "self"]
+    return all(p.annotation is not None and annotation_names(p.annotation) <= _NUMBERS for p in params)
+
+
+def _outgrown(test: cst.BaseExpression, holder: Callable[[cst.CSTNode], bool]) -> bool:
+    """`test` orders a size of what `holder` matches against another (`n > t.size(0)`, `len(t) <
+    n`): a table rebuilt when it is too short, not one rebuilt whenever the size changes (`t.shape[1]
+    != n`, an exact-size cache a program traced on a hit would keep for one size)."""
+    return any(
+        type(node) is cst.Comparison and all(type(c.operator) in _ORDERS for c in node.comparisons)  # type: ignore[attr-defined]
+        and _sizes(node, holder)  # type: ignore[arg-type]
+        for node in iter_nodes(test)
+    )
+
+
+_ORDERS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)
+
+
+def _sizes(test: cst.BaseExpression, holder: Callable[[cst.CSTNode], bool]) -> bool:
+    """`test` reads a size of what `holder` matches: `t.size(...)`, `t.shape`, `len(t)`."""
+    for node in iter_nodes(test):
+        node_type = type(node)
+        if node_type is cst.Attribute and node.attr.value in ("size", "shape") and holder(node.value):  # type: ignore[attr-defined]
+            return True
+        if (
+            node_type is cst.Call and isinstance(node.func, cst.Name) and node.func.value == "len"  # type: ignore[attr-defined]
+            and len(node.args) == 1 and holder(node.args[0].value)  # type: ignore[attr-defined]
+        ):
+            return True
+    return False
+
+
+def _under_size_test(func: cst.FunctionDef, inner: cst.CSTNode, holder: Callable[[cst.CSTNode], bool]) -> bool:
+    """`inner` sits in the body of an `if` of `func` whose test finds what `holder` matches too short."""
+    for node in iter_nodes(func.body):
+        if (
+            type(node) is cst.If and _outgrown(node.test, holder)  # type: ignore[attr-defined]
+            and any(found is inner for found in iter_nodes(node.body))  # type: ignore[attr-defined]
+        ):
+            return True
+    return False
+
+
 def _returns_an_attribute(body: cst.BaseSuite) -> bool:
     """The block ends in `return <expression reading a self. attribute>`."""
     last = body.body[-1] if body.body else None
@@ -282,8 +453,8 @@ def _tests_not_hasattr(test: cst.BaseExpression, name: str) -> bool:
     )
 
 
-def _is_self(node: cst.Attribute, name: str) -> bool:
-    return node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self"
+def _is_self(node: cst.CSTNode, name: str) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self"
 
 
 def _reads(expr: cst.BaseExpression, name: str) -> bool:
