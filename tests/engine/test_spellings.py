@@ -650,3 +650,185 @@ def test_the_names_a_test_is_computed_through_are_rewritten_with_it(binding: str
     fixed = fix_source(source, "m.py", EVERYTHING, unsafe=True)
     assert kept in fixed and "int(" not in fixed and ".item()" not in fixed
     assert not [f for f in check_source(fixed, "m.py", EVERYTHING) if f.code in ("XPT104", "XPT203")]
+
+
+# -- values read from data, spelt as held-out code spells them (tests/truth/test_pattern_cases_3.py) --
+
+METHOD_COUNT = """
+import torch
+class Repeat(torch.nn.Module):
+    {decorator}
+    def _count({params}):
+        return int(steps.item())
+
+    def forward(self, x, steps):
+        out = x
+        for _ in range(self._count(steps)):
+            out = out + x
+        return out
+"""
+
+
+@pytest.mark.parametrize(("decorator", "params"), [("@staticmethod", "steps"), ("", "self, steps")])
+def test_a_count_read_by_a_one_line_method_gets_the_while_loop_fix(decorator: str, params: str) -> None:
+    """A one-line method of the class, static or not, is read at the call as a module-level
+    helper is: the loop compares its counter with the tensor the method reads."""
+    source = METHOD_COUNT.format(decorator=decorator, params=params)
+    [finding] = [f for f in check_source(source, "m.py", EVERYTHING) if f.code == "XPT201"]
+    assert finding.fix is not None and "torch.while_loop" in finding.fix.title
+    assert "step < steps.long()" in fix_source(source, "m.py", EVERYTHING, unsafe=True)
+
+
+def _only(source: str, code: str, config: Config = EVERYTHING) -> Finding:
+    [finding] = [f for f in check_source(source, "m.py", config) if f.code == code]
+    return finding
+
+
+def test_not_inside_a_helper_becomes_a_tensor_comparison() -> None:
+    """`not bool(mask.any())` read through a one-line helper: `not` of the tensor it becomes
+    would call bool() again, so the predicate says `== 0` instead."""
+    source = (
+        "import torch\n"
+        "def _is_empty(mask):\n    return not bool(mask.any())\n"
+        "class Route(torch.nn.Module):\n"
+        "    def forward(self, x, mask):\n"
+        "        if _is_empty(mask):\n            return torch.zeros_like(x)\n"
+        "        return x * mask\n"
+    )
+    assert _only(source, "XPT104").fix is not None
+    assert "torch.cond(mask.any() == 0," in fix_source(source, "m.py", EVERYTHING, unsafe=True)
+
+
+def test_a_number_kept_on_self_is_tested_as_that_number() -> None:
+    """`self.peak = float(...)` then `if self.peak > 1.0:`: the same finding as through a local,
+    and no fix that would leave the test reading a Python number (nor `.item()` for `float()`)."""
+    source = (
+        "import torch\n"
+        "class Track(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        self.peak = float(x.abs().max())\n"
+        "        if self.peak > 1.0:\n            return x / self.peak\n"
+        "        return x\n"
+    )
+    for strict in (False, True):
+        finding = _only(source, "XPT104", Config(select=("ALL",), strict=strict))
+        assert finding.severity is Severity.ERROR and finding.fix is None
+    assert _only(source, "XPT203").fix is None
+
+
+def test_a_walrus_in_a_while_test_gets_no_while_loop_fix() -> None:
+    source = (
+        "import torch\n"
+        "class Halve(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        while (peak := x.abs().max().item()) > 1.0:\n            x = x / 2\n"
+        "        return x * peak\n"
+    )
+    finding = _only(source, "XPT104")
+    assert finding.fix is None
+    assert any("`peak` with `:=`" in note.message for note in finding.related)
+
+
+def test_a_python_number_from_tolist_in_a_predicate_gets_no_cond_fix() -> None:
+    """`for layer, g in zip(self.layers, gates.tolist()): if g > 0.5:`: the predicate would still
+    be a Python number read from data (and strict export refuses `.tolist()` of a float tensor)."""
+    source = (
+        "import torch\n"
+        "class Gated(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.layers = torch.nn.ModuleList(torch.nn.Linear(3, 3) for _ in range(2))\n"
+        "    def forward(self, x, gates):\n"
+        "        for layer, g in zip(self.layers, gates.tolist()):\n"
+        "            if g > 0.5:\n                x = layer(x)\n"
+        "        return x\n"
+    )
+    finding = _only(source, "XPT104")
+    assert finding.fix is None and any("`g` holds Python values" in n.message for n in finding.related)
+
+
+@pytest.mark.parametrize("loop", ["zip(range(int(depth)), self.layers)", "enumerate(range(depth.item()))"])
+def test_a_data_count_stepped_through_zip_or_enumerate_is_a_data_dependent_loop(loop: str) -> None:
+    source = (
+        "import torch\n"
+        "class Mix(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.layers = torch.nn.ModuleList(torch.nn.Linear(3, 3) for _ in range(3))\n"
+        "    def forward(self, x, depth):\n"
+        f"        for _, layer in {loop}:\n            x = x + 1\n"
+        "        return x\n"
+    )
+    for strict in (False, True):
+        assert _only(source, "XPT201", Config(select=("ALL",), strict=strict)).severity is Severity.ERROR
+
+
+@pytest.mark.parametrize("pick", ["torch.nonzero(mask)[0, 0]", "mask.nonzero()[0][0]", "torch.where(mask)[0][0]"])
+def test_one_coordinate_of_a_hit_as_an_index_is_a_strict_error(pick: str) -> None:
+    """Two integers pick a 0-dim tensor out of `nonzero`'s rank-2 result (or `where`'s tuple of
+    rank-1 tensors); one integer picks a 1-dim tensor, which strict export indexes with."""
+    source = (
+        "import torch\n"
+        "class First(torch.nn.Module):\n"
+        "    def forward(self, x, mask):\n"
+        f"        first = {pick}\n"
+        "        return x[first]\n"
+    )
+    strict = Config(select=("ALL",), strict=True)
+    assert _only(source, "XPT203", strict).severity is Severity.ERROR
+    row = source.replace(pick, pick.replace("[0, 0]", "[0]").replace("[0][0]", "[0]"))
+    assert not [f for f in check_source(row, "m.py", strict) if f.code == "XPT203"]
+
+
+@pytest.mark.parametrize(("holder", "index"), [
+    ("[0.5, 1.0, 2.0]", "int(logits.argmax())"),
+    ("torch.nn.ModuleDict({'h0': torch.nn.Identity(), 'h1': torch.nn.Identity()})", 'f"h{int(logits.argmax())}"'),
+])
+def test_a_python_list_or_a_spelt_key_picked_by_data_is_flagged(holder: str, index: str) -> None:
+    source = (
+        "import torch\n"
+        "class Pick(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        f"        self.table = {holder}\n"
+        "    def forward(self, x, logits):\n"
+        f"        return x * self.table[{index}]\n"
+    )
+    for strict in (False, True):
+        finding = _only(source, "XPT204", Config(select=("ALL",), strict=strict))
+        assert finding.severity is Severity.ERROR and finding.fix is None
+
+
+def test_a_switch_off_by_the_modules_own_default_is_a_warning() -> None:
+    """`def __init__(self, debug=False)`, `self.debug = debug`: what `if self.debug:` guards runs
+    only when a caller passes `debug=True`, as for a configuration switch."""
+    source = (
+        "import torch\n"
+        "class Debug(torch.nn.Module):\n"
+        "    def __init__(self, debug=False):\n"
+        "        super().__init__()\n"
+        "        self.debug = debug\n"
+        "    def forward(self, x):\n"
+        "        if self.debug:\n"
+        "            if x.mean().item() > 0:\n                x = x + 1\n"
+        "        return x\n"
+    )
+    finding = _only(source, "XPT104")
+    assert finding.severity is Severity.WARNING and "only with `debug=True`" in finding.message
+    assert _only(source.replace("debug=False", "debug=True"), "XPT104").severity is Severity.ERROR
+
+
+def test_a_bool_read_only_by_an_assert_is_asserted_as_the_tensor() -> None:
+    """`ok = bool(t)`, then `assert ok, msg`: `bool()` goes, and the assert becomes
+    `torch._assert_async` (XPT103's fix) in the next round; read anywhere else, no fix."""
+    source = (
+        "import torch\n"
+        "class Check(torch.nn.Module):\n"
+        "    def forward(self, x, limit):\n"
+        "        ok = bool((x.abs() <= limit).all())\n"
+        "        assert ok, 'input beyond the limit'\n"
+        "        return x * 2\n"
+    )
+    fixed = fix_source(source, "m.py", EVERYTHING, unsafe=True)
+    assert "ok = (x.abs() <= limit).all()" in fixed and "torch._assert_async(ok, " in fixed
+    assert _only(source.replace("x * 2", "x * ok"), "XPT203").fix is None

@@ -328,6 +328,14 @@ class FunctionFlow:
                 self._bind(inner, value)
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value, value)
+        elif (
+            isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"
+            and value.has(Kind.DATA) and not is_tensor_like(value)
+        ):
+            # `self.peak = float(x.max())`: a number read from data kept on the module is read
+            # back as that number here (`if self.peak > 1.0:`), under the key `self.peak`
+            key = f"self.{target.attr.value}"
+            self.env[key] = self.env.get(key, NOTHING) | value
 
     def _assign_from(self, stmt: cst.CSTNode) -> None:
         stmt_type = type(stmt)  # by exact type, as `_evaluate` dispatches
@@ -632,6 +640,8 @@ class FunctionFlow:
         written = dotted(call.func)
         if written is None or (written == self.func.name.value and self.cls is None):
             return None  # not a plain name, or this helper calling itself
+        if written.startswith("self.") and written.count(".") == 1:
+            return self._method_inlined(call, written.removeprefix("self."))
         helper = self.resolver.one_line_helper(written)
         if helper is None or helper.free is None or helper.free & set(self._definitions()):
             return None  # a name the helper reads is one the caller binds too
@@ -640,6 +650,30 @@ class FunctionFlow:
             return None
         if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
             return expr  # an argument returned as it is stays the caller's own node
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
+
+    def _method_inlined(self, call: cst.Call, name: str) -> cst.BaseExpression | None:
+        """`self._count(steps)` of a one-line method of the class (`def _count(self, t)`, or a
+        `@staticmethod` `def _count(t)`) written at the call, as a module-level helper is; None
+        where the method reads a name the caller binds too, or calls itself."""
+        method = next((s for s in self.cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name),
+                      None) if self.cls is not None else None
+        if method is None or method is self.func:
+            return None
+        decorators = {dotted(d.decorator) for d in method.decorators}
+        if decorators - {"staticmethod"}:
+            return None  # a property, a classmethod, a wrapper: not a plain call of the body
+        if decorators:  # a staticmethod: read as a method whose `self` is unused
+            params = method.params.with_changes(params=[cst.Param(cst.Name("self")), *method.params.params])
+            method = method.with_changes(params=params)
+        params = {p.name.value for p in all_params(method.params)}
+        body = method.body.body if isinstance(method.body, cst.IndentedBlock) else ()
+        free = {n.value for s in body for n in iter_nodes(s) if type(n) is cst.Name} - params  # type: ignore[attr-defined]
+        if free & set(self._definitions()):
+            return None  # a name the method reads is one the caller binds too
+        expr = method_at(method, call)
+        if expr is None or isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
+            return expr
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
 
     def bound_once(self, name: str) -> cst.BaseExpression | None:
@@ -755,7 +789,9 @@ class FunctionFlow:
     def _attribute(self, node: cst.Attribute) -> Value:
         attr = node.attr.value
         if isinstance(node.value, cst.Name) and node.value.value == "self":
-            return self.resolver.self_attribute(self.cls, attr)
+            kept = self.env.get(f"self.{attr}")
+            found = self.resolver.self_attribute(self.cls, attr)
+            return found if kept is None else found | kept
         base = self.value(node.value)
         if not is_tensor_like(base):
             return base if base.has(Kind.SHAPE | Kind.DD_SIZE | Kind.DATA) else NOTHING

@@ -440,6 +440,11 @@ class FileReach(ExportSites):
             return None, None
         name = flag.attr.value
         written = dotted(flag.value)
+        if written == "self" and name not in self._config_copies(cls) and name in (
+            switches := _argument_switches(cls.methods.get("__init__"))
+        ):
+            return _switched(f"`{name}=True`", f"`{name}=False`", f"`__init__` defaults `{name}` to", switches[name],
+                             negated)
         if not (
             (written == "self" and name in self._config_copies(cls))
             or (written == "self.config" and self._holds_config(cls))  # `if self.config.use_fusion:`
@@ -850,6 +855,44 @@ def _literal_fields(node: cst.ClassDef) -> dict[str, Scalar]:
 
 
 _UNKNOWN = object()
+
+
+def _argument_switches(init: cst.FunctionDef | None) -> dict[str, bool]:
+    """`x` of `self.x = x` in `init`, for an argument `x` defaulting to True or False that nothing
+    else in `init` rebinds, and `self.x` set nowhere else there: a switch whose default the model's
+    own signature states (`def __init__(self, debug=False)`)."""
+    if init is None:
+        return {}
+    flags = {
+        p.name.value: p.default.value == "True" for p in all_params(init.params)
+        if isinstance(p.default, cst.Name) and p.default.value in ("True", "False")
+    }
+    stored: dict[str, int] = {}
+    for statement in walk_statements(init.body):
+        if isinstance(statement, cst.Assign):
+            targets = [t.target for t in statement.targets]
+        elif isinstance(statement, (cst.AnnAssign, cst.AugAssign)):
+            targets = [statement.target]
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, cst.Name):
+                flags.pop(target.value, None)  # the argument rebound before it is stored
+            elif (written := dotted(target)) is not None and written.startswith("self."):
+                attribute = written.removeprefix("self.")
+                copied = isinstance(statement, cst.Assign) and dotted(statement.value) == attribute
+                stored[attribute] = stored.get(attribute, 0) + (1 if copied else 2)
+    return {name: default for name, default in flags.items() if stored.get(name) == 1}
+
+
+def _switched(on: str, off: str, said: str, default: bool, negated: bool) -> tuple[str | None, str | None]:
+    """(why the body runs only with a non-default switch, the same for the `else`) of `if flag:`
+    (`if not flag:` when `negated`), `flag` defaulting to `default`."""
+    body_needs_true = not negated
+    reason_on, reason_off = f"only with {on}: {said} {default}", f"only with {off}: {said} {default}"
+    if default is body_needs_true:
+        return None, (reason_off if body_needs_true else reason_on)
+    return (reason_on if body_needs_true else reason_off), None
 
 
 def _stores_config(init: cst.FunctionDef | None) -> bool:

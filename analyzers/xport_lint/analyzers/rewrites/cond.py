@@ -142,9 +142,9 @@ class _Lowering:
         ]
         torch = self.names.torch
         predicate = cond_predicate(self.flow, test, self.bound, torch)
-        read = python_read(self.flow, predicate)
+        read = python_read(self.flow, predicate, self.bound)
         if read is not None:
-            return f"`{read}` reads Python values from tensor data, which torch.cond's predicate cannot take"
+            return f"`{read}` holds Python values read from tensor data, which torch.cond's predicate cannot take"
         call = f"{torch}.cond({code_of(predicate)}, {true_fn}, {false_fn}, {tuple_text(operands)})"
         last = statement_of(f"return {call}" if results is None else f"{', '.join(results)} = {call}")
         return [*functions, last]
@@ -318,9 +318,9 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp, func: cst.FunctionDef | N
     bound = data_bindings(flow, func, [node]) if func is not None else {}
     names = scope_names(flow)
     test = cond_predicate(flow, node.test, list(bound), names.torch)
-    read = python_read(flow, test)
+    read = python_read(flow, test, bound)
     if read is not None:
-        return Rewrite(reason=f"`{read}` reads Python values from tensor data, which torch.where cannot take")
+        return Rewrite(reason=f"`{read}` holds Python values read from tensor data, which torch.where cannot take")
     call = cst.parse_expression(
         f"{names.torch}.where({code_of(test)}, {code_of(node.body)}, {code_of(node.orelse)})"
     )

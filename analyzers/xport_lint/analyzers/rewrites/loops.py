@@ -236,6 +236,11 @@ def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Whil
     problem = guard_problem(node.test)
     if problem:
         return Rewrite(reason=problem)
+    walrus = next((n for n in iter_nodes(node.test) if isinstance(n, cst.NamedExpr)), None)
+    if walrus is not None:
+        # the condition becomes a function of its own: what `:=` binds there is not bound here
+        return Rewrite(reason=f"the condition binds `{code_of(walrus.target)}` with `:=`, which torch.while_loop's"
+                       " condition function cannot hand back to the code that reads it")
     counters = [n for n in _int_counters(body) if n in usage.stored]
     bound = data_bindings(flow, func, [node])
     names = scope_names(flow)

@@ -112,6 +112,7 @@ class _Unwrap(cst.CSTTransformer):
         self.flow = flow
         self.tensors = set(tensors)
         self.changed = False
+        self._outer: list[bool] = []
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         kind = _conversion(self.flow, original)
@@ -132,6 +133,19 @@ class _Unwrap(cst.CSTTransformer):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.tensors:
             self.changed = True
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        self._outer.append(self.changed)
+        self.changed = False
+
+    def leave_UnaryOperation(self, original: cst.UnaryOperation, updated: cst.UnaryOperation) -> cst.BaseExpression:
+        unwrapped = self.changed
+        self.changed = self._outer.pop() or unwrapped
+        if unwrapped and isinstance(updated.operator, cst.Not):
+            # `not` of what became a tensor calls bool() on it (a guard on data again, measured on
+            # 2.13: `not bool(mask.any())` read through a helper); the same truth is `== 0`
+            return cst.parse_expression(f"{_operand(updated.expression)} == 0")
+        return updated
 
 
 def tensor_predicate(
@@ -423,13 +437,22 @@ def _reads_only(flow: FunctionFlow, expr: cst.BaseExpression, bound: Iterable[st
     return data <= set(bound) and bool(data or converts)
 
 
-def python_read(flow: FunctionFlow, predicate: cst.CSTNode) -> str | None:
-    """The first call (or container entry) left in a rewritten `predicate` that still reads a
-    Python value from tensor data (`any(flags.tolist())`: a list's elements, whose truth depends
-    on the tensor's rank, so no tensor form is written for it; `stats["max"]` of a dict of
-    numbers read), or None. A predicate holding one is a guard on
-    data again."""
+def python_read(flow: FunctionFlow, predicate: cst.CSTNode, bound: Iterable[str] = ()) -> str | None:
+    """The first call (or container entry, or name) left in a rewritten `predicate` that still
+    reads a Python value from tensor data (`any(flags.tolist())`: a list's elements, whose truth
+    depends on the tensor's rank, so no tensor form is written for it; `stats["max"]` of a dict of
+    numbers read; `g` of `for layer, g in zip(layers, gates.tolist())`), or None. `bound`: names
+    the rewrite binds to tensors. A predicate holding one is a guard on data again."""
+    bound = set(bound)
     for node in iter_nodes(predicate):
+        if isinstance(node, cst.Name) and node.value not in bound and node.value in flow.env:
+            value = flow.env[node.value]
+            if value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value):
+                return node.value
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+            value = flow.value(node)  # `self.peak` of `self.peak = float(x.max())`
+            if value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value):
+                return code_of(node)
         if isinstance(node, cst.Subscript) and not is_tensor_like(flow.value(node.value)):
             value = flow.value(node)  # an entry of a Python container: `stats["max"]` of a dict of reads
             if value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value):

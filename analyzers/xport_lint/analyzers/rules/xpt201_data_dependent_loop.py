@@ -19,7 +19,8 @@ class DataDependentLoop(Rule):
     or is a tensor computed in the function (`range(valid)`, `valid = (lengths > 0).sum()`:
     `range()` reads its value; a parameter as passed is left out, callers often pass an int),
     and loops over tensors whose length is data-dependent (the rows of `x.nonzero()`,
-    `x[mask]`).
+    `x[mask]`); either stepped through by `zip(...)` or `enumerate(...)` too
+    (`zip(range(int(depth)), self.layers)` fails as `range(int(depth))` does).
 
     ## Why it fails torch.export
     Python unrolls the loop while tracing, so it must know the trip count, but `n` is an unbacked
@@ -83,7 +84,8 @@ class DataDependentLoop(Rule):
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self._check(node.iter, None)
 
-    def _check(self, iterable: cst.BaseExpression, loop: cst.For | None) -> None:
+    def _check(self, iterable: cst.BaseExpression, loop: cst.For | None, within: str | None = None) -> None:
+        """`within`: the `zip(...)`/`enumerate(...)` that steps through `iterable`, if any."""
         if isinstance(iterable, cst.Call) and dotted(iterable.func) == "range":
             for arg in iterable.args:
                 value = self.ctx.value(arg.value)
@@ -94,7 +96,9 @@ class DataDependentLoop(Rule):
                         f"range(`{short(arg.value)}`) reads its trip count from the value of a tensor"
                     )
                     fix = None
-                    if loop is not None and self.ctx.flow is not None and self.ctx.traced is not None:
+                    if within is not None:
+                        message += f" (no automatic fix: the loop steps through `{within}`; the rewrite takes `range()` alone)"
+                    elif loop is not None and self.ctx.flow is not None and self.ctx.traced is not None:
                         rewrite = counted_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop)
                         fix = rewrite.fix
                         if rewrite.reason:
@@ -104,13 +108,26 @@ class DataDependentLoop(Rule):
             return
         if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
             return  # `for x in (query, key, value)`: as many steps as written, whatever they hold
+        if (
+            isinstance(iterable, cst.Call) and dotted(iterable.func) in ("zip", "enumerate")
+            and self.ctx.resolve(iterable.func) is None
+        ):
+            # `zip(range(int(depth)), self.layers)`: each iterable is stepped through, and one whose
+            # length is data fails as it does alone (measured on torch 2.13, both modes); the
+            # loop rewrites take a loop over one iterable, so no fix
+            for arg in iterable.args:
+                if arg.keyword is None and not arg.star:
+                    self._check(arg.value, None, short(iterable))
+            return
         value = self.ctx.value(iterable)
         if value.has(Kind.DD_TENSOR):
             message = f"loop over `{short(iterable)}`, whose length depends on tensor data"
             rewrite = None
             if loop is not None and self.ctx.flow is not None and self.ctx.traced is not None:
                 rewrite = class_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop)
-            if rewrite is None or rewrite.fix is None:
+            if within is not None:
+                message += f" (no automatic fix: the loop steps through `{within}`: {_why_no_fix(iterable)})"
+            elif rewrite is None or rewrite.fix is None:
                 message += f" (no automatic fix: {_why_no_fix(iterable)})"
             self.report(iterable, message, fix=None if rewrite is None else rewrite.fix)
 

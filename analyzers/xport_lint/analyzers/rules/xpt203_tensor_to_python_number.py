@@ -181,12 +181,22 @@ class TensorToPythonNumber(Rule):
         if not is_tensor_like(value) or self._constant(arg):
             return  # not a tensor, or one made from Python numbers: a constant of the export
         fix = None
-        if name == "int" and self._carried(node):
+        if name == "bool" and self._only_asserted(node):
+            # `ok = bool(t)`, then only `assert ok`: the tensor is asserted instead, which XPT103's
+            # fix makes `torch._assert_async(ok, ...)`
+            fix = FixProposal("Drop `bool()`: the name is only asserted (then see XPT103)", Applicability.UNSAFE,
+                              ((node, arg.with_changes(lpar=[], rpar=[])),))
+        elif name == "int" and self._carried(node):
             # `longest = int(lengths.max())` read only as a size or a slice bound
             if not isinstance(arg, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
                 arg = arg.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             fix = FixProposal("Use `.item()` (assumes an integer tensor)", Applicability.UNSAFE,
                               ((node, cst.Call(cst.Attribute(arg, cst.Name("item")))),))
+        elif name == "float" and (tested := self._tested(node)) is not None:
+            # `.item()` would carry the number as a symbol, which the test then fails on instead
+            self.report(node, f"`{short(node)}` turns a tensor into a Python number (no automatic fix: the number"
+                        f" is tested by `{tested}`, which fails on the number `.item()` would read as well)")
+            return
         elif name == "float":
             if not isinstance(arg, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
                 arg = arg.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
@@ -197,6 +207,36 @@ class TensorToPythonNumber(Rule):
                 ((node, item),),
             )
         self.report(node, f"`{short(node)}` turns a tensor into a Python number", fix=fix)
+
+    def _only_asserted(self, node: cst.Call) -> bool:
+        """`node` is the whole value of `ok = bool(t)`, `ok` bound only there, and every other
+        read of `ok` in the traced function is the whole test of an `assert`."""
+        flow, traced = self.ctx.flow, self.ctx.traced
+        if flow is None or traced is None:
+            return False
+        func = traced.func
+        target = next((n for n in iter_nodes(func.body) if type(n) is cst.Assign and n.value is node), None)
+        if target is None or len(target.targets) != 1 or not isinstance(target.targets[0].target, cst.Name):
+            return False
+        name = target.targets[0].target.value
+        if flow.bound_once(name) is not node:
+            return False
+        reads = [n for n in iter_nodes(func.body) if type(n) is cst.Name and n.value == name]
+        asserted = [n for n in iter_nodes(func.body) if type(n) is cst.Assert and isinstance(n.test, cst.Name)
+                    and n.test.value == name]
+        return bool(asserted) and len(reads) == len(asserted) + 1
+
+    def _tested(self, node: cst.Call) -> str | None:
+        """The first `if`/`while`/conditional expression/`assert` test of the traced function
+        that reads the number `node` reads from data (through names or `self.` attributes), or None."""
+        if self.ctx.traced is None:
+            return None
+        for inner in iter_nodes(self.ctx.traced.func.body):
+            if type(inner) in (cst.If, cst.While, cst.IfExp, cst.Assert):
+                value = self.ctx.value(inner.test)  # type: ignore[attr-defined]
+                if value.has(Kind.DATA) and value.origin is node:
+                    return short(inner.test)  # type: ignore[attr-defined]
+        return None
 
     def _constant(self, expr: cst.BaseExpression) -> bool:
         """A tensor made from Python numbers (or sizes), or arithmetic of such tensors and
@@ -298,6 +338,8 @@ class TensorToPythonNumber(Rule):
         if isinstance(expr, cst.Name) and depth < 4:
             bound = flow.bound_once(expr.value)
             return bound is not None and self._zero_dim_read(bound, depth + 1)
+        if isinstance(expr, cst.Subscript):
+            return self._picked_hit(expr)
         if not isinstance(expr, cst.Call):
             return False
         inlined = flow.inlined(expr) if depth < 4 else None
@@ -314,6 +356,29 @@ class TensorToPythonNumber(Rule):
         else:
             return False
         return is_tensor_like(self.ctx.value(receiver)) and not flow.constant_tensor(receiver)
+
+    def _picked_hit(self, expr: cst.Subscript) -> bool:
+        """`torch.nonzero(mask)[0, 0]`, `mask.nonzero()[0][0]`, `torch.where(mask)[0][0]`: one
+        coordinate of a hit, picked by two integers from what `nonzero`/`argwhere` (rank 2) or
+        one-argument `torch.where` (a tuple of rank-1 tensors) return: a 0-dim tensor of data."""
+        picks = 0
+        node: cst.BaseExpression = expr
+        while isinstance(node, cst.Subscript):
+            for element in node.slice:
+                if not (isinstance(element.slice, cst.Index) and isinstance(element.slice.value, cst.Integer)):
+                    return False
+                picks += 1
+            node = node.value
+        if picks != 2 or not isinstance(node, cst.Call):
+            return False
+        func, args = node.func, [a for a in node.args if a.keyword is None and not a.star]
+        if len(args) != len(node.args):
+            return False  # `as_tuple=True`, `*masks`: another structure
+        if isinstance(func, cst.Attribute) and func.attr.value in ("nonzero", "argwhere") and not args:
+            return is_tensor_like(self.ctx.value(func.value))
+        if self.ctx.resolve(func) in ("torch.nonzero", "torch.argwhere", "torch.where") and len(args) == 1:
+            return is_tensor_like(self.ctx.value(args[0].value))
+        return False
 
     def _scale_from_data(self, node: cst.Call) -> None:
         """`F.interpolate(x, scale_factor=s.item())`: torch's resampling kernels take concrete

@@ -4,8 +4,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..dataflow import Kind, is_tensor_like
+from ..dataflow import Kind, is_tensor_like, walk_statements
 from ..model import Mode, Severity
+from ..names import dotted
 from ..rewrites import dense_select_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
@@ -19,7 +20,10 @@ class DataDependentModuleIndex(Rule):
 
     ## What it does
     Flags indexing a module container (`nn.ModuleList`, `nn.ModuleDict`, `nn.Sequential`) with
-    a Python number read from tensor data (`.item()`, `int(t)`, `.tolist()`).
+    a Python number read from tensor data (`.item()`, `int(t)`, `.tolist()`), or with a key
+    spelt from one (`self.heads[f"h{int(i)}"]`); and indexing a plain Python list or tuple (a
+    local bound to a display, or a `self.` attribute `__init__` sets once to one) with such a
+    number: Python picks the entry while tracing as well (measured on torch 2.13, both modes).
 
     ## Why it fails torch.export
     Python picks the module while tracing, so it needs the index as a concrete number, and under
@@ -67,10 +71,14 @@ class DataDependentModuleIndex(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if not isinstance(node.func, cst.Subscript) or self._data_index(node.func) is None:
             return
+        if not self.ctx.value(node.func.value).has(Kind.MODULE):
+            return  # an entry of a plain list called: reported as the subscript it is
         self._called.add(id(node.func))
         message = self._message(node.func)
         fix = None
-        if self.ctx.flow is not None and self.ctx.traced is not None:
+        if isinstance(self._data_index(node.func), cst.FormattedString):
+            message += " (no automatic fix: the key is a string spelt from the number)"
+        elif self.ctx.flow is not None and self.ctx.traced is not None:
             rewrite = dense_select_rewrite(self.ctx.flow, self.ctx.traced.func, node)
             fix = rewrite.fix
             if rewrite.reason:
@@ -80,8 +88,12 @@ class DataDependentModuleIndex(Rule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         index = self._data_index(node)
         if index is not None and id(node) not in self._called:
-            reason = (" (no automatic fix: the picked module is not called where it is picked; the fix rewrites"
-                      f" `{short(node)}(...)` called in one expression)")
+            if self.ctx.value(node.value).has(Kind.MODULE):
+                reason = (" (no automatic fix: the picked module is not called where it is picked; the fix rewrites"
+                          f" `{short(node)}(...)` called in one expression)")
+            else:
+                reason = (" (no automatic fix: the entries may be anything; a list of numbers made a tensor,"
+                          " `torch.tensor(values)[i]` with `i` the tensor read, selects in the graph)")
             self.report(index, self._message(node) + reason)
 
     def _data_index(self, node: cst.Subscript) -> cst.BaseExpression | None:
@@ -92,15 +104,53 @@ class DataDependentModuleIndex(Rule):
         # cheap tests first: this runs on every subscript of traced code
         if isinstance(index, (cst.Integer, cst.SimpleString, cst.UnaryOperation)):
             return None
-        if not isinstance(node.value, (cst.Attribute, cst.Name)) or not self.ctx.value(node.value).has(Kind.MODULE):
+        if not isinstance(node.value, (cst.Attribute, cst.Name)):
+            return None
+        if not (self.ctx.value(node.value).has(Kind.MODULE) or self._python_sequence(node.value)):
             return None
         value = self.ctx.value(index)
+        if isinstance(index, cst.FormattedString):
+            # `self.heads[f"h{int(which.item())}"]`: a key spelt from a number read from data
+            for part in index.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    value = value | self.ctx.value(part.expression)
         return index if value.has(Kind.DATA) and not is_tensor_like(value) else None
+
+    def _python_sequence(self, holder: cst.Attribute | cst.Name) -> bool:
+        """A plain list or tuple: a local bound once to a display, or a `self.` attribute that
+        `__init__` sets once, to a display (`self.temperatures = [0.5, 1.0, 2.0]`). Python
+        indexes it while tracing, so it needs a concrete index, as a module container does
+        (measured on torch 2.13, both modes: "Could not extract specialized integer")."""
+        flow = self.ctx.flow
+        if flow is None:
+            return False
+        displays = (cst.List, cst.Tuple, cst.ListComp)
+        if isinstance(holder, cst.Name):
+            return isinstance(flow.bound_once(holder.value), displays)
+        if not (isinstance(holder.value, cst.Name) and holder.value.value == "self" and flow.cls is not None):
+            return False
+        init = next((s for s in flow.cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"),
+                    None)
+        if init is None:
+            return False
+        written = f"self.{holder.attr.value}"
+        values = [
+            statement.value
+            for statement in walk_statements(init.body) if isinstance(statement, (cst.Assign, cst.AnnAssign, cst.AugAssign))
+            for target in (
+                [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+            )
+            if dotted(target) == written
+        ]
+        return len(values) == 1 and isinstance(values[0], displays)
 
     def _message(self, node: cst.Subscript) -> str:
         index = self._data_index(node)
         assert index is not None
-        return f"`{short(node)}` picks a submodule by `{short(index)}`, a number read from tensor data"
+        what = "a submodule" if self.ctx.value(node.value).has(Kind.MODULE) else "an entry of a Python list"
+        if isinstance(index, cst.FormattedString):
+            return f"`{short(node)}` picks {what} by `{short(index)}`, a key spelt from a number read from tensor data"
+        return f"`{short(node)}` picks {what} by `{short(index)}`, a number read from tensor data"
 
     VALID = [
         Valid(
