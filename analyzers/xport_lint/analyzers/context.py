@@ -120,6 +120,7 @@ class RuleContext:
                 traced.func, constants=init_constants(cls), layers=init_layers(cls), blocks=blocks,
                 inline=self.flow.inlined if self.flow is not None else None, far=far,
                 ranks=declared_ranks(self.program, cls.name.value) or config_ranks(self.shape_config(), traced.func),
+                functions=self.program.functions,
             )
         return found  # type: ignore[return-value]
 

@@ -18,7 +18,7 @@ import libcst as cst
 
 from .index import RETURN_KINDS, FileContext, Returned
 from .names import dotted
-from .shapes import method_at
+from .shapes import method_at, returned_at
 from .walk import children, iter_nodes
 
 
@@ -156,6 +156,8 @@ class Resolver:
     resolve: Callable[[cst.BaseExpression], str | None]
     #: what the rest of the project tells the file (what functions of other files return)
     context: FileContext
+    #: the file's top-level functions, by name
+    functions: dict[str, cst.FunctionDef]
 
     def self_attribute(self, cls: cst.ClassDef | None, name: str) -> Value: ...
 
@@ -461,7 +463,11 @@ class FunctionFlow:
             # a one-line method of the class: `h, w = self._hw(x)`
             method = next((s for s in self.cls.body.body
                            if isinstance(s, cst.FunctionDef) and s.name.value == func.attr.value), None)
-            inlined = method_at(method, value) if method is not None else None
+            inlined = (method_at(method, value) or returned_at(method, value, True, self._definitions())
+                       if method is not None else None)
+        if inlined is None and isinstance(func, cst.Name) and func.value in self.resolver.functions:
+            # a function of the file of straight-line statements: `n, d = t.shape; return n, d`
+            inlined = returned_at(self.resolver.functions[func.value], value, False, self._definitions())
         if isinstance(inlined, (cst.Tuple, cst.List)) and len(inlined.elements) == len(target.elements) and not any(
             isinstance(e, cst.StarredElement) for e in inlined.elements
         ):

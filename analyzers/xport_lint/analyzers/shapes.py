@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -808,6 +808,7 @@ class Sizes:
         layers: dict[str, str] | None = None, blocks: dict[str, cst.ClassDef] | None = None,
         inline: Callable[[cst.Call], cst.BaseExpression | None] | None = None,
         far: dict[str, BlockDims] | None = None, ranks: dict[int, int] | None = None,
+        functions: dict[str, cst.FunctionDef] | None = None,
     ) -> None:
         """`leaves`: names whose value `evaluate` takes from its table (a Python number read
         from data, bounded by `torch._check`) instead of following their assignment.
@@ -821,7 +822,10 @@ class Sizes:
         `far`: per submodule attribute whose class is in another file, what its `forward` keeps
         of its arguments' dimensions (`block_dims`, from that file's summary).
         `ranks`: the number of dimensions of each input, by position, where the export's example
-        shows it (`torch.randn(2, 8)`): `x.shape[-1]` is then a dimension of its own."""
+        shows it (`torch.randn(2, 8)`): `x.shape[-1]` is then a dimension of its own.
+        `functions`: the file's top-level functions, whose few straight-line statements a size
+        is read through (`returned_at`), as the methods of the class are."""
+        self.functions = functions or {}
         self.leaves = leaves
         self.ranks = dict(ranks or {})
         self.inline = inline
@@ -1011,9 +1015,14 @@ class Sizes:
         if found is None:
             written = self.inline(expr) if self.inline is not None else None
             func = expr.func
-            if (written is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                    and func.value.value == "self" and func.attr.value in self.methods):
-                written = method_at(self.methods[func.attr.value], expr)
+            method = (self.methods.get(func.attr.value) if isinstance(func, cst.Attribute)
+                      and isinstance(func.value, cst.Name) and func.value.value == "self" else None)
+            helper = self.functions.get(func.value) if isinstance(func, cst.Name) else None
+            taken = {*self.positions, *self.assigned, *self.reassigned, *self.unpacked}
+            if written is None and method is not None:
+                written = method_at(method, expr) or returned_at(method, expr, method=True, taken=taken)
+            elif written is None and helper is not None:
+                written = returned_at(helper, expr, method=False, taken=taken)
             found = self._inlined[id(expr)] = (expr, written)
         return found[1]
 
@@ -1345,6 +1354,77 @@ def method_at(method: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | N
     substitute = _Arguments(dict(zip(names[1:], (a.value for a in call.args), strict=True)))
     written = returned.value.visit(substitute)
     return None if substitute.refused or not isinstance(written, cst.BaseExpression) else written
+
+
+def returned_at(
+    helper: cst.FunctionDef, call: cst.Call, method: bool, taken: Collection[str] = ()
+) -> cst.BaseExpression | None:
+    """What a helper of straight-line statements returns, written at the call, for the sizes it
+    hands back (`def _hw(t): h = t.shape[-2]; w = t.shape[-1]; return h, w`, or `n, d = t.shape;
+    return n, d`): each local bound once before the one `return` replaced by what it holds, then
+    the parameters by the arguments (`method_at`). None for any other body (a branch, a loop, a
+    name bound twice, unpacking anything but `.shape` or a tuple display), or where the helper
+    reads a global name the caller binds (`taken`: written at the call, it would read the local)."""
+    if _free_names(helper) & set(taken):
+        return None
+    body = helper.body.body if isinstance(helper.body, cst.IndentedBlock) else ()
+    lines = [s for s in body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr)
+                                     and isinstance(s.body[0].value, cst.SimpleString))]
+    if len(lines) < 2 or not all(isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 for line in lines):
+        return None
+    *steps, last = [line.body[0] for line in lines]  # type: ignore[union-attr]
+    if not isinstance(last, cst.Return) or last.value is None:
+        return None
+    held: dict[str, cst.BaseExpression] = {}
+    for step in steps:
+        if not isinstance(step, cst.Assign) or len(step.targets) != 1:
+            return None
+        substitute = _Arguments(held)
+        value = step.value.visit(substitute)
+        target = step.targets[0].target
+        if substitute.refused or not isinstance(value, cst.BaseExpression):
+            return None
+        if isinstance(target, cst.Name):
+            pairs = [(target, value)]
+        elif isinstance(target, (cst.Tuple, cst.List)) and all(
+            isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements
+        ):
+            names = [e.value for e in target.elements]
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(names) and all(
+                isinstance(e, cst.Element) for e in value.elements
+            ):
+                parts = [e.value for e in value.elements]
+            elif isinstance(value, cst.Attribute) and value.attr.value == "shape":
+                parts = [cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))])
+                         for i in range(len(names))]
+            else:
+                return None
+            pairs = list(zip(names, parts, strict=True))  # type: ignore[arg-type]
+        else:
+            return None
+        for name, part in pairs:
+            if name.value in held:  # type: ignore[union-attr]
+                return None
+            held[name.value] = part  # type: ignore[union-attr]
+    substitute = _Arguments(held)
+    returned = last.value.visit(substitute)
+    if substitute.refused or not isinstance(returned, cst.BaseExpression):
+        return None
+    if not method:  # a function of the file: read as a method whose `self` it does not use
+        params = helper.params.with_changes(params=[cst.Param(cst.Name("self")), *helper.params.params])
+        helper = helper.with_changes(params=params)
+    one_line = helper.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(returned)])]))
+    return method_at(one_line, call)
+
+
+def _free_names(helper: cst.FunctionDef) -> set[str]:
+    """The names `helper` reads that it does not bind (its globals)."""
+    own = {p.name.value for p in helper.params.params} | {
+        n.value for s in _statements(helper.body) if isinstance(s, cst.Assign)
+        for t in s.targets for n in _walk(t.target) if isinstance(n, cst.Name)
+    }
+    kept = {id(n.attr) for n in _walk(helper.body) if isinstance(n, cst.Attribute)}
+    return {n.value for n in _walk(helper.body) if isinstance(n, cst.Name) and id(n) not in kept} - own
 
 
 class _Arguments(cst.CSTTransformer):
