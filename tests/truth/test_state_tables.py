@@ -170,3 +170,36 @@ class Table(nn.Module):
     )
     found = {f.message.split("`")[1]: f.severity for f in check_source(source, "model.py") if f.code == "XPT406"}
     assert found == {"self.embed_positions": Severity.INFO, "self.last": Severity.WARNING}
+
+
+def test_state_built_on_the_first_call_from_sizes_is_info(tmp_path: Path) -> None:
+    """timm's `Conv2dSame`: `if self.pad is None: self.pad = nn.ZeroPad2d(<from sizes>)`, and
+    a mask moved to the input's dtype (`self.mask.to(x.dtype) if self.mask is not None else
+    None`): the program computes what eager does (measured on 2.13, non-strict). Built from the
+    input's values under the same test (a causal cache), it is state the next call reads."""
+    source = textwrap.dedent(
+        HEAD
+        + """
+class Table(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pad = None
+        self.mask = torch.ones(4)
+        self.first = None
+    def forward(self, x):
+        size = x.size()[-1:]
+        if self.pad is None:
+            self.pad = nn.ConstantPad1d((0, 4 - size[0] % 4), 0.0)
+        self.mask = self.mask.to(dtype=x.dtype) if self.mask is not None else None
+        if self.first is None:
+            self.first = x
+        return self.pad(x)[..., :4] * self.mask + self.first.sum()
+"""
+        + OUTER
+    )
+    found = {f.message.split("`")[1]: f.severity for f in check_source(source, "model.py") if f.code == "XPT406"}
+    assert found == {"self.pad": Severity.INFO, "self.mask": Severity.INFO, "self.first": Severity.WARNING}
+    model_class = load(source, tmp_path).Model
+    program = torch.export.export(model_class().eval(), (torch.randn(2, 3),), strict=False)
+    x = torch.randn(2, 3)
+    assert torch.allclose(program.module()(x), model_class().eval()(x))

@@ -45,7 +45,8 @@ class StateMutation(Rule):
     reset afresh on each call (`self._conv_idx = [0]`, `self.cache = None`) or never read by
     the module, for the attribute's own values moved to a device or dtype
     (`self.freqs = [f.to(device) for f in self.freqs]`), and for state built once under
-    `if not hasattr(self, "x"):` (eager keeps the first call's, the program the export's), and
+    `if not hasattr(self, "x"):`, or from sizes under `if self.x is None:` (eager keeps the
+    first call's, the program the export's), and
     for a cache the function checks before reusing it (`if n == self.cached_len and self.cached
     is not None: return self.cached`, then both written), and for a table rebuilt from sizes only
     when the input outgrows it (`if max_pos > self.weights.size(0): self.make_weights(max_pos)`,
@@ -94,7 +95,7 @@ class StateMutation(Rule):
             ):
                 self.report(target, f"`{short(target)}` is moved to a device or dtype at export time; the values it "
                             "holds are the same", severity=Severity.INFO)
-            elif self._built_once(target.attr.value) and not (
+            elif self._built_once(target.attr.value, value) and not (
                 self.ctx.mode is Mode.STRICT and value is not None and _makes_a_module_tensor(value)
             ):
                 self.report(target, f"`{short(target)}` is built on the first call and kept (under `not hasattr`): "
@@ -213,16 +214,23 @@ class StateMutation(Rule):
                     return True
         return False
 
-    def _built_once(self, name: str) -> bool:
-        """The write sits under `if not hasattr(self, "<name>"):` in its function: once set, no
-        later call runs it again, in eager as in the exported program."""
+    def _built_once(self, name: str, value: cst.BaseExpression | None) -> bool:
+        """The write sits under `if not hasattr(self, "<name>"):` in its function, or under `if
+        self.<name> is None:` with a value made from sizes, not from what the input holds (timm's
+        `Conv2dSame` building its padding layer on the first call): once set, no later call runs
+        it again, in eager as in the exported program. (magvit's `if self.prev_features is None:
+        self.prev_features = hidden_states` keeps the input's values for the next call: state.)"""
         traced, statement = self.ctx.traced, self.ctx.statement
         if traced is None or statement is None:
             return False
         for node in iter_nodes(traced.func.body):
+            if type(node) is not cst.If or not any(inner is statement for inner in iter_nodes(node.body)):  # type: ignore[attr-defined]
+                continue
+            if _tests_not_hasattr(node.test, name):  # type: ignore[attr-defined]
+                return True
             if (
-                type(node) is cst.If and _tests_not_hasattr(node.test, name)  # type: ignore[attr-defined]
-                and any(inner is statement for inner in iter_nodes(node.body))  # type: ignore[attr-defined]
+                _tests_unset(node.test, name) and value is not None  # type: ignore[attr-defined]
+                and _sizes_only(value, lambda n: self.ctx.value(n).has(_DATA))
             ):
                 return True
         return False
@@ -327,6 +335,11 @@ def _fresh(value: cst.BaseExpression) -> bool:
 def _moved(value: cst.BaseExpression, name: str) -> bool:
     """`self.<name>.to(...)`, or `[f.to(...) for f in self.<name>]`: the attribute's own values
     moved to a device or dtype (the same numbers whichever call moves them)."""
+    if isinstance(value, cst.IfExp):
+        # `self.mask.to(x.dtype) if self.mask is not None else None`
+        return _moved(value.body, name) and (
+            dotted(value.orelse) == "None" or (isinstance(value.orelse, cst.Attribute) and _is_self(value.orelse, name))
+        )
     if isinstance(value, cst.ListComp | cst.GeneratorExp):
         element, loop = value.elt, value.for_in
         return (
@@ -451,6 +464,23 @@ def _tests_not_hasattr(test: cst.BaseExpression, name: str) -> bool:
         and len(call.args) == 2 and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "self"
         and isinstance(call.args[1].value, cst.SimpleString) and call.args[1].value.evaluated_value == name
     )
+
+
+def _tests_unset(test: cst.BaseExpression, name: str) -> bool:
+    """`self.<name> is None`, alone or or-ed with other `self.<x> is None` tests only (not with
+    `self.<name>.shape[1] != n`, which rebuilds it on later calls too)."""
+    operands: list[cst.BaseExpression] = []
+    while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        operands.append(test.right)
+        test = test.left
+    operands.append(test)
+    unset = [
+        operand.left for operand in operands
+        if isinstance(operand, cst.Comparison) and len(operand.comparisons) == 1
+        and isinstance(operand.comparisons[0].operator, cst.Is) and dotted(operand.comparisons[0].comparator) == "None"
+        and (dotted(operand.left) or "").startswith("self.")
+    ]
+    return len(unset) == len(operands) and any(_is_self(left, name) for left in unset)
 
 
 def _is_self(node: cst.CSTNode, name: str) -> bool:
