@@ -26,7 +26,8 @@ class HigherOrderOpContract(Rule):
     - two `torch.cond` branches whose `return` statements give different structures (a tuple of
       two against a single value, `None`);
     - a `torch.cond` branch that hands back its operand unchanged (`lambda t: t`);
-    - a `while_loop` body whose `return` gives another number of values than it carries.
+    - a `while_loop` body whose `return` gives another number of values than it carries, or
+      gives back a carried value cut by a literal slice (`t[1:]`: its shape changes per step).
 
     ## Why it fails torch.export
     The higher-order op traces each branch with the operands as its arguments and needs both to
@@ -134,6 +135,12 @@ class HigherOrderOpContract(Rule):
             self.report(node, f"the body `{short(positional[1])}` returns {_describe(given)} but "
                                        f"`while_loop` carries {count} value(s): export fails; return every "
                                        "carried value, in order")
+            return
+        cut = _cut_carry(self._function(positional[1]))
+        if cut is not None:
+            self.report(cut, f"the body of `while_loop` returns `{short(cut)}` for a carried value: its shape "
+                             "changes from one step to the next and export fails (a carried value keeps its "
+                             "shape); carry the tensor whole and a count of what to keep")
 
     def _operand_count(self, operands: cst.BaseExpression, node: cst.Call) -> int | None:
         """How many operands a tuple/list literal holds; a bare tensor is reported (None: unknown)."""
@@ -264,6 +271,18 @@ class HigherOrderOpContract(Rule):
                 return Repeat(), (torch.randn(4, 3),)
             """
         ),
+        Invalid(
+            """
+            import torch
+            from torch._higher_order_ops import while_loop
+            class Shrink(torch.nn.Module):
+                def forward(self, x):
+                    i, out = while_loop(lambda i, t: i < 2, lambda i, t: (i + 1, t[1:]), (torch.tensor(0), x))  # expect: XPT507
+                    return out
+            def xport_example():
+                return Shrink(), (torch.randn(6, 3),)
+            """
+        ),
     ]
 
 
@@ -278,6 +297,36 @@ def _arity(function: cst.FunctionDef | cst.Lambda | None) -> int | None:
     if isinstance(function, cst.FunctionDef) and names and names[0].name.value in ("self", "cls"):
         names = names[1:]
     return len(names)
+
+
+def _cut_carry(function: cst.FunctionDef | cst.Lambda | None) -> cst.Subscript | None:
+    """The element of a `while_loop` body's returned tuple that slices the carried value in its
+    place by literals that cut it (`t[1:]`, `t[:, :-1]`), where the body is one `return`."""
+    if function is None:
+        return None
+    params = [p.name.value for p in [*function.params.posonly_params, *function.params.params]]
+    if isinstance(function, cst.FunctionDef) and params[:1] == ["self"]:
+        params = params[1:]
+    if isinstance(function, cst.Lambda):
+        value: cst.BaseExpression | None = function.body
+    else:
+        returns = [n for n in iter_nodes(function.body) if isinstance(n, cst.Return)]
+        value = returns[0].value if len(returns) == 1 else None
+    if not isinstance(value, cst.Tuple) or len(value.elements) != len(params):
+        return None
+    for name, element in zip(params, value.elements, strict=True):
+        part = element.value
+        if not (isinstance(part, cst.Subscript) and isinstance(part.value, cst.Name) and part.value.value == name):
+            continue
+        for index in part.slice:
+            piece = index.slice
+            if isinstance(piece, cst.Slice) and piece.step is None and (
+                (isinstance(piece.lower, cst.Integer) and int(piece.lower.evaluated_value) > 0)
+                or (isinstance(piece.upper, cst.UnaryOperation) and isinstance(piece.upper.operator, cst.Minus)
+                    and isinstance(piece.upper.expression, cst.Integer))
+            ):
+                return part
+    return None
 
 
 def _hands_back(function: cst.FunctionDef | cst.Lambda | None) -> str | None:
