@@ -672,13 +672,15 @@ class FunctionFlow:
         if decorators:  # a staticmethod: read as a method whose `self` is unused
             params = method.params.with_changes(params=[cst.Param(cst.Name("self")), *method.params.params])
             method = method.with_changes(params=params)
+        expr = method_at(method, call)
+        if expr is None:
+            return None  # more than a `return`, or called with keywords
         params = {p.name.value for p in all_params(method.params)}
         body = method.body.body if isinstance(method.body, cst.IndentedBlock) else ()
         free = {n.value for s in body for n in iter_nodes(s) if type(n) is cst.Name} - params  # type: ignore[attr-defined]
         if free & set(self._definitions()):
             return None  # a name the method reads is one the caller binds too
-        expr = method_at(method, call)
-        if expr is None or isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
+        if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
             return expr
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
 
@@ -778,6 +780,13 @@ class FunctionFlow:
             self._bind(target, self.element_of(iterable))
 
     def _comparison(self, node: cst.Comparison) -> Value:
+        (first, *more) = node.comparisons
+        if not more and isinstance(first.operator, (cst.In, cst.NotIn)) and isinstance(
+            first.comparator, (cst.Tuple, cst.List)
+        ) and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Integer) for e in first.comparator.elements):
+            left = self.value(node.left)  # `x.shape[1] in (3, 4)`: a test on the size, as `==` is
+            if left.has(Kind.SHAPE) and not is_tensor_like(left):
+                return _arith(left)
         # `is`, membership (`"mask" in kwargs`) and comparisons with strings or None are about
         # Python objects, not tensor data
         if any(isinstance(t.operator, _STATIC_COMPARISONS) for t in node.comparisons) or any(
