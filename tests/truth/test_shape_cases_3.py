@@ -22,6 +22,12 @@ token test, a strided conv before a width test (strict), `sdpa`/a broadcast mask
 tying two dims, `view` pinning `Dim.DYNAMIC`, `int(math.sqrt(N))` into a grid, `math.sqrt` of a
 size (non-strict), a half-scale resize, `dynamic_shapes` from a function or `dict(...)`, a
 `while_loop` body changing a carry's shape.
+
+LATER, 17 programs written after that tuning (at 63cd632), measured on torch and then linted
+before any further change: 4/7 constraint violations flagged in both modes, 1/2 other failures,
+0/8 false errors. Missed: `H, W = x.shape[-2:]`, `bmm` tying two batch dims, `x.shape[1] in (3, 4)`,
+`torch.cond` branches reducing to different shapes; the first three then fixed (7/7; the `cond`
+one stays a known miss).
 """
 
 from __future__ import annotations
@@ -274,6 +280,60 @@ PROGRAMS: list[_Program] = [
             top="from functorch.experimental import control_flow"),
 ]
 
+_DIM_ASSERT_BLOCK = """
+class Block(torch.nn.Module):
+    def __init__(self, dim=8):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        assert x.shape[-1] == self.dim, "feature size"
+        return x * 2
+"""
+
+#: written after the engine was tuned on PROGRAMS, measured on torch and then linted before any
+#: further change: what code the tuning has not seen makes of it
+LATER: list[_Program] = [
+    Program("last-two-unpacked-parity", "H, W = x.shape[-2:]\nif H % 2:\n    return x * 2\nreturn x",
+            "(torch.randn(1, 3, 8, 8),)", '{"x": {2: Dim("h")}}', fails=True),
+    Program("check-at-least-two", "torch._check(x.size(0) >= 2)\nreturn x * 2", "(torch.randn(4, 3),)",
+            '{"x": {0: Dim("b")}}', fails=False),
+    Program("block-asserts-feature-size", "return self.block(x)", "(torch.randn(2, 8),)", '{"x": {1: FEATURES}}',
+            fails=True, init="self.block = Block()", block=_DIM_ASSERT_BLOCK, top='FEATURES = Dim("features")'),
+    Program("block-asserts-feature-size-batch", "return self.block(x)", "(torch.randn(2, 8),)", '{"x": {0: BATCH}}',
+            fails=False, init="self.block = Block()", block=_DIM_ASSERT_BLOCK, top='BATCH = Dim("batch")'),
+    Program("reshape-into-heads-static", "return x.reshape(x.size(0), -1, self.heads)", "(torch.randn(2, 12),)",
+            '{"x": {0: Dim("b")}}', fails=False, init="self.heads = 3"),
+    Program("pairwise-expand-apart", "return x.unsqueeze(1).expand(-1, y.shape[0], -1) * 2",
+            "(torch.randn(3, 4), torch.randn(5, 4))", '{"x": {0: Dim("n")}, "y": {0: Dim("m")}}', fails=False,
+            params="x, y"),
+    Program("bmm-batches-apart", "return torch.bmm(a, b)", "(torch.randn(2, 3, 4), torch.randn(2, 4, 5))",
+            '{"a": {0: Dim("ba")}, "b": {0: Dim("bb")}}', fails=True, params="a, b"),
+    Program("layer-norm-over-named-width", "return F.layer_norm(x, (x.shape[-1],))", "(torch.randn(2, 8),)",
+            '{"x": {1: Dim("w")}}', fails=False),
+    Program("channels-in-a-set", "if x.shape[1] in (3, 4):\n    return x * 2\nreturn x", "(torch.randn(2, 3),)",
+            '{"x": {1: Dim("c")}}', fails=True),
+    Program("dims-max-decides", "if x.shape[0] > 100:\n    return x * 2\nreturn x", "(torch.randn(4, 3),)",
+            '{"x": {0: b}}', fails=False, prelude='b, t = dims("b", "t", max=64)'),
+    Program("example-above-max", "return x * 2", "(torch.randn(4, 3),)", '{"x": {0: Dim("b", max=3)}}', fails=True,
+            violation=False),
+    Program("resize-to-half-width", "return F.interpolate(x, size=int(x.shape[-1] * 0.5))", "(torch.randn(1, 3, 8),)",
+            '{"x": {2: Dim("w")}}', fails=True),
+    Program("while-body-keeps-shape",
+            "i, out = while_loop(lambda i, t: i < 2, lambda i, t: (i + 1, t * 2), (torch.tensor(0), x))\nreturn out",
+            "(torch.randn(6, 2),)", '{"x": {0: Dim("b")}}', fails=False,
+            top="from torch._higher_order_ops import while_loop"),
+    Program("cond-branches-reduce-differently",
+            "return torch.cond(x.sum() > 0, lambda t: t.sum(0), lambda t: t * 2, (x,))", "(torch.randn(4, 3),)",
+            '{"x": {0: Dim("b")}}', fails=True, violation=False),
+    Program("sinusoid-table-past-its-length", "return x + self.pe[: x.size(1)]", "(torch.randn(2, 10, 4),)",
+            '{"x": {1: Dim("s", max=64)}}', fails=True, init='self.register_buffer("pe", torch.zeros(32, 4))'),
+    Program("sinusoid-table-within-its-length", "return x + self.pe[: x.size(1)]", "(torch.randn(2, 10, 4),)",
+            '{"x": {1: Dim("s", max=32)}}', fails=False, init='self.register_buffer("pe", torch.zeros(32, 4))'),
+    Program("flatten-then-linear-named", "return self.fc(x.flatten(1))", "(torch.randn(2, 3, 4),)",
+            '{"x": {1: Dim("c")}}', fails=True, init="self.fc = torch.nn.Linear(12, 2)"),
+]
+
 #: written with the fixes, to pin what they must not change (measured on torch 2.13 as the others)
 PINNED: list[_Program] = [
     Program("sqrt-of-width-under-dynamic", "return x / math.sqrt(x.shape[-1])", "(torch.randn(2, 8),)",
@@ -286,6 +346,12 @@ PINNED: list[_Program] = [
     Program("method-of-two-statements-static-part", "h, w = self._hw(x)\nif h > 4:\n    return x * 2\nreturn x",
             "(torch.randn(1, 3, 8, 8),)", '{"x": {3: Dim("w")}}', fails=False,
             methods="def _hw(self, t):\n    h = t.shape[-2]\n    w = t.shape[-1]\n    return h, w\n"),
+    Program("bmm-batches-shared", "return torch.bmm(a, b)", "(torch.randn(2, 3, 4), torch.randn(2, 4, 5))",
+            '{"a": {0: batch}, "b": {0: batch}}', fails=False, params="a, b", prelude='batch = Dim("batch")'),
+    Program("channels-in-a-set-decided", "if x.shape[1] in (3, 4):\n    return x * 2\nreturn x",
+            "(torch.randn(2, 6),)", '{"x": {1: Dim("c", min=5)}}', fails=False),
+    Program("last-two-unpacked-static-part", "H, W = x.shape[-2:]\nif W % 2:\n    return x * 2\nreturn x",
+            "(torch.randn(1, 3, 8, 8),)", '{"x": {2: Dim("h")}}', fails=False),
     Program("strided-conv-width-test-decided", "return self.block(x)", "(torch.randn(1, 3, 16, 16),)",
             '{"x": {3: WIDTH}}', fails=False, init="self.block = Block()", block=_CONV_GATE,
             top='WIDTH = Dim("width", min=10)'),
@@ -297,6 +363,8 @@ PINNED: list[_Program] = [
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED = {
+    "cond-branches-reduce-differently": "`torch.cond` branches whose outputs differ in shape (`t.sum(0)` against "
+                                        "`t * 2`) are not compared",
     "half-scale-interpolate": "a resize by a scale below one is not read as splitting the range",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
@@ -317,7 +385,7 @@ def _verdict_problem(program: _Program, mode: Mode, folder: Path) -> str | None:
 
 
 @pytest.mark.parametrize("mode", [Mode.NON_STRICT, Mode.STRICT], ids=lambda m: m.value)
-@pytest.mark.parametrize("program", [*PROGRAMS, *PINNED], ids=lambda p: p.name)
+@pytest.mark.parametrize("program", [*PROGRAMS, *LATER, *PINNED], ids=lambda p: p.name)
 def test_error_exactly_where_export_fails(program: _Program, mode: Mode, tmp_path: Path) -> None:
     (tmp_path / "torch").mkdir()
     (tmp_path / "lint").mkdir()
@@ -330,18 +398,20 @@ def test_error_exactly_where_export_fails(program: _Program, mode: Mode, tmp_pat
 
 
 def test_recall_and_false_errors(tmp_path: Path) -> None:
-    """Static only (the outcomes are the measured ones above): the figures per mode, printed;
+    """Static only (the outcomes are the measured ones above): the figures per mode and set, printed;
     every program but the known misses gets the right verdict."""
     for mode in Mode:
         folder = tmp_path / mode.value
         folder.mkdir()
-        flagged = {p.name for p in PROGRAMS if _errors(p, mode, folder)}
-        violations = [p.name for p in PROGRAMS if p.fails_in(mode) and p.violation]
-        others = [p.name for p in PROGRAMS if p.fails_in(mode) and not p.violation]
-        exporting = [p.name for p in PROGRAMS if not p.fails_in(mode)]
-        false = sorted(flagged & set(exporting))
-        print(f"{mode.value}: {len(flagged & set(violations))}/{len(violations)} constraint violations flagged, "
-              f"{len(flagged & set(others))}/{len(others)} other failures, "
-              f"{len(false)}/{len(exporting)} exporting programs with an error {false}")
-        wrong = {p.name for p in PROGRAMS if (p.name in flagged) != p.fails_in(mode)}
+        wrong: set[str] = set()
+        for label, programs in (("batch", PROGRAMS), ("later", LATER)):
+            flagged = {p.name for p in programs if _errors(p, mode, folder)}
+            violations = [p.name for p in programs if p.fails_in(mode) and p.violation]
+            others = [p.name for p in programs if p.fails_in(mode) and not p.violation]
+            exporting = [p.name for p in programs if not p.fails_in(mode)]
+            false = sorted(flagged & set(exporting))
+            print(f"{mode.value}, {label}: {len(flagged & set(violations))}/{len(violations)} constraint violations "
+                  f"flagged, {len(flagged & set(others))}/{len(others)} other failures, "
+                  f"{len(false)}/{len(exporting)} exporting programs with an error {false}")
+            wrong |= {p.name for p in programs if (p.name in flagged) != p.fails_in(mode)}
         assert wrong == {name for name, m in KNOWN_MISSES if m is mode}

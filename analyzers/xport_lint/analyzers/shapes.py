@@ -987,6 +987,8 @@ class Sizes:
             return self._collect(expr.left, out, depth + 1) and all(
                 self._collect(t.comparator, out, depth + 1) for t in expr.comparisons
             )
+        if isinstance(expr, (cst.Tuple, cst.List)):  # `c in (3, 4)`
+            return all(isinstance(e, cst.Element) and self._collect(e.value, out, depth + 1) for e in expr.elements)
         return False
 
     def followed(self, expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -1038,6 +1040,15 @@ class Sizes:
 
     def _unpacked_ref(self, name: str, out: list[SizeRef]) -> bool:
         value, index = self.unpacked[name]
+        if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Slice):
+            # `h, w = x.shape[-2:]`, `h, w = x.shape[2:]`: the element counted from the slice's start
+            part = value.slice[0].slice
+            start = _integer(part.lower) if part.lower is not None else 0
+            if part.upper is not None or part.step is not None or start is None or index < 0 or (
+                start < 0 and start + index >= 0
+            ):
+                return False
+            value, index = value.value, start + index
         tensor = self._shape_of(value)
         index = self._from_start(tensor, index) if tensor is not None else None
         found = self._dim_of(tensor, index, 1) if tensor is not None and index is not None else None
@@ -1323,6 +1334,13 @@ class Sizes:
         if isinstance(expr, cst.Comparison):
             left = self.evaluate(expr.left, sizes, depth + 1)
             for target in expr.comparisons:
+                listed = isinstance(target.comparator, (cst.Tuple, cst.List))
+                if isinstance(target.operator, (cst.In, cst.NotIn)) and listed:
+                    members = [self.evaluate(e.value, sizes, depth + 1) if isinstance(e, cst.Element) else None
+                               for e in target.comparator.elements]  # type: ignore[union-attr]
+                    if left is None or None in members or len(expr.comparisons) != 1:
+                        return None
+                    return (left in members) is isinstance(target.operator, cst.In)
                 right = self.evaluate(target.comparator, sizes, depth + 1)
                 compare = _COMPARE.get(type(target.operator))
                 if left is None or right is None or compare is None:

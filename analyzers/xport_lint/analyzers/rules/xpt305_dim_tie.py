@@ -695,6 +695,8 @@ class DimTie(Rule):
             if len(a) < 2 or len(b) < 1:
                 return
             pairs = [(a[-1], b[-2] if len(b) >= 2 else b[0])]
+            # the batch dimensions before the two multiplied broadcast as elementwise ones do
+            pairs += list(zip(reversed(a[:-2]), reversed(b[:-2]), strict=False)) if len(b) >= 3 else []
         else:
             pairs = list(zip(reversed(a), reversed(b), strict=False))
         config = setting[1]
