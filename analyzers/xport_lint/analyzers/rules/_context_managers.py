@@ -40,9 +40,27 @@ _UNTRACEABLE = {
     "subprocess.": "a process started once, at export time",
     "socket.": "network traffic at export time only",
     "random.": "a random number drawn once and baked in",
+    # measured on torch 2.13 inside a `@contextmanager` generator (`warnings.warn` exports)
+    "gc.": "garbage collection switched at export time only",
+    "warnings.simplefilter": "a warnings filter set while tracing only",
+    "warnings.filterwarnings": "a warnings filter set while tracing only",
+    "warnings.resetwarnings": "a warnings filter reset while tracing only",
+    "torch.get_rng_state": "the random state saved and restored at export time only",
+    "torch.set_rng_state": "the random state saved and restored at export time only",
+    "torch.random.get_rng_state": "the random state saved and restored at export time only",
+    "torch.random.set_rng_state": "the random state saved and restored at export time only",
+    "torch.set_num_threads": "a thread count set at export time only",
+    "sys.stdout.": "output written at export time only",
+    "sys.stderr.": "output written at export time only",
+}
+#: torch's words where they are not "marked as skipped" (measured on torch 2.13)
+_UNTRACEABLE_WORDS = {
+    "torch.set_num_threads": "Unsupported: torch.* op returned non-Tensor",
+    "sys.stdout.": "Unsupported: Unsupported method call",
+    "sys.stderr.": "Unsupported: Unsupported method call",
 }
 #: what a user context manager may do and still matter only in eager (time it, lock, print)
-_EAGER_ONLY = ("time.", "threading.")
+_EAGER_ONLY = ("time.", "threading.", "gc.", "warnings.", "torch.set_num_threads", "sys.stdout.", "sys.stderr.")
 _UNTRACEABLE_BUILTINS = {"open": "a file read or written once, at export time", "input": "input read at export time"}
 #: the measured verdict for a user context-manager instance built outside `forward` (in
 #: `__init__` or at module level): strict export refuses entering it on torch 2.13 only
@@ -351,7 +369,9 @@ class ContextResolver:
                            f"torch {show(version)}; torch 2.14+ enters it)", effect=lost, eager_only=eager_only)
         if effects:
             where, call, _ = effects[0]
-            words = _TIME_ERROR if call.startswith("time.") and version >= _TIME_WORDS_SINCE else _USER_SKIPPED_ERROR
+            words = next((w for prefix, w in _UNTRACEABLE_WORDS.items() if call.startswith(prefix)), _USER_SKIPPED_ERROR)
+            if call.startswith("time.") and version >= _TIME_WORDS_SINCE:
+                words = _TIME_ERROR
             return Verdict(name, strict_error=f"{words} (`{call}` in `{where}`)", effect=lost, eager_only=eager_only)
         if printed:
             return Verdict(name, effect=f"`{name}` prints at export time only", eager_only=True)

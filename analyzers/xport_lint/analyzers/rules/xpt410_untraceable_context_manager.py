@@ -27,7 +27,10 @@ class UntraceableContextManager(Rule):
     `Unsupported context manager` (`torch.device`; on torch 2.13 also an instance of a user
     class built outside `forward`, which 2.14+ enters), `Attempted to call function marked as
     skipped` (a lock, `mock.patch`, `warnings.simplefilter` inside `catch_warnings()`, a user
-    class whose `__enter__` reads the clock: `Call to a time function` on 2.15),
+    class whose `__enter__` reads the clock: `Call to a time function` on 2.15; a user
+    context manager calling `gc.*`, a warnings filter, `torch.get_rng_state`/`set_rng_state`,
+    or a C function of `os` such as `os.getcwd`, where `os.path.join`, `os.getenv`,
+    `warnings.warn`, `torch.set_default_dtype` export),
     `Unsupported method call` (`mock.patch.object` on 2.14+, `io.StringIO`, `redirect_stderr`),
     `torch.* op returned non-Tensor` (`fork_rng`, `cudnn.flags`, `torch.cuda.nvtx.range`),
     `Failed to trace builtin operator` (`open`, `tempfile.NamedTemporaryFile`); grad modes
