@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import math
+
 import libcst as cst
 
 from ..model import Mode, Severity
@@ -34,8 +36,10 @@ class SlicedSizeOne(Rule):
     (`.sum(0)`, `.mean(0)`, `.amax(0)`) or converted (`.float()`). And a convolution built in
     `__init__` with literal sizes (`self.conv = nn.Conv1d(4, 2, 3)`) applied along a named `Dim`
     whose range's low end makes its output `(w + 2p - d(k - 1) - 1) // s + 1` shorter than 1
-    (both modes) or exactly 1 long (non-strict mode). Slices and convolutions under an `if` are
-    left out (the example may take the other side).
+    (both modes) or exactly 1 long (non-strict mode). And `F.interpolate(x, scale_factor=0.5)`
+    by a literal scale along a named `Dim` whose low end makes the output `trunc(scale * h)`
+    shorter than 2 (both modes). Slices, convolutions and resizes under an `if` are left out
+    (the example may take the other side).
 
     ## Why it fails torch.export
     A size of 1 broadcasts, so the op asks whether the sliced size is 1 and export records the
@@ -61,8 +65,10 @@ class SlicedSizeOne(Rule):
     Error in both modes (torch 2.13), but for slices returned as they are, reduced
     (`x[1:].sum(0)`) or converted (`.float()`), and convolutions whose output is exactly 1 long
     at the low end: those fail non-strict export only (measured; strict exports them), so they
-    are errors in non-strict mode and not reported in strict mode. `Dim.AUTO` narrows the range
-    without a word: nothing reported.
+    are errors in non-strict mode and not reported in strict mode. A resize by a scale: torch 2.13
+    guards `trunc(scale * h) >= 2` (measured: 0.5 and 0.25 fail under `Dim("h")`, export under
+    `Dim("h", min=8)`; 1.5 and 2.0 export). `Dim.AUTO` narrows the range without a word: nothing
+    reported.
     """
 
     CODE = "XPT307"
@@ -96,6 +102,8 @@ class SlicedSizeOne(Rule):
             isinstance(func.value, cst.Name) and func.value.value in ("torch", "F")
         ):
             self._judge(node, (func.value,))
+        elif self.ctx.resolve(func) == "torch.nn.functional.interpolate":
+            self._resize(node)
         elif node.args and node.args[0].keyword is None and (self.ctx.resolve(func) or "").rpartition(".")[2] in (
             _COMPUTING
         ) and (self.ctx.resolve(func) or "").startswith("torch."):
@@ -210,6 +218,48 @@ class SlicedSizeOne(Rule):
             self.report(node, message, fix=rewrite.fix, notes=(note,) if note is not None else ())
             return
 
+    def _resize(self, node: cst.Call) -> None:
+        """`F.interpolate(x, scale_factor=0.5)` of an input of known rank: along each spatial
+        dimension of a named `Dim`, torch 2.13 guards the output `trunc(scale * h) >= 2`
+        (measured, both modes); where the range's low end breaks it export fails."""
+        traced = self.ctx.traced
+        scale = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "scale_factor"), None)
+        tensor = node.args[0].value if node.args and node.args[0].keyword is None else None
+        if (traced is None or traced.cls is None or not isinstance(scale, (cst.Float, cst.Integer))
+                or not isinstance(tensor, cst.Name) or id(node) in self.ctx.conditional()
+                or not self.ctx.shape_config().any_named()):
+            return
+        sizes = self.ctx.sizes()
+        rank = sizes.ranks.get(sizes.positions[tensor.value]) if sizes is not None and tensor.value in (
+            sizes.positions) else None
+        if sizes is None or rank is None:
+            return
+        factor = float(scale.evaluated_value)
+        config = self.ctx.shape_config()
+        for index in range(2, rank):
+            ref = sizes.dim_of(tensor, index)
+            spec = config.dim(*ref) if ref is not None else None
+            if ref is None or spec is None or spec.kind is not DimKind.NAMED or spec.derived:
+                continue
+            low = int(spec.values()[0])
+            if math.trunc(factor * low) >= 2:
+                continue
+            enough = math.ceil(2 / factor)
+            while math.trunc(factor * enough) < 2:
+                enough += 1
+            rewrite = self._narrowed(ref, spec, enough, "the resized output stays at least 2 long")
+            message = (
+                f"`{short(node)}` scales `{ref[0]}.shape[{ref[2]}]` (`{spec.text()}`) by {factor:g}: at "
+                f"{spec.name} = {low} the output is {math.trunc(factor * low)} long; export guards "
+                f"`trunc({factor:g}*{spec.name}) >= 2` and fails with ConstraintViolationError; declare "
+                f"`{spec.name}` with `min={enough}`"
+            )
+            if rewrite.reason:
+                message += f" (no automatic fix: {rewrite.reason})"
+            note = config.note()
+            self.report(node, message, fix=rewrite.fix, notes=(note,) if note is not None else ())
+            return
+
     def _narrowing(self, ref: SizeRef, spec: DimSpec, cut: int) -> Rewrite:
         return self._narrowed(ref, spec, cut + 2, "the slice stays longer than 1")
 
@@ -226,6 +276,18 @@ class SlicedSizeOne(Rule):
         return narrowed_dim_rewrite(declared, self.ctx.resolve, low, spec.high, why)
 
     VALID = [
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.export import Dim
+            class Down(torch.nn.Module):
+                def forward(self, x):
+                    return F.interpolate(x, scale_factor=0.25)  # 0.25 * 8 = 2: the output is never shorter than 2
+            def xport_example():
+                return {"model": Down(), "args": (torch.randn(1, 3, 16),), "dynamic_shapes": {"x": {2: Dim("w", min=8)}}}
+            """
+        ),
         Valid(
             """
             import torch
@@ -276,6 +338,28 @@ class SlicedSizeOne(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.export import Dim
+            class Down(torch.nn.Module):
+                def forward(self, x):
+                    return F.interpolate(x, scale_factor=0.5, mode="bilinear")  # expect: XPT307
+            def xport_example():
+                return {"model": Down(), "args": (torch.randn(1, 3, 16, 16),), "dynamic_shapes": {"x": {2: Dim("h")}}}
+            """,
+            expected_replacement="""
+            import torch
+            import torch.nn.functional as F
+            from torch.export import Dim
+            class Down(torch.nn.Module):
+                def forward(self, x):
+                    return F.interpolate(x, scale_factor=0.5, mode="bilinear")  # expect: XPT307
+            def xport_example():
+                return {"model": Down(), "args": (torch.randn(1, 3, 16, 16),), "dynamic_shapes": {"x": {2: Dim("h", min=4)}}}
+            """,
+        ),
         Invalid(
             """
             import torch
