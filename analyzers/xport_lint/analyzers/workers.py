@@ -42,15 +42,24 @@ def _check_one(path: str, config: Config, context: FileContext) -> tuple[SourceF
 def _check_batch(
     paths: list[str], config: Config, contexts: dict[str, FileContext]
 ) -> list[tuple[SourceFile, FileCheck]]:
-    """Runs in a worker process, each file under a watchdog (see FILE_TIME_LIMIT)."""
+    """Runs in a worker process, each file under a watchdog (see FILE_TIME_LIMIT).
+
+    The cyclic collector is off while a file is checked and collects the youngest generation
+    after it: a file's libcst tree is acyclic and freed by reference counting when its check
+    ends, but a collection during the check walks every node built so far, to free nothing
+    (about a tenth of a cold check, measured on the bench corpus). What a file's check leaves
+    in cycles (a few thousand objects) is all young, so the collection after it is cheap."""
     out = []
     with open(os.devnull, "w") as quiet:
         for path in paths:
             faulthandler.dump_traceback_later(FILE_TIME_LIMIT, exit=True, file=quiet)
+            gc.disable()
             try:
                 out.append(_check_one(path, config, contexts.get(path, EMPTY_CONTEXT)))
             finally:
+                gc.enable()
                 faulthandler.cancel_dump_traceback_later()
+            gc.collect(0)
     return out
 
 
