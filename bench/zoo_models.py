@@ -503,6 +503,8 @@ MODELS: dict[str, Callable[..., tuple[Any, tuple[Any, ...]]]] = {
     "torchvision/swin_t": _tv("swin_t"),
     "torchvision/lraspp_mobilenet": _tv("lraspp_mobilenet_v3_large", weights_backbone=None),
     "torchvision/r3d_18": _video,
+    "torchvision/retinanet": _tv("retinanet_resnet50_fpn", 128, weights_backbone=None),
+    "torchvision/fcos": _tv("fcos_resnet50_fpn", 128, weights_backbone=None),
     "torchvision/raft_small": _raft,
     "diffusers/controlnet": _controlnet,
     "diffusers/sd3-transformer": _sd3,
