@@ -123,8 +123,8 @@ BENCHMARKS: dict[str, Benchmark] = {
             (),
             ("analyzers/", "bench/zoo.py", "bench/zoo_models.py", "bench/zoo_export.py"),
             default=False,
-            manual="`python bench/zoo.py export --python <zoo interpreter>` (torch 2.13.0 with the four "
-            "zoos and coverage installed), then `.venv/bin/python bench/zoo.py score`",
+            manual="`.venv/bin/python bench/zoo.py export --python bench/.venv-zoo/bin/python` (torch 2.14.1 "
+            "with the four zoos and coverage installed), then `.venv/bin/python bench/zoo.py score`",
         ),
         Benchmark(
             "versions",
@@ -544,10 +544,21 @@ def zoo(r: dict[str, dict[str, Any]]) -> str:
         for name, m in failing
     ]
     share = {z: _share(models, z) for z in ("transformers", "diffusers", "torchvision", "timm")}
+    v = s.get("versions")
+    versions = (
+        [
+            f"Exported with torch {v['torch']} ({', '.join(f'{z} {v[z]}' for z in sorted(v) if z != 'torch')}); "
+            f"linted with `target-torch` {v['torch'].split('+')[0]}, the torch the exports ran on.",
+            "",
+        ]
+        if v
+        else []
+    )
     return "\n".join(
         [
             provenance("zoo", r["zoo"]),
             "",
+            *versions,
             "**In-sample**: every false error the first runs found was fixed against these same models.",
             "",
             "| measure | value |",

@@ -1,13 +1,14 @@
 """What export really runs, against what xport-lint analyses and reports: tiny-config models of
-four model zoos (transformers, timm, torchvision, diffusers) exported with torch 2.13.0 under
-coverage, then the zoos' installed sources linted as one project each.
+four model zoos (transformers, timm, torchvision, diffusers) exported under coverage in the zoo
+interpreter, then the zoos' installed sources linted as one project, judged for the torch the
+exports ran on (its `target-torch`: the zoo interpreter has torch 2.14.1, `bench/.venv-zoo`).
 
 Usage:
   python bench/zoo.py export --python /path/to/zoo/python   # runs bench/zoo_export.py per model
   python bench/zoo.py score                                  # lints the zoos, writes bench/results/zoo.json
 
-The zoo interpreter needs torch==2.13.0 transformers diffusers timm torchvision coverage (see
-bench/RESULTS.md for the versions measured). Figures: share of executed library lines inside the
+The zoo interpreter needs torch transformers diffusers timm torchvision coverage; each run records
+the versions it used, and every run must share one torch version. Figures: share of executed library lines inside the
 functions xport-lint analyses; failing lines of failed exports that carry a finding; error findings
 on lines a successful export executed (false errors: must be 0).
 """
@@ -89,16 +90,20 @@ def _function_spans(path: str) -> dict[tuple[str, str], tuple[int, int]]:
 def score() -> None:
     stamp = begin("zoo")
     sys.path.insert(0, str(HERE.parent / "analyzers"))
-    from xport_lint.analyzers.cache import Cache
     from xport_lint.analyzers.config import Config
     from xport_lint.analyzers.files import discover
     from xport_lint.analyzers.project import check_project
 
     runs = json.loads(RUNS.read_text())
+    versions = {json.dumps(run.get("versions"), sort_keys=True) for run in runs.values()}
+    if len(versions) != 1 or None in (run.get("versions") for run in runs.values()):
+        raise SystemExit(f"the runs used different or unrecorded versions ({sorted(versions)}): export them again")
+    zoo_versions = next(iter(runs.values()))["versions"]
     roots = sorted({root for run in runs.values() for root in run["roots"]})
     files = discover(roots, ())
     start = time.perf_counter()
-    checked = check_project(files, Config(), Cache(HERE / ".cache" / "zoo"), None)
+    # no cache: the time is a cold one, and findings are those of the torch the exports ran on
+    checked = check_project(files, Config(target_torch=zoo_versions["torch"]), None, None)
     lint_seconds = time.perf_counter() - start
     findings = {r.path: r.findings for r in checked.results}
     analysed: dict[str, set[int]] = {}
@@ -150,6 +155,7 @@ def score() -> None:
     total_executed = sum(m["executed_lines"] for m in per_model.values())
     total_inside = sum(m["inside_analysed"] for m in per_model.values())
     summary = {
+        "versions": zoo_versions,
         "files_linted": len(files),
         "lint_seconds_cold": round(lint_seconds, 1),
         "models": len(per_model),
