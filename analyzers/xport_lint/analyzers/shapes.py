@@ -25,7 +25,7 @@ import libcst as cst
 
 from .model import Mode, Severity
 from .names import dotted
-from .walk import children
+from .walk import children, iter_nodes
 
 _DIM = ("torch.export.Dim", "torch.export.dynamic_shapes.Dim")
 
@@ -1383,15 +1383,15 @@ def returned_at(
     the parameters by the arguments (`method_at`). None for any other body (a branch, a loop, a
     name bound twice, unpacking anything but `.shape` or a tuple display), or where the helper
     reads a global name the caller binds (`taken`: written at the call, it would read the local)."""
-    if _free_names(helper) & set(taken):
-        return None
     body = helper.body.body if isinstance(helper.body, cst.IndentedBlock) else ()
     lines = [s for s in body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr)
                                      and isinstance(s.body[0].value, cst.SimpleString))]
     if len(lines) < 2 or not all(isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 for line in lines):
         return None
     *steps, last = [line.body[0] for line in lines]  # type: ignore[union-attr]
-    if not isinstance(last, cst.Return) or last.value is None:
+    if not isinstance(last, cst.Return) or last.value is None or not all(
+        isinstance(step, cst.Assign) and len(step.targets) == 1 for step in steps
+    ) or _free_names(helper) & set(taken):
         return None
     held: dict[str, cst.BaseExpression] = {}
     for step in steps:
@@ -1439,10 +1439,11 @@ def _free_names(helper: cst.FunctionDef) -> set[str]:
     """The names `helper` reads that it does not bind (its globals)."""
     own = {p.name.value for p in helper.params.params} | {
         n.value for s in _statements(helper.body) if isinstance(s, cst.Assign)
-        for t in s.targets for n in _walk(t.target) if isinstance(n, cst.Name)
+        for t in s.targets for n in iter_nodes(t.target) if isinstance(n, cst.Name)
     }
-    kept = {id(n.attr) for n in _walk(helper.body) if isinstance(n, cst.Attribute)}
-    return {n.value for n in _walk(helper.body) if isinstance(n, cst.Name) and id(n) not in kept} - own
+    nodes = list(iter_nodes(helper.body))
+    kept = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
+    return {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in kept} - own
 
 
 class _Arguments(cst.CSTTransformer):

@@ -75,7 +75,10 @@ class FloatSize(Rule):
             return
         if name not in _TO_INT or len(node.args) != 1:
             return
-        self._converted.update(id(inner) for inner in _nodes(node))
+        self._converted.update(
+            id(inner) for inner in iter_nodes(node.args[0].value)
+            if type(inner) is cst.Call and dotted(inner.func) in _MATH_FLOAT  # type: ignore[attr-defined]
+        )
         sizes = self.ctx.sizes()
         if sizes is None:
             return

@@ -808,8 +808,9 @@ class DimTie(Rule):
         """The `dynamic_shapes` edit that makes the tie hold by declaration, in this file's
         declaration: one shared `Dim` for two plain sizes; for a size an op moves (`x[1:]`,
         `F.pad`, `cat([x, x])`, `scale_factor=2`) a derived `Dim` of the other one's root, which
-        must be a name (`a = Dim("a")`): the sliced side as `b + 1`, a grown side's partner as
-        `2 * a` or `a + 2` (each measured to export on torch 2.13)."""
+        must be a name (`a = Dim("a")`) or a `Dim("a")` written in place (a second `Dim("a")` of the
+        same name and range is the same symbol: `Dim("a") + 1`, measured): the sliced side as
+        `b + 1`, a grown side's partner as `2 * a` or `a + 2` (each measured to export on torch 2.13)."""
         program, traced = self.ctx.program, self.ctx.traced
         if traced is None or traced.cls is None or program.shapes_reader is None or a.ref is None or b.ref is None:
             return None
@@ -833,11 +834,11 @@ class DimTie(Rule):
             edit = _declared_as(reader, shapes, b.ref, node_b, node_a.deep_clone())
             return FixProposal(f"{title} (assumes the two sizes are always equal)", Applicability.UNSAFE,
                                (edit,)) if edit is not None else None
-        if scale == 1 and offset < 0 and isinstance(node_a, cst.Name):
+        if scale == 1 and offset < 0 and self._root_written(node_a):
             # `x[1:]` against `y`: x's size is y's plus the cut
             new: cst.BaseExpression = cst.BinaryOperation(node_a.deep_clone(), cst.Add(), cst.Integer(str(-offset)))
             target, node = b, node_b
-        elif offset >= 0 and isinstance(node_b, cst.Name):
+        elif offset >= 0 and self._root_written(node_b):
             # `cat([x, x])`, `F.pad(x, (1, 1))`, `scale_factor=2` against `y`: y's size derived from x's
             grown: cst.BaseExpression = node_b.deep_clone() if scale == 1 else cst.BinaryOperation(
                 cst.Integer(str(scale)), cst.Multiply(), node_b.deep_clone())
@@ -852,6 +853,13 @@ class DimTie(Rule):
         return FixProposal(
             f"Declare `{target.ref[0]}.shape[{target.ref[2]}]` as the derived Dim `{text}` (assumes the ops keep "  # type: ignore[index]
             "this relation for every input)", Applicability.UNSAFE, (edit,),
+        )
+
+    def _root_written(self, node: cst.BaseExpression) -> bool:
+        """Whether `node` names a root `Dim` a derived one can be written from: a name, or a
+        `Dim("a", ...)` call in place."""
+        return isinstance(node, cst.Name) or (
+            isinstance(node, cst.Call) and self.ctx.resolve(node.func) == "torch.export.Dim"
         )
 
     def _reshape(self, node: cst.Call, tensor: cst.BaseExpression) -> None:
@@ -1164,7 +1172,18 @@ class DimTie(Rule):
             def xport_example():
                 return {"model": Shifted(), "args": (torch.randn(4, 3), torch.randn(5, 3)),
                         "dynamic_shapes": {"x": {0: Dim("dx")}, "y": {0: Dim("dy")}}}
-            """
+            """,
+            # a second `Dim("dx")` of the same name and range is the same symbol (measured)
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Shifted(torch.nn.Module):
+                def forward(self, x, y):
+                    return x + y[1:]  # expect: XPT305
+            def xport_example():
+                return {"model": Shifted(), "args": (torch.randn(4, 3), torch.randn(5, 3)),
+                        "dynamic_shapes": {"x": {0: Dim("dx")}, "y": {0: Dim("dx") + 1}}}
+            """,
         ),
         Invalid(
             """

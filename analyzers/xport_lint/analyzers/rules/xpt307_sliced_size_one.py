@@ -102,12 +102,14 @@ class SlicedSizeOne(Rule):
             isinstance(func.value, cst.Name) and func.value.value in ("torch", "F")
         ):
             self._judge(node, (func.value,))
-        elif self.ctx.resolve(func) == "torch.nn.functional.interpolate":
-            self._resize(node)
-        elif node.args and node.args[0].keyword is None and (self.ctx.resolve(func) or "").rpartition(".")[2] in (
-            _COMPUTING
-        ) and (self.ctx.resolve(func) or "").startswith("torch."):
-            self._judge(node, (node.args[0].value,))
+        else:
+            name = self.ctx.resolve(func) or ""
+            if name == "torch.nn.functional.interpolate":
+                self._resize(node)
+            elif node.args and node.args[0].keyword is None and name.rpartition(".")[2] in _COMPUTING and (
+                name.startswith("torch.")
+            ):
+                self._judge(node, (node.args[0].value,))
 
     def _judge(self, node: cst.CSTNode, operands: tuple[cst.BaseExpression, ...], non_strict_only: bool = False) -> None:
         """`non_strict_only`: the op fails non-strict export only (strict exports it): nothing

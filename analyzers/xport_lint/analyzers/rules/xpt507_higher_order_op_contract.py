@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from ..dataflow import Kind
@@ -136,7 +138,8 @@ class HigherOrderOpContract(Rule):
                                        f"`while_loop` carries {count} value(s): export fails; return every "
                                        "carried value, in order")
             return
-        cut = _cut_carry(self._function(positional[1]))
+        flow = self.ctx.flow
+        cut = _cut_carry(self._function(positional[1]), flow.inlined if flow is not None else lambda _: None)
         if cut is not None:
             self.report(cut, f"the body of `while_loop` returns `{short(cut)}` for a carried value: its shape "
                              "changes from one step to the next and export fails (a carried value keeps its "
@@ -299,9 +302,12 @@ def _arity(function: cst.FunctionDef | cst.Lambda | None) -> int | None:
     return len(names)
 
 
-def _cut_carry(function: cst.FunctionDef | cst.Lambda | None) -> cst.Subscript | None:
+def _cut_carry(
+    function: cst.FunctionDef | cst.Lambda | None, inlined: Callable[[cst.Call], cst.BaseExpression | None]
+) -> cst.Subscript | None:
     """The element of a `while_loop` body's returned tuple that slices the carried value in its
-    place by literals that cut it (`t[1:]`, `t[:, :-1]`), where the body is one `return`."""
+    place by literals that cut it (`t[1:]`, `t[:, :-1]`), where the body is one `return`; through
+    one-line helpers (`inlined`: what a call computes, written at the call)."""
     if function is None:
         return None
     params = [p.name.value for p in [*function.params.posonly_params, *function.params.params]]
@@ -316,6 +322,11 @@ def _cut_carry(function: cst.FunctionDef | cst.Lambda | None) -> cst.Subscript |
         return None
     for name, element in zip(params, value.elements, strict=True):
         part = element.value
+        for _ in range(4):
+            written = inlined(part) if isinstance(part, cst.Call) else None
+            if written is None:
+                break
+            part = written
         if not (isinstance(part, cst.Subscript) and isinstance(part.value, cst.Name) and part.value.value == name):
             continue
         for index in part.slice:
