@@ -159,10 +159,12 @@ class StateMutation(Rule):
 
     def _regrown_when_short(self, name: str, value: cst.BaseExpression | None) -> bool:
         """A table rebuilt only when the input outgrows it: the write sits under an `if` whose test
-        reads the size of `self.<name>` (trocr's `if max_pos > self.weights.size(0):`), directly or
+        orders a size of `self.<name>` (trocr's `if max_pos > self.weights.size(0):`), directly or
         around every traced call of the helper that writes it (`self.make_weights(...)`), or the
         value is a method handed `self.<name>` that returns it unchanged when a test on its size
-        says it is long enough (wav2vec2-bert's `self.pe = self.extend_pe(x, self.pe)`). Measured
+        says it is long enough (wav2vec2-bert's `self.pe = self.extend_pe(x, self.pe)`); the new
+        table is made from sizes (a helper of `int` parameters, or no name holding tensor values
+        read for more than its size, dtype or device). Measured
         on 2.13, both modes, the table long enough at export or not: the program's outputs equal
         eager's after eager has grown the table on other calls (strict export refuses an
         `nn.Buffer` built in `forward`: that stays a warning there)."""
