@@ -818,6 +818,32 @@ def test_a_switch_off_by_the_modules_own_default_is_a_warning() -> None:
     assert _only(source.replace("debug=False", "debug=True"), "XPT104").severity is Severity.ERROR
 
 
+@pytest.mark.parametrize("built", ["Debug(True)", "Debug(debug=True)", "Debug(**options)"])
+def test_a_switch_a_parent_turns_on_is_no_switch(built: str) -> None:
+    """A parent building the block with the other value (or with arguments it cannot read) runs the
+    guarded code on the default export: the finding stays an error."""
+    source = (
+        "import torch\n"
+        "class Debug(torch.nn.Module):\n"
+        "    def __init__(self, debug=False):\n"
+        "        super().__init__()\n"
+        "        self.debug = debug\n"
+        "    def forward(self, x):\n"
+        "        if self.debug:\n"
+        "            if x.mean().item() > 0:\n                x = x + 1\n"
+        "        return x\n"
+        "class Model(torch.nn.Module):\n"
+        "    def __init__(self, options):\n"
+        "        super().__init__()\n"
+        f"        self.plain, self.loud = Debug(), {built}\n"
+        "    def forward(self, x):\n"
+        "        return self.loud(self.plain(x))\n"
+    )
+    assert _only(source, "XPT104").severity is Severity.ERROR
+    quiet = source.replace(built, "Debug(debug=False)")
+    assert _only(quiet, "XPT104").severity is Severity.WARNING
+
+
 def test_a_bool_read_only_by_an_assert_is_asserted_as_the_tensor() -> None:
     """`ok = bool(t)`, then `assert ok, msg`: `bool()` goes, and the assert becomes
     `torch._assert_async` (XPT103's fix) in the next round; read anywhere else, no fix."""

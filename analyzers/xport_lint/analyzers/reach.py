@@ -55,6 +55,8 @@ class FileReach(ExportSites):
         #: per traced function: each statement's place, the (block, index) of it and of every
         #: statement around it (see runs_before); filled on first use
         self._places: dict[int, dict[int, tuple[tuple[int, int], ...]]] = {}
+        #: calls in the file's functions by the last name of their callee (see _constructions)
+        self._calls_by_name: dict[str, list[cst.Call]] | None = None
         #: statement id -> the traced function holding it (see traced_holder)
         self._holders: dict[int, cst.FunctionDef] | None = None
         #: ids of statements only an export in training mode runs (under `if self.training:`)
@@ -442,7 +444,7 @@ class FileReach(ExportSites):
         written = dotted(flag.value)
         if written == "self" and name not in self._config_copies(cls) and name in (
             switches := _argument_switches(cls.methods.get("__init__"))
-        ):
+        ) and not self._built_with(cls, name, switches[name]):
             return _switched(f"`{name}=True`", f"`{name}=False`", f"`__init__` defaults `{name}` to", switches[name],
                              negated)
         if not (
@@ -467,6 +469,41 @@ class FileReach(ExportSites):
         if bool(default) is body_needs_true:
             return None, (off if body_needs_true else on)
         return (on if body_needs_true else off), None
+
+    def _built_with(self, cls: ModuleClass, argument: str, default: bool) -> bool:
+        """Whether a call in this file builds `cls` passing `argument` something other than its
+        default (`Block(dim, upsample=True)` in a parent's `__init__`): then the default export
+        runs that block with the other value, and `if self.upsample:` is no switch."""
+        init = cls.methods.get("__init__")
+        if init is None:
+            return True
+        params = [p.name.value for p in init.params.params]
+        position = params.index(argument) - 1 if argument in params else None  # after `self`
+        for call in self._constructions().get(cls.node.name.value, ()):
+            for index, arg in enumerate(call.args):
+                if arg.star:
+                    return True  # `*args` / `**kwargs`: what it passes is unknown
+                passed = arg.keyword.value == argument if arg.keyword is not None else index == position
+                if passed and not (isinstance(arg.value, cst.Name) and arg.value.value == str(default)):
+                    return True
+        return False
+
+    def _constructions(self) -> dict[str, list[cst.Call]]:
+        """Calls in this file's functions and methods, by the last name of what they call (found
+        once per file, and only for a file with an argument switch)."""
+        if self._calls_by_name is None:
+            found: dict[str, list[cst.Call]] = {}
+            bodies = [*self.functions.values(), *(
+                method for info in self.classes.values() for method in info.methods.values()
+            )]
+            for func in bodies:
+                for node in iter_nodes(func.body):
+                    if type(node) is cst.Call:
+                        callee = dotted(node.func)  # type: ignore[attr-defined]
+                        if callee is not None:
+                            found.setdefault(callee.rpartition(".")[2], []).append(node)  # type: ignore[arg-type]
+            self._calls_by_name = found
+        return self._calls_by_name
 
     def _config_copies(self, cls: ModuleClass) -> frozenset[str]:
         """`x` of `self.x = config.x` (or `self.config.x`) in `cls`'s `__init__`, where nothing
