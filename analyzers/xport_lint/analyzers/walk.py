@@ -94,11 +94,35 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 def iter_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`node` and everything below it, depth first, in source order."""
+    # `children` inlined, as in `with_statements`: a call and a list per node cost a third of
+    # the walk, and the walks of whole statements (definitions, uses) are hot
     stack = [node]
+    pop, extend = stack.pop, stack.extend
+    known, all_fields = _IS_NODE, _FIELDS
     while stack:
-        current = stack.pop()
+        current = pop()
         yield current
-        stack.extend(reversed(children(current)))
+        node_type = type(current)
+        kids: list[cst.CSTNode] = []
+        for name in all_fields.get(node_type) or _fields(node_type):
+            value = getattr(current, name)
+            value_type = type(value)
+            if value_type is tuple or value_type is list:
+                for item in value:
+                    is_node = known.get(type(item))
+                    if is_node is None:
+                        is_node = _is_node(type(item))
+                    if is_node:
+                        kids.append(item)
+            else:
+                is_node = known.get(value_type)
+                if is_node is None:
+                    is_node = _is_node(value_type)
+                if is_node:
+                    kids.append(value)
+        if kids:
+            kids.reverse()
+            extend(kids)
 
 
 _STATEMENT_TYPES: dict[type, bool] = {}
