@@ -44,7 +44,7 @@ CANCEL_CONFIRM_COMMAND = "xport-lint.cancelConfirm"
 ADD_EXAMPLE_COMMAND = "xport-lint.addExample"
 REPAIR_COMMAND = "xport-lint.repair"
 log = logging.getLogger("xport_lint.server")
-#: seconds without an edit before the workspace index takes the lint thread
+#: seconds without an edit or a lint before the workspace index takes the lint thread
 IDLE_BEFORE_INDEXING = 0.5
 
 @dataclass(frozen=True)
@@ -123,8 +123,9 @@ class XportLanguageServer(LanguageServer):
         self.indexing: asyncio.Future[None] | None = None
         #: set when an edit changed what a document defines or calls (the index needs a step)
         self.index_wanted = asyncio.Event()
-        #: event-loop time of the last change to a document (indexing waits for a pause)
-        self.last_edit = 0.0
+        #: event-loop time of the last change to a document or the end of the last lint
+        #: (indexing waits for a pause in both)
+        self.last_activity = 0.0
 
     # -- settings and configuration -----------------------------------------------------
 
@@ -309,7 +310,7 @@ class XportLanguageServer(LanguageServer):
     def schedule(self, uri: str, delay: float | None = None) -> None:
         """Re-check `uri` after the debounce; a newer change cancels this one."""
         if self.loop is not None:
-            self.last_edit = self.loop.time()
+            self.last_activity = self.loop.time()
         previous = self.pending.pop(uri, None)
         if previous is not None:
             previous.cancel()
@@ -323,6 +324,9 @@ class XportLanguageServer(LanguageServer):
             result = await self.analyse(uri)
         except asyncio.CancelledError:
             return
+        finally:
+            if self.loop is not None:
+                self.last_activity = self.loop.time()
 
         if uri not in self.workspace.text_documents:
             return  # closed meanwhile
@@ -370,9 +374,10 @@ class XportLanguageServer(LanguageServer):
 
     async def index_workspace(self) -> None:
         """The project index of the workspace folders, built on the lint thread about 50 ms at a
-        time, and only while no edit came in the last half second (an edit's diagnostics never
-        wait for it); kept up to date after edits that change what a document calls or defines.
-        Open documents whose context it changes are checked again."""
+        time, and only while no lint is due or running and neither an edit nor a lint came in
+        the last half second (a step queued behind a long lint made the next keystroke's
+        diagnostics wait for it too); kept up to date after edits that change what a document
+        calls or defines. Open documents whose context it changes are checked again."""
         folders = [p for f in self.workspace.folders.values() if (p := to_fs_path(f.uri))]
         if not folders and self.workspace.root_path:
             folders = [self.workspace.root_path]
@@ -383,7 +388,7 @@ class XportLanguageServer(LanguageServer):
         announced = False
         try:
             while True:
-                while loop.time() - self.last_edit < IDLE_BEFORE_INDEXING:
+                while self.linting() or loop.time() - self.last_activity < IDLE_BEFORE_INDEXING:
                     await asyncio.sleep(IDLE_BEFORE_INDEXING / 2)
                 done, affected = await loop.run_in_executor(self.executor, self.linter.index_step, folders, config)
                 self.relint_paths(affected)
@@ -395,6 +400,10 @@ class XportLanguageServer(LanguageServer):
                     self.index_wanted.clear()
         except Exception:  # noqa: BLE001 - without the index, files are still checked one by one
             log.exception("xport-lint could not index the workspace")
+
+    def linting(self) -> bool:
+        """A document's lint is waiting for its debounce or running."""
+        return any(not task.done() for task in self.pending.values())
 
     def stop_confirmer(self) -> None:
         """The worker runs in its own session: stop it explicitly, or it outlives the server."""
