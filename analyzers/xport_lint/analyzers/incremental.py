@@ -9,6 +9,12 @@ usual XPT000 at the error.
 An unchanged statement is the very same libcst node from one parse to the next (blank lines and
 comments before it included), so facts computed from a statement can be kept by its identity
 (`per_statement`): an edit re-derives them only for the statements it touched.
+
+`ast` itself runs only over what changed when an edit keeps the line count (a keystroke within
+a line): the top-level statements around the changed lines are parsed alone and the places of
+the others kept (`_Top`), since a column-0 statement after a complete one starts the tokenizer
+afresh. An edit that adds or removes lines, or whose region does not parse alone, parses the
+whole text, as before.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import ast
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 import libcst as cst
@@ -29,6 +36,38 @@ _CAPACITY = 1_500_000
 #: of a file add a new small chunk each (the lint process grew past 100 MB over 12,000 edits)
 _MAX_CHUNKS = 1_000
 T = TypeVar("T")
+#: line breaks other than \n, with which the statement places are taken from a whole parse
+_ODD_TEXT = ("\r", "\f", "\v")
+
+
+@dataclass(frozen=True)
+class Top:
+    """A top-level statement of the last text parsed: its lines, and what the editor's lenses
+    need of it (so the lint child never parses the whole text again for them)."""
+
+    #: its first line (its decorators' when it has any) and its last
+    first: int
+    end: int
+    #: a class defining `forward`: (name, line, forward's required parameters) for each
+    #: `forward`, as `confirm.model_classes` gives them
+    models: tuple[tuple[str, int, tuple[str, ...]], ...] = ()
+    #: `def xport_example()`: the names it calls
+    example_calls: frozenset[str] | None = None
+
+
+def _top(stmt: ast.stmt, offset: int) -> Top:
+    """`stmt`'s place and lens facts; `offset`: lines before the text it was parsed from."""
+    models: tuple[tuple[str, int, tuple[str, ...]], ...] = ()
+    example = None
+    if isinstance(stmt, ast.ClassDef):
+        from .confirm import model_classes
+
+        alone = ast.Module(body=[stmt], type_ignores=[])
+        models = tuple((name, line + offset, tuple(params)) for name, line, params in model_classes("", alone))
+    elif isinstance(stmt, ast.FunctionDef) and stmt.name == "xport_example":
+        calls = (node for node in ast.walk(stmt) if isinstance(node, ast.Call))
+        example = frozenset(call.func.id for call in calls if isinstance(call.func, ast.Name))
+    return Top(_first_line(stmt) + offset, (stmt.end_lineno or stmt.lineno) + offset, models, example)
 
 
 class ChunkedParser:
@@ -46,22 +85,31 @@ class ChunkedParser:
         self._size = 0
         self.hits = 0
         self.misses = 0
-        #: the last source parsed and its `ast` tree (None: `ast` rejects it)
-        self.last: tuple[str, ast.Module | None] = ("", None)
+        #: the last source parsed and its top-level statements (None: `ast` rejects it)
+        self.last: tuple[str, list[Top] | None] = ("", None)
+        #: texts whose statements' places came from parsing only the lines an edit changed
+        self.partial = 0
 
     def parse(self, source: str) -> tuple[cst.Module, ast.Module | None]:
-        """The libcst module (and the `ast` tree, for positions) of `source`."""
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            self.last = (source, None)
-            return cst.parse_module(source), None
-        self.last = (source, tree)
-        if not tree.body or "\r" in source:
-            return cst.parse_module(source), tree
+        """The libcst module of `source`, and its `ast` tree when `ast` parsed it whole (None:
+        only the changed statements were; positions then parse regions as they need them)."""
         lines = split_lines(source)
-        ends = [0, *(stmt.end_lineno or stmt.lineno for stmt in tree.body)]
-        starts = sorted({_start(stmt, lines, end) for stmt, end in zip(tree.body, ends, strict=False)})
+        tops = self._tops_after_edit(source, lines)
+        tree = None
+        if tops is None:
+            try:
+                tree = ast.parse(source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self.last = (source, None)
+                return cst.parse_module(source), None
+            tops = [_top(stmt, 0) for stmt in tree.body]
+        else:
+            self.partial += 1
+        self.last = (source, tops)
+        if not tops or "\r" in source:
+            return cst.parse_module(source), tree
+        ends = [0, *(top.end for top in tops)]
+        starts = sorted({_start(top, lines, end) for top, end in zip(tops, ends, strict=False)})
         boundaries = [1, *starts[1:], len(lines) + 1]
         body: list[cst.BaseStatement] = []
         header: tuple[cst.EmptyLine, ...] = ()
@@ -78,6 +126,10 @@ class ChunkedParser:
             statements = list(piece.body)
             if index == 0:
                 first, header = piece, tuple(piece.header)
+            elif (piece.default_indent, piece.default_newline) != (first.default_indent, first.default_newline):  # type: ignore[union-attr]
+                # the module renders every statement with one indent: a statement indented its
+                # own way (an 8-space body after 4-space ones) would come out re-indented
+                return cst.parse_module(source), tree
             else:
                 carried.extend(piece.header)
             if statements and carried:
@@ -92,6 +144,37 @@ class ChunkedParser:
             body=body, header=header, footer=footer, has_trailing_newline=piece.has_trailing_newline
         )
         return module, tree
+
+    def _tops_after_edit(self, source: str, lines: list[str]) -> list[Top] | None:
+        """The top-level statements of `source` from the last text's, with those around the
+        lines that differ parsed again alone; None when the whole text must be parsed (no last
+        text, another line count, line breaks `ast` and `split_lines` may count differently, or
+        a region that does not parse alone: half-typed code, a line indented into the statement
+        before). Sound: the lines before the region end a complete statement and the region's
+        statements start at column 0, so the whole text tokenizes as the pieces do."""
+        before, tops = self.last
+        if tops is None or not before or any(odd in source or odd in before for odd in _ODD_TEXT):
+            return None
+        old = split_lines(before)
+        if len(old) != len(lines):
+            return None
+        first = next((i for i, (a, b) in enumerate(zip(old, lines, strict=True)) if a != b), None)
+        if first is None:
+            return tops
+        last = next(i for i in range(len(lines) - 1, first - 1, -1) if old[i] != lines[i])
+        changed_from, changed_to = first + 1, last + 1  # 1-based lines
+        start = max((top.end for top in tops if top.end < changed_from), default=0) + 1
+        stop = min((top.first for top in tops if top.first > changed_to), default=len(lines) + 1) - 1
+        kept_before = [top for top in tops if top.end < start]
+        kept_after = [top for top in tops if top.first > stop]
+        replaced = tops[len(kept_before) : len(tops) - len(kept_after)]
+        if any(top.first < start or top.end > stop for top in replaced):
+            return None  # a statement straddles the region (two on one line)
+        try:
+            region = ast.parse("".join(lines[start - 1 : stop]))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        return [*kept_before, *(_top(stmt, start - 1) for stmt in region.body), *kept_after]
 
     def _join(
         self, before: str, key: tuple[str, int], carried: list[cst.EmptyLine], statements: list[cst.BaseStatement]
@@ -121,12 +204,12 @@ class ChunkedParser:
         return parsed
 
 
-def _start(stmt: ast.stmt, lines: list[str], previous_end: int) -> int:
-    """The first line of `stmt`'s chunk: its own first line, after the blank lines and
+def _start(top: Top, lines: list[str], previous_end: int) -> int:
+    """The first line of `top`'s chunk: its own first line, after the blank lines and
     unindented comments since the statement before (libcst's leading lines of the statement).
     So the lines before a statement are its own chunk's: an edit of the statement above leaves
     it alone."""
-    start = _first_line(stmt)
+    start = top.first
     while start - 1 > previous_end and (not lines[start - 2].strip() or lines[start - 2].startswith("#")):
         start -= 1
     return start

@@ -18,7 +18,7 @@ from xport_lint.analyzers.lifetime import die_with_parent
 
 if TYPE_CHECKING:  # the engine is imported in the child only
     from xport_lint.analyzers.config import Config
-    from xport_lint.analyzers.incremental import ChunkedParser
+    from xport_lint.analyzers.incremental import ChunkedParser, Top
     from xport_lint.analyzers.model import Finding, Span
     from xport_lint.analyzers.workspace import Workspace
 
@@ -92,32 +92,36 @@ def _lint(source: str, path: str, config: Config, is_open: bool) -> Linted:
             checked, stale = workspace.update(path, source, _parser)
         else:
             checked, stale = workspace.check(path, source, _parser), False
-        parsed, tree = _parser.last
-        _parser.last = ("", None)  # a 20,000-line file's tree is tens of MB: not kept past its use
-        models, builds = _models(source, tree if parsed is source else None)
+        parsed, tops = _parser.last
+        models, builds = _models(source, tops if parsed is source else None)
         return Linted(checked.findings, collect.lines, stale, models, builds)
     finally:
         engine_log.removeHandler(collect)
 
 
-def _models(source: str, tree: ast.Module | None) -> tuple[tuple[tuple[str, int], ...], frozenset[str] | None]:
+def _models(source: str, tops: list[Top] | None) -> tuple[tuple[tuple[str, int], ...], frozenset[str] | None]:
     """The model classes (name, 0-based line), and the names `xport_example()` calls (None
-    without one), from the `ast` tree the lint's parser made (parsed again only without one)."""
+    without one), from the top-level statements the lint's parser found (the text parsed again
+    only without them)."""
     from xport_lint.analyzers.confirm import has_example, model_classes
 
-    if tree is None:
+    if tops is None:
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return (), None if not has_example(source) else frozenset()
-    models = tuple((name, line - 1) for name, line, _ in model_classes(source, tree))
+        models = tuple((name, line - 1) for name, line, _ in model_classes(source, tree))
+        if not has_example(source):
+            return models, None
+        example = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "xport_example"), None)
+        if example is None:
+            return models, frozenset()
+        calls = (node for node in ast.walk(example) if isinstance(node, ast.Call))
+        return models, frozenset(call.func.id for call in calls if isinstance(call.func, ast.Name))
+    models = tuple((name, line - 1) for top in tops for name, line, _ in top.models)
     if not has_example(source):
         return models, None
-    example = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "xport_example"), None)
-    if example is None:
-        return models, frozenset()
-    calls = (node for node in ast.walk(example) if isinstance(node, ast.Call))
-    return models, frozenset(call.func.id for call in calls if isinstance(call.func, ast.Name))
+    return models, next((top.example_calls for top in tops if top.example_calls is not None), frozenset())
 
 
 def _size_facts(source: str, path: str, config: Config) -> list[tuple[Span, str]]:
