@@ -12,7 +12,7 @@ comments before it included), so facts computed from a statement can be kept by 
 
 `ast` itself runs only over what changed when an edit keeps the line count (a keystroke within
 a line): the top-level statements around the changed lines are parsed alone and the places of
-the others kept (`_Top`), since a column-0 statement after a complete one starts the tokenizer
+the others kept (`Top`), since a column-0 statement after a complete one starts the tokenizer
 afresh. An edit that adds or removes lines, or whose region does not parse alone, parses the
 whole text, as before.
 """
@@ -36,8 +36,9 @@ _CAPACITY = 1_500_000
 #: of a file add a new small chunk each (the lint process grew past 100 MB over 12,000 edits)
 _MAX_CHUNKS = 1_000
 T = TypeVar("T")
-#: line breaks other than \n, with which the statement places are taken from a whole parse
-_ODD_TEXT = ("\r", "\f", "\v")
+#: text with which the statement places are taken from a whole parse: line breaks other than
+#: \n, and the one `__future__` import that changes the grammar for the rest of the file
+_ODD_TEXT = ("\r", "\f", "\v", "barry_as_FLUFL")
 
 
 @dataclass(frozen=True)
