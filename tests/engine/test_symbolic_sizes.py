@@ -118,6 +118,30 @@ def test_a_size_follows_the_ops_that_keep_it() -> None:
     assert sizes.through("t", 1) == ("x", 0, 0)
 
 
+LAST_CHANGED = """
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 16)
+        self.embed = nn.Embedding(100, 16)
+    def forward(self, x, ids):
+        h = self.proj(x)
+        e = self.embed(ids)
+        return h, e
+"""
+
+
+def test_a_linear_layer_changes_the_last_dimension_and_an_embedding_adds_one() -> None:
+    sizes = sizes_of(LAST_CHANGED)
+    sizes.ranks = {0: 3, 1: 2}  # x: (batch, seq, 8); ids: (batch, seq)
+    assert sizes.through("h", 1) == ("x", 0, 1) and sizes.through("h", -2) == ("x", 0, -2)
+    assert sizes.through("h", -1) is None and sizes.through("h", 2) is None  # the layer's width
+    assert sizes.through("e", 1) == ("ids", 1, 1) and sizes.through("e", -2) == ("ids", 1, -1)
+    assert sizes.through("e", -1) is None and sizes.through("e", 2) is None  # the embedding's width
+    sizes.ranks = {}  # ranks unknown: only what holds whatever the rank
+    assert sizes.through("h", 0) == ("x", 0, 0) and sizes.through("h", 1) is None
+
+
 def test_an_op_not_modelled_leaves_the_size_unknown() -> None:
     assert sizes_of(FORWARD).through("u", 0) is None
 

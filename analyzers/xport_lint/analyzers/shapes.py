@@ -1171,6 +1171,9 @@ class Sizes:
         first = expr.args[0].value if expr.args and expr.args[0].keyword is None else None
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             layer = self.layers.get(func.attr.value)
+            if layer in _ADD_OR_CHANGE_LAST_LAYERS:
+                adds = layer == "Embedding"
+                return self._through_last_changed(adds, first, index, depth) if first is not None else None
             keeps = layer in _KEEP_ALL_LAYERS or (layer in _KEEP_FIRST_LAYERS and index == 0)
             if layer in self.blocks and not keeps:
                 return self._through_block(self.blocks[layer], expr, index, depth)
@@ -1199,6 +1202,20 @@ class Sizes:
             return self._dim_of(first, index, depth)
         inlined = self.called(expr)
         return self._dim_of(inlined, index, depth + 1) if inlined is not None else None
+
+    def _through_last_changed(self, adds: bool, first: cst.BaseExpression, index: int, depth: int) -> SizeRef | None:
+        """Dimension `index` of `self.proj(x)` (`Linear`: the last dimension becomes the layer's
+        width) or `self.embed(ids)` (`Embedding`: a last dimension is added): the input's, except
+        the last; a non-negative index short of the last only where the input's rank is known,
+        or the batch dimension of a `Linear`."""
+        if index == -1:
+            return None
+        if index < 0:
+            return self._dim_of(first, index + 1 if adds else index, depth)
+        last = self._from_start(first, -1)
+        if last is None:
+            return self._dim_of(first, index, depth) if index == 0 or adds else None
+        return self._dim_of(first, index, depth) if index < last + adds else None
 
     def _through_block(self, block: cst.ClassDef, call: cst.Call, index: int, depth: int) -> SizeRef | None:
         """Dimension `index` of `self.block(x)`, where the block's class is in this file: the
@@ -1489,9 +1506,10 @@ _KEEP_ALL_LAYERS = frozenset({
     "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
     "InstanceNorm2d", "Dropout", "Dropout1d", "Dropout2d", "Identity", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid",
     "Softmax", "LeakyReLU", "Mish", "Hardswish", "ELU",
-    # an embedding adds a last dimension; a linear layer changes only the last one
-    "Embedding", "Linear",
 })
+#: submodules whose output keeps every dimension of their input but the last: a linear layer
+#: changes it, an embedding adds one after it
+_ADD_OR_CHANGE_LAST_LAYERS = frozenset({"Linear", "Embedding"})
 #: submodules that keep the batch dimension (0) only
 _KEEP_FIRST_LAYERS = frozenset({
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
