@@ -4,7 +4,8 @@ libcst takes about half a second for a 4,000-line file; an editor sends a new ve
 keystroke. CPython's `ast` (ten times faster) splits the file into top-level statements; each
 statement's text is parsed by libcst once and reused while it is unchanged, and the module is
 reassembled from the pieces. Half-typed code that `ast` rejects is parsed whole, which gives the
-usual XPT000 at the error.
+usual XPT000 at the error; so is a text where a piece would end in a backslash continuation (a
+line holding only `\\` between two statements), which libcst rejects alone.
 
 An unchanged statement is the very same libcst node from one parse to the next (blank lines and
 comments before it included), so facts computed from a statement can be kept by its identity
@@ -111,6 +112,8 @@ class ChunkedParser:
             return cst.parse_module(source), tree
         ends = [0, *(top.end for top in tops)]
         starts = sorted({_start(top, lines, end) for top, end in zip(tops, ends, strict=False)})
+        if any(_continued(lines[start - 2]) for start in starts[1:]):
+            return cst.parse_module(source), tree  # a chunk would end inside a logical line
         boundaries = [1, *starts[1:], len(lines) + 1]
         body: list[cst.BaseStatement] = []
         header: tuple[cst.EmptyLine, ...] = ()
@@ -171,6 +174,8 @@ class ChunkedParser:
         replaced = tops[len(kept_before) : len(tops) - len(kept_after)]
         if any(top.first < start or top.end > stop for top in replaced):
             return None  # a statement straddles the region (two on one line)
+        if start > 1 and _continued(lines[start - 2]):
+            return None  # the region's first line continues the line before it
         try:
             region = ast.parse("".join(lines[start - 1 : stop]))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -214,6 +219,14 @@ def _start(top: Top, lines: list[str], previous_end: int) -> int:
     while start - 1 > previous_end and (not lines[start - 2].strip() or lines[start - 2].startswith("#")):
         start -= 1
     return start
+
+
+def _continued(line: str) -> bool:
+    """Whether `line` ends in a backslash continuation: the next line is the same logical line
+    (`\\` alone on a line between two statements), so no chunk may end after it (alone, the chunk
+    would end in a continuation at end of file, which libcst rejects) and no region start after it.
+    A comment ending in a backslash is counted too: rare, and a whole parse is always right."""
+    return line.rstrip("\r\n").endswith("\\")
 
 
 def _first_line(stmt: ast.stmt) -> int:
