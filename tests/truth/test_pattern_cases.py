@@ -27,15 +27,12 @@ are in its heading.
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.truth.harness import example, load, prove_snippet
-from xport_lint.analyzers import Config, check_source
-from xport_lint.analyzers.model import Mode, Severity
+from tests.truth.batches import Case, CaseBatch
+from xport_lint.analyzers.model import Mode
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -48,19 +45,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 """
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    #: measured on torch 2.13.0: the exception type non-strict export raises (None: it exports)
-    non_strict: str | None
-    #: the same for strict export
-    strict: str | None
-    source: str
-
-    def fails_in(self, mode: Mode) -> str | None:
-        return self.strict if mode is Mode.STRICT else self.non_strict
 
 
 CASES: list[Case] = []
@@ -1177,65 +1161,10 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 }
 
 
-def _export_failure(source: str, mode: Mode, folder: Path) -> str | None:
-    """The exception type `torch.export.export` raises on the program's example, or None."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model, args, options = example(load(source, folder))
-        try:
-            torch.export.export(model.eval(), args, **options, strict=mode is Mode.STRICT)
-        except Exception as error:  # noqa: BLE001 - failing is the fact recorded
-            return type(error).__name__
-    return None
-
-
-def _errors(case: Case, mode: Mode) -> list[str]:
-    findings = check_source(case.source, "model.py", Config(strict=mode is Mode.STRICT))
-    return [f"{f.code}:{f.span.start.line} {f.message}" for f in findings if f.severity is Severity.ERROR]
-
-
-def _params() -> list:
-    params = []
-    for c in CASES:
-        for mode in Mode:
-            reason = KNOWN_MISSES.get((c.name, mode))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            params.append(pytest.param(c, mode, marks=marks, id=f"{c.name}-{mode.value}"))
-    return params
-
-
 def test_the_batch_is_large_and_has_near_misses() -> None:
     assert len(CASES) >= 40
     assert sum(c.non_strict is None and c.strict is None for c in CASES) >= 15
     assert len({c.name for c in CASES}) == len(CASES)
-
-
-@pytest.mark.parametrize(("case", "mode"), [pytest.param(c, m, id=f"{c.name}-{m.value}") for c in CASES for m in Mode])
-def test_torch_says_what_is_recorded(case: Case, mode: Mode, tmp_path: Path) -> None:
-    assert _export_failure(case.source, mode, tmp_path) == case.fails_in(mode)
-
-
-@pytest.mark.parametrize(("case", "mode"), _params())
-def test_an_error_exactly_where_export_fails(case: Case, mode: Mode) -> None:
-    errors = _errors(case, mode)
-    if case.fails_in(mode):
-        assert errors, f"no error on a program that fails {mode.value} export ({case.fails_in(mode)})"
-    else:
-        assert not errors, f"an error on a program that exports in {mode.value}: {errors}"
-
-
-def test_recall_and_false_errors() -> None:
-    """Static only, over the recorded outcomes: the figures of the batch, printed; the known
-    misses above are the only failing programs without an error, and no exporting one has one."""
-    for mode in Mode:
-        failing = [c for c in CASES if c.fails_in(mode)]
-        found = [c.name for c in failing if _errors(c, mode)]
-        false = [c.name for c in CASES if not c.fails_in(mode) and _errors(c, mode)]
-        print(f"{mode.value}: {len(found)}/{len(failing)} failing programs with an error, "
-              f"{len(false)}/{len(CASES) - len(failing)} exporting programs with one")
-        missed = {c.name for c in failing} - set(found)
-        assert missed == {name for name, m in KNOWN_MISSES if m is mode}
-        assert false == []
 
 
 #: failing programs whose error has no fix, and why none is sound
@@ -1254,12 +1183,17 @@ NO_FIX = {
 }
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in CASES if c.non_strict])
-def test_a_fix_offered_on_a_failing_program_proves_out(case: Case) -> None:
-    """`--fix --unsafe-fixes` (non-strict, the default) on each program that fails non-strict
-    export: the result exports and equals eager, or no fix is offered at all, never one that fails."""
-    status, detail = prove_snippet(case.source)
-    if case.name in NO_FIX or (case.name, Mode.NON_STRICT) in KNOWN_MISSES:
-        assert status in ("no fix", "missed"), f"{status}: {detail}"
-    else:
-        assert status == "proven", f"{status}: {detail}"
+BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)
+test_torch_says_what_is_recorded = BATCH.torch_says_what_is_recorded()
+test_an_error_exactly_where_export_fails = BATCH.an_error_exactly_where_export_fails()
+test_recall_and_false_errors = BATCH.recall_and_false_errors()
+test_a_fix_offered_on_a_failing_program_proves_out = BATCH.a_fix_offered_proves_out()
+
+
+# batch files written before tests/truth/batches.py import these from here
+def _export_failure(source: str, mode: Mode, folder: Path) -> str | None:
+    return Case("", None, None, source).export_failure(mode, folder)
+
+
+def _errors(case: Case, mode: Mode) -> list[str]:
+    return case.errors(mode)
