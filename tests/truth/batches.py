@@ -52,20 +52,18 @@ A batch of cases::
     test_recall_and_false_errors = BATCH.recall_and_false_errors()
     test_a_fix_offered_on_a_failing_program_proves_out = BATCH.a_fix_offered_proves_out()  # if it has one
 
-A batch of programs (`prefix` names its packages apart from every other batch's)::
-
-    from functools import partial
+A batch of programs (the first argument names its packages apart from every other batch's)::
 
     from tests.truth.batches import Program, ProgramBatch
 
-    Program = partial(Program, prefix="shapes5")
-    PROGRAMS = [
+    PROGRAMS: list[Program] = [
         Program("check-width-equals", "torch._check(x.size(1) == 8)\\nreturn x + 1", "(torch.randn(2, 8),)",
                 '{"x": {1: Dim("w")}}', fails=True),
     ]
+    #: (program, mode) -> why xport-lint's verdict differs from torch's
     KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
-    BATCH = ProgramBatch({"batch": PROGRAMS}, KNOWN_MISSES)
+    BATCH = ProgramBatch("shapes5", {"batch": PROGRAMS}, KNOWN_MISSES)
     test_error_exactly_where_export_fails = BATCH.error_exactly_where_export_fails()
     test_recall_and_false_errors = BATCH.recall_and_false_errors()
 
@@ -81,7 +79,7 @@ import sys
 import textwrap
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -203,8 +201,8 @@ class Program:
     methods: str = ""
     #: the failure is a constraint violation (False: a higher-order op's contract, or another error)
     violation: bool = True
-    #: the package's name starts with it (a set of its own, so no two sets share an imported name)
-    prefix: str = "shapes2"
+    #: the package's name starts with it, so no two batches share an imported name (`ProgramBatch` sets it)
+    prefix: str = ""
 
     def fails_in(self, mode: Mode) -> bool:
         return self.strict_fails if mode is Mode.STRICT and self.strict_fails is not None else self.fails
@@ -225,6 +223,8 @@ class Program:
 
     def write(self, folder: Path) -> Path:
         """The package holding the program, under `folder`, with a name of its own."""
+        if not self.prefix:
+            raise ValueError(f"{self.name}: a program's package needs its batch's prefix")
         package = folder / f"{self.prefix}_{self.name.replace('-', '_')}"
         package.mkdir(parents=True, exist_ok=True)
         (package / "__init__.py").write_text("")
@@ -341,11 +341,17 @@ class CaseBatch:
 
 
 class ProgramBatch:
-    """The tests of a batch of `Program`s: `sets` maps a label to its programs (each set's figures
-    are printed); `pinned` programs are checked but counted in no set's figures."""
+    """The tests of a batch of `Program`s: `prefix` starts the name of every package the batch
+    writes (one per batch: a package imported once stays in `sys.modules`); `sets` maps a label to
+    its programs (each set's figures are printed); `pinned` programs are checked but counted in no
+    set's figures."""
 
-    def __init__(self, sets: dict[str, list[Program]], known_misses: KnownMisses, pinned: Iterable[Program] = ()) -> None:
-        self.sets, self.known_misses, self.pinned = sets, known_misses, list(pinned)
+    def __init__(
+        self, prefix: str, sets: dict[str, list[Program]], known_misses: KnownMisses, pinned: Iterable[Program] = ()
+    ) -> None:
+        self.sets = {label: [replace(p, prefix=prefix) for p in programs] for label, programs in sets.items()}
+        self.pinned = [replace(p, prefix=prefix) for p in pinned]
+        self.known_misses = known_misses
 
     def error_exactly_where_export_fails(self) -> Callable[..., None]:
         known_misses = self.known_misses

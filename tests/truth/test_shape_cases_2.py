@@ -30,85 +30,15 @@ method's tuple of sizes, then fixed: 6/6).
 
 from __future__ import annotations
 
-import importlib
-import sys
-import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from xport_lint.analyzers import Config, check_source
-from xport_lint.analyzers.files import discover
-from xport_lint.analyzers.model import Mode, Severity
-from xport_lint.analyzers.project import check_project
+from tests.truth.batches import Program, ProgramBatch
+from xport_lint.analyzers.model import Mode
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
-
-_HEADER = """
-import math
-import torch
-import torch.nn.functional as F
-from torch.export import Dim, ShapesCollection, dims
-"""
-
-
-@dataclass(frozen=True)
-class Program:
-    """One model file `model.py` of a package (beside `blocks.py` when `block` is given), whose
-    `xport_example()` returns the model, its args and `dynamic_shapes`."""
-
-    name: str
-    body: str
-    args: str
-    shapes: str
-    #: measured on torch 2.13.0: export fails (in both modes, unless `strict_fails` says otherwise)
-    fails: bool
-    params: str = "x"
-    #: statements of `xport_example()` before its return
-    prelude: str = ""
-    #: statements of `__init__` after `super().__init__()`
-    init: str = ""
-    strict_fails: bool | None = None
-    #: module-level definitions before the model class
-    top: str = ""
-    #: the source of `blocks.py`, which the model file imports from (`from .blocks import Block`)
-    block: str = ""
-    #: methods of the model class after `forward`
-    methods: str = ""
-    #: the failure is a constraint violation (False: a higher-order op's contract, or another error)
-    violation: bool = True
-    #: the package's name starts with it (a set of its own, so no two sets share an imported name)
-    prefix: str = "shapes2"
-
-    def fails_in(self, mode: Mode) -> bool:
-        return self.strict_fails if mode is Mode.STRICT and self.strict_fails is not None else self.fails
-
-    def source(self) -> str:
-        body = textwrap.indent(textwrap.dedent(self.body).strip(), " " * 8)
-        prelude = textwrap.indent(textwrap.dedent(self.prelude).strip(), " " * 4) or "    pass"
-        init = textwrap.indent(textwrap.dedent(self.init).strip(), " " * 8)
-        constructor = f"    def __init__(self):\n        super().__init__()\n{init}\n" if init else ""
-        top = textwrap.dedent(self.top).strip()
-        imported = "from .blocks import Block\n" if self.block else ""
-        methods = "\n" + textwrap.indent(textwrap.dedent(self.methods).strip(), " " * 4) + "\n" if self.methods else ""
-        return _HEADER + imported + (f"\n{top}\n\n" if top else "\n\n") + (
-            f"class M(torch.nn.Module):\n{constructor}    def forward(self, {self.params}):\n{body}\n{methods}\n\n"
-            f"def xport_example():\n{prelude}\n"
-            f'    return {{"model": M(), "args": {self.args}, "dynamic_shapes": {self.shapes}}}\n'
-        )
-
-    def write(self, folder: Path) -> Path:
-        """The package holding the program, under `folder`, with a name of its own."""
-        package = folder / f"{self.prefix}_{self.name.replace('-', '_')}"
-        package.mkdir(exist_ok=True)
-        (package / "__init__.py").write_text("")
-        (package / "model.py").write_text(self.source())
-        if self.block:
-            (package / "blocks.py").write_text("import torch\n\n\n" + textwrap.dedent(self.block).strip() + "\n")
-        return package
-
 
 _LENGTH_METHOD = "def _length(self, t):\n    return t.size(0)\n"
 _ENDS = "def _ends(t):\n    return t.shape[0], t.shape[-1]\n"
@@ -357,34 +287,6 @@ PINNED: list[Program] = [
 ]
 
 
-def _export(program: Program, strict: bool, folder: Path) -> str:
-    """torch's outcome: "" (exported) or the failure, `type: message`."""
-    package = program.write(folder)
-    sys.path.insert(0, str(folder))
-    try:
-        module = importlib.import_module(f"{package.name}.model")
-        example = module.xport_example()
-        torch.export.export(example["model"], example["args"], dynamic_shapes=example["dynamic_shapes"], strict=strict)
-    except Exception as error:  # noqa: BLE001 - any failure is the fact under test
-        return f"{type(error).__name__}: {error}"[:300]
-    finally:
-        sys.path.remove(str(folder))
-    return ""
-
-
-def _errors(program: Program, mode: Mode, folder: Path) -> list[str]:
-    """xport-lint's errors over the program: its one file, or its package (the model file and its
-    blocks) through the project index."""
-    config = Config(select=("ALL",), strict=mode is Mode.STRICT)
-    if not program.block:
-        return [f"model.py:{f.span.start.line} {f.code} {f.message}" for f in check_source(program.source(), "model.py", config)
-                if f.severity is Severity.ERROR]
-    package = program.write(folder)
-    checked = check_project(discover([str(package)], ()), config, None, jobs=1)
-    return [f"{Path(r.path).name}:{f.span.start.line} {f.code} {f.message}" for r in checked.results
-            for f in r.findings if f.severity is Severity.ERROR]
-
-
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED: dict[str, str] = {}
@@ -393,46 +295,15 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 }
 
 
-def _verdict_problem(program: Program, mode: Mode, folder: Path) -> str | None:
-    """What differs between torch's outcome (which must still be the measured one) and xport-lint's."""
-    failed = _export(program, mode is Mode.STRICT, folder / "torch")
-    assert bool(failed) == program.fails_in(mode), failed or "exports (the measured outcome says it fails)"
-    if failed and program.violation:
-        assert "Constraints violated" in failed, failed
-    errors = _errors(program, mode, folder / "lint")
-    if bool(errors) == program.fails_in(mode):
-        return None
-    return f"errors {errors}" if errors else "no error on a program export rejects"
+BATCH = ProgramBatch("shapes2", {"batch": PROGRAMS, "later": LATER}, KNOWN_MISSES, pinned=PINNED)
+test_error_exactly_where_export_fails = BATCH.error_exactly_where_export_fails()
+test_recall_and_false_errors = BATCH.recall_and_false_errors()
 
 
-@pytest.mark.parametrize("mode", [Mode.NON_STRICT, Mode.STRICT], ids=lambda m: m.value)
-@pytest.mark.parametrize("program", [*PROGRAMS, *LATER, *PINNED], ids=lambda p: p.name)
-def test_error_exactly_where_export_fails(program: Program, mode: Mode, tmp_path: Path) -> None:
-    (tmp_path / "torch").mkdir()
-    (tmp_path / "lint").mkdir()
-    problem = _verdict_problem(program, mode, tmp_path)
-    known = KNOWN_MISSES.get((program.name, mode))
-    if known is not None:
-        assert problem is not None, f"listed in KNOWN_MISSES but now right: drop the entry ({known})"
-        pytest.xfail(known)
-    assert problem is None, problem
+# batch files written before tests/truth/batches.py import these from here
+def _export(program: Program, strict: bool, folder: Path) -> str:
+    return program.export_failure(Mode.STRICT if strict else Mode.NON_STRICT, folder)
 
 
-def test_recall_and_false_errors(tmp_path: Path) -> None:
-    """Static only (the outcomes are the measured ones above): the figures per mode and set,
-    printed; every program but the known misses gets the right verdict."""
-    for mode in Mode:
-        folder = tmp_path / mode.value
-        folder.mkdir()
-        wrong: set[str] = set()
-        for label, programs in (("batch", PROGRAMS), ("later", LATER)):
-            flagged = {p.name for p in programs if _errors(p, mode, folder)}
-            violations = [p.name for p in programs if p.fails_in(mode) and p.violation]
-            others = [p.name for p in programs if p.fails_in(mode) and not p.violation]
-            exporting = [p.name for p in programs if not p.fails_in(mode)]
-            false = sorted(flagged & set(exporting))
-            print(f"{mode.value}, {label}: {len(flagged & set(violations))}/{len(violations)} constraint violations "
-                  f"flagged, {len(flagged & set(others))}/{len(others)} other failures, "
-                  f"{len(false)}/{len(exporting)} exporting programs with an error {false}")
-            wrong |= {p.name for p in programs if (p.name in flagged) != p.fails_in(mode)}
-        assert wrong == {name for name, m in KNOWN_MISSES if m is mode}
+def _errors(program: Program, mode: Mode, folder: Path) -> list[str]:
+    return program.errors(mode, folder)
