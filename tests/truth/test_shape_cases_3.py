@@ -41,21 +41,13 @@ one stays a known miss).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.truth.test_shape_cases_2 import Program as _Program
-from tests.truth.test_shape_cases_2 import _errors, _export
+from tests.truth.batches import Program, ProgramBatch
 from xport_lint.analyzers.model import Mode
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
-
-
-def Program(*args: object, **kwargs: object) -> _Program:  # noqa: N802 - reads as the dataclass it builds
-    """A program of this set: its packages are named apart from the second set's."""
-    return _Program(*args, prefix="shapes3", **kwargs)  # type: ignore[arg-type]
 
 
 _UPSAMPLE = """
@@ -141,7 +133,7 @@ class Block(torch.nn.Module):
 """
 _SWIN_GRID = "B, N, C = x.shape\nH = W = int(math.sqrt(N))\nreturn x.transpose(1, 2).reshape(B, C, H, W)"
 
-PROGRAMS: list[_Program] = [
+PROGRAMS: list[Program] = [
     # blocks of another file under a Dim declared at the top of the model file
     Program("upsample-batch-gate", "return self.up(x)", "(torch.randn(2, 3, 4, 4),)", '{"x": {0: BATCH}}',
             fails=True, init="self.up = Block()", block=_UPSAMPLE, top='BATCH = Dim("batch")'),
@@ -302,7 +294,7 @@ class Block(torch.nn.Module):
 
 #: written after the engine was tuned on PROGRAMS, measured on torch and then linted before any
 #: further change: what code the tuning has not seen makes of it
-LATER: list[_Program] = [
+LATER: list[Program] = [
     Program("last-two-unpacked-parity", "H, W = x.shape[-2:]\nif H % 2:\n    return x * 2\nreturn x",
             "(torch.randn(1, 3, 8, 8),)", '{"x": {2: Dim("h")}}', fails=True),
     Program("check-at-least-two", "torch._check(x.size(0) >= 2)\nreturn x * 2", "(torch.randn(4, 3),)",
@@ -344,7 +336,7 @@ LATER: list[_Program] = [
 ]
 
 #: written with the fixes, to pin what they must not change (measured on torch 2.13 as the others)
-PINNED: list[_Program] = [
+PINNED: list[Program] = [
     Program("sqrt-of-width-under-dynamic", "return x / math.sqrt(x.shape[-1])", "(torch.randn(2, 8),)",
             '{"x": {1: Dim.DYNAMIC}}', fails=True, strict_fails=False),
     Program("sqrt-of-width-under-auto", "return x / math.sqrt(x.shape[-1])", "(torch.randn(2, 8),)",
@@ -380,46 +372,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 }
 
 
-def _verdict_problem(program: _Program, mode: Mode, folder: Path) -> str | None:
-    """What differs between torch's outcome (which must still be the measured one) and xport-lint's."""
-    failed = _export(program, mode is Mode.STRICT, folder / "torch")
-    assert bool(failed) == program.fails_in(mode), failed or "exports (the measured outcome says it fails)"
-    if failed and program.violation:
-        assert "Constraints violated" in failed, failed
-    errors = _errors(program, mode, folder / "lint")
-    if bool(errors) == program.fails_in(mode):
-        return None
-    return f"errors {errors}" if errors else "no error on a program export rejects"
-
-
-@pytest.mark.parametrize("mode", [Mode.NON_STRICT, Mode.STRICT], ids=lambda m: m.value)
-@pytest.mark.parametrize("program", [*PROGRAMS, *LATER, *PINNED], ids=lambda p: p.name)
-def test_error_exactly_where_export_fails(program: _Program, mode: Mode, tmp_path: Path) -> None:
-    (tmp_path / "torch").mkdir()
-    (tmp_path / "lint").mkdir()
-    problem = _verdict_problem(program, mode, tmp_path)
-    known = KNOWN_MISSES.get((program.name, mode))
-    if known is not None:
-        assert problem is not None, f"listed in KNOWN_MISSES but now right: drop the entry ({known})"
-        pytest.xfail(known)
-    assert problem is None, problem
-
-
-def test_recall_and_false_errors(tmp_path: Path) -> None:
-    """Static only (the outcomes are the measured ones above): the figures per mode and set, printed;
-    every program but the known misses gets the right verdict."""
-    for mode in Mode:
-        folder = tmp_path / mode.value
-        folder.mkdir()
-        wrong: set[str] = set()
-        for label, programs in (("batch", PROGRAMS), ("later", LATER)):
-            flagged = {p.name for p in programs if _errors(p, mode, folder)}
-            violations = [p.name for p in programs if p.fails_in(mode) and p.violation]
-            others = [p.name for p in programs if p.fails_in(mode) and not p.violation]
-            exporting = [p.name for p in programs if not p.fails_in(mode)]
-            false = sorted(flagged & set(exporting))
-            print(f"{mode.value}, {label}: {len(flagged & set(violations))}/{len(violations)} constraint violations "
-                  f"flagged, {len(flagged & set(others))}/{len(others)} other failures, "
-                  f"{len(false)}/{len(exporting)} exporting programs with an error {false}")
-            wrong |= {p.name for p in programs if (p.name in flagged) != p.fails_in(mode)}
-        assert wrong == {name for name, m in KNOWN_MISSES if m is mode}
+BATCH = ProgramBatch("shapes3", {"batch": PROGRAMS, "later": LATER}, KNOWN_MISSES, pinned=PINNED)
+test_error_exactly_where_export_fails = BATCH.error_exactly_where_export_fails()
+test_recall_and_false_errors = BATCH.recall_and_false_errors()
