@@ -7,6 +7,7 @@ Run in an interpreter with torch 2.13.0, transformers, diffusers, timm, torchvis
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -509,4 +510,117 @@ MODELS: dict[str, Callable[..., tuple[Any, tuple[Any, ...]]]] = {
     "diffusers/controlnet": _controlnet,
     "diffusers/sd3-transformer": _sd3,
     "diffusers/autoencoder-tiny": _vae_tiny,
+}
+
+
+def _batch_ids(length: int = 8) -> tuple[torch.Tensor, ...]:
+    """Token ids with a batch of 2: a dynamic dimension's example must not be 0 or 1."""
+    return (torch.randint(0, 128, (2, length)),)
+
+
+def _images(size: int, batch: int = 1, channels: int = 3) -> Callable[[], tuple[torch.Tensor, ...]]:
+    return lambda: (torch.randn(batch, channels, size, size),)
+
+
+def _seq(high: int | None = None) -> dict[str, Any]:
+    return {"name": "seq", "min": 2, **({"max": high} if high is not None else {})}
+
+
+BATCH = {"name": "batch", "min": 2, "max": 16}
+HEIGHT, WIDTH = {"name": "height", "min": 16, "max": 64}, {"name": "width", "min": 16, "max": 64}
+
+
+@dataclass(frozen=True)
+class Dynamic:
+    """A zoo model exported with `dynamic_shapes`. `shapes` is written as the user declares it to
+    the lint, a `[tool.xport-lint.dynamic-shapes]` entry for the exported class (input ->
+    dimension -> "auto", "dynamic", a Dim name or {name, min, max}); the export builds the same
+    `Dim`s from it, one `Dim` per name."""
+
+    model: str
+    inputs: Callable[[], tuple[Any, ...]]
+    shapes: dict[str, dict[int, Any]]
+    switches: dict[str, Any] = field(default_factory=dict)
+
+    def build(self) -> tuple[Any, tuple[Any, ...]]:
+        model, _ = MODELS[self.model](**self.switches)
+        return model, self.inputs()
+
+
+def dims(shapes: dict[str, dict[int, Any]]) -> dict[str, dict[int, Any]]:
+    """The torch `dynamic_shapes` of a `Dynamic.shapes` table."""
+    made: dict[str, Any] = {}
+
+    def one(spec: Any) -> Any:
+        if spec in ("auto", "dynamic"):
+            return getattr(torch.export.Dim, spec.upper())
+        name, low, high = (
+            (spec, None, None) if isinstance(spec, str) else (spec["name"], spec.get("min"), spec.get("max"))
+        )
+        if name not in made:
+            made[name] = torch.export.Dim(name, min=low, max=high)
+        return made[name]
+
+    return {arg: {int(i): one(spec) for i, spec in per.items()} for arg, per in shapes.items()}
+
+
+# Added on 2026-11-26 with named Dims (issue 24), exported and linted before any engine change they
+# led to (held-out first run). Which exports fail is what torch says, not what was expected.
+DYNAMIC: dict[str, Dynamic] = {
+    # a 512-long position_ids buffer sliced by the sequence length bounds it to 512
+    "transformers/bert@seq<=1024": Dynamic("transformers/bert", _batch_ids, {"input_ids": {0: BATCH, 1: _seq(1024)}}),
+    "transformers/bert@seq<=256": Dynamic("transformers/bert", _batch_ids, {"input_ids": {0: BATCH, 1: _seq(256)}}),
+    "transformers/gpt2@seq<=512": Dynamic("transformers/gpt2", _batch_ids, {"input_ids": {0: BATCH, 1: _seq(512)}}),
+    "transformers/llama@seq<=128": Dynamic("transformers/llama", _batch_ids, {"input_ids": {0: BATCH, 1: _seq(128)}}),
+    "transformers/t5-encoder@seq<=256": Dynamic(
+        "transformers/t5-encoder", _batch_ids, {"input_ids": {0: BATCH, 1: _seq(256)}}
+    ),
+    # CLIP's text positions are 77 long
+    "transformers/clip-text@seq<=128": Dynamic("transformers/clip-text", _batch_ids, {"input_ids": {1: _seq(128)}}),
+    "transformers/mistral@auto": Dynamic("transformers/mistral", _batch_ids, {"input_ids": {0: "auto", 1: "auto"}}),
+    "transformers/vit@hw": Dynamic("transformers/vit", _images(32), {"pixel_values": {2: HEIGHT, 3: WIDTH}}),
+    "transformers/dinov2@hw": Dynamic("transformers/dinov2", _images(32), {"pixel_values": {2: HEIGHT, 3: WIDTH}}),
+    "transformers/siglip-vision@batch": Dynamic(
+        "transformers/siglip-vision", _images(32, batch=2), {"pixel_values": {0: BATCH}}
+    ),
+    "timm/vit_tiny@hw": Dynamic(
+        "timm/vit_tiny", _images(224), {"x": {2: {"name": "height", "min": 32, "max": 448}, 3: "width"}}
+    ),
+    "timm/vit_tiny-dynamic_img_size@hw": Dynamic(
+        "timm/vit_tiny",
+        _images(224),
+        {"x": {2: {"name": "height", "min": 32, "max": 448}, 3: {"name": "width", "min": 32, "max": 448}}},
+        {"dynamic_img_size": True},
+    ),
+    "timm/convnext_atto@hw": Dynamic(
+        "timm/convnext_atto",
+        _images(64),
+        {"x": {2: {"name": "height", "min": 32, "max": 512}, 3: {"name": "width", "min": 32, "max": 512}}},
+    ),
+    "torchvision/resnet18@batch-hw": Dynamic(
+        "torchvision/resnet18",
+        _images(64, batch=2),
+        {"x": {0: BATCH, 2: {"name": "height", "min": 32, "max": 512}, 3: {"name": "width", "min": 32, "max": 512}}},
+    ),
+    # diffusers' Upsample2D tests `hidden_states.shape[0] >= 64`
+    "diffusers/unet2d@batch<=128": Dynamic(
+        "diffusers/unet2d",
+        lambda: (torch.randn(2, 3, 16, 16), torch.tensor([10])),
+        {"sample": {0: {"name": "batch", "min": 2, "max": 128}}},
+    ),
+    "diffusers/unet2d@batch<=32": Dynamic(
+        "diffusers/unet2d",
+        lambda: (torch.randn(2, 3, 16, 16), torch.tensor([10])),
+        {"sample": {0: {"name": "batch", "min": 2, "max": 32}}},
+    ),
+    "diffusers/autoencoder-kl@batch<=128": Dynamic(
+        "diffusers/autoencoder-kl",
+        lambda: (torch.randn(2, 3, 16, 16),),
+        {"sample": {0: {"name": "batch", "min": 2, "max": 128}}},
+    ),
+    "diffusers/unet2d-condition@hw": Dynamic(
+        "diffusers/unet2d-condition",
+        lambda: (torch.randn(1, 4, 16, 16), torch.tensor([10]), torch.randn(1, 4, 8)),
+        {"sample": {2: {"name": "height", "min": 8, "max": 64}, 3: {"name": "width", "min": 8, "max": 64}}},
+    ),
 }
