@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import importlib
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.truth.harness import load
-from xport_lint.analyzers import Config, check_source
+from tests.truth.batches import Program, ProgramBatch, every_rule, source_errors, source_failure
+from xport_lint.analyzers import Config
 from xport_lint.analyzers.files import discover
 from xport_lint.analyzers.model import Mode, Severity
 from xport_lint.analyzers.project import check_project
@@ -28,56 +28,20 @@ from xport_lint.analyzers.project import check_project
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
-_HEADER = """
-import math
-import torch
-import torch.nn.functional as F
-from torch.export import Dim
-"""
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    body: str
-    args: str
-    shapes: str
-    #: measured on torch 2.13.0: export fails (in both modes, unless `strict_fails` says otherwise)
-    fails: bool
-    #: statements of `xport_example()` before its return (a shared or derived Dim)
-    prelude: str = ""
-    params: str = "x, y"
-    #: statements of `__init__` after `super().__init__()` (layers, parameters)
-    init: str = ""
-    #: measured in strict mode, where it differs from non-strict
-    strict_fails: bool | None = None
-    #: module-level definitions before the model class (helpers the model calls)
-    top: str = ""
-
-    def fails_in(self, mode: Mode) -> bool:
-        return self.strict_fails if mode is Mode.STRICT and self.strict_fails is not None else self.fails
-
-    def source(self) -> str:
-        body = textwrap.indent(textwrap.dedent(self.body).strip(), " " * 8)
-        prelude = textwrap.indent(textwrap.dedent(self.prelude).strip(), " " * 4) or "    pass"
-        init = textwrap.indent(textwrap.dedent(self.init).strip(), " " * 8)
-        constructor = f"    def __init__(self):\n        super().__init__()\n{init}\n" if init else ""
-        top = textwrap.dedent(self.top).strip()
-        return _HEADER + (f"\n{top}\n\n" if top else "") + (
-            f"class M(torch.nn.Module):\n{constructor}    def forward(self, {self.params}):\n{body}\n"
-            f"def xport_example():\n{prelude}\n"
-            f'    return {{"model": M(), "args": {self.args}, "dynamic_shapes": {self.shapes}}}\n'
-        )
+def Case(name: str, body: str, args: str, shapes: str, **facts: Any) -> Program:  # noqa: N802 - reads as the record it builds
+    """A program of these sets: `forward(self, x, y)` unless `params` says otherwise."""
+    return Program(name, body, args, shapes, **{"params": "x, y", **facts})
 
 
 def _one(
     name: str, body: str, args: str, shapes: str, fails: bool, prelude: str = "", strict_fails: bool | None = None,
     top: str = "", init: str = "",
-) -> Case:
-    return Case(name, body, args, shapes, fails, prelude, params="x", init=init, strict_fails=strict_fails, top=top)
+) -> Program:
+    """A program of one input, `forward(self, x)`."""
+    return Program(name, body, args, shapes, fails, prelude=prelude, init=init, strict_fails=strict_fails, top=top)
 
 
-CASES: list[Case] = [
+CASES: list[Program] = [
     # joining: cat ties every dimension but the joined one; stack ties them all
     Case("cat-rows-of-two-batches", "return torch.cat([x, y], dim=0)", "(torch.randn(3, 4), torch.randn(5, 4))",
          '{"x": {0: Dim("a")}, "y": {0: Dim("b")}}', fails=False),
@@ -212,7 +176,7 @@ _POSITIONS = 'self.register_buffer("pos", torch.zeros(16, 4))'
 
 #: a second batch, written from issue 24's patterns before the engine was tuned for it (the
 #: closest thing to a held-out set), outcomes measured on torch 2.13.0 in both modes
-FRESH: list[Case] = [
+FRESH: list[Program] = [
     # guards outside `if`
     _one("assert-batch-is-four", "assert x.shape[0] == 4\nreturn x * 2", "(torch.randn(4, 3),)",
          '{"x": {0: Dim("b")}}', fails=True),
@@ -292,69 +256,14 @@ FRESH: list[Case] = [
          '{"x": {1: Dim("n")}}', fails=True),
 ]
 
-def _export_fails(source: str, strict: bool, folder: Path) -> str:
-    module = load(source, folder)
-    example = module.xport_example()
-    try:
-        torch.export.export(example["model"], example["args"], dynamic_shapes=example["dynamic_shapes"], strict=strict)
-    except Exception as error:  # noqa: BLE001 - any failure is the fact under test
-        return f"{type(error).__name__}: {error}"[:300]
-    return ""
-
-
-def _errors(source: str, mode: Mode) -> list[str]:
-    config = Config(select=("ALL",), strict=mode is Mode.STRICT)
-    return [f"{f.code} {f.message}" for f in check_source(source, "m.py", config) if f.severity is Severity.ERROR]
-
-
 #: (case, mode) -> why xport-lint's verdict still differs from torch's; a listed case that now
 #: gets the right verdict fails its test, so the entry goes
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 
-def _verdict_problem(case: Case, mode: Mode, folder: Path) -> str | None:
-    """What differs between torch's outcome (which must still be the measured one) and xport-lint's."""
-    source = case.source()
-    failed = _export_fails(source, mode is Mode.STRICT, folder)
-    assert bool(failed) == case.fails_in(mode), failed or "exports (the measured outcome says it fails)"
-    if failed:
-        assert "Constraints violated" in failed or "ConstraintViolation" in failed, failed
-    errors = _errors(source, mode)
-    if bool(errors) == case.fails_in(mode):
-        return None
-    return f"errors {errors}" if errors else "no error on a program export rejects"
-
-
-@pytest.mark.parametrize("mode", [Mode.NON_STRICT, Mode.STRICT], ids=lambda m: m.value)
-@pytest.mark.parametrize("case", [*CASES, *FRESH], ids=lambda c: c.name)
-def test_error_exactly_where_export_fails(case: Case, mode: Mode, tmp_path: Path) -> None:
-    problem = _verdict_problem(case, mode, tmp_path)
-    known = KNOWN_MISSES.get((case.name, mode))
-    if known is not None:
-        assert problem is not None, f"listed in KNOWN_MISSES but now right: drop the entry ({known})"
-        pytest.xfail(known)
-    assert problem is None, problem
-
-
-def _figures(cases: list[Case], mode: Mode) -> tuple[int, int, list[str]]:
-    """(violations flagged, violations, exporting programs with an error) over `cases`."""
-    found = sum(bool(_errors(c.source(), mode)) for c in cases if c.fails_in(mode))
-    false = [c.name for c in cases if not c.fails_in(mode) and _errors(c.source(), mode)]
-    return found, sum(c.fails_in(mode) for c in cases), false
-
-
-def test_recall_and_false_errors() -> None:
-    """Static only (the outcomes are the measured ones above): every constraint violation of
-    the set is found and no exporting program gets an error, in both modes, but for the known
-    misses; the figures over the first set and over the fresh batch are printed."""
-    for mode in Mode:
-        for label, cases in (("first set", CASES), ("fresh batch", FRESH)):
-            found, failing, false = _figures(cases, mode)
-            print(f"{mode.value}, {label}: {found}/{failing} constraint violations flagged, "
-                  f"{len(false)}/{len(cases) - failing} exporting programs with an error {false}")
-        kept = [c for c in (*CASES, *FRESH) if (c.name, mode) not in KNOWN_MISSES]
-        found, failing, false = _figures(kept, mode)
-        assert (found, false) == (failing, [])
+BATCH = ProgramBatch("shapes1", {"first set": CASES, "fresh batch": FRESH}, KNOWN_MISSES)
+test_error_exactly_where_export_fails = BATCH.error_exactly_where_export_fails()
+test_recall_and_false_errors = BATCH.recall_and_false_errors()
 
 
 COLLECTED = """
@@ -387,9 +296,9 @@ def test_a_shapes_collection_declares_like_a_dict(
     """`ShapesCollection` keys dims by the example tensors; read as the positions those
     tensors take in the args."""
     source = COLLECTED.format(entries=entries, shapes=shapes)
-    failed = _export_fails(source, mode is Mode.STRICT, tmp_path)
+    failed = source_failure(source, mode, tmp_path)
     assert bool(failed) == fails, failed
-    assert bool(_errors(source, mode)) == fails
+    assert bool(source_errors(source, every_rule(mode))) == fails
 
 
 BLOCK = """
@@ -494,9 +403,9 @@ def test_a_size_test_after_a_block_of_the_file_reads_the_input_size(
     """`self.block(x)` keeps what the block's `forward` hands back of its argument (here every
     dimension: `self.norm(h) + h`), so the test reads the batch `Dim`."""
     source = RESIDUAL.format(dim=dim)
-    failed = _export_fails(source, mode is Mode.STRICT, tmp_path)
+    failed = source_failure(source, mode, tmp_path)
     assert bool(failed) == fails, failed
-    assert [e.split()[0] for e in _errors(source, mode)] == (["XPT301"] if fails else [])
+    assert [e.split()[1] for e in source_errors(source, every_rule(mode))] == (["XPT301"] if fails else [])
 
 
 RESIDUAL_BLOCK = """
