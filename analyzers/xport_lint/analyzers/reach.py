@@ -657,6 +657,9 @@ class FileReach(ExportSites):
         if switch is not None:
             for statement in walk_statements(node.body):
                 self.switched.setdefault(id(statement), switch)
+            if _leftmost(node.test) is not node.test:
+                # `if self.check and x.max().item() > k:` evaluates the rest only under the switch
+                self.switched.setdefault(id(node), switch)
         if otherwise is not None and node.orelse is not None and _leftmost(node.test) is node.test:
             # `if self.x and other:` leaves the `else` to either operand: only a lone switch decides it
             self.switched.update((id(s), otherwise) for s in walk_statements(node.orelse) if id(s) not in self.switched)

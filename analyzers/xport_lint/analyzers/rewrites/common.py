@@ -669,9 +669,34 @@ class CloneOperands(cst.CSTTransformer):
     def _clone(self, value: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(value, cst.Name) and value.value in self.operands:
             return cst.parse_expression(f"{value.value}.clone()")
+        if self._view(value):
+            # `return x[0]`, `return x.view(-1)`: a view of an operand aliases it as well (torch
+            # 2.13: "Encountered aliasing during higher order op tracing")
+            return cst.Call(cst.Attribute(value, cst.Name("clone")))
         if isinstance(value, cst.Tuple):
             return value.with_changes(elements=[e.with_changes(value=self._clone(e.value)) for e in value.elements])
         return value
+
+
+    def _view(self, value: cst.BaseExpression) -> bool:
+        """A subscript or a view method of an operand (or of a view of one)."""
+        if isinstance(value, cst.Subscript):
+            base = value.value
+        elif (
+            isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in _VIEW_METHODS
+        ):
+            base = value.func.value
+        else:
+            return False
+        return (isinstance(base, cst.Name) and base.value in self.operands) or self._view(base)
+
+
+#: tensor methods whose result shares its input's storage
+_VIEW_METHODS = frozenset({
+    "view", "view_as", "reshape", "transpose", "t", "permute", "squeeze", "unsqueeze", "expand", "expand_as",
+    "narrow", "select", "flatten", "unflatten", "detach", "contiguous", "chunk", "split", "unbind",
+})
 
 
 def aliases(stmts: Sequence[cst.BaseStatement], operands: Sequence[str]) -> set[str]:

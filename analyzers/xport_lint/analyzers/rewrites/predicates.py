@@ -139,7 +139,10 @@ class _Unwrap(cst.CSTTransformer):
         self.changed = False
 
     def leave_UnaryOperation(self, original: cst.UnaryOperation, updated: cst.UnaryOperation) -> cst.BaseExpression:
-        unwrapped = self.changed
+        unwrapped = self.changed or (
+            # `not mask.any()` a one-line helper returns: `not` of a tensor, which calls bool() too
+            isinstance(original.operator, cst.Not) and is_tensor_like(self.flow.value(original.expression))
+        )
         self.changed = self._outer.pop() or unwrapped
         if unwrapped and isinstance(updated.operator, cst.Not):
             # `not` of what became a tensor calls bool() on it (a guard on data again, measured on

@@ -44,8 +44,14 @@ _NUMBER_FUNCTIONS: dict[str, frozenset[Mode]] = {
 #: `size`, `narrow`'s length, `repeat_interleave` by a number)
 _SIZING = frozenset({
     "arange", "zeros", "ones", "empty", "full", "new_zeros", "new_ones", "new_empty", "new_full", "view",
-    "reshape", "interpolate", "narrow", "repeat_interleave",
+    "reshape", "interpolate", "narrow", "repeat_interleave", "expand", "repeat",
 })
+#: ops that take a list of sizes, but a single number as something else: `x.split([n, m])` takes
+#: sections read from data as symbols (measured on torch 2.13, both modes), `x.split(n)` makes a
+#: number of pieces that depends on the data
+_SIZED_BY_LIST = frozenset({"split"})
+#: integer arithmetic on a number carried as a symbol stays carried (`k + 1`, `x.shape[0] - k`)
+_CARRYING_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
 #: `F.interpolate`/`F.upsample`: its `scale_factor` (the third positional argument) must be a
 #: concrete float (measured on torch 2.13: a number read from data fails both modes, "argument
 #: 'scale_factors' must be tuple of floats, but found element of type SymFloat" non-strict,
@@ -297,13 +303,19 @@ class TensorToPythonNumber(Rule):
                 callee = self.ctx.resolve(node.func)
                 name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
                 method = isinstance(node.func, cst.Attribute) and is_tensor_like(self.ctx.value(node.func.value))
-                if name in _SIZING and ((callee or "").startswith("torch.") or (callee is None and method)):
+                known = (callee or "").startswith("torch.") or (callee is None and method)
+                if name in _SIZING and known:
                     sized = node.args
                     if callee in _RESAMPLING:
                         size = _argument(node, 1, "size")
                         sized = [cst.Arg(size)] if size is not None else []
                     for arg in sized:
-                        positions.extend(arg.value.elements if isinstance(arg.value, cst.Tuple) else [arg.value])
+                        elements = arg.value.elements if isinstance(arg.value, (cst.Tuple, cst.List)) else None
+                        positions.extend([e.value for e in elements] if elements is not None else [arg.value])
+                elif name in _SIZED_BY_LIST and known:
+                    sections = _argument(node, 1 if callee is not None and not method else 0, "split_size_or_sections")
+                    if isinstance(sections, (cst.Tuple, cst.List)):
+                        positions.extend(e.value for e in sections.elements)
             elif isinstance(node, cst.Subscript) and is_tensor_like(self.ctx.value(node.value)):
                 for element in node.slice:
                     part = element.slice
@@ -856,6 +868,8 @@ class _Uses:
         self.reads: dict[str, list[cst.Name]] = {}
         #: id(argument) -> the call it is passed to, positionally
         self.passed_to: dict[int, cst.Call] = {}
+        #: id(operand) -> the integer arithmetic it is an operand of
+        self.operand_of: dict[int, cst.BinaryOperation] = {}
         skipped: set[int] = set()
         for node in iter_nodes(func.body):
             if isinstance(node, cst.Assign):
@@ -871,6 +885,8 @@ class _Uses:
                 for arg in node.args:
                     if arg.keyword is None and not arg.star:
                         self.passed_to[id(arg.value)] = node
+            elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _CARRYING_ARITHMETIC):
+                self.operand_of[id(node.left)] = self.operand_of[id(node.right)] = node
             elif isinstance(node, cst.Name) and id(node) not in skipped:
                 self.reads.setdefault(node.value, []).append(node)
 
@@ -894,6 +910,9 @@ class _Uses:
             return True
         if depth > 8:
             return False
+        arithmetic = self.operand_of.get(id(expr))
+        if arithmetic is not None:
+            return self.carried(flow, arithmetic, depth + 1)
         call = self.passed_to.get(id(expr))
         if call is not None:
             # `_h(n)` of `def _h(v): return v`: the number handed back is used where the call is
