@@ -787,6 +787,11 @@ class FunctionFlow:
             left = self.value(node.left)  # `x.shape[1] in (3, 4)`: a test on the size, as `==` is
             if left.has(Kind.SHAPE) and not is_tensor_like(left):
                 return _arith(left)
+        if not more and _is_bool_literal(first):
+            # `bool(mask.any()) is False`: the bool read from data, tested as `not` would
+            left = self.value(node.left)
+            if left.has(Kind.DATA) and not is_tensor_like(left):
+                return left
         # `is`, membership (`"mask" in kwargs`) and comparisons with strings or None are about
         # Python objects, not tensor data
         if any(isinstance(t.operator, _STATIC_COMPARISONS) for t in node.comparisons) or any(
@@ -1099,6 +1104,12 @@ def _is_predicate(qualified: str) -> bool:
 
 _STATIC_COMPARISONS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _is_bool_literal(target: cst.ComparisonTarget) -> bool:
+    """`is True`, `is not False`: an identity test against a bool literal."""
+    return isinstance(target.operator, (cst.Is, cst.IsNot)) and isinstance(target.comparator, cst.Name) \
+        and target.comparator.value in ("True", "False")
 
 
 def _is_whole_shape(node: cst.BaseExpression) -> bool:

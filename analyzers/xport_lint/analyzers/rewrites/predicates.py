@@ -134,6 +134,22 @@ class _Unwrap(cst.CSTTransformer):
         if node.value in self.tensors:
             self.changed = True
 
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._outer.append(self.changed)
+        self.changed = False
+
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        unwrapped = self.changed
+        self.changed = self._outer.pop() or unwrapped
+        first = updated.comparisons[0]
+        if unwrapped and len(updated.comparisons) == 1 and isinstance(first.operator, (cst.Is, cst.IsNot)) \
+                and isinstance(first.comparator, cst.Name) and first.comparator.value in ("True", "False"):
+            # `bool(t) is False` with `bool(t)` become a bool tensor: identity with a literal is
+            # always false for a tensor; the same truth is `== False` (`!=` for `is not`)
+            operator = cst.Equal() if isinstance(first.operator, cst.Is) else cst.NotEqual()
+            return updated.with_changes(comparisons=[first.with_changes(operator=operator)])
+        return updated
+
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         self._outer.append(self.changed)
         self.changed = False

@@ -52,7 +52,10 @@ class ScalarBranch(ConditionRule, Rule):
     elsewhere too. A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment, since strict export rejects `torch._check`'s message callable) instead.
 
     ## Modes
-    Error in both modes (torch 2.13). In non-strict export, a warning inside `try:` whose `except`
+    Error in both modes (torch 2.13), but for an identity test against a bool literal
+    (`bool(mask.any()) is False`): strict export answers it without the data, always false for
+    `is` (true for `is not`), and exports one branch, a warning there; non-strict export too
+    where no `bool()` of a tensor comes first (`(v.item() > 0) is True`). In non-strict export, a warning inside `try:` whose `except`
     catches `RuntimeError` (or `Exception`, or a bare `except:`): export catches its own failure
     and records the `except` path whatever the data; strict export still fails.
     """
@@ -72,7 +75,23 @@ class ScalarBranch(ConditionRule, Rule):
         self.check_conditions(node, "if")
 
     def judge(self, operand: cst.BaseExpression) -> Verdict | None:
+        if _identity_with_bool(operand) and (self.ctx.mode is Mode.STRICT or not self._converted(operand)):
+            # measured on torch 2.13: `bool(t.any()) is not True` exports strict as always true;
+            # non-strict fails at `bool()`, but `(v.item() > 0) is True` is a symbol's identity there too
+            return Verdict(Severity.WARNING, f"{self.ctx.mode} export compares the symbol's identity with the "
+                           "literal and takes one branch whatever the data")
         return caught_fallback(self.ctx, operand)
+
+    def _converted(self, test: cst.Comparison) -> bool:
+        """`bool(t) is False` (or `flag is False`, `flag = bool(t)` bound once): the conversion,
+        which non-strict export fails on before the identity is asked."""
+        left = test.left
+        if isinstance(left, cst.Name) and self.ctx.flow is not None:
+            left = self.ctx.flow.bound_once(left.value) or left
+        return (
+            isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value in ("bool", "int", "float")
+            and len(left.args) == 1 and is_tensor_like(self.ctx.value(left.args[0].value))
+        )
 
     def visit_While(self, node: cst.While) -> None:
         self.check_conditions(node, "while")
@@ -467,3 +486,10 @@ class ScalarBranch(ConditionRule, Rule):
             other_args="(torch.full((5,), 0.25),)",
         ),
     ]
+
+
+def _identity_with_bool(test: cst.BaseExpression) -> bool:
+    """`bool(t) is False`, `flag is not True`: Python's identity with a bool literal."""
+    return isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(
+        test.comparisons[0].operator, (cst.Is, cst.IsNot)
+    ) and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value in ("True", "False")
