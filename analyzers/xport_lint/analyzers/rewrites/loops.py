@@ -437,10 +437,41 @@ def _helper_bindings(
     call = flow.bound_once(count.value)
     inlined = flow.inlined(call) if isinstance(call, cst.Call) else None
     tensor = tensor_value(flow, inlined) if inlined is not None else None
+    if tensor is None:
+        call, tensor = _unpacked_helper(flow, func, count.value)
     reads = [n for n in iter_nodes(func.body) if isinstance(n, cst.Name) and n.value == count.value]
     if tensor is None or len(reads) != 2 or not isinstance(call, cst.Call):  # the binding's target and the loop
         return {}
     return {count.value: (call, tensor)}
+
+
+def _unpacked_helper(
+    flow: FunctionFlow, func: cst.FunctionDef, name: str
+) -> tuple[cst.Call | None, cst.BaseExpression | None]:
+    """`n, scale = self._plan(t)`, `def _plan(self, t): return int(t.sum()), 0.5`: (the call,
+    the helper's tuple written at the call with `n`'s element the tensor it reads), where that
+    is the one binding of `n`; else (None, None)."""
+    binds = [
+        node for node in iter_nodes(func.body)
+        if isinstance(node, cst.Assign) and any(n.value == name for n in iter_nodes(node.targets[0].target)
+                                               if isinstance(n, cst.Name))
+    ]
+    if len(binds) != 1 or len(binds[0].targets) != 1 or not isinstance(binds[0].value, cst.Call):
+        return None, None
+    target, call = binds[0].targets[0].target, binds[0].value
+    inlined = flow.inlined(call)
+    if not (isinstance(target, cst.Tuple) and isinstance(inlined, cst.Tuple)
+            and len(target.elements) == len(inlined.elements)):
+        return None, None
+    names = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
+    if names.count(name) != 1 or any(isinstance(e, cst.StarredElement) for e in inlined.elements):
+        return None, None
+    at = names.index(name)
+    tensor = tensor_value(flow, inlined.elements[at].value)
+    if tensor is None:
+        return None, None
+    elements = [e.with_changes(value=tensor) if i == at else e for i, e in enumerate(inlined.elements)]
+    return call, inlined.with_changes(elements=elements)
 
 
 def _full(item: cst.SubscriptElement) -> bool:
@@ -786,9 +817,13 @@ _CLASS_REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod"})
 
 
 def _unique_of(flow: FunctionFlow, iterable: cst.BaseExpression) -> cst.BaseExpression | None:
-    """`labels` of `torch.unique(labels)` or `labels.unique()` (no other arguments), else None."""
+    """`labels` of `torch.unique(labels)` or `labels.unique()` (no other arguments), or of
+    either's `.tolist()` (the same classes, as Python numbers), else None."""
     if not isinstance(iterable, cst.Call):
         return None
+    func = iterable.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "tolist" and not iterable.args:
+        return _unique_of(flow, func.value)
     if flow.resolver.resolve(iterable.func) == "torch.unique" and len(iterable.args) == 1:
         arg = iterable.args[0]
         return arg.value if arg.keyword is None and arg.star == "" else None

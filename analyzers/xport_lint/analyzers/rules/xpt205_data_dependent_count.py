@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..context import RuleContext
 from ..dataflow import Kind, Value, is_tensor_like
 from ..model import Mode, Severity
+from ..rewrites import class_loop_rewrite
 from ..rewrites.predicates import uncarried
 from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
@@ -46,7 +48,10 @@ class DataDependentCount(Rule):
     tensor (`segment_reduce`, `index_add`, `scatter_reduce` over `ids`).
 
     ## Fix safety
-    No automatic fix: the static number of pieces is the author's knowledge.
+    No automatic fix for a number of pieces: the static number is the author's knowledge. A loop
+    over the classes as numbers, `for c in labels.unique().tolist(): t[c] = x[labels ==
+    c].sum(0)`, gets XPT201's rewrite of the same loop over `labels.unique()` (one
+    `scatter_reduce_` or `index_add_` into the rows of `t`, under the same assumptions).
 
     ## Modes
     Error in both modes (torch 2.13).
@@ -68,6 +73,11 @@ class DataDependentCount(Rule):
         ),
     }
 
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        #: id(a `for` loop's iterable) -> the loop
+        self._loops: dict[int, cst.For] = {}
+
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         """`[self.block] * int(depth.item())`: a list (or tuple) repeated by a number read from data."""
         if not isinstance(node.operator, cst.Multiply):
@@ -86,6 +96,9 @@ class DataDependentCount(Rule):
             self.report(node, f"`{short(node)}` repeats a list `{short(count)}` times, a number read from tensor data")
             return
 
+    def visit_For(self, node: cst.For) -> None:
+        self._loops[id(node.iter)] = node
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not isinstance(func, cst.Attribute):
@@ -94,7 +107,12 @@ class DataDependentCount(Rule):
         if method == "tolist":
             receiver = self.ctx.value(func.value)
             if receiver.has(Kind.DD_TENSOR) and not node.args:
-                self.report(node, f"`{short(node)}` makes a list whose length depends on tensor data")
+                loop, fix = self._loops.get(id(node)), None
+                if loop is not None and self.ctx.flow is not None and self.ctx.traced is not None:
+                    # `for c in labels.unique().tolist(): t[c] = ...`: the classes as numbers, as a
+                    # loop over the tensor steps through them (XPT201's rewrite)
+                    fix = class_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop).fix
+                self.report(node, f"`{short(node)}` makes a list whose length depends on tensor data", fix=fix)
             return
         if method not in _SPLITTERS:
             return
