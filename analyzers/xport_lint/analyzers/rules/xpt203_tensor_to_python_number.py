@@ -44,7 +44,7 @@ _NUMBER_FUNCTIONS: dict[str, frozenset[Mode]] = {
 #: `size`, `narrow`'s length, `repeat_interleave` by a number)
 _SIZING = frozenset({
     "arange", "zeros", "ones", "empty", "full", "new_zeros", "new_ones", "new_empty", "new_full", "view",
-    "reshape", "interpolate", "narrow", "repeat_interleave", "expand", "repeat",
+    "reshape", "interpolate", "narrow", "repeat_interleave", "expand", "repeat", "unflatten",
 })
 #: ops that take a list of sizes, but a single number as something else: `x.split([n, m])` takes
 #: sections read from data as symbols (measured on torch 2.13, both modes), `x.split(n)` makes a
@@ -94,7 +94,9 @@ class TensorToPythonNumber(Rule):
     export in both. `F.interpolate(x, scale_factor=s.item())` fails in both modes, converted or
     not: the resampling kernel takes concrete floats only ("must be tuple of floats, but found
     element of type SymFloat"; strict: "TypeError when making fake tensor call"), while
-    `size=n.item()` is carried as a symbol and exports.
+    `size=n.item()` is carried as a symbol and exports. `x.unflatten(1, (k, -1))` with `k` read
+    from data fails in both modes: unflatten infers the `-1` by dividing by the symbol ("unflatten
+    got an unexpected error"; strict: "RuntimeError when making fake tensor call").
 
     ## Example
     ```python
@@ -110,12 +112,15 @@ class TensorToPythonNumber(Rule):
     Unsafe: `int(n.item())` or `float(...)` of `n.item()` or `n.tolist()[k]` (written there,
     or bound once to a name) becomes the number itself, where it is used only as the size of a
     tensor made or viewed (`arange`, `zeros`/`ones`/`empty`/`full` and their `new_` forms,
-    `view`/`reshape`, `interpolate`'s `size`, `narrow`, `repeat_interleave`) or as a tensor's
-    index or slice bound, converted once or more (`int(float(n.item()))`): export carries it
+    `view`/`reshape`, `interpolate`'s `size`, `narrow`, `repeat_interleave`, `expand`, `repeat`,
+    `unflatten`, the sections of `split([k, n - k])`), through integer arithmetic (`k + 1`), or
+    as a tensor's index or slice bound, converted once or more (`int(float(n.item()))`): export carries it
     as a symbol there (measured on torch 2.13: `torch.arange(n)`, `x[:, :n]`,
     `x.view(n, -1)`, `F.interpolate(x, size=n)` export in both modes and equal eager; an op
     whose output size it sets for later code, `logits.topk(k.item())`, exports but fails at
-    run time, so it gets none). It
+    run time, so it gets none; `x.split(k)` makes a number of pieces, XPT205). An `unflatten`
+    that infers its `-1` from such a number gets the size written out (`x.shape[1] // k`,
+    measured to export in both modes and equal eager; it raises where eager raises). It
     assumes the tensor holds integers (`float()`: floating point), so the conversion changed
     nothing. Elsewhere (a branch, `range()`, a repeated list) no fix: the number would fail
     there instead. `int(t)` of a tensor used only there (`longest = int(lengths.max())`, then
@@ -127,7 +132,8 @@ class TensorToPythonNumber(Rule):
 
     ## Modes
     Error in non-strict export. In strict export, an error only for `%`-formatting (any
-    conversion, `%s` included), a `scale_factor` read from data, and a 0-dim tensor read from
+    conversion, `%s` included), a `scale_factor` read from data, an `unflatten` inferring a size
+    from a number read from data, and a 0-dim tensor read from
     data used as an index (`x[s.argmax()]`: strict export converts it to a Python int, which
     non-strict export does not; a whole-tensor reduction is the 0-dim tensor recognised); the
     other conversions export there. The `math` functions are
@@ -141,7 +147,7 @@ class TensorToPythonNumber(Rule):
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode (specialized integer)"
     FAILS_WITH = {
-        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"), TorchError("TypeError", "unsupported format string passed to"), TorchError("TypeError", "must be tuple of floats"),),
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"), TorchError("TypeError", "unsupported format string passed to"), TorchError("TypeError", "must be tuple of floats"), TorchError("RuntimeError", "unflatten got an unexpected error"),),
         Mode.STRICT: (
             TorchError("Unsupported", "Observed exception"),
             TorchError("Unsupported", "torch.* op returned non-Tensor"),
@@ -149,11 +155,13 @@ class TensorToPythonNumber(Rule):
             TorchError("UserError", "Could not extract specialized integer from data-dependent expression"),
             TorchError("SpecViolationError", "is not an allowed operator type"),
             TorchError("Unsupported", "TypeError when making fake tensor call"),
+            TorchError("TorchRuntimeError", "RuntimeError when making fake tensor call"),
         ),
     }
 
     def visit_Call(self, node: cst.Call) -> None:
         self._scale_from_data(node)
+        self._unflatten_by_data(node)
         if self._format_method(node) or self._number_function(node):
             return
         name = dotted(node.func)
@@ -212,7 +220,12 @@ class TensorToPythonNumber(Rule):
                 Applicability.UNSAFE,
                 ((node, item),),
             )
-        self.report(node, f"`{short(node)}` turns a tensor into a Python number", fix=fix)
+        message = f"`{short(node)}` turns a tensor into a Python number"
+        if fix is None:
+            # `.item()` would read the same number as a symbol, which fails where this one is used
+            message += (" (no automatic fix: the number is used where export needs a concrete value, not only as a"
+                        " size or an index; keep the tensor there)")
+        self.report(node, message, fix=fix)
 
     def _only_asserted(self, node: cst.Call) -> bool:
         """`node` is the whole value of `ok = bool(t)`, `ok` bound only there, and every other
@@ -392,6 +405,33 @@ class TensorToPythonNumber(Rule):
             return is_tensor_like(self.ctx.value(args[0].value))
         return False
 
+    def _unflatten_by_data(self, node: cst.Call) -> None:
+        """`x.unflatten(1, (k, -1))`, `k` read from data: unflatten infers the `-1` by dividing by
+        the symbol, which fails in both modes (measured on torch 2.13: "unflatten got an
+        unexpected error" non-strict, "RuntimeError when making fake tensor call" strict); the
+        size written out, `x.shape[1] // k`, exports in both and equals eager."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "unflatten"
+                and is_tensor_like(self.ctx.value(func.value))):
+            return
+        dim, sizes = _argument(node, 0, "dim"), _argument(node, 1, "sizes")
+        if not isinstance(sizes, (cst.Tuple, cst.List)) or dim is None:
+            return
+        elements = [e.value for e in sizes.elements]
+        inferred = [e for e in elements if code_of(e).replace(" ", "") == "-1"]
+        read = [e for e in elements if _read_number(self.ctx.value(e))]
+        if len(inferred) != 1 or not read:
+            return
+        fix = None
+        if len(elements) == 2 and isinstance(func.value, (cst.Name, cst.Attribute)) and isinstance(
+            read[0], (cst.Name, cst.Call, cst.Attribute)
+        ):
+            size = cst.parse_expression(f"{code_of(func.value)}.shape[{code_of(dim)}] // {code_of(read[0])}")
+            fix = FixProposal("Write the inferred size out as the dimension divided by the number",
+                              Applicability.UNSAFE, ((inferred[0], size),))
+        self.report(node, f"`{short(node)}` infers a size by dividing by `{short(read[0])}`, a number read from "
+                    "tensor data, which unflatten cannot do with a symbol", fix=fix)
+
     def _scale_from_data(self, node: cst.Call) -> None:
         """`F.interpolate(x, scale_factor=s.item())`: torch's resampling kernels take concrete
         floats only, so a factor read from data fails in both modes, converted or not."""
@@ -561,6 +601,25 @@ class TensorToPythonNumber(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Rows(torch.nn.Module):
+                def forward(self, x, h):
+                    return x.unflatten(1, (h.item(), -1))  # expect: XPT203
+            def xport_example():
+                return Rows(), (torch.randn(2, 12), torch.tensor(3))
+            """,
+            expected_replacement="""
+            import torch
+            class Rows(torch.nn.Module):
+                def forward(self, x, h):
+                    return x.unflatten(1, (h.item(), x.shape[1] // h.item()))  # expect: XPT203
+            def xport_example():
+                return Rows(), (torch.randn(2, 12), torch.tensor(3))
+            """,
+            other_args="(torch.randn(2, 12), torch.tensor(4))",
+        ),
         Invalid(
             """
             import torch
