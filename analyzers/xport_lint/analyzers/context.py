@@ -42,6 +42,10 @@ class Reporter(Protocol):
     def url(self) -> str: ...
 
 
+#: the source `[tool.xport-lint.dynamic-shapes]` declarations name in messages
+TABLE_SOURCE = "[tool.xport-lint.dynamic-shapes]"
+
+
 @dataclass
 class RuleContext:
     """What a rule sees while it runs: the file, the traced function and its dataflow."""
@@ -88,12 +92,14 @@ class RuleContext:
             table = self.shape_table.get(qualified) or self.shape_table.get(name)
             found = (
                 program.declared_shapes.get(name) or dict(program.context.shapes).get(name)
-                or (ShapeConfig(table, "[tool.xport-lint.dynamic-shapes]") if table is not None else None)
+                or (ShapeConfig(table, TABLE_SOURCE) if table is not None else None)
                 or passed_config(program.classes, program.declared_shapes, name)
             )
             if found is not None:
                 return found
-        known = [*program.declared_shapes.values(), *(config for _, config in program.context.shapes)]
+        # a class the table declares says nothing of the file's other classes (an export call does)
+        declared = [config for config in program.declared_shapes.values() if config.source != TABLE_SOURCE]
+        known = [*declared, *(config for _, config in program.context.shapes)]
         dynamic = next((config for config in known if config.any_dynamic()), None)
         if dynamic is not None:
             return ShapeConfig((), f"{dynamic.source} exports dynamic shapes", AUTO)

@@ -21,7 +21,7 @@ import libcst as cst
 
 from . import noqa, registry
 from .config import Config
-from .context import RuleContext
+from .context import TABLE_SOURCE, RuleContext
 from .facts import FileFacts
 from .fixes import apply_fixes
 from .incremental import ChunkedParser
@@ -31,7 +31,7 @@ from .positions import Locator, code_of, split_lines
 from .report import BlockReplacement, FixProposal, Report
 from .rule import Rule, Scope
 from .severity import first_failures, in_mode, judge
-from .shapes import describe_size
+from .shapes import ShapeConfig, describe_size
 from .walk import iter_nodes, with_statements
 
 log = logging.getLogger(__name__)
@@ -217,6 +217,7 @@ def _check_parsable(
     guards = any(word in source for word in _GUARD_WORDS)
     program = FileFacts(module, _mentions_export_call(source), context, name, is_package, guards)
     locator = Locator(source, module, tree)
+    declare_from_table(program, config.dynamic_shapes)
     if program.declared_shapes:
         program.place_shapes(path, lambda node: _line_of(node, module, locator))
     mode = program.mode(config.mode)
@@ -291,6 +292,7 @@ def size_facts(
     guards = any(word in source for word in _GUARD_WORDS)
     program = FileFacts(module, _mentions_export_call(source), context, name, is_package, guards)
     locator = Locator(source, module, None)
+    declare_from_table(program, config.dynamic_shapes)
     if program.declared_shapes:
         program.place_shapes(path, lambda node: _line_of(node, module, locator))
     ctx = RuleContext(
@@ -319,6 +321,20 @@ def _line_of(node: cst.CSTNode, module: cst.Module, locator: Locator) -> int | N
         if statement is node or any(inner is node for inner in iter_nodes(statement)):
             return locator.span(node, statement).start.line
     return None
+
+
+def declare_from_table(program: FileFacts, table: dict[str, tuple[tuple[str, tuple], ...]]) -> None:
+    """A class of this file that `[tool.xport-lint.dynamic-shapes]` declares is a declared model of
+    the file, as one its own export call declares, so the `Dim`s of the inputs it passes reach its
+    submodules' `forward` in this file and in others (a UNet's batch `Dim` in another file's
+    upsampling block). An export script elsewhere in the project still comes first."""
+    if not table:
+        return
+    elsewhere = {name for name, _ in program.context.shapes}
+    for cls in program.classes:
+        entry = table.get(f"{program.name}.{cls}" if program.name else cls) or table.get(cls)
+        if entry is not None and cls not in elsewhere:
+            program.declared_shapes.setdefault(cls, ShapeConfig(entry, TABLE_SOURCE))
 
 
 def _mentions_export_call(source: str) -> bool:
