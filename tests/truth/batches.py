@@ -131,7 +131,7 @@ def source_errors(source: str, config: Config) -> list[str]:
 
 
 def every_rule(mode: Mode) -> Config:
-    """Every rule, in `mode`: how shape programs are linted (a batch may hold a preview rule's case)."""
+    """Every rule (those not enabled by default too), in `mode`: how shape programs are linted."""
     return Config(select=("ALL",), strict=mode is Mode.STRICT)
 
 
