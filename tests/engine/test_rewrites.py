@@ -201,3 +201,86 @@ def test_augmented_assignment_to_a_name_the_branch_made_stays_in_place() -> None
         return y
     """)
     assert "            y += 1\n" in fixed(source)
+
+
+def test_int_of_a_tensor_carried_through_integer_arithmetic_into_a_size_becomes_item() -> None:
+    narrowed = model("""
+        k = int(scores.argmax()) + 1
+        return x.narrow(0, 0, k)
+    """, "x, scores")
+    assert "k = scores.argmax().item() + 1" in fixed(narrowed)
+    sections = model("""
+        head, tail = x.split([int(n), x.shape[0] - int(n)])
+        return head.sum(0) - tail.sum(0)
+    """, "x, n")
+    assert "x.split([n.item(), x.shape[0] - n.item()])" in fixed(sections)
+    pieces = model("""
+        return x.split(int(n))
+    """, "x, n")
+    assert "n.item()" not in fixed(pieces)  # one size: the number of pieces would be data
+
+
+def test_an_unflatten_inferring_a_size_from_a_read_number_gets_it_written_out() -> None:
+    source = model("""
+        return x.unflatten(1, (h.item(), -1))
+    """, "x, h")
+    assert "x.unflatten(1, (h.item(), x.shape[1] // h.item()))" in fixed(source)
+
+
+def test_a_branch_returning_a_view_of_an_operand_returns_a_copy() -> None:
+    source = model("""
+        kept = x[x.sum(1) > 0]
+        if len(kept) > 1:
+            return kept.mean(0)
+        return x[0]
+    """)
+    assert "return x[0].clone()" in fixed(source)
+
+
+def test_not_of_a_tensor_in_a_one_line_method_is_compared_with_zero() -> None:
+    source = """import torch
+class M(torch.nn.Module):
+    def _inactive(self, mask):
+        return not mask.any()
+
+    def forward(self, x, mask):
+        if self._inactive(mask):
+            return x
+        return x * 3
+"""
+    assert "torch.cond(mask.any() == 0, " in fixed(source)
+
+
+def test_a_bool_tested_by_identity_becomes_an_equality_of_the_tensor() -> None:
+    source = model("""
+        if bool(torch.isnan(x).any()) is False:
+            return x
+        return torch.nan_to_num(x)
+    """)
+    assert "torch.cond(torch.isnan(x).any() == False, " in fixed(source)
+
+
+def test_a_count_unpacked_from_a_helpers_tuple_is_bound_as_its_tensor() -> None:
+    source = """import torch
+class M(torch.nn.Module):
+    def _plan(self, t):
+        return int(t.sum()), 0.5
+
+    def forward(self, x, t):
+        n, scale = self._plan(t)
+        for _ in range(n):
+            x = x * scale
+        return x
+"""
+    out = fixed(source)
+    assert "n, scale = (t.sum().long(), 0.5)" in out and "torch.while_loop(" in out
+
+
+def test_a_loop_over_the_classes_as_numbers_is_one_scatter() -> None:
+    source = model("""
+        out = torch.zeros(4, x.shape[1])
+        for c in labels.unique().tolist():
+            out[c] = x[labels == c].sum(0)
+        return out
+    """, "x, labels")
+    assert 'out.scatter_reduce_(0, labels.reshape(' in fixed(source)
