@@ -22,6 +22,7 @@ from .dataflow import (
     python_scalar_param,
     walk_statements,
 )
+from .defined_contexts import defined_context_managers
 from .index import EMPTY_CONTEXT, PASSED_KINDS, ClassSummary, FileContext, FunctionSummary, ModuleSummary
 from .names import dotted
 from .reach import FileReach, Traced, callee_text
@@ -392,6 +393,7 @@ class FileFacts(FileReach):
         return ModuleSummary(
             module, path, imports, classes, {n: function(f) for n, f in self.functions.items()}, exported, shapes,
             self.inline_helpers(), self.site_calls(), self.config_classes, self.config_switches(),
+            defined_context_managers(self.module, self.resolve),
         )
 
 

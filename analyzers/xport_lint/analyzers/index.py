@@ -26,7 +26,7 @@ from typing import Any
 from .shapes import BlockDims, ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 11
+SUMMARY_VERSION = 12
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
 PASSED_KINDS = ("tensor", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -126,6 +126,9 @@ class ModuleSummary:
     configs: ConfigDefaults = field(default_factory=dict)
     #: configuration fields the file's modules branch on (`self.x = config.x`, then `if self.x:`)
     switches: list[str] = field(default_factory=list)
+    #: the file's context managers (classes, `@contextmanager` generators, module-level instances)
+    #: -> what entering one does, as plain data (`rules._context_managers.Defined`)
+    contexts: dict[str, list[Any]] = field(default_factory=dict)
 
     def names(self) -> tuple[Any, ...]:
         """What the file defines and imports (what other files' names resolve to), without what
@@ -144,6 +147,7 @@ class ModuleSummary:
             "shapes": {name: config.to_plain() for name, config in self.shapes.items()},
             "helpers": {name: [list(params), text] for name, (params, text) in self.helpers.items()},
             "site_calls": self.site_calls, "configs": self.configs, "switches": self.switches,
+            "contexts": self.contexts,
             "functions": {n: function(f) for n, f in self.functions.items()},
             "classes": {
                 n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module, c.submodules,
@@ -201,10 +205,17 @@ class ModuleSummary:
             v is None or isinstance(v, (bool, int, float, str)) for fields in configs.values() for v in fields.values()
         ) or not all(isinstance(s, str) for s in switches):
             raise TypeError("malformed configuration defaults")
+        contexts = {str(name): list(plain) for name, plain in data["contexts"].items()}
+        if not all(
+            len(p) == 5 and isinstance(p[0], str) and all(isinstance(w, str) and isinstance(c, str) for w, c in p[1])
+            and type(p[2]) is bool and (p[3] is None or isinstance(p[3], str)) and type(p[4]) is bool
+            for p in contexts.values()
+        ):
+            raise TypeError("malformed context managers")
         return cls(
             data["module"], path, strings(data["imports"]), classes,
             {n: function(f) for n, f in data["functions"].items()}, list(exported), shapes, helpers, list(site_calls),
-            configs, list(switches),
+            configs, list(switches), contexts,
         )
 
 
@@ -300,6 +311,9 @@ class FileContext:
     #: configuration class of another file as written in the file (`ClapAudioConfig`) -> the
     #: literal defaults of its fields the file branches on (`ModuleSummary.switches`)
     configs: tuple[tuple[str, tuple[tuple[str, Scalar], ...]], ...] = ()
+    #: context manager of another file as written in the file (`Timer`, `scopes.timed`) -> what
+    #: entering it does, as JSON (`ModuleSummary.contexts`)
+    contexts: tuple[tuple[str, str], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -313,11 +327,17 @@ class FileContext:
             [[written, list(params), text] for written, (params, text) in self.helpers],
             [[written, [list(d) for d in dims]] for written, dims in self.blocks],
             [[written, [list(f) for f in fields]] for written, fields in self.configs],
+            [list(c) for c in self.contexts],
         ])
 
     def config_defaults(self) -> ConfigDefaults:
         """The configuration classes of other files the file names, with their known defaults."""
         return {written: dict(fields) for written, fields in self.configs}
+
+    def context_manager(self, written: str) -> list[Any] | None:
+        """What entering the context manager of another file written `written` does (None: unknown)."""
+        found = next((plain for name, plain in self.contexts if name == written), None) if self.contexts else None
+        return json.loads(found) if found is not None else None
 
     def block(self, written: str) -> BlockDims | None:
         """What the class of another file written `written` keeps of its arguments' dimensions."""
@@ -683,14 +703,31 @@ class ProjectIndex:
         helpers = self._helpers_called(summary, module) if summary is not None else ()
         blocks = self._blocks(summary) if summary is not None else ()
         configs = self._configs(summary) if summary is not None and summary.switches else ()
-        if not (module_classes or entries or shapes or arguments or returns or helpers or blocks or configs) and (
-            path not in self.followed
-        ):
+        contexts = self._contexts(summary) if summary is not None else ()
+        if not (
+            module_classes or entries or shapes or arguments or returns or helpers or blocks or configs or contexts
+        ) and path not in self.followed:
             return EMPTY_CONTEXT
         return FileContext(
             module_classes, entries, entries_only=path in self.followed, shapes=shapes, arguments=arguments,
-            returns=returns, helpers=helpers, blocks=blocks, configs=configs,
+            returns=returns, helpers=helpers, blocks=blocks, configs=configs, contexts=contexts,
         )
+
+    def _contexts(self, summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
+        """The context managers of other files `summary`'s file imports (`from .scopes import
+        Timer`; `from . import scopes`, then `scopes.timed()`), with what entering each does."""
+        found = []
+        for written, target in sorted(summary.imports.items()):
+            other = self.by_module.get(target)
+            if other is not None:
+                found += [(f"{written}.{name}", json.dumps(plain)) for name, plain in sorted(other.contexts.items())]
+                continue
+            key = self.lookup(target)
+            module, name = key if isinstance(key, tuple) else target.rpartition(".")[::2]
+            other = self.by_module.get(module)
+            if other is not None and other is not summary and name in other.contexts:
+                found.append((written, json.dumps(other.contexts[name])))
+        return tuple(found)
 
     def _configs(self, summary: ModuleSummary) -> tuple[tuple[str, tuple[tuple[str, Scalar], ...]], ...]:
         """The configuration classes of other files `summary`'s file imports, with the defaults of

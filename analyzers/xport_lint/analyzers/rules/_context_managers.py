@@ -8,19 +8,26 @@ XPT411 (the graph does not keep its effect). Verdicts are those of the run's tar
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
-import os
 import re
 import sys
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from ..defined_contexts import (
+    CATALOGUE,
+    UNTRACEABLE_BUILTINS,
+    Defined,
+    Definitions,
+    catalogue,
+    effect_of,
+    prints,
+    short_name,
+)
 from ..model import Applicability, Mode
+from ..names import dotted
 from ..report import FixProposal
 from ..rewrites import Names
 from ..versions import TorchVersion, show
@@ -29,30 +36,6 @@ from ..walk import iter_nodes
 if TYPE_CHECKING:
     from ..runner import RuleContext
 
-CATALOGUE = Path(__file__).parents[1] / "data" / "context_managers.json"
-# Calls strict export (Dynamo) refuses inside a user context manager ("Attempted to call function
-# marked as skipped"), and what they leave behind in non-strict export.
-_UNTRACEABLE = {
-    "time.": "a timing of the trace, not of the exported program",
-    "datetime.": "a time read once, at export time",
-    "threading.": "a lock or thread that guards nothing in the graph",
-    "os.": "an operating-system effect that happens once, at export time",
-    "subprocess.": "a process started once, at export time",
-    "socket.": "network traffic at export time only",
-    "random.": "a random number drawn once and baked in",
-    # measured on torch 2.13 inside a `@contextmanager` generator (`warnings.warn` exports)
-    "gc.": "garbage collection switched at export time only",
-    "warnings.simplefilter": "a warnings filter set while tracing only",
-    "warnings.filterwarnings": "a warnings filter set while tracing only",
-    "warnings.resetwarnings": "a warnings filter reset while tracing only",
-    "torch.get_rng_state": "the random state saved and restored at export time only",
-    "torch.set_rng_state": "the random state saved and restored at export time only",
-    "torch.random.get_rng_state": "the random state saved and restored at export time only",
-    "torch.random.set_rng_state": "the random state saved and restored at export time only",
-    "torch.set_num_threads": "a thread count set at export time only",
-    "sys.stdout.": "output written at export time only",
-    "sys.stderr.": "output written at export time only",
-}
 #: torch's words where they are not "marked as skipped" (measured on torch 2.13)
 _UNTRACEABLE_WORDS = {
     "torch.set_num_threads": "Unsupported: torch.* op returned non-Tensor",
@@ -61,7 +44,6 @@ _UNTRACEABLE_WORDS = {
 }
 #: what a user context manager may do and still matter only in eager (time it, lock, print)
 _EAGER_ONLY = ("time.", "threading.", "gc.", "warnings.", "torch.set_num_threads", "sys.stdout.", "sys.stderr.")
-_UNTRACEABLE_BUILTINS = {"open": "a file read or written once, at export time", "input": "input read at export time"}
 #: the measured verdict for a user context-manager instance built outside `forward` (in
 #: `__init__` or at module level): strict export refuses entering it on torch 2.13 only
 _USER_OUTSIDE_ERROR = "Unsupported: Unsupported context manager"
@@ -91,17 +73,6 @@ class Verdict:
     #: it only matters in eager (timing, profiling, locking, debugging): skipping it while
     #: exporting keeps eager behaviour and loses nothing the graph could have held
     eager_only: bool = False
-
-
-@cache
-def catalogue() -> dict[tuple[str, str], list[dict[str, Any]]]:
-    """(qualified name, where it is built: "forward" | "outside") -> measured entries."""
-    data = json.loads(CATALOGUE.read_text(encoding="utf-8"))
-    table: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for entry in data["entries"]:
-        if entry["qualname"] is not None:
-            table.setdefault((entry["qualname"], entry["site"]), []).append(entry)
-    return table
 
 
 def outcome(entry: dict[str, Any], mode: str, version: TorchVersion) -> dict[str, Any]:
@@ -189,7 +160,7 @@ def inferred(name: str, version: TorchVersion) -> Verdict | None:
             eager_only=all(e["eager_only"] for e in judged),
         )
     if not stdlib:
-        return None
+        return _sameshort_name(name, measured_entries, version)
     exporting = sorted({e["qualname"].split(".")[0] for e in measured_entries
                         if e["category"] == "stdlib" and _strict_failure(e, version) is None})
     if parts[0] in exporting:
@@ -200,31 +171,53 @@ def inferred(name: str, version: TorchVersion) -> Verdict | None:
     )
 
 
-class ContextResolver:
-    """Resolves `with` items of one file: built once per file, on its first `with`."""
+def _sameshort_name(name: str, measured_entries: list[dict[str, Any]], version: TorchVersion) -> Verdict | None:
+    """A torch context manager measured under another package with the same last two names
+    (`torch._functorch.config.patch` beside `torch._dynamo.config.patch` and
+    `torch._inductor.config.patch`: every torch config module's `patch` is one implementation):
+    two or more measured, every one failing strict export, decide; else None."""
+    parts = name.split(".")
+    if len(parts) < 3:
+        return None
+    suffix = "." + ".".join(parts[-2:])
+    same = [e for e in measured_entries if e["qualname"].endswith(suffix) and e["qualname"] != name
+            and not NO_CUDA.search(outcome(e, "strict", version)["error"] or "")]
+    refused = [(e, error) for e in same if (error := _strict_failure(e, version)) is not None]
+    if len(same) < 2 or len(refused) < len(same):
+        return None
+    sibling, error = refused[0]
+    return Verdict(
+        name, strict_error=f"{error.partition(':')[0]} (not measured itself: every measured `*{suffix}` context "
+        f"manager fails strict export, e.g. `{sibling['qualname']}`: {error})",
+        eager_only=all(e["eager_only"] for e, _ in refused),
+    )
+
+
+class ContextResolver(Definitions):
+    """Resolves `with` items of one file: built once per file, on its first `with`. A context
+    manager of another project file is read from the index (`FileContext.context_manager`)."""
 
     def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx.program.module, ctx.resolve)
         self.ctx = ctx
-        body = ctx.program.module.body
-        self.classes: dict[str, cst.ClassDef] = {}
-        self.generators: dict[str, cst.FunctionDef] = {}
         self._used: frozenset[str] = frozenset()
-        self.globals: dict[str, cst.BaseExpression] = {}
-        for stmt in body:
-            if isinstance(stmt, cst.ClassDef):
-                self.classes[stmt.name.value] = stmt
-            elif isinstance(stmt, cst.FunctionDef) and any(
-                (ctx.resolve(_callee(d.decorator)) or "") in ("contextlib.contextmanager", "contextlib.asynccontextmanager")
-                or _name(_callee(d.decorator)) == "contextmanager"
-                for d in stmt.decorators
-            ):
-                self.generators[stmt.name.value] = stmt
-            elif isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                        target = small.targets[0].target
-                        if isinstance(target, cst.Name):
-                            self.globals[target.value] = small.value
+
+    def _elsewhere(self, written: str | None) -> Defined | None:
+        """The context manager of another project file a name as written here denotes."""
+        if written is None:
+            return None
+        plain = self.ctx.program.context.context_manager(written)
+        return Defined.from_plain(plain) if plain is not None else None
+
+    def _defined_verdict(self, name: str, defined: Defined, site: str) -> Verdict:
+        """The verdict for entering a context manager of another file (as `_user_class` for one here)."""
+        if defined.kind == "instance":
+            site = "outside"
+        if not defined.effects and defined.base is not None:
+            found = measured(defined.base, site, self._used, self.ctx.torch) or Verdict(defined.base, unknown=True)
+            return dataclasses.replace(found, name=name)
+        effects = [(where, call, effect_of(call)) for where, call in defined.effects]
+        return self._user_verdict(name, effects, site, printed=defined.prints)
 
     def verdict(
         self, with_item: cst.WithItem, body: cst.BaseSuite, func: cst.FunctionDef, cls_node: cst.ClassDef | None
@@ -241,6 +234,9 @@ class ContextResolver:
             value = self.globals.get(item.value)
             if isinstance(value, cst.Call):
                 return self._built(value, "outside")
+            elsewhere = self._elsewhere(item.value) if value is None else None
+            if elsewhere is not None and elsewhere.kind == "instance":
+                return self._defined_verdict(item.value, elsewhere, "outside")
             return None
         if (
             isinstance(item, cst.Attribute)
@@ -269,21 +265,30 @@ class ContextResolver:
             cls = self.classes[local]
             # one instance, made where the class body runs, entered on each call
             return self._user_class(cls, "outside") if self._context_decorator(cls) else None
+        written = dotted(target)
+        elsewhere = self._elsewhere(written) if local is None or local not in self.globals else None
+        if elsewhere is not None and written is not None:
+            if elsewhere.kind == "generator":
+                return self._defined_verdict(written, elsewhere, "forward")
+            return self._defined_verdict(written, elsewhere, "outside") if elsewhere.decorator else None
         qualified = self.ctx.resolve(target)
         if qualified is None:
             return None
         used = frozenset(f"{arg.keyword.value}=" for arg in getattr(decorator, "args", ()) if arg.keyword is not None)
-        return measured(qualified, "decorator", used, self.ctx.torch)
-
-    def _context_decorator(self, cls: cst.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
-        """`cls` derives from `contextlib.ContextDecorator` (directly or through classes here)."""
-        for base in cls.bases:
-            if self.ctx.resolve(base.value) == "contextlib.ContextDecorator":
-                return True
-            local = base.value.value if isinstance(base.value, cst.Name) else None
-            if local in self.classes and local not in seen and self._context_decorator(self.classes[local], seen | {local}):
-                return True
-        return False
+        found = measured(qualified, "decorator", used, self.ctx.torch)
+        if found is not None:
+            return found
+        # only a measured context manager: a decorator is not one because its module's are (`functools.lru_cache`)
+        entered = measured(qualified, "forward", used, self.ctx.torch)
+        if entered is None or entered.strict_error is None:
+            # a `with` that exports is no evidence for the decorator (`@torch.set_grad_enabled(False)`)
+            return None
+        # a decorator made from a context manager enters it on each call, by the same code
+        # (measured: `@mock.patch.object(...)` on `forward`, as its `with`, fails strict export)
+        return dataclasses.replace(
+            entered, strict_error=f"{entered.strict_error} (measured entered by `with`: decorating a function enters "
+            "it on each call)",
+        )
 
     def _followed(self, item: cst.BaseExpression, func: cst.FunctionDef) -> cst.BaseExpression:
         """What the `with` item stands for: a local bound once (`cm = Timer()`, `cm, _ = Timer(),
@@ -305,13 +310,16 @@ class ContextResolver:
     def _built(self, call: cst.Call, site: str) -> Verdict | None:
         """The verdict for a context manager made by `call`, entered in `forward` or built
         outside it (`__init__`, module level) and only entered there."""
-        local = _name(call.func) if isinstance(call.func, cst.Name) else None
+        local = short_name(call.func) if isinstance(call.func, cst.Name) else None
         if local is not None and local in self.classes:
             return self._user_class(self.classes[local], site)
         if local is not None and local in self.generators:
             return self._user_generator(self.generators[local], site)
+        elsewhere = self._elsewhere(dotted(call.func)) if local is None or local not in self.globals else None
+        if elsewhere is not None and elsewhere.kind != "instance":
+            return self._defined_verdict(dotted(call.func) or "", elsewhere, site)
         qualified = self.ctx.resolve(call.func)
-        if qualified is None and local in _UNTRACEABLE_BUILTINS:
+        if qualified is None and local in UNTRACEABLE_BUILTINS:
             qualified = local
         if qualified is None:
             return None
@@ -338,10 +346,13 @@ class ContextResolver:
         if not {"__enter__", "__exit__"} <= set(methods):
             # entering is inherited: the base decides (a TorchDispatchMode, another class here)
             for base in cls.bases:
-                local = _name(base.value) if isinstance(base.value, cst.Name) else None
+                local = short_name(base.value) if isinstance(base.value, cst.Name) else None
                 if local is not None and local in self.classes and self.classes[local] is not cls:
                     inherited = self._user_class(self.classes[local], site)
                     return dataclasses.replace(inherited, name=name)
+                elsewhere = self._elsewhere(dotted(base.value))
+                if elsewhere is not None and elsewhere.kind == "class":
+                    return dataclasses.replace(self._defined_verdict(name, elsewhere, site), name=name)
                 qualified = self.ctx.resolve(base.value)
                 if qualified is None:
                     continue
@@ -353,12 +364,12 @@ class ContextResolver:
             if method in methods
             for call, effect in self._untraceable_calls(methods[method])
         ]
-        return self._user_verdict(name, effects, site, printed=_prints(methods.get("__enter__"), methods.get("__exit__")))
+        return self._user_verdict(name, effects, site, printed=prints(methods.get("__enter__"), methods.get("__exit__")))
 
     def _user_generator(self, func: cst.FunctionDef, site: str) -> Verdict:
         name = func.name.value
         effects = [(name, call, effect) for call, effect in self._untraceable_calls(func)]
-        return self._user_verdict(name, effects, site, printed=_prints(func))
+        return self._user_verdict(name, effects, site, printed=prints(func))
 
     def _user_verdict(self, name: str, effects: list[tuple[str, str, str]], site: str, printed: bool) -> Verdict:
         eager_only = all(call.startswith(_EAGER_ONLY) for _, call, _ in effects)
@@ -377,35 +388,6 @@ class ContextResolver:
             return Verdict(name, effect=f"`{name}` prints at export time only", eager_only=True)
         return Verdict(name)
 
-    def _untraceable_calls(self, func: cst.FunctionDef) -> list[tuple[str, str]]:
-        out = []
-        for node in iter_nodes(func.body):
-            if not isinstance(node, cst.Call):
-                continue
-            qualified = self.ctx.resolve(node.func) or ""
-            for prefix, effect in _UNTRACEABLE.items():
-                if qualified.startswith(prefix):
-                    if prefix != "os." or _os_builtin(qualified):
-                        out.append((qualified, effect))
-                    break
-            else:
-                builtin = _name(node.func)
-                if builtin in _UNTRACEABLE_BUILTINS and not qualified:
-                    out.append((builtin, _UNTRACEABLE_BUILTINS[builtin]))
-        return out
-
-
-@cache
-def _os_builtin(qualified: str) -> bool:
-    """`os.<name>` is a C function of the interpreter (`os.getcwd`, `os.getpid`), which strict
-    export refuses to call, not Python code it traces (`os.path.join`, `os.getenv`,
-    `os.environ.get`: measured on torch 2.13, they export). Unknown names count as C."""
-    found: object = os
-    for part in qualified.split(".")[1:]:
-        found = getattr(found, part, None)
-        if found is None:
-            return True
-    return inspect.isbuiltin(found)
 
 
 def _methods_called_on(item: cst.WithItem, body: cst.BaseSuite, ctx: RuleContext) -> frozenset[str]:
@@ -428,27 +410,6 @@ def _methods_called_on(item: cst.WithItem, body: cst.BaseSuite, ctx: RuleContext
             if qualified is not None:
                 used.add(qualified)
     return frozenset(used)
-
-
-def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
-    return expr.func if isinstance(expr, cst.Call) else expr
-
-
-def _name(expr: cst.BaseExpression) -> str | None:
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value
-    return None
-
-
-def _prints(*funcs: cst.FunctionDef | None) -> bool:
-    return any(
-        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "print"
-        for func in funcs
-        if func is not None
-        for node in iter_nodes(func.body)
-    )
 
 
 def _local_assignment(func: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
@@ -545,7 +506,7 @@ def skip_while_exporting(
     swap, and eager still enters X). The fix, or why there is none."""
     if not verdict.eager_only:
         return None, ""
-    if item.asname is not None and _binds_used_name(item, body):
+    if item.asname is not None and _binds_usedshort_name(item, body):
         return None, "the body uses what the context manager returns, which nullcontext() would not provide"
     # `contextlib` as the file's names allow: the module's own name where nothing else takes it
     contextlib = "contextlib" if "contextlib" not in names.taken else names.fresh("contextlib")[0]
@@ -562,7 +523,7 @@ def skip_while_exporting(
     ), ""
 
 
-def _binds_used_name(item: cst.WithItem, body: cst.BaseSuite) -> bool:
+def _binds_usedshort_name(item: cst.WithItem, body: cst.BaseSuite) -> bool:
     if item.asname is None or not isinstance(item.asname.name, cst.Name):
         return item.asname is not None
     bound = item.asname.name.value

@@ -39,7 +39,10 @@ class NondeterministicPython(Rule):
     a constant: every call of the exported program sees the same "random" number. A
     `torch.manual_seed` call leaves no node: the exported program's random ops are not re-seeded
     on each call as eager's are (measured on torch 2.13). Strict export refuses both:
-    `Unsupported: Attempted to call function marked as skipped`.
+    `Unsupported: Attempted to call function marked as skipped`. A `torch.Generator` that
+    `__init__` keeps on `self`, passed to a random op (`torch.rand(..., generator=self.gen)`),
+    fails strict export too (`Unsupported: Failed to convert args/kwargs to proxy`, measured on
+    torch 2.13; non-strict export traces it).
 
     ## Example
     ```python
@@ -77,10 +80,18 @@ class NondeterministicPython(Rule):
             TorchError("Unsupported", "Call to a time function", Versions(first=(2, 15))),
             # a `torch.Generator` made in traced code
             TorchError("Unsupported", "An opaque object was created in the middle of the program"),
+            # a `torch.Generator` kept on `self`, passed to a random op
+            TorchError("Unsupported", "Failed to convert args/kwargs to proxy"),
         ),
     }
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.mode is Mode.STRICT:
+            kept = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "generator"
+                         and self._kept_generator(a.value)), None)
+            if kept is not None:
+                self.report(kept, f"`{short(kept)}` is a `torch.Generator` kept on the module: strict export fails "
+                            "with `Unsupported: Failed to convert args/kwargs to proxy` where a random op takes it")
         qualified = self.ctx.resolve(node.func)
         if qualified in _SEEDING:
             self.report(node, f"`{short(node)}` runs once at export time: the exported program is not re-seeded")
@@ -96,6 +107,30 @@ class NondeterministicPython(Rule):
                             severity=Severity.INFO)
                 return
             self.report(node, f"`{short(node)}` runs once at export time and is baked in{_strict_words(self.ctx, qualified)}")
+
+    def _kept_generator(self, value: cst.BaseExpression) -> bool:
+        """`self.gen` where the class's `__init__` sets it to `torch.Generator(...)`, seeded or not
+        (`torch.Generator().manual_seed(0)`)."""
+        traced = self.ctx.traced
+        if not (
+            traced is not None and traced.cls is not None and isinstance(value, cst.Attribute)
+            and isinstance(value.value, cst.Name) and value.value.value == "self"
+        ):
+            return False
+        init = next((s for s in traced.cls.node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"),
+                    None)
+        for assign in iter_nodes(init.body) if init is not None else ():
+            if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1):
+                continue
+            target = assign.targets[0].target
+            if not (isinstance(target, cst.Attribute) and target.attr.value == value.attr.value):
+                continue
+            made = assign.value
+            while isinstance(made, cst.Call) and isinstance(made.func, cst.Attribute) and self.ctx.resolve(made.func) is None:
+                made = made.func.value  # `.manual_seed(0)` on the generator
+            if isinstance(made, cst.Call) and self.ctx.resolve(made.func) == "torch.Generator":
+                return True
+        return False
 
     def _read_only_in_training(self, node: cst.Call) -> bool:
         """`name = <node>` whose every read in the function is evaluated only in training mode:
@@ -182,6 +217,19 @@ class NondeterministicPython(Rule):
                 def forward(self, x):
                     generator = manual_seed(1234)  # expect: XPT402
                     return x + torch.randn(4, generator=generator)
+            def export():
+                return torch.export.export(Noisy(), (torch.randn(4),), strict=True)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Noisy(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gen = torch.Generator().manual_seed(0)
+                def forward(self, x):
+                    return x + torch.rand(x.shape, generator=self.gen)  # expect: XPT402
             def export():
                 return torch.export.export(Noisy(), (torch.randn(4),), strict=True)
             """

@@ -133,12 +133,27 @@ class TrainingOnlyApi(Rule):
         assert isinstance(cache, dict)
         if cls not in cache:
             found: set[str] = set()
+            # a plain list `__init__` appends parameters to (an `nn.ParameterList` registers them)
+            lists: set[str] = set()
+            appended: set[str] = set()
             for stmt in cls.body.body:
                 if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__"):
                     continue
                 for assign in iter_nodes(stmt.body):
+                    if (
+                        isinstance(assign, cst.Call) and isinstance(assign.func, cst.Attribute)
+                        and assign.func.attr.value in ("append", "insert") and assign.args
+                        and _self_attribute(assign.func.value) and self._is_parameter(assign.args[-1].value)
+                    ):
+                        appended.add(assign.func.value.attr.value)  # type: ignore[attr-defined]
                     if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
                         continue
+                    if _self_attribute(assign.targets[0].target) and (
+                        isinstance(assign.value, cst.List)
+                        or isinstance(assign.value, cst.Call) and isinstance(assign.value.func, cst.Name)
+                        and assign.value.func.value == "list" and not assign.value.args
+                    ):
+                        lists.add(assign.targets[0].target.attr.value)  # type: ignore[attr-defined]
                     target = assign.targets[0].target
                     if isinstance(target, cst.Subscript):
                         target = target.value
@@ -150,7 +165,7 @@ class TrainingOnlyApi(Rule):
                         and target.value.value == "self"
                     ):
                         found.add(target.attr.value)
-            cache[cls] = frozenset(found)
+            cache[cls] = frozenset(found | (appended & lists))
         return cache[cls]  # type: ignore[no-any-return]
 
     def _is_parameter(self, expr: cst.BaseExpression) -> bool:
@@ -365,3 +380,7 @@ class TrainingOnlyApi(Rule):
             """,
         ),
     ]
+
+
+def _self_attribute(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"

@@ -96,6 +96,9 @@ class UntraceableContextManager(Rule):
             TorchError("Unsupported", "Failed to trace builtin operator"),
             TorchError("Unsupported", "Unsupported method call"),
             TorchError("Unsupported", "Unsupported function call"),
+            # a torch config module's `patch` (torch 2.14); a `sdpa_kernel` built in `__init__` (2.15)
+            TorchError("Unsupported", "Invalid call to __build_class__", Versions(first=(2, 14))),
+            TorchError("Unsupported", "ContextVar mutation not supported", Versions(first=(2, 15))),
             TorchError("AssertionError", "torch.inference_mode expects no kwargs"),
             TorchError("Unsupported", "attempted to trace numpy function unsupported by PyTorch"),
             TorchError("Unsupported", "torch.* op returned non-Tensor"),
