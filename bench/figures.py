@@ -575,8 +575,52 @@ def zoo(r: dict[str, dict[str, Any]]) -> str:
             "| failed export | failing line | finding on it |",
             "|---|---|---|",
             *rows,
+            *_zoo_dynamic(r["zoo"]["figures"]),
         ]
     )
+
+
+def _zoo_dynamic(f: dict[str, Any]) -> list[str]:
+    """The cases exported with `dynamic_shapes`, each linted with its declaration."""
+    d, cases = f.get("dynamic_summary"), f.get("dynamic", {})
+    if not d:
+        return []
+    rows = []
+    for name, c in sorted(cases.items()):
+        dims = "; ".join(
+            f"{arg}[{i}] {spec if isinstance(spec, str) else spec['name'] + _range(spec)}"
+            for shapes in c["declared"].values()
+            for arg, per in shapes.items()
+            for i, spec in per.items()
+        )
+        if c["failure"] is None:
+            outcome, seen = "exports", ", ".join(c["false_errors"]) or "no false error"
+        else:
+            kind = "constraint violation" if c["failure"].get("constraint_violation") else c["failure"]["type"]
+            outcome = f"fails ({kind})"
+            seen = "; ".join(
+                f"`{line}` {', '.join(flags) or 'not flagged'}" for line, flags in c["failing_lines"].items()
+            ) or "no library line named"
+        rows.append(f"| {name} | {dims} | {outcome} | {seen} |")
+    return [
+        "",
+        f"**Exported with `dynamic_shapes`** ({d['cases']} cases, each declared to the lint in "
+        "`[tool.xport-lint.dynamic-shapes]`): "
+        f"{d['cases'] - d['exports_failed']} export; **{d['false_errors_on_executed_lines']} error findings** on "
+        f"lines a successful one ran; failing lines flagged in {d['failed_flagged']} of {d['exports_failed']} failed "
+        f"exports ({d['failed_flagged_as_error']} as errors); constraint violations flagged "
+        f"{d['constraint_violations_flagged']} of {d['constraint_violations']} "
+        f"({d['constraint_violations_flagged_as_error']} as errors).",
+        "",
+        "| case | declared | export | false errors, or the failing lines and their findings |",
+        "|---|---|---|---|",
+        *rows,
+    ]
+
+
+def _range(spec: dict[str, Any]) -> str:
+    bounds = [f"{key}={spec[key]}" for key in ("min", "max") if spec.get(key) is not None]
+    return f" ({', '.join(bounds)})" if bounds else ""
 
 
 def _share(models: dict[str, Any], zoo_name: str) -> float | None:
