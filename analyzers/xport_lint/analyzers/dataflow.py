@@ -207,7 +207,13 @@ class FunctionFlow:
         self._through: set[str] = set()
         self._elements: list[tuple[Value, frozenset[str]]] | None = None
         self._tuple_returns = True
-        self._memo: dict[int, Value] = {}
+        #: id(expression) -> (the expression, its value): the expression is kept so that its id
+        #: stays its own. Rules and rewrites ask for the values of nodes they build (a predicate
+        #: rewritten, `len(t)` read as `t.shape[0]`); freed, such a node's id is reused by the
+        #: next one, which then read the dead node's value (`torchvision` in a rewritten
+        #: `not torchvision._is_tracing()` read as the tensor `boxes`), and which node died where
+        #: depended on the process's history: fix texts differed between runs.
+        self._memo: dict[int, tuple[cst.BaseExpression, Value]] = {}
         #: ids of the names in a nested function's body that read its own parameters (a nested
         #: `def helper(pair, a=True)` inside a function with a tensor `a`): their values
         self._shadowed: dict[int, Value] = {}
@@ -492,11 +498,12 @@ class FunctionFlow:
     # -- expressions -----------------------------------------------------------------------
 
     def value(self, node: cst.BaseExpression) -> Value:
-        key = id(node)
-        cached = self._memo.get(key)
-        if cached is None:
-            cached = self._memo[key] = self._evaluate(node)
-        return cached
+        cached = self._memo.get(id(node))
+        if cached is not None and cached[0] is node:
+            return cached[1]
+        value = self._evaluate(node)
+        self._memo[id(node)] = (node, value)
+        return value
 
     def _opaque_call(self, value: cst.BaseExpression) -> bool:
         """A call of a submodule (`self.block(x)`) or a function whose result's parts are
