@@ -284,3 +284,23 @@ def test_a_loop_over_the_classes_as_numbers_is_one_scatter() -> None:
         return out
     """, "x, labels")
     assert 'out.scatter_reduce_(0, labels.reshape(' in fixed(source)
+
+
+def test_a_count_read_from_data_and_stepped_down_in_a_while_is_carried_as_its_tensor() -> None:
+    source = model("""
+        steps = n.item()
+        while steps > 0:
+            x = x * 0.5
+            steps -= 1
+        return x
+    """, "x, n")
+    out = fixed(source)
+    assert "steps = n\n" in out and "steps = steps - 1" in out and "torch.while_loop(" in out
+    read_after = model("""
+        steps = n.item()
+        while steps > 0:
+            x = x * 0.5
+            steps -= 1
+        return x, steps
+    """, "x, n")
+    assert "steps = n\n" not in fixed(read_after)  # the number is read after the loop: it stays a number

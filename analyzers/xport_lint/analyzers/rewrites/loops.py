@@ -33,7 +33,7 @@ from .common import (
     usage_of,
 )
 from .export_calls import sized_dim
-from .predicates import data_bindings, guard_problem, tensor_predicate, tensor_value
+from .predicates import data_bindings, guard_problem, reads_number, tensor_predicate, tensor_value
 
 
 def _carried(func: cst.FunctionDef, node: cst.CSTNode, stored: Sequence[str]) -> list[str]:
@@ -243,6 +243,9 @@ def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Whil
                        " condition function cannot hand back to the code that reads it")
     counters = [n for n in _int_counters(body) if n in usage.stored]
     bound = data_bindings(flow, func, [node])
+    # `steps = n.item()`, then `while steps > 0: ...; steps -= 1`: the count itself is the counter
+    read = _read_counters(flow, func, node, counters)
+    bound.update(read)
     names = scope_names(flow)
     torch = names.torch
     predicate = tensor_predicate(flow, node.test, [*counters, *bound], torch)
@@ -252,7 +255,8 @@ def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Whil
     problem = _carry_problem(flow, carried, bound_before(func, node), counters)
     if problem:
         return Rewrite(reason=problem)
-    problem = _body_problem(func, body, carried)
+    out_of_place = [n for n in carried if only_new_objects(func, n) or n in read]
+    problem = moved_code_problem(body, carried, declared_outer(func), out_of_place)
     if problem:
         return Rewrite(reason=f"a torch.while_loop body must be pure, and {problem}")
     for counter in counters:
@@ -261,7 +265,7 @@ def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Whil
         body = [stmt.visit(_IndexAt(counter)) for stmt in body]
     # a Python counter enters as a tensor; a tensor stepped by a literal already is one
     initial = tuple_text([
-        n if n not in counters or _tensor(flow, n) else f"{torch}.tensor({n})" for n in carried
+        n if n not in counters or n in read or _tensor(flow, n) else f"{torch}.tensor({n})" for n in carried
     ])
     functions, called = _loop_functions(names, [], carried, code_of(predicate), body, comment_of(node.body))
     lowered = [*functions, statement_of(f"{tuple_text(carried)} = {torch}.while_loop({called}, {initial})")]
@@ -274,6 +278,33 @@ def while_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Whil
             blocks=(BlockReplacement(node, node, tuple(lowered)),),
         )
     )
+
+
+def _read_counters(
+    flow: FunctionFlow, func: cst.FunctionDef, loop: cst.While, counters: Sequence[str]
+) -> dict[str, tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """Counters of `loop` bound once before it to a number read from a tensor (`steps =
+    n.item()`, `int(n)`), stepped only in the loop and read nowhere after it: name -> (the
+    conversion, the tensor to bind instead). Carried as that tensor, `steps - 1` each step
+    computes the same numbers."""
+    out: dict[str, tuple[cst.BaseExpression, cst.BaseExpression]] = {}
+    after = set(usage_of([func.body], skip=loop).loaded)
+    for name in counters:
+        binds = [
+            n for n in iter_nodes(func.body)
+            if isinstance(n, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == name for t in n.targets)
+        ]
+        stepped = [n for n in iter_nodes(func.body) if isinstance(n, cst.AugAssign)
+                   and isinstance(n.target, cst.Name) and n.target.value == name]
+        in_loop = {id(n) for n in iter_nodes(loop.body)}
+        if len(binds) != 1 or len(binds[0].targets) != 1 or name in after or not all(id(n) in in_loop for n in stepped):
+            continue
+        value = binds[0].value
+        tensor = tensor_value(flow, value) if isinstance(value, cst.Call) and reads_number(flow, value) else None
+        if tensor is not None:
+            out[name] = (value, tensor)
+    return out
 
 
 def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) -> Rewrite:

@@ -55,6 +55,11 @@ def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
     return None
 
 
+def reads_number(flow: FunctionFlow, call: cst.Call) -> bool:
+    """Whether `call` reads a Python number from a tensor (`t.item()`, `int(t)`, ...)."""
+    return _conversion(flow, call) is not None
+
+
 def _as_tensor(kind: str, call: cst.Call) -> cst.BaseExpression:
     """The tensor expression computing what the conversion `call` reads: `t.item()` and
     `float(t)` -> `t`; `int(t)` -> `t.long()` (it truncates the same way); `bool(t)` -> `t`
