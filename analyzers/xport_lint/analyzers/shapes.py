@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -836,6 +836,12 @@ class Sizes:
         self.layers = layers or {}
         self.blocks = blocks or {}
         self._inner: dict[int, Sizes] = {}
+        #: (id(size expression), test position) -> (the expression, its term over input sizes)
+        self._formulas: dict[tuple[int, int | None], tuple[cst.BaseExpression, Term | None]] = {}
+        self._buffers: dict[str, tuple[int, ...]] | None = None
+        #: the node is kept beside each answer so its id stays its own
+        self._ranks_seen: dict[tuple[int, int | None], tuple[cst.BaseExpression, int | None]] = {}
+        self._terms_seen: dict[tuple[int, int, int | None], tuple[cst.BaseExpression, Term | None]] = {}
         #: the methods of the class whose `forward` this is (`self._length(x)` reads through a one-line one)
         owner = self._owner = next((c for c in self.blocks.values() if any(s is func for s in c.body.body)), None)
         self.methods = {
@@ -958,9 +964,9 @@ class Sizes:
         if ref is not None:
             out.append(ref)
             return True
-        convolved = self._convolved(expr)
-        if convolved is not None:
-            out.append(convolved[0])
+        formula = self._formula(expr)
+        if formula is not None:
+            out.extend(term_refs(formula))
             return True
         if isinstance(expr, (cst.Integer, cst.Float)) or self._constant(expr) is not None:
             return True
@@ -1120,30 +1126,6 @@ class Sizes:
             return self.through(tensor.value, index)
         return self._dim_of(tensor, index, 1)
 
-    def _convolved(self, expr: cst.BaseExpression) -> tuple[SizeRef, tuple[int, int, int, int]] | None:
-        """A spatial size of a convolution's output (`h.shape[-1]` of `h = self.down(x)`, a
-        `ConvNd` of literal sizes whose input's rank is known to be batched): the input's
-        dimension it is computed from, and the (kernel, stride, padding, dilation) computing it."""
-        if self._owner is None or not isinstance(expr, cst.Subscript) or len(expr.slice) != 1:
-            return None
-        part = expr.slice[0].slice
-        tensor = self._shape_of(expr.value)
-        index = _integer(part.value) if isinstance(part, cst.Index) else None
-        call = self.followed(tensor) if tensor is not None else None
-        if (index is None or not isinstance(call, cst.Call) or len(call.args) != 1 or call.args[0].keyword
-                or not isinstance(call.func, cst.Attribute) or not isinstance(call.func.value, cst.Name)
-                or call.func.value.value != "self" or not isinstance(call.args[0].value, cst.Name)):
-            return None
-        geometry = conv_geometry(self._owner, call.func.attr.value)
-        source = call.args[0].value.value
-        rank = self.ranks.get(self.positions[source]) if self._input(source) else None
-        if geometry is None or rank != 2 + len(geometry):
-            return None  # an unbatched input, or one whose rank is not known
-        index = index + rank if index < 0 else index
-        if not 2 <= index < rank:
-            return None
-        return (source, self.positions[source], index), geometry[index - 2]
-
     def through(self, tensor: str, index: int, depth: int = 0) -> SizeRef | None:
         """The input dimension that dimension `index` of the tensor named `tensor` is: the input's
         own, or followed through the ops that keep it (`h = self.proj(x)`: `Linear` keeps every
@@ -1249,6 +1231,482 @@ class Sizes:
             return None
         return self._dim_of(call.args[found[0]].value, found[1], depth + 1)
 
+    # -- what each op does to sizes ---------------------------------------------------------------
+
+    def _formula(self, expr: cst.BaseExpression) -> Term | None:
+        """A size read off a tensor an op computed (`h.shape[-1]` of `h = F.pad(x, (1, 1))`: the
+        input's width plus 2), as a term over input sizes; None where an op on the way is not
+        modelled. Cached per node and test position (a branch is sampled many times)."""
+        tensor: cst.BaseExpression | None = None
+        index = None
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            tensor = self._shape_of(expr.value)
+            index = _integer(expr.slice[0].slice.value)
+        elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size"
+              and len(expr.args) == 1 and expr.args[0].keyword is None):
+            tensor, index = expr.func.value, _integer(expr.args[0].value)
+        if tensor is None or index is None:
+            return None
+        key = (id(expr), self._at)
+        found = self._formulas.get(key)
+        if found is None:
+            found = self._formulas[key] = (expr, self._size_term(tensor, index, 0))
+        return found[1]
+
+    def _rank(self, expr: cst.BaseExpression, depth: int) -> int | None:
+        """How many dimensions the tensor `expr` has, where the inputs' ranks and the ops show it
+        (once per node and test position: operands may share subexpressions)."""
+        if depth > _DEPTH:
+            return None
+        key = (id(expr), self._at)
+        found = self._ranks_seen.get(key)
+        if found is None:
+            found = self._ranks_seen[key] = (expr, self._rank_of(expr, depth))
+        return found[1]
+
+    def _rank_of(self, expr: cst.BaseExpression, depth: int) -> int | None:  # noqa: C901 - one table
+        if isinstance(expr, cst.Name):
+            if self._input(expr.value):
+                return self.ranks.get(self.positions[expr.value])
+            value = self.bound(expr.value) if expr.value not in self.positions else None
+            return self._rank(value, depth + 1) if value is not None and value is not expr else None
+        held = self._held(expr)
+        if held is not None:
+            return len(held)
+        if isinstance(expr, cst.BinaryOperation):
+            ranks = [self._operand_rank(part, depth + 1) for part in (expr.left, expr.right)]
+            return None if None in ranks else max(ranks)  # type: ignore[type-var]
+        if isinstance(expr, cst.Subscript):
+            return self._indexed(expr, depth, None)  # type: ignore[return-value]
+        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+            return None
+        func, args = expr.func, expr.args
+        first = args[0].value if args and args[0].keyword is None else None
+        layer = self._layer(expr)
+        if layer is not None:
+            kind, built = layer
+            rank = self._rank(first, depth + 1) if first is not None else None
+            if kind == "Sequential":
+                kinds = [(dotted(a.value.func) or "").rpartition(".")[2] if isinstance(a.value, cst.Call) else ""
+                         for a in (built.args if built is not None else ())]
+                if built is None or not all(k in _LAYER_RANKS and k != "Sequential" for k in kinds):
+                    return None
+                return None if rank is None else rank + sum(_LAYER_RANKS[k] for k in kinds)
+            return None if rank is None else rank + _LAYER_RANKS[kind]
+        if isinstance(func, cst.Attribute) and not _is_module(func.value):
+            method, tensor = func.attr.value, func.value
+            if method in ("view", "reshape", "expand", "repeat", "permute"):
+                sizes = _listed(args)
+                return len(sizes) if sizes is not None else None
+            rank = self._rank(tensor, depth + 1)
+            if rank is None:
+                return None
+            if method in _KEEP_ALL_METHODS or method in ("transpose", "swapaxes", "narrow", "t"):
+                return rank
+            if method == "unsqueeze":
+                return rank + 1
+            if method == "flatten":
+                start, end = _flatten_span(args, rank)
+                return None if start is None else rank - (end - start)  # type: ignore[operator]
+            if method == "unflatten" and len(args) == 2 and isinstance(args[1].value, (cst.Tuple, cst.List)):
+                return rank + len(args[1].value.elements) - 1
+            if method in _REDUCTIONS:
+                dim, keep = _reduced(args)
+                return rank if keep else None if dim is None else rank - 1
+            return None
+        name = (dotted(func) or "").rpartition(".")[2] if _is_module_call(func) else ""
+        if name in _KEEP_ALL_FUNCTIONS or name in ("pad", "interpolate", "cat", "concat", "concatenate"):
+            target = first
+            if name in ("cat", "concat", "concatenate"):
+                target = _first_element(first)
+            return self._rank(target, depth + 1) if target is not None else None
+        if name == "stack":
+            target = _first_element(first)
+            rank = self._rank(target, depth + 1) if target is not None else None
+            return None if rank is None else rank + 1
+        if name in ("matmul", "bmm") and len(args) == 2:
+            ranks = [self._rank(a.value, depth + 1) for a in args]
+            return None if None in ranks or min(ranks) < 2 else max(ranks)  # type: ignore[type-var,operator]
+        inlined = self.called(expr)
+        return self._rank(inlined, depth + 1) if inlined is not None else None
+
+    def _operand_rank(self, expr: cst.BaseExpression, depth: int) -> int | None:
+        """The rank of an operand of `+`/`*`/`@`: 0 for a number."""
+        if isinstance(expr, (cst.Integer, cst.Float)) or self._constant(expr) is not None:
+            return 0
+        return self._rank(expr, depth)
+
+    def _size_term(self, expr: cst.BaseExpression, index: int, depth: int) -> Term | None:
+        """Dimension `index` of the tensor `expr`, as a term over input sizes: what each op makes
+        of its operands' sizes (the table below); None where an op is not modelled (never a
+        guess). Once per node, dimension and test position."""
+        if depth > _DEPTH:
+            return None
+        key = (id(expr), index, self._at)
+        found = self._terms_seen.get(key)
+        if found is None:
+            found = self._terms_seen[key] = (expr, self._term_of(expr, index, depth))
+        return found[1]
+
+    def _term_of(self, expr: cst.BaseExpression, index: int, depth: int) -> Term | None:  # noqa: C901 - one table
+        if index < 0:
+            rank = self._rank(expr, depth)
+            if rank is None or index + rank < 0:
+                return None
+            index += rank
+        if isinstance(expr, cst.Name):
+            if self._input(expr.value):
+                return expr.value, self.positions[expr.value], index
+            value = self.bound(expr.value) if expr.value not in self.positions else None
+            return self._size_term(value, index, depth + 1) if value is not None and value is not expr else None
+        held = self._held(expr)
+        if held is not None:
+            return held[index] if index < len(held) else None
+        if isinstance(expr, cst.BinaryOperation):
+            return self._operator_term(expr, index, depth)
+        if isinstance(expr, cst.Subscript):
+            return self._indexed(expr, depth, index)  # type: ignore[return-value]
+        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+            return None
+        func, args = expr.func, expr.args
+        first = args[0].value if args and args[0].keyword is None else None
+        layer = self._layer(expr)
+        if layer is not None:
+            return self._layer_term(layer, first, index, depth) if first is not None else None
+        if isinstance(func, cst.Attribute) and not _is_module(func.value):
+            return self._method_term(func.attr.value, func.value, args, index, depth)
+        name = (dotted(func) or "").rpartition(".")[2] if _is_module_call(func) else ""
+        if name in _KEEP_ALL_FUNCTIONS and first is not None:
+            return self._size_term(first, index, depth + 1)
+        if name in ("cat", "concat", "concatenate", "stack") and isinstance(first, (cst.List, cst.Tuple)):
+            return self._joined_term(name == "stack", first, args, index, depth)
+        if name == "pad" and first is not None and len(args) >= 2:
+            return self._padded_term(first, args[1].value, index, depth)
+        if name == "interpolate" and first is not None:
+            return self._resized_term(first, args, index, depth)
+        if name in ("matmul", "bmm") and len(args) == 2:
+            return self._product_term(args[0].value, args[1].value, index, depth)
+        inlined = self.called(expr)
+        if inlined is not None:
+            return self._size_term(inlined, index, depth + 1)
+        found = self._dim_of(expr, index, depth)  # a block of this file or another, as it keeps dimensions
+        return found
+
+    def _operator_term(self, expr: cst.BinaryOperation, index: int, depth: int) -> Term | None:
+        """`a + b` broadcasts (dimensions aligned from the end; a size of 1 takes the other's);
+        `a @ b` multiplies the last two dimensions (the batch ones broadcast)."""
+        ranks = [self._operand_rank(part, depth + 1) for part in (expr.left, expr.right)]
+        if isinstance(expr.operator, cst.MatrixMultiply):
+            return self._product_term(expr.left, expr.right, index, depth)
+        if type(expr.operator) not in _ELEMENTWISE_OPERATORS:
+            return None
+        if None in ranks:  # ranks not known: the dimension of the same place, as the operands agree
+            left = self._size_term(expr.left, index, depth + 1)
+            return left if left is not None else self._size_term(expr.right, index, depth + 1)
+        total = max(ranks)  # type: ignore[type-var]
+        terms = [
+            self._size_term(part, index - (total - rank), depth + 1) if index - (total - rank) >= 0 else 1  # type: ignore[operator]
+            for part, rank in zip((expr.left, expr.right), ranks, strict=True)
+        ]
+        known = [term for term in terms if term is not None and term != 1]
+        if len(known) == len([t for t in terms if t != 1]) and known:
+            return known[0]  # broadcasting makes the others equal to it
+        return 1 if terms == [1, 1] else None
+
+    def _product_term(self, left: cst.BaseExpression, right: cst.BaseExpression, index: int, depth: int) -> Term | None:
+        ranks = [self._rank(left, depth + 1), self._rank(right, depth + 1)]
+        if None in ranks or min(ranks) < 2:  # type: ignore[type-var]
+            return None
+        total = max(ranks)  # type: ignore[type-var]
+        if index == total - 1:
+            return self._size_term(right, ranks[1] - 1, depth + 1)  # type: ignore[operator]
+        if index == total - 2:
+            return self._size_term(left, ranks[0] - 2, depth + 1)  # type: ignore[operator]
+        place = index - (total - ranks[0])  # type: ignore[operator]
+        return self._size_term(left, place, depth + 1) if place >= 0 else None
+
+    def _method_term(  # noqa: C901 - one table
+        self, method: str, tensor: cst.BaseExpression, args: Sequence[cst.Arg], index: int, depth: int
+    ) -> Term | None:
+        if method in _KEEP_ALL_METHODS:
+            return self._size_term(tensor, index, depth + 1)
+        rank = self._rank(tensor, depth + 1)
+        numbers = [_integer(a.value) for a in args if a.keyword is None]
+        if method in ("transpose", "swapaxes") and len(numbers) == 2 and rank is not None and None not in numbers:
+            a, b = (n + rank if n < 0 else n for n in numbers)  # type: ignore[operator]
+            return self._size_term(tensor, b if index == a else a if index == b else index, depth + 1)
+        if method == "t" and rank == 2:
+            return self._size_term(tensor, 1 - index, depth + 1)
+        if method == "permute":
+            order = _listed(args)
+            place = _integer(order[index]) if order is not None and index < len(order) else None
+            return self._size_term(tensor, place, depth + 1) if place is not None else None
+        if method == "unsqueeze" and len(numbers) == 1 and numbers[0] is not None and rank is not None:
+            at = numbers[0] + rank + 1 if numbers[0] < 0 else numbers[0]
+            return 1 if index == at else self._size_term(tensor, index - (index > at), depth + 1)
+        if rank is None:
+            return None
+        if method == "flatten":
+            start, end = _flatten_span(args, rank)
+            if start is None or end is None:
+                return None
+            if index < start:
+                return self._size_term(tensor, index, depth + 1)
+            if index > start:
+                return self._size_term(tensor, index + end - start, depth + 1)
+            return self._product(tensor, range(start, end + 1), depth)
+        if method in ("view", "reshape"):
+            return self._reshaped_term(tensor, rank, _listed(args), index, depth)
+        if method == "repeat":
+            times = _listed(args)
+            if times is None or len(times) < rank or index >= len(times):
+                return None
+            count = _integer(times[index])
+            place = index - (len(times) - rank)
+            inner = self._size_term(tensor, place, depth + 1) if place >= 0 else 1
+            return None if count is None or inner is None else _times(count, inner)
+        if method == "expand":
+            wanted = _listed(args)
+            if wanted is None or index >= len(wanted):
+                return None
+            if _integer(wanted[index]) == -1:
+                place = index - (len(wanted) - rank)
+                return self._size_term(tensor, place, depth + 1) if place >= 0 else None
+            return self._term(wanted[index], depth + 1)
+        if method == "narrow" and len(args) == 3 and numbers[0] is not None:
+            dim = numbers[0] + rank if numbers[0] < 0 else numbers[0]  # type: ignore[operator]
+            return self._term(args[2].value, depth + 1) if index == dim else self._size_term(tensor, index, depth + 1)
+        if method in _REDUCTIONS:
+            dim, keep = _reduced(args)
+            if dim is None:
+                return None
+            dim = dim + rank if dim < 0 else dim
+            if index == dim and keep:
+                return 1
+            return self._size_term(tensor, index + (not keep and index >= dim), depth + 1)
+        return None
+
+    def _reshaped_term(
+        self, tensor: cst.BaseExpression, rank: int, wanted: Sequence[cst.BaseExpression] | None, index: int, depth: int
+    ) -> Term | None:
+        """`view`/`reshape`: a size given is that size; `-1` is the input's element count over the others."""
+        if wanted is None or index >= len(wanted):
+            return None
+        if _integer(wanted[index]) != -1:
+            return self._term(wanted[index], depth + 1)
+        others = [self._term(w, depth + 1) for i, w in enumerate(wanted) if i != index]
+        whole = self._product(tensor, range(rank), depth)
+        if whole is None or None in others:
+            return None
+        divisor: Term = 1
+        for other in others:
+            divisor = _times(other, divisor)  # type: ignore[arg-type]
+        return whole if divisor == 1 else Op("//", whole, divisor)
+
+    def _product(self, tensor: cst.BaseExpression, dims: Iterable[int], depth: int) -> Term | None:
+        out: Term = 1
+        for dim in dims:
+            term = self._size_term(tensor, dim, depth + 1)
+            if term is None:
+                return None
+            out = _times(term, out)
+        return out
+
+    def _joined_term(
+        self, stacked: bool, parts: cst.List | cst.Tuple, args: Sequence[cst.Arg], index: int, depth: int
+    ) -> Term | None:
+        """`torch.cat`: the sum of the parts along `dim`, the first part's size elsewhere (they
+        must agree); `torch.stack`: a new dimension as long as the list."""
+        tensors = [e.value for e in parts.elements if isinstance(e, cst.Element)]
+        given = [a for a in args[1:] if a.keyword is None or a.keyword.value == "dim"]
+        dim = _integer(given[0].value) if given else 0
+        rank = self._rank(tensors[0], depth + 1) if tensors else None
+        if dim is None or not tensors or len(tensors) != len(parts.elements) or (dim < 0 and rank is None):
+            return None
+        dim = dim + rank + stacked if dim < 0 else dim  # type: ignore[operator]
+        if stacked:
+            if index == dim:
+                return len(tensors)
+            return self._size_term(tensors[0], index - (index > dim), depth + 1)
+        if index != dim:
+            return self._size_term(tensors[0], index, depth + 1)
+        total: Term = 0
+        for part in tensors:
+            term = self._size_term(part, index, depth + 1)
+            if term is None:
+                return None
+            total = term if total == 0 else Op("+", total, term)
+        return total
+
+    def _padded_term(self, tensor: cst.BaseExpression, pads: cst.BaseExpression, index: int, depth: int) -> Term | None:
+        """`F.pad(x, (left, right, top, bottom))`: the last dimensions grow by their two pads."""
+        rank = self._rank(tensor, depth + 1)
+        amounts = [self._term(e.value, depth + 1) for e in pads.elements] if isinstance(
+            pads, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in pads.elements) else None
+        if rank is None or amounts is None or None in amounts or len(amounts) % 2:
+            return None
+        inner = self._size_term(tensor, index, depth + 1)
+        from_end = rank - 1 - index
+        if inner is None or from_end >= len(amounts) // 2:
+            return inner
+        return Op("+", inner, Op("+", amounts[2 * from_end], amounts[2 * from_end + 1]))  # type: ignore[arg-type]
+
+    def _resized_term(self, tensor: cst.BaseExpression, args: Sequence[cst.Arg], index: int, depth: int) -> Term | None:
+        """`F.interpolate`: batch and channels kept; a spatial size is `size=` or an integer `scale_factor` times it."""
+        if index < 2:
+            return self._size_term(tensor, index, depth + 1)
+        named = {a.keyword.value: a.value for a in args if a.keyword is not None}
+        if len(args) > 1 and args[1].keyword is None:
+            named.setdefault("size", args[1].value)
+        rank = self._rank(tensor, depth + 1)
+        if "size" in named and rank is not None:
+            size = named["size"]
+            if isinstance(size, (cst.Tuple, cst.List)):
+                part = size.elements[index - 2] if index - 2 < len(size.elements) else None
+                return self._term(part.value, depth + 1) if isinstance(part, cst.Element) else None
+            return self._term(size, depth + 1) if rank == 3 else None
+        scale = named.get("scale_factor")
+        factor = _integer(scale) if scale is not None and not isinstance(scale, cst.Float) else None
+        if isinstance(scale, cst.Float) and float(scale.evaluated_value).is_integer():
+            factor = int(scale.evaluated_value)
+        inner = self._size_term(tensor, index, depth + 1)
+        return None if factor is None or inner is None else _times(factor, inner)
+
+    def _held(self, expr: cst.BaseExpression) -> tuple[int, ...] | None:
+        """The literal sizes of `self.<name>`, a buffer or parameter `__init__` makes (see `init_buffers`)."""
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+            return None
+        if self._buffers is None:
+            self._buffers = init_buffers(self._owner, dotted) if self._owner is not None else {}
+        return self._buffers.get(expr.attr.value)
+
+    def _layer(self, call: cst.Call) -> tuple[str, cst.Call | None] | None:
+        """`self.<attr>(...)` of a layer set in `__init__`: its class name and the call building it."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return None
+        kind = self.layers.get(func.attr.value)
+        if kind is None or kind not in _LAYER_RANKS:
+            return None
+        return kind, init_call(self._owner, func.attr.value) if self._owner is not None else None
+
+    def _layer_term(
+        self, layer: tuple[str, cst.Call | None], first: cst.BaseExpression, index: int, depth: int
+    ) -> Term | None:
+        """A layer's output sizes from its input's and its constructor's arguments."""
+        kind, built = layer
+        if kind == "Sequential":
+            if built is None or any(a.keyword is not None or a.star for a in built.args):
+                return None
+            return self._chain_term([a.value for a in built.args], first, index, depth)
+        return self._one_layer_term(kind, built, lambda i: self._size_term(first, i, depth + 1),
+                                    self._rank(first, depth + 1), index)
+
+    def _chain_term(
+        self, built: list[cst.BaseExpression], first: cst.BaseExpression, index: int, depth: int
+    ) -> Term | None:
+        """`nn.Sequential(a, b, c)`: each layer's sizes from the one before."""
+        if not built:
+            return self._size_term(first, index, depth + 1)
+        last = built[-1]
+        kind = (dotted(last.func) or "").rpartition(".")[2] if isinstance(last, cst.Call) else ""
+        if kind not in _LAYER_RANKS or kind == "Sequential" or depth > _DEPTH:
+            return None
+        rank = self._rank(first, depth + 1)
+        return self._one_layer_term(
+            kind, last, lambda i: self._chain_term(built[:-1], first, i, depth + 1), rank, index,  # type: ignore[arg-type]
+        )
+
+    def _one_layer_term(
+        self, kind: str, built: cst.Call | None, inner: Callable[[int], Term | None], rank: int | None, index: int
+    ) -> Term | None:
+        if kind in _KEEP_ALL_LAYERS:
+            return inner(index)
+        if rank is None:
+            return None
+        if kind in ("Linear", "Embedding"):
+            width = _layer_argument(built, 1, "out_features" if kind == "Linear" else "embedding_dim")
+            last = rank - 1 if kind == "Linear" else rank
+            return (width if width is not None else None) if index == last else inner(index)
+        spatial = _SPATIAL.get(kind)
+        if spatial is None or rank != spatial + 2 or index >= rank:
+            return None  # an unbatched input: which dimension is which is not known
+        if index == 0:
+            return inner(0)
+        if index == 1:
+            return _layer_argument(built, 1, "out_channels") if kind.startswith("Conv") else inner(1)
+        if kind.startswith("Adaptive"):
+            size = _layer_argument(built, 0, "output_size")
+            return size
+        geometry = _window_geometry(kind, built, spatial)
+        source = inner(index)
+        if geometry is None or source is None:
+            return None
+        kernel, stride, padding, dilation = geometry[index - 2]
+        reach = 2 * padding - dilation * (kernel - 1) - 1
+        return Op("+", Op("//", Op("+", source, reach), stride), 1)
+
+    def _indexed(self, expr: cst.Subscript, depth: int, index: int | None) -> Term | int | None:
+        """`t[:, None, 0]`: a full slice keeps a dimension, `None` adds one of 1, an integer drops
+        one. `index` None: the rank."""
+        rank = self._rank(expr.value, depth + 1)
+        kept: list[int | None] = []  # per result dimension: the tensor's, or None for an added 1
+        at = 0
+        for element in expr.slice:
+            part = element.slice
+            if isinstance(part, cst.Index) and isinstance(part.value, cst.Name) and part.value.value == "None":
+                kept.append(None)
+            elif isinstance(part, cst.Index) and isinstance(part.value, cst.Ellipsis):
+                if rank is None:
+                    return None
+                rest = len([e for e in expr.slice if not (isinstance(e.slice, cst.Index) and isinstance(
+                    e.slice.value, cst.Name) and e.slice.value.value == "None")]) - 1
+                kept.extend(range(at, at + rank - rest))
+                at += rank - rest
+            elif isinstance(part, cst.Index) and _integer(part.value) is not None:
+                at += 1
+            elif isinstance(part, cst.Slice) and part.lower is None and part.upper is None and part.step is None:
+                kept.append(at)
+                at += 1
+            else:
+                return None
+        if rank is not None:
+            kept.extend(range(at, rank))
+        if index is None:
+            return len(kept) if rank is not None else None
+        if index < len(kept):
+            place = kept[index]
+            return 1 if place is None else self._size_term(expr.value, place, depth + 1)
+        return None
+
+    def _term(self, expr: cst.BaseExpression, depth: int) -> Term | None:
+        """An integer-valued size expression (`x.shape[0] * 2`, `h // 2`, `4`) as a term."""
+        if depth > _DEPTH:
+            return None
+        number = _integer(expr)
+        if number is None:
+            number = self._constant(expr)
+        if number is not None:
+            return number
+        if isinstance(expr, cst.Name):
+            if expr.value in self.leaves:
+                return None
+            if expr.value in self.unpacked and expr.value not in self.reassigned:
+                value, place = self.unpacked[expr.value]
+                tensor = self._shape_of(value)
+                return self._size_term(tensor, place, depth + 1) if tensor is not None else None
+            value = self.bound(expr.value)
+            return self._term(value, depth + 1) if value is not None and value is not expr else None
+        if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _TERM_OPERATORS:
+            left, right = self._term(expr.left, depth + 1), self._term(expr.right, depth + 1)
+            if left is None or right is None:
+                return None
+            return Op(_TERM_OPERATORS[type(expr.operator)], left, right)
+        ref = self.ref(expr)
+        if ref is not None:
+            return ref
+        return self._formula(expr)
+
     def _constant(self, expr: cst.BaseExpression) -> int | None:
         """`self.max_len`, or `self.img_size[0]` of a tuple of integers, as `__init__` sets it."""
         suffix = ""
@@ -1315,11 +1773,9 @@ class Sizes:
         ref = self.ref(expr)
         if ref is not None:
             return sizes.get(ref)
-        convolved = self._convolved(expr)
-        if convolved is not None:
-            size = sizes.get(convolved[0])
-            kernel, stride, padding, dilation = convolved[1]
-            return None if size is None else (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+        formula = self._formula(expr)
+        if formula is not None:
+            return term_value(formula, sizes)
         if isinstance(expr, cst.Integer):
             return int(expr.evaluated_value)
         dims = self._numel(expr)
@@ -1525,6 +1981,171 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
     cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
 }
+
+
+# -- the op-size table's terms ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Op:
+    """A size computed from two others: `kind` is "+", "-", "*" or "//"."""
+
+    kind: str
+    left: Term
+    right: Term
+
+
+#: a size: an input dimension (SizeRef), a constant, or an `Op` over two sizes
+Term = Any
+
+_DEPTH = 24
+_TERM_OPERATORS: dict[type, str] = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.FloorDivide: "//"}
+_TERM_ARITHMETIC: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "//": lambda a, b: a // b,
+}
+#: number of dimensions each layer adds to its input's (Sequential: the sum over its layers)
+_LAYER_RANKS: dict[str, int] = {
+    **dict.fromkeys(_KEEP_ALL_LAYERS, 0), "Linear": 0, "Embedding": 1, "Sequential": 0,
+    **dict.fromkeys((
+        "Conv1d", "Conv2d", "Conv3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+        "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    ), 0),
+}
+#: spatial dimensions of each windowed layer (its input is (N, C, *spatial))
+_SPATIAL: dict[str, int] = {kind: int(kind[-2]) for kind in _LAYER_RANKS if kind[-2:] in ("1d", "2d", "3d")
+                            and not kind.startswith(("BatchNorm", "InstanceNorm", "Dropout"))}
+#: methods reducing over `dim` (`keepdim=` keeps it as 1)
+_REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod", "std", "var", "logsumexp", "norm", "argmax", "argmin"})
+
+
+def term_refs(term: Term) -> list[SizeRef]:
+    """The input dimensions a term reads."""
+    if isinstance(term, int):
+        return []
+    if isinstance(term, Op):
+        return term_refs(term.left) + term_refs(term.right)
+    return [term]
+
+
+def term_value(term: Term, sizes: dict[Any, int]) -> int | None:
+    """A term's value when the inputs have `sizes`; None where one is missing (or a division by 0)."""
+    if isinstance(term, int):
+        return term
+    if isinstance(term, Op):
+        left, right = term_value(term.left, sizes), term_value(term.right, sizes)
+        if left is None or right is None or (term.kind == "//" and right == 0):
+            return None
+        return _TERM_ARITHMETIC[term.kind](left, right)
+    return sizes.get(term)
+
+
+def _times(a: Term, b: Term) -> Term:
+    return b if a == 1 else a if b == 1 else Op("*", a, b)
+
+
+def _is_module(expr: cst.BaseExpression) -> bool:
+    """`torch`, `F`, `nn`, or `self` (a layer or a block, not a tensor method)."""
+    return isinstance(expr, cst.Name) and (expr.value in _MODULES or expr.value == "self") or (
+        isinstance(expr, cst.Attribute) and (dotted(expr) or "").split(".")[0] in _MODULES
+    )
+
+
+def _is_module_call(func: cst.BaseExpression) -> bool:
+    """`torch.cat`, `F.pad`, `torch.nn.functional.interpolate`."""
+    return isinstance(func, cst.Attribute) and (dotted(func) or "").split(".")[0] in _MODULES
+
+
+def _listed(args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None:
+    """The sizes of `view(a, b)` / `view((a, b))`; None with keywords or a starred argument."""
+    if any(a.keyword is not None or a.star for a in args):
+        return None
+    if len(args) == 1 and isinstance(args[0].value, (cst.Tuple, cst.List)):
+        elements = args[0].value.elements
+        return None if any(isinstance(e, cst.StarredElement) for e in elements) else [e.value for e in elements]
+    return [a.value for a in args]
+
+
+def _flatten_span(args: Sequence[cst.Arg], rank: int) -> tuple[int | None, int | None]:
+    named = {a.keyword.value: a.value for a in args if a.keyword is not None}
+    plain = [a.value for a in args if a.keyword is None]
+    first = named.get("start_dim", plain[0] if plain else None)
+    last = named.get("end_dim", plain[1] if len(plain) > 1 else None)
+    start = _integer(first) if first is not None else 0
+    end = _integer(last) if last is not None else -1
+    if start is None or end is None:
+        return None, None
+    return start + rank if start < 0 else start, end + rank if end < 0 else end
+
+
+def _reduced(args: Sequence[cst.Arg]) -> tuple[int | None, bool]:
+    """(dim, keepdim) of `t.sum(1)`, `t.mean(dim=-1, keepdim=True)`; dim None: not one literal dimension."""
+    named = {a.keyword.value: a.value for a in args if a.keyword is not None}
+    plain = [a.value for a in args if a.keyword is None]
+    dim = named.get("dim", plain[0] if plain else None)
+    keep = named.get("keepdim", plain[1] if len(plain) > 1 else None)
+    kept = isinstance(keep, cst.Name) and keep.value == "True"
+    if keep is not None and not (isinstance(keep, cst.Name) and keep.value in ("True", "False")):
+        return None, False
+    return (_integer(dim) if dim is not None else None), kept
+
+
+def _first_element(expr: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    if isinstance(expr, (cst.List, cst.Tuple)) and expr.elements and isinstance(expr.elements[0], cst.Element):
+        return expr.elements[0].value
+    return None
+
+
+def _layer_argument(built: cst.Call | None, position: int, keyword: str, spatial: int = 0) -> int | None:
+    """A layer's integer constructor argument (`nn.Linear(8, 4)`'s out_features); `spatial`: the
+    element of a tuple argument (an adaptive pool's `(7, 7)`)."""
+    if built is None:
+        return None
+    value = next((a.value for a in built.args if a.keyword is not None and a.keyword.value == keyword), None)
+    if value is None and len(built.args) > position and all(a.keyword is None for a in built.args[: position + 1]):
+        value = built.args[position].value
+    if isinstance(value, (cst.Tuple, cst.List)):
+        element = value.elements[spatial] if spatial < len(value.elements) else None
+        value = element.value if isinstance(element, cst.Element) else None
+    return _integer(value) if value is not None else None
+
+
+_WINDOW_ARGUMENTS = {
+    "Conv": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation"),
+    "MaxPool": ("kernel_size", "stride", "padding", "dilation"),
+    "AvgPool": ("kernel_size", "stride", "padding"),
+}
+
+
+def _window_geometry(kind: str, built: cst.Call | None, spatial: int) -> list[tuple[int, int, int, int]] | None:
+    """(kernel, stride, padding, dilation) per spatial dimension of a convolution or pooling built
+    with literal sizes (a pool's stride defaults to its kernel); None for anything else (a string
+    padding, `ceil_mode=True`, a size read from a variable)."""
+    family = kind[:-2]
+    names = _WINDOW_ARGUMENTS.get(family)
+    if built is None or names is None or any(a.star for a in built.args):
+        return None
+    given: dict[str, cst.BaseExpression] = {"padding": cst.Integer("0"), "dilation": cst.Integer("1")}
+    if family == "Conv":
+        given["stride"] = cst.Integer("1")
+    for position, arg in enumerate(built.args):
+        keyword = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else ""
+        given[keyword] = arg.value
+    if "ceil_mode" in given and not (isinstance(given["ceil_mode"], cst.Name) and given["ceil_mode"].value == "False"):
+        return None
+    given.setdefault("stride", given.get("kernel_size", cst.Integer("0")))
+    if isinstance(given["stride"], cst.Name) and given["stride"].value == "None":
+        given["stride"] = given.get("kernel_size", cst.Integer("0"))
+    per_dim = []
+    for key in ("kernel_size", "stride", "padding", "dilation"):
+        value = given.get(key)
+        numbers = (
+            [_integer(e.value) for e in value.elements] if isinstance(value, (cst.Tuple, cst.List))
+            else [_integer(value)] * spatial if value is not None else [None]
+        )
+        if len(numbers) != spatial or None in numbers or (key in ("kernel_size", "stride") and 0 in numbers):
+            return None
+        per_dim.append(numbers)
+    return [tuple(column) for column in zip(*per_dim, strict=True)]  # type: ignore[misc]
 
 
 def _statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:

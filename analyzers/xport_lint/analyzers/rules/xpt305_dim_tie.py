@@ -738,17 +738,42 @@ class DimTie(Rule):
         return (given[0], given[1]) if None not in given else None  # type: ignore[return-value]
 
     def _linear(self, node: cst.Call, attr: str) -> None:
-        """`self.proj(x)` of `nn.Linear(6, 3)`: the weight needs `x`'s last size to be 6."""
-        features = self._features(attr)
+        """`self.proj(x)` of `nn.Linear(6, 3)`: the weight needs `x`'s last size to be 6; the same
+        for a layer whose weights fix the size of one input dimension (see `_layer_input`)."""
         setting = self._setting()
-        if features is None or setting is None or len(node.args) != 1 or id(node) in self._conditional():
+        if setting is None or len(node.args) != 1 or id(node) in self._conditional():
             return
         dims = self._operand(node.args[0].value, setting)
-        if not dims:
+        features = self._features(attr)
+        fixed = ((-1, features[0], f"the layer's {features[0]} input features") if features is not None
+                 else self._layer_input(attr, len(dims)) if dims else None)
+        if not dims or fixed is None:
             return
-        reason = self._tie(dims[-1], _Dim(size=features[0]), setting[1], broadcast=False)
+        index, size, what = fixed
+        reason = self._tie(dims[index], _Dim(size=size), setting[1], broadcast=False)
         if reason is not None:
-            self.report(node, f"`{short(node)}`: the layer's {features[0]} input features tie {reason}")
+            self.report(node, f"`{short(node)}`: {what} tie {reason}")
+
+    def _layer_input(self, attr: str, rank: int) -> tuple[int, int, str] | None:
+        """(dimension, size, what) a layer built in `__init__` with literal sizes needs of its
+        input of `rank` dimensions: `LayerNorm(8)` the last size 8; `GroupNorm(2, 4)`,
+        `BatchNorm2d(4)` and `Conv2d(3, ...)` the channels (dimension 1 of a batched input)."""
+        traced = self.ctx.traced
+        call = init_call(traced.cls.node, attr) if traced is not None and traced.cls is not None else None
+        kind = (self.ctx.resolve(call.func) or "").rpartition(".")[2] if call is not None else ""
+        if call is None or any(a.star for a in call.args):
+            return None
+        if kind == "LayerNorm":
+            size = _whole(_keyword(call.args, "normalized_shape", 0) or cst.Name("None"))
+            return (-1, size, f"the norm's {size} features") if size is not None else None
+        spatial = {"1d": 1, "2d": 2, "3d": 3}.get(kind[-2:])
+        channels = {"GroupNorm": ("num_channels", 1), "Conv": ("in_channels", 0), "BatchNorm": ("num_features", 0)}
+        family = "GroupNorm" if kind == "GroupNorm" else kind[:-2]
+        if family not in channels or (family != "GroupNorm" and (spatial is None or rank != spatial + 2)):
+            return None  # an unbatched input: which dimension is the channels' is not known
+        keyword, position = channels[family]
+        size = _whole(_keyword(call.args, keyword, position) or cst.Name("None"))
+        return (1, size, f"the layer's {size} input channels") if size is not None and rank >= 2 else None
 
     def _functional_linear(self, node: cst.Call) -> None:
         """`F.linear(x, self.w)`: the weight's last size (its input features) must be `x`'s."""
@@ -788,18 +813,21 @@ class DimTie(Rule):
                           f"Dim (`{product} * d`)" + ("" if -1 in numbers else " or static"))
 
     def _expanded(self, node: cst.Call, tensor: cst.BaseExpression) -> None:
-        """`x.expand(4, 3)`: each size given (not -1) must be the input's, unless that is 1."""
+        """`x.expand(4, 3)`, `x.expand(y.shape[0], -1)`: each size given (not -1) must be the
+        input's, unless that is 1."""
         setting = self._setting()
-        numbers = [_signed(arg.value) for arg in node.args]
-        if setting is None or None in numbers or id(node) in self._conditional():
+        if setting is None or id(node) in self._conditional() or any(a.keyword or a.star for a in node.args):
             return
+        numbers = [_signed(arg.value) for arg in node.args]
+        targets = [_Dim(size=n) if n is not None else _size_of(a.value, setting[0]) for n, a in zip(
+            numbers, node.args, strict=True)]
         dims = self._operand(tensor, setting)
         if not dims or len(numbers) < len(dims):
             return
-        for dim, number in zip(reversed(dims), reversed(numbers), strict=False):
-            if number == -1:
+        for dim, number, target in zip(reversed(dims), reversed(numbers), reversed(targets), strict=False):
+            if number == -1 or target is _UNKNOWN:
                 continue
-            reason = self._tie(dim, _Dim(size=number), setting[1])
+            reason = self._tie(dim, target, setting[1])
             if reason is not None:
                 self.report(node, f"`{short(node)}`: expanding ties {reason}")
                 return
@@ -906,6 +934,13 @@ class DimTie(Rule):
         """Why export fails on needing `a` and `b` equal, or None. `broadcast`: a size 1 on
         either side broadcasts (elementwise ops), instead of needing the other to be 1."""
         specs = [config.dim(*d.ref) if d.ref is not None else None for d in (a, b)]
+        dynamic = [(d, s) for d, s in zip((a, b), specs, strict=True) if s is not None and s.kind is DimKind.DYNAMIC]
+        if len(dynamic) == 1 and specs.count(None) == 1 and dynamic[0][0].exact:
+            other = b if dynamic[0][0] is a else a
+            if other.size is not None and not (other.size == 1 and broadcast):
+                return (f"{_name(dynamic[0][0])} (Dim.DYNAMIC) to the constant size {other.size}: export specialises "
+                        "it and fails with ConstraintViolationError (Constraints violated); declare that "
+                        "dimension static, or Dim.AUTO")
         if any(spec is not None and spec.kind in (DimKind.AUTO, DimKind.DYNAMIC) for spec in specs):
             return None  # export takes the tie (or fails only on what the example shows)
         named = [(d, s) for d, s in zip((a, b), specs, strict=True) if s is not None and s.kind is DimKind.NAMED]
