@@ -221,6 +221,11 @@ class TensorToPythonNumber(Rule):
                 ((node, item),),
             )
         message = f"`{short(node)}` turns a tensor into a Python number"
+        caught = caught_fallback(self.ctx, node)
+        if caught is not None:
+            # measured on torch 2.13: `try: n = int((x > 0).sum())` / `except RuntimeError:` exports
+            self.report(node, f"{message} ({caught.reason})", severity=caught.severity)
+            return
         if fix is None:
             # `.item()` would read the same number as a symbol, which fails where this one is used
             message += (" (no automatic fix: the number is used where export needs a concrete value, not only as a"
