@@ -107,3 +107,92 @@ def test_a_shapes_collection_is_read_by_the_positions_of_its_tensors() -> None:
     """)
     (message,) = messages(source)
     assert "`x.shape[1]` (Dim(\"k1\")) to `y.shape[0]` (Dim(\"k2\"))" in message
+
+
+# -- the sizes an op computes, read by a size test after it (XPT301) and the layers' fixed sizes (XPT305)
+
+
+def model(body: str, shapes: str, args: str, init: str = "", prelude: str = "") -> str:
+    """A one-input model with `__init__` statements `init` (layers, parameters)."""
+    body = textwrap.indent(textwrap.dedent(body).strip(), " " * 8)
+    init = textwrap.indent(textwrap.dedent(init).strip(), " " * 8)
+    constructor = f"    def __init__(self):\n        super().__init__()\n{init}\n" if init else ""
+    prelude = textwrap.indent(textwrap.dedent(prelude).strip(), " " * 4) or "    pass"
+    return (
+        "import torch\nimport torch.nn.functional as F\nfrom torch.export import Dim\n"
+        f"class M(torch.nn.Module):\n{constructor}    def forward(self, x):\n{body}\n"
+        f"def xport_example():\n{prelude}\n"
+        f'    return {{"model": M(), "args": {args}, "dynamic_shapes": {shapes}}}\n'
+    )
+
+
+def verdicts(source: str) -> list[tuple[str, str]]:
+    """(code, severity) of each finding of the shape rules."""
+    found = check_source(source, "m.py", Config(select=("XPT301", "XPT305")))
+    return [(f.code, f.severity.value) for f in found]
+
+
+def _gate(op: str) -> str:
+    return f"h = {op}\nif h.shape[-1] > 6:\n    return h * 2\nreturn h"
+
+
+def test_a_size_test_after_an_op_reads_the_size_the_op_computes() -> None:
+    """`F.pad(x, (1, 1))` is two longer than `x`, `cat([x, x])` twice as long, `repeat(1, 3)`
+    three times: whether the range decides the test follows from that size, not from `x`'s."""
+    for op, decided in (("F.pad(x, (1, 1))", 6), ("torch.cat([x, x], dim=1)", 4), ("x.repeat(1, 3)", 3)):
+        splits = model(_gate(op), '{"x": {1: Dim("w")}}', "(torch.randn(2, 8),)")
+        holds = model(_gate(op), f'{{"x": {{1: Dim("w", min={decided})}}}}', "(torch.randn(2, 8),)")
+        assert verdicts(splits) == [("XPT301", "error")], op
+        assert verdicts(holds) == [], op
+
+
+def test_a_view_with_minus_one_is_the_element_count_over_the_given_sizes() -> None:
+    body = "h = x.view(-1, 4)\nif h.shape[0] > 100:\n    return h * 2\nreturn h"
+    assert verdicts(model(body, '{"x": {0: Dim("n")}}', "(torch.randn(3, 8),)")) == [("XPT301", "error")]
+    # 2 * n is at most 100 under max=50: the test never holds
+    assert verdicts(model(body, '{"x": {0: Dim("n", max=50)}}', "(torch.randn(3, 8),)")) == []
+
+
+def test_pooling_and_convolution_sizes_come_from_their_init_arguments() -> None:
+    """`MaxPool2d(2)` halves a spatial size (its stride defaults to its kernel); a `Sequential`
+    chains its layers; the channels are the last convolution's `out_channels`, a constant."""
+    pooled = "h = self.pool(x)\nif h.shape[-1] >= 4:\n    return h * 2\nreturn h"
+    init = "self.pool = torch.nn.MaxPool2d(2)"
+    assert verdicts(model(pooled, '{"x": {3: Dim("w", min=4)}}', "(torch.randn(1, 3, 8, 8),)", init)) == [
+        ("XPT301", "error")]
+    assert verdicts(model(pooled, '{"x": {3: Dim("w", min=8)}}', "(torch.randn(1, 3, 8, 8),)", init)) == []
+    body = "self.body = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, stride=2, padding=1), torch.nn.ReLU())"
+    height = "h = self.body(x)\nif h.shape[-2] > 4:\n    return h * 2\nreturn h"
+    channels = "h = self.body(x)\nif h.shape[1] > 2:\n    return h * 2\nreturn h"
+    shapes, args = '{"x": {2: Dim("h", min=8)}}', "(torch.randn(1, 3, 16, 16),)"
+    assert verdicts(model(height, shapes, args, body)) == [("XPT301", "error")]
+    assert verdicts(model(channels, shapes, args, body)) == []
+
+
+def test_an_op_not_modelled_leaves_the_size_unknown_never_guessed() -> None:
+    """`torch.roll` keeps every size, but it is not in the table: the test is a warning (export
+    may narrow the range), not an error."""
+    body = "h = torch.roll(x, 1, 0)\nif h.shape[0] > 4:\n    return h * 2\nreturn h"
+    assert verdicts(model(body, '{"x": {0: Dim("n")}}', "(torch.randn(6, 3),)")) == [("XPT301", "warning")]
+
+
+def test_a_layer_whose_weights_read_a_dimension_fixes_its_size() -> None:
+    """`LayerNorm(8)` needs the last size 8, `GroupNorm(2, 4)` and `Conv2d(3, ...)` the
+    channels: a named `Dim` (or `Dim.DYNAMIC`) there is specialised; `Dim.AUTO` takes it."""
+    cases = [
+        ("self.layer = torch.nn.LayerNorm(8)", "(torch.randn(2, 8),)", 1),
+        ("self.layer = torch.nn.GroupNorm(2, 4)", "(torch.randn(2, 4, 5),)", 1),
+        ("self.layer = torch.nn.Conv2d(3, 4, 3)", "(torch.randn(1, 3, 8, 8),)", 1),
+    ]
+    for init, args, dim in cases:
+        for spec, expected in (('Dim("c")', [("XPT305", "error")]), ("Dim.DYNAMIC", [("XPT305", "error")]),
+                               ("Dim.AUTO", [])):
+            source = model("return self.layer(x)", f'{{"x": {{{dim}: {spec}}}}}', args, init)
+            assert verdicts(source) == expected, (init, spec)
+
+
+def test_expand_to_another_inputs_size_ties_the_two() -> None:
+    source = program("return x.expand(y.shape[0], -1) + y", '{"x": {0: Dim("a")}, "y": {0: Dim("b")}}')
+    assert ["expanding ties `x.shape[0]`" in m for m in messages(source)] == [True]
+    column = program("return x[:1].expand(y.shape[0], -1) + y", '{"x": None, "y": {0: Dim("b")}}')
+    assert messages(column) == []
