@@ -44,7 +44,9 @@ class ScalarBranch(ConditionRule, Rule):
     number itself goes (`n = t.item()` read only by the branch is bound as `n = t`). A `while`
     on such a number (`while i < limit:` with `limit = n.item()`, `i += 1`) becomes
     `torch.while_loop` carrying the counter as an int64 tensor and reading `x[i]` as
-    `x.index_select(0, i.reshape(1)).squeeze(0)` (see XPT102). A conditional expression
+    `x.index_select(0, i.reshape(1)).squeeze(0)` (see XPT102); the number itself stepped in the
+    loop (`steps = n.item()`, `while steps > 0:`, `steps -= 1`) and read nowhere after is bound
+    as the tensor (`steps = n`) and carried. A conditional expression
     (`-x if bool(mask.any()) else x`) becomes XPT101's `torch.where` with the tensor the test
     reads (`torch.where(mask.any(), -x, x)`: both sides computed, broadcast to one shape); a
     number tested through a name bound once and read only there (`flip = bool(mask.any())`, or
