@@ -78,9 +78,11 @@ class DimTie(Rule):
     literal sizes that fix the element count, and a `-1` that needs a named size divisible by
     the other target sizes (and `unflatten` parts that do); a `Linear` built in `__init__` with
     literal sizes (or `F.linear` with a parameter of literal sizes) applied to a tensor whose
-    last size is a named `Dim` (its weight fixes that size), and `expand` to a
-    literal size other than the input's (or 1). An op not modelled leaves sizes unknown (no finding); ops under an
-    `if` are left out (the example may take the other side).
+    last size is a named `Dim` (its weight fixes that size), as `LayerNorm(8)` fixes the last
+    size and `GroupNorm`/`BatchNormNd`/`ConvNd` the channels of a batched input; and `expand` to a
+    literal size other than the input's (or 1), or to another input's size. A constant tied to
+    `Dim.DYNAMIC` is flagged too (export specialises it and fails). An op not modelled leaves
+    sizes unknown (no finding); ops under an `if` are left out (the example may take the other side).
 
     ## Why it fails torch.export
     The op adds the guard `s0 == s1` (or `s0 == 4`, `s0 % 2 == 0`): two named `Dim`s become
