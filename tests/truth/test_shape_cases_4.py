@@ -38,6 +38,12 @@ XPT305: `LayerNorm`/`GroupNorm`/`BatchNormNd`/`ConvNd` fix the size of the dimen
 weights read, `expand` to another input's size ties the two, and a constant ties `Dim.DYNAMIC`):
 30/32 non-strict (94 %), 29/31 strict (94 %), 0/23 and 0/24 false errors; batches 1-3 unchanged.
 Left: the `nn.ModuleList` loop and the window pad (KNOWN_MISSES says why).
+
+LATER, 12 programs written after that tuning (other layers and spellings: `AvgPool1d`, a
+`Sequential` of `Linear`s, `reshape(b * t, c)`, `LayerNorm` on a hidden size, `BatchNorm2d` on
+channels, `stack(dim=-1)`, a padded `Conv1d`, an outer product by `None` indexing, a class
+token expanded to the batch), measured on torch and then linted before any change: 7/7
+constraint violations flagged in both modes, 0/5 false errors.
 """
 
 from __future__ import annotations
@@ -226,6 +232,40 @@ PROGRAMS: list[_Program] = [
             "return x.view(x.shape[0], -1, 4).sum(-1)", "(torch.randn(2, 10),)", '{"x": {1: Dim("w")}}', fails=True),
 ]
 
+#: written after the engine was tuned on PROGRAMS, measured on torch and then linted before any
+#: further change: what code the tuning has not seen makes of it
+LATER: list[_Program] = [
+    Program("avgpool1d-then-length-test", "h = self.pool(x)\nif h.shape[-1] > 5:\n    return h * 2\nreturn h",
+            "(torch.randn(2, 3, 12),)", '{"x": {2: Dim("t", min=4)}}', fails=True,
+            init="self.pool = torch.nn.AvgPool1d(2)"),
+    Program("mean-keepdim-then-test-static", "h = x.mean(dim=1, keepdim=True)\nif h.shape[1] == 1:\n    return h * 2\n"
+            "return h", "(torch.randn(2, 6),)", '{"x": {1: Dim("t")}}', fails=False),
+    Program("linear-sequential-batch-test", "h = self.mlp(x)\nif h.shape[0] >= 3:\n    return h * 2\nreturn h",
+            "(torch.randn(4, 8),)", '{"x": {0: Dim("b")}}', fails=True,
+            init="self.mlp = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 2))"),
+    Program("linear-sequential-width-test-static", "h = self.mlp(x)\nif h.shape[-1] >= 3:\n    return h * 2\nreturn h",
+            "(torch.randn(4, 8),)", '{"x": {0: Dim("b")}}', fails=False,
+            init="self.mlp = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 2))"),
+    Program("reshape-merge-then-test", "b, t, c = x.shape\nh = x.reshape(b * t, c)\nif h.shape[0] > 64:\n"
+            "    return h * 2\nreturn h", "(torch.randn(2, 5, 3),)", '{"x": {1: Dim("t")}}', fails=True),
+    Program("reshape-merge-then-test-bounded", "b, t, c = x.shape\nh = x.reshape(b * t, c)\nif h.shape[0] > 64:\n"
+            "    return h * 2\nreturn h", "(torch.randn(2, 5, 3),)", '{"x": {1: Dim("t", max=32)}}', fails=False),
+    Program("norm-on-named-hidden", "return self.norm(x) * 2", "(torch.randn(2, 5, 16),)", '{"x": {2: Dim("d")}}',
+            fails=True, init="self.norm = torch.nn.LayerNorm(16)"),
+    Program("batchnorm-named-channels", "return self.bn(x)", "(torch.randn(2, 4, 6, 6),)", '{"x": {1: Dim("c")}}',
+            fails=True, init="self.bn = torch.nn.BatchNorm2d(4)"),
+    Program("stack-along-last-then-test", "h = torch.stack([x, x], dim=-1)\nif h.shape[-2] > 3:\n    return h * 2\n"
+            "return h", "(torch.randn(2, 6),)", '{"x": {1: Dim("t")}}', fails=True),
+    Program("padded-conv1d-then-test-decided", "h = self.conv(x)\nif h.shape[-1] >= 4:\n    return h * 2\nreturn h",
+            "(torch.randn(1, 2, 8),)", '{"x": {2: Dim("t", min=4)}}', fails=False,
+            init="self.conv = torch.nn.Conv1d(2, 2, 3, padding=1)"),
+    Program("outer-broadcast-then-test", "h = x[:, :, None] * y[:, None, :]\nif h.shape[2] > 3:\n    return h * 2\n"
+            "return h", "(torch.randn(2, 4), torch.randn(2, 5))", '{"x": {1: Dim("n")}, "y": {1: Dim("m")}}',
+            fails=True, params="x, y"),
+    Program("expand-to-own-batch", "return self.cls.expand(x.shape[0], -1, -1) + x[:, :1]", "(torch.randn(3, 5, 4),)",
+            '{"x": {0: Dim("b")}}', fails=False, init="self.cls = torch.nn.Parameter(torch.zeros(1, 1, 4))"),
+]
+
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED = {
@@ -253,7 +293,7 @@ def _verdict_problem(program: _Program, mode: Mode, folder: Path) -> str | None:
 
 
 @pytest.mark.parametrize("mode", [Mode.NON_STRICT, Mode.STRICT], ids=lambda m: m.value)
-@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
+@pytest.mark.parametrize("program", [*PROGRAMS, *LATER], ids=lambda p: p.name)
 def test_error_exactly_where_export_fails(program: _Program, mode: Mode, tmp_path: Path) -> None:
     (tmp_path / "torch").mkdir()
     (tmp_path / "lint").mkdir()
@@ -266,16 +306,18 @@ def test_error_exactly_where_export_fails(program: _Program, mode: Mode, tmp_pat
 
 
 def test_recall_and_false_errors(tmp_path: Path) -> None:
-    """Static only (the outcomes are the measured ones above): the figures per mode, printed; every
-    program but the known misses gets the right verdict."""
+    """Static only (the outcomes are the measured ones above): the figures per mode and set,
+    printed; every program but the known misses gets the right verdict."""
     for mode in Mode:
         folder = tmp_path / mode.value
         folder.mkdir()
-        flagged = {p.name for p in PROGRAMS if _errors(p, mode, folder)}
-        violations = [p.name for p in PROGRAMS if p.fails_in(mode) and p.violation]
-        exporting = [p.name for p in PROGRAMS if not p.fails_in(mode)]
-        false = sorted(flagged & set(exporting))
-        print(f"{mode.value}: {len(flagged & set(violations))}/{len(violations)} constraint violations flagged, "
-              f"{len(false)}/{len(exporting)} exporting programs with an error {false}")
-        wrong = {p.name for p in PROGRAMS if (p.name in flagged) != p.fails_in(mode)}
+        wrong: set[str] = set()
+        for label, programs in (("batch", PROGRAMS), ("later", LATER)):
+            flagged = {p.name for p in programs if _errors(p, mode, folder)}
+            violations = [p.name for p in programs if p.fails_in(mode) and p.violation]
+            exporting = [p.name for p in programs if not p.fails_in(mode)]
+            false = sorted(flagged & set(exporting))
+            print(f"{mode.value}, {label}: {len(flagged & set(violations))}/{len(violations)} constraint violations "
+                  f"flagged, {len(false)}/{len(exporting)} exporting programs with an error {false}")
+            wrong |= {p.name for p in programs if (p.name in flagged) != p.fails_in(mode)}
         assert wrong == {name for name, m in KNOWN_MISSES if m is mode}
