@@ -196,3 +196,17 @@ def test_expand_to_another_inputs_size_ties_the_two() -> None:
     assert ["expanding ties `x.shape[0]`" in m for m in messages(source)] == [True]
     column = program("return x[:1].expand(y.shape[0], -1) + y", '{"x": None, "y": {0: Dim("b")}}')
     assert messages(column) == []
+
+
+def test_an_input_rebound_by_a_module_list_loop_keeps_what_every_layer_keeps() -> None:
+    """`for layer in self.layers: x = layer(x)` over `Linear(4, 4)`s: the batch is still the
+    input's (a test on it splits a named `Dim`); the last size changes in the loop, so it is not
+    followed: unknown, a warning at most, never an error."""
+    init = "self.layers = torch.nn.ModuleList([torch.nn.Linear(4, 4) for _ in range(2)])"
+    loop = "for layer in self.layers:\n    x = layer(x)\n"
+    batch = model(loop + "if x.shape[0] > 2:\n    return x * 2\nreturn x", '{"x": {0: Dim("b")}}', "(torch.randn(4, 4),)",
+                  init)
+    width = model(loop + "if x.shape[-1] > 2:\n    return x * 2\nreturn x", '{"x": {0: Dim("b")}}', "(torch.randn(4, 4),)",
+                  init)
+    assert verdicts(batch) == [("XPT301", "error")]
+    assert verdicts(width) == [("XPT301", "warning")]

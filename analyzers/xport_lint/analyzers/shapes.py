@@ -857,6 +857,7 @@ class Sizes:
         #: pad(x)`): a test before that reads the input itself
         self._order: dict[int, int] = {}
         self._first_rebound: dict[str, int] = {}
+        self._loops: list[cst.For] = []
         in_loops: set[int] = set()
         top = {id(small) for line in func.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body}
         #: where each plain `name = value` sits: index, value, whether at the top of the body, whether in a loop
@@ -868,6 +869,8 @@ class Sizes:
                 self._order.update((id(node), index) for node in _walk(stmt.value))
             if isinstance(stmt, (cst.For, cst.While)):
                 in_loops.update(id(inner) for inner in _statements(stmt.body))
+                if isinstance(stmt, cst.For):
+                    self._loops.append(stmt)
                 if isinstance(stmt, cst.For):
                     self._order.update((id(node), index) for node in _walk(stmt.iter))
             if isinstance(stmt, cst.Assign):
@@ -1357,7 +1360,9 @@ class Sizes:
         if isinstance(expr, cst.Name):
             if self._input(expr.value):
                 return expr.value, self.positions[expr.value], index
-            value = self.bound(expr.value) if expr.value not in self.positions else None
+            if expr.value in self.positions:
+                return self._looped(expr.value, index)
+            value = self.bound(expr.value)
             return self._size_term(value, index, depth + 1) if value is not None and value is not expr else None
         held = self._held(expr)
         if held is not None:
@@ -1571,6 +1576,33 @@ class Sizes:
             factor = int(scale.evaluated_value)
         inner = self._size_term(tensor, index, depth + 1)
         return None if factor is None or inner is None else _times(factor, inner)
+
+    def _looped(self, name: str, index: int) -> Term | None:
+        """Dimension `index` of an input rebound only by `for layer in self.layers: x = layer(x)`
+        over an `nn.ModuleList` of layers built with literal sizes: the input's own where every
+        layer keeps it (a `Linear`'s batch), before the loop and after; None otherwise."""
+        if name in self._first_rebound or self._owner is None:
+            return None
+        own = (name, self.positions[name], index)
+        rank = self.ranks.get(self.positions[name])
+        looped = False
+        for loop in self._loops:
+            bindings = [stmt for stmt in _statements(loop.body) if name in _bound_by(stmt)]
+            if not bindings:
+                continue
+            layer = loop.target.value if isinstance(loop.target, cst.Name) else None
+            listed = _module_list(init_call(self._owner, loop.iter.attr.value)) if (
+                isinstance(loop.iter, cst.Attribute) and isinstance(loop.iter.value, cst.Name)
+                and loop.iter.value.value == "self") else None
+            if layer is None or listed is None or not all(_applies(stmt, layer, name) for stmt in bindings):
+                return None
+            for built in listed:
+                kind = (dotted(built.func) or "").rpartition(".")[2]
+                if kind not in _LAYER_RANKS or kind == "Sequential" or _LAYER_RANKS[kind] or self._one_layer_term(
+                        kind, built, lambda i: (name, self.positions[name], i), rank, index) != own:
+                    return None
+            looped = True
+        return own if looped else None
 
     def _held(self, expr: cst.BaseExpression) -> tuple[int, ...] | None:
         """The literal sizes of `self.<name>`, a buffer or parameter `__init__` makes (see `init_buffers`)."""
@@ -2041,6 +2073,39 @@ def term_value(term: Term, sizes: dict[Any, int]) -> int | None:
 
 def _times(a: Term, b: Term) -> Term:
     return b if a == 1 else a if b == 1 else Op("*", a, b)
+
+
+def _bound_by(stmt: cst.CSTNode) -> set[str]:
+    """The names a statement binds (assignments, loop and `with` targets)."""
+    if isinstance(stmt, cst.Assign):
+        return {name for target in stmt.targets for name in _target_names(target.target)}
+    if isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
+        return set(_target_names(stmt.target))
+    if isinstance(stmt, (cst.For, cst.With)):
+        return set(_names_bound(stmt))
+    return set()
+
+
+def _applies(stmt: cst.CSTNode, layer: str, name: str) -> bool:
+    """`x = layer(x)`."""
+    return (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name)
+            and stmt.targets[0].target.value == name and isinstance(stmt.value, cst.Call)
+            and isinstance(stmt.value.func, cst.Name) and stmt.value.func.value == layer and len(stmt.value.args) == 1
+            and not stmt.value.args[0].keyword and not stmt.value.args[0].star
+            and isinstance(stmt.value.args[0].value, cst.Name) and stmt.value.args[0].value.value == name)
+
+
+def _module_list(built: cst.Call | None) -> list[cst.Call] | None:
+    """The layers of `nn.ModuleList([nn.Linear(4, 4), ...])` or `nn.ModuleList([nn.Linear(4, 4) for _ in ...])`."""
+    if built is None or not (dotted(built.func) or "").endswith("ModuleList") or len(built.args) != 1:
+        return None
+    listed = built.args[0].value
+    if isinstance(listed, cst.ListComp) and isinstance(listed.elt, cst.Call):
+        return [listed.elt]
+    if isinstance(listed, (cst.List, cst.Tuple)) and all(
+            isinstance(e, cst.Element) and isinstance(e.value, cst.Call) for e in listed.elements):
+        return [e.value for e in listed.elements]  # type: ignore[misc]
+    return None
 
 
 def _is_module(expr: cst.BaseExpression) -> bool:
