@@ -84,6 +84,9 @@ class UntraceableContextManager(Rule):
     #: every failure the catalogue measured (tests/rules/test_examples.py checks the match)
     FAILS_WITH = {
         Mode.NON_STRICT: (
+            # torch's dispatch-mode internals entered in `forward`
+            TorchError("RuntimeError", "Accessing torch dispatch state outside of '__torch_dispatch__'"),
+            TorchError("RuntimeError", "We found a fake tensor in the exported program constant's list"),
             TorchError("RuntimeError", "PyTorch was compiled without CUDA support"),
             TorchError("RuntimeError", "NVTX functions not installed"),
             TorchError("AssertionError", "Torch not compiled with CUDA enabled"),
@@ -103,6 +106,8 @@ class UntraceableContextManager(Rule):
             TorchError("Unsupported", "attempted to trace numpy function unsupported by PyTorch"),
             TorchError("Unsupported", "torch.* op returned non-Tensor"),
             TorchError("RuntimeError", "PyTorch was compiled without CUDA support"),
+            # `torch.cuda.stream(None)`
+            TorchError("AttributeError", "'ConstantVariable' object has no attribute 'user_object_index'"),
         ),
     }
 
