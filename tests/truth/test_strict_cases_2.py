@@ -59,8 +59,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.truth.batches import Case, CaseBatch
 from tests.truth.harness import example
-from tests.truth.test_pattern_cases import Case, _errors, _export_failure
 from xport_lint.analyzers import Config
 from xport_lint.analyzers.files import discover
 from xport_lint.analyzers.model import Mode, Severity
@@ -1014,9 +1014,10 @@ def test_the_batch_is_large_and_has_near_misses() -> None:
     assert len({c.name for c in every}) == len(every)
 
 
-@pytest.mark.parametrize(("case", "mode"), [pytest.param(c, m, id=f"{c.name}-{m.value}") for c in CASES for m in Mode])
-def test_torch_says_what_is_recorded(case: Case, mode: Mode, tmp_path: Path) -> None:
-    assert _export_failure(case.source, mode, tmp_path) == case.fails_in(mode)
+BATCH = CaseBatch(CASES, KNOWN_MISSES)
+test_torch_says_what_is_recorded = BATCH.torch_says_what_is_recorded()
+test_an_error_exactly_where_export_fails = BATCH.an_error_exactly_where_export_fails()
+test_recall_and_false_errors = BATCH.recall_and_false_errors()
 
 
 @pytest.mark.parametrize(("case", "mode"), [pytest.param(c, m, id=f"{c.name}-{m.value}") for c in PROJECTS for m in Mode])
@@ -1024,15 +1025,6 @@ def test_torch_says_what_is_recorded_for_a_project(
     case: ProjectCase, mode: Mode, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert _project_export_failure(case, mode, tmp_path, monkeypatch) == case.fails_in(mode)
-
-
-@pytest.mark.parametrize(("case", "mode"), _params(CASES))
-def test_an_error_exactly_where_export_fails(case: Case, mode: Mode) -> None:
-    errors = _errors(case, mode)
-    if case.fails_in(mode):
-        assert errors, f"no error on a program that fails {mode.value} export ({case.fails_in(mode)})"
-    else:
-        assert not errors, f"an error on a program that exports in {mode.value}: {errors}"
 
 
 @pytest.mark.parametrize(("case", "mode"), _params(PROJECTS))
