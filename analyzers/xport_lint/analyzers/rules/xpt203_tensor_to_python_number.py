@@ -420,6 +420,13 @@ class TensorToPythonNumber(Rule):
                 and is_tensor_like(self.ctx.value(func.value))):
             return
         dim, sizes = _argument(node, 0, "dim"), _argument(node, 1, "sizes")
+        fixable = True
+        if isinstance(sizes, cst.Name) and self.ctx.flow is not None and self.ctx.traced is not None:
+            # `part = (k, -1)` bound once: the sizes, rewritten where bound if only this call reads them
+            name = sizes.value
+            sizes = self.ctx.flow.bound_once(name)
+            reads = [n for n in iter_nodes(self.ctx.traced.func.body) if type(n) is cst.Name and n.value == name]
+            fixable = len(reads) == 2
         if not isinstance(sizes, (cst.Tuple, cst.List)) or dim is None:
             return
         elements = [e.value for e in sizes.elements]
@@ -428,7 +435,7 @@ class TensorToPythonNumber(Rule):
         if len(inferred) != 1 or not read:
             return
         fix = None
-        if len(elements) == 2 and isinstance(func.value, (cst.Name, cst.Attribute)) and isinstance(
+        if fixable and len(elements) == 2 and isinstance(func.value, (cst.Name, cst.Attribute)) and isinstance(
             read[0], (cst.Name, cst.Call, cst.Attribute)
         ):
             size = cst.parse_expression(f"{code_of(func.value)}.shape[{code_of(dim)}] // {code_of(read[0])}")
