@@ -49,8 +49,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.truth.harness import example, load, prove_snippet
-from tests.truth.test_pattern_cases import Case, _errors, _export_failure
+from tests.truth.batches import Case, CaseBatch
+from tests.truth.harness import example, load
 from xport_lint.analyzers import Config, check_source
 from xport_lint.analyzers.model import Mode, Severity
 
@@ -803,52 +803,11 @@ def test_the_batch_is_large_and_has_near_misses() -> None:
     assert len({c.name for c in CASES}) == len(CASES)
 
 
-@pytest.mark.parametrize(("case", "mode"), [pytest.param(c, m, id=f"{c.name}-{m.value}") for c in CASES for m in Mode])
-def test_torch_says_what_is_recorded(case: Case, mode: Mode, tmp_path: Path) -> None:
-    assert _export_failure(case.source, mode, tmp_path) == case.fails_in(mode)
-
-
-def _params() -> list:
-    params = []
-    for c in CASES:
-        for mode in Mode:
-            reason = KNOWN_MISSES.get((c.name, mode))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            params.append(pytest.param(c, mode, marks=marks, id=f"{c.name}-{mode.value}"))
-    return params
-
-
-@pytest.mark.parametrize(("case", "mode"), _params())
-def test_an_error_exactly_where_export_fails(case: Case, mode: Mode) -> None:
-    errors = _errors(case, mode)
-    if case.fails_in(mode):
-        assert errors, f"no error on a program that fails {mode.value} export ({case.fails_in(mode)})"
-    else:
-        assert not errors, f"an error on a program that exports in {mode.value}: {errors}"
-
-
-def test_recall_and_false_errors() -> None:
-    """Static only, over the recorded outcomes: the known misses are the only failing programs
-    without an error, and no exporting program has one (the figures are printed)."""
-    for mode in Mode:
-        failing = [c for c in CASES if c.fails_in(mode)]
-        found = [c.name for c in failing if _errors(c, mode)]
-        false = [c.name for c in CASES if not c.fails_in(mode) and _errors(c, mode)]
-        print(f"{mode.value}: {len(found)}/{len(failing)} failing programs with an error, "
-              f"{len(false)}/{len(CASES) - len(failing)} exporting programs with one")
-        assert {c.name for c in failing} - set(found) == {name for name, m in KNOWN_MISSES if m is mode}
-        assert false == []
-
-
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in CASES if c.non_strict])
-def test_a_fix_offered_on_a_failing_program_proves_out(case: Case) -> None:
-    """`--fix --unsafe-fixes` (non-strict) on each program that fails non-strict export: the
-    result exports and equals eager, or no fix is offered and `NO_FIX` says why."""
-    status, detail = prove_snippet(case.source)
-    if case.name in NO_FIX or (case.name, Mode.NON_STRICT) in KNOWN_MISSES:
-        assert status in ("no fix", "missed"), f"{status}: {detail}"
-    else:
-        assert status == "proven", f"{status}: {detail}"
+BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)
+test_torch_says_what_is_recorded = BATCH.torch_says_what_is_recorded()
+test_an_error_exactly_where_export_fails = BATCH.an_error_exactly_where_export_fails()
+test_recall_and_false_errors = BATCH.recall_and_false_errors()
+test_a_fix_offered_on_a_failing_program_proves_out = BATCH.a_fix_offered_proves_out()
 
 
 IDENTITY = _HEADER + '''
