@@ -27,8 +27,6 @@ are in its heading.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.truth.batches import Case, CaseBatch
@@ -1189,11 +1187,3 @@ test_an_error_exactly_where_export_fails = BATCH.an_error_exactly_where_export_f
 test_recall_and_false_errors = BATCH.recall_and_false_errors()
 test_a_fix_offered_on_a_failing_program_proves_out = BATCH.a_fix_offered_proves_out()
 
-
-# batch files written before tests/truth/batches.py import these from here
-def _export_failure(source: str, mode: Mode, folder: Path) -> str | None:
-    return Case("", None, None, source).export_failure(mode, folder)
-
-
-def _errors(case: Case, mode: Mode) -> list[str]:
-    return case.errors(mode)
