@@ -4,7 +4,6 @@ package metadata without importing it, else the newest version the facts cover).
 
 from __future__ import annotations
 
-import importlib.metadata
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -56,6 +55,8 @@ ALL = Versions()
 @cache
 def installed() -> str | None:
     """The version of the torch distribution this interpreter would import (not imported)."""
+    import importlib.metadata  # a tenth of the language server's start-up: imported when asked
+
     try:
         return importlib.metadata.version("torch")
     except importlib.metadata.PackageNotFoundError:

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import ast
 import logging
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from xport_lint.analyzers.lifetime import die_with_parent
 
 if TYPE_CHECKING:  # the engine is imported in the child only
+    from concurrent.futures import ProcessPoolExecutor
+
     from xport_lint.analyzers.config import Config
     from xport_lint.analyzers.incremental import ChunkedParser, Top
     from xport_lint.analyzers.model import Finding, Span
@@ -154,6 +153,10 @@ class LintProcess:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
+            # imported here: the server answers `initialize` before it starts a child
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             # spawn, not fork: the server has threads, and forking those is unsafe. The child dies
             # with the server, even by SIGKILL (it outlived a killed server, and kept
             # multiprocessing's resource tracker alive with it)
@@ -187,6 +190,8 @@ class LintProcess:
         self._call(_closed, path)
 
     def _call(self, function: Callable[..., T], *args: Any) -> T:
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             return self._executor().submit(function, *args).result()
         except BrokenProcessPool:

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from xport_lint.analyzers.lifetime import die_with_parent
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 MODELS = "xport-lint/models"
 MODELS_CHANGED = "xport-lint/modelsChanged"
@@ -172,6 +172,10 @@ class ModelsService:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
+            # imported here: the server answers `initialize` before it starts a child
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             # spawn: the server has threads; the child dies with the server (lifetime.die_with_parent)
             self._pool = ProcessPoolExecutor(
                 max_workers=1, mp_context=multiprocessing.get_context("spawn"),
@@ -196,6 +200,8 @@ class ModelsService:
             path: document.source for uri, document in list(ls.workspace.text_documents.items())
             if uri.startswith("file:") and (path := to_fs_path(uri)) and path.endswith(".py")
         }
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             done = await asyncio.wrap_future(self._executor().submit(_compute, folders, config, unsaved))
         except BrokenProcessPool:
