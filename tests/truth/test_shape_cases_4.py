@@ -50,21 +50,13 @@ constraint violations flagged in both modes, 0/5 false errors.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.truth.test_shape_cases_2 import Program as _Program
-from tests.truth.test_shape_cases_2 import _errors, _export
+from tests.truth.batches import Program, ProgramBatch
 from xport_lint.analyzers.model import Mode
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
-
-
-def Program(*args: object, **kwargs: object) -> _Program:  # noqa: N802 - reads as the dataclass it builds
-    """A program of this set: its packages are named apart from the other sets'."""
-    return _Program(*args, prefix="shapes4", **kwargs)  # type: ignore[arg-type]
 
 
 _DOWN_BLOCK = """
@@ -100,7 +92,7 @@ _LOOP = "for layer in self.layers:\n    x = layer(x)\n"
 _WINDOW_PAD = ("pad = (4 - x.shape[-1] % 4) % 4\nx = F.pad(x, (0, pad))\n"
                "return x.view(x.shape[0], -1, 4).sum(-1)")
 
-PROGRAMS: list[_Program] = [
+PROGRAMS: list[Program] = [
     # an op changes the size, then a test reads the result
     Program("cat-doubles-then-test", "z = torch.cat([x, x], dim=1)\nif z.shape[1] > 8:\n    return z * 2\nreturn z",
             "(torch.randn(2, 6),)", '{"x": {1: Dim("s")}}', fails=True),
@@ -236,7 +228,7 @@ PROGRAMS: list[_Program] = [
 
 #: written after the engine was tuned on PROGRAMS, measured on torch and then linted before any
 #: further change: what code the tuning has not seen makes of it
-LATER: list[_Program] = [
+LATER: list[Program] = [
     Program("avgpool1d-then-length-test", "h = self.pool(x)\nif h.shape[-1] > 5:\n    return h * 2\nreturn h",
             "(torch.randn(2, 3, 12),)", '{"x": {2: Dim("t", min=4)}}', fails=True,
             init="self.pool = torch.nn.AvgPool1d(2)"),
@@ -280,44 +272,7 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 }
 
 
-def _verdict_problem(program: _Program, mode: Mode, folder: Path) -> str | None:
-    """What differs between torch's outcome (which must still be the measured one) and xport-lint's."""
-    failed = _export(program, mode is Mode.STRICT, folder / "torch")
-    assert bool(failed) == program.fails_in(mode), failed or "exports (the measured outcome says it fails)"
-    if failed and program.violation:
-        assert "Constraints violated" in failed, failed
-    errors = _errors(program, mode, folder / "lint")
-    if bool(errors) == program.fails_in(mode):
-        return None
-    return f"errors {errors}" if errors else "no error on a program export rejects"
 
-
-@pytest.mark.parametrize("mode", [Mode.NON_STRICT, Mode.STRICT], ids=lambda m: m.value)
-@pytest.mark.parametrize("program", [*PROGRAMS, *LATER], ids=lambda p: p.name)
-def test_error_exactly_where_export_fails(program: _Program, mode: Mode, tmp_path: Path) -> None:
-    (tmp_path / "torch").mkdir()
-    (tmp_path / "lint").mkdir()
-    problem = _verdict_problem(program, mode, tmp_path)
-    known = KNOWN_MISSES.get((program.name, mode))
-    if known is not None:
-        assert problem is not None, f"listed in KNOWN_MISSES but now right: drop the entry ({known})"
-        pytest.xfail(known)
-    assert problem is None, problem
-
-
-def test_recall_and_false_errors(tmp_path: Path) -> None:
-    """Static only (the outcomes are the measured ones above): the figures per mode and set,
-    printed; every program but the known misses gets the right verdict."""
-    for mode in Mode:
-        folder = tmp_path / mode.value
-        folder.mkdir()
-        wrong: set[str] = set()
-        for label, programs in (("batch", PROGRAMS), ("later", LATER)):
-            flagged = {p.name for p in programs if _errors(p, mode, folder)}
-            violations = [p.name for p in programs if p.fails_in(mode) and p.violation]
-            exporting = [p.name for p in programs if not p.fails_in(mode)]
-            false = sorted(flagged & set(exporting))
-            print(f"{mode.value}, {label}: {len(flagged & set(violations))}/{len(violations)} constraint violations "
-                  f"flagged, {len(false)}/{len(exporting)} exporting programs with an error {false}")
-            wrong |= {p.name for p in programs if (p.name in flagged) != p.fails_in(mode)}
-        assert wrong == {name for name, m in KNOWN_MISSES if m is mode}
+BATCH = ProgramBatch("shapes4", {"batch": PROGRAMS, "later": LATER}, KNOWN_MISSES)
+test_error_exactly_where_export_fails = BATCH.error_exactly_where_export_fails()
+test_recall_and_false_errors = BATCH.recall_and_false_errors()
