@@ -30,8 +30,6 @@ method's tuple of sizes, then fixed: 6/6).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.truth.batches import Program, ProgramBatch
@@ -299,11 +297,3 @@ BATCH = ProgramBatch("shapes2", {"batch": PROGRAMS, "later": LATER}, KNOWN_MISSE
 test_error_exactly_where_export_fails = BATCH.error_exactly_where_export_fails()
 test_recall_and_false_errors = BATCH.recall_and_false_errors()
 
-
-# batch files written before tests/truth/batches.py import these from here
-def _export(program: Program, strict: bool, folder: Path) -> str:
-    return program.export_failure(Mode.STRICT if strict else Mode.NON_STRICT, folder)
-
-
-def _errors(program: Program, mode: Mode, folder: Path) -> list[str]:
-    return program.errors(mode, folder)
