@@ -1017,9 +1017,9 @@ class FunctionFlow:
 
 def returned_by(context: FileContext, call: cst.Call) -> Returned | None:
     """What the function of another file `call` reaches returns, as the project index tells the
-    file (by the callee as written: `count`, `helpers.count`, `self.gate`; None: unknown). Asked
-    of the context callee by callee, even when it lists none: what a file reads of its context
-    decides whether a new context sends it to be checked again (index.ReadContext)."""
+    file (by the callee as written: `count`, `helpers.count`, `self.gate`; None: unknown)."""
+    if not context.returns:
+        return None
     func = call.func
     written = dotted(func)
     if written is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and (

@@ -18,8 +18,8 @@ import functools
 import heapq
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -359,67 +359,6 @@ class FileContext:
 
 
 EMPTY_CONTEXT = FileContext()
-
-#: what one file's analysis read of its context: a field's name where it read the field as a
-#: whole, (field, callee as written) where it asked `returned`, `inline` or `block` of one callee
-Reads = frozenset[str | tuple[str, str]]
-_CONTEXT_FIELDS = frozenset(f.name for f in fields(FileContext))
-#: the fields read one callee at a time, and how
-_KEYED: dict[str, Callable[[FileContext, str], object]] = {
-    "returns": FileContext.returned, "helpers": FileContext.inline, "blocks": FileContext.block,
-}
-
-
-class ReadContext(FileContext):
-    """A file's context that notes what the file's analysis reads of it (`reads`), so that a
-    later context which differs only where the analysis did not look does not send the file to
-    be checked again (`read_changed`): the analysis is a function of the file's text and of what
-    it read, so equal reads give equal findings and summary. Every field read is noted as a whole
-    read unless it goes through a keyed method; a read this class does not know is a whole read,
-    never a missed one."""
-
-    def __init__(self, context: FileContext) -> None:
-        object.__setattr__(self, "_base", context)
-        object.__setattr__(self, "_noted", set())
-        for name in _CONTEXT_FIELDS:
-            object.__setattr__(self, name, getattr(context, name))
-
-    def __getattribute__(self, name: str) -> Any:
-        if name in _CONTEXT_FIELDS:
-            object.__getattribute__(self, "_noted").add(name)
-        return object.__getattribute__(self, name)
-
-    @property
-    def reads(self) -> Reads:
-        return frozenset(object.__getattribute__(self, "_noted"))
-
-    def returned(self, written: str) -> Returned | None:
-        object.__getattribute__(self, "_noted").add(("returns", written))
-        return object.__getattribute__(self, "_base").returned(written)
-
-    def inline(self, written: str) -> tuple[tuple[str, ...], str] | None:
-        object.__getattribute__(self, "_noted").add(("helpers", written))
-        return object.__getattribute__(self, "_base").inline(written)
-
-    def block(self, written: str) -> BlockDims | None:
-        object.__getattribute__(self, "_noted").add(("blocks", written))
-        return object.__getattribute__(self, "_base").block(written)
-
-
-def read_changed(before: FileContext, after: FileContext, reads: Reads) -> bool:
-    """Whether `after` differs from `before` where an analysis that read `reads` of `before` looked."""
-    for name in _CONTEXT_FIELDS:
-        if getattr(before, name) == getattr(after, name):
-            continue
-        if name in reads:
-            return True
-        lookup = _KEYED.get(name)
-        if lookup is not None and any(
-            read[0] == name and lookup(before, read[1]) != lookup(after, read[1])
-            for read in reads if isinstance(read, tuple)
-        ):
-            return True
-    return False
 
 #: (module, "func" or "Class.method"), or (module, "Class") for a class
 Key = tuple[str, str]

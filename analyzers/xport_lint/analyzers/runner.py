@@ -25,7 +25,7 @@ from .context import TABLE_SOURCE, RuleContext
 from .facts import FileFacts
 from .fixes import apply_fixes
 from .incremental import ChunkedParser
-from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, Reads, module_name
+from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, module_name
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span, after_note, internal_failure
 from .positions import Locator, code_of, split_lines
 from .report import BlockReplacement, FixProposal, Report
@@ -73,9 +73,6 @@ class FileCheck:
     #: the summary, computed when called (`check_file(summarize=False)`: an editor's keystroke
     #: needs the findings at once, the project index the summary only when typing pauses)
     later: Callable[[], ModuleSummary] | None = dataclasses.field(default=None, compare=False, repr=False)
-    #: what the analysis read of the file's context, where it was asked to note it (a project
-    #: round's worker: index.ReadContext)
-    reads: Reads | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 def check_source(

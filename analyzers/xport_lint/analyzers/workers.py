@@ -4,7 +4,6 @@ findings cache consulted before and filled after."""
 
 from __future__ import annotations
 
-import dataclasses
 import faulthandler
 import gc
 import multiprocessing
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING
 from .cache import Cache
 from .config import Config
 from .files import SourceFile, read
-from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, ReadContext, Reads
+from .index import EMPTY_CONTEXT, FileContext, ModuleSummary
 from .model import Finding, Position, Severity, Span
 
 if TYPE_CHECKING:  # the engine is imported where a file is checked (a second run checks none)
@@ -32,15 +31,12 @@ FILE_TIME_LIMIT = 300
 
 
 def _check_one(path: str, config: Config, context: FileContext) -> tuple[SourceFile, FileCheck]:
-    """The file's check, with what it read of its context (`FileCheck.reads`)."""
     from .runner import FileCheck, check_file
 
     source = read(path)
     if source.text is None:
         return source, FileCheck([])
-    noted = ReadContext(context)
-    checked = check_file(source.text, path, config, context=noted)
-    return source, dataclasses.replace(checked, reads=noted.reads)
+    return source, check_file(source.text, path, config, context=context)
 
 
 def _check_batch(
@@ -71,20 +67,18 @@ class FileResult:
     """One file's findings, and its source: read when first asked for where a second run knew
     the file unchanged from its stat and has no findings in it to show (`unread`)."""
 
-    __slots__ = ("path", "findings", "_source", "reads")
+    __slots__ = ("path", "findings", "_source")
 
-    def __init__(self, source: SourceFile, findings: list[Finding], reads: Reads | None = None) -> None:
+    def __init__(self, source: SourceFile, findings: list[Finding]) -> None:
         self.path = source.path
         self.findings = findings
         self._source: SourceFile | None = source
-        #: what the check read of the file's context (None: unknown, a cached result)
-        self.reads = reads
 
     @classmethod
     def unread(cls, path: str, findings: list[Finding]) -> FileResult:
         """A readable file's result whose text is read only if something asks for it."""
         result = cls.__new__(cls)
-        result.path, result.findings, result._source, result.reads = path, findings, None, None
+        result.path, result.findings, result._source = path, findings, None
         return result
 
     @property
@@ -153,7 +147,7 @@ def check_round(
             cache.put(keys[source.path], checked.findings, checked.summary)
         if progress is not None:
             progress(done, len(todo))
-        yield FileResult(source, checked.findings, checked.reads), checked.summary
+        yield FileResult(source, checked.findings), checked.summary
 
 
 def check_isolated(

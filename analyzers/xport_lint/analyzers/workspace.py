@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .cache import Cache, findings_from_plain, plain_findings, text_digest
 from .config import Config
 from .files import SourceFile, discover, read
-from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, ProjectIndex, read_changed
+from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, ProjectIndex
 from .model import Finding, Span
 from .workers import FOLLOWED, FileResult, Progress, check_round, tune_gc
 
@@ -202,34 +202,11 @@ class Workspace:
                 self.results[result.path] = result
                 self.contexts[result.path] = contexts[result.path]
                 self._summarized(result.path, summary)
-            todo = self._unread_changes(self._reindex())
+            todo = self._reindex()
             if not todo:
                 self._settled = True
                 break
         return self._outcome()
-
-    def _unread_changes(self, changed: list[str]) -> list[str]:
-        """Of the files whose context `changed`, those to check again: a file whose last check
-        noted what it read of its context (`FileResult.reads`) and whose new context gives the
-        same at every read has the findings and summary it would get again; it takes the new
-        context as it is (recorded in the cache under it, as a check would) and is not checked."""
-        index = self.index
-        assert index is not None
-        todo = []
-        for path in changed:
-            result = self.results.get(path)
-            reads = result.reads if result is not None else None
-            context = index.context(path)
-            if reads is None or read_changed(self.contexts[path], context, reads):
-                todo.append(path)
-                continue
-            self.contexts[path] = context
-            cache = self.cache
-            if cache is not None and result is not None and result.text is not None and not any(
-                f.internal for f in result.findings
-            ):
-                cache.put(cache.key(result.text, path, self.config, context), result.findings, self.summaries.get(path))
-        return todo
 
     def _outcome(self) -> ProjectCheck:
         linted = set(self.linted)
