@@ -17,7 +17,6 @@ from .reach import Traced
 from .report import FixProposal, Report
 from .shapes import (
     AUTO,
-    DimSpec,
     ShapeConfig,
     Sizes,
     config_ranks,
@@ -61,9 +60,9 @@ class RuleContext:
     failures: set[str] = field(default_factory=set)
     #: per-file facts rules build once and share (the context-manager resolver)
     shared: dict[str, object] = field(default_factory=dict)
-    #: `[tool.xport-lint] shapes` and `dynamic-shapes` (see config.Config)
+    #: `[tool.xport-lint] shapes` (see config.Config); `dynamic-shapes` entries are declared in the
+    #: file's facts (runner.declare_from_table)
     shape_default: str = "static"
-    shape_table: dict[str, tuple[tuple[str, tuple[tuple[int, DimSpec], ...]], ...]] = field(default_factory=dict)
     #: the torch version the findings speak for (config.Config.target): facts with a version range
     torch: TorchVersion = NEWEST
     _globals: dict[int, frozenset[str]] = field(default_factory=dict)
@@ -88,11 +87,8 @@ class RuleContext:
         program = self.program
         name = self.traced.cls.node.name.value if self.traced is not None and self.traced.cls is not None else None
         if name is not None:
-            qualified = f"{program.name}.{name}" if program.name else name
-            table = self.shape_table.get(qualified) or self.shape_table.get(name)
             found = (
                 program.declared_shapes.get(name) or dict(program.context.shapes).get(name)
-                or (ShapeConfig(table, TABLE_SOURCE) if table is not None else None)
                 or passed_config(program.classes, program.declared_shapes, name)
             )
             if found is not None:

@@ -226,7 +226,7 @@ def _check_parsable(
         for code, rule_class in registry.RULES.items()
         if code in enabled and in_mode(rule_class, mode) is not None
     ]
-    ctx = RuleContext(program, mode, source, shape_default=config.shapes, shape_table=config.dynamic_shapes,
+    ctx = RuleContext(program, mode, source, shape_default=config.shapes,
                       torch=config.target.version)
     instances = [r(ctx) for r in rules]
     traced = [r for r in instances if r.SCOPE is Scope.TRACED]
@@ -296,7 +296,7 @@ def size_facts(
     if program.declared_shapes:
         program.place_shapes(path, lambda node: _line_of(node, module, locator))
     ctx = RuleContext(
-        program, program.mode(config.mode), source, shape_default=config.shapes, shape_table=config.dynamic_shapes,
+        program, program.mode(config.mode), source, shape_default=config.shapes,
         torch=config.target.version,
     )
     out: list[tuple[Span, str]] = []
