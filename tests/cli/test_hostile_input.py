@@ -68,6 +68,25 @@ def test_a_corrupt_or_tampered_cache_is_a_miss(tmp_path: Path, _private_cache: P
     assert result.returncode == 1 and "XPT101" in result.stdout and "Traceback" not in result.stderr
 
 
+def test_a_cache_damaged_on_disk_is_a_miss(tmp_path: Path, _private_cache: Path) -> None:
+    """Bytes flipped on disk: in a row's text (still valid JSON, so only the row's digest tells),
+    or in the table's schema (its text no longer decodes as UTF-8)."""
+    (tmp_path / "bad.py").write_text(BAD)
+    expected = run("check", ".", cwd=tmp_path).stdout
+    assert "XPT101" in expected
+    (database,) = (_private_cache / "xport-lint").glob("*.sqlite3")
+    original = database.read_bytes()
+    assert original.count(b"XPT101") >= 1
+    database.write_bytes(original.replace(b"XPT101", b"XPT102"))
+    result = run("check", ".", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, expected) and "Traceback" not in result.stderr
+    schema = original.index(b"CREATE TABLE findings")
+    database.write_bytes(original[: schema + 7] + b"\x90" + original[schema + 8 :])
+    result = run("check", ".", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, expected) and "Traceback" not in result.stderr
+    assert "damaged" in result.stderr
+
+
 def test_configuration_above_the_repository_is_not_read(tmp_path: Path) -> None:
     """A pyproject.toml in the folder that holds a checkout silenced every rule in it."""
     (tmp_path / "pyproject.toml").write_text('[tool.xport-lint]\nignore = ["XPT"]\n')

@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from xport_lint.analyzers.cache import Cache
+from xport_lint.analyzers.cache import Cache, sealed, unsealed
 from xport_lint.analyzers.config import Config
 from xport_lint.analyzers.files import discover
 from xport_lint.analyzers.index import SUMMARY_VERSION
@@ -52,14 +52,14 @@ def write(root: Path) -> list[str]:
 def rows(cache_dir: Path) -> dict[str, Any]:
     """Every record of the cache whose body holds a file's summary."""
     with sqlite3.connect(cache_dir / "findings-v3.sqlite3") as db:
-        found = {key: json.loads(body) for key, body in db.execute("SELECT key, body FROM findings")}
+        found = {key: json.loads(unsealed(body)) for key, body in db.execute("SELECT key, body FROM findings")}
     return {key: body for key, body in found.items() if isinstance(body, dict) and body.get("summary")}
 
 
 def rewrite(cache_dir: Path, records: dict[str, Any]) -> None:
     db = sqlite3.connect(cache_dir / "findings-v3.sqlite3")
     with db:
-        db.executemany("UPDATE findings SET body = ? WHERE key = ?", [(json.dumps(b), k) for k, b in records.items()])
+        db.executemany("UPDATE findings SET body = ? WHERE key = ?", [(sealed(json.dumps(b)), k) for k, b in records.items()])
     db.close()
 
 

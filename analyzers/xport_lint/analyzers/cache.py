@@ -1,10 +1,11 @@
 """Content-hash cache of findings and project-index summaries, so a second run over unchanged
 files parses nothing.
 
-Data only, never code: a SQLite table of JSON rows (no pickle), each row validated field by field
-when read; anything malformed is a miss. It lives in the user's cache directory, never in the
-linted tree, so a cloned repository cannot ship one. Key: the engine's own source (any rule
-change invalidates everything), the enabled codes, the mode and severity overrides, the file's
+Data only, never code: a SQLite table of JSON rows (no pickle), each sealed with a digest of
+its body and validated field by field when read; anything damaged or malformed is a miss. It
+lives in the user's cache directory, never in the linted tree, so a cloned repository cannot
+ship one. Key: the engine's own source (any rule change invalidates everything), the enabled
+codes, the mode and severity overrides, the file's
 path and text, and what the rest of the project told its analysis (index.FileContext).
 """
 
@@ -169,7 +170,7 @@ class Cache:
         if row is None:
             return None
         try:
-            body = json.loads(row[0])
+            body = json.loads(unsealed(row[0]))
             findings = [_finding(item) for item in body["findings"]]
             summary = None if body["summary"] is None else ModuleSummary.from_plain(body["summary"], path)
         except (ValueError, TypeError, KeyError, AttributeError):
@@ -179,7 +180,7 @@ class Cache:
 
     def put(self, key: str, findings: list[Finding], summary: ModuleSummary | None) -> None:
         body = {"findings": [_plain(f) for f in findings], "summary": summary.to_plain() if summary else None}
-        self._pending[key] = json.dumps(body, separators=(",", ":"))
+        self._pending[key] = sealed(json.dumps(body, separators=(",", ":")))
 
     def data_key(self, kind: str, text: str) -> str:
         """Key of data derived from a file's text alone (`kind`: what and its version), per engine."""
@@ -203,14 +204,14 @@ class Cache:
                 return out  # busy or damaged: misses (`get` rebuilds a damaged file)
             for key, body in rows:
                 try:
-                    out[key] = json.loads(body)
-                except ValueError:
+                    out[key] = json.loads(unsealed(body))
+                except (ValueError, TypeError):
                     continue
                 self._used.append(key)
         return out
 
     def put_data(self, key: str, value: Any) -> None:
-        self._pending[key] = json.dumps(value, separators=(",", ":"))
+        self._pending[key] = sealed(json.dumps(value, separators=(",", ":")))
 
     def save(self) -> None:
         if self._db is None:
@@ -251,7 +252,29 @@ def _open(database: Path) -> sqlite3.Connection:
     except sqlite3.Error:
         db.close()
         raise
+    except UnicodeDecodeError as error:  # a damaged schema whose text no longer decodes
+        db.close()
+        raise sqlite3.DatabaseError(f"file is not a database (its schema does not decode: {error})") from error
     return db
+
+
+_SEAL = 16  # hex digits of a row's digest
+
+
+def sealed(body: str) -> str:
+    """`body` behind a digest of itself, so a row damaged on disk reads as a miss, not as
+    findings that differ from the file's."""
+    return hashlib.blake2b(body.encode(), digest_size=_SEAL // 2).hexdigest() + body
+
+
+def unsealed(stored: object) -> str:
+    """The body of a row `sealed` wrote; raises ValueError when the row does not match its digest."""
+    if not isinstance(stored, str) or len(stored) < _SEAL:
+        raise ValueError("not a sealed row")
+    body = stored[_SEAL:]
+    if sealed(body)[:_SEAL] != stored[:_SEAL]:
+        raise ValueError("row damaged: its digest does not match")
+    return body
 
 
 def _damaged(error: sqlite3.Error) -> bool:
