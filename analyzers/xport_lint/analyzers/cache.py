@@ -5,8 +5,8 @@ Data only, never code: a SQLite table of JSON rows (no pickle), each sealed with
 its body and validated field by field when read; anything damaged or malformed is a miss. It
 lives in the user's cache directory, never in the linted tree, so a cloned repository cannot
 ship one. Key: the engine's own source (any rule change invalidates everything), the enabled
-codes, the mode and severity overrides, the file's
-path and text, and what the rest of the project told its analysis (index.FileContext).
+codes, the mode and severity overrides, the file's path and text, and what the rest of the
+project told its analysis (index.FileContext).
 """
 
 from __future__ import annotations
