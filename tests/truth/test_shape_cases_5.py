@@ -273,7 +273,6 @@ _MISSED: dict[str, str] = {
     "halves-helper-product-named": "a helper returning a tuple of slices is not followed",
     "causal-mask-past-its-length": "a buffer sliced on two dimensions by one size is not bounded",
     "causal-mask-up-to-its-length": "a slice of a buffer's innermost dimension to its whole length guards `!= length`",
-    "raise-helper-on-width": "a helper raising on a size test is not read as a guard",
     "assert-in-sequential-member": "an `assert` in a custom member of `nn.Sequential` is not followed",
     "every-other-row-apart": "a strided slice `x[::2]` is not modelled",
     "sequential-flatten-linear-named": "`nn.Flatten` in a `Sequential` is not modelled",

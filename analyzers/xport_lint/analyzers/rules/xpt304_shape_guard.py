@@ -21,7 +21,9 @@ class ShapeGuard(Rule):
     Flags `assert x.shape[0] == 4`, `torch._check(x.shape[1] <= 512)` and `torch._assert(H == 8,
     ...)` in a model's `forward` whose condition reads an input size declared with a named
     `Dim`, where the condition does not hold on the `Dim`'s whole range. Sizes unpacked from
-    `.shape` (`B, C, H, W = x.shape`) and names bound once are followed.
+    `.shape` (`B, C, H, W = x.shape`) and names bound once are followed. A function of the file
+    that raises unless its first argument holds (`def _require(ok, msg): if not ok: raise
+    ValueError(msg)`) checks its argument as `assert` does.
 
     ## Why it fails torch.export
     export records the condition as a guard on the size. A named `Dim` promises every size of its
@@ -63,7 +65,12 @@ class ShapeGuard(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        if name not in _CHECK_NAMES or not node.args or node.args[0].keyword is not None:
+        if not node.args or node.args[0].keyword is not None:
+            return
+        if isinstance(func, cst.Name) and _raises_unless_first(self.ctx.program.functions.get(name)):
+            self._check(node.args[0].value, f"`{name}`")  # `_require(H == 8, "...")`: an assert by another name
+            return
+        if name not in _CHECK_NAMES:
             return
         api = self.ctx.resolve(node.func) or ""
         if api in _CHECKS or api.endswith("._assert") or (isinstance(node.func, cst.Name) and node.func.value == "_assert"):
@@ -205,4 +212,39 @@ class ShapeGuard(Rule):
                 return {"model": PatchEmbed(), "args": (torch.randn(2, 3, 8, 8),), "dynamic_shapes": {"x": {2: Dim("h")}}}
             """
         ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            def _require(ok, message):
+                if not ok:
+                    raise ValueError(message)
+            class Tokens(torch.nn.Module):
+                def forward(self, x):
+                    _require(x.shape[1] == 8, "eight tokens")  # expect: XPT304
+                    return x * 2
+            def xport_example():
+                return {"model": Tokens(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("w")}}}
+            """
+        ),
     ]
+
+
+def _raises_unless_first(helper: cst.FunctionDef | None) -> bool:
+    """Whether `helper` starts (after a docstring) with `if not <its first parameter>: raise ...`:
+    a call to it is a guard on its first argument."""
+    if helper is None or not helper.params.params or not isinstance(helper.body, cst.IndentedBlock):
+        return False
+    first = helper.params.params[0].name.value
+    body = list(helper.body.body)
+    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) and isinstance(
+            body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        body = body[1:]  # the docstring
+    test = body[0] if body else None
+    return (
+        isinstance(test, cst.If) and isinstance(test.test, cst.UnaryOperation) and isinstance(test.test.operator, cst.Not)
+        and isinstance(test.test.expression, cst.Name) and test.test.expression.value == first
+        and isinstance(test.body, cst.IndentedBlock) and len(test.body.body) == 1
+        and isinstance(test.body.body[0], cst.SimpleStatementLine)
+        and isinstance(test.body.body[0].body[0], cst.Raise)
+    )
