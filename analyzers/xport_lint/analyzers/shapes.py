@@ -646,7 +646,8 @@ def number_inputs(sites: Iterable[Any]) -> dict[int, frozenset[str]]:
 
 def init_buffers(cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str | None]) -> dict[str, tuple[int, ...]]:
     """Buffers and parameters `__init__` makes with literal sizes: `self.register_buffer("w",
-    torch.ones(4, 3))`, `self.w = nn.Parameter(torch.randn(4, 3))` -> {"w": (4, 3)}."""
+    torch.ones(4, 3))`, `self.w = nn.Parameter(torch.randn(4, 3))`, `self.w =
+    nn.Buffer(torch.arange(3).expand((4, -1)))` -> {"w": (4, 3)}."""
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
         return {}
@@ -664,9 +665,10 @@ def init_buffers(cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str 
                 t = target.target
                 if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                     value = stmt.value
-                    if isinstance(value, cst.Call) and (dotted(value.func) or "").endswith("Parameter") and value.args:
-                        value = value.args[0].value
-                    found.setdefault(t.attr.value, []).append(factory_sizes(value, resolve))
+                    if (isinstance(value, cst.Call) and (dotted(value.func) or "").endswith(("Parameter", "Buffer"))
+                            and value.args):
+                        value = value.args[0].value  # `nn.Parameter(...)`, `nn.Buffer(..., persistent=False)`
+                    found.setdefault(t.attr.value, []).append(_buffer_sizes(value, resolve))
     return {
         name: values[0] for name, values in found.items()
         if len(values) == 1 and values[0] is not None and None not in values[0]
@@ -756,7 +758,7 @@ def _passed(
     attrs = {attr for attr, layer in init_layer_calls(info.node).items() if is_layer(layer)}
     if not attrs:
         return []
-    sizes = Sizes(forward)
+    sizes = Sizes(forward, layers=init_layers(info.node))
     found = []
     for node in _walk(forward.body):
         func = node.func if isinstance(node, cst.Call) else None
@@ -766,17 +768,29 @@ def _passed(
         inputs = []
         passed_ranks = []
         for position, arg in enumerate(node.args):  # type: ignore[union-attr]
+            if arg.star:
+                break
+            if arg.keyword is not None:  # `input_ids=input_ids`: the callee's parameter of that name
+                key = arg.keyword.value
+                if params is not None and key not in params:
+                    continue
+            elif params is not None and position >= len(params):
+                break
+            else:
+                key = params[position] if params is not None else f"#{position}"
             value = arg.value
-            if arg.keyword is not None or arg.star or not isinstance(value, cst.Name):
-                break
-            if params is not None and position >= len(params):
-                break
-            if value.value not in sizes.positions or value.value in sizes.reassigned:
+            if not isinstance(value, cst.Name) or value.value not in sizes.positions:
+                # a tensor computed from the inputs (`self.conv_in(sample)`): each of its leading
+                # dimensions an op keeps carries that input dimension's declaration on
+                carried = _carried(sizes, value, config)
+                if carried:
+                    inputs.append((key, carried))
+                continue
+            if value.value in sizes.reassigned:
                 continue
             dims = next((d for key, d in config.inputs if key == value.value), None)
             if dims is None:
                 dims = next((d for key, d in config.inputs if key == f"#{sizes.positions[value.value]}"), ())
-            key = params[position] if params is not None else f"#{position}"
             inputs.append((key, dims))
             rank = (ranks or {}).get(sizes.positions[value.value])
             if rank is not None:
@@ -786,6 +800,20 @@ def _passed(
             tuple(passed_ranks),
         ))
     return found
+
+
+def _carried(sizes: Sizes, value: cst.BaseExpression, config: ShapeConfig) -> tuple[tuple[int, DimSpec], ...]:
+    """The declared dimensions of `forward`'s inputs that the tensor `value` keeps, by its own
+    dimension (`self.conv_in(sample)` keeps `sample`'s batch as its dimension 0); a dimension no
+    modelled op ties to an input is left out (static to the callee: nothing is claimed of it)."""
+    carried = []
+    for index in range(_BLOCK_DIMS):
+        ref = sizes.dim_of(value, index)
+        if ref is not None:
+            spec = config.dim(*ref)
+            if spec.kind is not DimKind.STATIC:
+                carried.append((index, spec))
+    return tuple(carried)
 
 
 # -- the sizes an expression reads ---------------------------------------------------------------
@@ -849,6 +877,9 @@ class Sizes:
         }
         params = [p for p in func.params.params if p.name.value not in ("self", "cls")]
         self.positions = {p.name.value: i for i, p in enumerate(params)}
+        #: parameters that hold a count, a Python int defaulting to a non-negative literal
+        #: (`past_key_values_length: int = 0`): an offset a slice's bounds may add
+        self.counts = frozenset(p.name.value for p in params if _count_param(p))
         #: a name of `a, *_, b = value`, and the element it takes (from the end where negative)
         self.unpacked: dict[str, tuple[cst.BaseExpression, int]] = {}
         assigned: dict[str, list[cst.BaseExpression]] = {}
@@ -999,6 +1030,41 @@ class Sizes:
         if isinstance(expr, (cst.Tuple, cst.List)):  # `c in (3, 4)`
             return all(isinstance(e, cst.Element) and self._collect(e.value, out, depth + 1) for e in expr.elements)
         return False
+
+    def size_itself(self, expr: cst.BaseExpression) -> SizeRef | None:
+        """The input dimension `expr` is, with no arithmetic on it: `x.shape[1]`, `seq_len` of
+        `seq_len = x.size(1)`, `s` of `b, s = x.shape` or of `shape = x.size(); b, s = shape`."""
+        expr = self.followed(expr)
+        found = self.ref(expr)
+        name = expr.value if isinstance(expr, cst.Name) else None
+        if found is None and name in self.unpacked and name not in self.reassigned:
+            part = self._unpacked_part(name)  # type: ignore[arg-type]
+            if part is not None:
+                return self.ref(self.followed(part))
+            out: list[SizeRef] = []
+            return out[0] if self._unpacked_ref(name, out) else None  # type: ignore[arg-type]
+        return found
+
+    def slice_end(self, part: cst.Slice) -> SizeRef | None:
+        """The input dimension a slice `start : end` ends at, where the end is that size plus
+        offsets that cannot be negative (`: seq_len`, `past : seq_len + past` with `past: int =
+        0`, `: x.shape[1] + 1`) and the start one of those offsets: the slice fits a buffer of
+        length `n` only while that size is at most `n`. None for any other slice."""
+        if part.upper is None or part.step is not None or (part.lower is not None and not self._offset(part.lower)):
+            return None
+        ends = [term for term in _summands(self.followed(part.upper)) if not self._offset(term)]
+        return self.size_itself(ends[0]) if len(ends) == 1 else None
+
+    def _offset(self, expr: cst.BaseExpression) -> bool:
+        """Whether `expr` is a count that cannot be negative: a literal, `self.n` of `__init__`, a
+        `counts` parameter."""
+        expr = self.followed(expr)
+        number = _integer(expr)
+        if number is None:
+            number = self._constant(expr)
+        if number is not None:
+            return number >= 0
+        return isinstance(expr, cst.Name) and expr.value in self.counts and expr.value not in self.reassigned
 
     def followed(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """What a name bound once stands for (through names bound to names, and one-line
@@ -1856,6 +1922,25 @@ class Sizes:
             return True
         inlined = self.called(expr)
         return self.evaluate(inlined, sizes, depth + 1) if inlined is not None else None
+
+
+def _count_param(param: cst.Param) -> bool:
+    """`past: int = 0`, `offset=2`: a parameter defaulting to a non-negative integer literal,
+    annotated `int` or not at all."""
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    default = _integer(param.default) if param.default is not None else None
+    return default is not None and default >= 0 and (
+        annotation is None or isinstance(annotation, cst.Name) and annotation.value == "int"
+    )
+
+
+def _summands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The terms `a + b + c` adds up (`expr` itself when it is no sum)."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        yield from _summands(expr.left)
+        yield from _summands(expr.right)
+    else:
+        yield expr
 
 
 def method_at(method: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | None:

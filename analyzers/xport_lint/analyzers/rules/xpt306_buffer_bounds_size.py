@@ -72,11 +72,10 @@ class BufferBoundsSize(Rule):
             return
         for dim, element in enumerate(node.slice):
             part = element.slice
-            if not isinstance(part, cst.Slice) or part.upper is None or part.lower is not None:
-                continue
-            refs = sizes.refs(part.upper)
-            if not refs or len(refs) != 1 or sizes.ref(sizes.followed(part.upper)) != refs[0]:
-                continue  # only the size itself (`: x.shape[1]`, `: seq_len`), not arithmetic on it
+            end = sizes.slice_end(part) if isinstance(part, cst.Slice) else None
+            if end is None:
+                continue  # only the size itself plus offsets (`: seq_len`, `past : seq_len + past`)
+            refs = [end]
             spec = config.dim(*refs[0])
             length = shape[dim]
             if spec.kind is not DimKind.NAMED or spec.derived or spec.values()[1] <= length:
