@@ -284,8 +284,6 @@ _MISSED: dict[str, str] = {
     "pixel-shuffle-then-width-test": "`F.pixel_shuffle` is not modelled",
     "functional-pool-against-other": "`F.max_pool1d` is not modelled",
     "new-zeros-rows-against-other": "`new_zeros` sized by an input is not modelled",
-    "cond-branches-differ-in-dtype": "`torch.cond` branches' dtypes are not compared",
-    "cond-branch-returns-a-number": "a `torch.cond` branch returning a Python number is not flagged",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},

@@ -28,6 +28,9 @@ class HigherOrderOpContract(Rule):
     - two `torch.cond` branches whose `return` statements give different structures (a tuple of
       two against a single value, `None`);
     - a `torch.cond` branch that hands back its operand unchanged (`lambda t: t`);
+    - a `torch.cond` branch that returns a Python number (`lambda t: 1.0`), and two branches
+      one of which returns a comparison (a bool tensor) where the other returns arithmetic with
+      a number (`t > 0` against `t * 2`: their dtypes differ);
     - a `while_loop` body whose `return` gives another number of values than it carries, or
       gives back a carried value cut by a literal slice (`t[1:]`: its shape changes per step).
 
@@ -39,7 +42,8 @@ class HigherOrderOpContract(Rule):
     operands to be a tuple of possibly nested dict/list/tuple that only consists of tensor leaves`,
     `Unmatched output spec from torch.cond branches`, `Encountered aliasing during higher order op
     tracing` (a branch's output is its input), `Expected body_fn_output and carried_inputs to have
-    same number of outputs`.
+    same number of outputs`, `HOP body output unsupported` (a number), `When merging two branches'
+    output in torch.cond, expected same dtype`.
 
     ## Example
     ```python
@@ -68,6 +72,7 @@ class HigherOrderOpContract(Rule):
             TorchError("RuntimeError", "Expect operands to be a tuple"),
             TorchError("TorchRuntimeError", "Unmatched output spec from torch.cond branches"),
             TorchError("UncapturedHigherOrderOpError", "same number of outputs"),
+            TorchError("TorchRuntimeError", "expected same dtype"),
         )
         for mode in Mode
     }
@@ -114,10 +119,23 @@ class HigherOrderOpContract(Rule):
                 self.report(node, f"the branch `{short(branch)}` returns its operand `{kept}` unchanged: export "
                                     f"fails (aliasing in torch.cond's output); return a copy (`{kept}.clone()`)")
                 return
+        for branch in branches:
+            number = _number_returned(self._function(branch))
+            if number is not None:
+                self.report(node, f"the branch `{short(branch)}` returns the Python number `{number}`, not a tensor: "
+                                  "export fails (a branch's outputs must be tensors); return `torch.full_like(...)` "
+                                  "or a tensor op")
+                return
         shapes = [_returned(self._function(b)) for b in branches]
         if len(shapes) == 2 and None not in shapes and shapes[0] != shapes[1]:
             self.report(node, f"the branches of `torch.cond` return different structures ({_describe(shapes[0])} "
                               f"and {_describe(shapes[1])}): export fails; return the same number of tensors")
+            return
+        dtypes = {_dtype_returned(self._function(b)) for b in branches}
+        if len(branches) == 2 and dtypes == {"bool", "number"}:
+            self.report(node, "one branch of `torch.cond` returns a comparison (a bool tensor) and the other "
+                              "arithmetic with a number (not bool): export fails (expected same dtype); convert "
+                              "one (`.to(x.dtype)`)")
 
     def _while(self, node: cst.Call) -> None:
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
@@ -286,6 +304,26 @@ class HigherOrderOpContract(Rule):
                 return Shrink(), (torch.randn(6, 3),)
             """
         ),
+        Invalid(
+            """
+            import torch
+            class Sign(torch.nn.Module):
+                def forward(self, x):
+                    return torch.cond(x.sum() > 0, lambda t: t * 2, lambda t: t > 0, (x,))  # expect: XPT507
+            def xport_example():
+                return Sign(), (torch.randn(4, 3),)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Total(torch.nn.Module):
+                def forward(self, x):
+                    return torch.cond(x.sum() > 0, lambda t: t.sum(), lambda t: 0.0, (x,))  # expect: XPT507
+            def xport_example():
+                return Total(), (torch.randn(4, 3),)
+            """
+        ),
     ]
 
 
@@ -392,6 +430,46 @@ def _tensor_call(value: cst.BaseExpression) -> bool:
     if isinstance(owner, cst.Name) and owner.value == "self":
         return False
     return value.func.attr.value not in _MANY
+
+
+def _branch_values(function: cst.FunctionDef | cst.Lambda | None) -> list[cst.BaseExpression | None]:
+    """What each `return` of a branch gives (the body of a lambda); [] if unknown."""
+    if function is None:
+        return []
+    if isinstance(function, cst.Lambda):
+        return [function.body]
+    if any(isinstance(n, (cst.FunctionDef, cst.Lambda)) for n in iter_nodes(function.body)):
+        return []
+    return [n.value for n in iter_nodes(function.body) if isinstance(n, cst.Return)]
+
+
+def _number_literal(value: cst.BaseExpression | None) -> bool:
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value = value.expression
+    return isinstance(value, (cst.Integer, cst.Float))
+
+
+def _number_returned(function: cst.FunctionDef | cst.Lambda | None) -> str | None:
+    """The Python number literal some `return` of a branch gives (`lambda t: 1.0`), or None."""
+    literal = next((v for v in _branch_values(function) if _number_literal(v)), None)
+    return cst.Module([]).code_for_node(literal) if literal is not None else None
+
+
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power)
+
+
+def _dtype_returned(function: cst.FunctionDef | cst.Lambda | None) -> str | None:
+    """"bool" where every `return` gives a comparison, "number" where every one gives arithmetic
+    with a number literal (never bool: `t * 2` of a bool tensor is an integer one), else None."""
+    values = _branch_values(function)
+    if values and all(isinstance(v, cst.Comparison) for v in values):
+        return "bool"
+    if values and all(
+        isinstance(v, cst.BinaryOperation) and isinstance(v.operator, _ARITHMETIC)
+        and (_number_literal(v.left) or _number_literal(v.right)) for v in values
+    ):
+        return "number"
+    return None
 
 
 def _describe(kind: int | str) -> str:
