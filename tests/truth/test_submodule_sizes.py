@@ -4,7 +4,8 @@ library): a declared `Dim` carried into a block's `forward` through the layer be
 (`self.block(self.conv_in(x))`, a `Linear`, a keyword argument); a buffer made by
 `nn.Buffer(...)` or `register_buffer(..., torch.arange(n).expand((1, -1)))` sliced by an input
 size that was unpacked from a name bound to `x.size()`, or offset by an int argument
-(`past : seq + past`). Each program has a twin whose declared range the code supports.
+(`past : seq + past`); a size test on such a slice. Each program has a twin whose declared range
+the code supports.
 
 Each outcome was measured on torch 2.13.0 in both modes, and torch must still agree. Written
 after the engine change that reads these spellings (shapes.py: `_passed` carries a computed
@@ -57,6 +58,12 @@ PROGRAMS: list[Program] = [
             fails=True, params="x, past: int = 0", init=_POSITIONS),
     Program("offset-slice-in-range", "return x + self.pos[:, past : x.shape[1] + past]", "(torch.randn(2, 8),)",
             _SEQ % 16, fails=False, params="x, past: int = 0", init=_POSITIONS),
+    # a size test on the slice reads the input size it ends at (`b - a` along the buffer)
+    Program("test-on-a-buffer-slice", "p = self.pos[:, 0 : x.shape[1]]\nif p.shape[1] > 8:\n    return x * 2\nreturn x + p",
+            "(torch.randn(2, 8),)", _SEQ % 16, fails=True, init=_POSITIONS),
+    Program("test-on-a-buffer-slice-the-range-decides",
+            "p = self.pos[:, 0 : x.shape[1]]\nif p.shape[1] > 16:\n    return x * 2\nreturn x + p",
+            "(torch.randn(2, 8),)", _SEQ % 16, fails=False, init=_POSITIONS),
     # BertEmbeddings' spelling whole: nn.Buffer, sizes unpacked from `input_ids.size()`, an offset
     Program("bert-positions",
             "input_shape = x.size()\nbatch_size, seq_length = input_shape\n"

@@ -1766,6 +1766,12 @@ class Sizes:
             elif isinstance(part, cst.Slice) and part.lower is None and part.upper is None and part.step is None:
                 kept.append(at)
                 at += 1
+            elif isinstance(part, cst.Slice) and index == len(kept):
+                # the dimension asked for: `pos[:, past : seq + past]` of a fixed-length buffer
+                return self._sliced_term(expr.value, part, at, depth)
+            elif isinstance(part, cst.Slice):
+                kept.append(at)  # another dimension's slice: this one's place is all that counts
+                at += 1
             else:
                 return None
         if rank is not None:
@@ -1776,6 +1782,21 @@ class Sizes:
             place = kept[index]
             return 1 if place is None else self._size_term(expr.value, place, depth + 1)
         return None
+
+    def _sliced_term(self, tensor: cst.BaseExpression, part: cst.Slice, place: int, depth: int) -> Term | None:
+        """`t[a:b]` along a dimension of fixed length `n` (a buffer's): `b - a` where `b` is an
+        input size plus counts (export needs `b <= n` for that, see `slice_end`), and
+        `min(b, n) - a` for literals; None otherwise (a slice of a dynamic size is a minimum)."""
+        length = self._size_term(tensor, place, depth + 1)
+        if type(length) is not int or part.step is not None:
+            return None
+        start = 0 if part.lower is None else self._term(part.lower, depth + 1)
+        end = length if part.upper is None else self._term(part.upper, depth + 1)
+        if type(start) is int and type(end) is int:
+            return max(0, min(end, length) - start) if start >= 0 and end >= 0 else None
+        if start is None or end is None or self.slice_end(part) is None:
+            return None
+        return end if start == 0 else Op("-", end, start)
 
     def _term(self, expr: cst.BaseExpression, depth: int) -> Term | None:
         """An integer-valued size expression (`x.shape[0] * 2`, `h // 2`, `4`) as a term."""
