@@ -268,7 +268,6 @@ PROGRAMS: list[Program] = [
 _MISSED: dict[str, str] = {
     "einsum-ellipsis-inner-apart": "an einsum equation with `...` is not read",
     "qkv-chunk-then-token-test": "a `chunk` of a projection keeps no dims for a later size test",
-    "torch-split-by-half-width": "`torch.split` by a computed size is not modelled",
     "unflatten-heads-helper-named": "`unflatten` inside a helper is not followed into the caller",
     "halves-helper-product-named": "a helper returning a tuple of slices is not followed",
     "causal-mask-past-its-length": "a buffer sliced on two dimensions by one size is not bounded",
@@ -288,8 +287,6 @@ _MISSED: dict[str, str] = {
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},
     ("cond-predicate-per-row", Mode.NON_STRICT): "a `torch.cond` predicate of more than one element is not flagged",
-    ("split-head-and-rest", Mode.STRICT): "XPT305 reads `[2, x.shape[1] - 2]` as listed sizes fixing the total "
-                                          "(strict export passes)",
 }
 
 

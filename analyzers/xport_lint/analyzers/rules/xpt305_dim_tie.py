@@ -145,9 +145,13 @@ class DimTie(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value in ("chunk", "split") and not (
             self.ctx.resolve(func) or ""
         ).startswith("torch."):
-            self._split(node)
+            if node.args:
+                self._split(node, func.attr.value, func.value, node.args)
             return
         name = self.ctx.resolve(func) or ""
+        if name in ("torch.split", "torch.chunk") and len(node.args) >= 2 and node.args[0].keyword is None:
+            self._split(node, name[6:], node.args[0].value, node.args[1:])  # `torch.split(x, k, dim=1)`
+            return
         if name in _CAT or name in _STACK or name == "torch.einsum":
             self._joined(node, name)
             return
@@ -271,34 +275,77 @@ class DimTie(Rule):
                           f"(`{rest // math.gcd(total, rest)} * {spec.name}`)")
         return True
 
-    def _split(self, node: cst.Call) -> None:
-        """`x.chunk(2, dim)`, `x.split(2, dim)`, `x.split([2, 4], dim)` along a dimension with a
-        plain named `Dim`: the number or sizes of the pieces fix it, or need it a multiple of the
-        count (measured: all three fail in both modes; a chunk of a `2 * d` dimension exports)."""
+    def _split(self, node: cst.Call, method: str, tensor: cst.BaseExpression, args: Sequence[cst.Arg]) -> None:
+        """`x.chunk(2, dim)`, `x.split(2, dim)`, `x.split([2, 4], dim)` (or `torch.split(x, ...)`)
+        along a dimension with a plain named `Dim`: the number or sizes of the pieces fix it, or
+        need it a multiple of the count (measured: all three fail in both modes; a chunk of a
+        `2 * d` dimension exports). A piece size computed from the dimension (`w // 2`) needs it a
+        multiple too (measured: fails in both modes; declared `2 * d` it exports). A list that
+        sums to the dimension (`[2, w - 2]`) fixes nothing; non-strict export guards its computed
+        piece `!= 1`, which fails where the range lets it be 1 (measured at `min=3`; `min=4`
+        exports; strict exports both)."""
         setting = self._setting()
-        func = node.func
-        if setting is None or id(node) in self._conditional() or not isinstance(func, cst.Attribute) or not node.args:
+        if setting is None or id(node) in self._conditional() or not args:
             return
-        dims = self._operand(func.value, setting)
-        axis = _keyword(node.args, "dim", 1)
+        dims = self._operand(tensor, setting)
+        axis = _keyword(args, "dim", 1)
         axis = _signed(axis) if axis is not None else 0
-        count = node.args[0].value
-        if dims is None or axis is None or not -len(dims) <= axis < len(dims) or node.args[0].keyword is not None:
+        count = args[0].value
+        if dims is None or axis is None or not -len(dims) <= axis < len(dims) or args[0].keyword is not None:
             return
         dim = dims[axis]
         spec = setting[1].dim(*dim.ref) if dim.ref is not None else None
         if spec is None or spec.kind is not DimKind.NAMED or spec.derived or not dim.exact:
             return
         if isinstance(count, (cst.List, cst.Tuple)):
-            why = "the listed sizes fix its total"
+            self._split_list(node, count, dim, spec)
+            return
+        by = self._divided(count, dim, setting[0])
+        if by is not None:
+            if spec.scale % by == 0 and spec.offset % by == 0:
+                return
+            why, factor = f"a piece size of `{short(count)}` needs it a multiple of {by}", str(by)
         elif isinstance(count, cst.Integer) and int(count.evaluated_value) > 1:
-            why = (f"export needs it a multiple of {count.value}" if func.attr.value == "chunk"
+            why = (f"export needs it a multiple of {count.value}" if method == "chunk"
                    else "the number of pieces depends on it")
+            factor = count.value
         else:
             return
         self.report(node, f"`{short(node)}`: splitting {_name(dim)} ({spec.text()}): {why}, so export fails with "
                           "ConstraintViolationError (Constraints violated); declare it as a derived `Dim` "
-                          f"(`{count.value if isinstance(count, cst.Integer) else 'k'} * {spec.name}`) or static")
+                          f"(`{factor} * {spec.name}`) or static")
+
+    def _split_list(self, node: cst.Call, listed: cst.List | cst.Tuple, dim: _Dim, spec: DimSpec) -> None:
+        """Pieces listed as literals fix the total; one piece written as the size less the
+        literals (`[2, w - 2]`) sums to it, so only its length of 1 is guarded (non-strict)."""
+        numbers = [_signed(e.value) for e in listed.elements]
+        if None not in numbers:
+            self.report(node, f"`{short(node)}`: splitting {_name(dim)} ({spec.text()}): the listed sizes fix its "
+                              "total, so export fails with ConstraintViolationError (Constraints violated); declare "
+                              "it static, or compute the last piece from the size (`[" + ", ".join(
+                                  str(n) for n in numbers[:-1]) + f", {_name(dim).strip('`')} - "
+                              f"{sum(numbers[:-1])}]`)")  # type: ignore[arg-type]
+            return
+        computed = [e.value for e, n in zip(listed.elements, numbers, strict=True) if n is None]
+        rest = sum(n for n in numbers if n is not None)
+        piece = computed[0] if len(computed) == 1 else None
+        if not (isinstance(piece, cst.BinaryOperation) and isinstance(piece.operator, cst.Subtract)
+                and _signed(piece.right) == rest and _size_of(piece.left, self._setting()[0]).ref == dim.ref):  # type: ignore[index]
+            return  # not the size less the literals: what the pieces add up to is not known
+        if self.ctx.mode is Mode.STRICT or spec.values()[0] > rest + 1:
+            return
+        self.report(node, f"`{short(node)}`: the piece `{short(piece)}` is 1 long at {_name(dim)} = {rest + 1}, "
+                          f"inside {spec.text()}: non-strict export guards it `!= 1` and fails with "
+                          "ConstraintViolationError (Constraints violated); declare "
+                          f"`min={rest + 2}`", severity=Severity.ERROR)
+
+    def _divided(self, count: cst.BaseExpression, dim: _Dim, sizes: Sizes) -> int | None:
+        """`k` of a piece size `w // k` (k >= 2) computed from the split dimension's own size `w`."""
+        count = sizes.followed(count)
+        if not (isinstance(count, cst.BinaryOperation) and isinstance(count.operator, cst.FloorDivide)):
+            return None
+        by = _signed(count.right)
+        return by if by is not None and by >= 2 and _size_of(count.left, sizes).ref == dim.ref else None
 
     def _operand(self, expr: cst.BaseExpression, setting: tuple, depth: int = 0) -> list[_Dim] | None:  # noqa: C901
         """The dimensions of the tensor `expr`, followed through the ops that relate sizes
@@ -969,6 +1016,18 @@ class DimTie(Rule):
             """
             import torch
             from torch.export import Dim
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    cls, rest = x.split([2, x.shape[1] - 2], dim=1)  # the pieces add up to the size
+                    return cls.sum(1) + rest.sum(1)
+            def xport_example():
+                return {"model": Head(), "args": (torch.randn(3, 6),), "dynamic_shapes": {"x": {1: Dim("w", min=4)}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
             class Project(torch.nn.Module):
                 def __init__(self):
                     super().__init__()
@@ -1046,6 +1105,18 @@ class DimTie(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Halves(torch.nn.Module):
+                def forward(self, x):
+                    a, b = torch.split(x, x.shape[1] // 2, dim=1)  # expect: XPT305
+                    return a * b
+            def xport_example():
+                return {"model": Halves(), "args": (torch.randn(3, 6),), "dynamic_shapes": {"x": {1: Dim("w")}}}
+            """
+        ),
         Invalid(
             """
             import torch
