@@ -266,7 +266,6 @@ PROGRAMS: list[Program] = [
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED: dict[str, str] = {
-    "einsum-ellipsis-inner-apart": "an einsum equation with `...` is not read",
     "qkv-chunk-then-token-test": "a `chunk` of a projection keeps no dims for a later size test",
     "unflatten-heads-helper-named": "`unflatten` inside a helper is not followed into the caller",
     "halves-helper-product-named": "a helper returning a tuple of slices is not followed",
@@ -279,10 +278,8 @@ _MISSED: dict[str, str] = {
     "block-projection-tied-to-other": "a block of another file keeps no output dims for a tie",
     "block-pair-then-row-test": "a tuple returned by a block of another file keeps no dims",
     "block-upsampled-length-test": "`ConvTranspose1d` is not modelled",
-    "conv-transpose-against-other": "`ConvTranspose1d` is not modelled",
     "pixel-shuffle-then-width-test": "`F.pixel_shuffle` is not modelled",
     "functional-pool-against-other": "`F.max_pool1d` is not modelled",
-    "new-zeros-rows-against-other": "`new_zeros` sized by an input is not modelled",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},

@@ -53,6 +53,8 @@ _FACTORIES = frozenset({
     "torch.zeros", "torch.ones", "torch.empty", "torch.randn", "torch.rand", "torch.full", "torch.arange",
 })
 _STACK = ("torch.stack",)
+#: tensor methods making a new tensor of the sizes they are given
+_NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_empty", "new_full"})
 #: layers whose output changes the last dimension only
 _LAST_CHANGED = frozenset({"Linear", "LazyLinear", "Bilinear"})
 #: reductions over the dimensions they are given (`x.mean(0)` drops dimension 0)
@@ -469,10 +471,15 @@ class DimTie(Rule):
                 return [*dims, _UNKNOWN]
             if layer in _KEEP_ALL_LAYERS:
                 return dims
+            if layer.startswith("ConvTranspose"):
+                return self._transposed(func.attr.value, dims)
             if layer in _KEEP_FIRST_LAYERS:
                 return [dims[0], *(_UNKNOWN for _ in dims[1:])]
             return None
         name = self.ctx.resolve(func) or ""
+        if isinstance(func, cst.Attribute) and func.attr.value in _NEW_FACTORIES and not name.startswith("torch."):
+            # `x.new_zeros(x.shape[0], 2)`: sized as `torch.zeros` is
+            return self._made(call, "torch.full" if func.attr.value == "new_full" else "torch.zeros", sizes)
         if isinstance(func, cst.Attribute) and not name.startswith("torch."):
             method = func.attr.value
             dims = self._operand(func.value, setting, depth + 1)
@@ -548,6 +555,38 @@ class DimTie(Rule):
         if first is not None and name.rpartition(".")[2] in _KEEP_ALL_FUNCTIONS and name.startswith("torch."):
             return self._operand(first, setting, depth + 1)
         return None
+
+    def _transposed(self, attr: str, dims: list[_Dim]) -> list[_Dim] | None:
+        """`self.up(x)` of `nn.ConvTranspose1d(2, 4, kernel_size=2, stride=2)` built with literals:
+        the batch kept, the output channels, each spatial size `L` made `(L - 1) * stride - 2 *
+        padding + dilation * (kernel - 1) + output_padding + 1`, a multiple of it plus a constant."""
+        traced = self.ctx.traced
+        call = init_call(traced.cls.node, attr) if traced is not None and traced.cls is not None else None
+        kind = (self.ctx.resolve(call.func) or "") if call is not None else ""
+        spatial = {"1d": 1, "2d": 2, "3d": 3}.get(kind[-2:])
+        if call is None or spatial is None or len(dims) != spatial + 2 or any(a.star for a in call.args):
+            return None
+        geometry = []
+        for keyword, position, default in (("kernel_size", 2, None), ("stride", 3, 1), ("padding", 4, 0),
+                                           ("output_padding", 5, 0), ("dilation", 8, 1)):
+            given = _keyword(call.args, keyword, position)
+            values = ([_signed(e.value) for e in given.elements] if isinstance(given, (cst.Tuple, cst.List))
+                      else [_signed(given) if given is not None else default] * spatial)
+            if len(values) != spatial or None in values:
+                return None
+            geometry.append(values)
+        channels = _signed(_keyword(call.args, "out_channels", 1) or cst.Name("None"))
+        out = [dims[0], _Dim(size=channels) if channels is not None else _UNKNOWN]
+        for at, dim in enumerate(dims[2:]):
+            kernel, stride, padding, extra, dilation = (g[at] for g in geometry)
+            shift = -stride - 2 * padding + dilation * (kernel - 1) + extra + 1  # type: ignore[operator]
+            if dim.ref is not None and dim.affine is not None:
+                out.append(_Dim(dim.ref, None, (dim.affine[0] * stride, dim.affine[1] * stride + shift)))  # type: ignore[operator]
+            elif dim.size is not None:
+                out.append(_Dim(size=dim.size * stride + shift))  # type: ignore[operator]
+            else:
+                out.append(_UNKNOWN)
+        return out
 
     def _made(self, call: cst.Call, name: str, sizes: Sizes) -> list[_Dim] | None:
         """`torch.zeros(x.shape[0], 3)`, `torch.ones(5)`, `torch.arange(n)`: a new tensor whose
@@ -682,12 +721,13 @@ class DimTie(Rule):
 
     def _einsum(self, call: cst.Call, setting: tuple, depth: int) -> tuple[list[tuple[_Dim, _Dim]], list[_Dim]] | None:
         """The pairs of dimensions an `einsum` equation ties (one letter on two operands), and
-        its result's dimensions; None for `...` or operands not modelled."""
+        its result's dimensions; None for operands not modelled. `...` stands for the dimensions
+        the letters leave (they broadcast, so they tie nothing here; the result keeps the longest)."""
         equation = call.args[0].value if call.args else None
         if not isinstance(equation, cst.SimpleString) or len(call.args) < 2:
             return None
         text = str(equation.evaluated_value).replace(" ", "")
-        if "..." in text or "->" not in text:
+        if "->" not in text:
             return None
         inputs, output = text.split("->")
         letters = inputs.split(",")
@@ -696,7 +736,16 @@ class DimTie(Rule):
             return None
         seen: dict[str, _Dim] = {}
         ties: list[tuple[_Dim, _Dim]] = []
+        spread: list[_Dim] = []  # what `...` stands for, in the operand where it is longest
         for word, dims in zip(letters, operands, strict=True):
+            if dims is not None and "..." in word:
+                before, _, after = word.partition("...")
+                extra = len(dims) - len(before) - len(after)
+                if extra < 0 or "..." in after:
+                    dims = None
+                else:
+                    spread = max(spread, dims[len(before):len(before) + extra], key=len)
+                    word, dims = before + after, [*dims[:len(before)], *dims[len(before) + extra:]]
             if dims is None or len(dims) != len(word):
                 return (ties, []) if ties else None
             for letter, dim in zip(word, dims, strict=True):
@@ -704,7 +753,9 @@ class DimTie(Rule):
                     ties.append((seen[letter], dim))
                 else:
                     seen[letter] = dim
-        return ties, [seen.get(letter, _UNKNOWN) for letter in output]
+        before, dots, after = output.partition("...")
+        return ties, [*(seen.get(c, _UNKNOWN) for c in before), *(spread if dots else ()),
+                      *(seen.get(c, _UNKNOWN) for c in after)]
 
     def _joined(self, node: cst.Call, name: str) -> None:
         """`torch.cat`/`stack` tie every dimension but the joined one across parts; `einsum`
@@ -1016,6 +1067,22 @@ class DimTie(Rule):
             """
             import torch
             from torch.export import Dim
+            class Decoder(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.up = torch.nn.ConvTranspose1d(2, 2, kernel_size=2, stride=2)
+                def forward(self, x, skip):
+                    return self.up(x) + skip  # the skip's length declared twice the input's
+            def xport_example():
+                a = Dim("a")
+                return {"model": Decoder(), "args": (torch.randn(1, 2, 4), torch.randn(1, 2, 8)),
+                        "dynamic_shapes": {"x": {2: a}, "skip": {2: 2 * a}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
             class Head(torch.nn.Module):
                 def forward(self, x):
                     cls, rest = x.split([2, x.shape[1] - 2], dim=1)  # the pieces add up to the size
@@ -1105,6 +1172,80 @@ class DimTie(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Batched(torch.nn.Module):
+                def forward(self, x, y):
+                    return torch.einsum("...ij,...jk->...ik", x, y)  # expect: XPT305
+            def xport_example():
+                return {"model": Batched(), "args": (torch.randn(2, 3, 4), torch.randn(2, 4, 5)),
+                        "dynamic_shapes": {"x": {2: Dim("k1")}, "y": {1: Dim("k2")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Batched(torch.nn.Module):
+                def forward(self, x, y):
+                    return torch.einsum("...ij,...jk->...ik", x, y)  # expect: XPT305
+            def xport_example():
+                return {"model": Batched(), "args": (torch.randn(2, 3, 4), torch.randn(2, 4, 5)),
+                        "dynamic_shapes": {"x": {2: Dim("k1")}, "y": {1: Dim("k1")}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Decoder(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.up = torch.nn.ConvTranspose1d(2, 2, kernel_size=2, stride=2)
+                def forward(self, x, skip):
+                    return self.up(x) + skip  # expect: XPT305
+            def xport_example():
+                return {"model": Decoder(), "args": (torch.randn(1, 2, 4), torch.randn(1, 2, 8)),
+                        "dynamic_shapes": {"x": {2: Dim("a")}, "skip": {2: Dim("b")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Decoder(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.up = torch.nn.ConvTranspose1d(2, 2, kernel_size=2, stride=2)
+                def forward(self, x, skip):
+                    return self.up(x) + skip  # expect: XPT305
+            def xport_example():
+                return {"model": Decoder(), "args": (torch.randn(1, 2, 4), torch.randn(1, 2, 8)),
+                        "dynamic_shapes": {"x": {2: Dim("a")}, "skip": {2: 2 * Dim("a")}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Padded(torch.nn.Module):
+                def forward(self, x, y):
+                    pad = x.new_zeros(x.shape[0], 2)
+                    return torch.cat([y, pad], dim=1)  # expect: XPT305
+            def xport_example():
+                return {"model": Padded(), "args": (torch.randn(3, 4), torch.randn(3, 5)),
+                        "dynamic_shapes": {"x": {0: Dim("a")}, "y": {0: Dim("b")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Padded(torch.nn.Module):
+                def forward(self, x, y):
+                    pad = x.new_zeros(x.shape[0], 2)
+                    return torch.cat([y, pad], dim=1)  # expect: XPT305
+            def xport_example():
+                return {"model": Padded(), "args": (torch.randn(3, 4), torch.randn(3, 5)),
+                        "dynamic_shapes": {"x": {0: Dim("b")}, "y": {0: Dim("b")}}}
+            """,
+        ),
         Invalid(
             """
             import torch
