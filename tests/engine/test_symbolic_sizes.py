@@ -21,6 +21,7 @@ from xport_lint.analyzers.shapes import (
     init_constants,
     init_layers,
 )
+from xport_lint.analyzers.walk import iter_nodes
 
 
 def reader_of(source: str) -> tuple[cst.Module, ShapesReader]:
@@ -239,6 +240,48 @@ def test_a_position_ids_buffer_has_the_length_arange_gives_it() -> None:
                 self.register_buffer("unknown", torch.arange(n).expand((1, -1)))
     """)).body[0], reader.resolve)  # type: ignore[arg-type]
     assert buffers == {"position_ids": (1, 64), "steps": (2, 5)}
+
+
+def test_a_buffer_assigned_as_nn_buffer_or_parameter_has_its_sizes_too() -> None:
+    _, reader = reader_of("")
+    buffers = init_buffers(cst.parse_module(textwrap.dedent("""
+        class Embed(nn.Module):
+            def __init__(self):
+                self.position_ids = nn.Buffer(torch.arange(64).expand((1, -1)), persistent=False)
+                self.scale = torch.nn.Parameter(torch.ones(1, 8))
+                self.config_sized = nn.Buffer(torch.arange(config.max_position_embeddings).expand((1, -1)))
+    """)).body[0], reader.resolve)  # type: ignore[arg-type]
+    assert buffers == {"position_ids": (1, 64), "scale": (1, 8)}
+
+
+SLICES = """
+class Embed(nn.Module):
+    def forward(self, x, past: int = 0, scale: float = 1.0, start=-1):
+        shape = x.size()
+        b, s = shape
+        a = self.pos[:, past : s + past]
+        c = self.pos[:, : x.shape[1] + 1]
+        d = self.pos[:, scale : s + scale]
+        e = self.pos[:, start : s]
+        f = self.pos[:, : s - past]
+        g = self.pos[:, s :]
+        return a, c, d, e, f, g
+"""
+
+
+def test_a_slice_ends_at_an_input_size_plus_counts_that_cannot_be_negative() -> None:
+    sizes = sizes_of(SLICES)
+    # the slice of dimension 1 each name is bound to (`a = self.pos[:, past : s + past]` -> `past : s + past`)
+    slices = {
+        node.targets[0].target.value: node.value.slice[1].slice  # type: ignore[attr-defined]
+        for node in iter_nodes(cst.parse_module(SLICES))
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Subscript)
+    }
+    # `past: int = 0` and a literal are counts; `s` was unpacked from a name bound to `x.size()`
+    assert sizes.slice_end(slices["a"]) == ("x", 0, 1)
+    assert sizes.slice_end(slices["c"]) == ("x", 0, 1)
+    # a float, a parameter defaulting to a negative number, a difference, no end: not a bound
+    assert [sizes.slice_end(slices[name]) for name in "defg"] == [None, None, None, None]
 
 
 def test_dynamic_shapes_through_dict_call_and_a_function_of_the_file_are_read() -> None:
