@@ -225,6 +225,14 @@ class ContextResolver(Definitions):
         """None: nothing to say (a harmless or unrecognised expression such as `x.foo()`)."""
         item = self._followed(with_item.item, func)
         self._used = _methods_called_on(with_item, body, self.ctx)
+        if cls_node is not None and (returned := _property_return(cls_node, item)) is not None:
+            # a property runs its body on each read: what it returns is built in `forward`
+            item = returned
+        if isinstance(item, cst.Subscript):
+            # an element of a container built once, outside `forward` (`self.contexts[0]`,
+            # `LOCKS["cache"]`): judged as that element kept on `self` or at module level
+            element = self._element(item, cls_node)
+            return self._built(element, "outside") if isinstance(element, cst.Call) else None
         if isinstance(item, cst.Call):
             return self._built(item, "forward")
         if isinstance(item, cst.Name):
@@ -247,6 +255,29 @@ class ContextResolver(Definitions):
             value = _init_assignment(cls_node, item.attr.value)
             if isinstance(value, cst.Call):
                 return self._built(value, "outside")
+        return None
+
+    def _element(self, item: cst.Subscript, cls_node: cst.ClassDef | None) -> cst.BaseExpression | None:
+        """The element a constant index or key picks from a list, tuple or dict literal kept on
+        `self` by `__init__` or bound at module level (None: anything else)."""
+        container: cst.BaseExpression | None = None
+        if isinstance(item.value, cst.Name):
+            container = self.globals.get(item.value.value)
+        elif (isinstance(item.value, cst.Attribute) and isinstance(item.value.value, cst.Name)
+              and item.value.value.value == "self" and cls_node is not None):
+            container = _init_assignment(cls_node, item.value.attr.value)
+        if len(item.slice) != 1 or not isinstance(item.slice[0].slice, cst.Index):
+            return None
+        key = item.slice[0].slice.value
+        if isinstance(container, (cst.List, cst.Tuple)) and isinstance(key, cst.Integer):
+            elements = [e.value for e in container.elements if not isinstance(e, cst.StarredElement)]
+            if len(elements) == len(container.elements) and int(key.value) < len(elements):
+                return elements[int(key.value)]
+        if isinstance(container, cst.Dict) and isinstance(key, cst.SimpleString):
+            for element in container.elements:
+                if (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+                        and element.key.evaluated_value == key.evaluated_value):
+                    return element.value
         return None
 
     def decorated(self, decorator: cst.BaseExpression) -> Verdict | None:
@@ -421,6 +452,25 @@ def _local_assignment(func: cst.FunctionDef, name: str) -> cst.BaseExpression | 
             if isinstance(target, cst.Name) and target.value == name:
                 found = node.value
     return found
+
+
+def _property_return(cls: cst.ClassDef, item: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What `self.<name>` returns where `<name>` is a `@property` of `cls` whose body is one
+    `return <expr>` (None: not one)."""
+    if not (isinstance(item, cst.Attribute) and isinstance(item.value, cst.Name) and item.value.value == "self"):
+        return None
+    for stmt in cls.body.body:
+        if (
+            isinstance(stmt, cst.FunctionDef)
+            and stmt.name.value == item.attr.value
+            and any(short_name(d.decorator) == "property" for d in stmt.decorators)
+            and isinstance(stmt.body, cst.IndentedBlock)
+            and len(stmt.body.body) == 1
+            and isinstance(stmt.body.body[0], cst.SimpleStatementLine)
+            and isinstance(stmt.body.body[0].body[0], cst.Return)
+        ):
+            return stmt.body.body[0].body[0].value
+    return None
 
 
 def _init_assignment(cls: cst.ClassDef, attr: str) -> cst.BaseExpression | None:

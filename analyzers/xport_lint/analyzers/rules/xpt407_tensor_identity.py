@@ -1,21 +1,35 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..dataflow import is_tensor_like
 from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..walk import iter_nodes
 from ._conditions import short
 
 _METHODS = frozenset({"data_ptr"})
+#: `torch.nn` modules that hold no parameter or buffer as built by default (measured on torch
+#: 2.13: a deep copy of `nn.ReLU()` exports in both modes); every other `torch.nn` module holds tensors
+_TENSOR_FREE = re.compile(
+    r"(Identity|Flatten|Unflatten|Fold|Unfold|Upsample\w*|Dropout\w*|AlphaDropout|FeatureAlphaDropout|\w*Pool\dd|"
+    r"MaxUnpool\dd|\w*Pad\dd|PixelShuffle|PixelUnshuffle|ChannelShuffle|InstanceNorm\dd|LocalResponseNorm|CrossMapLRN2d|"
+    r"Threshold|(Leaky|R)?ReLU6?|CELU|ELU|SELU|GELU|GLU|SiLU|Mish|Sigmoid|LogSigmoid|Hard\w+|Tanh|Tanhshrink|Softmax\w*|"
+    r"Softmin|LogSoftmax|Softplus|Softshrink|Softsign|CosineSimilarity|PairwiseDistance|\w*Loss)"
+)
+_CONTAINERS = ("torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict")
 
 
 class TensorIdentity(Rule):
     """Traced code reads a tensor's memory: `x.data_ptr()` or `copy.deepcopy(x)`.
 
     ## What it does
-    Flags `.data_ptr()` on tensors and `copy.deepcopy` of tensors in traced code.
+    Flags `.data_ptr()` on tensors and `copy.deepcopy` of tensors in traced code, and
+    `copy.deepcopy` of a module that holds parameters or buffers (`self`, `self.proj`, a local
+    bound to one), which deep-copies them: a module holding none (`nn.ReLU()`) copies fine.
 
     ## Why it fails torch.export
     Export's fake tensors have no storage: `RuntimeError: Cannot access data pointer of Tensor
@@ -28,7 +42,8 @@ class TensorIdentity(Rule):
     ```
 
     ## Use instead
-    `x.clone()` copies a tensor inside the graph; compare tensors by value, not by address.
+    `x.clone()` copies a tensor inside the graph; compare tensors by value, not by address;
+    copy a module in `__init__`, not in `forward`.
 
     ## Fix safety
     `copy.deepcopy(x)` -> `x.clone()` is safe for a tensor argument.
@@ -59,8 +74,67 @@ class TensorIdentity(Rule):
                 clone = cst.Call(cst.Attribute(arg, cst.Name("clone")))
                 fix = FixProposal("Use `.clone()`", Applicability.SAFE, ((node, clone),))
                 self.report(node, f"`{short(node)}` deep-copies a fake tensor", fix=fix)
+            elif self._holds_tensors(arg, 0):
+                self.report(node, f"`{short(node)}` deep-copies a module, and with it its parameters and buffers: "
+                            "fake tensors while exporting")
+
+    def _holds_tensors(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """`expr` is a module holding parameters or buffers: `self` of a module class whose
+        `__init__` keeps one, `self.<submodule>` built from such a class, or a local bound to one."""
+        traced = self.ctx.traced
+        if depth > 4 or traced is None or traced.cls is None:
+            return False
+        cls = traced.cls.node
+        if isinstance(expr, cst.Name) and expr.value == "self":
+            return self._class_holds_tensors(cls, depth)
+        if isinstance(expr, cst.Name) and self.ctx.flow is not None and self.ctx.flow.func is traced.func:
+            bound = self.ctx.flow.bound_once(expr.value)
+            return bound is not None and bound is not expr and self._holds_tensors(bound, depth + 1)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            built = _init_values(cls).get(expr.attr.value)
+            return built is not None and self._built_holds_tensors(built, depth + 1)
+        return False
+
+    def _class_holds_tensors(self, cls: cst.ClassDef, depth: int) -> bool:
+        return any(self._built_holds_tensors(value, depth + 1) for value in _init_values(cls).values()) or any(
+            isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("register_buffer", "register_parameter")
+            for node in iter_nodes(cls)
+        )
+
+    def _built_holds_tensors(self, value: cst.BaseExpression, depth: int) -> bool:
+        """What `__init__` assigns is a tensor, or a module holding one (unknown classes: no)."""
+        if depth > 4 or not isinstance(value, cst.Call):
+            return False
+        qualified = self.ctx.resolve(value.func) or ""
+        if qualified in _CONTAINERS:
+            return any(self._built_holds_tensors(e.value, depth + 1) for arg in value.args
+                       for e in (arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg]))
+        if qualified in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            return True
+        if qualified.startswith("torch.nn.") and qualified.count(".") == 2:
+            return not _TENSOR_FREE.fullmatch(qualified.rsplit(".", 1)[1])
+        local = value.func.value if isinstance(value.func, cst.Name) else None
+        for stmt in self.ctx.program.module.body:
+            if isinstance(stmt, cst.ClassDef) and stmt.name.value == local:
+                return self._class_holds_tensors(stmt, depth + 1)
+        return False
 
     VALID = [
+        Valid(
+            """
+            import copy
+            import torch
+            class Activated(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.act = torch.nn.ReLU()
+                def forward(self, x):
+                    return copy.deepcopy(self.act)(x)
+            def xport_example():
+                return Activated(), (torch.randn(3),)
+            """
+        ),
         Valid(
             """
             import torch
@@ -95,6 +169,21 @@ class TensorIdentity(Rule):
         ),
         Invalid(
             """
+            import copy
+            import torch
+            class Twin(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = torch.nn.Linear(4, 4)
+                def forward(self, x):
+                    twin = copy.deepcopy(self.proj)  # expect: XPT407
+                    return twin(x)
+            def xport_example():
+                return Twin(), (torch.randn(2, 4),)
+            """
+        ),
+        Invalid(
+            """
             import torch
             class Aliased(torch.nn.Module):
                 def forward(self, x, y):
@@ -106,3 +195,17 @@ class TensorIdentity(Rule):
             """
         ),
     ]
+
+
+def _init_values(cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
+    """`self.<name> = <value>` of `cls.__init__`, the last one of each name."""
+    out: dict[str, cst.BaseExpression] = {}
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+            for node in iter_nodes(stmt.body):
+                if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                    target = node.targets[0].target
+                    if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                            and target.value.value == "self"):
+                        out[target.attr.value] = node.value
+    return out

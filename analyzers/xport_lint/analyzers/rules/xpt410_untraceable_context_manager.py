@@ -15,9 +15,10 @@ class UntraceableContextManager(Rule):
 
     ## What it does
     Resolves each `with` item in traced code: names through imports and aliases, local names
-    and `self.` attributes to where the object was built (`forward`, `__init__`, module level),
-    context managers defined in the file to what their `__enter__`/`__exit__` or generator body
-    calls. It reports the ones the target torch refuses, at the `with`, in torch's own words, from
+    and `self.` attributes to where the object was built (`forward`, `__init__`, module level;
+    an element of a list, tuple or dict literal kept there, `self.contexts[0]`; what a one-line
+    `@property` returns, built in `forward` on each read), context managers defined in the file
+    to what their `__enter__`/`__exit__` or generator body calls (writing `os.environ` included). It reports the ones the target torch refuses, at the `with`, in torch's own words, from
     a catalogue measured with real torch 2.13, 2.14 and 2.15 (below;
     `tests/truth/test_context_managers.py` re-measures every entry on the installed torch).
 
@@ -103,6 +104,8 @@ class UntraceableContextManager(Rule):
             TorchError("Unsupported", "Invalid call to __build_class__", Versions(first=(2, 14))),
             TorchError("Unsupported", "ContextVar mutation not supported", Versions(first=(2, 15))),
             TorchError("AssertionError", "torch.inference_mode expects no kwargs"),
+            # `torch.compiler.set_stance`
+            TorchError("AssertionError", "Attempt to trace forbidden callable"),
             TorchError("Unsupported", "attempted to trace numpy function unsupported by PyTorch"),
             TorchError("Unsupported", "torch.* op returned non-Tensor"),
             TorchError("RuntimeError", "PyTorch was compiled without CUDA support"),
