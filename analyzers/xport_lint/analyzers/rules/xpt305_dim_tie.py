@@ -847,12 +847,49 @@ class DimTie(Rule):
         features = self._features(attr)
         fixed = ((-1, features[0], f"the layer's {features[0]} input features") if features is not None
                  else self._layer_input(attr, len(dims)) if dims else None)
+        if dims and fixed is None:
+            self._chained(node, attr, dims, setting[1])
+            return
         if not dims or fixed is None:
             return
         index, size, what = fixed
         reason = self._tie(dims[index], _Dim(size=size), setting[1], broadcast=False)
         if reason is not None:
             self.report(node, f"`{short(node)}`: {what} tie {reason}")
+
+    def _chained(self, node: cst.Call, attr: str, dims: list[_Dim], config: ShapeConfig) -> None:
+        """`self.head(x)` of `nn.Sequential(nn.Flatten(), nn.Linear(12, 4))` built with literals:
+        each layer's sizes from the one before, up to the first `Linear` whose input features
+        the sizes reaching it must give (a flattened named size times constants is tied to them)."""
+        traced = self.ctx.traced
+        built = init_call(traced.cls.node, attr) if traced is not None and traced.cls is not None else None
+        if built is None or (self.ctx.resolve(built.func) or "").rpartition(".")[2] != "Sequential":
+            return
+        for layer in built.args:
+            call = layer.value
+            if layer.keyword is not None or layer.star or not isinstance(call, cst.Call) or any(
+                    a.star for a in call.args):
+                return
+            kind = (self.ctx.resolve(call.func) or "").rpartition(".")[2]
+            if kind == "Flatten":
+                start, end = (_keyword(call.args, keyword, position) for position, keyword in enumerate(
+                    ("start_dim", "end_dim")))
+                first = _signed(start) if start is not None else 1
+                last = _signed(end) if end is not None else -1
+                merged = _merged(dims, first, last) if first is not None and last is not None else None
+                if merged is None:
+                    return
+                dims = merged
+            elif kind == "Linear":
+                given = [_whole(a.value) for a in call.args[:2] if a.keyword is None]
+                if len(given) != 2 or None in given:
+                    return
+                reason = self._tie(dims[-1], _Dim(size=given[0]), config, broadcast=False)
+                if reason is not None:
+                    self.report(node, f"`{short(node)}`: the {given[0]} input features of its `Linear` tie {reason}")
+                return
+            elif kind not in _KEEP_ALL_LAYERS:
+                return
 
     def _layer_input(self, attr: str, rank: int) -> tuple[int, int, str] | None:
         """(dimension, size, what) a layer built in `__init__` with literal sizes needs of its
@@ -1172,6 +1209,20 @@ class DimTie(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Classifier(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(12, 4))
+                def forward(self, x):
+                    return self.head(x)  # expect: XPT305
+            def xport_example():
+                return {"model": Classifier(), "args": (torch.randn(2, 3, 4),), "dynamic_shapes": {"x": {1: Dim("c")}}}
+            """
+        ),
         Invalid(
             """
             import torch
@@ -1555,6 +1606,14 @@ def _flattened(call: cst.Call, dims: list[_Dim]) -> list[_Dim] | None:
     first = _signed(start) if start is not None else 0
     last = _signed(end) if end is not None else -1
     if first is None or last is None or not dims:
+        return None
+    return _merged(dims, first, last)
+
+
+def _merged(dims: list[_Dim], first: int, last: int) -> list[_Dim] | None:
+    """`dims` with `first` to `last` (negative from the end) made one: their product, where at
+    most one of them is an input's size (times the constants), else unknown."""
+    if not -len(dims) <= first < len(dims) or not -len(dims) <= last < len(dims):
         return None
     first, last = first % len(dims), last % len(dims)
     if first > last:
