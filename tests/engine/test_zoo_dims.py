@@ -130,6 +130,39 @@ def test_an_image_size_test_in_the_patch_embedding_splits_declared_height_and_wi
     assert found(findings) == [("vit.py", 14, "XPT301", "error"), ("vit.py", 14, "XPT301", "error")]
 
 
+def test_a_declared_dim_reaches_a_submodule_through_a_method_forward_calls(tmp_path: Path) -> None:
+    # timm's VisionTransformer: `forward` hands `x` to `forward_features`, which calls the patch
+    # embedding; UNet2DModel and BertModel pass their inputs on the same way
+    findings = lint(tmp_path, {"vit.py": """
+        import torch
+        from torch import nn
+
+
+        class PatchEmbed(nn.Module):
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                if x.shape[2] > 32:
+                    return x[:, :, :32]
+                return x
+
+
+        class VisionTransformer(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.patch_embed = PatchEmbed()
+                self.norm = nn.LayerNorm(8)
+
+            def forward_features(self, x: torch.Tensor) -> torch.Tensor:
+                return self.norm(self.patch_embed(x))
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return self.forward_features(x)
+    """}, """
+        [tool.xport-lint.dynamic-shapes."vit.VisionTransformer"]
+        x = { 2 = { name = "height", min = 16, max = 64 } }
+    """)
+    assert found(findings) == [("vit.py", 8, "XPT301", "error")]
+
+
 def test_an_assert_helper_on_the_image_size_specialises_the_declared_dims(tmp_path: Path) -> None:
     # timm's VisionTransformer (strict image size) with dynamic height and width: PatchEmbed's
     # `_assert(H == self.img_size[0], ...)`; torch: a constraint violation

@@ -1,16 +1,16 @@
 """Symbolic shapes through submodules and fixed-length buffers, the spellings real library models
 use (issue 24 on real code: the zoo's BertEmbeddings and UNet2DModel, reduced without the
 library): a declared `Dim` carried into a block's `forward` through the layer before it
-(`self.block(self.conv_in(x))`, a `Linear`, a keyword argument); a buffer made by
-`nn.Buffer(...)` or `register_buffer(..., torch.arange(n).expand((1, -1)))` sliced by an input
-size that was unpacked from a name bound to `x.size()`, or offset by an int argument
-(`past : seq + past`); a size test on such a slice. Each program has a twin whose declared range
-the code supports.
+(`self.block(self.conv_in(x))`, a `Linear`, a keyword argument, a method `forward` calls); a
+buffer made by `nn.Buffer(...)` or `register_buffer(..., torch.arange(n).expand((1, -1)))`
+sliced by an input size that was unpacked from a name bound to `x.size()`, or offset by an int
+argument (`past : seq + past`); a size test on such a slice. Each program has a twin whose
+declared range the code supports.
 
 Each outcome was measured on torch 2.13.0 in both modes, and torch must still agree. Written
-after the engine change that reads these spellings (shapes.py: `_passed` carries a computed
-argument's dims, `init_buffers` reads `nn.Buffer`, `Sizes.slice_end`), from the patterns of the
-two library models, not from any held-out program.
+with the engine change that reads these spellings (shapes.py: `_passed` carries a computed
+argument's dims and follows a method, `init_buffers` reads `nn.Buffer`, `Sizes.slice_end`),
+from the patterns of the two library models, not from any held-out program.
 """
 
 from __future__ import annotations
@@ -45,6 +45,15 @@ PROGRAMS: list[Program] = [
     Program("linear-then-block-by-keyword", "h = self.proj(x)\nreturn self.block(h=h)", "(torch.randn(2, 8),)",
             '{"x": {0: Dim("batch", min=2, max=128)}}', fails=True,
             init="self.proj = torch.nn.Linear(8, 8)\nself.block = Block()", block=_BATCH_TEST),
+    # through a method `forward` hands the input to (timm's `forward_features`)
+    Program("method-then-block", "return self.features(x)", "(torch.randn(2, 3, 8, 8),)",
+            '{"x": {0: Dim("batch", min=2, max=128)}}', fails=True,
+            init="self.conv_in = torch.nn.Conv2d(3, 3, 3, padding=1)\nself.block = Block()", block=_BATCH_TEST,
+            methods="def features(self, x):\n    return self.block(self.conv_in(x))"),
+    Program("method-then-block-in-range", "return self.features(x)", "(torch.randn(2, 3, 8, 8),)",
+            '{"x": {0: Dim("batch", min=2, max=32)}}', fails=False,
+            init="self.conv_in = torch.nn.Conv2d(3, 3, 3, padding=1)\nself.block = Block()", block=_BATCH_TEST,
+            methods="def features(self, x):\n    return self.block(self.conv_in(x))"),
     # an nn.Buffer sliced by the sequence length
     Program("nn-buffer-slice", "return x + self.pos[:, : x.shape[1]]", "(torch.randn(2, 8),)", _SEQ % 32,
             fails=True, init="self.pos = torch.nn.Buffer(torch.arange(16).expand((1, -1)), persistent=False)"),

@@ -749,8 +749,10 @@ def _passed(
     ranks: dict[int, int] | None = None,
 ) -> list[ShapeConfig]:
     """One config per call of a submodule of `parent` (whose class `is_layer` accepts) that
-    passes `parent.forward`'s inputs on: by the callee's `params`, or by position. `ranks`: the
-    parent's inputs' numbers of dimensions, by position, where its example shows them."""
+    passes `parent.forward`'s inputs on: by the callee's `params`, or by position; also from a
+    method of `parent` that `forward` hands its inputs to (`self.forward_features(x)`, two calls
+    deep at most). `ranks`: the parent's inputs' numbers of dimensions, by position, where its
+    example shows them."""
     forward = info.methods.get("forward") if info is not None else None
     init = info.methods.get("__init__") if info is not None else None
     if forward is None or init is None or not config.inputs:
@@ -758,48 +760,70 @@ def _passed(
     attrs = {attr for attr, layer in init_layer_calls(info.node).items() if is_layer(layer)}
     if not attrs:
         return []
-    sizes = Sizes(forward, layers=init_layers(info.node))
-    found = []
-    for node in _walk(forward.body):
-        func = node.func if isinstance(node, cst.Call) else None
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.value.value == "self" and func.attr.value in attrs):
-            continue
-        inputs = []
-        passed_ranks = []
-        for position, arg in enumerate(node.args):  # type: ignore[union-attr]
-            if arg.star:
-                break
-            if arg.keyword is not None:  # `input_ids=input_ids`: the callee's parameter of that name
-                key = arg.keyword.value
-                if params is not None and key not in params:
-                    continue
-            elif params is not None and position >= len(params):
-                break
-            else:
-                key = params[position] if params is not None else f"#{position}"
-            value = arg.value
-            if not isinstance(value, cst.Name) or value.value not in sizes.positions:
-                # a tensor computed from the inputs (`self.conv_in(sample)`): each of its leading
-                # dimensions an op keeps carries that input dimension's declaration on
-                carried = _carried(sizes, value, config)
-                if carried:
-                    inputs.append((key, carried))
+    layers = init_layers(info.node)
+    source = f"{config.source}, passed on by `{parent}.forward`"
+    found: list[ShapeConfig] = []
+
+    def walk(method: cst.FunctionDef, given: ShapeConfig, given_ranks: dict[int, int], depth: int) -> None:
+        sizes = Sizes(method, layers=layers)
+        for node in _walk(method.body):
+            func = node.func if isinstance(node, cst.Call) else None
+            if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                    and func.value.value == "self"):
                 continue
-            if value.value in sizes.reassigned:
+            name = func.attr.value
+            if name in attrs:
+                inputs, passed_ranks = _arguments(sizes, node, given, params, given_ranks)  # type: ignore[arg-type]
+                found.append(ShapeConfig(inputs, source, AUTO, config.path, config.line, passed_ranks))
                 continue
-            dims = next((d for key, d in config.inputs if key == value.value), None)
-            if dims is None:
-                dims = next((d for key, d in config.inputs if key == f"#{sizes.positions[value.value]}"), ())
-            inputs.append((key, dims))
-            rank = (ranks or {}).get(sizes.positions[value.value])
-            if rank is not None:
-                passed_ranks.append((key, rank))
-        found.append(ShapeConfig(
-            tuple(inputs), f"{config.source}, passed on by `{parent}.forward`", AUTO, config.path, config.line,
-            tuple(passed_ranks),
-        ))
+            called = info.methods.get(name) if name not in layers and depth < 2 else None
+            if called is not None and called is not method:
+                names = [p.name.value for p in called.params.params if p.name.value not in ("self", "cls")]
+                inputs, _ = _arguments(sizes, node, given, names, {})  # type: ignore[arg-type]
+                if any(dims for _, dims in inputs):
+                    walk(called, ShapeConfig(inputs, given.source, STATIC), {}, depth + 1)
+
+    walk(forward, config, ranks or {}, 0)
     return found
+
+
+def _arguments(
+    sizes: Sizes, call: cst.Call, config: ShapeConfig, params: list[str] | None, ranks: dict[int, int]
+) -> tuple[tuple[tuple[str, tuple[tuple[int, DimSpec], ...]], ...], tuple[tuple[str, int], ...]]:
+    """What `call` passes of the caller's declared inputs: per parameter of the callee (by
+    `params`, a keyword, or `#position`), the declared dimensions of the input or of the tensor
+    computed from it; and the ranks of inputs passed whole."""
+    inputs = []
+    passed_ranks = []
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            break
+        if arg.keyword is not None:  # `input_ids=input_ids`: the callee's parameter of that name
+            key = arg.keyword.value
+            if params is not None and key not in params:
+                continue
+        elif params is not None and position >= len(params):
+            break
+        else:
+            key = params[position] if params is not None else f"#{position}"
+        value = arg.value
+        if not isinstance(value, cst.Name) or value.value not in sizes.positions:
+            # a tensor computed from the inputs (`self.conv_in(sample)`): each of its leading
+            # dimensions an op keeps carries that input dimension's declaration on
+            carried = _carried(sizes, value, config)
+            if carried:
+                inputs.append((key, carried))
+            continue
+        if value.value in sizes.reassigned:
+            continue
+        dims = next((d for written, d in config.inputs if written == value.value), None)
+        if dims is None:
+            dims = next((d for written, d in config.inputs if written == f"#{sizes.positions[value.value]}"), ())
+        inputs.append((key, dims))
+        rank = ranks.get(sizes.positions[value.value])
+        if rank is not None:
+            passed_ranks.append((key, rank))
+    return tuple(inputs), tuple(passed_ranks)
 
 
 def _carried(sizes: Sizes, value: cst.BaseExpression, config: ShapeConfig) -> tuple[tuple[int, DimSpec], ...]:
@@ -1384,7 +1408,8 @@ class Sizes:
                 return rank if keep else None if dim is None else rank - 1
             return None
         name = (dotted(func) or "").rpartition(".")[2] if _is_module_call(func) else ""
-        if name in _KEEP_ALL_FUNCTIONS or name in ("pad", "interpolate", "cat", "concat", "concatenate"):
+        if name in _KEEP_ALL_FUNCTIONS or name in ("pad", "interpolate", "cat", "concat", "concatenate",
+                                                   "pixel_shuffle"):
             target = first
             if name in ("cat", "concat", "concatenate"):
                 target = _first_element(first)
@@ -1428,6 +1453,8 @@ class Sizes:
                 return expr.value, self.positions[expr.value], index
             if expr.value in self.positions:
                 return self._looped(expr.value, index)
+            if expr.value in self.unpacked and expr.value not in self.reassigned:
+                return self._piece_term(self.unpacked[expr.value][0], index, depth)
             value = self.bound(expr.value)
             return self._size_term(value, index, depth + 1) if value is not None and value is not expr else None
         held = self._held(expr)
@@ -1457,11 +1484,36 @@ class Sizes:
             return self._resized_term(first, args, index, depth)
         if name in ("matmul", "bmm") and len(args) == 2:
             return self._product_term(args[0].value, args[1].value, index, depth)
+        if name == "pixel_shuffle" and first is not None and len(args) == 2:
+            return self._shuffled_term(first, args[1].value, index, depth)
         inlined = self.called(expr)
         if inlined is not None:
             return self._size_term(inlined, index, depth + 1)
         found = self._dim_of(expr, index, depth)  # a block of this file or another, as it keeps dimensions
         return found
+
+    def _piece_term(self, value: cst.BaseExpression, index: int, depth: int) -> Term | None:
+        """Dimension `index` of a piece of `q, k, v = t.chunk(3, dim=-1)` (`split`, `torch.chunk`
+        too): `t`'s own but along the split dimension, which is not modelled."""
+        value = self.followed(value)
+        if not isinstance(value, cst.Call) or any(a.star for a in value.args):
+            return None
+        func, args = value.func, list(value.args)
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("chunk", "split"):
+            return None
+        if not _is_module(func.value):
+            tensor = func.value
+        elif args and args[0].keyword is None:
+            tensor, args = args[0].value, args[1:]  # `torch.chunk(t, 3, dim=-1)`
+        else:
+            return None
+        given = [a.value for a in args[1:2] if a.keyword is None] + [a.value for a in args if a.keyword is not None
+                                                                     and a.keyword.value == "dim"]
+        axis = _integer(given[0]) if given else 0
+        rank = self._rank(tensor, depth + 1)
+        if axis is None or rank is None or not -rank <= axis < rank:
+            return None
+        return None if index == axis % rank else self._size_term(tensor, index, depth + 1)
 
     def _operator_term(self, expr: cst.BinaryOperation, index: int, depth: int) -> Term | None:
         """`a + b` broadcasts (dimensions aligned from the end; a size of 1 takes the other's);
@@ -1643,6 +1695,18 @@ class Sizes:
         inner = self._size_term(tensor, index, depth + 1)
         return None if factor is None or inner is None else _times(factor, inner)
 
+    def _shuffled_term(
+        self, tensor: cst.BaseExpression, factor: cst.BaseExpression, index: int, depth: int
+    ) -> Term | None:
+        """`F.pixel_shuffle(x, r)` of (N, C, H, W): (N, C // r², H * r, W * r)."""
+        times, rank = _integer(factor), self._rank(tensor, depth + 1)
+        inner = self._size_term(tensor, index, depth + 1)
+        if times is None or times < 1 or rank is None or rank < 3 or inner is None:
+            return None
+        if index == rank - 3:
+            return Op("//", inner, times * times)
+        return _times(times, inner) if index >= rank - 2 else inner
+
     def _looped(self, name: str, index: int) -> Term | None:
         """Dimension `index` of an input rebound only by `for layer in self.layers: x = layer(x)`
         over an `nn.ModuleList` of layers built with literal sizes: the input's own where every
@@ -1656,10 +1720,10 @@ class Sizes:
             bindings = [stmt for stmt in _statements(loop.body) if name in _bound_by(stmt)]
             if not bindings:
                 continue
-            layer = loop.target.value if isinstance(loop.target, cst.Name) else None
-            listed = _module_list(init_call(self._owner, loop.iter.attr.value)) if (
-                isinstance(loop.iter, cst.Attribute) and isinstance(loop.iter.value, cst.Name)
-                and loop.iter.value.value == "self") else None
+            layer, layers = _layer_loop(loop)
+            listed = _module_list(init_call(self._owner, layers.attr.value)) if (
+                isinstance(layers, cst.Attribute) and isinstance(layers.value, cst.Name)
+                and layers.value.value == "self") else None
             if layer is None or listed is None or not all(_applies(stmt, layer, name) for stmt in bindings):
                 return None
             for built in listed:
@@ -2193,12 +2257,31 @@ def _bound_by(stmt: cst.CSTNode) -> set[str]:
 
 
 def _applies(stmt: cst.CSTNode, layer: str, name: str) -> bool:
-    """`x = layer(x)`."""
-    return (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name)
-            and stmt.targets[0].target.value == name and isinstance(stmt.value, cst.Call)
-            and isinstance(stmt.value.func, cst.Name) and stmt.value.func.value == layer and len(stmt.value.args) == 1
-            and not stmt.value.args[0].keyword and not stmt.value.args[0].star
-            and isinstance(stmt.value.args[0].value, cst.Name) and stmt.value.args[0].value.value == name)
+    """`x = layer(x)`, or the residual `x = x + layer(x)` (the sum keeps what the layer keeps)."""
+    if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name)
+            and stmt.targets[0].target.value == name):
+        return False
+    value = stmt.value
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+        sides = (value.left, value.right)
+        if not any(isinstance(side, cst.Name) and side.value == name for side in sides):
+            return False
+        value = next((side for side in sides if not isinstance(side, cst.Name)), value)
+    return (isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name) and value.func.value == layer and len(value.args) == 1
+            and not value.args[0].keyword and not value.args[0].star
+            and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == name)
+
+
+def _layer_loop(loop: cst.For) -> tuple[str | None, cst.BaseExpression]:
+    """The layer's name and what the loop runs over: `for layer in self.layers`, or `for i, layer
+    in enumerate(self.layers)`."""
+    target, layers = loop.target, loop.iter
+    if (isinstance(layers, cst.Call) and isinstance(layers.func, cst.Name) and layers.func.value == "enumerate"
+            and len(layers.args) == 1 and not layers.args[0].keyword and isinstance(target, cst.Tuple)
+            and len(target.elements) == 2):
+        target, layers = target.elements[1].value, layers.args[0].value
+    return (target.value if isinstance(target, cst.Name) else None), layers
 
 
 def _module_list(built: cst.Call | None) -> list[cst.Call] | None:
