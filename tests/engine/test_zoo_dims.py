@@ -130,10 +130,14 @@ def test_an_image_size_test_in_the_patch_embedding_splits_declared_height_and_wi
     assert found(findings) == [("vit.py", 14, "XPT301", "error"), ("vit.py", 14, "XPT301", "error")]
 
 
-def test_a_declared_dim_reaches_a_submodule_through_a_method_forward_calls(tmp_path: Path) -> None:
+@pytest.mark.parametrize("features", [
+    "return self.norm(self.patch_embed(x))",
+    "x = self.patch_embed(x)\n                x = self.norm(x)\n                return x",  # timm's spelling: x rebound
+])
+def test_a_declared_dim_reaches_a_submodule_through_a_method_forward_calls(tmp_path: Path, features: str) -> None:
     # timm's VisionTransformer: `forward` hands `x` to `forward_features`, which calls the patch
-    # embedding; UNet2DModel and BertModel pass their inputs on the same way
-    findings = lint(tmp_path, {"vit.py": """
+    # embedding
+    findings = lint(tmp_path, {"vit.py": f"""
         import torch
         from torch import nn
 
@@ -152,7 +156,7 @@ def test_a_declared_dim_reaches_a_submodule_through_a_method_forward_calls(tmp_p
                 self.norm = nn.LayerNorm(8)
 
             def forward_features(self, x: torch.Tensor) -> torch.Tensor:
-                return self.norm(self.patch_embed(x))
+                {features}
 
             def forward(self, x: torch.Tensor) -> torch.Tensor:
                 return self.forward_features(x)

@@ -766,20 +766,20 @@ def _passed(
 
     def walk(method: cst.FunctionDef, given: ShapeConfig, given_ranks: dict[int, int], depth: int) -> None:
         sizes = Sizes(method, layers=layers)
-        for node in _walk(method.body):
-            func = node.func if isinstance(node, cst.Call) else None
+        for at, node in _calls(method):
+            func = node.func
             if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                     and func.value.value == "self"):
                 continue
             name = func.attr.value
             if name in attrs:
-                inputs, passed_ranks = _arguments(sizes, node, given, params, given_ranks)  # type: ignore[arg-type]
+                inputs, passed_ranks = _arguments(sizes, node, at, given, params, given_ranks)
                 found.append(ShapeConfig(inputs, source, AUTO, config.path, config.line, passed_ranks))
                 continue
             called = info.methods.get(name) if name not in layers and depth < 2 else None
             if called is not None and called is not method:
                 names = [p.name.value for p in called.params.params if p.name.value not in ("self", "cls")]
-                inputs, _ = _arguments(sizes, node, given, names, {})  # type: ignore[arg-type]
+                inputs, _ = _arguments(sizes, node, at, given, names, {})
                 if any(dims for _, dims in inputs):
                     walk(called, ShapeConfig(inputs, given.source, STATIC), {}, depth + 1)
 
@@ -787,12 +787,24 @@ def _passed(
     return found
 
 
+def _calls(method: cst.FunctionDef) -> Iterator[tuple[int, cst.Call]]:
+    """Every call of `method`'s body, with the index (in `_statements` order, as `Sizes` counts)
+    of the statement that makes it."""
+    for at, stmt in enumerate(_statements(method.body)):
+        small = isinstance(stmt, cst.BaseSmallStatement)
+        for part in [stmt] if small else [c for c in children(stmt) if isinstance(c, cst.BaseExpression)]:
+            for node in _walk(part):
+                if isinstance(node, cst.Call):
+                    yield at, node
+
+
 def _arguments(
-    sizes: Sizes, call: cst.Call, config: ShapeConfig, params: list[str] | None, ranks: dict[int, int]
+    sizes: Sizes, call: cst.Call, at: int, config: ShapeConfig, params: list[str] | None, ranks: dict[int, int]
 ) -> tuple[tuple[tuple[str, tuple[tuple[int, DimSpec], ...]], ...], tuple[tuple[str, int], ...]]:
-    """What `call` passes of the caller's declared inputs: per parameter of the callee (by
-    `params`, a keyword, or `#position`), the declared dimensions of the input or of the tensor
-    computed from it; and the ranks of inputs passed whole."""
+    """What `call` (in statement `at`) passes of the caller's declared inputs: per parameter of
+    the callee (by `params`, a keyword, or `#position`), the declared dimensions of the input
+    (still the input there: `x = self.patch_embed(x)` reads it) or of the tensor computed from
+    it; and the ranks of inputs passed whole."""
     inputs = []
     passed_ranks = []
     for position, arg in enumerate(call.args):
@@ -814,7 +826,8 @@ def _arguments(
             if carried:
                 inputs.append((key, carried))
             continue
-        if value.value in sizes.reassigned:
+        first = sizes._first_rebound.get(value.value)
+        if value.value in sizes.reassigned and (first is None or at > first):
             continue
         dims = next((d for written, d in config.inputs if written == value.value), None)
         if dims is None:
