@@ -266,18 +266,15 @@ PROGRAMS: list[Program] = [
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED: dict[str, str] = {
-    "qkv-chunk-then-token-test": "a `chunk` of a projection keeps no dims for a later size test",
     "unflatten-heads-helper-named": "`unflatten` inside a helper is not followed into the caller",
     "halves-helper-product-named": "a helper returning a tuple of slices is not followed",
     "causal-mask-past-its-length": "a buffer sliced on two dimensions by one size is not bounded",
     "causal-mask-up-to-its-length": "a slice of a buffer's innermost dimension to its whole length guards `!= length`",
     "assert-in-sequential-member": "an `assert` in a custom member of `nn.Sequential` is not followed",
     "every-other-row-apart": "a strided slice `x[::2]` is not modelled",
-    "enumerated-residual-layers-then-test": "a `ModuleList` loop through `enumerate` is not modelled",
     "block-projection-tied-to-other": "a block of another file keeps no output dims for a tie",
     "block-pair-then-row-test": "a tuple returned by a block of another file keeps no dims",
     "block-upsampled-length-test": "`ConvTranspose1d` is not modelled",
-    "pixel-shuffle-then-width-test": "`F.pixel_shuffle` is not modelled",
     "functional-pool-against-other": "`F.max_pool1d` is not modelled",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
