@@ -271,7 +271,6 @@ _MISSED: dict[str, str] = {
     "causal-mask-past-its-length": "a buffer sliced on two dimensions by one size is not bounded",
     "causal-mask-up-to-its-length": "a slice of a buffer's innermost dimension to its whole length guards `!= length`",
     "assert-in-sequential-member": "an `assert` in a custom member of `nn.Sequential` is not followed",
-    "every-other-row-apart": "a strided slice `x[::2]` is not modelled",
     "block-projection-tied-to-other": "a block of another file keeps no output dims for a tie",
     "block-pair-then-row-test": "a tuple returned by a block of another file keeps no dims",
     "block-upsampled-length-test": "`ConvTranspose1d` is not modelled",

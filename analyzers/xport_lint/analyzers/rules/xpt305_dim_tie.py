@@ -37,6 +37,9 @@ class _Dim:
     ref: SizeRef | None = None
     size: int | None = None
     affine: tuple[int, int] | None = (1, 0)
+    #: a strided slice's `k` (`x[::2]`: the size is `ceil(s / k)`), with `affine` None: no
+    #: constant, and no multiple of another root's size
+    stride: int = 1
 
     @property
     def exact(self) -> bool:
@@ -419,7 +422,12 @@ class DimTie(Rule):
                 if not isinstance(part.value, cst.Integer):
                     return None
                 continue  # an integer index drops the dimension
-            if not isinstance(part, cst.Slice) or part.step is not None:
+            if isinstance(part, cst.Slice) and part.step is not None:
+                if part.lower is not None or part.upper is not None or (_signed(part.step) or 0) < 2:
+                    return None
+                out.append(_strided(dim, _signed(part.step)))  # type: ignore[arg-type]
+                continue
+            if not isinstance(part, cst.Slice):
                 return None
             if part.lower is None and part.upper is None:
                 out.append(dim)
@@ -1081,6 +1089,9 @@ class DimTie(Rule):
         if any(spec is not None and spec.kind in (DimKind.AUTO, DimKind.DYNAMIC) for spec in specs):
             return None  # export takes the tie (or fails only on what the example shows)
         named = [(d, s) for d, s in zip((a, b), specs, strict=True) if s is not None and s.kind is DimKind.NAMED]
+        strided = self._strided_tie(a, b, specs, broadcast)
+        if strided is not None:
+            return strided
         if not named or any(d.affine is None for d, _ in named):
             return None  # no named Dim, or a size of one not modelled
         if len(named) == 2:
@@ -1099,7 +1110,41 @@ class DimTie(Rule):
                 "ConstraintViolationError (Constraints violated); declare that dimension static, or make "
                 "the other operand follow the input's size")
 
+    @staticmethod
+    def _strided_tie(a: _Dim, b: _Dim, specs: list[DimSpec | None], broadcast: bool) -> str | None:
+        """Why a strided named size (`x[::2]` of `Dim("a")`: `ceil(a / 2)`) cannot be tied to
+        another root's named size or to a constant (not 1 where it broadcasts): the tie is no
+        derived `Dim` of a root (measured: fails in both modes; declared `2 * d` against `d`
+        it exports), or None."""
+        if (a.stride > 1) == (b.stride > 1):
+            return None
+        (dim, spec), (other, other_spec) = sorted(zip((a, b), specs, strict=True), key=lambda p: p[0].stride == 1)
+        if spec is None or spec.kind is not DimKind.NAMED:
+            return None
+        if other_spec is not None and other_spec.kind is DimKind.NAMED and other_spec.name != spec.name:
+            what = f"{_name(other)} ({other_spec.text()})"
+        elif other_spec is None and other.size is not None and not (other.size == 1 and broadcast):
+            what = f"the constant size {other.size}"
+        else:
+            return None
+        return (f"{_name(dim)} ({spec.text()}) taken every {dim.stride} (`ceil(size / {dim.stride})`) to {what}: "
+                "export fails with ConstraintViolationError (Constraints violated); declare both sizes from one "
+                f"root `Dim` (`{dim.stride} * d` against `d`)")
+
     VALID = [
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Decimate(torch.nn.Module):
+                def forward(self, x, y):
+                    return x[::2] + y  # every other row of `2 * d` rows is `d` rows
+            def xport_example():
+                d = Dim("d")
+                return {"model": Decimate(), "args": (torch.randn(6, 2), torch.randn(3, 2)),
+                        "dynamic_shapes": {"x": {0: 2 * d}, "y": {0: d}}}
+            """
+        ),
         Valid(
             """
             import torch
@@ -1209,6 +1254,18 @@ class DimTie(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Decimate(torch.nn.Module):
+                def forward(self, x, y):
+                    return x[::2] + y  # expect: XPT305
+            def xport_example():
+                return {"model": Decimate(), "args": (torch.randn(6, 2), torch.randn(3, 2)),
+                        "dynamic_shapes": {"x": {0: Dim("a")}, "y": {0: Dim("b")}}}
+            """
+        ),
         Invalid(
             """
             import torch
@@ -1628,6 +1685,19 @@ def _merged(dims: list[_Dim], first: int, last: int) -> list[_Dim] | None:
     else:
         product = _Dim(size=math.prod(constants))  # type: ignore[arg-type]
     return [*dims[:first], product, *dims[last + 1:]]
+
+
+def _strided(dim: _Dim, step: int) -> _Dim:
+    """A dimension of `x[::step]`: `ceil(size / step)`, a multiple of the root where the step
+    divides the scale, else a strided size of it."""
+    if dim.size is not None:
+        return _Dim(size=-(-dim.size // step))
+    if dim.ref is None or dim.affine is None:
+        return _UNKNOWN
+    scale, offset = dim.affine
+    if scale % step == 0:
+        return _Dim(dim.ref, None, (scale // step, -(-offset // step)))
+    return _Dim(dim.ref, None, None, stride=step)
 
 
 def _repeated(dim: _Dim, times: int) -> _Dim:
