@@ -206,6 +206,49 @@ def test_an_assert_helper_on_the_image_size_specialises_the_declared_dims(tmp_pa
     assert found(findings) == [("timm_vit.py", 18, "XPT304", "error"), ("timm_vit.py", 19, "XPT304", "error")]
 
 
+@pytest.mark.parametrize(("declared", "expected"), [
+    ('{ 2 = { name = "height", min = 16, max = 64 } }', [("patch.py", 17, "XPT304", "error")]),
+    ('{ 0 = { name = "batch", min = 2, max = 64 } }', []),  # the height is static: the check holds
+])
+def test_a_check_against_an_image_size_set_from_the_config_fails_whatever_its_value(
+    tmp_path: Path, declared: str, expected: list
+) -> None:
+    # timm's PatchEmbed as built from a config: `self.img_size` is not a literal, yet under a
+    # named height Dim the example must equal it and the guard then fixes the height
+    findings = lint(tmp_path, {"patch.py": """
+        import torch
+        from torch import nn
+
+
+        def _assert(condition: bool, message: str) -> None:
+            assert condition, message
+
+
+        class PatchEmbed(nn.Module):
+            def __init__(self, img_size: int) -> None:
+                super().__init__()
+                self.img_size = (img_size, img_size)
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                B, C, H, W = x.shape
+                _assert(H == self.img_size[0], f"Input height ({H}) doesn't match model ({self.img_size[0]}).")
+                return x.flatten(2).transpose(1, 2)
+
+
+        class VisionTransformer(nn.Module):
+            def __init__(self, img_size: int) -> None:
+                super().__init__()
+                self.patch_embed = PatchEmbed(img_size)
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return self.patch_embed(x)
+    """}, f"""
+        [tool.xport-lint.dynamic-shapes."patch.VisionTransformer"]
+        x = {declared}
+    """)
+    assert found(findings) == expected
+
+
 UPSAMPLING = """
     import torch
     import torch.nn.functional as F

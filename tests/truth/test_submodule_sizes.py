@@ -4,8 +4,9 @@ library): a declared `Dim` carried into a block's `forward` through the layer be
 (`self.block(self.conv_in(x))`, a `Linear`, a keyword argument, a method `forward` calls); a
 buffer made by `nn.Buffer(...)` or `register_buffer(..., torch.arange(n).expand((1, -1)))`
 sliced by an input size that was unpacked from a name bound to `x.size()`, or offset by an int
-argument (`past : seq + past`); a size test on such a slice. Each program has a twin whose
-declared range the code supports.
+argument (`past : seq + past`); a size test on such a slice; a check equating a declared size
+with a value the model holds from its config. Each program has a twin whose declared range
+the code supports.
 
 Each outcome was measured on torch 2.13.0 in both modes, and torch must still agree. Written
 with the engine change that reads these spellings (shapes.py: `_passed` carries a computed
@@ -32,6 +33,8 @@ class Block(torch.nn.Module):
 """
 _POSITIONS = 'self.register_buffer("pos", torch.arange(16).expand((1, -1)), persistent=False)'
 _SEQ = '{"x": {1: Dim("seq", min=2, max=%d)}}'
+_CONFIG = 'CONFIG = {"image_size": %d}'
+_HELD = 'self.img_size = (CONFIG["image_size"], CONFIG["image_size"])'
 
 PROGRAMS: list[Program] = [
     # a batch Dim reaches a block of another file through a convolution that keeps dimension 0
@@ -73,6 +76,22 @@ PROGRAMS: list[Program] = [
     Program("test-on-a-buffer-slice-the-range-decides",
             "p = self.pos[:, 0 : x.shape[1]]\nif p.shape[1] > 16:\n    return x * 2\nreturn x + p",
             "(torch.randn(2, 8),)", _SEQ % 16, fails=False, init=_POSITIONS),
+    # a check equating a declared size with a value the model holds from its config (timm's
+    # PatchEmbed: `_assert(H == self.img_size[0])`): whatever the value, export fails
+    Program("assert-on-a-held-size", 'B, C, H, W = x.shape\nassert H == self.img_size[0], "size"\nreturn x * 2',
+            "(torch.randn(2, 3, 8, 8),)", '{"x": {2: Dim("h", min=4, max=16)}}', fails=True,
+            top=_CONFIG % 8, init=_HELD),
+    Program("check-on-a-held-size", "torch._check(x.shape[3] == self.img_size[1])\nreturn x * 2",
+            "(torch.randn(2, 3, 8, 8),)", '{"x": {3: Dim("w", min=4, max=16)}}', fails=True,
+            top=_CONFIG % 8, init=_HELD),
+    Program("assert-helper-on-a-held-size-the-example-differs",
+            "B, C, H, W = x.shape\n_assert(H == self.img_size[0], 'size')\nreturn x * 2",
+            "(torch.randn(2, 3, 8, 8),)", '{"x": {2: Dim("h", min=4, max=16)}}', fails=True, violation=False,
+            top=_CONFIG % 12 + "\n\ndef _assert(condition, message):\n    assert condition, message", init=_HELD),
+    Program("assert-on-a-held-size-of-a-static-dim",
+            'B, C, H, W = x.shape\nassert H == self.img_size[0], "size"\nreturn x * 2',
+            "(torch.randn(2, 3, 8, 8),)", '{"x": {0: Dim("b", min=2, max=16)}}', fails=False,
+            top=_CONFIG % 8, init=_HELD),
     # BertEmbeddings' spelling whole: nn.Buffer, sizes unpacked from `input_ids.size()`, an offset
     Program("bert-positions",
             "input_shape = x.size()\nbatch_size, seq_length = input_shape\n"

@@ -675,11 +675,22 @@ def init_buffers(cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str 
     }  # type: ignore[misc]
 
 
+#: what keeps every size of the tensor it is given (its other arguments are not sizes)
+_SIZE_KEEPING_FUNCTIONS = frozenset({"torch.tril", "torch.triu"})
+_SIZE_KEEPING_METHODS = frozenset({"tril", "triu", "bool", "float", "half", "long", "int", "to", "clone",
+                                   "contiguous"})
+
+
 def _buffer_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> ExampleSizes:
     """A buffer's literal sizes: a factory's (`factory_sizes`), `torch.arange(64)`'s, and those
-    kept through `.expand(1, -1)`, `.unsqueeze(0)`, `.view(1, -1)` of them (position ids)."""
+    kept through `.expand(1, -1)`, `.unsqueeze(0)`, `.view(1, -1)` of them (position ids), and
+    through ops that keep every size (`torch.tril(...)`, `.bool()`: a causal mask)."""
+    if isinstance(expr, cst.Call) and resolve(expr.func) in _SIZE_KEEPING_FUNCTIONS and expr.args:
+        return _buffer_sizes(expr.args[0].value, resolve)  # `torch.tril(torch.ones(16, 16))`
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and resolve(expr.func) is None:
         inner = _buffer_sizes(expr.func.value, resolve)
+        if expr.func.attr.value in _SIZE_KEEPING_METHODS:
+            return inner  # `.tril()`, `.bool()`, `.to(torch.bool)`
         numbers = [a.value for a in expr.args if a.keyword is None and not a.star]
         if len(numbers) == 1 and isinstance(numbers[0], (cst.Tuple, cst.List)):
             numbers = [e.value for e in numbers[0].elements]
@@ -891,6 +902,7 @@ class Sizes:
         `functions`: the file's top-level functions, whose few straight-line statements a size
         is read through (`returned_at`), as the methods of the class are."""
         self.functions = functions or {}
+        self.func = func
         self.leaves = leaves
         self.ranks = dict(ranks or {})
         self.inline = inline
@@ -1067,6 +1079,25 @@ class Sizes:
         if isinstance(expr, (cst.Tuple, cst.List)):  # `c in (3, 4)`
             return all(isinstance(e, cst.Element) and self._collect(e.value, out, depth + 1) for e in expr.elements)
         return False
+
+    def held_value(self, expr: cst.BaseExpression) -> bool:
+        """Whether `expr` is a Python value the model holds that no size model reads:
+        `self.img_size[0]` or `self.num_channels` set in `__init__` from its config (not to a
+        literal, a layer, a tensor or a buffer) and never assigned in `forward`."""
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            expr = expr.value
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+            return False
+        owner, attr = self._owner, expr.attr.value
+        if owner is None or self._constant(expr) is not None or self._held(expr) is not None:
+            return False
+        built = init_layer_calls(owner).get(attr)
+        if built is not None and (built.startswith(("torch", "nn.", "F.")) or built.rpartition(".")[2][:1].isupper()):
+            return False  # a layer, a tensor, a `Parameter`
+        init = next((m for m in owner.body.body if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"), None)
+        return init is not None and _assigns(init, attr) and not _assigns(self.func, attr) and not any(
+            isinstance(n, cst.SimpleString) and n.evaluated_value == attr for n in _walk(init.body)
+        )  # `register_buffer("img_size", ...)` names a tensor
 
     def size_itself(self, expr: cst.BaseExpression) -> SizeRef | None:
         """The input dimension `expr` is, with no arithmetic on it: `x.shape[1]`, `seq_len` of
@@ -2020,6 +2051,49 @@ class Sizes:
             return True
         inlined = self.called(expr)
         return self.evaluate(inlined, sizes, depth + 1) if inlined is not None else None
+
+
+def _assigns(func: cst.FunctionDef, attr: str) -> bool:
+    """Whether `func` assigns `self.<attr>` (alone or in a tuple target)."""
+    for stmt in _statements(func.body):
+        targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else (
+            [stmt.target] if isinstance(stmt, (cst.AugAssign, cst.AnnAssign)) else [])
+        for target in targets:
+            for node in _walk(target):
+                if (isinstance(node, cst.Attribute) and node.attr.value == attr and isinstance(node.value, cst.Name)
+                        and node.value.value == "self"):
+                    return True
+    return False
+
+
+def pinned_to_held_value(test: cst.BaseExpression, sizes: Sizes, config: ShapeConfig) -> Verdict | None:
+    """A check that must hold (`assert`, `torch._check`, timm's `_assert`) equating a declared
+    size with a value the model holds that no size model reads (`H == self.img_size[0]`, set
+    from its config): whatever that value, it fails export under a named `Dim` whose range holds
+    more than one size. The example must equal it (else the check fails in eager and export
+    alike), and the guard then fixes the size to that one value (ConstraintViolationError).
+    None where the test is not that."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)):
+        return None
+    left, right = test.left, test.comparisons[0].comparator
+    for size, held in ((left, right), (right, left)):
+        ref = sizes.size_itself(size) if sizes.held_value(held) else None
+        if ref is None:
+            continue
+        spec = config.dim(*ref)
+        low, high = spec.values()
+        if spec.kind is not DimKind.NAMED or high <= low:
+            continue
+        return _with_note(Verdict(
+            Severity.ERROR,
+            f"`{ref[0]}.shape[{ref[2]}]` is {spec.text()} ({config.source}); the check holds only where it equals "
+            f"`{cst.Module([]).code_for_node(held)}`, a value the model holds: export fails whatever that value "
+            "is (the example's size must equal it, and the guard then fixes the size to it: "
+            "ConstraintViolationError); declare that dimension static",
+            fixable=False,
+        ), config)
+    return None
 
 
 def _count_param(param: cst.Param) -> bool:

@@ -6,7 +6,7 @@ from ..model import Mode, Severity
 from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import DimKind, ShapeConfig, Sizes, holding_range, judge_branch
+from ..shapes import DimKind, ShapeConfig, Sizes, holding_range, judge_branch, pinned_to_held_value
 from ._conditions import short
 
 #: calls that assert their first argument (timm's `_assert` is torch's)
@@ -81,7 +81,13 @@ class ShapeGuard(Rule):
         if not any(spec.kind is DimKind.NAMED for _, dims in config.inputs for _, spec in dims):
             return
         sizes = self.ctx.sizes()
-        if sizes is None or not sizes.refs(test):
+        if sizes is None:
+            return
+        pinned = pinned_to_held_value(test, sizes, config)  # `H == self.img_size[0]`, set from a config
+        if pinned is not None:
+            self.report(test, f"{keyword} on the size `{short(test)}`: {pinned.reason}", notes=pinned.notes)
+            return
+        if not sizes.refs(test):
             return
         verdict = judge_branch(test, sizes, config, self.ctx.mode)
         if verdict.severity is not Severity.ERROR:
