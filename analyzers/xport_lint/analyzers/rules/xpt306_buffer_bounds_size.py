@@ -8,7 +8,7 @@ from ..model import Mode, Severity
 from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import DimKind, init_buffers
+from ..shapes import DimKind, Sizes, init_buffers
 from ._conditions import short
 
 
@@ -39,8 +39,14 @@ class BufferBoundsSize(Rule):
     length, the largest size the model supports anyway (longer inputs would not match the
     buffer in eager either).
 
+    A slice of the buffer's last dimension, where a dimension it keeps before that one is
+    longer than 1 (`self.bias[:, :, :T, :T]` of a causal mask), fails non-strict export even at
+    `max=` the length: the slice is contiguous only at the whole length, which export guards.
+
     ## Modes
-    Error in both modes (torch 2.13). `Dim.AUTO` takes the bound without a word: nothing reported.
+    Error in both modes (torch 2.13); the last-dimension slice at `max=` the length, in
+    non-strict mode only (strict export fails or passes by what reads the slice). `Dim.AUTO`
+    takes the bound without a word: nothing reported.
     """
 
     CODE = "XPT306"
@@ -78,6 +84,14 @@ class BufferBoundsSize(Rule):
             refs = [end]
             spec = config.dim(*refs[0])
             length = shape[dim]
+            if spec.kind is DimKind.NAMED and not spec.derived and spec.values()[1] == length and self._strided_last(
+                    node, dim, shape, sizes):
+                self.report(node, f"`{short(node)}` slices the last dimension of `self.{value.attr.value}` ({length} "
+                                  f"long) by `{refs[0][0]}.shape[{refs[0][2]}]`, declared `{spec.text()}`: a slice "
+                                  f"to the whole length is contiguous and a shorter one is not, so non-strict export "
+                                  f"guards `!= {length}` and fails with ConstraintViolationError; declare "
+                                  f"`max={length - 1}`")
+                return
             if spec.kind is not DimKind.NAMED or spec.derived or spec.values()[1] <= length:
                 continue
             declared = "any size" if spec.values()[1] == math.inf else f"up to {spec.high}"
@@ -90,6 +104,17 @@ class BufferBoundsSize(Rule):
             note = config.note()
             self.report(node, message, fix=rewrite.fix, notes=(note,) if note is not None else ())
             return
+
+    def _strided_last(self, node: cst.Subscript, dim: int, shape: tuple[int, ...], sizes: Sizes) -> bool:
+        """Non-strict export only: `dim` is the buffer's last dimension and a dimension the slice
+        keeps before it is longer than 1 (a literal length, or itself sliced by an input size), so
+        the slice's contiguity depends on the size (measured on torch 2.13: `pos[:, :T]` of a (4,
+        16) buffer and `bias[:, :, :T, :T]` of a causal mask fail non-strict export at `max=16`;
+        strict export fails or passes by what reads the slice; a (1, 16) buffer exports)."""
+        if self.ctx.mode is not Mode.NON_STRICT or dim != len(shape) - 1 or len(node.slice) != len(shape):
+            return False
+        return any(isinstance(e.slice, cst.Slice) and (shape[i] > 1 or sizes.slice_end(e.slice) is not None)
+                   for i, e in enumerate(node.slice[:dim]))
 
     def _narrowing(self, ref: tuple[str, int, int], low: int | None, length: int) -> Rewrite:
         program, traced = self.ctx.program, self.ctx.traced
@@ -118,6 +143,20 @@ class BufferBoundsSize(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Window(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("pos", torch.ones(4, 16))
+                def forward(self, x):
+                    return x + self.pos[:, : x.shape[1]].sum(0)  # expect: XPT306
+            def xport_example():
+                return {"model": Window(), "args": (torch.randn(4, 8),), "dynamic_shapes": {"x": {1: Dim("t", max=16)}}}
+            """
+        ),
         Invalid(
             """
             import torch
