@@ -1,0 +1,286 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..defined_contexts import ENVIRONMENT_WRITES, os_builtin
+from ..model import Mode, Severity
+from ..rewrites import non_strict_rewrite
+from ..rule import Invalid, Rule, TorchError, Valid
+from ..walk import iter_nodes
+from ._conditions import short
+
+_SKIPPED = "Attempted to call function marked as skipped"
+#: builtins strict export has no handler for, and torch's words (measured on torch 2.13;
+#: `vars`, `locals`, `eval`, `id`, `getattr`, `iter`/`next` export)
+_BUILTINS = {
+    "globals": "Failed to trace builtin operator",
+    "dir": "Failed to trace builtin operator",
+    "exec": "Failed to trace builtin operator",
+    "compile": "Failed to trace builtin operator",
+}
+#: C functions of `sys` measured to fail (`sys.exc_info`, `sys.getrecursionlimit`, `sys.intern` export)
+_SYS = ("sys.getsizeof", "sys.getrefcount")
+#: cache wrappers whose construction strict export cannot trace (a module-level cached helper exports)
+_CACHES = ("functools.lru_cache", "functools.cache")
+
+
+class StrictUntraceablePython(Rule):
+    """Traced code calls Python that strict export cannot trace (`globals()`, `gc`, `threading`, a C function of `os`, an `lru_cache` built).
+
+    ## What it does
+    Flags, in traced code: the builtins `globals()`, `dir()`, `exec()` and `compile()`; any call
+    of `gc` or `threading`; a C function of `os` (`os.getpid()`, `os.getcwd()`,
+    `os.cpu_count()`, where `os.path.join` and `os.getenv` are Python and export) or of `sys`
+    measured to fail (`sys.getsizeof`, `sys.getrefcount`); a write to `os.environ`
+    (`os.environ[k] = v`, `.update(...)`, `del`, which call `os.putenv`/`os.unsetenv`); and
+    `functools.lru_cache`/`functools.cache` applied inside traced code (a nested function
+    decorated with it, or the wrapper called). A `with` item is XPT410's.
+
+    ## Why it fails torch.export
+    Strict export traces Python bytecode with Dynamo, which refuses what it has no model for:
+    `Failed to trace builtin operator` (`globals`, `dir`, `exec`, `compile`; `dir()` with no
+    argument: `invalid call to builtin op handler`), `Attempted to call function marked as
+    skipped` (the C functions of `gc`, `os`, `sys`, and the `threading` module, whose files it
+    skips), `Unsupported method call` (building the `lru_cache` wrapper type). Non-strict
+    export runs them as Python, once, while tracing (measured on torch 2.13).
+
+    ## Example
+    ```python
+    scale = globals()["SCALE"]
+    ```
+
+    ## Use instead
+    Read configuration in `__init__` and keep it on the module; build caches at module level
+    (a cached module-level helper exports); leave process and garbage-collector state to the
+    code that calls the exported program; or export non-strict.
+
+    ## Fix safety
+    Unsafe: `strict=True` becomes `strict=False` at the file's export calls, where non-strict
+    export runs the call once, while tracing. It assumes the rest of the model exports
+    non-strict too. No fix when strict mode comes from the configuration.
+
+    ## Modes
+    Error in strict export; nothing in non-strict export, which exports these.
+    """
+
+    CODE = "XPT414"
+    NAME = "strict-untraceable-python"
+    SEVERITY = None
+    STRICT_SEVERITY = Severity.ERROR
+    PYTORCH_NAME = "Unsupported (Dynamo): Failed to trace builtin operator / function marked as skipped"
+    FAILS_WITH = {
+        Mode.STRICT: (
+            TorchError("Unsupported", "Failed to trace builtin operator"),
+            TorchError("Unsupported", "invalid call to builtin op handler"),
+            TorchError("Unsupported", _SKIPPED),
+            TorchError("Unsupported", "Unsupported method call"),
+        ),
+    }
+
+    def visit_Call(self, node: cst.Call) -> None:
+        statement = self.ctx.statement
+        if isinstance(statement, cst.With) and any(item.item is node for item in statement.items):
+            return  # entered as a context manager: XPT410 judges it
+        if isinstance(statement, cst.FunctionDef) and any(d.decorator is node for d in statement.decorators):
+            return  # a decorator of a function defined here: `visit_Decorator`'s
+        words = self._refused(node)
+        if words is not None:
+            self._flag(node, f"`{short(node)}`", words)
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        """`@functools.cache` or `@functools.lru_cache(maxsize=None)` on a function defined in
+        traced code: the wrapper is built each time the traced code runs the `def`."""
+        target = node.decorator.func if isinstance(node.decorator, cst.Call) else node.decorator
+        if self.ctx.resolve(target) in _CACHES:
+            self._flag(node.decorator, f"`@{short(node.decorator)}`", "Unsupported method call", statement=node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._environment_store(target.target, "os.putenv")
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._environment_store(node.target, "os.putenv")
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._environment_store(node.target, "os.unsetenv")
+
+    def _environment_store(self, target: cst.BaseExpression, calls: str) -> None:
+        if isinstance(target, cst.Subscript) and self.ctx.resolve(target.value) == "os.environ":
+            self._flag(target, f"writing `{short(target)}` (it calls `{calls}`)", _SKIPPED)
+
+    def _refused(self, node: cst.Call) -> str | None:
+        """torch's words where strict export refuses the call (None: it traces it)."""
+        func = node.func
+        qualified = self.ctx.resolve(func)
+        if qualified is None:
+            if isinstance(func, cst.Name) and func.value in _BUILTINS and not self._bound(func.value):
+                if func.value == "dir" and not node.args:
+                    return "invalid call to builtin op handler"
+                return _BUILTINS[func.value]
+            return None
+        if qualified in _CACHES:
+            return "Unsupported method call"
+        if qualified in ENVIRONMENT_WRITES:
+            return _SKIPPED
+        if qualified.startswith(("gc.", "threading.")) or qualified in _SYS:
+            return _SKIPPED
+        if qualified.startswith("os.") and qualified.count(".") == 1 and os_builtin(qualified):
+            return _SKIPPED
+        return None
+
+    def _bound(self, name: str) -> bool:
+        """`name` is defined in the file or the traced function (a `dir` of its own)."""
+        traced = self.ctx.traced
+        scopes: list[cst.CSTNode] = [self.ctx.program.module]
+        if traced is not None:
+            if any(p.name.value == name for p in (*traced.func.params.params, *traced.func.params.kwonly_params)):
+                return True
+            scopes = [traced.func.body, *(s for s in self.ctx.program.module.body)]
+        for scope in scopes:
+            for found in iter_nodes(scope):
+                if isinstance(found, (cst.FunctionDef, cst.ClassDef)) and found.name.value == name:
+                    return True
+                if isinstance(found, (cst.Assign, cst.AnnAssign)):
+                    targets = [t.target for t in found.targets] if isinstance(found, cst.Assign) else [found.target]
+                    if any(isinstance(t, cst.Name) and t.value == name for t in targets):
+                        return True
+        return False
+
+    def _flag(self, node: cst.CSTNode, what: str, words: str, statement: cst.CSTNode | None = None) -> None:
+        rewrite = non_strict_rewrite(call.call for call in self.ctx.program.export_calls)
+        message = f"strict export cannot trace {what} in traced code: Unsupported: {words}"
+        if rewrite.reason:
+            message += f" (no automatic fix: {rewrite.reason})"
+        self.report(node, message, fix=rewrite.fix, statement=statement)
+
+    VALID = [
+        Valid(
+            """
+            import functools
+            import os
+            import torch
+            SCALE = 2.0
+            @functools.lru_cache(maxsize=None)
+            def _inverse(width):
+                return 1.0 / width
+            class Scaled(torch.nn.Module):
+                def forward(self, x):
+                    name = os.path.join("a", "b")
+                    return x * SCALE * _inverse(x.shape[-1]) * len(vars(self) or name)
+            def xport_example():
+                return Scaled(), (torch.randn(2, 4),)
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            SCALE = 2.0
+            class Scaled(torch.nn.Module):
+                def forward(self, x):
+                    return x * globals()["SCALE"]  # expect: XPT414
+            def export():
+                return torch.export.export(Scaled(), (torch.randn(2, 4),), strict=True)
+            """,
+            expected_replacement="""
+            import torch
+            SCALE = 2.0
+            class Scaled(torch.nn.Module):
+                def forward(self, x):
+                    return x * globals()["SCALE"]  # expect: XPT414
+            def export():
+                return torch.export.export(Scaled(), (torch.randn(2, 4),), strict=False)
+            """,
+        ),
+        Invalid(
+            """
+            import gc
+            import torch
+            class Collected(torch.nn.Module):
+                def forward(self, x):
+                    gc.collect()  # expect: XPT414
+                    return x * 2
+            def export():
+                return torch.export.export(Collected(), (torch.randn(2, 4),), strict=True)
+            """,
+            expected_replacement="""
+            import gc
+            import torch
+            class Collected(torch.nn.Module):
+                def forward(self, x):
+                    gc.collect()  # expect: XPT414
+                    return x * 2
+            def export():
+                return torch.export.export(Collected(), (torch.randn(2, 4),), strict=False)
+            """,
+        ),
+        Invalid(
+            """
+            import functools
+            import torch
+            class Cached(torch.nn.Module):
+                def forward(self, x):
+                    @functools.lru_cache(maxsize=None)  # expect: XPT414
+                    def inverse(width):
+                        return 1.0 / width
+                    return x * inverse(x.shape[-1])
+            def export():
+                return torch.export.export(Cached(), (torch.randn(2, 4),), strict=True)
+            """,
+            expected_replacement="""
+            import functools
+            import torch
+            class Cached(torch.nn.Module):
+                def forward(self, x):
+                    @functools.lru_cache(maxsize=None)  # expect: XPT414
+                    def inverse(width):
+                        return 1.0 / width
+                    return x * inverse(x.shape[-1])
+            def export():
+                return torch.export.export(Cached(), (torch.randn(2, 4),), strict=False)
+            """,
+        ),
+        Invalid(
+            """
+            import os
+            import torch
+            class Tagged(torch.nn.Module):
+                def forward(self, x):
+                    os.environ["MODEL_RAN"] = "1"  # expect: XPT414
+                    return x + 1
+            def export():
+                return torch.export.export(Tagged(), (torch.randn(2, 4),), strict=True)
+            """,
+            expected_replacement="""
+            import os
+            import torch
+            class Tagged(torch.nn.Module):
+                def forward(self, x):
+                    os.environ["MODEL_RAN"] = "1"  # expect: XPT414
+                    return x + 1
+            def export():
+                return torch.export.export(Tagged(), (torch.randn(2, 4),), strict=False)
+            """,
+        ),
+        Invalid(
+            """
+            import os
+            import torch
+            class Stamped(torch.nn.Module):
+                def forward(self, x):
+                    return x + os.getpid() % 2  # expect: XPT414
+            def export():
+                return torch.export.export(Stamped(), (torch.randn(2, 4),), strict=True)
+            """,
+            expected_replacement="""
+            import os
+            import torch
+            class Stamped(torch.nn.Module):
+                def forward(self, x):
+                    return x + os.getpid() % 2  # expect: XPT414
+            def export():
+                return torch.export.export(Stamped(), (torch.randn(2, 4),), strict=False)
+            """,
+        ),
+    ]
