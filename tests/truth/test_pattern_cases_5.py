@@ -775,25 +775,36 @@ def xport_inputs():
 
 
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
-KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    ("threshold-attribute-read-in-forward-tested-in-a-method", Mode.NON_STRICT): "not yet analysed",
-    ("threshold-attribute-read-in-forward-tested-in-a-method", Mode.STRICT): "not yet analysed",
-    ("best-index-from-a-python-list", Mode.NON_STRICT): "not yet analysed",
-    ("best-index-from-a-python-list", Mode.STRICT): "not yet analysed",
-    ("head-chosen-through-a-module-dict", Mode.STRICT): "not yet analysed",
-    ("repeat-by-floor-of-a-read-scale", Mode.STRICT): "not yet analysed",
-}
+KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
-NO_FIX: dict[str, str] = {
-    name: "not yet analysed"
-    for name in (
-        "expert-skipped-when-no-token-routed", "nms-while-candidates-left", "tokens-pruned-to-a-counted-k",
-        "walrus-count-then-normalise", "steps-by-math-ceil-of-a-read", "positive-rows-kept-by-a-filtered-comprehension",
-        "head-chosen-through-a-module-dict", "scale-looked-up-by-searchsorted", "classes-counted-by-bincount-max",
-        "flag-kept-on-self-then-negated", "range-unpacked-from-a-helper-then-tested", "split-by-unique-counts",
-        "sum-of-a-tolist-comprehension-as-a-loop-bound",
-    )
+NO_FIX = {
+    "expert-skipped-when-no-token-routed": "the branch skips an expert no token chose, and the rest of the loop"
+    " step writes `out[idx]` in place: a torch.cond branch must be pure",
+    "nms-while-candidates-left": "the loop runs until a size that depends on data says stop, and that size changes"
+    " from step to step (`order` shrinks): torch.while_loop carries tensors of fixed shapes",
+    "tokens-pruned-to-a-counted-k": "`k` sets `topk`'s output size for the code after it: `.item()` would export,"
+    " but such a size read from data fails at run time on other inputs (XPT203's doc)",
+    "walrus-count-then-normalise": "the branch divides by `n`, a number read from data that torch.cond cannot close"
+    " over, and `n` is bound by the walrus inside the test",
+    "positive-rows-kept-by-a-filtered-comprehension": "the filter makes a Python list whose length is data; a"
+    " boolean mask of the tensor (`x[x.sum(1) > 0]`) selects the same rows as a tensor",
+    "head-chosen-through-a-module-dict": "the key is a string spelt from the number read: no tensor selects a"
+    " `ModuleDict` entry",
+    "scale-looked-up-by-searchsorted": "the index is read by `int()` and kept in a name that indexes a Python"
+    " list: a list of numbers made a tensor, indexed by the tensor read, selects in the graph",
+    "classes-counted-by-bincount-max": "the loop appends to a list whose length is the count: the stacked output's"
+    " size is data, and a torch.while_loop body must be pure",
+    "flag-kept-on-self-then-negated": "the flag is kept on `self` (`self.seen_any = bool(...)`): the tensor it is"
+    " read from is not at hand at the test, and keeping a tensor there changes what the module holds",
+    "range-unpacked-from-a-helper-then-tested": "the branches compute with `lo` and `hi`, numbers read from data"
+    " by a helper, which torch.cond cannot close over",
+    "split-by-unique-counts": "a list of a length read from data (`counts.tolist()`) splits into that many"
+    " pieces: a graph has a fixed number of outputs",
+    "threshold-attribute-read-in-forward-tested-in-a-method": "the number tested is kept on `self` and read"
+    " through a method: the tensor it is read from is not at hand at the test",
+    "best-index-from-a-python-list": "`s.index(max(s))` searches a list read from data: `scores.argmax()` is"
+    " the same index as a tensor, but what reads it (`x[best]`) then indexes by a tensor",
 }
 
 

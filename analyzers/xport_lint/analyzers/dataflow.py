@@ -893,6 +893,13 @@ class FunctionFlow:
                 if returned is not None:
                     return returned
             return self._library_call(node, qualified, args, any_tensor)
+        if isinstance(func, cst.Attribute) and any(key.startswith("self.") for key in self.env):
+            # `if self._hot():` of `def _hot(self): return self.level > 0.5`, `self.level` read from
+            # data earlier in this function: the method's one `return`, read here, reads that number
+            inlined = self.inlined(node)
+            kept = self.value(inlined) if inlined is not None else NOTHING
+            if kept.has(Kind.DATA):
+                return kept
         helper = self.resolver.call_helper(self, node, args)
         if helper is not None:
             return helper

@@ -52,6 +52,50 @@ def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
         # `int(steps.item())`, `float(int(t))`: a conversion of a number read from a tensor
         read = is_tensor_like(flow.value(arg)) or (isinstance(arg, cst.Call) and _conversion(flow, arg) is not None)
         return func.value if read else None
+    qualified = flow.resolver.resolve(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+    if qualified in _ROUNDING and len(call.args) == 1 and _read_call(flow, call.args[0].value):
+        return qualified  # `math.ceil(t.max().item())`: the read of `t.max().ceil()`
+    if qualified is None and isinstance(func, cst.Name) and func.value in ("min", "max") and len(call.args) == 2 \
+            and not any(a.star or a.keyword for a in call.args):
+        reads = [_read_call(flow, a.value) for a in call.args]
+        others = [a.value for a, read in zip(call.args, reads, strict=True) if not read]
+        if len(others) == 1 and _number_literal(others[0]):
+            return func.value  # `max(1, int(n))`: the read of `n.clamp_min(1)`
+    if qualified is None and isinstance(func, cst.Name) and func.value == "sum" and len(call.args) == 1 \
+            and _summed_list(flow, call.args[0].value) is not None:
+        return "sum"  # `sum(t.tolist())`, `sum(c for c in t.tolist())`: the read of `t.sum()`
+    return None
+
+
+#: Python's rounding of a number, and the tensor method that rounds the same way
+_ROUNDING = {"math.ceil": "ceil", "math.floor": "floor", "math.trunc": "trunc"}
+
+
+def _read_call(flow: FunctionFlow, expr: cst.BaseExpression) -> bool:
+    """`expr` is itself a read of a number from a tensor (`t.item()`, `int(t)`, `math.ceil(...)`)."""
+    return isinstance(expr, cst.Call) and _conversion(flow, expr) is not None
+
+
+def _number_literal(expr: cst.BaseExpression) -> bool:
+    """`1`, `0.5`, `-1`: a number written out."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float))
+
+
+def _summed_list(flow: FunctionFlow, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The tensor `t` of `t.tolist()`, or of a comprehension handing back each element of it
+    unchanged (`c for c in t.tolist()`, no filter): what `sum()` of it adds up, or None."""
+    if isinstance(expr, (cst.GeneratorExp, cst.ListComp)):
+        loop = expr.for_in
+        if loop.ifs or loop.inner_for_in is not None or not isinstance(loop.target, cst.Name):
+            return None
+        if not (isinstance(expr.elt, cst.Name) and expr.elt.value == loop.target.value):
+            return None
+        expr = loop.iter
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "tolist" \
+            and not expr.args and is_tensor_like(flow.value(expr.func.value)):
+        return expr.func.value
     return None
 
 
@@ -69,6 +113,19 @@ def _as_tensor(kind: str, call: cst.Call) -> cst.BaseExpression:
         return call.func.value
     if kind.removeprefix("torch.") in _PYTHON_BOOL_OPS:
         return _bool_op_as_tensor(kind, call)
+    if kind in _ROUNDING:
+        return cst.parse_expression(f"{_operand(call.args[0].value)}.{_ROUNDING[kind]}()")
+    if kind in ("min", "max"):
+        # the side `_Unwrap` turned into a tensor (it is no literal), clamped by the literal
+        tensor, bound = sorted((a.value for a in call.args), key=_number_literal)
+        clamp = "clamp_min" if kind == "max" else "clamp_max"
+        return cst.parse_expression(f"{_operand(tensor)}.{clamp}({code_of(bound)})")
+    if kind == "sum":
+        summed = call.args[0].value
+        if isinstance(summed, (cst.GeneratorExp, cst.ListComp)):
+            summed = summed.for_in.iter
+        assert isinstance(summed, cst.Call) and isinstance(summed.func, cst.Attribute)
+        return cst.parse_expression(f"{_operand(summed.func.value)}.sum()")
     inner = call.args[0].value.with_changes(lpar=[], rpar=[])
     simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
     wrapped = code_of(inner) if simple else f"({code_of(inner)})"
@@ -485,6 +542,10 @@ def python_read(flow: FunctionFlow, predicate: cst.CSTNode, bound: Iterable[str]
             continue
         if node.func.attr.value in ("tolist", "item") and is_tensor_like(flow.value(node.func.value)):
             return code_of(node)
+        if isinstance(node.func.value, cst.Name) and node.func.value.value == "self":
+            value = flow.value(node)  # `self._hot()` returning `self.level > 0.5` of a number kept on self
+            if value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value):
+                return code_of(node)
     return None
 
 

@@ -105,6 +105,9 @@ class ScalarBranch(ConditionRule, Rule):
         self.check_conditions(node, "comprehension filter")
 
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
+        if isinstance(node, cst.CompIf):
+            return Rewrite(reason="the filter makes a Python list whose length is data; a boolean mask of the"
+                           " tensor the numbers are read from (`x[t > 0]`) selects the same entries as a tensor")
         if isinstance(node, cst.While) and self.ctx.flow is not None and self.ctx.traced is not None:
             return while_loop_rewrite(self.ctx.flow, self.ctx.traced.func, node)
         if isinstance(node, cst.IfExp) and self.ctx.flow is not None and self.ctx.traced is not None:

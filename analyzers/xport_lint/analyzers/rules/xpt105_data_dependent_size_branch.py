@@ -69,6 +69,10 @@ class DataDependentSizeBranch(ConditionRule, Rule):
         self.check_conditions(node, "conditional expression")
 
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
+        if isinstance(node, cst.While):
+            # the size tested must change in the loop for it to end
+            return Rewrite(reason="the loop runs until a size that depends on data says stop, and that size"
+                           " changes from step to step: torch.while_loop carries tensors of fixed shapes")
         return branch_rewrite(self.ctx, node)
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:

@@ -39,6 +39,10 @@ _NUMBER_FUNCTIONS: dict[str, frozenset[Mode]] = {
 }
 
 
+#: Python's rounding of a number, and the tensor method that rounds the same way
+#: (only `floor` fails: measured on torch 2.13, `math.ceil`/`math.trunc` of the same number export)
+_ROUNDING = {"math.floor": "floor"}
+
 #: torch functions and tensor methods that take a number read from data as a size and export
 #: with the symbol, equal to eager (measured on torch 2.13: arange, zeros, view, interpolate's
 #: `size`, `narrow`'s length, `repeat_interleave` by a number)
@@ -125,6 +129,11 @@ class TensorToPythonNumber(Rule):
     nothing. Elsewhere (a branch, `range()`, a repeated list) no fix: the number would fail
     there instead. `int(t)` of a tensor used only there (`longest = int(lengths.max())`, then
     `tokens[:, :longest]`) becomes `t.item()` on the same assumption.
+    `math.floor` of a number read from data, used as a size of such an op (it gives export a float
+    where the op needs an int: both modes fail on torch 2.13, where `math.ceil`, `math.trunc` and a
+    slice bound export), becomes torch's rounding of the tensor read as an int,
+    `s.floor().int().item()` (measured: exports in both modes and equals eager; it assumes the size
+    fits in int32).
     A print, warning or logging call that formats the number goes under
     `if not torch.compiler.is_exporting():` (safe: eager prints as before; measured to export in
     both modes). `float(t)` becomes `t.item()`, unsafe: `int(t)` truncates a floating-point tensor while `t.item()` returns a float, and
@@ -133,7 +142,8 @@ class TensorToPythonNumber(Rule):
     ## Modes
     Error in non-strict export. In strict export, an error only for `%`-formatting (any
     conversion, `%s` included), a `scale_factor` read from data, an `unflatten` inferring a size
-    from a number read from data, and a 0-dim tensor read from
+    from a number read from data, `math.floor` of a number read from data used as a size,
+    `.index()`/`.count()` of a list read from data, and a 0-dim tensor read from
     data used as an index (`x[s.argmax()]`: strict export converts it to a Python int, which
     non-strict export does not; a whole-tensor reduction is the 0-dim tensor recognised); the
     other conversions export there. The `math` functions are
@@ -147,7 +157,7 @@ class TensorToPythonNumber(Rule):
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode (specialized integer)"
     FAILS_WITH = {
-        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"), TorchError("TypeError", "unsupported format string passed to"), TorchError("TypeError", "must be tuple of floats"), TorchError("RuntimeError", "unflatten got an unexpected error"),),
+        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"), TorchError("TypeError", "unsupported format string passed to"), TorchError("TypeError", "must be tuple of floats"), TorchError("RuntimeError", "unflatten got an unexpected error"), TorchError("TypeError", "must be real number"),),
         Mode.STRICT: (
             TorchError("Unsupported", "Observed exception"),
             TorchError("Unsupported", "torch.* op returned non-Tensor"),
@@ -156,12 +166,16 @@ class TensorToPythonNumber(Rule):
             TorchError("SpecViolationError", "is not an allowed operator type"),
             TorchError("Unsupported", "TypeError when making fake tensor call"),
             TorchError("TorchRuntimeError", "RuntimeError when making fake tensor call"),
+            TorchError("TypeError", "must be real number"),
+            TorchError("UserError", "Could not guard on data-dependent expression"),
         ),
     }
 
     def visit_Call(self, node: cst.Call) -> None:
         self._scale_from_data(node)
         self._unflatten_by_data(node)
+        if self._list_search(node):
+            return
         if self._format_method(node) or self._number_function(node):
             return
         name = dotted(node.func)
@@ -181,6 +195,9 @@ class TensorToPythonNumber(Rule):
             message = f"`{short(node)}` converts a number read from tensor data: non-strict export has no concrete value for it"
             fix = None
             read = _unconverted(arg)
+            if id(node) in self.ctx.shared.get("rounded_reads", ()):  # type: ignore[operator]
+                self.report(node, message + " (fixed with the rounding around it)")
+                return
             if not caught and self._read_directly(read) and self._carried(node):
                 dtype = "an integer" if name == "int" else "a floating-point"
                 fix = FixProposal(f"Drop `{name}()`: the number read is carried as a symbol (assumes {dtype} tensor)",
@@ -221,12 +238,16 @@ class TensorToPythonNumber(Rule):
                 ((node, item),),
             )
         message = f"`{short(node)}` turns a tensor into a Python number"
+        rounded = id(node) in self.ctx.shared.get("rounded_reads", ())  # type: ignore[operator]
+        if rounded:
+            # `.item()` alone would hand the rounding a float proxy, which fails the same way
+            fix, message = None, message + " (fixed with the rounding around it)"
         caught = caught_fallback(self.ctx, node)
         if caught is not None:
             # measured on torch 2.13: `try: n = int((x > 0).sum())` / `except RuntimeError:` exports
             self.report(node, f"{message} ({caught.reason})", severity=caught.severity)
             return
-        if fix is None:
+        if fix is None and not rounded:
             # `.item()` would read the same number as a symbol, which fails where this one is used
             message += (" (no automatic fix: the number is used where export needs a concrete value, not only as a"
                         " size or an index; keep the tensor there)")
@@ -296,7 +317,7 @@ class TensorToPythonNumber(Rule):
             return bound is not None and self._read_directly(bound, depth + 1)
         return False
 
-    def _carried(self, node: cst.Call) -> bool:
+    def _carried(self, node: cst.Call, sizes_only: bool = False) -> bool:
         """Whether the converted number is used only where export carries a symbol: the size of
         a tensor made or viewed (`_SIZING`), a tensor's index or slice bound; written there, or
         reaching it through names bound once (`n = int(t)`, an element of `n, _ = int(t), 0`, an
@@ -307,14 +328,15 @@ class TensorToPythonNumber(Rule):
         if self.ctx.traced is None or self.ctx.flow is None:
             return False
         func = self.ctx.traced.func
-        cache = self.ctx.shared.setdefault("carried_positions", {})
+        cache = self.ctx.shared.setdefault("sized_positions" if sizes_only else "carried_positions", {})
         assert isinstance(cache, dict)
         if id(func) not in cache:
-            cache[id(func)] = _Uses(func, self._carried_positions(func))
+            cache[id(func)] = _Uses(func, self._carried_positions(func, sizes_only))
         return cache[id(func)].carried(self.ctx.flow, node)
 
-    def _carried_positions(self, func: cst.FunctionDef) -> set[int]:
-        """ids of the expressions of `func` in a position export carries a symbol in."""
+    def _carried_positions(self, func: cst.FunctionDef, sizes_only: bool = False) -> set[int]:
+        """ids of the expressions of `func` in a position export carries a symbol in (`sizes_only`:
+        the sizes of `_SIZING` calls and `split` sections, no index or slice bound)."""
         positions: list[cst.BaseExpression] = []
         for node in iter_nodes(func.body):
             if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
@@ -334,7 +356,7 @@ class TensorToPythonNumber(Rule):
                     sections = _argument(node, 1 if callee is not None and not method else 0, "split_size_or_sections")
                     if isinstance(sections, (cst.Tuple, cst.List)):
                         positions.extend(e.value for e in sections.elements)
-            elif isinstance(node, cst.Subscript) and is_tensor_like(self.ctx.value(node.value)):
+            elif not sizes_only and isinstance(node, cst.Subscript) and is_tensor_like(self.ctx.value(node.value)):
                 for element in node.slice:
                     part = element.slice
                     if isinstance(part, cst.Index):
@@ -455,9 +477,66 @@ class TensorToPythonNumber(Rule):
                         "the resampling kernel needs a concrete float in both modes (no automatic fix: a size "
                         "computed from the input's and the factor, `size=`, is carried as a symbol instead)")
 
+    def _rounded_size(self, node: cst.Call, qualified: str | None) -> bool:
+        """`math.floor(float(s))` used as a size: `math.floor` of a number read from data hands
+        export a float proxy where an op wants an int size (measured on torch 2.13: `x.repeat(1,
+        math.floor(s.item()))`, `arange`, `zeros`, `expand`, `view`, `repeat_interleave` fail both
+        modes, "must be real number, not Proxy"; a slice bound exports, and so do `math.ceil` and
+        `math.trunc`), whatever converted it first; torch's rounding of the tensor, read as an int
+        (`s.floor().int().item()`), is carried as a symbol (measured: exports both modes, equal to eager)."""
+        method = _ROUNDING.get(qualified or "")
+        if method is None or len(node.args) != 1 or node.args[0].star or not self._carried(node, sizes_only=True):
+            return False
+        read = _unconverted(node.args[0].value)
+        if not _read_number(self.ctx.value(read)) and not _read_number(self.ctx.value(node.args[0].value)):
+            return False
+        flow, depth = self.ctx.flow, 0
+        while isinstance(read, cst.Name) and flow is not None and depth < 4:
+            # `part = s.item()`, then `math.floor(part)`: the read it names (bound once)
+            bound = flow.bound_once(read.value)
+            if bound is None:
+                break
+            read, depth = _unconverted(bound), depth + 1
+        tensor = read.func.value if (
+            isinstance(read, cst.Call) and isinstance(read.func, cst.Attribute) and read.func.attr.value == "item"
+            and not read.args
+        ) else None
+        if tensor is None and is_tensor_like(self.ctx.value(read)):
+            tensor = read  # `math.floor(float(s))`
+        fix = None
+        rounded = self.ctx.shared.setdefault("rounded_reads", set())
+        assert isinstance(rounded, set)
+        rounded.add(id(node.args[0].value))  # the conversion inside is fixed by this rewrite, not alone
+        if tensor is not None and is_tensor_like(self.ctx.value(tensor)):
+            if not isinstance(tensor, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+                tensor = tensor.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            fix = FixProposal(f"Round the tensor: `.{method}().int().item()` (assumes the size fits in int32)",
+                              Applicability.UNSAFE,
+                              ((node, cst.parse_expression(f"{code_of(tensor)}.{method}().int().item()")),))
+        self.report(node, f"`{short(node)}` rounds a number read from tensor data in Python and is used as a size:"
+                    " export gets a float where the op needs an int" + ("" if fix else
+                    " (no automatic fix: the tensor it is read from is not at hand here)"), fix=fix)
+        return True
+
+    def _list_search(self, node: cst.Call) -> bool:
+        """`s.index(v)`, `s.count(v)` of a list read from data (`s = t.tolist()`): Python compares
+        each number read with `v`, a guard on data (measured on torch 2.13: both modes fail, "Could
+        not guard on data-dependent expression Eq(u0, 3)"; `v in s` exports strict)."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in ("index", "count") and node.args):
+            return False
+        if not _read_number(self.ctx.value(func.value)):
+            return False
+        self.report(node, f"`{short(node)}` searches a list read from tensor data: each comparison is a guard on"
+                    " data (no automatic fix: the search is the tensor's own op, `(t == v).nonzero()` or"
+                    " `t.argmax()` for the index of the largest, whose result is a tensor where a number was)")
+        return True
+
     def _number_function(self, node: cst.Call) -> bool:
         """`math.log(v.item())`, `min(v.item(), 1.0)`: reported where the table says it fails."""
         qualified = self.ctx.resolve(node.func)
+        if self._rounded_size(node, qualified):
+            return True
         if qualified is None and dotted(node.func) in ("min", "max") and len(node.args) >= 2:
             qualified = dotted(node.func)  # the builtins against another number, not of an iterable
         modes = _NUMBER_FUNCTIONS.get(qualified or "")
@@ -643,6 +722,37 @@ class TensorToPythonNumber(Rule):
             def xport_example():
                 return Zoom(), (torch.randn(1, 2, 4), torch.tensor(2.0))
             """
+        ),
+        Invalid(
+            """
+            import torch
+            class Longest(torch.nn.Module):
+                def forward(self, x, lengths):
+                    n = lengths.tolist()
+                    return x[n.index(max(n))]  # expect: XPT203
+            def xport_example():
+                return Longest(), (torch.randn(3, 2), torch.tensor([1, 3, 2]))
+            """
+        ),
+        Invalid(
+            """
+            import math
+            import torch
+            class Tile(torch.nn.Module):
+                def forward(self, x, s):
+                    return x.repeat(1, math.floor(s.item()))  # expect: XPT203
+            def xport_example():
+                return Tile(), (torch.randn(2, 3), torch.tensor(2.5))
+            """,
+            expected_replacement="""
+            import math
+            import torch
+            class Tile(torch.nn.Module):
+                def forward(self, x, s):
+                    return x.repeat(1, s.floor().int().item())  # expect: XPT203
+            def xport_example():
+                return Tile(), (torch.randn(2, 3), torch.tensor(2.5))
+            """,
         ),
         Invalid(
             """

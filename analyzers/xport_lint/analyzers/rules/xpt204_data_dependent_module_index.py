@@ -21,7 +21,7 @@ class DataDependentModuleIndex(Rule):
     ## What it does
     Flags indexing a module container (`nn.ModuleList`, `nn.ModuleDict`, `nn.Sequential`) with
     a Python number read from tensor data (`.item()`, `int(t)`, `.tolist()`), or with a key
-    spelt from one (`self.heads[f"h{int(i)}"]`); and indexing a plain Python list or tuple (a
+    spelt from one (`self.heads[f"h{int(i)}"]`, `self.heads[str(int(i))]`); and indexing a plain Python list or tuple (a
     local bound to a display, or a `self.` attribute `__init__` sets once to one) with such a
     number: Python picks the entry while tracing as well (measured on torch 2.13, both modes).
 
@@ -59,8 +59,15 @@ class DataDependentModuleIndex(Rule):
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode"
     FAILS_WITH = {
-        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"),),
-        Mode.STRICT: (TorchError("UserError", "Could not extract specialized integer from data-dependent expression"),),
+        Mode.NON_STRICT: (
+            TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"),
+            # `str()` of the symbol spells its name: the key looked up is "u0"
+            TorchError("KeyError", "u0"),
+        ),
+        Mode.STRICT: (
+            TorchError("UserError", "Could not extract specialized integer from data-dependent expression"),
+            TorchError("Unsupported", "Failed to trace builtin operator"),
+        ),
     }
 
     def __init__(self, ctx: RuleContext) -> None:
@@ -76,7 +83,7 @@ class DataDependentModuleIndex(Rule):
         self._called.add(id(node.func))
         message = self._message(node.func)
         fix = None
-        if isinstance(self._data_index(node.func), cst.FormattedString):
+        if isinstance(self._data_index(node.func), cst.FormattedString) or _spelt(node.func.slice[0].slice.value):  # type: ignore[attr-defined]
             message += " (no automatic fix: the key is a string spelt from the number)"
         elif self.ctx.flow is not None and self.ctx.traced is not None:
             rewrite = dense_select_rewrite(self.ctx.flow, self.ctx.traced.func, node)
@@ -114,6 +121,9 @@ class DataDependentModuleIndex(Rule):
             for part in index.parts:
                 if isinstance(part, cst.FormattedStringExpression):
                     value = value | self.ctx.value(part.expression)
+        if _spelt(index):
+            # `self.heads[str(int(flag))]`: a key spelt by `str()` from a number read from data
+            value = value | self.ctx.value(index.args[0].value)  # type: ignore[attr-defined]
         return index if value.has(Kind.DATA) and not is_tensor_like(value) else None
 
     def _python_sequence(self, holder: cst.Attribute | cst.Name) -> bool:
@@ -148,7 +158,7 @@ class DataDependentModuleIndex(Rule):
         index = self._data_index(node)
         assert index is not None
         what = "a submodule" if self.ctx.value(node.value).has(Kind.MODULE) else "an entry of a Python list"
-        if isinstance(index, cst.FormattedString):
+        if isinstance(index, cst.FormattedString) or _spelt(index):
             return f"`{short(node)}` picks {what} by `{short(index)}`, a key spelt from a number read from tensor data"
         return f"`{short(node)}` picks {what} by `{short(index)}`, a number read from tensor data"
 
@@ -170,6 +180,19 @@ class DataDependentModuleIndex(Rule):
         )
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Dispatch(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.heads = torch.nn.ModuleDict({"0": torch.nn.Linear(4, 2), "1": torch.nn.Linear(4, 2)})
+                def forward(self, x, flag):
+                    return self.heads[str(flag.item())](x)  # expect: XPT204
+            def xport_example():
+                return Dispatch(), (torch.randn(3, 4), torch.tensor(1))
+            """
+        ),
         Invalid(
             """
             import torch
@@ -200,3 +223,9 @@ class DataDependentModuleIndex(Rule):
             other_args="(-torch.randn(3, 4) * 5,)",
         ),
     ]
+
+
+def _spelt(index: cst.BaseExpression) -> bool:
+    """`str(n)`: a key spelt from one value."""
+    return (isinstance(index, cst.Call) and isinstance(index.func, cst.Name) and index.func.value == "str"
+            and len(index.args) == 1 and not index.args[0].star)

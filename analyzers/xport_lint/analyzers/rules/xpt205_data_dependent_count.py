@@ -112,7 +112,9 @@ class DataDependentCount(Rule):
                     # `for c in labels.unique().tolist(): t[c] = ...`: the classes as numbers, as a
                     # loop over the tensor steps through them (XPT201's rewrite)
                     fix = class_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop).fix
-                self.report(node, f"`{short(node)}` makes a list whose length depends on tensor data", fix=fix)
+                why = "" if fix is not None else (" (no automatic fix: a Python list of a length read from data has"
+                                                  " no graph form; keep the work on the tensor it is read from)")
+                self.report(node, f"`{short(node)}` makes a list whose length depends on tensor data{why}", fix=fix)
             return
         if method not in _SPLITTERS:
             return
