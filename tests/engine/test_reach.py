@@ -553,3 +553,110 @@ def test_a_helper_called_only_under_such_a_parameter_runs_only_when_it_is_passed
     )
     assert (finding.code, finding.severity) == ("XPT203", Severity.WARNING)
     assert "only when `coord` is not None" in finding.message
+
+
+def test_a_later_line_of_a_loop_body_comes_after_the_first_failing_line() -> None:
+    """kimi_k25's frame index: `t, h, w = int(t), int(h), int(w)` fails a non-strict export
+    (measured on 2.13: the traceback ends on that line), so `int(t > 1)` on the next line is
+    reached only once it is fixed: a warning after it. The three conversions of one line stay
+    errors: export stops at the first failing line, and that is the line they share."""
+    found = [
+        (f.span.start.line, f.severity, f.after)
+        for f in findings(
+            """
+            import torch
+            def frame_index(grid_thw):
+                parts = []
+                for t, h, w in grid_thw.tolist():
+                    t, h, w = int(t), int(h), int(w)
+                    frames = torch.arange(t) + int(t > 1)
+                    parts.append(frames.repeat_interleave(h * w))
+                return torch.cat(parts)
+            class Frames(torch.nn.Module):
+                def forward(self, x, grid_thw):
+                    return x + frame_index(grid_thw).sum()
+            """
+        )
+        if f.code == "XPT203"
+    ]
+    assert found == [(6, Severity.ERROR, None)] * 3 + [(7, Severity.WARNING, 6)]
+
+
+def test_a_failure_under_a_condition_comes_after_an_earlier_one_on_its_path() -> None:
+    """llava_next's `unpad_image` when `pixel_values` is passed: the `if` on the aspect ratios
+    fails first, so `int(round(...))` in its body is said to come after it. A plain error never
+    comes after a conditional one: the condition may not hold on the default path."""
+    found = {
+        f.span.start.line: (f.code, f.severity, f.after)
+        for f in findings(
+            """
+            import torch
+            class Unpad(torch.nn.Module):
+                def forward(self, x, sizes=None):
+                    if sizes is not None:
+                        height, width = sizes.tolist()
+                        if width / height > 1.0:
+                            x = x[: int(round(height * 0.5, 7))]
+                    if x.sum() > 0:
+                        x = x * 2
+                    return x
+            """
+        )
+    }
+    assert found == {
+        7: ("XPT104", Severity.WARNING, None),
+        8: ("XPT203", Severity.WARNING, 7),
+        9: ("XPT101", Severity.ERROR, None),
+    }
+
+
+def test_a_loop_the_default_configuration_leaves_empty_runs_only_with_another_value() -> None:
+    """minicpm's merger: `for i in range(1, self.merger_times):` with `merger_times = 1` in the
+    configuration class runs no iteration in a default export (real torch: test_reachability)."""
+    finding = only(
+        """
+        import torch
+        class MergerConfig:
+            merger_times: int = 1
+        class Merger(torch.nn.Module):
+            def __init__(self, config: MergerConfig):
+                super().__init__()
+                self.merger_times = config.merger_times
+            def forward(self, x, sizes):
+                height = sizes[0]
+                for i in range(1, self.merger_times):
+                    if height % 2 != 0:
+                        raise ValueError("odd")
+                    height = height // 2
+                return x * 2
+        """
+    )
+    assert (finding.code, finding.severity) == ("XPT101", Severity.WARNING)
+    assert "only with a larger `config.merger_times`" in finding.message
+    assert "leaves `range(1, self.merger_times)` empty" in finding.message
+
+
+def test_a_helper_the_default_configuration_also_calls_keeps_its_error() -> None:
+    """`top_k` called under `if self.max_keypoints >= 0:` (-1 by default) and once more outside
+    it: the default export runs it, so its finding stays an error."""
+    found = findings(
+        """
+        import torch
+        class PointConfig:
+            max_keypoints: int = -1
+        def top_k(keypoints, k: int):
+            if k >= len(keypoints):
+                return keypoints
+            return keypoints[:k]
+        class Points(torch.nn.Module):
+            def __init__(self, config: PointConfig):
+                super().__init__()
+                self.max_keypoints = config.max_keypoints
+            def forward(self, x):
+                keypoints = torch.nonzero(x > 0)
+                if self.max_keypoints >= 0:
+                    keypoints = top_k(keypoints, self.max_keypoints)
+                return top_k(keypoints, 4)
+        """
+    )
+    assert {(f.code, f.severity) for f in found} == {("XPT105", Severity.ERROR), ("XPT203", Severity.ERROR)}

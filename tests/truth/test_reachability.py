@@ -191,3 +191,66 @@ def test_a_forward_that_takes_an_inference_session_is_no_export_entry(tmp_path: 
         for strict in (False, True):
             with pytest.raises(Exception):  # noqa: B017 - failing is the fact checked
                 torch.export.export(module.M().eval(), (module.VideoInferenceSession(), torch.ones(4)), strict=strict)
+
+
+MERGER = (
+    "import torch\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass MergerConfig:\n    merger_times: int = 1\n\n\n"
+    "class M(torch.nn.Module):\n    def __init__(self, config: MergerConfig = MergerConfig()):\n        super().__init__()\n"
+    "        {store}\n\n"
+    "    def forward(self, x, sizes):\n        height = sizes[0]\n        for i in {loop}:\n"
+    "            if height % 2 != 0:\n                raise ValueError('odd')\n            height = height // 2\n"
+    "        return x * 2\n"
+)
+EMPTY_BY_DEFAULT = {
+    # minicpm's merger: one merge round by default, the rest under `range(1, self.merger_times)`
+    "copied-field": ("self.merger_times = config.merger_times", "range(1, self.merger_times)"),
+    "field-of-self-config": ("self.config = config", "range(self.config.merger_times - 1)"),
+}
+
+
+@pytest.mark.parametrize(("store", "loop"), EMPTY_BY_DEFAULT.values(), ids=list(EMPTY_BY_DEFAULT))
+def test_a_loop_the_default_configuration_leaves_empty_is_a_warning_naming_it(
+    store: str, loop: str, tmp_path: Path
+) -> None:
+    """`for i in range(1, self.merger_times):` with `merger_times` 1 by default runs no iteration
+    in a default export: what fails in its body fails only with a larger value, which the
+    warning names."""
+    source = MERGER.format(store=store, loop=loop)
+    for mode in (Config(), Config(strict=True)):
+        (finding,) = check_source(source, "m.py", mode)
+        assert (finding.code, finding.severity) == ("XPT101", Severity.WARNING)
+        assert "only with a larger `config.merger_times`" in finding.message
+    module = load(source, tmp_path)
+    args = (torch.randn(4), torch.tensor([6, 4]))
+    for strict in (False, True):
+        torch.export.export(module.M().eval(), args, strict=strict)
+        with pytest.raises(Exception):  # noqa: B017 - failing is the fact checked
+            torch.export.export(module.M(module.MergerConfig(merger_times=2)).eval(), args, strict=strict)
+
+
+POINTS = (
+    "import torch\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass PointConfig:\n    max_keypoints: int = -1\n\n\n"
+    "def top_k(keypoints, scores, k: int):\n    if k >= len(keypoints):\n        return keypoints, scores\n"
+    "    scores, indices = torch.topk(scores, k, dim=0)\n    return keypoints[indices], scores\n\n\n"
+    "class M(torch.nn.Module):\n    def __init__(self, config: PointConfig = PointConfig()):\n        super().__init__()\n"
+    "        self.max_keypoints = config.max_keypoints\n\n"
+    "    def forward(self, x):\n        keypoints = torch.nonzero(x > 0)\n        scores = x[x > 0]\n"
+    "        if self.max_keypoints >= 0:\n            keypoints, scores = top_k(keypoints, scores, self.max_keypoints)\n"
+    "        return keypoints * 2, scores * 2\n"
+)
+
+
+def test_a_helper_called_only_past_a_compared_config_default_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """superpoint's `if self.max_keypoints >= 0: top_k_keypoints(...)` with -1 by default: the
+    helper runs only with another value, so its test of a data-dependent count is a warning that
+    names the switch."""
+    for mode in (Config(), Config(strict=True)):
+        found = check_source(POINTS, "m.py", mode)
+        assert found and all(f.severity is Severity.WARNING for f in found), found
+        assert all("only with a `config.max_keypoints` where `self.max_keypoints >= 0`" in f.message for f in found)
+    module = load(POINTS, tmp_path)
+    x = torch.tensor([0.5, -1.0, 2.0, 3.0])
+    for strict in (False, True):
+        torch.export.export(module.M().eval(), (x,), strict=strict)
+        with pytest.raises(Exception):  # noqa: B017 - failing is the fact checked
+            torch.export.export(module.M(module.PointConfig(max_keypoints=2)).eval(), (x,), strict=strict)

@@ -19,6 +19,7 @@ from .dataflow import all_params, annotation_names, walk_statements
 from .export_site import ExportSites, keyword_true
 from .index import EMPTY_CONTEXT, ConfigDefaults, FileContext, Reach, Scalar
 from .names import dotted
+from .positions import code_of
 from .symbols import FileSymbols, ModuleClass, defaults_to_none
 from .walk import iter_nodes, with_statements
 
@@ -74,6 +75,10 @@ class FileReach(ExportSites):
         #: (caller, callee) ids of calls made on a path no optional argument decides (the same
         #: callee may be called both ways: then the default path calls it)
         self._plain_calls: set[tuple[int, int]] = set()
+        #: (caller, callee) ids of calls made only with a non-default configuration, with why, and
+        #: of those made without one (the same callee may be called both ways)
+        self._switched_calls: dict[tuple[int, int], str] = {}
+        self._unswitched_calls: set[tuple[int, int]] = set()
         #: callee id -> (caller, call) of each call of it in traced code (see _mark_none_from_callers)
         self._call_sites: dict[int, list[tuple[cst.FunctionDef, cst.Call]]] = {}
         #: per helper: its parameters every call passes an argument that defaults to None, with why
@@ -108,7 +113,37 @@ class FileReach(ExportSites):
         self._mark_none_from_callers(seen)
         self._mark_training_only_helpers(roots + entries, seen, edges)
         self._mark_switched_forwards()
+        self._mark_switched_helpers(roots + entries, seen, edges)
         return list(seen.values())
+
+    def _mark_switched_helpers(
+        self, roots: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]]
+    ) -> None:
+        """A helper traced code calls only under a configuration switch the default leaves off
+        (superpoint's `top_k_keypoints` under `if self.max_keypoints >= 0:`, -1 by default) runs
+        only with that switch: its findings name it, as the caller's would."""
+        switched = {pair: why for pair, why in self._switched_calls.items() if pair not in self._unswitched_calls}
+        if not switched:
+            return
+        always = _closure(roots, edges, lambda caller, callee: (caller, callee) not in switched)
+        reasons: dict[int, str] = {}
+        for (_, callee), why in sorted(switched.items(), key=lambda pair: pair[1]):
+            if callee not in always:
+                reasons.setdefault(callee, why)
+        changed = True
+        while changed:  # a helper of such a helper
+            changed = False
+            for key, why in list(reasons.items()):
+                for callee, _ in edges.get(key, []):
+                    if id(callee.func) not in always and id(callee.func) not in reasons:
+                        reasons[id(callee.func)] = why
+                        changed = True
+        for key, why in reasons.items():
+            item = seen.get(key)
+            if item is not None:
+                for _, statement in self.nodes(item.func):
+                    if statement is not None:
+                        self.switched.setdefault(id(statement), why)
 
     def _mark_switched_forwards(self) -> None:
         """transformers' `@use_experts_implementation` replaces the class's `forward` with the
@@ -215,6 +250,11 @@ class FileReach(ExportSites):
 
     def _note_call(self, caller: cst.FunctionDef, callee: cst.FunctionDef, statement: cst.CSTNode | None) -> None:
         """Whether the call is made only when an optional argument is passed (see _mark_optional_helpers)."""
+        switch = self.switched.get(id(statement)) if statement is not None else None
+        if switch is not None:
+            self._switched_calls[(id(caller), id(callee))] = switch
+        else:
+            self._unswitched_calls.add((id(caller), id(callee)))
         optional = self.optional_only.get(id(statement)) if statement is not None else None
         if optional is not None:
             self._optional_calls[(id(caller), id(callee))] = optional
@@ -356,6 +396,9 @@ class FileReach(ExportSites):
                 elif node_type is cst.IfExp and type(node.test) is cst.BooleanOperation:  # type: ignore[attr-defined]
                     # `() if (output_attentions and is_global_attn) else None`
                     self._mark_optional_operands(node.test, func)  # type: ignore[attr-defined]
+                elif node_type is cst.For and (switch := self._empty_by_default(node, func)) is not None:  # type: ignore[arg-type]
+                    for inner in walk_statements(node.body):  # type: ignore[attr-defined]
+                        self.switched.setdefault(id(inner), switch)
         return listed
 
     def runs_before(self, func: cst.FunctionDef, first: cst.CSTNode, later: cst.CSTNode) -> bool:
@@ -365,7 +408,13 @@ class FileReach(ExportSites):
         holding `later`. Not across a nested function's body."""
         places = self._places_in(func)
         one, two = places.get(id(first)), places.get(id(later))
-        if one is None or two is None or len(two) < len(one) or one[:-1] != two[: len(one) - 1]:
+        if one is None or two is None:
+            return False
+        if len(one) > 1 and places.get(one[-1][0]) == one[:-1] and (
+            len(two) < len(one) or two[len(one) - 1][0] != one[-1][0]
+        ):
+            one = one[:-1]  # a small statement (`n = int(t)`) runs when its line does: compare that line
+        if len(two) < len(one) or one[:-1] != two[: len(one) - 1]:
             return False
         (block, index), (other_block, other_index) = one[-1], two[len(one) - 1]
         if block != other_block:
@@ -438,6 +487,8 @@ class FileReach(ExportSites):
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         flag = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
         cls = self._class_of.get(id(func))
+        if cls is not None and isinstance(test, cst.Comparison):
+            return self._compared_switch(test, cls)
         if cls is None or not isinstance(flag, cst.Attribute):
             return None, None
         name = flag.attr.value
@@ -469,6 +520,87 @@ class FileReach(ExportSites):
         if bool(default) is body_needs_true:
             return None, (off if body_needs_true else on)
         return (on if body_needs_true else off), None
+
+    def _compared_switch(self, test: cst.Comparison, cls: ModuleClass) -> tuple[str | None, str | None]:
+        """`if self.max_keypoints >= 0:` where `self.max_keypoints` is a copied config field with
+        an integer default (-1): (why the body, why the `else` runs only with another value), as
+        _config_switch."""
+        if len(test.comparisons) != 1 or not isinstance(test.left, cst.Attribute):
+            return None, None
+        compare = _COMPARE.get(type(test.comparisons[0].operator))
+        if compare is None:
+            return None, None
+        fields: list[tuple[str, str, int]] = []
+        left = self._default_int(test.left, cls, fields)
+        right = self._default_int(test.comparisons[0].comparator, cls, fields) if left is not None else None
+        if right is None or not fields:
+            return None, None
+        name, owner, default = fields[0]
+        where = f" (`{owner}`)" if owner else ""
+        said = f"the default configuration{where} sets `{name}` to {default}"
+        if compare(left, right):
+            return None, f"only with a `config.{name}` where `{code_of(test)}` is false: {said}"
+        return f"only with a `config.{name}` where `{code_of(test)}`: {said}", None
+
+    def _empty_by_default(self, loop: cst.For, func: cst.FunctionDef) -> str | None:
+        """Why the body of `for i in range(1, self.merger_times):` runs only with a configuration
+        other than the default, where `self.merger_times` is a copied config field (see
+        _config_switch) whose default (1) leaves the range empty: a default export runs no
+        iteration. None when the range's bounds are not integer literals and such fields, or
+        the default range is not empty."""
+        call = loop.iter
+        if not (
+            isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "range"
+            and 1 <= len(call.args) <= 2 and all(arg.keyword is None and not arg.star for arg in call.args)
+        ):
+            return None
+        cls = self._class_of.get(id(func))
+        if cls is None:
+            return None
+        fields: list[tuple[str, str, int]] = []
+        bounds = [self._default_int(arg.value, cls, fields) for arg in call.args]
+        if not fields or any(bound is None for bound in bounds):
+            return None
+        start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
+        if start < stop:  # type: ignore[operator]
+            return None
+        name, owner, default = fields[0]
+        where = f" (`{owner}`)" if owner else ""
+        return (
+            f"only with a larger `config.{name}`: the default configuration{where} sets it to {default}, "
+            f"which leaves `{code_of(call)}` empty"
+        )
+
+    def _default_int(
+        self, expr: cst.BaseExpression, cls: ModuleClass, fields: list[tuple[str, str, int]]
+    ) -> int | None:
+        """The value of an integer literal, of `self.x` (or `self.config.x`) for a config field
+        with an integer default, or of `+`/`-` of those, under the default configuration; each
+        field read is added to `fields` as (name, configuration class, default)."""
+        if isinstance(expr, cst.Integer) or (
+            isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
+            and isinstance(expr.expression, cst.Integer)
+        ):
+            value = _literal(expr)
+            return value if type(value) is int else None
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+            left, right = self._default_int(expr.left, cls, fields), self._default_int(expr.right, cls, fields)
+            if left is None or right is None:
+                return None
+            return left + right if isinstance(expr.operator, cst.Add) else left - right
+        if not isinstance(expr, cst.Attribute):
+            return None
+        name, written = expr.attr.value, dotted(expr.value)
+        if not (
+            (written == "self" and name in self._config_copies(cls))
+            or (written == "self.config" and self._holds_config(cls))
+        ):
+            return None
+        known = self._config_default(cls, name)
+        if known is None or type(known[1]) is not int:
+            return None
+        fields.append((name, known[0], known[1]))
+        return known[1]
 
     def _built_with(self, cls: ModuleClass, argument: str, default: bool) -> bool:
         """Whether a call in this file builds `cls` passing `argument` something other than its
@@ -578,11 +710,22 @@ class FileReach(ExportSites):
             if cls is None:
                 continue
             for node, _ in self.nodes(item.func):
+                if type(node) is cst.For and isinstance(node.iter, cst.Call):  # type: ignore[attr-defined]
+                    # `for i in range(1, self.merger_times):` (see _empty_by_default)
+                    found.update(
+                        read.attr.value for arg in node.iter.args  # type: ignore[attr-defined]
+                        for read in iter_nodes(arg.value) if isinstance(read, cst.Attribute)
+                        and ((dotted(read.value) == "self" and read.attr.value in self._config_copies(cls))
+                             or (dotted(read.value) == "self.config" and self._holds_config(cls)))
+                    )
+                    continue
                 if type(node) is not cst.If:
                     continue
                 test = _leftmost(node.test)  # type: ignore[attr-defined]
                 if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
                     test = test.expression
+                if isinstance(test, cst.Comparison):  # `if self.max_keypoints >= 0:` (see _compared_switch)
+                    test = test.left
                 if not isinstance(test, cst.Attribute):
                     continue
                 written, name = dotted(test), test.attr.value
@@ -896,6 +1039,13 @@ def _literal_fields(node: cst.ClassDef) -> dict[str, Scalar]:
 
 _UNKNOWN = object()
 
+#: the integer comparisons _compared_switch evaluates
+_COMPARE: dict[type, Callable[[int, int], bool]] = {
+    cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
+    cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,
+    cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
+}
+
 
 def _argument_switches(init: cst.FunctionDef | None) -> dict[str, bool]:
     """`x` of `self.x = x` in `init`, for an argument `x` defaulting to True or False that nothing
@@ -956,6 +1106,10 @@ def _literal(node: cst.BaseExpression) -> Scalar | object:
     if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
         value = node.evaluated_value
         return value if isinstance(value, (int, float, str)) else _UNKNOWN
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(
+        node.expression, (cst.Integer, cst.Float)
+    ):
+        return -node.expression.evaluated_value  # `max_keypoints: int = -1`
     return _UNKNOWN
 
 

@@ -406,8 +406,9 @@ def _findings(
     ctx: RuleContext, locator: Locator, config: Config, mode: Mode, program: FileFacts, path: str
 ) -> list[Finding]:
     out: list[Finding] = []
-    #: (index in out, statement, line) of the errors in traced code
+    #: (index in out, statement, line) of the errors in traced code, and of those a condition lowered
     errors: list[tuple[int, cst.CSTNode, int]] = []
+    lowered: dict[int, str] = {}
     seen: set[tuple[str, Span]] = set()
     whole_file = noqa.file_directives(ctx.source)
     for rule, report in ctx.reports:
@@ -441,10 +442,13 @@ def _findings(
         if no_fix:  # a second line in the CLI, `data.noFix` in the editor: the Problems panel cuts a long message
             related += (Related(span, NO_FIX + reason.removesuffix(")")),)
         out.append(Finding(rule.CODE, rule.NAME, message, severity, span, fix, related, rule.url()))
-        if severity is Severity.ERROR and report.statement is not None and rule.CODE not in config.severity:
+        failure = severity is Severity.ERROR or (severity is Severity.WARNING and condition is not None)
+        if failure and report.statement is not None and rule.CODE not in config.severity:
             errors.append((len(out) - 1, report.statement, span.start.line))
+            if condition is not None:
+                lowered[len(out) - 1] = condition
     if len(errors) > 1:
-        for index, line in first_failures(errors, program).items():
+        for index, line in first_failures(errors, program, lowered).items():
             finding = out[index]
             out[index] = dataclasses.replace(
                 finding, severity=Severity.WARNING, message=finding.message + after_note(line), after=line,

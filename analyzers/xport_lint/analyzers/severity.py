@@ -10,6 +10,8 @@ configuration (`[tool.xport-lint.severity]`) overrides all of it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Protocol
 
 import libcst as cst
@@ -55,10 +57,15 @@ def judge(
     return (Severity.WARNING if severity is Severity.ERROR else Severity.INFO), condition
 
 
-def first_failures(errors: list[tuple[int, cst.CSTNode, int]], reach: FileReach) -> dict[int, int]:
+def first_failures(
+    errors: list[tuple[int, cst.CSTNode, int]], reach: FileReach, lowered: Mapping[int, str] = MappingProxyType({})
+) -> dict[int, int]:
     """Errors (key, statement, line) that export never reaches because an earlier one fails on
     every path to them (export stops at the first failure): key -> that earlier error's line.
-    They stay findings, as warnings that say so: the first one is what to fix first."""
+    They stay findings, as warnings that say so: the first one is what to fix first.
+    `lowered`: the errors a condition made warnings (see judge), key -> that condition; one
+    follows an earlier plain error or one under the same condition, a plain error only a plain
+    one (another condition may not hold where the later failure is reached)."""
     by_function: dict[int, list[tuple[int, cst.CSTNode, int]]] = {}
     for key, statement, line in errors:
         func = reach.traced_holder(statement)
@@ -73,8 +80,10 @@ def first_failures(errors: list[tuple[int, cst.CSTNode, int]], reach: FileReach)
         for key, statement, line in group:
             first = min(
                 (
-                    earlier_line for _, earlier, earlier_line in group
-                    if earlier_line < line and earlier is not statement and reach.runs_before(func, earlier, statement)
+                    earlier_line for earlier_key, earlier, earlier_line in group
+                    if earlier_line < line and earlier is not statement
+                    and lowered.get(earlier_key, lowered.get(key)) == lowered.get(key)
+                    and reach.runs_before(func, earlier, statement)
                 ),
                 default=None,
             )
