@@ -1849,6 +1849,8 @@ class Sizes:
         if geometry is None or source is None:
             return None
         kernel, stride, padding, dilation = geometry[index - 2]
+        if kind.startswith("ConvTranspose"):  # (L - 1) * stride - 2 * padding + dilation * (kernel - 1) + 1
+            return Op("+", _times(stride, source), 1 - stride - 2 * padding + dilation * (kernel - 1))
         reach = 2 * padding - dilation * (kernel - 1) - 1
         return Op("+", Op("//", Op("+", source, reach), stride), 1)
 
@@ -2298,6 +2300,7 @@ _LAYER_RANKS: dict[str, int] = {
     **dict.fromkeys((
         "Conv1d", "Conv2d", "Conv3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
         "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+        "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
     ), 0),
 }
 #: spatial dimensions of each windowed layer (its input is (N, C, *spatial))
@@ -2452,6 +2455,8 @@ def _layer_argument(built: cst.Call | None, position: int, keyword: str, spatial
 
 _WINDOW_ARGUMENTS = {
     "Conv": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation"),
+    "ConvTranspose": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "output_padding", "groups",
+                      "bias", "dilation"),
     "MaxPool": ("kernel_size", "stride", "padding", "dilation"),
     "AvgPool": ("kernel_size", "stride", "padding"),
 }
@@ -2466,11 +2471,13 @@ def _window_geometry(kind: str, built: cst.Call | None, spatial: int) -> list[tu
     if built is None or names is None or any(a.star for a in built.args):
         return None
     given: dict[str, cst.BaseExpression] = {"padding": cst.Integer("0"), "dilation": cst.Integer("1")}
-    if family == "Conv":
+    if family.startswith("Conv"):
         given["stride"] = cst.Integer("1")
     for position, arg in enumerate(built.args):
         keyword = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else ""
         given[keyword] = arg.value
+    if _integer(given.get("output_padding", cst.Integer("0"))) != 0:
+        return None  # a transposed convolution's extra output size: not modelled
     if "ceil_mode" in given and not (isinstance(given["ceil_mode"], cst.Name) and given["ceil_mode"].value == "False"):
         return None
     given.setdefault("stride", given.get("kernel_size", cst.Integer("0")))
