@@ -36,7 +36,10 @@ After the changes it prompted (the tests below keep these):
     holding none, `nn.ReLU()`, copies fine: measured), which also fixes strict batch 2's miss. The
     catalogue measures `torch.compiler.set_stance`, `torch.cuda.device_of`, a profiler's `step()`
     and `key_averages()` inside its `with`, context managers in containers and the environment
-    writes on torch 2.13. A new rule, XPT414, reads the Python strict export cannot trace in
+    writes on torch 2.13, and, probed beside the batch, `torch._dynamo.set_stance`,
+    `disable_cache_limit`, `unset_fake_temporarily` (strict fails), `torch.mps.profiler.profile`
+    and `torch.xpu.device` (fail on a build without the backend: a warning naming it), and four
+    that export. A new rule, XPT414, reads the Python strict export cannot trace in
     traced code, measured call by call: `globals()`, `dir()`, `exec`, `compile`; `gc` and
     `threading`; a C function of `os` (`os.getpid`, where `os.path.join` exports) or of `sys`
     (`getsizeof`, `getrefcount`, where `sys.exc_info` exports); a write to `os.environ`; an

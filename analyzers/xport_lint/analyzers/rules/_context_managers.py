@@ -52,9 +52,11 @@ _USER_SKIPPED_ERROR = "Unsupported: Attempted to call function marked as skipped
 #: torch 2.15's words for a `time.*` call in a user context manager (2.13-2.14: "marked as skipped")
 _TIME_ERROR = "Unsupported: Call to a time function"
 _TIME_WORDS_SINCE: TorchVersion = (2, 15)
-#: what a build without CUDA (or without a driver) says: the build's failure, not the code's
+#: what a build without CUDA (or without a driver, or without the MPS or XPU backend) says: the
+#: build's failure, not the code's
 NO_CUDA = re.compile(
     r"compiled without CUDA|not compiled with CUDA|NVIDIA driver|NVTX functions not installed|CUDA error|AcceleratorError"
+    r"|without MPS backend|compiled without XPU support"
 )
 
 
@@ -114,7 +116,7 @@ def measured(name: str, site: str, used: frozenset[str], version: TorchVersion) 
         # export's refusal stays an error where it is Dynamo's, not the build's (nvtx.range)
         return Verdict(
             name, strict_error=strict if strict is not None and not NO_CUDA.search(strict) else None,
-            effect=f"fails where torch has no CUDA ({non_strict})", condition="a CPU-only build of torch",
+            effect=f"fails where torch has no CUDA, MPS or XPU backend ({non_strict})", condition="a CPU-only build of torch",
         )
     eager_only = all(e["eager_only"] for e in entries)
     return Verdict(name, strict_error=strict, non_strict_error=non_strict, effect=effect, eager_only=eager_only)

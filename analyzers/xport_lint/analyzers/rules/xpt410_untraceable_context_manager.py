@@ -91,6 +91,9 @@ class UntraceableContextManager(Rule):
             TorchError("RuntimeError", "PyTorch was compiled without CUDA support"),
             TorchError("RuntimeError", "NVTX functions not installed"),
             TorchError("AssertionError", "Torch not compiled with CUDA enabled"),
+            # a build without the MPS or XPU backend: `torch.mps.profiler.profile()`, `torch.xpu.device(0)`
+            TorchError("RuntimeError", "without MPS backend"),
+            TorchError("NotImplementedError", "PyTorch was compiled without XPU support"),
         ),
         Mode.STRICT: (
             TorchError("Unsupported", "Unsupported context manager"),
@@ -109,6 +112,7 @@ class UntraceableContextManager(Rule):
             TorchError("Unsupported", "attempted to trace numpy function unsupported by PyTorch"),
             TorchError("Unsupported", "torch.* op returned non-Tensor"),
             TorchError("RuntimeError", "PyTorch was compiled without CUDA support"),
+            TorchError("NotImplementedError", "PyTorch was compiled without XPU support"),
             # `torch.cuda.stream(None)`
             TorchError("AttributeError", "'ConstantVariable' object has no attribute 'user_object_index'"),
         ),
