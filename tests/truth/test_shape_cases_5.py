@@ -271,7 +271,6 @@ _MISSED: dict[str, str] = {
     "assert-in-sequential-member": "an `assert` in a custom member of `nn.Sequential` is not followed",
     "block-projection-tied-to-other": "a block of another file keeps no output dims for a tie",
     "block-pair-then-row-test": "a tuple returned by a block of another file keeps no dims",
-    "functional-pool-against-other": "`F.max_pool1d` is not modelled",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},

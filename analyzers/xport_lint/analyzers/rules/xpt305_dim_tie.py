@@ -86,8 +86,13 @@ class DimTie(Rule):
     last size is a named `Dim` (its weight fixes that size), as `LayerNorm(8)` fixes the last
     size and `GroupNorm`/`BatchNormNd`/`ConvNd` the channels of a batched input; and `expand` to a
     literal size other than the input's (or 1), or to another input's size. A constant tied to
-    `Dim.DYNAMIC` is flagged too (export specialises it and fails). An op not modelled leaves
-    sizes unknown (no finding); ops under an `if` are left out (the example may take the other side).
+    `Dim.DYNAMIC` is flagged too (export specialises it and fails). Also followed: `einsum` with
+    `...`, a strided slice `x[::2]` (`ceil(s / 2)`: tied to another root's `Dim` or a constant
+    it fails), `ConvTranspose` layers, `x.new_zeros(...)`, an `nn.Sequential` of `Flatten`,
+    size-keeping layers and a `Linear`, `torch.split`/`torch.chunk` by a size computed from the
+    split dimension (`w // 2`), and 1-d max pooling (`F.max_pool1d`, `nn.MaxPool1d`), which
+    specialises the length it pools. An op not modelled leaves sizes unknown (no finding); ops
+    under an `if` are left out (the example may take the other side).
 
     ## Why it fails torch.export
     The op adds the guard `s0 == s1` (or `s0 == 4`, `s0 % 2 == 0`): two named `Dim`s become
@@ -136,6 +141,9 @@ class DimTie(Rule):
             self._reshape(node, func.value)
             return
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            if self.ctx.sizes() is not None and self.ctx.sizes().layers.get(func.attr.value) == "MaxPool1d":  # type: ignore[union-attr]
+                self._pooled_1d(node)
+                return
             self._linear(node, func.attr.value)
             return
         if isinstance(func, cst.Attribute) and func.attr.value in ("masked_fill", "masked_fill_") and node.args:
@@ -159,6 +167,9 @@ class DimTie(Rule):
             return
         if name in _CAT or name in _STACK or name == "torch.einsum":
             self._joined(node, name)
+            return
+        if name in ("torch.nn.functional.max_pool1d", "torch.max_pool1d"):
+            self._pooled_1d(node)
             return
         if name == "torch.where" and len(node.args) == 3 and not any(a.keyword or a.star for a in node.args):
             self._check(node, node.args[1].value, node.args[2].value, matmul=False)
@@ -865,6 +876,23 @@ class DimTie(Rule):
         if reason is not None:
             self.report(node, f"`{short(node)}`: {what} tie {reason}")
 
+    def _pooled_1d(self, node: cst.Call) -> None:
+        """`F.max_pool1d(x, 2)` or `self.pool(x)` of `nn.MaxPool1d`: torch 2.13 specialises the
+        pooled length (measured: a named `Dim` on it fails in both modes whatever its range, "you
+        marked a as dynamic but your code specialized it", `Dim.DYNAMIC` and `2 * d` too; a named
+        batch and `Dim.AUTO` export)."""
+        setting = self._setting()
+        if setting is None or id(node) in self._conditional() or not node.args or node.args[0].keyword is not None:
+            return
+        dims = self._operand(node.args[0].value, setting)
+        length = dims[-1] if dims else None
+        spec = setting[1].dim(*length.ref) if length is not None and length.ref is not None else None
+        if spec is None or spec.kind not in (DimKind.NAMED, DimKind.DYNAMIC) or length.affine is None:  # type: ignore[union-attr]
+            return
+        self.report(node, f"`{short(node)}`: 1-d max pooling specialises the length it pools, {_name(length)} "  # type: ignore[arg-type]
+                          f"({spec.text()}): export fails with ConstraintViolationError (Constraints violated); "
+                          "declare that dimension static, or Dim.AUTO")
+
     def _chained(self, node: cst.Call, attr: str, dims: list[_Dim], config: ShapeConfig) -> None:
         """`self.head(x)` of `nn.Sequential(nn.Flatten(), nn.Linear(12, 4))` built with literals:
         each layer's sizes from the one before, up to the first `Linear` whose input features
@@ -1254,6 +1282,18 @@ class DimTie(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.export import Dim
+            class Downsample(torch.nn.Module):
+                def forward(self, x):
+                    return F.max_pool1d(x, 2)  # expect: XPT305
+            def xport_example():
+                return {"model": Downsample(), "args": (torch.randn(1, 2, 8),), "dynamic_shapes": {"x": {2: Dim("t")}}}
+            """
+        ),
         Invalid(
             """
             import torch
