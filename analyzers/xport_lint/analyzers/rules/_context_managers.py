@@ -230,6 +230,16 @@ class ContextResolver(Definitions):
         if cls_node is not None and (returned := _property_return(cls_node, item)) is not None:
             # a property runs its body on each read: what it returns is built in `forward`
             item = returned
+        if cls_node is not None and (returned := _method_return(cls_node, item)) is not None:
+            # `self._place()` of a method (`@classmethod`, `@staticmethod` too) whose body is one
+            # `return torch.device(...)`: built in `forward`, by that call
+            item = returned
+        if isinstance(item, cst.IfExp):
+            return self._chosen(item, body, func, cls_node)
+        nested = _nested_class(cls_node, item)
+        if nested is not None:
+            # `self.Timer()` of a class defined in the module's class body
+            return self._user_class(nested, "forward")
         if isinstance(item, cst.Subscript):
             # an element of a container built once, outside `forward` (`self.contexts[0]`,
             # `LOCKS["cache"]`): judged as that element kept on `self` or at module level
@@ -258,6 +268,43 @@ class ContextResolver(Definitions):
             if isinstance(value, cst.Call):
                 return self._built(value, "outside")
         return None
+
+    def _chosen(
+        self, item: cst.IfExp, body: cst.BaseSuite, func: cst.FunctionDef, cls_node: cst.ClassDef | None
+    ) -> Verdict | None:
+        """`A if self.flag else B`: the branch the module's default takes, where `__init__` sets
+        `self.flag` from a literal or from an argument defaulting to one that no construction in
+        the file passes otherwise; else a verdict only where both branches fail alike."""
+        taken = self._default_branch(item, cls_node)
+        if taken is not None:
+            return self.verdict(cst.WithItem(taken), body, func, cls_node)
+        both = [self.verdict(cst.WithItem(branch), body, func, cls_node) for branch in (item.body, item.orelse)]
+        if all(v is not None and v.strict_error is not None for v in both):
+            return both[0]
+        return None
+
+    def _default_branch(self, item: cst.IfExp, cls_node: cst.ClassDef | None) -> cst.BaseExpression | None:
+        test, negated = item.test, False
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negated = test.expression, True
+        traced = self.ctx.traced
+        if (cls_node is None or traced is None or traced.cls is None or not isinstance(test, cst.Attribute)
+                or not isinstance(test.value, cst.Name) or test.value.value != "self"):
+            return None
+        value = _init_assignment(cls_node, test.attr.value)
+        literal = value.value if isinstance(value, cst.Name) and value.value in ("True", "False") else None
+        if literal is None and isinstance(value, cst.Name):
+            init = traced.cls.methods.get("__init__")
+            params = [*init.params.params, *init.params.kwonly_params] if init is not None else []
+            param = next((p for p in params if p.name.value == value.value), None)
+            default = param.default if param is not None else None
+            built_with = getattr(self.ctx.program, "_built_with", None)
+            if (isinstance(default, cst.Name) and default.value in ("True", "False") and built_with is not None
+                    and not built_with(traced.cls, value.value, default.value == "True")):
+                literal = default.value
+        if literal is None:
+            return None
+        return item.body if (literal == "True") != negated else item.orelse
 
     def _element(self, item: cst.Subscript, cls_node: cst.ClassDef | None) -> cst.BaseExpression | None:
         """The element a constant index or key picks from a list, tuple or dict literal kept on
@@ -456,16 +503,39 @@ def _local_assignment(func: cst.FunctionDef, name: str) -> cst.BaseExpression | 
     return found
 
 
-def _property_return(cls: cst.ClassDef, item: cst.BaseExpression) -> cst.BaseExpression | None:
-    """What `self.<name>` returns where `<name>` is a `@property` of `cls` whose body is one
-    `return <expr>` (None: not one)."""
+def _method_return(cls: cst.ClassDef, item: cst.BaseExpression) -> cst.Call | None:
+    """The call `self.<name>()` stands for where `<name>` is a method of `cls` whose body is one
+    `return <call>` (None: anything else)."""
+    if not (
+        isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and isinstance(item.func.value, cst.Name)
+        and item.func.value.value in ("self", "cls", cls.name.value)
+    ):
+        return None
+    returned = _property_return(cls, item.func, decorated=None)
+    return returned if isinstance(returned, cst.Call) else None
+
+
+def _nested_class(cls: cst.ClassDef | None, item: cst.BaseExpression) -> cst.ClassDef | None:
+    """The class defined in `cls`'s body that `self.<Name>(...)` builds (None: not one)."""
+    if (
+        cls is None or not isinstance(item, cst.Call) or not isinstance(item.func, cst.Attribute)
+        or not isinstance(item.func.value, cst.Name) or item.func.value.value not in ("self", cls.name.value)
+    ):
+        return None
+    return next((s for s in cls.body.body if isinstance(s, cst.ClassDef) and s.name.value == item.func.attr.value), None)
+
+
+def _property_return(cls: cst.ClassDef, item: cst.BaseExpression, decorated: str | None = "property") -> cst.BaseExpression | None:
+    """What `self.<name>` returns where `<name>` is a `@property` of `cls` (with `decorated=None`:
+    a method that is no property) whose body is one `return <expr>` (None: not one)."""
     if not (isinstance(item, cst.Attribute) and isinstance(item.value, cst.Name) and item.value.value == "self"):
         return None
     for stmt in cls.body.body:
         if (
             isinstance(stmt, cst.FunctionDef)
             and stmt.name.value == item.attr.value
-            and any(short_name(d.decorator) == "property" for d in stmt.decorators)
+            and (decorated is None or any(short_name(d.decorator) == decorated for d in stmt.decorators))
+            and (decorated is not None or not any(short_name(d.decorator) == "property" for d in stmt.decorators))
             and isinstance(stmt.body, cst.IndentedBlock)
             and len(stmt.body.body) == 1
             and isinstance(stmt.body.body[0], cst.SimpleStatementLine)

@@ -17,8 +17,10 @@ class UntraceableContextManager(Rule):
     Resolves each `with` item in traced code: names through imports and aliases, local names
     and `self.` attributes to where the object was built (`forward`, `__init__`, module level;
     an element of a list, tuple or dict literal kept there, `self.contexts[0]`; what a one-line
-    `@property` returns, built in `forward` on each read), context managers defined in the file
-    to what their `__enter__`/`__exit__` or generator body calls (writing `os.environ` included). It reports the ones the target torch refuses, at the `with`, in torch's own words, from
+    `@property` or method returns, built in `forward` on each call; `A if self.flag else B` as
+    the branch the module's default takes), context managers defined in the file (a class in
+    the module's body too) to what their `__enter__`/`__exit__` or generator body calls
+    (writing `os.environ` included). It reports the ones the target torch refuses, at the `with`, in torch's own words, from
     a catalogue measured with real torch 2.13, 2.14 and 2.15 (below;
     `tests/truth/test_context_managers.py` re-measures every entry on the installed torch).
 
