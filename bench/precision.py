@@ -11,8 +11,11 @@ engine was last fixed against. `score` keeps every scored sample in bench/precis
 (its commit, seeds and counts), so a sample drawn before fixes stays on record beside the one
 drawn after them.
 
-In-sample: the engine's wrong verdicts were fixed against this same corpus. `score` refuses a
-sample drawn on an engine other than the committed one.
+In-sample: the engine's wrong verdicts were fixed against this same corpus. A sample drawn on
+an engine other than the committed one (fixes landed after the draw) is scored as the figures of
+the commit it was drawn on, stamped with that commit, so the rendered block says they are not
+verified against the current code: the figure before fixing stays honest, and an after figure
+needs a sample drawn on the fixed engine.
 
 Warnings are sampled the same way (WARNING_SIZE of them, their own seed) and judged, under the
 key `warning <id>`, "useful" or "noise": useful means the graph a default export builds differs
@@ -108,8 +111,12 @@ def score() -> None:
     if drawn_on is None:
         sys.exit("the sample has no stamp (drawn by an older script): run `sample` again")
     uncommitted = [path for path in drawn_on["dirty"] if path not in ("bench/precision_verdicts.json",)]
-    if uncommitted or git("diff", "--name-only", drawn_on["commit"], "HEAD", "--", *engine):
-        sys.exit(f"the sample was drawn on {drawn_on['commit'][:7]}, not on the committed engine: run `sample` again")
+    if uncommitted:
+        sys.exit(f"the sample was drawn with uncommitted changes to {', '.join(uncommitted[:3])}: run `sample` again")
+    earlier = bool(git("diff", "--name-only", drawn_on["commit"], "HEAD", "--", *engine))
+    if earlier:
+        print(f"the sample was drawn on {drawn_on['commit'][:7]}, before the committed engine: scored as "
+              f"{drawn_on['commit'][:7]}'s figures", file=sys.stderr)
     verdicts = json.loads(VERDICTS.read_text())
     judged = [verdicts[item["id"]] for item in drawn["sample"] if item["id"] in verdicts]
     every = [verdicts[error] for error in drawn["errors"] if error in verdicts]
@@ -139,7 +146,15 @@ def score() -> None:
     history = [old for old in _history() if (old["commit"], old["seed"]) != (figures["commit"], figures["seed"])]
     history.append(figures)
     HISTORY.write_text(json.dumps(history, indent=2) + "\n")
-    print(write_results("precision", stamp, figures | {"samples": history}))
+    if earlier:
+        # the figures of the engine the sample was drawn on: its stamp (the rendered block says
+        # the measured paths changed since)
+        target = HERE / "results" / "precision.json"
+        result = {"stamp": {**drawn_on, "reduced": None}, "figures": figures | {"samples": history}}
+        target.write_text(json.dumps(result, indent=2) + "\n")
+        print(target)
+    else:
+        print(write_results("precision", stamp, figures | {"samples": history}))
     print(json.dumps(figures, indent=2))
 
 
