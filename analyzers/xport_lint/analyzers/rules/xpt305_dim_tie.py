@@ -13,9 +13,9 @@ from ..shapes import (
     _KEEP_ALL_FUNCTIONS,
     _KEEP_ALL_LAYERS,
     _KEEP_ALL_METHODS,
-    _KEEP_FIRST_LAYERS,
     DimKind,
     DimSpec,
+    Op,
     ShapeConfig,
     ShapesReader,
     SizeRef,
@@ -23,6 +23,7 @@ from ..shapes import (
     declared_examples,
     init_buffers,
     init_call,
+    term_refs,
 )
 from ..walk import iter_nodes
 from ._conditions import short
@@ -490,11 +491,7 @@ class DimTie(Rule):
                 return [*dims, _UNKNOWN]
             if layer in _KEEP_ALL_LAYERS:
                 return dims
-            if layer.startswith("ConvTranspose"):
-                return self._transposed(func.attr.value, dims)
-            if layer in _KEEP_FIRST_LAYERS:
-                return [dims[0], *(_UNKNOWN for _ in dims[1:])]
-            return None
+            return self._from_terms(call, sizes)
         name = self.ctx.resolve(func) or ""
         if isinstance(func, cst.Attribute) and func.attr.value in _NEW_FACTORIES and not name.startswith("torch."):
             # `x.new_zeros(x.shape[0], 2)`: sized as `torch.zeros` is
@@ -575,37 +572,16 @@ class DimTie(Rule):
             return self._operand(first, setting, depth + 1)
         return None
 
-    def _transposed(self, attr: str, dims: list[_Dim]) -> list[_Dim] | None:
-        """`self.up(x)` of `nn.ConvTranspose1d(2, 4, kernel_size=2, stride=2)` built with literals:
-        the batch kept, the output channels, each spatial size `L` made `(L - 1) * stride - 2 *
-        padding + dilation * (kernel - 1) + output_padding + 1`, a multiple of it plus a constant."""
-        traced = self.ctx.traced
-        call = init_call(traced.cls.node, attr) if traced is not None and traced.cls is not None else None
-        kind = (self.ctx.resolve(call.func) or "") if call is not None else ""
-        spatial = {"1d": 1, "2d": 2, "3d": 3}.get(kind[-2:])
-        if call is None or spatial is None or len(dims) != spatial + 2 or any(a.star for a in call.args):
+    @staticmethod
+    def _from_terms(call: cst.Call, sizes: Sizes) -> list[_Dim] | None:
+        """A layer's output dimensions from the size terms of shapes.py's per-op model (the one
+        table of what layers do: convolutions, transposed ones, pools, `nn.Sequential` chains):
+        a term `k * s + c` of one input size is that affine size, a constant a constant, any
+        other function of a size a size not modelled."""
+        rank = sizes._rank(call, 0)
+        if rank is None:
             return None
-        geometry = []
-        for keyword, position, default in (("kernel_size", 2, None), ("stride", 3, 1), ("padding", 4, 0),
-                                           ("output_padding", 5, 0), ("dilation", 8, 1)):
-            given = _keyword(call.args, keyword, position)
-            values = ([_signed(e.value) for e in given.elements] if isinstance(given, (cst.Tuple, cst.List))
-                      else [_signed(given) if given is not None else default] * spatial)
-            if len(values) != spatial or None in values:
-                return None
-            geometry.append(values)
-        channels = _signed(_keyword(call.args, "out_channels", 1) or cst.Name("None"))
-        out = [dims[0], _Dim(size=channels) if channels is not None else _UNKNOWN]
-        for at, dim in enumerate(dims[2:]):
-            kernel, stride, padding, extra, dilation = (g[at] for g in geometry)
-            shift = -stride - 2 * padding + dilation * (kernel - 1) + extra + 1  # type: ignore[operator]
-            if dim.ref is not None and dim.affine is not None:
-                out.append(_Dim(dim.ref, None, (dim.affine[0] * stride, dim.affine[1] * stride + shift)))  # type: ignore[operator]
-            elif dim.size is not None:
-                out.append(_Dim(size=dim.size * stride + shift))  # type: ignore[operator]
-            else:
-                out.append(_UNKNOWN)
-        return out
+        return [_from_term(sizes._size_term(call, index, 0)) for index in range(rank)]
 
     def _made(self, call: cst.Call, name: str, sizes: Sizes) -> list[_Dim] | None:
         """`torch.zeros(x.shape[0], 3)`, `torch.ones(5)`, `torch.arange(n)`: a new tensor whose
@@ -1725,6 +1701,22 @@ def _merged(dims: list[_Dim], first: int, last: int) -> list[_Dim] | None:
     else:
         product = _Dim(size=math.prod(constants))  # type: ignore[arg-type]
     return [*dims[:first], product, *dims[last + 1:]]
+
+
+def _from_term(term: object) -> _Dim:
+    """`k * s + c` of one input size `s` (a term of shapes.py) as a dimension."""
+    if isinstance(term, int):
+        return _Dim(size=term)
+    offset = 0
+    if isinstance(term, Op) and term.kind in ("+", "-") and isinstance(term.right, int):
+        offset, term = term.right if term.kind == "+" else -term.right, term.left
+    scale = 1
+    if isinstance(term, Op) and term.kind == "*" and isinstance(term.left, int):
+        scale, term = term.left, term.right
+    if isinstance(term, tuple):
+        return _Dim(term, None, (scale, offset))  # type: ignore[arg-type]
+    refs = term_refs(term) if term is not None else []
+    return _Dim(refs[0], None, None) if len(set(refs)) == 1 else _UNKNOWN
 
 
 def _strided(dim: _Dim, step: int) -> _Dim:
