@@ -254,3 +254,36 @@ def test_a_helper_called_only_past_a_compared_config_default_is_a_warning_naming
         torch.export.export(module.M().eval(), (x,), strict=strict)
         with pytest.raises(Exception):  # noqa: B017 - failing is the fact checked
             torch.export.export(module.M(module.PointConfig(max_keypoints=2)).eval(), (x,), strict=strict)
+
+
+LENGTHS = (
+    "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        parts = [x[:2], x[2:]]\n"
+    "        lengths = [len(p) for p in parts]\n        if max(lengths) > 1:\n            x = x * 2\n"
+    "        if not parts:\n            return x\n        return x + len(parts)\n"
+)
+
+
+def test_the_lengths_of_a_python_list_are_no_tensor_data(tmp_path: Path) -> None:
+    """controlnet_z_image's `x_item_seqlens = [len(t) for t in xs]` and evolla's `if not masks:`:
+    the length of a list, and of each static-sized tensor in it, is a Python int export knows."""
+    assert check_source(LENGTHS, "m.py", Config()) == []
+    assert check_source(LENGTHS, "m.py", Config(strict=True)) == []
+    module = load(LENGTHS, tmp_path)
+    for strict in (False, True):
+        torch.export.export(module.M().eval(), (torch.randn(4),), strict=strict)
+
+
+REPEATED = (
+    "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x, lens):\n"
+    "        chunks = [0] * (lens[0] // 2)\n        return x * len(chunks)\n"
+)
+
+
+@pytest.mark.xfail(strict=True, reason="a known miss: a Python list repeated by a count read from a tensor has no "
+                   "finding (qwen3_asr's `[window] * (cnn_len // window)`, the first failing line of its audio path)")
+def test_a_list_repeated_by_a_tensor_count_is_where_export_fails(tmp_path: Path) -> None:
+    module = load(REPEATED, tmp_path)
+    for strict in (False, True):
+        with pytest.raises(Exception):  # noqa: B017 - failing is the fact checked
+            torch.export.export(module.M().eval(), (torch.randn(4), torch.tensor([6, 3])), strict=strict)
+    assert [(f.code, f.span.start.line) for f in check_source(REPEATED, "m.py", Config()) if f.severity is Severity.ERROR]
