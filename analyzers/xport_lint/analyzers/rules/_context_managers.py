@@ -41,6 +41,7 @@ _UNTRACEABLE_WORDS = {
     "torch.set_num_threads": "Unsupported: torch.* op returned non-Tensor",
     "sys.stdout.": "Unsupported: Unsupported method call",
     "sys.stderr.": "Unsupported: Unsupported method call",
+    "io.": "Unsupported: Unsupported method call",
 }
 #: what a user context manager may do and still matter only in eager (time it, lock, print)
 _EAGER_ONLY = ("time.", "threading.", "gc.", "warnings.", "torch.set_num_threads", "sys.stdout.", "sys.stderr.")

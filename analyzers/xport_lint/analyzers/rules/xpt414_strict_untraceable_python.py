@@ -34,7 +34,9 @@ class StrictUntraceablePython(Rule):
     measured to fail (`sys.getsizeof`, `sys.getrefcount`); a write to `os.environ`
     (`os.environ[k] = v`, `.update(...)`, `del`, which call `os.putenv`/`os.unsetenv`); and
     `functools.lru_cache`/`functools.cache` applied inside traced code (a nested function
-    decorated with it, or the wrapper called). A `with` item is XPT410's.
+    decorated with it, or the wrapper called); `copy.copy` of a list or dict (a literal or
+    comprehension, in place, bound to a local, or kept on `self`; of a tuple or a module it
+    exports). A `with` item is XPT410's.
 
     ## Why it fails torch.export
     Strict export traces Python bytecode with Dynamo, which refuses what it has no model for:
@@ -120,6 +122,8 @@ class StrictUntraceablePython(Rule):
             return None
         if qualified in _CACHES:
             return "Unsupported method call"
+        if qualified == "copy.copy" and len(node.args) == 1 and self._list_or_dict(node.args[0].value):
+            return _SKIPPED
         if qualified in ENVIRONMENT_WRITES:
             return _SKIPPED
         if qualified.startswith(("gc.", "threading.")) or qualified in _SYS:
@@ -127,6 +131,26 @@ class StrictUntraceablePython(Rule):
         if qualified.startswith("os.") and qualified.count(".") == 1 and os_builtin(qualified):
             return _SKIPPED
         return None
+
+    def _list_or_dict(self, expr: cst.BaseExpression) -> bool:
+        """`expr` is a list or dict built by a literal or comprehension: in place, bound once to a
+        local, or kept on `self` by `__init__` (`copy.copy` of one fails strict export, measured;
+        of a tuple or a module it exports)."""
+        traced = self.ctx.traced
+        flow = self.ctx.flow
+        if isinstance(expr, cst.Name) and flow is not None and traced is not None and flow.func is traced.func:
+            expr = flow.bound_once(expr.value) or expr
+        elif (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+              and traced is not None and traced.cls is not None):
+            init = traced.cls.methods.get("__init__")
+            for node in iter_nodes(init.body) if init is not None else ():
+                if (isinstance(node, cst.Assign) and len(node.targets) == 1
+                        and isinstance(node.targets[0].target, cst.Attribute)
+                        and isinstance(node.targets[0].target.value, cst.Name)
+                        and node.targets[0].target.value.value == "self"
+                        and node.targets[0].target.attr.value == expr.attr.value):
+                    expr = node.value
+        return isinstance(expr, (cst.List, cst.Dict, cst.ListComp, cst.DictComp))
 
     def _bound(self, name: str) -> bool:
         """`name` is defined in the file or the traced function (a `dir` of its own)."""
