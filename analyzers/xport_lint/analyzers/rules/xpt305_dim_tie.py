@@ -570,7 +570,7 @@ class DimTie(Rule):
             return [*dims[:-1], weight[0]] if dims and weight and len(weight) == 2 else None
         if first is not None and name.rpartition(".")[2] in _KEEP_ALL_FUNCTIONS and name.startswith("torch."):
             return self._operand(first, setting, depth + 1)
-        return None
+        return self._from_terms(call, sizes)  # `F.pixel_shuffle`, `F.max_pool2d`, a block: as shapes.py models it
 
     @staticmethod
     def _from_terms(call: cst.Call, sizes: Sizes) -> list[_Dim] | None:
