@@ -8,7 +8,7 @@ from ..model import Mode, Severity
 from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import DimKind, DimSpec, SizeRef, conv_geometry
+from ..shapes import DimKind, DimSpec, SizeRef, _window_geometry, conv_geometry, init_call
 from ..walk import iter_nodes
 from ._conditions import short
 
@@ -22,6 +22,9 @@ _COMPUTING = frozenset({
 #: methods whose call on a slice that may be 1 long fails non-strict export only (measured on 2.13:
 #: `x[1:].sum(0)`, `.mean(0)`, `.amax(0)`, `.float()`; strict exports them)
 _NON_STRICT_ONLY = frozenset({"sum", "mean", "amax", "float"})
+#: pooling functions that guard their output `!= 1` in non-strict export, and their spatial
+#: dimensions (`max_pool1d` specialises the length instead: XPT305)
+_POOLS = {"avg_pool1d": 1, "avg_pool2d": 2, "max_pool2d": 2}
 #: convolution layers and how many spatial dimensions each has
 class SlicedSizeOne(Rule):
     """A slice by a literal, or a convolution, leaves a size that is 1 (or less) somewhere in a named `Dim`'s range.
@@ -38,8 +41,10 @@ class SlicedSizeOne(Rule):
     whose range's low end makes its output `(w + 2p - d(k - 1) - 1) // s + 1` shorter than 1
     (both modes) or exactly 1 long (non-strict mode). And `F.interpolate(x, scale_factor=0.5)`
     by a literal scale along a named `Dim` whose low end makes the output `trunc(scale * h)`
-    shorter than 2 (both modes). Slices, convolutions and resizes under an `if` are left out
-    (the example may take the other side).
+    shorter than 2 (both modes). And average pooling (`F.avg_pool1d`/`avg_pool2d`,
+    `nn.AvgPool1d`/`AvgPool2d`) or 2-d max pooling with literal windows whose output is exactly 1
+    long at a named `Dim`'s low end (non-strict mode). Slices, convolutions, pools and resizes under
+    an `if` are left out (the example may take the other side).
 
     ## Why it fails torch.export
     A size of 1 broadcasts, so the op asks whether the sliced size is 1 and export records the
@@ -65,7 +70,9 @@ class SlicedSizeOne(Rule):
     Error in both modes (torch 2.13), but for slices returned as they are, reduced
     (`x[1:].sum(0)`) or converted (`.float()`), and convolutions whose output is exactly 1 long
     at the low end: those fail non-strict export only (measured; strict exports them), so they
-    are errors in non-strict mode and not reported in strict mode. A resize by a scale: torch 2.13
+    are errors in non-strict mode and not reported in strict mode; pools the same (measured:
+    `F.avg_pool1d(x, 2)`, `F.max_pool2d(x, 2)`, `nn.MaxPool2d(2)` under `Dim("t")` fail non-strict
+    export, `min=4` exports, strict exports both). A resize by a scale: torch 2.13
     guards `trunc(scale * h) >= 2` (measured: 0.5 and 0.25 fail under `Dim("h")`, export under
     `Dim("h", min=8)`; 1.5 and 2.0 export). `Dim.AUTO` narrows the range without a word: nothing
     reported.
@@ -94,6 +101,7 @@ class SlicedSizeOne(Rule):
         func = node.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             self._convolution(node, func.attr.value)
+            self._pooled(node, self._pool_module(func.attr.value))
         elif isinstance(func, cst.Attribute) and func.attr.value in _NON_STRICT_ONLY and not (
             isinstance(func.value, cst.Name) and func.value.value in ("torch", "F")
         ):
@@ -106,6 +114,8 @@ class SlicedSizeOne(Rule):
             name = self.ctx.resolve(func) or ""
             if name == "torch.nn.functional.interpolate":
                 self._resize(node)
+            elif name.rpartition(".")[2] in _POOLS and name.startswith("torch.nn.functional."):
+                self._pooled(node, self._pool_call(node, name.rpartition(".")[2]))
             elif node.args and node.args[0].keyword is None and name.rpartition(".")[2] in _COMPUTING and (
                 name.startswith("torch.")
             ):
@@ -218,6 +228,60 @@ class SlicedSizeOne(Rule):
                 message += f" (no automatic fix: {rewrite.reason})"
             note = config.note()
             self.report(node, message, fix=rewrite.fix, notes=(note,) if note is not None else ())
+            return
+
+    def _pool_module(self, attr: str) -> list[tuple[int, int, int, int]] | None:
+        """The window geometry of `self.<attr> = nn.AvgPool1d(2)` (2-d average or max pooling too)."""
+        traced = self.ctx.traced
+        built = init_call(traced.cls.node, attr) if traced is not None and traced.cls is not None else None
+        kind = (self.ctx.resolve(built.func) or "").rpartition(".")[2] if built is not None else ""
+        layer = {"AvgPool1d": "avg_pool1d", "AvgPool2d": "avg_pool2d", "MaxPool2d": "max_pool2d"}.get(kind)
+        return _window_geometry(kind, built, _POOLS[layer]) if layer is not None else None
+
+    @staticmethod
+    def _pool_call(node: cst.Call, name: str) -> list[tuple[int, int, int, int]] | None:
+        """The window geometry of `F.avg_pool1d(x, 2)`: its kernel, stride (the kernel by
+        default) and padding as literals, no dilation; None for anything else."""
+        given: dict[str, int | None] = {"stride": None, "padding": 0}
+        for position, arg in enumerate(node.args[1:]):
+            keyword = arg.keyword.value if arg.keyword is not None else ("kernel_size", "stride", "padding", "")[
+                min(position, 3)]
+            if arg.star or keyword not in ("kernel_size", "stride", "padding"):
+                return None
+            given[keyword] = _number(arg.value)
+        kernel = given.get("kernel_size")
+        stride = kernel if given["stride"] is None else given["stride"]
+        if kernel is None or stride is None or given["padding"] is None or kernel < 1 or stride < 1:
+            return None
+        return [(kernel, stride, given["padding"], 1)] * _POOLS[name]  # type: ignore[list-item]
+
+    def _pooled(self, node: cst.Call, geometry: list[tuple[int, int, int, int]] | None) -> None:
+        """Average pooling, and 2-d max pooling, on a named `Dim` whose range's low end makes the
+        pooled size `(w + 2p - k) // s + 1` exactly 1: non-strict export guards it `!= 1` and
+        fails (measured on torch 2.13: `F.avg_pool1d(x, 2)`, `F.max_pool2d(x, 2)` and
+        `nn.MaxPool2d(2)` under `Dim("t")`; `min=4` exports; strict exports both)."""
+        if geometry is None or self.ctx.mode is not Mode.NON_STRICT or not node.args or node.args[0].keyword:
+            return
+        sizes = self.ctx.sizes()
+        if sizes is None or not self.ctx.shape_config().any_named() or id(node) in self.ctx.conditional():
+            return
+        config = self.ctx.shape_config()
+        for spatial, (kernel, stride, padding, _) in enumerate(geometry):
+            ref = sizes.dim_of(node.args[0].value, 2 + spatial)  # (N, C, *spatial): a batched input
+            spec = config.dim(*ref) if ref is not None else None
+            if ref is None or spec is None or spec.kind is not DimKind.NAMED or spec.derived:
+                continue
+            low = int(spec.values()[0])
+            if (low + 2 * padding - kernel) // stride + 1 != 1:
+                continue
+            enough = next(w for w in range(low, low + kernel + 2 * stride + 2) if (w + 2 * padding - kernel) // stride >= 1)
+            rewrite = self._narrowed(ref, spec, enough)
+            message = (f"`{short(node)}` (kernel {kernel}, stride {stride}) on `{ref[0]}.shape[{ref[2]}]` in "
+                       f"`{spec.text()}`: its output is 1 long at {spec.name} = {low}: non-strict export guards it "
+                       f"`!= 1` and fails with ConstraintViolationError; declare `{spec.name}` with `min={enough}`")
+            if rewrite.reason:
+                message += f" (no automatic fix: {rewrite.reason})"
+            self.report(node, message, fix=rewrite.fix)
             return
 
     def _resize(self, node: cst.Call) -> None:
@@ -340,6 +404,28 @@ class SlicedSizeOne(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.export import Dim
+            class Smooth(torch.nn.Module):
+                def forward(self, x):
+                    return F.avg_pool1d(x, 2)  # expect: XPT307
+            def xport_example():
+                return {"model": Smooth(), "args": (torch.randn(1, 2, 8),), "dynamic_shapes": {"x": {2: Dim("t")}}}
+            """,
+            expected_replacement="""
+            import torch
+            import torch.nn.functional as F
+            from torch.export import Dim
+            class Smooth(torch.nn.Module):
+                def forward(self, x):
+                    return F.avg_pool1d(x, 2)  # expect: XPT307
+            def xport_example():
+                return {"model": Smooth(), "args": (torch.randn(1, 2, 8),), "dynamic_shapes": {"x": {2: Dim("t", min=4)}}}
+            """,
+        ),
         Invalid(
             """
             import torch
