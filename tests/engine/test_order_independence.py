@@ -165,7 +165,11 @@ def key(finding: Finding, source: str) -> Key:
             owner = match.group(2)
             break
     reach = tuple(r.message for r in finding.related if r.message.startswith("traced:"))
-    return finding.code, owner, text.strip(), finding.message, finding.severity.value, reach
+    # the earlier failure it comes after, by its text: its line number moves with the order
+    message = finding.own_message if finding.after is None else (
+        f"{finding.own_message} (after `{lines[finding.after - 1].strip()}`)"
+    )
+    return finding.code, owner, text.strip(), message, finding.severity.value, reach
 
 
 def findings_of(source: str) -> list[Key]:
