@@ -232,6 +232,8 @@ class FunctionFlow:
         self._defined: dict[str, list[cst.BaseExpression | None]] | None = None
         #: loop variables bound to the elements of a `self.` attribute, with its name
         self._loop_attributes: dict[str, str | None] | None = None
+        #: a number read from data was kept on `self` here (`self.peak = float(x.max())`)
+        self._kept_on_self = False
         self._solve()
         interesting = self._reassigned_differently(params)
         if interesting:
@@ -344,6 +346,7 @@ class FunctionFlow:
             # back as that number here (`if self.peak > 1.0:`), under the key `self.peak`
             key = f"self.{target.attr.value}"
             self.env[key] = self.env.get(key, NOTHING) | value
+            self._kept_on_self = True
 
     def _assign_from(self, stmt: cst.CSTNode) -> None:
         stmt_type = type(stmt)  # by exact type, as `_evaluate` dispatches
@@ -893,7 +896,7 @@ class FunctionFlow:
                 if returned is not None:
                     return returned
             return self._library_call(node, qualified, args, any_tensor)
-        if isinstance(func, cst.Attribute) and any(key.startswith("self.") for key in self.env):
+        if self._kept_on_self and isinstance(func, cst.Attribute):
             # `if self._hot():` of `def _hot(self): return self.level > 0.5`, `self.level` read from
             # data earlier in this function: the method's one `return`, read here, reads that number
             inlined = self.inlined(node)

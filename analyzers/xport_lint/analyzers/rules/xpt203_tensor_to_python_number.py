@@ -39,6 +39,10 @@ _NUMBER_FUNCTIONS: dict[str, frozenset[Mode]] = {
 }
 
 
+#: ops whose result holds integers (an `.item()` of it is a SymInt)
+_INTEGER_OPS = frozenset({
+    "argmax", "argmin", "count_nonzero", "bincount", "long", "int", "searchsorted", "bucketize", "numel",
+})
 #: Python's rounding of a number, and the tensor method that rounds the same way
 #: (only `floor` fails: measured on torch 2.13, `math.ceil`/`math.trunc` of the same number export)
 _ROUNDING = {"math.floor": "floor"}
@@ -148,7 +152,9 @@ class TensorToPythonNumber(Rule):
     non-strict export does not; a whole-tensor reduction is the 0-dim tensor recognised); the
     other conversions export there. The `math` functions are
     reported in the modes where they fail (above); torch's own ops (`v.log()`, `torch.sqrt`)
-    work on the tensor in both.
+    work on the tensor in both. `min`/`max` of an integer read (`.item()` of `argmax`,
+    `count_nonzero`, `bincount`, `.long()`, a boolean mask's `sum()`) against a number written out
+    export in both modes (measured on torch 2.13) and are not reported.
     """
 
     CODE = "XPT203"
@@ -532,6 +538,51 @@ class TensorToPythonNumber(Rule):
                     " `t.argmax()` for the index of the largest, whose result is a tensor where a number was)")
         return True
 
+    def _integral_compare(self, node: cst.Call) -> bool:
+        """`min(k, counts.max().item())`: every number read is an integer (by the op it is read
+        from) and every other operand a number written out or such a read. Python compares
+        SymInts symbolically: measured on torch 2.13, `min`/`max` of an int read against an int or
+        float literal export in both modes; a float read (`max(1, s.item())`) fails non-strict."""
+        args = [a.value for a in node.args if not a.star]
+        if len(args) != len(node.args):
+            return False
+        reads = [a for a in args if _read_number(self.ctx.value(a))]
+        literals = [a for a in args if isinstance(a, (cst.Integer, cst.Float))]
+        return bool(reads) and len(reads) + len(literals) == len(args) and all(self._integral(a) for a in reads)
+
+    def _integral(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """`expr` is a number read from a tensor of integers: `.item()` of `argmax`, `count_nonzero`,
+        `bincount`, `.long()`, a `sum()` of a boolean mask, or their `max`/`min` (names bound once followed)."""
+        flow = self.ctx.flow
+        if depth > 4 or flow is None:
+            return False
+        if isinstance(expr, cst.Name):
+            bound = flow.bound_once(expr.value)
+            return bound is not None and self._integral(bound, depth + 1)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "int":
+            return self.ctx.resolve(expr.func) is None  # `int(t)`: reported as the conversion it is
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "item"):
+            return False
+        return self._integer_tensor(expr.func.value, depth + 1)
+
+    def _integer_tensor(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """A tensor of integers by the op that makes it (see `_integral`)."""
+        if depth > 8 or not isinstance(expr, cst.Call):
+            return False
+        func = expr.func
+        name = (self.ctx.resolve(func) or "").removeprefix("torch.") or (
+            func.attr.value if isinstance(func, cst.Attribute) else "")
+        if name in _INTEGER_OPS:
+            return True
+        operand = func.value if isinstance(func, cst.Attribute) and not self.ctx.resolve(func) else (
+            expr.args[0].value if expr.args else None)
+        if operand is None:
+            return False
+        if name == "sum":
+            return self.ctx.value(operand).has(Kind.MASK) or self._integer_tensor(operand, depth + 1)
+        return name in ("max", "min", "amax", "amin", "abs") and not expr.args[1:] and \
+            self._integer_tensor(operand, depth + 1)
+
     def _number_function(self, node: cst.Call) -> bool:
         """`math.log(v.item())`, `min(v.item(), 1.0)`: reported where the table says it fails."""
         qualified = self.ctx.resolve(node.func)
@@ -542,6 +593,8 @@ class TensorToPythonNumber(Rule):
         modes = _NUMBER_FUNCTIONS.get(qualified or "")
         if modes is None:
             return False
+        if qualified in ("min", "max") and self._integral_compare(node):
+            return True
         if self.ctx.mode in modes and any(_read_number(self.ctx.value(a.value)) for a in node.args if not a.star):
             caught = caught_fallback(self.ctx, node)
             message = (f"`{short(node)}` of a number read from tensor data: {self.ctx.mode} export "
@@ -607,6 +660,17 @@ class TensorToPythonNumber(Rule):
                     fix=eager_only(self.ctx))
 
     VALID = [
+        Valid(
+            """
+            import torch
+            class Keep(torch.nn.Module):
+                def forward(self, x, scores):
+                    k = max(1, (scores > 0.5).sum().item())
+                    return x[:k] * min(scores.argmax().item(), 4)
+            def xport_example():
+                return Keep(), (torch.randn(6), torch.rand(6))
+            """
+        ),
         Valid(
             """
             import torch

@@ -5,10 +5,15 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..dataflow import Kind, is_tensor_like, walk_statements
-from ..model import Mode, Severity
+from ..model import Applicability, Mode, Severity
 from ..names import dotted
+from ..positions import code_of
+from ..report import FixProposal
 from ..rewrites import dense_select_rewrite
+from ..rewrites.common import scope_names
+from ..rewrites.predicates import data_bindings, tensor_value
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..walk import iter_nodes
 from ._conditions import short
 
 if TYPE_CHECKING:
@@ -47,7 +52,12 @@ class DataDependentModuleIndex(Rule):
     `torch.stack([module(x) for module in self.experts]).index_select(0, best.reshape(1)).squeeze(0)`,
     and `best = t.item()` (read only there) becomes `best = t`. Measured on torch 2.13: exports
     in both modes and equals eager. It assumes every module returns the same shape, and it
-    computes all of them (the cost of top-1 routing becomes that of all experts).
+    computes all of them (the cost of top-1 routing becomes that of all experts). An entry of a
+    list of number literals that is an operand of tensor arithmetic, `x * self.scales[i]`,
+    becomes `torch.tensor(self.scales).index_select(0, i.reshape(1)).squeeze(0)` with `i` bound to
+    the tensor read (measured on torch 2.13: both modes export and equal eager; `[i]` of the
+    tensor fails strict, which reads a 0-dim index as a Python int); it assumes the index is in
+    range (Python raises where it is not).
 
     ## Modes
     Error in both modes (torch 2.13).
@@ -83,7 +93,7 @@ class DataDependentModuleIndex(Rule):
         self._called.add(id(node.func))
         message = self._message(node.func)
         fix = None
-        if isinstance(self._data_index(node.func), cst.FormattedString) or _spelt(node.func.slice[0].slice.value):  # type: ignore[attr-defined]
+        if isinstance(self._data_index(node.func), cst.FormattedString) or self._spelt_key(node.func.slice[0].slice.value) is not None:  # type: ignore[attr-defined]
             message += " (no automatic fix: the key is a string spelt from the number)"
         elif self.ctx.flow is not None and self.ctx.traced is not None:
             rewrite = dense_select_rewrite(self.ctx.flow, self.ctx.traced.func, node)
@@ -98,10 +108,49 @@ class DataDependentModuleIndex(Rule):
             if self.ctx.value(node.value).has(Kind.MODULE):
                 reason = (" (no automatic fix: the picked module is not called where it is picked; the fix rewrites"
                           f" `{short(node)}(...)` called in one expression)")
+                fix = None
             else:
-                reason = (" (no automatic fix: the entries may be anything; a list of numbers made a tensor,"
-                          " `torch.tensor(values)[i]` with `i` the tensor read, selects in the graph)")
-            self.report(index, self._message(node) + reason)
+                fix = self._table_fix(node, index)
+                reason = "" if fix is not None else (
+                    " (no automatic fix: the entries may be anything, or the entry is not an operand of tensor"
+                    " arithmetic; a list of numbers made a tensor, `torch.tensor(values)[i]` with `i` the tensor"
+                    " read, selects in the graph)")
+            self.report(index, self._message(node) + reason, fix=fix)
+
+    def _table_fix(self, node: cst.Subscript, index: cst.BaseExpression) -> FixProposal | None:
+        """`x * self.scales[i]`, a list of number literals indexed by a number read from data and
+        the entry an operand of tensor arithmetic: `torch.tensor(self.scales).index_select(0,
+        i.reshape(1)).squeeze(0)` selects in the graph, with `i` bound to the tensor it is read from
+        (measured on torch 2.13: exports in both modes and equals eager; a 0-dim tensor operand
+        keeps the other's dtype as the Python number did)."""
+        flow, traced = self.ctx.flow, self.ctx.traced
+        holder = node.value
+        display = self._display(holder) if isinstance(holder, (cst.Attribute, cst.Name)) else None
+        if flow is None or traced is None or not isinstance(display, (cst.List, cst.Tuple)) or not display.elements:
+            return None
+        if not all(isinstance(e.value, (cst.Integer, cst.Float)) for e in display.elements):
+            return None
+        operand = any(
+            isinstance(n, cst.BinaryOperation) and not isinstance(n.operator, (cst.MatrixMultiply, cst.Power))
+            and any(side is node and is_tensor_like(self.ctx.value(other))
+                    for side, other in ((n.left, n.right), (n.right, n.left)))
+            for n in iter_nodes(traced.func.body)
+        )
+        if not operand:
+            return None
+        # the index read is the one replaced (`_h(t)` of a one-line helper reads `t` itself)
+        exempt = (flow.inlined(index) if isinstance(index, cst.Call) else None) or index
+        bound = data_bindings(flow, traced.func, [node], exempt=exempt)
+        tensor = tensor_value(flow, index, bound)
+        if tensor is None or not isinstance(tensor, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            return None
+        names = scope_names(flow)
+        # `index_select`, not `[i]`: strict export reads a 0-dim index tensor as a Python int (XPT203)
+        table = cst.parse_expression(
+            f"{names.torch}.tensor({code_of(holder)}).index_select(0, {code_of(tensor)}.reshape(1)).squeeze(0)"
+        )
+        return FixProposal("Index a tensor of the list's numbers by the tensor read (assumes the index is in range)",
+                           Applicability.UNSAFE, ((node, table), *bound.values()), imports=names.imports)
 
     def _data_index(self, node: cst.Subscript) -> cst.BaseExpression | None:
         """The index of `modules[index]` when it is a number read from tensor data."""
@@ -121,28 +170,53 @@ class DataDependentModuleIndex(Rule):
             for part in index.parts:
                 if isinstance(part, cst.FormattedStringExpression):
                     value = value | self.ctx.value(part.expression)
-        if _spelt(index):
+        spelt = self._spelt_key(index)
+        if spelt is not None:
             # `self.heads[str(int(flag))]`: a key spelt by `str()` from a number read from data
-            value = value | self.ctx.value(index.args[0].value)  # type: ignore[attr-defined]
+            value = value | self.ctx.value(spelt.args[0].value)
         return index if value.has(Kind.DATA) and not is_tensor_like(value) else None
+
+    def _spelt_key(self, index: cst.BaseExpression) -> cst.Call | None:
+        """The `str(n)` call `index` is, names (bound once) and one-line helpers followed."""
+        flow = self.ctx.flow
+        for _ in range(4):
+            if _spelt(index):
+                return index  # type: ignore[return-value]
+            if flow is None:
+                return None
+            if isinstance(index, cst.Name):
+                bound = flow.bound_once(index.value)
+            elif isinstance(index, cst.Call):
+                bound = flow.inlined(index)
+            else:
+                return None
+            if bound is None:
+                return None
+            index = bound
+        return None
 
     def _python_sequence(self, holder: cst.Attribute | cst.Name) -> bool:
         """A plain list or tuple: a local bound once to a display, or a `self.` attribute that
         `__init__` sets once, to a display (`self.temperatures = [0.5, 1.0, 2.0]`). Python
         indexes it while tracing, so it needs a concrete index, as a module container does
         (measured on torch 2.13, both modes: "Could not extract specialized integer")."""
+        return self._display(holder) is not None
+
+    def _display(self, holder: cst.Attribute | cst.Name) -> cst.BaseExpression | None:
+        """The list, tuple or list comprehension `holder` is bound to (see `_python_sequence`)."""
         flow = self.ctx.flow
         if flow is None:
-            return False
+            return None
         displays = (cst.List, cst.Tuple, cst.ListComp)
         if isinstance(holder, cst.Name):
-            return isinstance(flow.bound_once(holder.value), displays)
+            bound = flow.bound_once(holder.value)
+            return bound if isinstance(bound, displays) else None
         if not (isinstance(holder.value, cst.Name) and holder.value.value == "self" and flow.cls is not None):
-            return False
+            return None
         init = next((s for s in flow.cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"),
                     None)
         if init is None:
-            return False
+            return None
         written = f"self.{holder.attr.value}"
         values = [
             statement.value
@@ -152,13 +226,13 @@ class DataDependentModuleIndex(Rule):
             )
             if dotted(target) == written
         ]
-        return len(values) == 1 and isinstance(values[0], displays)
+        return values[0] if len(values) == 1 and isinstance(values[0], displays) else None
 
     def _message(self, node: cst.Subscript) -> str:
         index = self._data_index(node)
         assert index is not None
         what = "a submodule" if self.ctx.value(node.value).has(Kind.MODULE) else "an entry of a Python list"
-        if isinstance(index, cst.FormattedString) or _spelt(index):
+        if isinstance(index, cst.FormattedString) or self._spelt_key(index) is not None:
             return f"`{short(node)}` picks {what} by `{short(index)}`, a key spelt from a number read from tensor data"
         return f"`{short(node)}` picks {what} by `{short(index)}`, a number read from tensor data"
 
@@ -180,6 +254,32 @@ class DataDependentModuleIndex(Rule):
         )
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Temper(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.temperatures = [0.5, 1.0, 2.0]
+                def forward(self, logits, level):
+                    t = level.item()
+                    return logits / self.temperatures[t]  # expect: XPT204
+            def xport_example():
+                return Temper(), (torch.randn(2, 3), torch.tensor(2))
+            """,
+            expected_replacement="""
+            import torch
+            class Temper(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.temperatures = [0.5, 1.0, 2.0]
+                def forward(self, logits, level):
+                    t = level
+                    return logits / torch.tensor(self.temperatures).index_select(0, t.reshape(1)).squeeze(0)  # expect: XPT204
+            def xport_example():
+                return Temper(), (torch.randn(2, 3), torch.tensor(2))
+            """,
+        ),
         Invalid(
             """
             import torch
