@@ -2147,6 +2147,35 @@ def returned_at(
     the parameters by the arguments (`method_at`). None for any other body (a branch, a loop, a
     name bound twice, unpacking anything but `.shape` or a tuple display), or where the helper
     reads a global name the caller binds (`taken`: written at the call, it would read the local)."""
+    straight = _one_line(helper, method)
+    if straight is None or straight[1] & set(taken):
+        return None
+    return method_at(straight[0], call)
+
+
+#: id(helper) and whether it is a method -> (the helper, `_one_line` of it): a helper's
+#: assignments are substituted once, not at every call of every round of a flow's solve (the
+#: helper is kept so that its id stays its own)
+_ONE_LINE: dict[tuple[int, bool], tuple[cst.FunctionDef, tuple[cst.FunctionDef, set[str]] | None]] = {}
+
+
+def _one_line(helper: cst.FunctionDef, method: bool) -> tuple[cst.FunctionDef, set[str]] | None:
+    """`_straight_line(helper, method)` and the helper's `_free_names`, once per helper (None
+    where it is not straight-line)."""
+    cached = _ONE_LINE.get((id(helper), method))
+    if cached is not None and cached[0] is helper:
+        return cached[1]
+    one_line = _straight_line(helper, method)
+    found = None if one_line is None else (one_line, _free_names(helper))
+    if len(_ONE_LINE) > 4096:
+        _ONE_LINE.clear()
+    _ONE_LINE[(id(helper), method)] = (helper, found)
+    return found
+
+
+def _straight_line(helper: cst.FunctionDef, method: bool) -> cst.FunctionDef | None:
+    """`helper` of straight-line statements as a one-line method returning what it returns,
+    each local replaced by what it holds (see `returned_at`); None for any other body."""
     body = helper.body.body if isinstance(helper.body, cst.IndentedBlock) else ()
     lines = [s for s in body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr)
                                      and isinstance(s.body[0].value, cst.SimpleString))]
@@ -2155,7 +2184,7 @@ def returned_at(
     *steps, last = [line.body[0] for line in lines]  # type: ignore[union-attr]
     if not isinstance(last, cst.Return) or last.value is None or not all(
         isinstance(step, cst.Assign) and len(step.targets) == 1 for step in steps
-    ) or _free_names(helper) & set(taken):
+    ):
         return None
     held: dict[str, cst.BaseExpression] = {}
     for step in steps:
@@ -2195,8 +2224,7 @@ def returned_at(
     if not method:  # a function of the file: read as a method whose `self` it does not use
         params = helper.params.with_changes(params=[cst.Param(cst.Name("self")), *helper.params.params])
         helper = helper.with_changes(params=params)
-    one_line = helper.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(returned)])]))
-    return method_at(one_line, call)
+    return helper.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(returned)])]))
 
 
 def _free_names(helper: cst.FunctionDef) -> set[str]:
