@@ -18,6 +18,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from xport_lint.analyzers.cache import unsealed
+
 REPO = Path(__file__).parents[2]
 SCHEMA = json.loads((REPO / "docs" / "report.schema.json").read_text())
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -260,7 +262,8 @@ def test_an_unchanged_project_is_answered_from_its_last_report_without_the_index
     assert models(edited)["Classifier"]["confirmation"]["state"] == "stale"
     assert edited == report(use_cache=False)
     with sqlite3.connect(directory / "findings-v3.sqlite3") as db:
-        stored = [body for (body,) in db.execute("SELECT body FROM findings") if body.startswith('{"inputs"')]
+        bodies = [unsealed(body) for (body,) in db.execute("SELECT body FROM findings")]
+    stored = [body for body in bodies if body.startswith('{"inputs"')]
     assert len(stored) == 1
 
 

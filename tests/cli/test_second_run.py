@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from xport_lint.analyzers.cache import unsealed
+
 MODEL = """\
 import torch
 from .ops import keep_positive
@@ -52,7 +54,7 @@ def settled_runs(cache: Path) -> int:
     objects of path -> [context digest, findings]; a file's row holds a `findings` list, the
     files' stats row a `taken` time)."""
     with sqlite3.connect(cache / "findings-v3.sqlite3") as db:
-        bodies = [json.loads(body) for (body,) in db.execute("SELECT body FROM findings")]
+        bodies = [json.loads(unsealed(body)) for (body,) in db.execute("SELECT body FROM findings")]
     return sum(1 for body in bodies if "findings" not in body and "taken" not in body)
 
 

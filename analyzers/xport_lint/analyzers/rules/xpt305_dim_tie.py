@@ -240,7 +240,7 @@ class DimTie(Rule):
             split = sizes.followed(target)
             if not (isinstance(split, cst.BinaryOperation) and isinstance(split.operator, cst.FloorDivide)):
                 continue
-            by = _signed(split.right)
+            by = _divisor(split.right, sizes)
             size = _size_of(split.left, sizes)
             spec = config.dim(*size.ref) if size.ref is not None else None
             if by is None or by < 2 or spec is None or spec.kind is not DimKind.NAMED:
@@ -361,7 +361,7 @@ class DimTie(Rule):
         count = sizes.followed(count)
         if not (isinstance(count, cst.BinaryOperation) and isinstance(count.operator, cst.FloorDivide)):
             return None
-        by = _signed(count.right)
+        by = _divisor(count.right, sizes)
         return by if by is not None and by >= 2 and _size_of(count.left, sizes).ref == dim.ref else None
 
     def _operand(self, expr: cst.BaseExpression, setting: tuple, depth: int = 0) -> list[_Dim] | None:  # noqa: C901
@@ -1573,6 +1573,14 @@ class DimTie(Rule):
             """
         ),
     ]
+
+
+def _divisor(expr: cst.BaseExpression, sizes: Sizes) -> int | None:
+    """The integer `k` of `s // k`: a literal, through names bound once, or `self.k` as `__init__` sets it."""
+    expr = sizes.followed(expr)
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return sizes.constants.get(expr.attr.value)
+    return _signed(expr)
 
 
 def _signed(expr: cst.BaseExpression) -> int | None:

@@ -94,7 +94,8 @@ class StrictUntraceablePython(Rule):
         traced code: the wrapper is built each time the traced code runs the `def`."""
         target = node.decorator.func if isinstance(node.decorator, cst.Call) else node.decorator
         if self.ctx.resolve(target) in _CACHES:
-            self._flag(node.decorator, f"`@{short(node.decorator)}`", "Unsupported method call", statement=node)
+            what = f"`{short(node.decorator)}` applied as a decorator"
+            self._flag(node.decorator, what, "Unsupported method call", statement=node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
