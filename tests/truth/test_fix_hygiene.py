@@ -224,7 +224,8 @@ def _holders(source: str, lines: list[int]) -> list[int]:
             if isinstance(n, ast.FunctionDef) and n.lineno <= line <= (n.end_lineno or 0)
         ]
         if holders:
-            out.add(max(holders, key=lambda n: n.lineno).body[0].lineno)
+            first = max(holders, key=lambda n: n.lineno).body[0]  # a decorated `def` starts at its decorators
+            out.add(min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]))
     return sorted(out, reverse=True)
 
 
