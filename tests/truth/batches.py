@@ -15,20 +15,14 @@ Two kinds of program:
 
 A batch of cases::
 
-    from tests.truth.batches import Case, CaseBatch
+    from tests.truth.batches import CaseBatch, Cases
     from xport_lint.analyzers.model import Mode
 
     torch = pytest.importorskip("torch")
     pytestmark = pytest.mark.torch
 
-    _HEADER = """import torch
-    import torch.nn as nn
-    """
-    CASES: list[Case] = []
-
-
-    def case(name: str, non_strict: str | None, strict: str | None, body: str) -> None:
-        CASES.append(Case(name, non_strict, strict, _HEADER + "\\n" + body.strip() + "\\n"))
+    CASES = Cases("import math")  # the standard-library imports its programs use; torch's come after
+    case = CASES.case
 
 
     case("steps-read-from-data", "GuardOnDataDependentSymNode", "UserError", """
@@ -75,6 +69,7 @@ reported xfailed; once xport-lint gets it right the test fails, so the entry goe
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 import textwrap
 import warnings
@@ -166,6 +161,35 @@ class Case:
     def errors(self, mode: Mode) -> list[str]:
         """xport-lint's errors with the default rule selection, as the CLI reports them."""
         return source_errors(self.source, Config(strict=mode is Mode.STRICT))
+
+
+_TORCH_IMPORTS = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+_LAST_MODULE = re.compile(r"^class (\w+)\(nn\.Module\):", re.MULTILINE)
+
+
+def exporting_last_module(body: str) -> str:
+    """`body`, given an `xport_example()` exporting its last module on a (2, 3) input and an
+    `xport_inputs()` with another such input for the fix proofs, where it has none of its own."""
+    body = body.strip() + "\n"
+    if "def xport_example" not in body:
+        body += f"\n\ndef xport_example():\n    return {_LAST_MODULE.findall(body)[-1]}(), (torch.randn(2, 3),)\n"
+    if "def xport_inputs" not in body:
+        body += "\n\ndef xport_inputs():\n    return [(torch.randn(2, 3),)]\n"
+    return body
+
+
+class Cases(list[Case]):
+    """A batch's programs, each written as its body under the batch's imports: `stdlib`'s lines, then
+    torch, `nn` and `F`; `complete` finishes a body (`exporting_last_module` adds the example)."""
+
+    def __init__(self, stdlib: str, complete: Callable[[str], str] = lambda body: body.strip() + "\n") -> None:
+        super().__init__()
+        self.header = f"{stdlib.strip()}\n\n{_TORCH_IMPORTS}" if stdlib.strip() else _TORCH_IMPORTS
+        self.complete = complete
+
+    def case(self, name: str, non_strict: str | None, strict: str | None, body: str) -> None:
+        """Add a program with the exception type each mode's export raised on torch 2.13 (None: exports)."""
+        self.append(Case(name, non_strict, strict, self.header + "\n" + self.complete(body)))
 
 
 _SHAPES_HEADER = """

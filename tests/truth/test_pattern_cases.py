@@ -29,27 +29,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.truth.batches import Case, CaseBatch
+from tests.truth.batches import CaseBatch, Cases
 from xport_lint.analyzers.model import Mode
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
-_HEADER = """import math
+
+CASES = Cases("""import math
 import warnings
-from unittest import mock
-
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-"""
-
-
-CASES: list[Case] = []
-
-
-def case(name: str, non_strict: str | None, strict: str | None, body: str) -> None:
-    CASES.append(Case(name, non_strict, strict, _HEADER + "\n" + body.strip() + "\n"))
+from unittest import mock""")
+case = CASES.case
 
 
 # -- failing programs ---------------------------------------------------------------------------

@@ -42,28 +42,19 @@ from __future__ import annotations
 
 import pytest
 
-from tests.truth.batches import Case, CaseBatch
+from tests.truth.batches import CaseBatch, Cases
 from xport_lint.analyzers.model import Mode
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
-_HEADER = """import contextlib
+
+CASES = Cases("""import contextlib
 import math
 import threading
 import warnings
-from unittest.mock import patch
-
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-"""
-
-CASES: list[Case] = []
-
-
-def case(name: str, non_strict: str | None, strict: str | None, body: str) -> None:
-    CASES.append(Case(name, non_strict, strict, _HEADER + "\n" + body.strip() + "\n"))
+from unittest.mock import patch""")
+case = CASES.case
 
 
 # -- values through names, `not`, `else`, methods, dicts ---------------------------------------

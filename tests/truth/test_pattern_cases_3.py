@@ -52,7 +52,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.truth.batches import Case, CaseBatch
+from tests.truth.batches import CaseBatch, Cases
 from xport_lint.analyzers.config import Config
 from xport_lint.analyzers.files import discover
 from xport_lint.analyzers.model import Mode, Severity
@@ -61,18 +61,9 @@ from xport_lint.analyzers.project import check_project
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
-_HEADER = """import math
 
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-"""
-
-CASES: list[Case] = []
-
-
-def case(name: str, non_strict: str | None, strict: str | None, body: str) -> None:
-    CASES.append(Case(name, non_strict, strict, _HEADER + "\n" + body.strip() + "\n"))
+CASES = Cases("""import math""")
+case = CASES.case
 
 
 # -- values read from data reaching branches ----------------------------------------------------

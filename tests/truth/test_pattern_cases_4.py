@@ -49,7 +49,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.truth.batches import Case, CaseBatch
+from tests.truth.batches import CaseBatch, Cases
 from tests.truth.harness import example, load
 from xport_lint.analyzers import Config, check_source
 from xport_lint.analyzers.model import Mode, Severity
@@ -57,18 +57,9 @@ from xport_lint.analyzers.model import Mode, Severity
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
-_HEADER = """import math
 
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-"""
-
-CASES: list[Case] = []
-
-
-def case(name: str, non_strict: str | None, strict: str | None, body: str) -> None:
-    CASES.append(Case(name, non_strict, strict, _HEADER + "\n" + body.strip() + "\n"))
+CASES = Cases("""import math""")
+case = CASES.case
 
 
 # -- values read from data reaching branches ----------------------------------------------------
@@ -810,7 +801,7 @@ test_recall_and_false_errors = BATCH.recall_and_false_errors()
 test_a_fix_offered_on_a_failing_program_proves_out = BATCH.a_fix_offered_proves_out()
 
 
-IDENTITY = _HEADER + '''
+IDENTITY = CASES.header + '''
 class Signed(nn.Module):
     def forward(self, x):
         if (x.sum().item() > 0) is True:

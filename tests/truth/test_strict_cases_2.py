@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import importlib
 import itertools
-import re
 import sys
 import warnings
 from dataclasses import dataclass
@@ -60,7 +59,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.truth.batches import Case, CaseBatch
+from tests.truth.batches import CaseBatch, Cases, exporting_last_module
 from tests.truth.harness import example
 from xport_lint.analyzers import Config
 from xport_lint.analyzers.files import discover
@@ -70,32 +69,14 @@ from xport_lint.analyzers.project import check_project
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
-_HEADER = """import contextlib
+
+CASES = Cases("""import contextlib
 import math
 import tempfile
 import threading
 import warnings
-from unittest import mock
-
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-"""
-_MODULE = re.compile(r"^class (\w+)\(nn\.Module\):", re.MULTILINE)
-
-CASES: list[Case] = []
-
-
-def _with_example(body: str) -> str:
-    """`body`, with an `xport_example()` exporting its last module on a (2, 3) input if it has none."""
-    body = body.strip() + "\n"
-    if "def xport_example" in body:
-        return body
-    return body + f"\ndef xport_example():\n    return {_MODULE.findall(body)[-1]}(), (torch.randn(2, 3),)\n"
-
-
-def case(name: str, non_strict: str | None, strict: str | None, body: str) -> None:
-    CASES.append(Case(name, non_strict, strict, _HEADER + "\n" + _with_example(body)))
+from unittest import mock""", exporting_last_module)
+case = CASES.case
 
 
 @dataclass(frozen=True)
@@ -116,7 +97,7 @@ PROJECTS: list[ProjectCase] = []
 
 
 def project(name: str, non_strict: str | None, strict: str | None, scopes: str, model: str) -> None:
-    PROJECTS.append(ProjectCase(name, non_strict, strict, scopes.lstrip(), _HEADER + "\n" + _with_example(model)))
+    PROJECTS.append(ProjectCase(name, non_strict, strict, scopes.lstrip(), CASES.header + "\n" + exporting_last_module(model)))
 
 
 # -- torch context managers ---------------------------------------------------------------------

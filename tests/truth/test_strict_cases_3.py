@@ -71,42 +71,23 @@ project, as the CLI does.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from tests.truth.batches import Case, CaseBatch, Program, ProgramBatch
+from tests.truth.batches import CaseBatch, Cases, Program, ProgramBatch, exporting_last_module
 from xport_lint.analyzers.model import Mode
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
-_HEADER = """import contextlib
+
+CASES = Cases("""import contextlib
 import copy
 import functools
 import sys
 import threading
 import warnings
-from unittest import mock
-
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-"""
-_MODULE = re.compile(r"^class (\w+)\(nn\.Module\):", re.MULTILINE)
-
-CASES: list[Case] = []
-
-
-def _with_example(body: str) -> str:
-    """`body`, with an `xport_example()` exporting its last module on a (2, 3) input, and another
-    input for the fix proofs in `xport_inputs()`."""
-    return body.strip() + (f"\n\ndef xport_example():\n    return {_MODULE.findall(body)[-1]}(), (torch.randn(2, 3),)\n"
-                           "\n\ndef xport_inputs():\n    return [(torch.randn(2, 3),)]\n")
-
-
-def case(name: str, non_strict: str | None, strict: str | None, body: str) -> None:
-    CASES.append(Case(name, non_strict, strict, _HEADER + "\n" + _with_example(body)))
+from unittest import mock""", exporting_last_module)
+case = CASES.case
 
 
 # -- torch context managers ---------------------------------------------------------------------
