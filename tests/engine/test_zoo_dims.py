@@ -405,3 +405,84 @@ def test_bert_embeddings_within_the_buffer_export(tmp_path: Path) -> None:
         input_ids = { 1 = { name = "seq", min = 2, max = 64 } }
     """)
     assert found(findings) == []
+
+
+def vit_embeddings(check: str, init: str = "self.image_size = image_size if isinstance(image_size, tuple) else "
+                   "(image_size, image_size)") -> str:
+    """transformers' ViTEmbeddings (5.23): the image size comes from the config, no literal."""
+    return f"""
+    import torch
+    from torch import nn
+
+
+    class Embeddings(nn.Module):
+        def __init__(self, image_size: int) -> None:
+            super().__init__()
+            {init}
+
+        def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
+            batch_size, num_channels, height, width = pixel_values.shape
+            {check}
+            return pixel_values.flatten(2)
+
+
+    class ViT(nn.Module):
+        def __init__(self, image_size: int) -> None:
+            super().__init__()
+            self.embeddings = Embeddings(image_size)
+
+        def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
+            return self.embeddings(pixel_values)
+"""
+
+
+HEIGHT_WIDTH = '{ 2 = { name = "height", min = 16, max = 64 }, 3 = { name = "width", min = 16, max = 64 } }'
+BOTH_RAISE = ('if height != self.image_size[0] or width != self.image_size[1]:\n'
+              '                raise ValueError(f"Input image size ({height}*{width}) doesn\'t match model.")')
+
+
+@pytest.mark.parametrize(("check", "init", "expected"), [
+    # as transformers writes it: one `if` on both sizes, raising
+    (BOTH_RAISE, None, [("vit.py", 13, "XPT301", "error"), ("vit.py", 13, "XPT301", "error")]),
+    # one size, the raise on the `if`'s own line, the size read from `.shape` in the test
+    ("if pixel_values.shape[2] != self.image_size[0]: raise ValueError('height')", None,
+     [("vit.py", 13, "XPT301", "error")]),
+    # the size a plain attribute set from the constructor's argument
+    ("if height != self.size:\n                raise ValueError('height')", "self.size = image_size",
+     [("vit.py", 13, "XPT301", "error")]),
+])
+def test_an_image_size_check_against_the_configured_size_that_raises_splits_a_named_dim(
+    tmp_path: Path, check: str, init: str | None, expected: list
+) -> None:
+    # transformers' ViTModel with dynamic height and width: `if height != self.image_size[0] ...:
+    # raise` fails export whatever the configured size (the example must equal it, and the guard
+    # then pins the Dim; tests/truth/test_zoo_sizes.py measures it on torch 2.13)
+    files = {"vit.py": vit_embeddings(check, init) if init else vit_embeddings(check)}
+    findings = lint(tmp_path, files, f"""
+        [tool.xport-lint.dynamic-shapes."vit.ViT"]
+        pixel_values = {HEIGHT_WIDTH}
+    """)
+    assert found(findings) == expected
+
+
+@pytest.mark.parametrize(("check", "declared", "expected"), [
+    # only the batch is dynamic: the height is a constant of the export, the check holds
+    (BOTH_RAISE, '{ 0 = { name = "batch", min = 2, max = 16 } }', []),
+    # Dim.AUTO narrows silently: a warning
+    (BOTH_RAISE, '{ 2 = "auto", 3 = "auto" }',
+     [("vit.py", 13, "XPT301", "warning"), ("vit.py", 13, "XPT301", "warning")]),
+    # an `if` that does not raise may take either side: not known to pin the size
+    ("if height != self.image_size[0]:\n                pixel_values = pixel_values * 2",
+     '{ 2 = { name = "height", min = 16, max = 64 } }', [("vit.py", 13, "XPT301", "warning")]),
+    # raising where the sizes are equal is not the check
+    ("if height == self.image_size[0]:\n                raise ValueError('height')",
+     '{ 2 = { name = "height", min = 16, max = 64 } }', [("vit.py", 13, "XPT301", "warning")]),
+])
+def test_an_image_size_check_is_an_error_only_where_it_pins_a_named_dim(
+    tmp_path: Path, check: str, declared: str, expected: list
+) -> None:
+    findings = lint(tmp_path, {"vit.py": vit_embeddings(check)}, f"""
+        [tool.xport-lint.dynamic-shapes."vit.ViT"]
+        pixel_values = {declared}
+    """)
+    assert found(findings) == expected

@@ -942,9 +942,14 @@ class Sizes:
         top = {id(small) for line in func.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body}
         #: where each plain `name = value` sits: index, value, whether at the top of the body, whether in a loop
         placed: dict[str, list[tuple[int, cst.BaseExpression, bool, bool]]] = {}
+        #: ids of the tests an `if` raises on, alone or as an `or` operand (`if h != self.size[0] or
+        #: w != self.size[1]: raise ...`): each must be false on the example, as an assert's
+        self.raised_on: set[int] = set()
         for index, stmt in enumerate(_statements(func.body)):
             if isinstance(stmt, (cst.If, cst.While, cst.Assert)):
                 self._order.update((id(node), index) for node in _walk(stmt.test))
+                if isinstance(stmt, cst.If) and _raises(stmt.body):
+                    self.raised_on.update(id(operand) for operand in _or_operands(stmt.test))
             elif isinstance(stmt, cst.Expr):  # `torch._check(...)`
                 self._order.update((id(node), index) for node in _walk(stmt.value))
             if isinstance(stmt, (cst.For, cst.While)):
@@ -1096,8 +1101,9 @@ class Sizes:
             return False  # a layer, a tensor, a `Parameter`
         init = next((m for m in owner.body.body if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"), None)
         return init is not None and _assigns(init, attr) and not _assigns(self.func, attr) and not any(
-            isinstance(n, cst.SimpleString) and n.evaluated_value == attr for n in _walk(init.body)
-        )  # `register_buffer("img_size", ...)` names a tensor
+            isinstance(n, cst.Call) and n.args and isinstance(n.args[0].value, cst.SimpleString)
+            and n.args[0].value.evaluated_value == attr for n in _walk(init.body)
+        )  # `register_buffer("img_size", ...)` names a tensor (a key `CONFIG["img_size"]` does not)
 
     def size_itself(self, expr: cst.BaseExpression) -> SizeRef | None:
         """The input dimension `expr` is, with no arithmetic on it: `x.shape[1]`, `seq_len` of
@@ -2068,34 +2074,64 @@ def _assigns(func: cst.FunctionDef, attr: str) -> bool:
     return False
 
 
-def pinned_to_held_value(test: cst.BaseExpression, sizes: Sizes, config: ShapeConfig) -> Verdict | None:
+def pinned_to_held_value(
+    test: cst.BaseExpression, sizes: Sizes, config: ShapeConfig, raised: bool = False
+) -> Verdict | None:
     """A check that must hold (`assert`, `torch._check`, timm's `_assert`) equating a declared
     size with a value the model holds that no size model reads (`H == self.img_size[0]`, set
     from its config): whatever that value, it fails export under a named `Dim` whose range holds
     more than one size. The example must equal it (else the check fails in eager and export
     alike), and the guard then fixes the size to that one value (ConstraintViolationError).
+    `raised`: `test` is what an `if` raises on, so `H != self.img_size[0]` is that check.
     None where the test is not that."""
+    checked = _size_against_held(test, sizes, cst.NotEqual if raised else cst.Equal)
+    if checked is None:
+        return None
+    ref, held = checked
+    spec = config.dim(*ref)
+    low, high = spec.values()
+    if spec.kind is not DimKind.NAMED or high <= low:
+        return None
+    return _with_note(Verdict(
+        Severity.ERROR,
+        f"`{ref[0]}.shape[{ref[2]}]` is {spec.text()} ({config.source}); the check holds only where it equals "
+        f"`{cst.Module([]).code_for_node(held)}`, a value the model holds: export fails whatever that value "
+        "is (the example's size must equal it, and the guard then fixes the size to it: "
+        "ConstraintViolationError); declare that dimension static",
+        fixable=False,
+    ), config)
+
+
+def _size_against_held(
+    test: cst.BaseExpression, sizes: Sizes, operator: type[cst.BaseCompOp]
+) -> tuple[SizeRef, cst.BaseExpression] | None:
+    """`H <operator> self.img_size[0]` (either way round): the input size and the held value."""
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
-            and isinstance(test.comparisons[0].operator, cst.Equal)):
+            and isinstance(test.comparisons[0].operator, operator)):
         return None
     left, right = test.left, test.comparisons[0].comparator
     for size, held in ((left, right), (right, left)):
         ref = sizes.size_itself(size) if sizes.held_value(held) else None
-        if ref is None:
-            continue
-        spec = config.dim(*ref)
-        low, high = spec.values()
-        if spec.kind is not DimKind.NAMED or high <= low:
-            continue
-        return _with_note(Verdict(
-            Severity.ERROR,
-            f"`{ref[0]}.shape[{ref[2]}]` is {spec.text()} ({config.source}); the check holds only where it equals "
-            f"`{cst.Module([]).code_for_node(held)}`, a value the model holds: export fails whatever that value "
-            "is (the example's size must equal it, and the guard then fixes the size to it: "
-            "ConstraintViolationError); declare that dimension static",
-            fixable=False,
-        ), config)
+        if ref is not None:
+            return ref, held
     return None
+
+
+def _raises(body: cst.BaseSuite) -> bool:
+    """Whether a block ends in `raise` (an `if` that rejects its input)."""
+    last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
+    if isinstance(body, cst.SimpleStatementSuite):
+        return bool(body.body) and isinstance(body.body[-1], cst.Raise)
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)
+
+
+def _or_operands(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """`a or b or c`: each of a, b, c (the test itself where it is no `or`)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        yield from _or_operands(test.left)
+        yield from _or_operands(test.right)
+    else:
+        yield test
 
 
 def _count_param(param: cst.Param) -> bool:
@@ -2780,6 +2816,13 @@ def _judge_branch(
     test: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig, mode: Mode,
     examples: tuple[ExampleSizes, ...] = (),
 ) -> Verdict:
+    if sizes is not None and id(test) in sizes.raised_on:  # ViT's `if height != self.image_size[0]: raise`
+        checked = _size_against_held(test, sizes, cst.NotEqual)
+        if checked is not None and config.dim(*checked[0]).kind is DimKind.STATIC:
+            return NO_FINDING  # a constant of the export: the check holds there as in eager
+        pinned = pinned_to_held_value(test, sizes, config, raised=True) if checked is not None else None
+        if pinned is not None:
+            return pinned
     refs = sizes.refs(test) if sizes is not None else None
     if refs is None:
         if not config.any_dynamic():
