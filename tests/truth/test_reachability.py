@@ -273,17 +273,34 @@ def test_the_lengths_of_a_python_list_are_no_tensor_data(tmp_path: Path) -> None
         torch.export.export(module.M().eval(), (torch.randn(4),), strict=strict)
 
 
-REPEATED = (
-    "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x, lens):\n"
-    "        chunks = [0] * (lens[0] // 2)\n        return x * len(chunks)\n"
-)
+#: a Python list repeated by a count that is a tensor: the list reads the count through
+#: `__index__`, its data (qwen3_asr's `[window] * (cnn_len // window)` for each `cnn_len` of a
+#: tensor of lengths); name -> (source, the line of the finding, or None where export runs)
+REPEATED = {
+    "a-tensor-count": ("        chunks = [0] * (lens[0] // 2)\n        return x * len(chunks)\n", 6),
+    "in-a-loop-over-lengths": (
+        "        chunks = [0]\n        for n in lens:\n            chunks += [4] * (n // 4)\n"
+        "        return x * len(chunks)\n",
+        8,
+    ),
+    "a-named-list": ("        part = [1]\n        n = lens.max()\n        return x * len(part * n)\n", 8),
+    # a tensor does not multiply a list: the list's own `*` repeats it, whichever side it is on
+    "the-count-on-the-left": ("        chunks = (lens[0] // 2) * (0,)\n        return x * len(chunks)\n", 6),
+    "a-static-size": ("        return x * len([0] * x.shape[0])\n", None),
+}
 
 
-@pytest.mark.xfail(strict=True, reason="a known miss: a Python list repeated by a count read from a tensor has no "
-                   "finding (qwen3_asr's `[window] * (cnn_len // window)`, the first failing line of its audio path)")
-def test_a_list_repeated_by_a_tensor_count_is_where_export_fails(tmp_path: Path) -> None:
-    module = load(REPEATED, tmp_path)
-    for strict in (False, True):
-        with pytest.raises(Exception):  # noqa: B017 - failing is the fact checked
-            torch.export.export(module.M().eval(), (torch.randn(4), torch.tensor([6, 3])), strict=strict)
-    assert [(f.code, f.span.start.line) for f in check_source(REPEATED, "m.py", Config()) if f.severity is Severity.ERROR]
+@pytest.mark.parametrize("name", sorted(REPEATED))
+def test_a_list_repeated_by_a_tensor_count_is_where_export_fails(name: str, tmp_path: Path) -> None:
+    body, line = REPEATED[name]
+    source = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x, lens):\n" + body
+    module = load(source, tmp_path)
+    for mode in (Config(), Config(strict=True)):
+        found = [(f.code, f.span.start.line, f.severity) for f in check_source(source, "m.py", mode)]
+        assert found == ([] if line is None else [("XPT205", line, Severity.ERROR)])
+        args = (torch.randn(4), torch.tensor([6, 3]))
+        if line is None:
+            torch.export.export(module.M().eval(), args, strict=mode.strict)
+            continue
+        with pytest.raises(Exception, match="data-dependent"):
+            torch.export.export(module.M().eval(), args, strict=mode.strict)

@@ -88,7 +88,10 @@ class DataDependentCount(Rule):
             if not isinstance(sequence, (cst.List, cst.Tuple, cst.ListComp)):
                 continue
             value = self.ctx.value(count)
-            if not value.has(Kind.DATA) or value.has(Kind.TENSOR | Kind.SHAPE):
+            # `[w] * (n // w)` (or `n * [w]`) with `n` a tensor: the list reads the count through
+            # `__index__`, the tensor's data (a tensor does not multiply a list)
+            by_tensor = is_tensor_like(value) and not value.has(Kind.SHAPE | Kind.STRUCTURE)
+            if not by_tensor and (not value.has(Kind.DATA) or value.has(Kind.TENSOR | Kind.SHAPE)):
                 return
             flow = self.ctx.flow
             if self.ctx.mode is Mode.NON_STRICT and flow is not None and uncarried(flow, count):
