@@ -830,7 +830,6 @@ def xport_example():
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for mode in Mode for name, why in {
         "ids-mapped-through-a-python-dict": "a dict keyed by the numbers of a `.tolist()`: not seen",
-        "scales-from-a-tolist-comprehension": "a ternary on each number of a `.tolist()` in a comprehension: not seen",
         "layers-run-up-to-a-read-depth-with-math-floor": "a slice of a ModuleList by math.floor of a read: not seen",
     }.items()},
     ("expert-by-getattr-of-a-read-name", Mode.STRICT): "getattr by an f-string of int(t): strict only, not seen",
@@ -849,6 +848,7 @@ NO_FIX: dict[str, str] = {
     "class-balance-ratio-unpacked-then-tested": "before tuning",
     "refinement-steps-from-a-ternary": "before tuning",
     "iterations-bound-by-a-walrus-in-range": "before tuning",
+    "scales-from-a-tolist-comprehension": "before tuning",
     "diffusion-steps-from-a-schedule-attribute": "before tuning",
     "any-over-a-generator-of-read-probabilities": "before tuning",
     "entropy-kept-on-self-then-tested-in-forward": "before tuning",

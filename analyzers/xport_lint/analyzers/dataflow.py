@@ -597,6 +597,8 @@ class FunctionFlow:
             taken = self.resolver.while_exporting(node.test)
             if taken is not None:
                 return self.value(node.body if taken else node.orelse)
+            if self._comprehensions:
+                self.value(node.test)  # `[2 * g if g > 0 else 1 for g in t.tolist()]`: read while `g` is bound
             return self.value(node.body) | self.value(node.orelse)
         if node_type is cst.Tuple or node_type is cst.List or node_type is cst.Set:
             out = NOTHING
@@ -658,6 +660,9 @@ class FunctionFlow:
             return None  # not a plain name, or this helper calling itself
         if written.startswith("self.") and written.count(".") == 1:
             return self._method_inlined(call, written.removeprefix("self."))
+        bound = self.bound_once(written) if isinstance(call.func, cst.Name) else None
+        if isinstance(bound, cst.Lambda):
+            return self._lambda_inlined(call, bound)
         helper = self.resolver.one_line_helper(written)
         if helper is None or helper.free is None or helper.free & set(self._definitions()):
             return None  # a name the helper reads is one the caller binds too
@@ -666,6 +671,31 @@ class FunctionFlow:
             return None
         if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
             return expr  # an argument returned as it is stays the caller's own node
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
+
+    def _lambda_inlined(self, call: cst.Call, func: cst.Lambda) -> cst.BaseExpression | None:
+        """`peak(x)` of `peak = lambda t: t.abs().max().item()` bound once in this function, written
+        at the call as a one-line helper is; None where the lambda takes defaults or `*args`, or
+        reads a local name bound more than once (which binding it sees depends on when it runs)."""
+        params = func.params
+        if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params or any(
+            p.default is not None for p in (*params.posonly_params, *params.params)
+        ):
+            return None
+        names = {p.name.value for p in (*params.posonly_params, *params.params)}
+        defined = self._definitions()
+        free = {n.value for n in iter_nodes(func.body) if type(n) is cst.Name} - names
+        if any(len(defined.get(name, ())) > 1 for name in free):
+            return None
+        positional = [cst.Param(cst.Name("self")), *params.posonly_params, *params.params]
+        method = cst.FunctionDef(
+            cst.Name("_"),
+            params.with_changes(params=positional, posonly_params=[], posonly_ind=cst.MaybeSentinel.DEFAULT),
+            cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(func.body)])]),
+        )
+        expr = method_at(method, call)  # the lambda as a one-line method whose `self` is unused
+        if expr is None or isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
+            return expr
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
 
     def _method_inlined(self, call: cst.Call, name: str) -> cst.BaseExpression | None:
@@ -903,6 +933,10 @@ class FunctionFlow:
             kept = self.value(inlined) if inlined is not None else NOTHING
             if kept.has(Kind.DATA):
                 return kept
+        if isinstance(func, cst.Name) and isinstance(self.bound_once(func.value), cst.Lambda):
+            inlined = self.inlined(node)  # `peak(x)` of `peak = lambda t: t.max().item()`: what it computes
+            if inlined is not None:
+                return self.value(inlined)
         helper = self.resolver.call_helper(self, node, args)
         if helper is not None:
             return helper

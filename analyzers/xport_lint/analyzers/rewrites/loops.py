@@ -319,6 +319,11 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
     if repeated is not None:
         return repeated
     count = node.iter.args[0].value
+    walrus = next((n for n in iter_nodes(count) if isinstance(n, cst.NamedExpr)), None)
+    if walrus is not None:
+        # the bound is compared inside the condition function of its own: `:=` would bind it there
+        return Rewrite(reason=f"the trip count binds `{code_of(walrus.target)}` with `:=`, which torch.while_loop's"
+                       " condition function cannot hand back to the code that reads it")
     # `range(_h(n))`: what a one-line helper computes, read at the call
     count = (flow.inlined(count) if isinstance(count, cst.Call) else None) or count
     bound = data_bindings(flow, func, [node], exempt=count) | _helper_bindings(flow, func, count)
