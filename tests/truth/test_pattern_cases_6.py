@@ -839,18 +839,13 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
     "early-exit-breaks-out-of-the-block-loop": "before tuning",
-    "experts-summed-over-topk-ids-tolist": "before tuning",
     "expert-by-getattr-of-a-read-name": "before tuning",
     "task-head-chosen-by-a-helper-on-self": "before tuning",
     "tokens-truncated-at-the-first-pad": "before tuning",
-    "masked-positions-zeroed-by-a-nonzero-loop": "before tuning",
-    "normalised-by-math-sqrt-of-a-read-variance": "before tuning",
     "class-balance-ratio-unpacked-then-tested": "before tuning",
     "refinement-steps-from-a-ternary": "before tuning",
     "iterations-bound-by-a-walrus-in-range": "before tuning",
-    "scales-from-a-tolist-comprehension": "before tuning",
     "diffusion-steps-from-a-schedule-attribute": "before tuning",
-    "any-over-a-generator-of-read-probabilities": "before tuning",
     "entropy-kept-on-self-then-tested-in-forward": "before tuning",
 }
 

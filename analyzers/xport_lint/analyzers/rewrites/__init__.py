@@ -23,6 +23,7 @@ from .export_calls import non_strict_rewrite, sized_dim
 from .loops import (
     class_loop_rewrite,
     counted_loop_rewrite,
+    masked_write_rewrite,
     range_loop_rewrite,
     stacked_rows_rewrite,
     while_loop_rewrite,
@@ -38,6 +39,7 @@ __all__ = [
     "dense_select_rewrite",
     "dropped_effect",
     "guard_rewrite",
+    "masked_write_rewrite",
     "module_names",
     "non_strict_rewrite",
     "range_loop_rewrite",

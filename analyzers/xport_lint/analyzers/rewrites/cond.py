@@ -10,8 +10,10 @@ import libcst as cst
 
 from ..dataflow import FunctionFlow, Kind, is_tensor_like
 from ..model import Applicability
+from ..names import dotted
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
+from ..walk import iter_nodes
 from .common import (
     COND_SAFETY,
     Names,
@@ -36,7 +38,7 @@ from .common import (
     tuple_text,
     usage_of,
 )
-from .predicates import cond_predicate, data_bindings, guard_problem, python_read, tensor_value
+from .predicates import cond_predicate, data_bindings, elementwise, guard_problem, python_read, tensor_value
 
 
 @dataclass(frozen=True)
@@ -334,6 +336,77 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp, func: cst.FunctionDef | N
     )
 
 
+def vectorised_list_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.CSTNode) -> Rewrite | None:
+    """`torch.tensor([2.0 * g if g > 0 else 1.0 for g in gains.tolist()])`, the list written in
+    place or bound once to a name only that call reads -> `torch.where(gains > 0, 2.0 * gains,
+    1.0)`: every element computed at once from the tensor (`elementwise`), no number read. None
+    where `node` (a test in the list's element) is in no such list. The tensor keeps the dtype
+    arithmetic gives it (float32 for a float32 tensor, as `torch.tensor` of Python floats)."""
+    listed = next((n for n in iter_nodes(func.body) if isinstance(n, cst.ListComp)
+                   and any(inner is node for inner in iter_nodes(n.elt))), None)
+    if listed is None:
+        return None
+    names = scope_names(flow)
+    vectorised = elementwise(flow, listed, names.torch)
+    if vectorised is None:
+        return Rewrite(reason="the list's element is not arithmetic, comparisons and selections of the number alone")
+    made = [n for n in iter_nodes(func.body) if isinstance(n, cst.Call) and len(n.args) == 1
+            and flow.resolver.resolve(n.func) in ("torch.tensor", "torch.as_tensor")]
+    replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    direct = next((call for call in made if call.args[0].value is listed), None)
+    if direct is not None:
+        replacements.append((direct, vectorised.with_changes(lpar=[], rpar=[])))
+    else:
+        assign = next((n for n in iter_nodes(func.body) if isinstance(n, cst.Assign) and n.value is listed
+                       and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name)), None)
+        name = assign.targets[0].target.value if assign is not None else None  # type: ignore[union-attr]
+        reads = [n for n in iter_nodes(func.body) if isinstance(n, cst.Name) and n.value == name]
+        call = next((c for c in made if isinstance(c.args[0].value, cst.Name) and c.args[0].value.value == name), None)
+        if assign is None or call is None or len(reads) != 2:
+            return Rewrite(reason="the list is not made into a tensor by `torch.tensor(...)` alone")
+        replacements += [(listed, vectorised.with_changes(lpar=[], rpar=[])), (call, call.args[0].value)]
+    return Rewrite(
+        fix=FixProposal(
+            "Compute every element from the tensor at once (no number read from it)",
+            Applicability.UNSAFE,
+            tuple(replacements),
+            imports=names.imports,
+        )
+    )
+
+
+def _listed_loop(
+    flow: FunctionFlow, func: cst.FunctionDef, call: cst.Call, index: cst.BaseExpression
+) -> cst.Call | None:
+    """The `t.tolist()` a `for` loop around `call` binds `index` from (`for i in t.tolist()`, or
+    an element of `zip(..., t.tolist())` or `enumerate(t.tolist())`), `index` read nowhere else in
+    the loop and `t` of a static length: looping over `t` itself binds the same entries as 0-dim
+    tensors (measured on torch 2.13: both modes export a loop over `topk`'s indices)."""
+    if not isinstance(index, cst.Name):
+        return None
+    for loop in iter_nodes(func.body):
+        if not isinstance(loop, cst.For) or not any(n is call for n in iter_nodes(loop.body)):
+            continue
+        targets, sources = [loop.target], [loop.iter]
+        if isinstance(loop.target, cst.Tuple) and isinstance(loop.iter, cst.Call) and not any(
+            a.star or a.keyword for a in loop.iter.args
+        ):
+            if dotted(loop.iter.func) == "zip" and len(loop.iter.args) == len(loop.target.elements):
+                targets, sources = [e.value for e in loop.target.elements], [a.value for a in loop.iter.args]
+            elif dotted(loop.iter.func) == "enumerate" and len(loop.iter.args) == 1 and len(loop.target.elements) == 2:
+                targets, sources = [loop.target.elements[1].value], [loop.iter.args[0].value]
+        for target, source in zip(targets, sources, strict=True):
+            if not (isinstance(target, cst.Name) and target.value == index.value):
+                continue
+            reads = [n for n in iter_nodes(loop.body) if isinstance(n, cst.Name) and n.value == index.value]
+            if not (isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute) and not source.args
+                    and source.func.attr.value == "tolist" and len(reads) == 1 and reads[0] is index):
+                return None
+            tensor = flow.value(source.func.value)
+            return source if is_tensor_like(tensor) and not tensor.has(Kind.DD_TENSOR) else None
+    return None
+
+
 # -- torch.while_loop -------------------------------------------------------------------------
 
 
@@ -348,7 +421,12 @@ def dense_select_rewrite(flow: FunctionFlow, func: cst.FunctionDef, call: cst.Ca
     # `self.experts[_h(best)]`: a one-line helper's `return`, read at the call
     index = (flow.inlined(index) if isinstance(index, cst.Call) else None) or index
     bound = data_bindings(flow, func, [call], exempt=index)
-    if isinstance(index, cst.Name) and index.value in bound:
+    listed = _listed_loop(flow, func, call, index)
+    if listed is not None:
+        # `for w, i in zip(weights, ids.tolist())`: the loop steps through the tensor's 0-dim entries
+        tensor = index
+        bound = {"": (listed, listed.func.value)}  # type: ignore[attr-defined]
+    elif isinstance(index, cst.Name) and index.value in bound:
         tensor = index
     else:
         tensor = tensor_value(flow, index)

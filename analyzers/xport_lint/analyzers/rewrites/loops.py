@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..dataflow import FunctionFlow, is_tensor_like
+from ..dataflow import FunctionFlow, Kind, is_tensor_like
 from ..model import Applicability
 from ..names import dotted
 from ..positions import code_of
@@ -948,3 +948,63 @@ CLASS_REASON = (
     "`index_add`/`scatter_reduce` into `num_classes` rows (a loop whose step is one `t[c] = x[labels == c]"
     ".mean(0)`, or `t[c] += x[labels == c].sum(0)`, gets that fix)"
 )
+
+
+def masked_write_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) -> Rewrite | None:
+    """`for b, t in mask.nonzero().tolist(): x[b, t] = 0.0` -> `x[mask] = 0.0`: every position
+    the mask holds written at once (measured on torch 2.13: a boolean-mask write exports in both
+    modes and equals eager; the loop over the positions fails, their count is data). The value
+    written must not depend on the position; the mask must have `x`'s leading shape (Python would
+    write an index past it too, the mask refuses a shape it does not match). None where the loop
+    is not that."""
+    listed = node.iter
+    if not (isinstance(listed, cst.Call) and isinstance(listed.func, cst.Attribute) and not listed.args
+            and listed.func.attr.value == "tolist" and isinstance(listed.func.value, cst.Call)):
+        return None
+    found = listed.func.value
+    if isinstance(found.func, cst.Attribute) and found.func.attr.value == "nonzero" and not found.args:
+        mask = found.func.value
+    elif flow.resolver.resolve(found.func) == "torch.nonzero" and len(found.args) == 1 and not found.args[0].keyword:
+        mask = found.args[0].value
+    else:
+        return None
+    if not (isinstance(node.target, cst.Tuple) and node.target.elements
+            and all(isinstance(e.value, cst.Name) for e in node.target.elements)):
+        return None
+    positions = [e.value.value for e in node.target.elements]  # type: ignore[attr-defined]
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    if node.orelse is not None or not body or not is_tensor_like(flow.value(mask)):
+        return None
+    written: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+    for line in body:
+        only = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+        if not (isinstance(only, cst.Assign) and len(only.targets) == 1
+                and isinstance(only.targets[0].target, cst.Subscript)):
+            return None
+        target = only.targets[0].target
+        indices = [e.slice.value.value if isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Name)
+                   else None for e in target.slice]
+        if indices != positions or not isinstance(target.value, (cst.Name, cst.Attribute)):
+            return None
+        if not is_tensor_like(flow.value(target.value)) or any(
+            isinstance(n, cst.Name) and n.value in positions for n in iter_nodes(only.value)
+        ):
+            return None  # the value written depends on the position
+        written.append((target.value, only.value))
+    boolean = flow.value(mask).has(Kind.MASK)
+    selector = code_of(mask) if boolean else f"{_parenthesised(mask)} != 0"
+    lowered = tuple(statement_of(f"{code_of(holder)}[{selector}] = {code_of(value)}") for holder, value in written)
+    return Rewrite(
+        fix=FixProposal(
+            "Write every position the mask holds at once (assumes the mask has the tensor's leading shape)",
+            Applicability.UNSAFE,
+            (),
+            blocks=(BlockReplacement(node, node, lowered),),
+        )
+    )
+
+
+def _parenthesised(expr: cst.BaseExpression) -> str:
+    inner = expr.with_changes(lpar=[], rpar=[])
+    simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+    return code_of(inner) if simple else f"({code_of(inner)})"

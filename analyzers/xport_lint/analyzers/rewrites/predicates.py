@@ -64,7 +64,87 @@ def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
     if qualified is None and isinstance(func, cst.Name) and func.value == "sum" and len(call.args) == 1 \
             and _summed_list(flow, call.args[0].value) is not None:
         return "sum"  # `sum(t.tolist())`, `sum(c for c in t.tolist())`: the read of `t.sum()`
+    if qualified is None and isinstance(func, cst.Name) and func.value in _REDUCED and len(call.args) == 1 \
+            and not call.args[0].star and call.args[0].keyword is None \
+            and elementwise(flow, call.args[0].value) is not None:
+        return func.value  # `any(p > 0.9 for p in probs.tolist())`: the read of `(probs > 0.9).any()`
     return None
+
+
+#: Python's reductions of an iterable, and the tensor method reducing the same way over a 1-d tensor
+_REDUCED = {"any": "any", "all": "all", "sum": "sum", "max": "max", "min": "min"}
+
+
+def elementwise(flow: FunctionFlow, expr: cst.BaseExpression, torch: str | None = None) -> cst.BaseExpression | None:
+    """`p > 0.9 for p in probs.tolist()` (a generator or list comprehension of one `for` over
+    `.tolist()` of a tensor, no filter) whose element is arithmetic and single comparisons of the
+    loop variable and Python numbers, as the tensor computing every element at once (`probs >
+    0.9`); None for anything else. The variable must meet an operator: a number, so the tensor is
+    1-d (a row of a 2-d tensor is a list, which `> 0.9` rejects in eager too). With `torch` (the
+    name new code calls torch by), a conditional expression of such parts is `torch.where` of them
+    (`2.0 * g if g > 0 else 1.0` -> `torch.where(t > 0, 2.0 * t, 1.0)`)."""
+    if not isinstance(expr, (cst.GeneratorExp, cst.ListComp)):
+        return None
+    loop = expr.for_in
+    if loop.ifs or loop.inner_for_in is not None or not isinstance(loop.target, cst.Name):
+        return None
+    listed = loop.iter
+    if not (isinstance(listed, cst.Call) and isinstance(listed.func, cst.Attribute) and not listed.args
+            and listed.func.attr.value == "tolist" and is_tensor_like(flow.value(listed.func.value))):
+        return None
+    variable = loop.target.value
+    if isinstance(expr.elt, cst.Name) or not _elementwise_parts(flow, expr.elt, variable, torch is not None):
+        return None
+    vectorised = expr.elt.visit(_Renamed(variable, cst.parse_expression(_operand(listed.func.value)), torch))
+    return vectorised.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
+
+
+def _elementwise_parts(flow: FunctionFlow, expr: cst.CSTNode, variable: str, selects: bool = False) -> bool:
+    """Whether `expr` is made of the loop variable, number literals, Python numbers that are no
+    tensor and no read of data (`self.tau`), arithmetic and single comparisons: what a tensor
+    computes the same way element by element."""
+    if isinstance(expr, cst.Name):
+        return expr.value == variable or not (flow.value(expr).has(Kind.DATA) or is_tensor_like(flow.value(expr)))
+    if isinstance(expr, cst.Attribute):
+        value = flow.value(expr)
+        return isinstance(expr.value, cst.Name) and expr.value.value == "self" and not (
+            value.has(Kind.DATA) or is_tensor_like(value) or value.has(Kind.MODULE))
+    if isinstance(expr, cst.Comparison) and (
+        len(expr.comparisons) != 1 or isinstance(expr.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
+    ):
+        return False
+    if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        return False
+    if isinstance(expr, cst.BinaryOperation) and not isinstance(
+        expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
+    ):
+        return False  # `//` and `%` of floats round differently from torch's on negative numbers
+    if isinstance(expr, cst.IfExp) and not selects:
+        return False
+    if not isinstance(expr, (cst.BaseNumber, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.IfExp,
+                             cst.ComparisonTarget, cst.BaseBinaryOp, cst.BaseCompOp, cst.Minus, cst.Plus,
+                             cst.LeftParen, cst.RightParen, cst.BaseParenthesizableWhitespace)):
+        return False
+    return all(_elementwise_parts(flow, child, variable, selects) for child in expr.children)
+
+
+class _Renamed(cst.CSTTransformer):
+    """Every read of `name` (not an attribute's or a keyword's) -> `value`; `a if c else b` ->
+    `torch.where(c, a, b)` (`torch`: the name torch is called by)."""
+
+    def __init__(self, name: str, value: cst.BaseExpression, torch: str | None = None) -> None:
+        self.name, self.value, self.torch = name, value, torch
+        self._kept: set[int] = set()
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
+        parts = (code_of(p.with_changes(lpar=[], rpar=[])) for p in (updated.test, updated.body, updated.orelse))
+        return cst.parse_expression(f"{self.torch}.where({', '.join(parts)})")
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._kept.add(id(node.attr))
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.value if original.value == self.name and id(original) not in self._kept else updated
 
 
 #: Python's rounding of a number, and the tensor method that rounds the same way
@@ -104,7 +184,7 @@ def reads_number(flow: FunctionFlow, call: cst.Call) -> bool:
     return _conversion(flow, call) is not None
 
 
-def _as_tensor(kind: str, call: cst.Call) -> cst.BaseExpression:
+def _as_tensor(kind: str, call: cst.Call, flow: FunctionFlow) -> cst.BaseExpression:
     """The tensor expression computing what the conversion `call` reads: `t.item()` and
     `float(t)` -> `t`; `int(t)` -> `t.long()` (it truncates the same way); `bool(t)` -> `t`
     when `t` is already a bool tensor, else `t != 0`."""
@@ -120,6 +200,8 @@ def _as_tensor(kind: str, call: cst.Call) -> cst.BaseExpression:
         tensor, bound = sorted((a.value for a in call.args), key=_number_literal)
         clamp = "clamp_min" if kind == "max" else "clamp_max"
         return cst.parse_expression(f"{_operand(tensor)}.{clamp}({code_of(bound)})")
+    if kind in _REDUCED and (vectorised := elementwise(flow, call.args[0].value)) is not None:
+        return cst.parse_expression(f"{code_of(vectorised)}.{_REDUCED[kind]}()")
     if kind == "sum":
         summed = call.args[0].value
         if isinstance(summed, (cst.GeneratorExp, cst.ListComp)):
@@ -190,7 +272,7 @@ class _Unwrap(cst.CSTTransformer):
             self.changed = before or unwrapped
             return seen if unwrapped else updated  # type: ignore[return-value]
         self.changed = True
-        return _as_tensor(kind, updated)
+        return _as_tensor(kind, updated, self.flow)
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.tensors:

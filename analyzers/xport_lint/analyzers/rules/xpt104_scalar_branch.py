@@ -5,7 +5,7 @@ import libcst as cst
 from ..dataflow import FunctionFlow, Kind, is_tensor_like
 from ..model import Mode, Severity
 from ..rewrites import Rewrite, while_loop_rewrite
-from ..rewrites.cond import where_rewrite
+from ..rewrites.cond import vectorised_list_rewrite, where_rewrite
 from ..rewrites.predicates import data_bindings, tensor_predicate
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Verdict
@@ -111,7 +111,9 @@ class ScalarBranch(ConditionRule, Rule):
         if isinstance(node, cst.While) and self.ctx.flow is not None and self.ctx.traced is not None:
             return while_loop_rewrite(self.ctx.flow, self.ctx.traced.func, node)
         if isinstance(node, cst.IfExp) and self.ctx.flow is not None and self.ctx.traced is not None:
-            return self._select_rewrite(self.ctx.flow, self.ctx.traced.func, node)
+            # `torch.tensor([2 * g if g > 0 else 1 for g in t.tolist()])`: the list computed from `t` at once
+            listed = vectorised_list_rewrite(self.ctx.flow, self.ctx.traced.func, node)
+            return listed or self._select_rewrite(self.ctx.flow, self.ctx.traced.func, node)
         return branch_rewrite(self.ctx, node)
 
     def _select_rewrite(self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.IfExp) -> Rewrite:

@@ -10,6 +10,8 @@ from ..model import Applicability, Mode, Severity
 from ..names import dotted
 from ..positions import code_of
 from ..report import FixProposal
+from ..rewrites import scope_names
+from ..rewrites.predicates import tensor_value
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..walk import iter_nodes
 from ._conditions import short
@@ -38,6 +40,15 @@ _NUMBER_FUNCTIONS: dict[str, frozenset[Mode]] = {
     "math.pow": frozenset({Mode.STRICT}),
 }
 
+
+#: a function of `math` and torch's op computing it elementwise on a tensor
+_TENSOR_MATH = {
+    "math.sqrt": "sqrt", "math.log": "log", "math.log2": "log2", "math.log10": "log10", "math.log1p": "log1p",
+    "math.exp": "exp", "math.expm1": "expm1", "math.fabs": "abs", "math.sin": "sin", "math.cos": "cos",
+    "math.tanh": "tanh", "math.atan": "atan",
+}
+#: arithmetic whose result is a tensor when one side is
+_TENSOR_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 
 #: ops whose result holds integers (an `.item()` of it is a SymInt)
 _INTEGER_OPS = frozenset({
@@ -138,6 +149,11 @@ class TensorToPythonNumber(Rule):
     slice bound export), becomes torch's rounding of the tensor read as an int,
     `s.floor().int().item()` (measured: exports in both modes and equals eager; it assumes the size
     fits in int32).
+    A function of `math` of a number read from data (`math.sqrt`, `log`, `exp`, `tanh`, ...) whose
+    result is an operand of arithmetic with a tensor, `x / math.sqrt(v.sum().item())`, becomes
+    torch's op of the same name on the tensor, `x / torch.sqrt(v.sum())` (measured on torch 2.13:
+    exports in both modes and equals eager up to the rounding of float32 where Python computed in
+    float64); elsewhere the number may be a size or a test, and no fix is offered.
     A print, warning or logging call that formats the number goes under
     `if not torch.compiler.is_exporting():` (safe: eager prints as before; measured to export in
     both modes). `float(t)` becomes `t.item()`, unsafe: `int(t)` truncates a floating-point tensor while `t.item()` returns a float, and
@@ -597,12 +613,39 @@ class TensorToPythonNumber(Rule):
             return True
         if self.ctx.mode in modes and any(_read_number(self.ctx.value(a.value)) for a in node.args if not a.star):
             caught = caught_fallback(self.ctx, node)
+            fix = self._tensor_math(node, qualified or "")
             message = (f"`{short(node)}` of a number read from tensor data: {self.ctx.mode} export "
-                       "has no concrete value for it (no automatic fix: torch's own op on the tensor, "
-                       "`torch.log(t)` for `math.log(t.item())`, computes a tensor where a number was)")
+                       "has no concrete value for it" + ("" if fix else " (no automatic fix: torch's own op on the "
+                       "tensor, `torch.log(t)` for `math.log(t.item())`, computes a tensor where a number was, "
+                       "and the result is not only an operand of tensor arithmetic)"))
             self.report(node, message + (f" ({caught.reason})" if caught else ""),
-                        severity=caught.severity if caught else None)
+                        severity=caught.severity if caught else None, fix=fix)
         return True
+
+    def _tensor_math(self, node: cst.Call, qualified: str) -> FixProposal | None:
+        """`x / math.sqrt(x.var().item() + eps)` -> `x / torch.sqrt(x.var() + eps)`: torch's op of
+        the same name on the tensor the number is read from, where the result is an operand of
+        arithmetic with a tensor (the quotient is that tensor either way; measured on torch 2.13:
+        exports in both modes, equal to eager). None anywhere else: a number there may be a size,
+        a branch's test or a Python value the code keeps."""
+        function = _TENSOR_MATH.get(qualified)
+        flow, traced = self.ctx.flow, self.ctx.traced
+        if function is None or flow is None or traced is None or len(node.args) != 1 or node.args[0].star:
+            return None
+        operand = any(
+            isinstance(n, cst.BinaryOperation) and isinstance(n.operator, _TENSOR_OPERATORS) and (
+                n.left is node and is_tensor_like(flow.value(n.right))
+                or n.right is node and is_tensor_like(flow.value(n.left)))
+            for n in iter_nodes(traced.func.body)
+        )
+        tensor = tensor_value(flow, node.args[0].value) if operand else None
+        if tensor is None:
+            return None
+        names = scope_names(flow)
+        return FixProposal(
+            f"Compute `{function}` on the tensor (no number read from it)", Applicability.UNSAFE,
+            ((node, cst.parse_expression(f"{names.torch}.{function}({code_of(tensor)})")),), imports=names.imports,
+        )
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
         if node.format_spec and self.ctx.mode is not Mode.STRICT:
@@ -1013,7 +1056,17 @@ class TensorToPythonNumber(Rule):
                     return logits * math.exp(-t.item())  # expect: XPT203
             def xport_example():
                 return Temperature(), (torch.randn(4), torch.tensor(2.0))
-            """
+            """,
+            expected_replacement="""
+            import math
+            import torch
+            class Temperature(torch.nn.Module):
+                def forward(self, logits, t):
+                    return logits * torch.exp(-t)  # expect: XPT203
+            def xport_example():
+                return Temperature(), (torch.randn(4), torch.tensor(2.0))
+            """,
+            other_args="(torch.randn(4), torch.tensor(-1.5))",
         ),
         Invalid(
             """
@@ -1024,7 +1077,17 @@ class TensorToPythonNumber(Rule):
                     return x * math.tanh(v.item())  # expect: XPT203
             def xport_example():
                 return Squash(), (torch.randn(4), torch.tensor(0.5))
-            """
+            """,
+            expected_replacement="""
+            import math
+            import torch
+            class Squash(torch.nn.Module):
+                def forward(self, x, v):
+                    return x * torch.tanh(v)  # expect: XPT203
+            def xport_example():
+                return Squash(), (torch.randn(4), torch.tensor(0.5))
+            """,
+            other_args="(torch.randn(4), torch.tensor(-2.0))",
         ),
         Invalid(
             """
@@ -1035,7 +1098,17 @@ class TensorToPythonNumber(Rule):
                     return x / math.sqrt(v.sum().item())  # expect: XPT203
             def xport_example():
                 return Rescale(), (torch.randn(3), torch.tensor([2.0, 3.0]))
-            """
+            """,
+            expected_replacement="""
+            import math
+            import torch
+            class Rescale(torch.nn.Module):
+                def forward(self, x, v):
+                    return x / torch.sqrt(v.sum())  # expect: XPT203
+            def xport_example():
+                return Rescale(), (torch.randn(3), torch.tensor([2.0, 3.0]))
+            """,
+            other_args="(torch.randn(3), torch.tensor([0.5, 9.0]))",
         ),
         Invalid(
             """

@@ -5,7 +5,7 @@ import libcst as cst
 from ..context import RuleContext
 from ..dataflow import Kind, Value, is_tensor_like
 from ..model import Mode, Severity
-from ..rewrites import class_loop_rewrite
+from ..rewrites import class_loop_rewrite, masked_write_rewrite
 from ..rewrites.predicates import uncarried
 from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
@@ -115,6 +115,9 @@ class DataDependentCount(Rule):
                     # `for c in labels.unique().tolist(): t[c] = ...`: the classes as numbers, as a
                     # loop over the tensor steps through them (XPT201's rewrite)
                     fix = class_loop_rewrite(self.ctx.flow, self.ctx.traced.func, loop).fix
+                    # `for b, t in mask.nonzero().tolist(): x[b, t] = 0`: one write through the mask
+                    written = masked_write_rewrite(self.ctx.flow, self.ctx.traced.func, loop) if fix is None else None
+                    fix = written.fix if written is not None else fix
                 why = "" if fix is not None else (" (no automatic fix: a Python list of a length read from data has"
                                                   " no graph form; keep the work on the tensor it is read from)")
                 self.report(node, f"`{short(node)}` makes a list whose length depends on tensor data{why}", fix=fix)
