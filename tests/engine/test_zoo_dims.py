@@ -172,11 +172,7 @@ def test_an_assert_helper_on_the_image_size_specialises_the_declared_dims(tmp_pa
     # `_assert(H == self.img_size[0], ...)`; torch: a constraint violation
     findings = lint(tmp_path, {"timm_vit.py": """
         import torch
-        from torch import nn
-
-
-        def _assert(condition: bool, message: str) -> None:
-            assert condition, message
+        from torch import _assert, nn
 
 
         class PatchEmbed(nn.Module):
@@ -204,13 +200,13 @@ def test_an_assert_helper_on_the_image_size_specialises_the_declared_dims(tmp_pa
         x = { 2 = { name = "height", min = 16, max = 64 }, 3 = { name = "width", min = 16, max = 64 } }
     """)
     # the width's check fails too, reported once: a warning that says it comes after the height's
-    assert found(findings) == [("timm_vit.py", 18, "XPT304", "error"), ("timm_vit.py", 19, "XPT304", "warning")]
-    width = next(f for f in findings if f["location"]["row"] == 19)
-    assert "(after line 18, whose failure export meets first" in width["message"]
+    assert found(findings) == [("timm_vit.py", 14, "XPT304", "error"), ("timm_vit.py", 15, "XPT304", "warning")]
+    width = next(f for f in findings if f["location"]["row"] == 15)
+    assert "(after line 14, whose failure export meets first" in width["message"]
 
 
 @pytest.mark.parametrize(("declared", "expected"), [
-    ('{ 2 = { name = "height", min = 16, max = 64 } }', [("patch.py", 17, "XPT304", "error")]),
+    ('{ 2 = { name = "height", min = 16, max = 64 } }', [("patch.py", 13, "XPT304", "error")]),
     ('{ 0 = { name = "batch", min = 2, max = 64 } }', []),  # the height is static: the check holds
 ])
 def test_a_check_against_an_image_size_set_from_the_config_fails_whatever_its_value(
@@ -220,11 +216,7 @@ def test_a_check_against_an_image_size_set_from_the_config_fails_whatever_its_va
     # named height Dim the example must equal it and the guard then fixes the height
     findings = lint(tmp_path, {"patch.py": """
         import torch
-        from torch import nn
-
-
-        def _assert(condition: bool, message: str) -> None:
-            assert condition, message
+        from torch import _assert, nn
 
 
         class PatchEmbed(nn.Module):
@@ -486,3 +478,178 @@ def test_an_image_size_check_is_an_error_only_where_it_pins_a_named_dim(
         pixel_values = {declared}
     """)
     assert found(findings) == expected
+
+
+PATCH_EMBED = """
+    import torch
+    from torch import _assert, nn  # timm's `_assert` (timm/layers/trace_utils.py re-exports torch's)
+
+
+    class PatchEmbed(nn.Module):
+        def __init__(self, img_size: int = 224, patch_size: int = 16, strict_img_size: bool = True) -> None:
+            super().__init__()
+            self.img_size = (img_size, img_size)
+            self.strict_img_size = strict_img_size
+            self.proj = nn.Conv2d(3, 8, kernel_size=patch_size, stride=patch_size)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            B, C, H, W = x.shape
+            if self.img_size is not None:
+                if self.strict_img_size:
+                    _assert(H == self.img_size[0], f"Input height ({H}) doesn't match model ({self.img_size[0]}).")
+            return self.proj(x).flatten(2).transpose(1, 2)
+"""
+
+
+def timm_vit(parameter: str, built: str) -> str:
+    """timm's VisionTransformer: the patch embedding's class is a constructor argument."""
+    return f"""
+    from typing import Callable
+
+    import torch
+    from torch import nn
+
+    from .patch_embed import PatchEmbed
+
+
+    class VisionTransformer(nn.Module):
+        def __init__(self, img_size: int = 224, {parameter}) -> None:
+            super().__init__()
+            self.patch_embed = {built}
+            self.norm = nn.LayerNorm(8)
+
+        def forward_features(self, x: torch.Tensor) -> torch.Tensor:
+            x = self.patch_embed(x)
+            return self.norm(x)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.forward_features(x)
+    """
+
+
+@pytest.mark.parametrize(("parameter", "built"), [
+    ("embed_layer: Callable = PatchEmbed", "embed_layer(img_size=img_size, patch_size=16)"),  # as timm writes it
+    ("embed_layer=PatchEmbed", "embed_layer(img_size, 16)"),
+    ("*, embed_layer: type[nn.Module] = PatchEmbed", "embed_layer(img_size=img_size)"),  # keyword-only
+])
+def test_a_declared_dim_reaches_a_patch_embedding_whose_class_is_a_constructor_default(
+    tmp_path: Path, parameter: str, built: str
+) -> None:
+    # timm's vit_tiny_patch16_224 with a named height Dim on torch 2.14.1: "Constraints violated
+    # (height, width)" at PatchEmbed's `_assert(H == self.img_size[0], ...)`; the model is built
+    # with the default `embed_layer`
+    files = {"pkg/__init__.py": "", "pkg/patch_embed.py": PATCH_EMBED, "pkg/vit.py": timm_vit(parameter, built)}
+    findings = lint(tmp_path, files, """
+        [tool.xport-lint.dynamic-shapes."pkg.vit.VisionTransformer"]
+        x = { 2 = { name = "height", min = 32, max = 448 } }
+    """)
+    assert found(findings) == [("patch_embed.py", 17, "XPT304", "error")]
+
+
+def test_a_constructor_default_that_is_no_class_builds_no_known_submodule(tmp_path: Path) -> None:
+    # `embed_layer=None` names nothing: the patch embedding's class is unknown, nothing is claimed
+    files = {"pkg/__init__.py": "", "pkg/patch_embed.py": PATCH_EMBED,
+             "pkg/vit.py": timm_vit("embed_layer=None", "(embed_layer or PatchEmbed)(img_size)")}
+    findings = lint(tmp_path, files, """
+        [tool.xport-lint.dynamic-shapes."pkg.vit.VisionTransformer"]
+        x = { 2 = { name = "height", min = 32, max = 448 } }
+    """)
+    assert found(findings) == []
+
+
+BERT_CONFIG = """
+    class TextConfig:
+        model_type = "text"
+
+        def __init__(self, vocab_size: int = 128, hidden_size: int = 8, max_position_embeddings: int = 64) -> None:
+            self.vocab_size = vocab_size
+            self.hidden_size = hidden_size
+            self.max_position_embeddings = max_position_embeddings
+"""
+BERT_CONFIG_FIELDS = """
+    from dataclasses import dataclass
+
+
+    @dataclass
+    class TextConfig:
+        vocab_size: int = 128
+        hidden_size: int = 8
+        max_position_embeddings: int = 64
+"""
+
+
+def bert_from_config(sizes: str, buffer: str = "nn.Buffer(torch.arange(config.max_position_embeddings)"
+                     ".expand((1, -1)), persistent=False)") -> str:
+    """transformers' BertEmbeddings as written: every length from the config, `input_shape` bound
+    in both arms of `if input_ids is not None:` (the other for `inputs_embeds`)."""
+    return f"""
+    import torch
+    from torch import nn
+
+    from .configuration_text import TextConfig
+
+
+    class Embeddings(nn.Module):
+        def __init__(self, config) -> None:
+            super().__init__()
+            self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
+            self.position_ids = {buffer}
+
+        def forward(self, input_ids=None, inputs_embeds=None, past_key_values_length: int = 0) -> torch.Tensor:
+            {sizes}
+            batch_size, seq_length = input_shape
+            position_ids = self.position_ids[:, past_key_values_length : seq_length + past_key_values_length]
+            return self.position_embeddings(position_ids)
+
+
+    class TextModel(nn.Module):
+        def __init__(self, config: TextConfig) -> None:
+            super().__init__()
+            self.embeddings = Embeddings(config)
+
+        def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+            return self.embeddings(input_ids=input_ids)
+    """
+
+
+BOTH_ARMS = ("if input_ids is not None:\n                input_shape = input_ids.size()\n            else:\n"
+             "                input_shape = inputs_embeds.size()[:-1]")
+
+
+@pytest.mark.parametrize(("config", "sizes"), [
+    (BERT_CONFIG, BOTH_ARMS),  # as transformers writes it
+    (BERT_CONFIG_FIELDS, BOTH_ARMS),  # the defaults as a dataclass's fields
+    (BERT_CONFIG, "if input_ids is None:\n                input_shape = inputs_embeds.size()[:-1]\n            else:\n"
+                  "                input_shape = input_ids.size()"),
+    (BERT_CONFIG, "input_shape = input_ids.size()"),
+])
+def test_a_position_buffer_as_long_as_the_configs_default_bounds_the_sequence_dim(
+    tmp_path: Path, config: str, sizes: str
+) -> None:
+    # BertModel with `seq` up to 1024 on torch 2.14.1: "Constraints violated (seq)!" at the slice of
+    # `position_ids`, `config.max_position_embeddings` (512 by default) long
+    text = bert_from_config(sizes)
+    files = {"pkg/__init__.py": "", "pkg/configuration_text.py": config, "pkg/modeling_text.py": text}
+    findings = lint(tmp_path, files, """
+        [tool.xport-lint.dynamic-shapes."pkg.modeling_text.TextModel"]
+        input_ids = { 1 = { name = "seq", min = 2, max = 128 } }
+    """)
+    sliced = next(n for n, line in enumerate(text.splitlines(), 1) if "= self.position_ids[" in line)
+    assert found(findings) == [("modeling_text.py", sliced, "XPT306", "error")]
+    assert "(64 long on dimension 1)" in findings[0]["message"]
+
+
+@pytest.mark.parametrize(("declared", "buffer"), [
+    ('{ 1 = { name = "seq", min = 2, max = 64 } }', None),  # within the default's length: exports
+    # a length no default gives (a field the configuration does not have): nothing is claimed
+    ('{ 1 = { name = "seq", min = 2, max = 128 } }',
+     "nn.Buffer(torch.arange(config.max_length).expand((1, -1)), persistent=False)"),
+])
+def test_a_position_buffer_from_the_config_left_alone(tmp_path: Path, declared: str, buffer: str | None) -> None:
+    text = bert_from_config(BOTH_ARMS) if buffer is None else bert_from_config(BOTH_ARMS, buffer)
+    files = {"pkg/__init__.py": "", "pkg/configuration_text.py": BERT_CONFIG, "pkg/modeling_text.py": text}
+    findings = lint(tmp_path, files, f"""
+        [tool.xport-lint.dynamic-shapes."pkg.modeling_text.TextModel"]
+        input_ids = {declared}
+    """)
+    assert found(findings) == []

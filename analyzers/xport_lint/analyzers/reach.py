@@ -20,6 +20,7 @@ from .export_site import ExportSites, keyword_true
 from .index import EMPTY_CONTEXT, ConfigDefaults, FileContext, Reach, Scalar
 from .names import dotted
 from .positions import code_of
+from .shapes import init_buffers
 from .symbols import FileSymbols, ModuleClass, defaults_to_none
 from .walk import iter_nodes, with_statements
 
@@ -691,6 +692,12 @@ class FileReach(ExportSites):
             return None
         return (candidates[0] if len(candidates) == 1 else ""), values.pop()
 
+    def config_default(self, cls: ModuleClass, name: str) -> Scalar | None:
+        """The default of the configuration field `name` for the class `cls` is built from (see
+        `_config_default`): a buffer's length read from it (`torch.arange(config.n)`)."""
+        found = self._config_default(cls, name)
+        return found[1] if found is not None else None
+
     @property
     def config_classes(self) -> ConfigDefaults:
         """The file's configuration classes (`FooConfig`) with their fields' literal defaults."""
@@ -733,6 +740,8 @@ class FileReach(ExportSites):
                     written == f"self.config.{name}" and self._holds_config(cls)
                 ):
                     found.add(name)
+        for info in self.classes.values():  # and the lengths buffers take from it (`arange(config.n)`)
+            init_buffers(info.node, self.resolve, found.add)  # type: ignore[arg-type]
         return sorted(found)
 
     def _mark_training_after_return(self, func: cst.FunctionDef) -> None:

@@ -644,10 +644,23 @@ def number_inputs(sites: Iterable[Any]) -> dict[int, frozenset[str]]:
     return {key: frozenset(names - others.get(key, set())) for key, names in numbers.items()}
 
 
-def init_buffers(cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str | None]) -> dict[str, tuple[int, ...]]:
+def init_buffers(
+    cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str | None],
+    config_value: Callable[[str], int | None] | None = None,
+) -> dict[str, tuple[int, ...]]:
     """Buffers and parameters `__init__` makes with literal sizes: `self.register_buffer("w",
     torch.ones(4, 3))`, `self.w = nn.Parameter(torch.randn(4, 3))`, `self.w =
-    nn.Buffer(torch.arange(3).expand((4, -1)))` -> {"w": (4, 3)}."""
+    nn.Buffer(torch.arange(3).expand((4, -1)))` -> {"w": (4, 3)}. `config_value`: the default
+    of a field of the configuration class the module is built from, for a length read from it
+    (BERT's `torch.arange(config.max_position_embeddings)`: 512 in `BertConfig`)."""
+    def length(expr: cst.BaseExpression) -> int | None:
+        number = _integer(expr)
+        if (number is None and config_value is not None and isinstance(expr, cst.Attribute)
+                and dotted(expr.value) in ("config", "self.config")):
+            found = config_value(expr.attr.value)
+            number = found if type(found) is int else None
+        return number
+
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
         return {}
@@ -659,7 +672,7 @@ def init_buffers(cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str 
             if (isinstance(func, cst.Attribute) and func.attr.value == "register_buffer" and len(call.args) >= 2
                     and isinstance(call.args[0].value, cst.SimpleString)):
                 found.setdefault(str(call.args[0].value.evaluated_value), []).append(
-                    _buffer_sizes(call.args[1].value, resolve))
+                    _buffer_sizes(call.args[1].value, resolve, length))
         elif isinstance(stmt, cst.Assign):
             for target in stmt.targets:
                 t = target.target
@@ -668,7 +681,7 @@ def init_buffers(cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str 
                     if (isinstance(value, cst.Call) and (dotted(value.func) or "").endswith(("Parameter", "Buffer"))
                             and value.args):
                         value = value.args[0].value  # `nn.Parameter(...)`, `nn.Buffer(..., persistent=False)`
-                    found.setdefault(t.attr.value, []).append(_buffer_sizes(value, resolve))
+                    found.setdefault(t.attr.value, []).append(_buffer_sizes(value, resolve, length))
     return {
         name: values[0] for name, values in found.items()
         if len(values) == 1 and values[0] is not None and None not in values[0]
@@ -681,14 +694,18 @@ _SIZE_KEEPING_METHODS = frozenset({"tril", "triu", "bool", "float", "half", "lon
                                    "contiguous"})
 
 
-def _buffer_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> ExampleSizes:
-    """A buffer's literal sizes: a factory's (`factory_sizes`), `torch.arange(64)`'s, and those
+def _buffer_sizes(
+    expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None],
+    length: Callable[[cst.BaseExpression], int | None] = _integer,
+) -> ExampleSizes:
+    """A buffer's literal sizes: a factory's (`factory_sizes`), `torch.arange(64)`'s (`length`
+    reads its argument: a literal, or a configuration default), and those
     kept through `.expand(1, -1)`, `.unsqueeze(0)`, `.view(1, -1)` of them (position ids), and
     through ops that keep every size (`torch.tril(...)`, `.bool()`: a causal mask)."""
     if isinstance(expr, cst.Call) and resolve(expr.func) in _SIZE_KEEPING_FUNCTIONS and expr.args:
-        return _buffer_sizes(expr.args[0].value, resolve)  # `torch.tril(torch.ones(16, 16))`
+        return _buffer_sizes(expr.args[0].value, resolve, length)  # `torch.tril(torch.ones(16, 16))`
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and resolve(expr.func) is None:
-        inner = _buffer_sizes(expr.func.value, resolve)
+        inner = _buffer_sizes(expr.func.value, resolve, length)
         if expr.func.attr.value in _SIZE_KEEPING_METHODS:
             return inner  # `.tril()`, `.bool()`, `.to(torch.bool)`
         numbers = [a.value for a in expr.args if a.keyword is None and not a.star]
@@ -710,7 +727,7 @@ def _buffer_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpressio
                 return tuple(total // known if w == -1 else w for w in wanted)
         return None
     if isinstance(expr, cst.Call) and resolve(expr.func) == "torch.arange":
-        bounds = [_integer(a.value) for a in expr.args if a.keyword is None]
+        bounds = [length(a.value) for a in expr.args if a.keyword is None]
         if len(bounds) == 1 and bounds[0] is not None and bounds[0] >= 0:
             return (bounds[0],)
         return None
@@ -743,6 +760,9 @@ def passed_elsewhere(
     input is keyed by its position in the call (`#0`). The index hands the config to the file
     that defines the class."""
     written: dict[str, list[ShapeConfig]] = {}
+    if declared:  # and a class of this file a declared one passes its inputs to (`self.vit = ViT()`)
+        declared = {**{name: found for name in classes if name not in declared
+                       and (found := passed_config(classes, declared, name)) is not None}, **declared}
     for parent, config in declared.items():
         info = classes.get(parent)
         if info is None:
@@ -945,11 +965,21 @@ class Sizes:
         #: ids of the tests an `if` raises on, alone or as an `or` operand (`if h != self.size[0] or
         #: w != self.size[1]: raise ...`): each must be false on the example, as an assert's
         self.raised_on: set[int] = set()
+        #: statements only a call without the first input runs (`else:` of `if input_ids is not
+        #: None:`): the export's example passes it, so their bindings are not the values export sees
+        untaken: set[int] = set()
+        first = params[0].name.value if params else None
         for index, stmt in enumerate(_statements(func.body)):
             if isinstance(stmt, (cst.If, cst.While, cst.Assert)):
                 self._order.update((id(node), index) for node in _walk(stmt.test))
                 if isinstance(stmt, cst.If) and _raises(stmt.body):
                     self.raised_on.update(id(operand) for operand in _or_operands(stmt.test))
+                if isinstance(stmt, cst.If) and first is not None:
+                    arm = _arm_without(stmt, first)
+                    if arm is not None:
+                        untaken.update(id(inner) for inner in _statements(arm))
+            if id(stmt) in untaken:
+                continue
             elif isinstance(stmt, cst.Expr):  # `torch._check(...)`
                 self._order.update((id(node), index) for node in _walk(stmt.value))
             if isinstance(stmt, (cst.For, cst.While)):
@@ -2125,6 +2155,22 @@ def _raises(body: cst.BaseSuite) -> bool:
     return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)
 
 
+def _arm_without(stmt: cst.If, name: str) -> cst.BaseSuite | None:
+    """The arm of `if name is not None: ... else: ...` (or `if name is None:`) that runs only
+    when `name` is None."""
+    test = stmt.test
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name)
+            and test.left.value == name and isinstance(test.comparisons[0].comparator, cst.Name)
+            and test.comparisons[0].comparator.value == "None"):
+        return None
+    operator = test.comparisons[0].operator
+    if isinstance(operator, cst.Is):
+        return stmt.body
+    if isinstance(operator, cst.IsNot) and isinstance(stmt.orelse, cst.Else):
+        return stmt.orelse.body
+    return None
+
+
 def _or_operands(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
     """`a or b or c`: each of a, b, c (the test itself where it is no `or`)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
@@ -2722,10 +2768,16 @@ def init_layers(cls: cst.ClassDef) -> dict[str, str]:
 
 def init_layer_calls(cls: cst.ClassDef) -> dict[str, str]:
     """`self.proj = nn.Linear(...)` set once in `__init__`: attribute -> the class as written
-    (`nn.Linear`)."""
+    (`nn.Linear`); for a class `__init__` takes as an argument (timm's `embed_layer=PatchEmbed`,
+    then `self.patch_embed = embed_layer(...)`), the class its default names, the one a model
+    built with its defaults has."""
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
         return {}
+    defaults = {
+        p.name.value: written for p in (*init.params.params, *init.params.kwonly_params)
+        if p.default is not None and (written := dotted(p.default)) and written not in ("None", "True", "False")
+    }
     found: dict[str, list[str]] = {}
     for stmt in _statements(init.body):
         for target in stmt.targets if isinstance(stmt, cst.Assign) else []:
@@ -2733,7 +2785,7 @@ def init_layer_calls(cls: cst.ClassDef) -> dict[str, str]:
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                 value = stmt.value  # type: ignore[union-attr]
                 name = dotted(value.func) if isinstance(value, cst.Call) else None
-                found.setdefault(t.attr.value, []).append(name or "")
+                found.setdefault(t.attr.value, []).append(defaults.get(name, name) if name else "")
     return {attr: names[0] for attr, names in found.items() if len(names) == 1 and names[0]}
 
 

@@ -72,7 +72,9 @@ class BufferBoundsSize(Rule):
         key = f"buffers:{id(traced.cls.node)}"
         buffers = self.ctx.shared.get(key)
         if buffers is None:
-            buffers = self.ctx.shared[key] = init_buffers(traced.cls.node, self.ctx.resolve)
+            cls = traced.cls  # a length from a config default too (BERT's `arange(config.max_position_embeddings)`)
+            buffers = self.ctx.shared[key] = init_buffers(
+                cls.node, self.ctx.resolve, lambda field: self.ctx.program.config_default(cls, field))  # type: ignore[arg-type,return-value]
         shape = buffers.get(value.attr.value)  # type: ignore[union-attr]
         if shape is None or len(node.slice) > len(shape):
             return
