@@ -3,7 +3,6 @@ that hangs, crashes, eats memory or floods stdout costs a diagnostic, never the 
 
 from __future__ import annotations
 
-import ast
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,23 +74,8 @@ def test_static_errors_are_confirmed_at_their_line(rule, case: Invalid, confirme
     marked = [f for f in result.findings if f.code == rule.CODE]
     seen = [(f.code, f.span.start.line, f.confirmation) for f in result.findings]
     # the first failure stops the run: a later `elif` the example never reached stays unconfirmed
-    assert marked, seen
-    if marked[0].confirmation != "confirmed":
-        # torch names the line inside a helper of the file the flagged line calls (a raising
-        # `_require(ok, ...)`): a finding on that line is confirmed instead
-        lines = case.source.splitlines()
-        called = _helper_lines(case.source, lines[marked[0].span.start.line - 1])
-        assert any(f.confirmation == "confirmed" and f.span.start.line in called for f in result.findings), seen
+    assert marked and marked[0].confirmation == "confirmed", seen
     assert all(f.confirmation in ("confirmed", None) for f in marked), seen
-
-
-def _helper_lines(source: str, line: str) -> set[int]:
-    """The lines of the module-level functions of `source` that `line` calls by name."""
-    out: set[int] = set()
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.FunctionDef) and f"{node.name}(" in line:
-            out.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
-    return out
 
 
 def test_static_error_is_refuted_when_export_succeeds(confirmer: Confirmer, tmp_path: Path) -> None:

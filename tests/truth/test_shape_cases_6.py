@@ -364,9 +364,8 @@ PROGRAMS: list[Program] = [
 _MISSED: dict[str, str] = {
     name: "missed before tuning (the docstring's BEFORE)" for name in (
         "attention-mask-kwarg-apart", "block-rotary-past-its-cache", "block-windows-named-height",
-        "check-helper-bound-first", "cls-prefixed-against-free-target", "cls-prefixed-past-position-table",
-        "heads-merged-to-fixed-tokens", "method-assert-image-width", "padding-mask-from-other-length",
-        "patch-embed-fixed-position-table", "patch-embed-padded-to-multiple", "rotary-cache-past-its-length",
+        "cls-prefixed-against-free-target", "cls-prefixed-past-position-table", "heads-merged-to-fixed-tokens",
+        "padding-mask-from-other-length", "patch-embed-padded-to-multiple", "rotary-cache-past-its-length",
         "rotary-gathered-by-position-ids-apart", "window-partition-named-height", "window-partition-padded-first",
     )
 }

@@ -124,6 +124,7 @@ class RuleContext:
                 ranks=declared_ranks(self.program, cls.name.value) or config_ranks(self.shape_config(), traced.func),
                 functions=self.program.functions,
             )
+        found.read_at(self.statement)  # type: ignore[union-attr]  # `x = x.view(...)` reads the input `x`
         return found  # type: ignore[return-value]
 
     def conditional(self) -> set[int]:

@@ -956,6 +956,8 @@ class Sizes:
         #: where each test sits in source order, and where each input is first rebound (`x =
         #: pad(x)`): a test before that reads the input itself
         self._order: dict[int, int] = {}
+        #: id(statement) -> its index: where a rule judging an op (not a test) reads names (`read_at`)
+        self._statement_index: dict[int, int] = {}
         self._first_rebound: dict[str, int] = {}
         self._loops: list[cst.For] = []
         in_loops: set[int] = set()
@@ -970,6 +972,7 @@ class Sizes:
         untaken: set[int] = set()
         first = params[0].name.value if params else None
         for index, stmt in enumerate(_statements(func.body)):
+            self._statement_index[id(stmt)] = index
             if isinstance(stmt, (cst.If, cst.While, cst.Assert)):
                 self._order.update((id(node), index) for node in _walk(stmt.test))
                 if isinstance(stmt, cst.If) and _raises(stmt.body):
@@ -1030,6 +1033,14 @@ class Sizes:
             return None
         return first[0]
 
+    def read_at(self, statement: cst.CSTNode | None) -> None:
+        """Read names as they stand when `statement` runs, for a rule judging an op rather than a
+        test: `x = x.view(B, H // 7, 7, ...)` reads the input `x`, which only the next statement
+        sees rebound. Only up to the last statement that first rebinds an input: after it, every
+        read is the same (and answers cached per position stay shared)."""
+        at = self._statement_index.get(id(statement)) if statement is not None else None
+        self._at = at if at is not None and at <= max(self._first_rebound.values(), default=-1) else None
+
     def _input(self, tensor: str | None) -> bool:
         """Whether `tensor` still names the `forward` input where the current test reads it."""
         if tensor is None or tensor not in self.positions:
@@ -1037,7 +1048,7 @@ class Sizes:
         if tensor not in self.reassigned:
             return True
         first = self._first_rebound.get(tensor)
-        return first is not None and self._at is not None and self._at < first
+        return first is not None and self._at is not None and self._at <= first  # the rebinding reads it too
 
     def _note(
         self, target: cst.BaseExpression, value: cst.BaseExpression, assigned: dict[str, list[cst.BaseExpression]]
@@ -1069,11 +1080,12 @@ class Sizes:
     def refs(self, expr: cst.BaseExpression) -> list[SizeRef] | None:
         """Every input dimension `expr` reads; None when it reads a size this cannot place."""
         out: list[SizeRef] = []
-        self._at = self._order.get(id(expr))
+        outer = self._at  # where `read_at` placed the op being judged, for a size that is no test
+        self._at = self._order.get(id(expr), outer)
         try:
             return out if self._collect(expr, out, 0) else None
         finally:
-            self._at = None
+            self._at = outer
 
     def _collect(self, expr: cst.BaseExpression, out: list[SizeRef], depth: int) -> bool:
         if depth > 16:
@@ -1425,6 +1437,21 @@ class Sizes:
         if found is None:
             found = self._formulas[key] = (expr, self._size_term(tensor, index, 0))
         return found[1]
+
+    def rank(self, expr: cst.BaseExpression) -> int | None:
+        """How many dimensions the tensor `expr` has (None: not shown by the inputs and ops)."""
+        return self._rank(expr, 0)
+
+    def size_term(self, expr: cst.BaseExpression, index: int) -> Term | None:
+        """Dimension `index` of the tensor `expr` as a term over the input sizes, by the per-op
+        model below (None: an op not modelled made it)."""
+        return self._size_term(expr, index, 0)
+
+    def integer(self, expr: cst.BaseExpression) -> int | None:
+        """The integer `expr` always holds: a literal, through names bound once, or `self.k` /
+        `self.size[0]` as `__init__` sets it (the `k` of `s // k`, a window or patch size)."""
+        expr = self.followed(expr)
+        return _integer(expr) if _integer(expr) is not None else self._constant(expr)
 
     def _rank(self, expr: cst.BaseExpression, depth: int) -> int | None:
         """How many dimensions the tensor `expr` has, where the inputs' ranks and the ops show it
@@ -2025,11 +2052,12 @@ class Sizes:
         if depth > 16:
             return None
         if depth == 0:
-            self._at = self._order.get(id(expr))
+            outer = self._at  # see `refs`
+            self._at = self._order.get(id(expr), outer)
             try:
                 return self.evaluate(expr, sizes, 1)
             finally:
-                self._at = None
+                self._at = outer
         if isinstance(expr, cst.Name) and expr.value in self.leaves:
             return sizes.get(expr.value)
         constant = self._constant(expr)

@@ -22,8 +22,10 @@ class ShapeGuard(Rule):
     ...)` in a model's `forward` whose condition reads an input size declared with a named
     `Dim`, where the condition does not hold on the `Dim`'s whole range. Sizes unpacked from
     `.shape` (`B, C, H, W = x.shape`) and names bound once are followed. A function of the file
-    that raises unless its first argument holds (`def _require(ok, msg): if not ok: raise
-    ValueError(msg)`) checks its argument as `assert` does.
+    or a method of the model that checks a parameter (`assert ok`, `if not ok: raise ...`,
+    `torch._check(ok)`) checks what each call passes there as that statement would in the
+    caller (`_require(H == 8, "...")`, `ok = T <= 64` then `self._ensure(ok)`): the finding is
+    on the helper's check, the line torch names, with the call as a note.
 
     ## Why it fails torch.export
     export records the condition as a guard on the size. A named `Dim` promises every size of its
@@ -65,10 +67,13 @@ class ShapeGuard(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        if not node.args or node.args[0].keyword is not None:
+        if not node.args:
             return
-        if isinstance(func, cst.Name) and _raises_unless_first(self.ctx.program.functions.get(name)):
-            self._check(node.args[0].value, f"`{name}`")  # `_require(H == 8, "...")`: an assert by another name
+        helper = self._helper(func)
+        if helper is not None:
+            self._through_helper(node, helper)
+            return
+        if node.args[0].keyword is not None:
             return
         if name not in _CHECK_NAMES:
             return
@@ -76,16 +81,51 @@ class ShapeGuard(Rule):
         if api in _CHECKS or api.endswith("._assert") or (isinstance(node.func, cst.Name) and node.func.value == "_assert"):
             self._check(node.args[0].value, f"`{short(node.func)}`")
 
-    def _check(self, test: cst.BaseExpression, keyword: str) -> None:
+    def _helper(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
+        """The function of the file (`_require(...)`) or method of the model (`self._assert(...)`)
+        a call runs, where it checks one of its parameters."""
+        if isinstance(func, cst.Name):
+            helper = self.ctx.program.functions.get(func.value)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            traced = self.ctx.traced
+            helper = traced.cls.methods.get(func.attr.value) if traced is not None and traced.cls is not None else None
+        else:
+            return None
+        return helper if helper is not None and tested_parameters(helper) else None
+
+    def _through_helper(self, call: cst.Call, helper: cst.FunctionDef) -> None:
+        """Each argument the helper checks (`assert ok`, `if not ok: raise`, `torch._check(ok)`)
+        judged as that check of the caller's size test, and reported where torch fails: on the
+        helper's check (measured: draft_export names that line, in a function or a method)."""
+        params = [p.name.value for p in helper.params.params]
+        if params[:1] in (["self"], ["cls"]) and isinstance(call.func, cst.Attribute):
+            params = params[1:]
+        for param, (test, statement) in tested_parameters(helper).items():
+            value = _argument(call, params, param)
+            seen = self.ctx.shared.setdefault("xpt304:helper-checks", set())
+            if value is not None and id(test) not in seen:  # type: ignore[operator]
+                seen.add(id(test))  # type: ignore[attr-defined]
+                self._check(value, f"`{short(call.func)}` checking its `{param}`", at=(test, statement, call))
+
+    def _check(
+        self, test: cst.BaseExpression, keyword: str, at: tuple[cst.CSTNode, cst.CSTNode, cst.Call] | None = None
+    ) -> None:
+        """Report `test` where it narrows a named Dim; `at`: the helper's check (node, statement)
+        that tests it, where torch fails, instead of `test` itself, and the call passing it."""
         config = self.ctx.shape_config()
         if not any(spec.kind is DimKind.NAMED for _, dims in config.inputs for _, spec in dims):
             return
         sizes = self.ctx.sizes()
         if sizes is None:
             return
+        if at is not None:
+            test = sizes.followed(test)  # `ok = x.shape[1] <= 64`, then `_ensure(ok)`
+        node, statement = at[:2] if at is not None else (test, None)
+        related = ((at[2], f"`{short(at[2])}` passes the size test"),) if at is not None else ()
         pinned = pinned_to_held_value(test, sizes, config)  # `H == self.img_size[0]`, set from a config
         if pinned is not None:
-            self.report(test, f"{keyword} on the size `{short(test)}`: {pinned.reason}", notes=pinned.notes)
+            self.report(node, f"{keyword} on the size `{short(test)}`: {pinned.reason}", notes=pinned.notes,
+                        statement=statement, related=related)
             return
         if not sizes.refs(test):
             return
@@ -96,7 +136,8 @@ class ShapeGuard(Rule):
         rewrite = self._narrowing(test, sizes, config)
         if rewrite.reason:
             reason += f" (no automatic fix: {rewrite.reason})"
-        self.report(test, f"{keyword} on the size `{short(test)}`: {reason}", fix=rewrite.fix, notes=verdict.notes)
+        self.report(node, f"{keyword} on the size `{short(test)}`: {reason}", fix=rewrite.fix, notes=verdict.notes,
+                    statement=statement, related=related)
 
     def _narrowing(self, test: cst.BaseExpression, sizes: Sizes, config: ShapeConfig) -> Rewrite:
         """The named Dim declared with the range the guard enforces (the example holds it: eager
@@ -167,6 +208,20 @@ class ShapeGuard(Rule):
                 return {"model": Pairs(), "args": (torch.randn(8, 3),), "dynamic_shapes": {"x": {0: 2 * dx}}}
             """
         ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            def _assert_fits(fits, what):
+                assert fits, what  # the declared range says so at every call
+            class Encoder(torch.nn.Module):
+                def forward(self, x):
+                    _assert_fits(x.shape[1] <= 64, "sequence too long")
+                    return x.cumsum(1)
+            def xport_example():
+                return {"model": Encoder(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("seq", max=64)}}}
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -223,34 +278,92 @@ class ShapeGuard(Rule):
             import torch
             from torch.export import Dim
             def _require(ok, message):
-                if not ok:
+                if not ok:  # expect: XPT304
                     raise ValueError(message)
             class Tokens(torch.nn.Module):
                 def forward(self, x):
-                    _require(x.shape[1] == 8, "eight tokens")  # expect: XPT304
+                    _require(x.shape[1] == 8, "eight tokens")
                     return x * 2
             def xport_example():
                 return {"model": Tokens(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("w")}}}
             """
         ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Encoder(torch.nn.Module):
+                def forward(self, x):
+                    short_enough = x.shape[1] <= 64
+                    self._ensure(short_enough)
+                    return x.cumsum(1)
+                def _ensure(self, ok):
+                    torch._check(ok)  # expect: XPT304
+            def xport_example():
+                return {"model": Encoder(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("seq")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Encoder(torch.nn.Module):
+                def forward(self, x):
+                    short_enough = x.shape[1] <= 64
+                    self._ensure(short_enough)
+                    return x.cumsum(1)
+                def _ensure(self, ok):
+                    torch._check(ok)  # expect: XPT304
+            def xport_example():
+                return {"model": Encoder(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("seq", max=64)}}}
+            """,
+            other_args="(torch.randn(2, 40),)",
+        ),
     ]
 
 
-def _raises_unless_first(helper: cst.FunctionDef | None) -> bool:
-    """Whether `helper` starts (after a docstring) with `if not <its first parameter>: raise ...`:
-    a call to it is a guard on its first argument."""
-    if helper is None or not helper.params.params or not isinstance(helper.body, cst.IndentedBlock):
-        return False
-    first = helper.params.params[0].name.value
-    body = list(helper.body.body)
-    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) and isinstance(
-            body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
-        body = body[1:]  # the docstring
-    test = body[0] if body else None
-    return (
-        isinstance(test, cst.If) and isinstance(test.test, cst.UnaryOperation) and isinstance(test.test.operator, cst.Not)
-        and isinstance(test.test.expression, cst.Name) and test.test.expression.value == first
-        and isinstance(test.body, cst.IndentedBlock) and len(test.body.body) == 1
-        and isinstance(test.body.body[0], cst.SimpleStatementLine)
-        and isinstance(test.body.body[0].body[0], cst.Raise)
-    )
+def tested_parameters(helper: cst.FunctionDef) -> dict[str, tuple[cst.CSTNode, cst.CSTNode]]:
+    """The parameters `helper` checks in a statement of its body (after a docstring): `assert ok`,
+    `if not ok: raise ...`, `torch._check(ok)` / `torch._assert(ok, ...)` / `_assert(ok, ...)`,
+    each with the node that tests it and that node's statement: a call to it guards what it
+    passes there, as that check would in the caller."""
+    if not isinstance(helper.body, cst.IndentedBlock):
+        return {}
+    params = {p.name.value for p in helper.params.params}
+    found: dict[str, tuple[cst.CSTNode, cst.CSTNode]] = {}
+    for line in helper.body.body:
+        tested: cst.BaseExpression | None = None
+        statement: cst.CSTNode = line
+        if isinstance(line, cst.If) and _raises_only(line.body) and line.orelse is None:
+            test = line.test
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                tested = test.expression
+        elif isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+            statement = small = line.body[0]
+            if isinstance(small, cst.Assert):
+                tested = small.test
+            elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and small.value.args:
+                func = small.value.func
+                called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(
+                    func, cst.Name) else ""
+                if called in _CHECK_NAMES and small.value.args[0].keyword is None:
+                    tested = small.value.args[0].value
+        if isinstance(tested, cst.Name) and tested.value in params and tested.value not in found:
+            found[tested.value] = (tested, statement)
+    return found
+
+
+def _raises_only(body: cst.BaseSuite) -> bool:
+    return (isinstance(body, cst.IndentedBlock) and len(body.body) == 1
+            and isinstance(body.body[0], cst.SimpleStatementLine) and isinstance(body.body[0].body[0], cst.Raise))
+
+
+def _argument(call: cst.Call, params: list[str], param: str) -> cst.BaseExpression | None:
+    """What `call` passes for the helper's parameter `param` (by position or keyword)."""
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            if arg.keyword.value == param:
+                return arg.value
+        elif position < len(params) and params[position] == param:
+            return arg.value
+    return None
