@@ -304,3 +304,33 @@ def test_a_list_repeated_by_a_tensor_count_is_where_export_fails(name: str, tmp_
             continue
         with pytest.raises(Exception, match="data-dependent"):
             torch.export.export(module.M().eval(), args, strict=mode.strict)
+
+
+#: hunyuan_vl's rope index: `if input_ids is None or image_grid_thw is None or seen != 0: return
+#: None` before the call of a helper that reads a data-dependent length
+EARLY_RETURN = (
+    "import torch\n\n\nclass M(torch.nn.Module):\n"
+    "    def positions(self, ids, grid_thw=None, past=None):\n"
+    "        seen = 0 if past is None else past.shape[0]\n"
+    "        if ids is None or grid_thw is None or seen != 0:\n            return None\n"
+    "        return self.index(ids, grid_thw)\n\n"
+    "    def index(self, ids, grid_thw):\n        kept = ids[ids > 0]\n        return kept.max() + 1 - len(kept)\n\n"
+    "    def forward(self, ids, grid_thw=None):\n        return ids * 2, self.positions(ids, grid_thw)\n"
+)
+
+
+def test_code_after_an_early_return_on_any_missing_optional_argument_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """`if a is None or b is None: return` leaves the rest to an export that passes `b`: a default
+    export returns there, a non-strict one passing `grid_thw` fails on the length of the masked
+    ids (strict export traces that `len()`: no finding, and it exports)."""
+    found = check_source(EARLY_RETURN, "m.py", Config())
+    assert [(f.code, f.span.start.line, f.severity) for f in found] == [("XPT203", 13, Severity.WARNING)]
+    assert "only when `grid_thw` is passed" in found[0].message
+    assert check_source(EARLY_RETURN, "m.py", Config(strict=True)) == []
+    module = load(EARLY_RETURN, tmp_path)
+    ids, grid = torch.tensor([[3, 0, 5]]), torch.tensor([[1, 2, 2]])
+    for strict in (False, True):
+        torch.export.export(module.M().eval(), (ids,), strict=strict)
+    torch.export.export(module.M().eval(), (ids, grid), strict=True)
+    with pytest.raises(Exception, match="data-dependent"):
+        torch.export.export(module.M().eval(), (ids, grid), strict=False)

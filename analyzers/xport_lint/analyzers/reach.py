@@ -764,8 +764,11 @@ class FileReach(ExportSites):
                     break
 
     def _optional_when_false(self, test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
-        """The optional argument that `test` is True without (`x is None`, `not x`): the code
-        after `if test: return` runs only when a caller passes it."""
+        """The optional argument that `test` is True without (`x is None`, `not x`, or either
+        operand of an `or` of such tests: `if input_ids is None or grid is None: return`): the
+        code after `if test: return` runs only when a caller passes it."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+            return self._optional_when_false(test.left, func) or self._optional_when_false(test.right, func)
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             present: cst.BaseExpression = test.expression
         elif (
