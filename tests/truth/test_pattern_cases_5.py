@@ -808,8 +808,6 @@ NO_FIX = {
     " pieces: a graph has a fixed number of outputs",
     "threshold-attribute-read-in-forward-tested-in-a-method": "the number tested is kept on `self` and read"
     " through a method: the tensor it is read from is not at hand at the test",
-    "best-index-from-a-python-list": "`s.index(max(s))` searches a list read from data: `scores.argmax()` is"
-    " the same index as a tensor, but what reads it (`x[best]`) then indexes by a tensor",
 }
 
 

@@ -842,7 +842,6 @@ NO_FIX: dict[str, str] = {
     "expert-by-getattr-of-a-read-name": "before tuning",
     "task-head-chosen-by-a-helper-on-self": "before tuning",
     "tokens-truncated-at-the-first-pad": "before tuning",
-    "class-balance-ratio-unpacked-then-tested": "before tuning",
     "refinement-steps-from-a-ternary": "before tuning",
     "iterations-bound-by-a-walrus-in-range": "before tuning",
     "diffusion-steps-from-a-schedule-attribute": "before tuning",

@@ -151,6 +151,16 @@ class _Renamed(cst.CSTTransformer):
 _ROUNDING = {"math.ceil": "ceil", "math.floor": "floor", "math.trunc": "trunc"}
 
 
+def _clamp(call: cst.Call) -> cst.BaseExpression | None:
+    """The side of `max(n, 1)` or `min(1.0, n)` (the builtins, two plain arguments, one a number
+    literal) that is no literal, or None."""
+    if not (isinstance(call.func, cst.Name) and call.func.value in ("min", "max") and len(call.args) == 2
+            and not any(a.star or a.keyword for a in call.args)):
+        return None
+    others = [a.value for a in call.args if not _number_literal(a.value)]
+    return others[0] if len(others) == 1 else None
+
+
 def _read_call(flow: FunctionFlow, expr: cst.BaseExpression) -> bool:
     """`expr` is itself a read of a number from a tensor (`t.item()`, `int(t)`, `math.ceil(...)`)."""
     return isinstance(expr, cst.Call) and _conversion(flow, expr) is not None
@@ -258,8 +268,17 @@ class _Unwrap(cst.CSTTransformer):
         self.changed = False
         self._outer: list[bool] = []
 
+    def visit_Call(self, node: cst.Call) -> None:
+        self._outer.append(self.changed)
+        self.changed = False
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        unwrapped = self.changed
+        self.changed = self._outer.pop() or unwrapped
         kind = _conversion(self.flow, original)
+        if kind is None and unwrapped and _clamp(original) is not None:
+            # `max(n_neg, 1)` of a name the rewrite binds to a tensor: the tensor clamped
+            return _as_tensor(original.func.value, updated, self.flow)  # type: ignore[attr-defined]
         if kind is None:
             # `_h(peak > 1.0)`, `_count(steps)`: what a one-line helper computes, written here,
             # where it reads a number to unwrap (a helper of tensors stays called as it is)
@@ -451,6 +470,10 @@ class _Reads(cst.CSTVisitor):
             self.sizes.add(node.value)
 
     def visit_Call(self, node: cst.Call) -> bool:
+        if _clamp(node) is not None and self.flow.resolver.resolve(node.func) is None:
+            for arg in node.args:  # `max(n, 1)` reads `n` as a number, not as an argument of a call
+                arg.value.visit(self)
+            return False
         inlined = self.flow.inlined(node)
         if inlined is None:
             return True
@@ -524,6 +547,9 @@ def _arithmetic(flow: FunctionFlow, expr: cst.CSTNode) -> bool:
     if isinstance(expr, cst.Call):
         if _conversion(flow, expr) is not None:
             return True
+        clamped = _clamp(expr) if flow.resolver.resolve(expr.func) is None else None
+        if clamped is not None:
+            return _arithmetic(flow, clamped)  # `max(n_neg, 1)`: a clamp of the number
         inlined = flow.inlined(expr)
         return inlined is not None and _arithmetic(flow, inlined)
     if isinstance(expr, cst.Comparison) and (

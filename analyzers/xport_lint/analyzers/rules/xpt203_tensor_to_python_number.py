@@ -9,8 +9,9 @@ from ..dataflow import FunctionFlow, Kind, Value, is_tensor_like
 from ..model import Applicability, Mode, Severity
 from ..names import dotted
 from ..positions import code_of
-from ..report import FixProposal
+from ..report import BlockReplacement, FixProposal
 from ..rewrites import scope_names
+from ..rewrites.common import parent_block
 from ..rewrites.predicates import tensor_value
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..walk import iter_nodes
@@ -154,6 +155,10 @@ class TensorToPythonNumber(Rule):
     torch's op of the same name on the tensor, `x / torch.sqrt(v.sum())` (measured on torch 2.13:
     exports in both modes and equals eager up to the rounding of float32 where Python computed in
     float64); elsewhere the number may be a size or a test, and no fix is offered.
+    `s.index(max(s))` (or `min`) of `s = t.tolist()` read only there becomes `t.argmax().item()`
+    (`argmin`), the first index of the largest as `list.index` finds it, and the list goes (strict
+    export refuses `.tolist()` of floats); it assumes `t` is 1-d (measured on torch 2.13: indexing
+    with the read index exports in both modes and equals eager).
     A print, warning or logging call that formats the number goes under
     `if not torch.compiler.is_exporting():` (safe: eager prints as before; measured to export in
     both modes). `float(t)` becomes `t.item()`, unsafe: `int(t)` truncates a floating-point tensor while `t.item()` returns a float, and
@@ -549,10 +554,53 @@ class TensorToPythonNumber(Rule):
             return False
         if not _read_number(self.ctx.value(func.value)):
             return False
+        fix = self._extreme_index(node)
         self.report(node, f"`{short(node)}` searches a list read from tensor data: each comparison is a guard on"
-                    " data (no automatic fix: the search is the tensor's own op, `(t == v).nonzero()` or"
-                    " `t.argmax()` for the index of the largest, whose result is a tensor where a number was)")
+                    " data" + ("" if fix else " (no automatic fix: the search is the tensor's own op,"
+                    " `(t == v).nonzero()` or `t.argmax()` for the index of the largest, whose result is a tensor"
+                    " where a number was)"), fix=fix)
         return True
+
+    def _extreme_index(self, node: cst.Call) -> FixProposal | None:
+        """`s.index(max(s))` (or `min`), `s` bound once to `t.tolist()` -> `t.argmax().item()`: the
+        first index of the largest, as `list.index` finds it (measured on torch 2.13: indexing with
+        the read index exports in both modes and equals eager). It assumes `t` is 1-d (`max` of
+        the rows of a 2-d tensor compares lists)."""
+        func, flow = node.func, self.ctx.flow
+        assert isinstance(func, cst.Attribute)
+        searched = node.args[0].value
+        if (flow is None or func.attr.value != "index" or len(node.args) != 1 or not isinstance(func.value, cst.Name)
+                or not isinstance(searched, cst.Call) or dotted(searched.func) not in ("max", "min")
+                or self.ctx.resolve(searched.func) is not None or len(searched.args) != 1
+                or not isinstance(searched.args[0].value, cst.Name) or searched.args[0].value.value != func.value.value):
+            return None
+        listed = flow.bound_once(func.value.value)
+        if not (isinstance(listed, cst.Call) and isinstance(listed.func, cst.Attribute) and not listed.args
+                and listed.func.attr.value == "tolist" and is_tensor_like(self.ctx.value(listed.func.value))):
+            return None
+        tensor = listed.func.value
+        operand = code_of(tensor) if isinstance(tensor, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) \
+            else f"({code_of(tensor)})"
+        reduced = "argmax" if dotted(searched.func) == "max" else "argmin"
+        new = cst.parse_expression(f"{operand}.{reduced}().item()")
+        title = f"Read the index from `{reduced}` of the tensor (assumes it is 1-d)"
+        # `s = t.tolist()` read only by the search goes too: strict export refuses `.tolist()` of floats
+        traced = self.ctx.traced
+        reads = [n for n in iter_nodes(traced.func.body) if isinstance(n, cst.Name) and n.value == func.value.value] \
+            if traced is not None else []
+        lines = [s for s in iter_nodes(traced.func.body) if isinstance(s, cst.SimpleStatementLine)] \
+            if traced is not None and len(reads) == 3 else []
+        binding = next((s for s in lines if len(s.body) == 1 and isinstance(s.body[0], cst.Assign)
+                        and s.body[0].value is listed), None)
+        search = next((s for s in lines if any(n is node for n in iter_nodes(s))), None)
+        found = parent_block(traced.func, binding) if traced is not None and binding is not None else None
+        if found is not None and found[1] + 1 < len(found[0]) and found[0][found[1] + 1] is search:
+            assert search is not None
+            return FixProposal(title, Applicability.UNSAFE, (), blocks=(
+                BlockReplacement(binding, search, (search.deep_replace(node, new),)),))  # type: ignore[arg-type]
+        if len(reads) != 3:
+            return None  # the list is read elsewhere too, where a tensor would not do
+        return FixProposal(title, Applicability.UNSAFE, ((node, new), (listed, tensor)))
 
     def _integral_compare(self, node: cst.Call) -> bool:
         """`min(k, counts.max().item())`: every number read is an integer (by the op it is read
@@ -839,7 +887,16 @@ class TensorToPythonNumber(Rule):
                     return x[n.index(max(n))]  # expect: XPT203
             def xport_example():
                 return Longest(), (torch.randn(3, 2), torch.tensor([1, 3, 2]))
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Longest(torch.nn.Module):
+                def forward(self, x, lengths):
+                    return x[lengths.argmax().item()]  # expect: XPT203
+            def xport_example():
+                return Longest(), (torch.randn(3, 2), torch.tensor([1, 3, 2]))
+            """,
+            other_args="(torch.randn(3, 2), torch.tensor([4, 3, 4]))",
         ),
         Invalid(
             """
