@@ -828,24 +828,33 @@ def xport_example():
 
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    **{(name, mode): why for mode in Mode for name, why in {
-        "ids-mapped-through-a-python-dict": "a dict keyed by the numbers of a `.tolist()`: not seen",
-        "layers-run-up-to-a-read-depth-with-math-floor": "a slice of a ModuleList by math.floor of a read: not seen",
-    }.items()},
-    ("expert-by-getattr-of-a-read-name", Mode.STRICT): "getattr by an f-string of int(t): strict only, not seen",
-    ("heads-stacked-then-gathered-by-task", Mode.STRICT): "a 0-dim input tensor indexing a stack: not seen",
+    ("heads-stacked-then-gathered-by-task", Mode.STRICT): "`outs[task]` with `task` an input: strict export reads"
+    " a 0-dim index tensor as a Python int and fails, a 1-d one selects rows and exports; the rank of an input is"
+    " not in the code (the example's `torch.tensor(1)` decides it)",
 }
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
-    "early-exit-breaks-out-of-the-block-loop": "before tuning",
-    "expert-by-getattr-of-a-read-name": "before tuning",
-    "task-head-chosen-by-a-helper-on-self": "before tuning",
-    "tokens-truncated-at-the-first-pad": "before tuning",
-    "refinement-steps-from-a-ternary": "before tuning",
-    "iterations-bound-by-a-walrus-in-range": "before tuning",
-    "diffusion-steps-from-a-schedule-attribute": "before tuning",
-    "entropy-kept-on-self-then-tested-in-forward": "before tuning",
+    "early-exit-breaks-out-of-the-block-loop": "`break` on a tensor test ends a loop over modules: a graph runs"
+    " every block, and which exit's logits are returned would be a mask over all of them (not written)",
+    "expert-by-getattr-of-a-read-name": "the attribute's name is spelt from the number read: no tensor selects an"
+    " attribute",
+    "task-head-chosen-by-a-helper-on-self": "the module is picked inside a method (`self._head(task)`) and called"
+    " in `forward`: the dense rewrite replaces a pick called where it is made",
+    "tokens-truncated-at-the-first-pad": "the output's length is data (`ids[:end]`), and `end` is chosen by a"
+    " ternary on a data-dependent size: no tensor form of the choice keeps a sized slice",
+    "refinement-steps-from-a-ternary": "the trip count is a ternary (`int(budget) if ... else 1`), not a number read"
+    " once from a tensor: torch.while_loop's bound needs the tensor",
+    "iterations-bound-by-a-walrus-in-range": "the trip count binds `k` with `:=` and later code reads it:"
+    " torch.while_loop's condition function cannot hand it back",
+    "diffusion-steps-from-a-schedule-attribute": "the trip count is kept on `self` (`self.n_steps = round(...)`):"
+    " the tensor it is read from is not at hand at the loop, and keeping a tensor there changes the module",
+    "entropy-kept-on-self-then-tested-in-forward": "the number tested is kept on `self`: the tensor it is read from"
+    " is not at hand at the test, and keeping a tensor there changes what the module holds",
+    "ids-mapped-through-a-python-dict": "a dict's entries picked by numbers read from data: a lookup tensor"
+    " (`lut[ids]`) does it when the keys are 0..n-1, which the rewrite does not check",
+    "layers-run-up-to-a-read-depth-with-math-floor": "which layers run is data: every layer run with its output"
+    " kept below the bound by `torch.where` would do it, not written",
 }
 
 

@@ -29,6 +29,9 @@ class DataDependentModuleIndex(Rule):
     spelt from one (`self.heads[f"h{int(i)}"]`, `self.heads[str(int(i))]`); and indexing a plain Python list or tuple (a
     local bound to a display, or a `self.` attribute `__init__` sets once to one) with such a
     number: Python picks the entry while tracing as well (measured on torch 2.13, both modes).
+    Also a `dict` so bound indexed by such a number (non-strict export cannot hash the symbol), a
+    module container sliced by one (`self.layers[:depth.item()]`), and `getattr(self, f"expert{i}")`
+    with the name spelt from one (strict export refuses a name it cannot know).
 
     ## Why it fails torch.export
     Python picks the module while tracing, so it needs the index as a concrete number, and under
@@ -73,10 +76,15 @@ class DataDependentModuleIndex(Rule):
             TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"),
             # `str()` of the symbol spells its name: the key looked up is "u0"
             TorchError("KeyError", "u0"),
+            # a dict's key: the symbol is no hashable number
+            TorchError("TypeError", "unhashable type"),
+            # `getattr(self, f"expert{k.item()}")` looks up the symbol's name, `expertu0`
+            TorchError("AttributeError", "u0"),
         ),
         Mode.STRICT: (
             TorchError("UserError", "Could not extract specialized integer from data-dependent expression"),
             TorchError("Unsupported", "Failed to trace builtin operator"),
+            TorchError("Unsupported", "getattr() with non-constant name argument"),
         ),
     }
 
@@ -86,6 +94,7 @@ class DataDependentModuleIndex(Rule):
         self._called: set[int] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._named_by_data(node)
         if not isinstance(node.func, cst.Subscript) or self._data_index(node.func) is None:
             return
         if not self.ctx.value(node.func.value).has(Kind.MODULE):
@@ -102,7 +111,38 @@ class DataDependentModuleIndex(Rule):
                 message += f" (no automatic fix: {rewrite.reason})"
         self.report(self._data_index(node.func), message, fix=fix)  # type: ignore[arg-type]
 
+    def _named_by_data(self, node: cst.Call) -> None:
+        """`getattr(self, f"expert{int(k)}")`: an attribute named by a number read from data (measured
+        on torch 2.13: non-strict fails at the conversion, strict at formatting the symbol)."""
+        if not (isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) >= 2
+                and self.ctx.resolve(node.func) is None and not any(a.star for a in node.args)):
+            return
+        name = node.args[1].value
+        parts = [p.expression for p in name.parts if isinstance(p, cst.FormattedStringExpression)] \
+            if isinstance(name, cst.FormattedString) else []
+        spelt = self._spelt_key(name)
+        if spelt is not None:
+            parts.append(spelt.args[0].value)
+        if any(self.ctx.value(p).has(Kind.DATA) and not is_tensor_like(self.ctx.value(p)) for p in parts):
+            self.report(name, f"`{short(node)}` picks an attribute by `{short(name)}`, a name spelt from a number read"
+                        " from tensor data (no automatic fix: no tensor selects an attribute; keep the modules in a"
+                        " `ModuleList` and run them all)")
+
+    def _sliced_by_data(self, node: cst.Subscript) -> None:
+        """`self.layers[:depth]`, `depth` read from data: Python slices the container while tracing."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Slice):
+            return
+        bounds = [b for b in (node.slice[0].slice.lower, node.slice[0].slice.upper, node.slice[0].slice.step) if b]
+        read = next((b for b in bounds if self.ctx.value(b).has(Kind.DATA) and not is_tensor_like(self.ctx.value(b))),
+                    None)
+        if read is None or not self.ctx.value(node.value).has(Kind.MODULE):
+            return
+        self.report(read, f"`{short(node)}` slices a module container by `{short(read)}`, a number read from tensor"
+                    " data (no automatic fix: the layers run depend on the data; run every layer and keep the"
+                    " output of those below the bound with `torch.where`)")
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        self._sliced_by_data(node)
         index = self._data_index(node)
         if index is not None and id(node) not in self._called:
             if self.ctx.value(node.value).has(Kind.MODULE):
@@ -207,7 +247,7 @@ class DataDependentModuleIndex(Rule):
         flow = self.ctx.flow
         if flow is None:
             return None
-        displays = (cst.List, cst.Tuple, cst.ListComp)
+        displays = (cst.List, cst.Tuple, cst.ListComp, cst.Dict)
         if isinstance(holder, cst.Name):
             bound = flow.bound_once(holder.value)
             return bound if isinstance(bound, displays) else None
@@ -231,7 +271,9 @@ class DataDependentModuleIndex(Rule):
     def _message(self, node: cst.Subscript) -> str:
         index = self._data_index(node)
         assert index is not None
-        what = "a submodule" if self.ctx.value(node.value).has(Kind.MODULE) else "an entry of a Python list"
+        what = "a submodule" if self.ctx.value(node.value).has(Kind.MODULE) else (
+            "an entry of a Python dict" if isinstance(self._display(node.value), cst.Dict)  # type: ignore[arg-type]
+            else "an entry of a Python list")
         if isinstance(index, cst.FormattedString) or self._spelt_key(index) is not None:
             return f"`{short(node)}` picks {what} by `{short(index)}`, a key spelt from a number read from tensor data"
         return f"`{short(node)}` picks {what} by `{short(index)}`, a number read from tensor data"
@@ -254,6 +296,48 @@ class DataDependentModuleIndex(Rule):
         )
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Depth(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = torch.nn.ModuleList(torch.nn.Linear(3, 3) for _ in range(4))
+                def forward(self, x, depth):
+                    for layer in self.layers[:depth.item()]:  # expect: XPT204
+                        x = layer(x)
+                    return x
+            def xport_example():
+                return Depth(), (torch.randn(2, 3), torch.tensor(2))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Named(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.expert0 = torch.nn.Linear(4, 4)
+                    self.expert1 = torch.nn.Linear(4, 4)
+                def forward(self, x, k):
+                    return getattr(self, f"expert{k.item()}")(x)  # expect: XPT204
+            def xport_example():
+                return Named(), (torch.randn(2, 4), torch.tensor(1))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Remap(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.table = {0: 3, 1: 2, 2: 1, 3: 0}
+                def forward(self, x, i):
+                    return x * self.table[i.item()]  # expect: XPT204
+            def xport_example():
+                return Remap(), (torch.randn(3), torch.tensor(2))
+            """
+        ),
         Invalid(
             """
             import torch
