@@ -853,8 +853,6 @@ NO_FIX: dict[str, str] = {
     " is not at hand at the test, and keeping a tensor there changes what the module holds",
     "ids-mapped-through-a-python-dict": "a dict's entries picked by numbers read from data: a lookup tensor"
     " (`lut[ids]`) does it when the keys are 0..n-1, which the rewrite does not check",
-    "layers-run-up-to-a-read-depth-with-math-floor": "which layers run is data: every layer run with its output"
-    " kept below the bound by `torch.where` would do it, not written",
 }
 
 

@@ -25,6 +25,7 @@ from .loops import (
     counted_loop_rewrite,
     masked_write_rewrite,
     range_loop_rewrite,
+    sliced_layers_rewrite,
     stacked_rows_rewrite,
     while_loop_rewrite,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "range_loop_rewrite",
     "raised_by",
     "scope_names",
+    "sliced_layers_rewrite",
     "stacked_rows_rewrite",
     "sized_dim",
     "where_rewrite",

@@ -1008,3 +1008,56 @@ def _parenthesised(expr: cst.BaseExpression) -> str:
     inner = expr.with_changes(lpar=[], rpar=[])
     simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
     return code_of(inner) if simple else f"({code_of(inner)})"
+
+
+def sliced_layers_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) -> Rewrite | None:
+    """`for layer in self.layers[:depth]: x = layer(x)`, `depth` read from data -> every layer run,
+    its result kept below the bound: `for i, layer in enumerate(self.layers): x = torch.where(i <
+    depth, layer(x), x)` with `depth` bound as the tensor it is read from (measured on torch 2.13:
+    exports in both modes and equals eager). Assumes the bound is not negative (Python's slice
+    counts a negative one from the end) and each step keeps the shapes. None where the loop is
+    not that: a slice with only an upper bound, a body of assignments to tensors bound before it."""
+    sliced = node.iter
+    if not (isinstance(sliced, cst.Subscript) and len(sliced.slice) == 1
+            and isinstance(sliced.slice[0].slice, cst.Slice) and isinstance(node.target, cst.Name)
+            and node.orelse is None and isinstance(node.body, cst.IndentedBlock)):
+        return None
+    bounds = sliced.slice[0].slice
+    if bounds.lower is not None or bounds.step is not None or bounds.upper is None:
+        return None
+    assigned: list[tuple[str, cst.BaseExpression]] = []
+    for line in node.body.body:
+        only = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+        if not (isinstance(only, cst.Assign) and len(only.targets) == 1
+                and isinstance(only.targets[0].target, cst.Name)):
+            return None
+        assigned.append((only.targets[0].target.value, only.value))
+    before = bound_before(func, node)
+    if any(name not in before or not _tensor(flow, name) or name == node.target.value for name, _ in assigned):
+        return None
+    upper = bounds.upper
+    bound = data_bindings(flow, func, [node], exempt=upper)
+    limit = tensor_value(flow, upper, bound)
+    if limit is None:
+        return None
+    names = scope_names(flow)
+    index = names.fresh("index")[0]
+    limit_code = code_of(limit) if isinstance(limit, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) \
+        else f"({code_of(limit)})"
+    body = [statement_of(f"{name} = {names.torch}.where({index} < {limit_code}, {code_of(value)}, {name})")
+            for name, value in assigned]
+    loop = node.with_changes(
+        target=cst.Tuple([cst.Element(cst.Name(index)), cst.Element(node.target)], lpar=[], rpar=[]),
+        iter=cst.parse_expression(f"enumerate({code_of(sliced.value)})"),
+        body=node.body.with_changes(body=body),
+    )
+    return Rewrite(
+        fix=FixProposal(
+            "Run every layer and keep the results of those below the bound (assumes it is not negative and each"
+            " layer keeps the shapes)",
+            Applicability.UNSAFE,
+            tuple((call, tensor) for call, tensor in bound.values()),
+            imports=names.imports,
+            blocks=(BlockReplacement(node, node, (loop,)),),
+        )
+    )

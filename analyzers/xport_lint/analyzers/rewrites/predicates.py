@@ -53,8 +53,13 @@ def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
         read = is_tensor_like(flow.value(arg)) or (isinstance(arg, cst.Call) and _conversion(flow, arg) is not None)
         return func.value if read else None
     qualified = flow.resolver.resolve(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
-    if qualified in _ROUNDING and len(call.args) == 1 and _read_call(flow, call.args[0].value):
-        return qualified  # `math.ceil(t.max().item())`: the read of `t.max().ceil()`
+    if qualified in _ROUNDING and len(call.args) == 1 and (_read_call(flow, call.args[0].value) or (
+        isinstance(call.args[0].value, cst.BinaryOperation) and _arithmetic(flow, call.args[0].value)
+        and any(isinstance(n, cst.Call) and _read_call(flow, n) for n in iter_nodes(call.args[0].value))
+    )):
+        # `math.ceil(t.max().item())`: the read of `t.max().ceil()`; `math.floor(frac.item() * 4)`, of
+        # `(frac * 4).floor()`
+        return qualified
     if qualified is None and isinstance(func, cst.Name) and func.value in ("min", "max") and len(call.args) == 2 \
             and not any(a.star or a.keyword for a in call.args):
         reads = [_read_call(flow, a.value) for a in call.args]
@@ -550,6 +555,10 @@ def _arithmetic(flow: FunctionFlow, expr: cst.CSTNode) -> bool:
         clamped = _clamp(expr) if flow.resolver.resolve(expr.func) is None else None
         if clamped is not None:
             return _arithmetic(flow, clamped)  # `max(n_neg, 1)`: a clamp of the number
+        if (isinstance(expr.func, cst.Name) and expr.func.value == "len" and len(expr.args) == 1
+                and flow.resolver.resolve(expr.func) is None and not is_tensor_like(flow.value(expr.args[0].value))
+                and not flow.value(expr).has(Kind.DATA)):
+            return True  # `len(self.layers)`: a number the code fixes
         inlined = flow.inlined(expr)
         return inlined is not None and _arithmetic(flow, inlined)
     if isinstance(expr, cst.Comparison) and (

@@ -9,7 +9,7 @@ from ..model import Applicability, Mode, Severity
 from ..names import dotted
 from ..positions import code_of
 from ..report import FixProposal
-from ..rewrites import dense_select_rewrite
+from ..rewrites import dense_select_rewrite, sliced_layers_rewrite
 from ..rewrites.common import scope_names
 from ..rewrites.predicates import data_bindings, tensor_value
 from ..rule import Invalid, Rule, TorchError, Valid
@@ -60,7 +60,12 @@ class DataDependentModuleIndex(Rule):
     becomes `torch.tensor(self.scales).index_select(0, i.reshape(1)).squeeze(0)` with `i` bound to
     the tensor read (measured on torch 2.13: both modes export and equal eager; `[i]` of the
     tensor fails strict, which reads a 0-dim index as a Python int); it assumes the index is in
-    range (Python raises where it is not).
+    range (Python raises where it is not). A loop over a module container sliced by such a number,
+    `for layer in self.layers[:depth]: x = layer(x)` (assignments to tensors bound before it),
+    runs every layer and keeps the results below the bound, `for index, layer in
+    enumerate(self.layers): x = torch.where(index < depth, layer(x), x)`, with `depth` bound to the
+    tensor read (measured on torch 2.13: both modes export and equal eager); it assumes the bound
+    is not negative and each layer keeps the shapes, and it computes every layer.
 
     ## Modes
     Error in both modes (torch 2.13).
@@ -92,6 +97,8 @@ class DataDependentModuleIndex(Rule):
         super().__init__(ctx)
         #: picked modules reported with their call (visited first: the fix replaces the call)
         self._called: set[int] = set()
+        #: id(a `for` loop's iterable) -> the loop
+        self._loops: dict[int, cst.For] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         self._named_by_data(node)
@@ -137,9 +144,16 @@ class DataDependentModuleIndex(Rule):
                     None)
         if read is None or not self.ctx.value(node.value).has(Kind.MODULE):
             return
+        loop = self._loops.get(id(node))
+        rewrite = sliced_layers_rewrite(self.ctx.flow, self.ctx.traced.func, loop) if (
+            loop is not None and self.ctx.flow is not None and self.ctx.traced is not None) else None
+        fix = rewrite.fix if rewrite is not None else None
         self.report(read, f"`{short(node)}` slices a module container by `{short(read)}`, a number read from tensor"
-                    " data (no automatic fix: the layers run depend on the data; run every layer and keep the"
-                    " output of those below the bound with `torch.where`)")
+                    " data" + ("" if fix else " (no automatic fix: the layers run depend on the data; run every layer"
+                               " and keep the output of those below the bound with `torch.where`)"), fix=fix)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loops[id(node.iter)] = node
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         self._sliced_by_data(node)
@@ -309,7 +323,21 @@ class DataDependentModuleIndex(Rule):
                     return x
             def xport_example():
                 return Depth(), (torch.randn(2, 3), torch.tensor(2))
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Depth(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = torch.nn.ModuleList(torch.nn.Linear(3, 3) for _ in range(4))
+                def forward(self, x, depth):
+                    for index, layer in enumerate(self.layers):  # expect: XPT204
+                        x = torch.where(index < depth, layer(x), x)
+                    return x
+            def xport_example():
+                return Depth(), (torch.randn(2, 3), torch.tensor(2))
+            """,
+            other_args="(torch.randn(2, 3), torch.tensor(4))",
         ),
         Invalid(
             """
