@@ -24,6 +24,7 @@ from ..shapes import (
     init_buffers,
     init_call,
     term_refs,
+    term_value,
 )
 from ..walk import iter_nodes
 from ._conditions import short
@@ -41,6 +42,9 @@ class _Dim:
     #: a strided slice's `k` (`x[::2]`: the size is `ceil(s / k)`), with `affine` None: no
     #: constant, and no multiple of another root's size
     stride: int = 1
+    #: with `affine` None, the size as shapes.py's term of the input size, where it has one
+    #: (`2 * ((h - 1) // 2 + 1)` after a stride-2 conv and its transpose)
+    term: object = None
 
     @property
     def exact(self) -> bool:
@@ -51,6 +55,7 @@ _UNKNOWN = _Dim(affine=None)
 
 
 _ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 _MATMUL = ("torch.matmul", "torch.mm", "torch.bmm")
 _CAT = ("torch.cat", "torch.concat", "torch.concatenate")
 _FACTORIES = frozenset({
@@ -141,6 +146,10 @@ class DimTie(Rule):
         elif isinstance(node.operator, cst.MatrixMultiply):
             self._check(node, node.left, node.right, matmul=True)
 
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, _COMPARISONS):
+            self._check(node, node.left, node.comparisons[0].comparator, matmul=False)  # `x > y` broadcasts
+
     def visit_Call(self, node: cst.Call) -> None:  # noqa: C901 - one dispatch
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("view", "reshape") and node.args:
@@ -195,11 +204,13 @@ class DimTie(Rule):
 
     def _setting(self) -> tuple[Sizes, ShapeConfig, tuple, dict[str, tuple[int, ...]]] | None:
         """The forward's sizes, its declaration, the example sizes and the literal buffers
-        (None: not a model's forward with a declaration of this file that has a named Dim or
-        `Dim.DYNAMIC`, the kinds a tie or a constant can break)."""
+        (None: not a model's forward whose declaration has a named Dim or `Dim.DYNAMIC`, the
+        kinds a tie or a constant can break). The example sizes come from a declaration of this
+        file; a block of another file, given the declared dims its caller passes, has none (what
+        needs them, the static sizes beside a named one, is not judged there)."""
         traced, program = self.ctx.traced, self.ctx.program
-        if traced is None or traced.cls is None or not program.declared_shapes or program.shapes_reader is None:
-            return None  # the example sizes come from a declaration of this file
+        if traced is None or traced.cls is None:
+            return None
         config = self.ctx.shape_config()
         if not any(spec.kind in (DimKind.NAMED, DimKind.DYNAMIC) for _, dims in config.inputs for _, spec in dims):
             return None
@@ -211,7 +222,8 @@ class DimTie(Rule):
         found = self.ctx.shared.get(key)
         if found is None:
             declaration = program.shape_declarations.get(cls.name.value)
-            examples = declared_examples(declaration, program.shapes_reader) if declaration is not None else ()
+            reader = program.shapes_reader
+            examples = declared_examples(declaration, reader) if declaration is not None and reader is not None else ()
             found = self.ctx.shared[key] = (examples, init_buffers(cls, self.ctx.resolve))
         examples, buffers = found  # type: ignore[misc]
         return sizes, config, examples, buffers
@@ -409,6 +421,15 @@ class DimTie(Rule):
             if isinstance(expr.right, (cst.Integer, cst.Float)):
                 return a
             return _broadcast(a, b)
+        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and isinstance(
+            expr.comparisons[0].operator, _COMPARISONS
+        ):  # `torch.arange(n) < 3`, `a > b`: elementwise, broadcast as arithmetic is
+            left, right = expr.left, expr.comparisons[0].comparator
+            if isinstance(right, (cst.Integer, cst.Float)):
+                return self._operand(left, setting, depth + 1)
+            if isinstance(left, (cst.Integer, cst.Float)):
+                return self._operand(right, setting, depth + 1)
+            return _broadcast(self._operand(left, setting, depth + 1), self._operand(right, setting, depth + 1))
         if isinstance(expr, cst.Call) and not any(arg.star for arg in expr.args):
             return self._called(expr, setting, depth)
         return None
@@ -509,6 +530,11 @@ class DimTie(Rule):
             if method in _KEEP_ALL_METHODS:
                 return dims
             numbers = [_signed(a.value) for a in call.args]
+            if method == "expand" and len(numbers) >= len(dims) and not any(a.keyword or a.star for a in call.args):
+                # `cls.expand(x.shape[0], -1, -1)`: -1 keeps a size, the others are the sizes given
+                kept = [*([None] * (len(numbers) - len(dims))), *dims]
+                return [old if n == -1 and old is not None else _UNKNOWN if n == -1 else _Dim(size=n) if n is not None
+                        else _size_of(a.value, sizes) for old, n, a in zip(kept, numbers, call.args, strict=True)]
             if method == "repeat_interleave":
                 return _interleaved(call, dims)
             if method == "flatten" and numbers and None not in numbers:
@@ -536,10 +562,6 @@ class DimTie(Rule):
                 return [*dims[:at], *dims[at + 1:]]
             if method == "repeat" and len(numbers) == len(dims) and all(n >= 1 for n in numbers):  # type: ignore[operator]
                 return [_repeated(dim, times) for dim, times in zip(dims, numbers, strict=True)]  # type: ignore[arg-type]
-            if method == "expand" and len(numbers) >= len(dims):
-                kept = [*([None] * (len(numbers) - len(dims))), *dims]
-                return [old if n == -1 and old is not None else _Dim(size=n) if n != -1 else _UNKNOWN
-                        for old, n in zip(kept, numbers, strict=True)]
             return None
         if name in _MATMUL or name == "torch.matmul":
             if len(call.args) == 2:
@@ -560,8 +582,6 @@ class DimTie(Rule):
             return [*parts[0][:axis], _Dim(size=len(parts)), *parts[0][axis:]]
         if name == "torch.nn.functional.pad" and first is not None:
             return self._padded(call, self._operand(first, setting, depth + 1))
-        if name == "torch.nn.functional.interpolate" and first is not None:
-            return self._interpolated(call, self._operand(first, setting, depth + 1))
         if name == "torch.einsum":
             found = self._einsum(call, setting, depth)
             return found[1] if found is not None else None
@@ -691,32 +711,6 @@ class DimTie(Rule):
                 out[at] = _Dim(size=dim.size + grow)
             else:
                 out[at] = _UNKNOWN
-        return out
-
-    def _interpolated(self, call: cst.Call, dims: list[_Dim] | None) -> list[_Dim] | None:
-        """`F.interpolate(x, size=8)` / `scale_factor=2`: the spatial sizes (from dim 2 on)
-        become the constants, or scale by a whole factor."""
-        if dims is None or len(dims) < 3:
-            return None
-        size = _keyword(call.args, "size", 1)
-        factor = _keyword(call.args, "scale_factor", 2)
-        spatial = len(dims) - 2
-        if size is not None:
-            numbers = [_signed(e.value) for e in size.elements] if isinstance(size, (cst.Tuple, cst.List)) else [_signed(size)] * spatial
-            if None in numbers or len(numbers) != spatial:
-                return None
-            return [*dims[:2], *(_Dim(size=n) for n in numbers)]
-        whole = _whole(factor) if factor is not None else None
-        if whole is None:
-            return None
-        out = dims[:2]
-        for dim in dims[2:]:
-            if dim.ref is not None and dim.affine is not None:
-                out.append(_Dim(dim.ref, None, (dim.affine[0] * whole, dim.affine[1] * whole)))
-            elif dim.size is not None:
-                out.append(_Dim(size=dim.size * whole))
-            else:
-                out.append(_UNKNOWN)
         return out
 
     def _einsum(self, call: cst.Call, setting: tuple, depth: int) -> tuple[list[tuple[_Dim, _Dim]], list[_Dim]] | None:
@@ -1050,17 +1044,19 @@ class DimTie(Rule):
         setting = self._setting()
         if setting is None or id(node) in self._conditional():
             return
-        dims = self._operand(tensor, setting)
-        if not dims or any(not d.exact for d in dims):
-            return
         args = [a.value for a in node.args]
         if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
             args = [e.value for e in args[0].elements]
         target = [_signed(a) for a in args]
         if any(a.keyword is not None or a.star for a in node.args) or target.count(-1) > 1:
             return
+        dims = self._operand(tensor, setting)
+        if None in target and self._split_by(node, args, setting):
+            return  # `H // 7, 7`: whatever the other sizes are
+        if not dims or any(not d.exact for d in dims):
+            return
         if None in target:
-            self._divides(node, dims, args, setting) or self._split_by(node, args, setting)
+            self._divides(node, dims, args, setting)
             return
         config = setting[1]
         # without a -1 the element count is a constant: `Dim.DYNAMIC` refuses that as a named Dim does
@@ -1101,6 +1097,9 @@ class DimTie(Rule):
         strided = self._strided_tie(a, b, specs, broadcast)
         if strided is not None:
             return strided
+        sampled = _sampled_tie(a, b, specs)
+        if sampled is not None:
+            return sampled
         if not named or any(d.affine is None for d, _ in named):
             return None  # no named Dim, or a size of one not modelled
         if len(named) == 2:
@@ -1638,7 +1637,9 @@ def _merged(dims: list[_Dim], first: int, last: int) -> list[_Dim] | None:
 
 
 def _from_term(term: object) -> _Dim:
-    """`k * s + c` of one input size `s` (a term of shapes.py) as a dimension."""
+    """`k * s + c` of one input size `s` (a term of shapes.py) as a dimension; another function
+    of one size keeps its term."""
+    whole = term
     if isinstance(term, int):
         return _Dim(size=term)
     offset = 0
@@ -1650,7 +1651,40 @@ def _from_term(term: object) -> _Dim:
     if isinstance(term, tuple):
         return _Dim(term, None, (scale, offset))  # type: ignore[arg-type]
     refs = term_refs(term) if term is not None else []
-    return _Dim(refs[0], None, None) if len(set(refs)) == 1 else _UNKNOWN
+    return _Dim(refs[0], None, None, term=whole) if len(set(refs)) == 1 else _UNKNOWN
+
+
+def _sampled_tie(a: _Dim, b: _Dim, specs: list[DimSpec | None]) -> str | None:
+    """Two sizes of one named input size, one a function of it no affine model holds (a size
+    through a stride-2 conv and back up): export needs them equal, a guard that splits the
+    declared range where they are equal for some of its sizes and not others (measured: a UNet's
+    skip on `Dim("h")` fails in both modes; declared `2 * h` it exports). Judged on the first 64
+    sizes of the range; nothing where they are never equal (eager fails too) or always are."""
+    spec = specs[0]
+    if a.ref is None or a.ref != b.ref or spec is None or spec.kind is not DimKind.NAMED or (
+        a.term is None and b.term is None
+    ):
+        return None
+    low, high = spec.values()
+    equal = set()
+    for root in range(low, int(min(high, low + 63)) + 1):
+        size = spec.size(root)
+        values = [_value_at(d, size) for d in (a, b)]
+        if None in values:
+            return None
+        equal.add(values[0] == values[1])
+    if equal != {True, False}:
+        return None
+    return (f"{_name(a)} ({spec.text()}) to a size computed from it that equals it only for some of its "
+            "range: export guards that and fails with ConstraintViolationError (Constraints violated); "
+            "declare it as a derived `Dim` for which they are equal (`2 * h` for a stride 2)")
+
+
+def _value_at(dim: _Dim, size: int) -> int | None:
+    """The size `dim` has where its input size is `size`."""
+    if dim.affine is not None:
+        return dim.affine[0] * size + dim.affine[1]
+    return term_value(dim.term, {dim.ref: size}) if dim.term is not None else None  # type: ignore[arg-type]
 
 
 def _strided(dim: _Dim, step: int) -> _Dim:
