@@ -44,6 +44,10 @@ UNTRACEABLE = {
     "torch.random.get_rng_state": "the random state saved and restored at export time only",
     "torch.random.set_rng_state": "the random state saved and restored at export time only",
     "torch.set_num_threads": "a thread count set at export time only",
+    # measured on torch 2.13 in a `@contextmanager` generator (strict batch 4;
+    # `torch.use_deterministic_algorithms` and `sys.getrecursionlimit` export)
+    "torch.set_flush_denormal": "a denormal-flushing mode set at export time only",
+    "sys.setrecursionlimit": "a recursion limit set at export time only",
     # measured on torch 2.13 in a user class's `__enter__`
     "torch.manual_seed": "a seed set at export time only: the exported program's random ops are not re-seeded",
     "torch.random.manual_seed": "a seed set at export time only: the exported program's random ops are not re-seeded",

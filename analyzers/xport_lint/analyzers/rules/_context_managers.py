@@ -265,7 +265,8 @@ class ContextResolver(Definitions):
             and item.value.value == "self"
             and cls_node is not None
         ):
-            value = _init_assignment(cls_node, item.attr.value)
+            # kept on `self` by `__init__`, or a class attribute: built once, outside `forward`
+            value = _init_assignment(cls_node, item.attr.value) or _class_attribute(cls_node, item.attr.value)
             if isinstance(value, cst.Call):
                 return self._built(value, "outside")
         return None
@@ -490,7 +491,17 @@ def _methods_called_on(item: cst.WithItem, body: cst.BaseSuite, ctx: RuleContext
             qualified = ctx.resolve(node.func)
             if qualified is not None:
                 used.add(qualified)
+            elif isinstance(node.func, cst.Name) and (helper := _module_function(ctx, node.func.value)) is not None:
+                # a function of the file the body calls runs inside the `with` too (one level:
+                # `_silence()` calling `warnings.filterwarnings`)
+                used |= {q for n in iter_nodes(helper.body) if isinstance(n, cst.Call)
+                         and isinstance(n.func, (cst.Attribute, cst.Name)) and (q := ctx.resolve(n.func)) is not None}
     return frozenset(used)
+
+
+def _module_function(ctx: RuleContext, name: str) -> cst.FunctionDef | None:
+    """The module-level function `name` of the file (None: not one)."""
+    return next((s for s in ctx.program.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
 
 
 def _local_assignment(func: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
@@ -559,6 +570,18 @@ def _init_assignment(cls: cst.ClassDef, attr: str) -> cst.BaseExpression | None:
                         and target.attr.value == attr
                     ):
                         return node.value
+    return None
+
+
+def _class_attribute(cls: cst.ClassDef, attr: str) -> cst.BaseExpression | None:
+    """The value `cls`'s body assigns to `attr` (`frozen = torch.no_grad()`), built when the class
+    is defined (None: not assigned there)."""
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == attr):
+                    return small.value
     return None
 
 

@@ -19,7 +19,14 @@ _BUILTINS = {
     "compile": "Failed to trace builtin operator",
 }
 #: C functions of `sys` measured to fail (`sys.exc_info`, `sys.getrecursionlimit`, `sys.intern` export)
-_SYS = ("sys.getsizeof", "sys.getrefcount")
+_SYS = ("sys.getsizeof", "sys.getrefcount", "sys._getframe")
+#: serialisers strict export refuses, with torch's words (measured on torch 2.13: `pickle.dumps`,
+#: `pickle.loads` are skipped; `json.dumps`, `json.loads` call a C encoder/scanner)
+_SERIALISERS = {"pickle.": _SKIPPED, "json.": "Unsupported method call"}
+#: what strict export says advancing or looping over an iterator that `__init__` kept on `self`
+#: (measured on torch 2.13: `iter([...])`, a generator expression, a generator method's call;
+#: `itertools.count()` kept on `self` exports)
+_KEPT_ITERATOR = {"next": "Missing tp_iternext", "for": "missing tp_iter"}
 #: cache wrappers whose construction strict export cannot trace (a module-level cached helper exports)
 _CACHES = ("functools.lru_cache", "functools.cache")
 
@@ -31,7 +38,10 @@ class StrictUntraceablePython(Rule):
     Flags, in traced code: the builtins `globals()`, `dir()`, `exec()` and `compile()`; any call
     of `gc` or `threading`; a C function of `os` (`os.getpid()`, `os.getcwd()`,
     `os.cpu_count()`, where `os.path.join` and `os.getenv` are Python and export) or of `sys`
-    measured to fail (`sys.getsizeof`, `sys.getrefcount`); a write to `os.environ`
+    measured to fail (`sys.getsizeof`, `sys.getrefcount`, `sys._getframe`); `pickle` and `json`
+    (`dumps`, `loads`); `next(self.it)` or a loop over `self.it` where `__init__` set `self.it` to
+    an iterator (`iter(...)`, a generator expression, a generator method's call; one built in
+    `forward`, or `itertools.count()` kept on `self`, exports); a write to `os.environ`
     (`os.environ[k] = v`, `.update(...)`, `del`, which call `os.putenv`/`os.unsetenv`); and
     `functools.lru_cache`/`functools.cache` applied inside traced code (a nested function
     decorated with it, or the wrapper called); `copy.copy` of a list or dict (a literal or
@@ -43,7 +53,9 @@ class StrictUntraceablePython(Rule):
     `Failed to trace builtin operator` (`globals`, `dir`, `exec`, `compile`; `dir()` with no
     argument: `invalid call to builtin op handler`), `Attempted to call function marked as
     skipped` (the C functions of `gc`, `os`, `sys`, and the `threading` module, whose files it
-    skips), `Unsupported method call` (building the `lru_cache` wrapper type). Non-strict
+    skips), `Unsupported method call` (building the `lru_cache` wrapper type, `json`'s C
+    encoder), `Missing tp_iternext` / `missing tp_iter` (a Python iterator made before tracing
+    began, which Dynamo cannot step). Non-strict
     export runs them as Python, once, while tracing (measured on torch 2.13).
 
     ## Example
@@ -76,6 +88,8 @@ class StrictUntraceablePython(Rule):
             TorchError("Unsupported", "invalid call to builtin op handler"),
             TorchError("Unsupported", _SKIPPED),
             TorchError("Unsupported", "Unsupported method call"),
+            TorchError("Unsupported", "Missing tp_iternext"),
+            TorchError("Unsupported", "missing tp_iter"),
         ),
     }
 
@@ -116,6 +130,8 @@ class StrictUntraceablePython(Rule):
         func = node.func
         qualified = self.ctx.resolve(func)
         if qualified is None:
+            if isinstance(func, cst.Name) and func.value == "next" and node.args and not self._bound("next"):
+                return _KEPT_ITERATOR["next"] if self._kept_iterator(node.args[0].value) else None
             if isinstance(func, cst.Name) and func.value in _BUILTINS and not self._bound(func.value):
                 if func.value == "dir" and not node.args:
                     return "invalid call to builtin op handler"
@@ -129,9 +145,49 @@ class StrictUntraceablePython(Rule):
             return _SKIPPED
         if qualified.startswith(("gc.", "threading.")) or qualified in _SYS:
             return _SKIPPED
+        if qualified == "next" or (isinstance(func, cst.Name) and func.value == "next" and not self._bound("next")):
+            return _KEPT_ITERATOR["next"] if node.args and self._kept_iterator(node.args[0].value) else None
+        serialiser = next((w for prefix, w in _SERIALISERS.items() if qualified.startswith(prefix)), None)
+        if serialiser is not None:
+            return serialiser
         if qualified.startswith("os.") and qualified.count(".") == 1 and os_builtin(qualified):
             return _SKIPPED
         return None
+
+    def visit_For(self, node: cst.For) -> None:
+        if self._kept_iterator(node.iter):
+            self._flag(node.iter, f"a loop over `{short(node.iter)}`, an iterator `__init__` kept on `self`",
+                       _KEPT_ITERATOR["for"])
+
+    def _kept_iterator(self, expr: cst.BaseExpression) -> bool:
+        """`expr` is `self.<name>` that `__init__` set to an iterator (`iter(...)`, a generator
+        expression, or the call of a method of the class that yields): Python state strict export
+        cannot carry into the trace (an iterator built in `forward` exports)."""
+        traced = self.ctx.traced
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+                and traced is not None and traced.cls is not None):
+            return False
+        methods = traced.cls.methods
+        init = methods.get("__init__")
+        value = None
+        for node in iter_nodes(init.body) if init is not None else ():
+            if (isinstance(node, cst.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0].target, cst.Attribute)
+                    and isinstance(node.targets[0].target.value, cst.Name)
+                    and node.targets[0].target.value.value == "self"
+                    and node.targets[0].target.attr.value == expr.attr.value):
+                value = node.value
+        if isinstance(value, cst.GeneratorExp):
+            return True
+        if not isinstance(value, cst.Call):
+            return False
+        if isinstance(value.func, cst.Name) and value.func.value == "iter" and not self._bound("iter"):
+            return True
+        func = value.func
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+                and (method := methods.get(func.attr.value)) is not None):
+            return any(isinstance(n, cst.Yield) for n in iter_nodes(method.body))
+        return False
 
     def _list_or_dict(self, expr: cst.BaseExpression) -> bool:
         """`expr` is a list or dict built by a literal or comprehension: in place, bound once to a
@@ -181,6 +237,17 @@ class StrictUntraceablePython(Rule):
     VALID = [
         Valid(
             """
+            import torch
+            class Scaled(torch.nn.Module):
+                def forward(self, x):
+                    scales = iter([2.0, 3.0])
+                    return x * next(scales)
+            def xport_example():
+                return Scaled(), (torch.randn(2, 4),)
+            """
+        ),
+        Valid(
+            """
             import functools
             import os
             import torch
@@ -198,6 +265,30 @@ class StrictUntraceablePython(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Cycled(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.scales = iter([2.0, 3.0, 4.0])
+                def forward(self, x):
+                    return x * next(self.scales)  # expect: XPT414
+            def export():
+                return torch.export.export(Cycled(), (torch.randn(2, 4),), strict=True)
+            """,
+            expected_replacement="""
+            import torch
+            class Cycled(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.scales = iter([2.0, 3.0, 4.0])
+                def forward(self, x):
+                    return x * next(self.scales)  # expect: XPT414
+            def export():
+                return torch.export.export(Cycled(), (torch.randn(2, 4),), strict=False)
+            """,
+        ),
         Invalid(
             """
             import torch

@@ -1,0 +1,213 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import Mode, Severity
+from ..names import dotted
+from ..rule import Invalid, Rule, TorchError, Valid
+from ..walk import iter_nodes
+from ._conditions import short
+
+#: what registers a class as a pytree node, as the last name of the call or decorator
+#: (`torch.utils._pytree.register_dataclass`, `register_pytree_node`, a library's own wrapper)
+_REGISTERS = ("register_dataclass", "register_pytree_node", "_register_pytree_node", "register_pytree_node_class",
+              "register_constant")
+#: library classes that are no pytree node either (measured on torch 2.13: both modes fail)
+_UNREGISTERED_LIBRARY = ("types.SimpleNamespace",)
+_OWN_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+class UnregisteredOutputClass(Rule):
+    """`forward` of the exported module returns an instance of a class that is not a pytree node (a plain dataclass, a `SimpleNamespace`).
+
+    ## What it does
+    Flags what the `forward` of a module no other class of the file builds as a submodule
+    returns, where it is (or holds, in a returned tuple, list or dict) an instance of a class
+    defined in the file that derives from nothing but `object` (a `@dataclass` or a plain class)
+    and that the file does not register as a pytree node (`torch.utils._pytree.register_dataclass`,
+    `register_pytree_node`, ...), or a `types.SimpleNamespace`; through a name bound once too.
+    A submodule's `forward` may return one: its parent reads it before export sees it.
+
+    ## Why it fails torch.export
+    torch.export flattens the outputs with pytree, which knows tensors, numbers, tuples,
+    lists, dicts, named tuples and registered classes only. Non-strict export: `RuntimeError:
+    Found <class Output> in output, which is not a known type`; strict export: `AssertionError:
+    Encountered unrecognized type UserDefinedObjectVariable(Output) at output 0` (a
+    `SimpleNamespace`: `Unsupported: Unsupported function call`). Measured on torch 2.13: a
+    dataclass registered with `torch.utils._pytree.register_dataclass`, a class registered with
+    `register_pytree_node`, a `typing.NamedTuple` and a dict export in both modes.
+
+    ## Example
+    ```python
+    return Output(logits=x.softmax(-1))
+    ```
+
+    ## Use instead
+    Register the class once at module level (`torch.utils._pytree.register_dataclass(Output)`),
+    return a `NamedTuple`, a tuple or a dict, or read the tensors out of it in `forward`.
+
+    ## Fix safety
+    No automatic fix: where to register the class is the project's choice.
+
+    ## Modes
+    Error in both modes.
+    """
+
+    CODE = "XPT415"
+    NAME = "unregistered-output-class"
+    SEVERITY = Severity.ERROR
+    STRICT_SEVERITY = Severity.ERROR
+    PYTORCH_NAME = "RuntimeError / AssertionError: not a known type in output"
+    FAILS_WITH = {
+        Mode.NON_STRICT: (TorchError("RuntimeError", "which is not a known type"),),
+        Mode.STRICT: (
+            TorchError("AssertionError", "Encountered unrecognized type"),
+            TorchError("Unsupported", "Unsupported function call"),
+        ),
+    }
+
+    def visit_Return(self, node: cst.Return) -> None:
+        traced = self.ctx.traced
+        if (
+            node.value is None or traced is None or traced.reach is not None or traced.cls is None
+            or traced.func.name.value != "forward" or traced.cls.node.name.value in self.ctx.program.submodule_classes
+            or not _directly_in(node, traced.func)
+        ):
+            return
+        for part in self._parts(node.value):
+            named = self._unregistered(part)
+            if named is not None:
+                self.report(
+                    part,
+                    f"`forward` returns `{short(part)}`, an instance of `{named}`, which is not a pytree node: "
+                    f"export fails on it ({self._words(named)}; no automatic fix: register `{named}` as a pytree node or "
+                    "return a tuple, dict or NamedTuple)",
+                )
+                return
+
+    def _words(self, named: str) -> str:
+        if self.ctx.mode is Mode.STRICT and "." in named:
+            return "strict: `Unsupported: Unsupported function call`"
+        if self.ctx.mode is Mode.STRICT:
+            return "strict: `AssertionError: Encountered unrecognized type UserDefinedObjectVariable`"
+        return "non-strict: `RuntimeError: Found <class> in output, which is not a known type`"
+
+    def _parts(self, value: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """`value` and, for a tuple, list or dict display, its elements (values)."""
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return [e.value for e in value.elements if isinstance(e, cst.Element)]
+        if isinstance(value, cst.Dict):
+            return [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+        return [value]
+
+    def _unregistered(self, part: cst.BaseExpression) -> str | None:
+        """The name of the unregistered class `part` builds (through a name bound once), or None."""
+        flow, traced = self.ctx.flow, self.ctx.traced
+        if isinstance(part, cst.Name) and flow is not None and traced is not None and flow.func is traced.func:
+            part = flow.bound_once(part.value) or part
+        if not isinstance(part, cst.Call):
+            return None
+        if (self.ctx.resolve(part.func) or "") in _UNREGISTERED_LIBRARY:
+            return dotted(part.func)
+        if not isinstance(part.func, cst.Name):
+            return None
+        classes = {s.name.value: s for s in self.ctx.program.module.body if isinstance(s, cst.ClassDef)}
+        cls = classes.get(part.func.value)
+        if cls is None or not _plain(cls, classes) or _registered(self.ctx.program.module, cls.name.value):
+            return None
+        return cls.name.value
+
+    VALID = [
+        Valid(
+            """
+            import dataclasses
+            import torch
+            @dataclasses.dataclass
+            class Output:
+                logits: torch.Tensor
+            torch.utils._pytree.register_dataclass(Output)
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    return Output(logits=x.softmax(-1))
+            def xport_example():
+                return Head(), (torch.randn(2, 4),)
+            """
+        ),
+        Valid(
+            """
+            import dataclasses
+            import torch
+            @dataclasses.dataclass
+            class Output:
+                logits: torch.Tensor
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    return Output(logits=x * 2)
+            class Model(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = Head()
+                def forward(self, x):
+                    return self.head(x).logits
+            def xport_example():
+                return Model(), (torch.randn(2, 4),)
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import dataclasses
+            import torch
+            @dataclasses.dataclass
+            class Output:
+                logits: torch.Tensor
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    return Output(logits=x.softmax(-1))  # expect: XPT415
+            def xport_example():
+                return Head(), (torch.randn(2, 4),)
+            """
+        ),
+    ]
+
+
+def _directly_in(node: cst.Return, func: cst.FunctionDef) -> bool:
+    """`node` is a `return` of `func` itself, not of a function or class defined inside it."""
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        if not isinstance(current, _OWN_SCOPES):
+            stack.extend(current.children)
+    return False
+
+
+def _plain(cls: cst.ClassDef, classes: dict[str, cst.ClassDef], seen: frozenset[str] = frozenset()) -> bool:
+    """`cls` derives from nothing but `object` and other such classes of the file (so no
+    NamedTuple, tuple, dict, Enum, tensor subclass or library class that may be registered)."""
+    for base in cls.bases:
+        if base.keyword is not None or not isinstance(base.value, cst.Name):
+            return False
+        name = base.value.value
+        if name == "object":
+            continue
+        parent = classes.get(name)
+        if parent is None or name in seen or not _plain(parent, classes, seen | {cls.name.value}):
+            return False
+    return not any(_registers(d.decorator) for d in cls.decorators)
+
+
+def _registers(expr: cst.BaseExpression) -> bool:
+    target = expr.func if isinstance(expr, cst.Call) else expr
+    return (dotted(target) or "").rpartition(".")[2] in _REGISTERS
+
+
+def _registered(module: cst.Module, name: str) -> bool:
+    """The file registers the class `name` as a pytree node (a call whose first argument it is)."""
+    return any(
+        isinstance(node, cst.Call) and _registers(node) and node.args
+        and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == name
+        for node in iter_nodes(module)
+    )
