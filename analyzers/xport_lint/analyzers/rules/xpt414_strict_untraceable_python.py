@@ -6,6 +6,7 @@ from ..defined_contexts import ENVIRONMENT_WRITES, os_builtin
 from ..model import Mode, Severity
 from ..rewrites import non_strict_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..versions import Versions
 from ..walk import iter_nodes
 from ._conditions import short
 
@@ -27,6 +28,8 @@ _SERIALISERS = {"pickle.": _SKIPPED, "json.": "Unsupported method call"}
 #: (measured on torch 2.13: `iter([...])`, a generator expression, a generator method's call;
 #: `itertools.count()` kept on `self` exports)
 _KEPT_ITERATOR = {"next": "Missing tp_iternext", "for": "missing tp_iter"}
+#: torch 2.14 and 2.15's words for `next()` of one
+_KEPT_ITERATOR_LATER = "C-implemented special method without VariableTracker model"
 #: cache wrappers whose construction strict export cannot trace (a module-level cached helper exports)
 _CACHES = ("functools.lru_cache", "functools.cache")
 
@@ -55,7 +58,8 @@ class StrictUntraceablePython(Rule):
     skipped` (the C functions of `gc`, `os`, `sys`, and the `threading` module, whose files it
     skips), `Unsupported method call` (building the `lru_cache` wrapper type, `json`'s C
     encoder), `Missing tp_iternext` / `missing tp_iter` (a Python iterator made before tracing
-    began, which Dynamo cannot step). Non-strict
+    began, which Dynamo cannot step; torch 2.14 and 2.15: `C-implemented special method without
+    VariableTracker model`, measured). Non-strict
     export runs them as Python, once, while tracing (measured on torch 2.13).
 
     ## Example
@@ -88,8 +92,9 @@ class StrictUntraceablePython(Rule):
             TorchError("Unsupported", "invalid call to builtin op handler"),
             TorchError("Unsupported", _SKIPPED),
             TorchError("Unsupported", "Unsupported method call"),
-            TorchError("Unsupported", "Missing tp_iternext"),
-            TorchError("Unsupported", "missing tp_iter"),
+            TorchError("Unsupported", "Missing tp_iternext", Versions(last=(2, 13))),
+            TorchError("Unsupported", "missing tp_iter", Versions(last=(2, 13))),
+            TorchError("Unsupported", _KEPT_ITERATOR_LATER, Versions(first=(2, 14))),
         ),
     }
 
@@ -131,7 +136,7 @@ class StrictUntraceablePython(Rule):
         qualified = self.ctx.resolve(func)
         if qualified is None:
             if isinstance(func, cst.Name) and func.value == "next" and node.args and not self._bound("next"):
-                return _KEPT_ITERATOR["next"] if self._kept_iterator(node.args[0].value) else None
+                return self._next_words() if self._kept_iterator(node.args[0].value) else None
             if isinstance(func, cst.Name) and func.value in _BUILTINS and not self._bound(func.value):
                 if func.value == "dir" and not node.args:
                     return "invalid call to builtin op handler"
@@ -146,13 +151,17 @@ class StrictUntraceablePython(Rule):
         if qualified.startswith(("gc.", "threading.")) or qualified in _SYS:
             return _SKIPPED
         if qualified == "next" or (isinstance(func, cst.Name) and func.value == "next" and not self._bound("next")):
-            return _KEPT_ITERATOR["next"] if node.args and self._kept_iterator(node.args[0].value) else None
+            return self._next_words() if node.args and self._kept_iterator(node.args[0].value) else None
         serialiser = next((w for prefix, w in _SERIALISERS.items() if qualified.startswith(prefix)), None)
         if serialiser is not None:
             return serialiser
         if qualified.startswith("os.") and qualified.count(".") == 1 and os_builtin(qualified):
             return _SKIPPED
         return None
+
+    def _next_words(self) -> str:
+        """torch's words for `next()` of a kept iterator on the target torch (measured on 2.13-2.15)."""
+        return _KEPT_ITERATOR["next"] if self.ctx.torch <= (2, 13) else _KEPT_ITERATOR_LATER
 
     def visit_For(self, node: cst.For) -> None:
         if self._kept_iterator(node.iter):
