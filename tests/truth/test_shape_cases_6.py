@@ -47,9 +47,12 @@ given the declared dims it is passed (a `view` splitting a size there), broadcas
 (`torch.arange(n) < 3`, `x > y`) as arithmetic, reads `expand` to the sizes given
 (`cls.expand(x.shape[0], -1, -1)`), takes `F.interpolate` from shapes.py's size terms (its own
 model of it goes), and ties a size to one computed from it that no affine model holds (down and
-back up) where they are equal for only some of the declared range: 19/28 constraint violations
-flagged non-strict (68 %), 18/27 strict (67 %); 0/33 and 0/34 false errors; batches 1-5
-unchanged. Left (KNOWN_MISSES says why): caches computed in `__init__`, a buffer indexed by a
+back up) where they are equal for only some of the declared range; a buffer `__init__` computes
+through its locals has the sizes of `torch.outer`, `torch.cat`, `.cos()`, `.repeat`, arithmetic
+with a number and `torch.arange(0, n, k)` (shapes.py `init_buffers`;
+tests/rules/test_buffer_sizes_spellings.py): 20/28 constraint violations flagged non-strict
+(71 %), 19/27 strict (70 %); 0/33 and 0/34 false errors; batches 1-5 unchanged. Left
+(KNOWN_MISSES says why): a cache sized by an `__init__` argument's default, a buffer indexed by a
 tensor, a slice bound computed after a `cat`, dims through unpacking a permuted tensor, pads to a
 multiple by `%`, a tie under an optional argument's branch, a `view` in a helper function.
 """
@@ -380,10 +383,8 @@ PROGRAMS: list[Program] = [
 _MISSED: dict[str, str] = {
     "attention-mask-kwarg-apart": "the tie sits under `if attention_mask is not None:`, which XPT305 leaves alone "
                                   "(it cannot tell the example passes the mask), on a `scores` bound twice",
-    "rotary-cache-past-its-length": "the cache is computed in `__init__` (`torch.outer` of an `arange(64)`, `cat`, "
-                                    "`.cos()`): no length is read for the buffer, so its slice bounds nothing",
-    "block-rotary-past-its-cache": "as the rotary cache in the file: a buffer computed in `__init__` "
-                                   "(`freqs.cos().repeat(1, 2)`) has no length read",
+    "block-rotary-past-its-cache": "the block's cache length is its `__init__` argument's default "
+                                   "(`max_positions=32`), which a caller may override: not read as a length",
     "rotary-gathered-by-position-ids-apart": "indexing a buffer by a tensor (`cos_cached[position_ids]`) is not "
                                              "modelled: its dims are the index's, then the buffer's rest",
     "cls-prefixed-past-position-table": "XPT306 bounds a plain input size by a buffer's length; here the slice "

@@ -665,6 +665,13 @@ def init_buffers(
     if init is None:
         return {}
     found: dict[str, list[ExampleSizes]] = {}
+    #: `__init__`'s locals bound once (`emb = torch.cat((freqs, freqs), dim=-1)`, then `emb.cos()`)
+    bound: dict[str, list[cst.BaseExpression | None]] = {}
+    for stmt in _statements(init.body):
+        for target in stmt.targets if isinstance(stmt, cst.Assign) else ():
+            for name in _target_names(target.target):  # a name unpacked from a tuple has no one value
+                bound.setdefault(name, []).append(stmt.value if isinstance(target.target, cst.Name) else None)
+    local = {name: values[0] for name, values in bound.items() if len(values) == 1}.get
     for stmt in _statements(init.body):
         if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
             call = stmt.value
@@ -672,7 +679,7 @@ def init_buffers(
             if (isinstance(func, cst.Attribute) and func.attr.value == "register_buffer" and len(call.args) >= 2
                     and isinstance(call.args[0].value, cst.SimpleString)):
                 found.setdefault(str(call.args[0].value.evaluated_value), []).append(
-                    _buffer_sizes(call.args[1].value, resolve, length))
+                    _buffer_sizes(call.args[1].value, resolve, length, local))
         elif isinstance(stmt, cst.Assign):
             for target in stmt.targets:
                 t = target.target
@@ -681,7 +688,7 @@ def init_buffers(
                     if (isinstance(value, cst.Call) and (dotted(value.func) or "").endswith(("Parameter", "Buffer"))
                             and value.args):
                         value = value.args[0].value  # `nn.Parameter(...)`, `nn.Buffer(..., persistent=False)`
-                    found.setdefault(t.attr.value, []).append(_buffer_sizes(value, resolve, length))
+                    found.setdefault(t.attr.value, []).append(_buffer_sizes(value, resolve, length, local))
     return {
         name: values[0] for name, values in found.items()
         if len(values) == 1 and values[0] is not None and None not in values[0]
@@ -691,21 +698,51 @@ def init_buffers(
 #: what keeps every size of the tensor it is given (its other arguments are not sizes)
 _SIZE_KEEPING_FUNCTIONS = frozenset({"torch.tril", "torch.triu"})
 _SIZE_KEEPING_METHODS = frozenset({"tril", "triu", "bool", "float", "half", "long", "int", "to", "clone",
-                                   "contiguous"})
+                                   "contiguous", "cos", "sin", "exp", "sqrt", "double"})
 
 
 def _buffer_sizes(
     expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None],
     length: Callable[[cst.BaseExpression], int | None] = _integer,
+    local: Callable[[str], cst.BaseExpression | None] = lambda name: None,
 ) -> ExampleSizes:
     """A buffer's literal sizes: a factory's (`factory_sizes`), `torch.arange(64)`'s (`length`
     reads its argument: a literal, or a configuration default), and those
     kept through `.expand(1, -1)`, `.unsqueeze(0)`, `.view(1, -1)` of them (position ids), and
-    through ops that keep every size (`torch.tril(...)`, `.bool()`: a causal mask)."""
+    through ops that keep every size (`torch.tril(...)`, `.bool()`: a causal mask); `local`: a
+    name `__init__` binds once, read as its value, so a rotary cache is sized through
+    `torch.outer(torch.arange(64), inv)`, `torch.cat((f, f), dim=-1)`, `.cos()` and arithmetic
+    with a number."""
+    def sizes(inner: cst.BaseExpression) -> ExampleSizes:
+        return _buffer_sizes(inner, resolve, length, local)
+
+    if isinstance(expr, cst.Name) and (value := local(expr.value)) is not None and value is not expr:
+        return sizes(value)  # `emb = ...`, then `emb.cos()`
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_OPERATORS + (cst.Power,)):
+        if isinstance(expr.left, (cst.Integer, cst.Float)):
+            return sizes(expr.right)  # `1.0 / (10000 ** (t / 8))`: a number keeps the tensor's sizes
+        if isinstance(expr.right, (cst.Integer, cst.Float)):
+            return sizes(expr.left)
+        return None
+    if isinstance(expr, cst.Call) and resolve(expr.func) in ("torch.outer", "torch.ger") and len(expr.args) == 2:
+        a, b = sizes(expr.args[0].value), sizes(expr.args[1].value)
+        return (a[0], b[0]) if a is not None and b is not None and len(a) == len(b) == 1 else None
+    if isinstance(expr, cst.Call) and resolve(expr.func) in ("torch.cat", "torch.concat") and expr.args:
+        parts = expr.args[0].value
+        axis = next((_integer(a.value) for a in expr.args[1:] if a.keyword is None or a.keyword.value == "dim"), 0)
+        if not isinstance(parts, (cst.Tuple, cst.List)) or axis is None:
+            return None
+        shapes = [sizes(e.value) for e in parts.elements]
+        if not shapes or any(s is None or None in s or len(s) != len(shapes[0]) for s in shapes):  # type: ignore[arg-type]
+            return None
+        at = axis % len(shapes[0])  # type: ignore[arg-type]
+        if any(s[:at] + s[at + 1:] != shapes[0][:at] + shapes[0][at + 1:] for s in shapes):  # type: ignore[index,operator]
+            return None
+        return (*shapes[0][:at], sum(s[at] for s in shapes), *shapes[0][at + 1:])  # type: ignore[index,misc]
     if isinstance(expr, cst.Call) and resolve(expr.func) in _SIZE_KEEPING_FUNCTIONS and expr.args:
-        return _buffer_sizes(expr.args[0].value, resolve, length)  # `torch.tril(torch.ones(16, 16))`
+        return sizes(expr.args[0].value)  # `torch.tril(torch.ones(16, 16))`
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and resolve(expr.func) is None:
-        inner = _buffer_sizes(expr.func.value, resolve, length)
+        inner = sizes(expr.func.value)
         if expr.func.attr.value in _SIZE_KEEPING_METHODS:
             return inner  # `.tril()`, `.bool()`, `.to(torch.bool)`
         numbers = [a.value for a in expr.args if a.keyword is None and not a.star]
@@ -717,6 +754,9 @@ def _buffer_sizes(
         method = expr.func.attr.value
         if method == "unsqueeze" and len(wanted) == 1 and 0 <= wanted[0] <= len(inner):  # type: ignore[operator]
             return (*inner[: wanted[0]], 1, *inner[wanted[0]:])
+        if method == "repeat" and len(wanted) >= len(inner) and all(w >= 1 for w in wanted):  # type: ignore[operator]
+            grown = (*([1] * (len(wanted) - len(inner))), *inner)
+            return tuple(w * i for w, i in zip(wanted, grown, strict=True))  # type: ignore[operator]
         if method == "expand" and len(wanted) >= len(inner):
             new, kept = wanted[: len(wanted) - len(inner)], wanted[len(wanted) - len(inner):]
             if all(w == -1 or w == i or i == 1 for w, i in zip(kept, inner, strict=True)):
@@ -730,6 +770,9 @@ def _buffer_sizes(
         bounds = [length(a.value) for a in expr.args if a.keyword is None]
         if len(bounds) == 1 and bounds[0] is not None and bounds[0] >= 0:
             return (bounds[0],)
+        if len(bounds) in (2, 3) and None not in bounds and (bounds + [1])[2] > 0:  # type: ignore[operator]
+            start, end, step = (*bounds, 1)[:3]  # `torch.arange(0, 8, 2)`
+            return (max(-(-(end - start) // step), 0),)  # type: ignore[operator]
         return None
     return factory_sizes(expr, resolve)
 
