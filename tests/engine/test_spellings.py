@@ -57,20 +57,9 @@ HELPERS = "def _h(v):\n    return v\n"
 #: keeps its `# expect:` marker)
 SPLIT_MARK = "# split off the next flagged line"
 
-_KEPT_GENERATOR = (
-    "a `torch.Generator` kept on `self` is recognised only where the random op's `generator=` reads the attribute"
-    " itself: the dataflow has no kind for a generator, so one bound to a name first, returned by a helper or"
-    " unpacked from a tuple is not followed (measured on torch 2.13: bound to a name, through `_h(self.gen)` and unpacked, strict export fails alike)"
-)
-
 #: spellings whose verdict still differs, with why: (rule code, kind) -> reason. A listed variant
 #: that now gets the same verdict simply passes; an entry none of whose variants differs fails
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    **{
-        ("XPT402", kind): _KEPT_GENERATOR
-        for kind in ("bind", "helper", "unpack", "module")
-    },
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

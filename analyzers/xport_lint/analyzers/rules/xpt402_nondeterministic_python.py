@@ -110,8 +110,17 @@ class NondeterministicPython(Rule):
 
     def _kept_generator(self, value: cst.BaseExpression) -> bool:
         """`self.gen` where the class's `__init__` sets it to `torch.Generator(...)`, seeded or not
-        (`torch.Generator().manual_seed(0)`)."""
-        traced = self.ctx.traced
+        (`torch.Generator().manual_seed(0)`); through a local bound once (unpacked too) or a
+        one-line helper's `return` (`_h(self.gen)`, of this file or another), as the dataflow reads them."""
+        traced, flow = self.ctx.traced, self.ctx.flow
+        for _ in range(8):
+            if flow is None or traced is None or flow.func is not traced.func:
+                break
+            seen = (flow.bound_once(value.value) if isinstance(value, cst.Name)
+                    else flow.inlined(value) if isinstance(value, cst.Call) else None)
+            if seen is None or seen is value:
+                break
+            value = seen
         if not (
             traced is not None and traced.cls is not None and isinstance(value, cst.Attribute)
             and isinstance(value.value, cst.Name) and value.value.value == "self"
