@@ -420,3 +420,57 @@ class Head(torch.nn.Module):
         return boxes
 """
     assert ("XPT105", 9 + spelling.count("\n")) in errors(source)  # HEAD adds two lines
+
+
+# -- from a held-out sample: errors drawn from libraries the engine was never tuned on (kornia,
+# monai, vit-pytorch), each on code that reads no tensor data where it was flagged
+
+
+def test_only_the_first_size_of_a_masked_selection_depends_on_data() -> None:
+    """kornia's homography helpers test `pts.shape[-1] == 3` and `A.shape[-2:] == (2, 3)` of points
+    a RANSAC step selected by a mask: those sizes are the input's, as export sees them."""
+    program = (
+        "class M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        pts = x[x[:, 0] > 0]\n"
+        "        if pts.shape[-1] == 3:\n            pts = pts[:, :2]\n"  # line 6
+        "        n, d = pts.shape\n"
+        "        if d == 2 and pts.size(1) == 2 and pts.shape[1:] == (2,):\n            pts = pts * 2\n"
+        "        if n == 0:\n            return x\n"  # line 11
+        "        return pts\n"
+    )
+    assert errors(program) == [("XPT105", 11)]
+    assert errors(program.replace("if n == 0", "if pts.size(0) == 0")) == [("XPT105", 11)]
+
+
+def test_the_keys_of_a_dict_of_tensors_are_names() -> None:
+    """kornia's `for k, v in list(mod_param.items()): if k == batch_index_param:`."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, x, params: dict):\n"
+        "        for key, value in params.items():\n"
+        "            if key == 'scale':\n                x = x * value\n"
+        "        return x\n"
+    ) == []
+
+
+def test_python_facts_of_a_tensor_are_not_its_data() -> None:
+    """kornia's `non_blocking = ... and not tensor.is_pinned()`, then `if non_blocking:`."""
+    assert errors(
+        "class M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        fast = x.device.type == 'cpu' and not x.is_pinned() and not x.is_inference()\n"
+        "        if fast:\n            return x + 1\n"
+        "        return x\n"
+    ) == []
+
+
+def test_torch_pair_helpers_return_the_python_values_they_take() -> None:
+    """kornia's `compute_padding(x.shape[-2:], window)` through `torch.nn.modules.utils._pair`."""
+    assert errors(
+        "from torch.nn.modules.utils import _pair\n"
+        "def pad_for(size, window):\n"
+        "    size, window = _pair(size), _pair(window)\n"
+        "    if any(w <= 0 for w in window):\n        raise ValueError(window)\n"
+        "    rem = (size[0] - window[0]) % window[0]\n"
+        "    return window[0] - rem if rem != 0 else 0\n"
+        "class M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        return torch.nn.functional.pad(x, (0, 0, 0, pad_for(x.shape[-2:], 3)))\n"
+    ) == []

@@ -448,6 +448,36 @@ def test_declared_flags_are_python_values_whatever_the_caller_passes(tmp_path: P
     assert lint(tmp_path) == {}
 
 
+def test_a_helper_in_another_file_asking_the_device_namespaces_returns_a_python_bool(tmp_path: Path) -> None:
+    """vit-pytorch's `flex_attention_supported(x.device)`, in another file, asks `torch.xpu` and
+    `torch.cpu` what the machine has: Python bools, as `torch.cuda.is_available()` is."""
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/masking.py": """
+            import torch
+
+
+            def supported(device) -> bool:
+                if torch.device(device).type == "cuda":
+                    return True
+                return not torch.xpu.is_available() and torch.cpu._is_avx2_supported() and torch.mps.is_available()
+        """,
+        "pkg/model.py": """
+            import torch
+
+            from pkg.masking import supported
+
+
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    if supported(x.device):
+                        return x + 1
+                    return x
+        """,
+    })
+    assert lint(tmp_path) == {}
+
+
 SHAPES_PROJECT = {
     "pkg/__init__.py": "",
     "pkg/model.py": """

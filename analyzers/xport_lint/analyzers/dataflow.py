@@ -79,7 +79,8 @@ SHAPE_METHODS = frozenset({"size", "numel", "nelement"})
 STATIC_METHODS = frozenset(
     {
         "dim", "ndimension", "type", "get_device", "is_contiguous", "is_floating_point",
-        "is_complex", "element_size", "stride", "storage_offset", "is_shared", "numpy",
+        "is_complex", "element_size", "stride", "storage_offset", "is_shared", "numpy", "is_pinned",
+        "is_inference", "is_conj", "is_neg", "is_signed", "is_coalesced", "is_distributed", "is_set_to",
     }
 )
 STATIC_ATTRS = frozenset(
@@ -117,8 +118,13 @@ TORCH_STATIC_PREFIXES = (
     "torch.Size", "torch.autocast", "torch.no_grad", "torch.enable_grad", "torch.inference_mode",
     "torch.set_grad_enabled", "torch.fx.", "torch._dynamo.", "torch.onnx.", "torch.library.",
     "torch.nn.init.", "torch.utils.", "torch.export.", "torch.overrides.", "torch.nn.Module",
+    # the other device namespaces, as `torch.cuda.`: availability and properties, Python values
+    "torch.xpu.", "torch.mps.", "torch.cpu.", "torch.mtia.", "torch.accelerator.", "torch.version.",
+    "torch.amp.",
 )
 TORCH_TENSOR_EXCEPTIONS = frozenset({"torch.is_tensor"})
+#: torch's Python helpers on Python values (`_pair(3)` is `(3, 3)`): what they return is what they take
+TORCH_PYTHON_HELPERS = ("torch.nn.modules.utils.",)
 #: torch functions that return Python numbers, not tensors
 TORCH_PYTHON_VALUES = frozenset({"torch.seed", "torch.initial_seed", "torch.get_num_threads"})
 #: standard-library modules whose functions never return tensors (`sys.getrefcount(t)`)
@@ -365,6 +371,13 @@ class FunctionFlow:
                     # `count, boxes = helpers.filter(x)`: each part what the other file's summary says
                     for element, part in zip(target.target.elements, parts, strict=True):
                         self._bind(element.value, part)
+                elif isinstance(target.target, (cst.Tuple, cst.List)) and value.has(Kind.DD_SIZE) and _is_whole_shape(
+                    stmt.value
+                ):
+                    # `n, d = x[mask].shape`: only the first size is the data-dependent one
+                    later = Value(value.kind & ~Kind.DD_SIZE, value.origin)
+                    for position, element in enumerate(target.target.elements):
+                        self._bind(element.value, value if position == 0 else later)
                 elif isinstance(target.target, (cst.Tuple, cst.List)) and self._opaque_call(stmt.value):
                     # `embeddings, num_frames, width = self.patch_embeddings(x)`: which parts are
                     # tensors the call does not say; a part counts as one where it is used as one
@@ -805,6 +818,12 @@ class FunctionFlow:
         if len(pair) == 2 and self._is_kwargs_items(iterable):
             self._bind(pair[0].value, NOTHING)
             self._bind(pair[1].value, self.env.get(self.packed_kwargs or "", NOTHING))
+        elif len(pair) == 2 and isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and (
+            iterable.func.attr.value == "items" and not iterable.args
+        ):
+            # `for k, v in params.items()`: a dict's keys are names, not tensor data
+            self._bind(pair[0].value, NOTHING)
+            self._bind(pair[1].value, self.element_of(iterable))
         elif len(pair) == 2 and isinstance(iterable, cst.Call) and dotted(iterable.func) == "enumerate":
             self._bind(pair[0].value, NOTHING)
             inner = iterable.args[0].value if iterable.args else iterable
@@ -882,6 +901,8 @@ class FunctionFlow:
                 # x[n.item()] selects data-dependently, but with a static size
                 return Value(base.kind & ~Kind.MASK, base.origin)
             return base
+        if base.has(Kind.DD_SIZE) and _is_whole_shape(node.value) and _off_the_first_dim(node.slice):
+            return Value(base.kind & ~Kind.DD_SIZE, base.origin)
         entry = self._dict_entry(node)
         return base if entry is None else self.value(entry)
 
@@ -999,7 +1020,8 @@ class FunctionFlow:
                 return NOTHING  # a number read back from a tensor made of Python numbers: a constant
             return mark(Kind.DATA, node)
         if method in SHAPE_METHODS:
-            if base.has(Kind.DD_TENSOR):
+            dim = node.args[0].value if node.args else None
+            if base.has(Kind.DD_TENSOR) and not (method == "size" and _is_later_dim(dim)):
                 return Value(Kind.DD_SIZE | Kind.SHAPE, base.origin)
             return mark(Kind.SHAPE, node)
         if method in DD_OPS and not (method == "repeat_interleave" and not _tensor_repeats(args, 0)):
@@ -1017,6 +1039,8 @@ class FunctionFlow:
     def _library_call(
         self, node: cst.Call, qualified: str, args: list[Value], any_tensor: bool
     ) -> Value:
+        if qualified.startswith(TORCH_PYTHON_HELPERS):
+            return _joined(args)  # `_pair(x.shape[-2:])`: the same Python values, in a tuple
         if qualified.startswith("torch."):
             leaf = qualified.rsplit(".", 1)[1]
             if (
@@ -1172,6 +1196,41 @@ def _is_whole_shape(node: cst.BaseExpression) -> bool:
         and node.func.attr.value == "size"
         and not node.args
     )
+
+
+def _literal_int(node: cst.BaseExpression | None) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(
+        node.expression, cst.Integer
+    ):
+        return -int(node.expression.value, 0)
+    return None
+
+
+def _is_later_dim(node: cst.BaseExpression | None) -> bool:
+    """A literal dim other than the first. Data makes the first dim of what nonzero, unique,
+    masked_select and boolean-mask indexing return; a later one (`.shape[1]`), or one counted
+    from the end of a rank the code does not show (`.shape[-1]`), is not shown to be data."""
+    index = _literal_int(node)
+    return index is not None and index != 0
+
+
+def _off_the_first_dim(elements: Sequence[cst.SubscriptElement]) -> bool:
+    """`.shape[k]` for a literal `k` other than 0, or `.shape[k:]` from such a `k`."""
+    if len(elements) != 1:
+        return False
+    part = elements[0].slice
+    if isinstance(part, cst.Index):
+        return _is_later_dim(part.value)
+    return isinstance(part, cst.Slice) and part.upper is None and _is_later_dim(part.lower)
+
+
+def _joined(values: Sequence[Value]) -> Value:
+    out = NOTHING
+    for value in values:
+        out = out | value
+    return out
 
 
 def _arith(value: Value) -> Value:

@@ -89,7 +89,29 @@ class DataDependentSizeBranch(ConditionRule, Rule):
             def xport_example():
                 return Positives(), (torch.randn(16),)
             """
-        )
+        ),
+        Valid(
+            """
+            import torch
+            class Points(torch.nn.Module):
+                def forward(self, x, params: dict):
+                    # data makes only the first size of `x[mask]`: the later ones are the input's
+                    pts = x[x[:, 0] > 0]
+                    if pts.shape[-1] == 3:
+                        pts = pts[:, :2]
+                    n, d = pts.shape
+                    if d == 2:
+                        pts = pts * 2
+                    if pts.size(1) == 2 and pts.shape[1:] == (2,):
+                        pts = pts + 1
+                    for key, value in params.items():  # a dict's keys are names, not data
+                        if key == "scale":
+                            pts = pts * value
+                    return pts
+            def xport_example():
+                return Points(), (torch.randn(5, 3), {"scale": torch.tensor(2.0)})
+            """
+        ),
     ]
     INVALID = [
         Invalid(
