@@ -102,8 +102,14 @@ class DimTie(Rule):
     it fails), `ConvTranspose` layers, `x.new_zeros(...)`, an `nn.Sequential` of `Flatten`,
     size-keeping layers and a `Linear`, `torch.split`/`torch.chunk` by a size computed from the
     split dimension (`w // 2`), and 1-d max pooling (`F.max_pool1d`, `nn.MaxPool1d`), which
-    specialises the length it pools. An op not modelled leaves sizes unknown (no finding); ops
-    under an `if` are left out (the example may take the other side).
+    specialises the length it pools. Comparisons (`torch.arange(n) < 3`, `x > y`) broadcast as
+    arithmetic does; `expand` takes the sizes it is given (`cls.expand(x.shape[0], -1, -1)`); a
+    `view` in the statement that rebinds its input (`x = x.view(B, H // 7, 7, ...)`) reads the
+    input; a block of another file is judged with the declared dims its caller passes it. A size
+    tied to one computed from it that no affine form holds (down by a strided conv or pool and
+    back up) is judged on the declared range: flagged where the two are equal for some of its
+    sizes and not others. An op not modelled leaves sizes unknown (no finding); ops under an
+    `if` are left out (the example may take the other side).
 
     ## Why it fails torch.export
     The op adds the guard `s0 == s1` (or `s0 == 4`, `s0 % 2 == 0`): two named `Dim`s become
