@@ -229,6 +229,26 @@ def test_an_internal_error_is_its_own_kind_in_json_and_sarif(tmp_path: Path) -> 
     assert all(r["ruleId"].startswith("XPT") for r in run["results"])
 
 
+def test_a_file_whose_facts_fail_is_one_internal_error_and_the_others_are_reported(tmp_path: Path) -> None:
+    """A bug below the rules (tests/cli/broken_facts breaks the dataflow of any function named
+    `explode`) ended the whole run with a traceback from a worker; now that file says it was not
+    fully checked and the other files keep their findings."""
+    (tmp_path / "bad.py").write_text(BAD)
+    (tmp_path / "boom.py").write_text(
+        "import torch\n\n\nclass Boom(torch.nn.Module):\n    def forward(self, x):\n        return explode(x)\n"
+        "\n\ndef explode(x):\n    return x + 1\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).with_name("broken_facts")), "NO_COLOR": "1"}
+    exe = str(Path(sys.executable).with_name("xport-lint"))
+    result = subprocess.run([exe, "check", "--no-cache", "--format", "json", "bad.py", "boom.py"], cwd=tmp_path,
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 2, result.stderr
+    found = json.loads(result.stdout)
+    (failure,) = [f for f in found if f["kind"] == "internal-error"]
+    assert failure["filename"] == "boom.py" and "raised KeyError" in failure["message"]
+    assert any(f["filename"] == "bad.py" and f["code"] == "XPT101" for f in found)
+
+
 def test_fifos_are_never_read(tmp_path: Path) -> None:
     """A FIFO in a linted folder hung the CLI forever (and the server's workspace diagnostics)."""
     os.mkfifo(tmp_path / "pipe.py")

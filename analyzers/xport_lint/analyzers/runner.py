@@ -105,6 +105,9 @@ def check_file(
         # valid Python nests deeper than the analysis recurses with the default limit (a
         # 900-term `x + x + ...`): again, with room for it
         return _check_deep(source, path, config, enabled, context)
+    except Exception as error:  # noqa: BLE001 - one file's failed analysis must not end the others'
+        failure = f"the analysis raised {type(error).__name__}; the file was not fully checked, please report it"
+        return FileCheck([internal_failure(failure)])
 
 
 def _check_deep(
