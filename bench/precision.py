@@ -6,6 +6,12 @@ Usage: .venv/bin/python bench/precision.py sample SEED WARNING_SEED   # writes b
        (judge every drawn error that has no verdict yet, in bench/precision_verdicts.json)
        .venv/bin/python bench/precision.py score    # writes bench/results/precision.json
 
+Held out: `--held-out` before the command does the same on model code of libraries the engine was
+never tuned on (bench/heldout_wheels.txt, pinned; `precision.py fetch` downloads and unpacks them
+into bench/heldout/src), with its own sample, verdicts and history files (`*_heldout.json`) and
+bench/results/precision_heldout.json. Every file of those packages is checked, as a user who lints
+a library's whole tree would.
+
 Each sample takes fresh seeds (recorded in the sample), so a figure is not tuned to the draw the
 engine was last fixed against. `score` keeps every scored sample in bench/precision_history.json
 (its commit, seeds and counts), so a sample drawn before fixes stays on record beside the one
@@ -36,34 +42,71 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
 import sys
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from figures import BENCHMARKS, begin, git, write_results
 
 HERE = Path(__file__).parent
-SRC = HERE / "corpus" / "src"
-SAMPLE = HERE / "precision_sample.json"
-VERDICTS = HERE / "precision_verdicts.json"
-HISTORY = HERE / "precision_history.json"
 SIZE = 60
 WARNING_SIZE = 40
+HELD_OUT_WHEELS = HERE / "heldout_wheels.txt"
 
 
-def sample(seed: int, warning_seed: int) -> None:
+@dataclass(frozen=True)
+class Corpus:
+    """Where a precision sample is drawn from, and the files its draws and verdicts are kept in."""
+
+    #: the benchmark's name (bench/results/<name>.json)
+    name: str
+    src: Path
+    sample: Path
+    verdicts: Path
+    history: Path
+
+    def files(self) -> list[str]:
+        """The files checked, relative to `src`."""
+        if self.name == "precision":
+            files = (HERE / "corpus" / "files.txt").read_text().split()
+            return files + sorted(str(path) for path in Path().glob("transformers/models/*/configuration_*.py"))
+        return sorted(str(path) for path in Path().rglob("*.py"))
+
+
+CORPUS = Corpus("precision", HERE / "corpus" / "src", HERE / "precision_sample.json",
+                HERE / "precision_verdicts.json", HERE / "precision_history.json")
+HELD_OUT = Corpus("precision_heldout", HERE / "heldout" / "src", HERE / "precision_sample_heldout.json",
+                  HERE / "precision_verdicts_heldout.json", HERE / "precision_history_heldout.json")
+
+
+def fetch() -> None:
+    """Download the held-out wheels (bench/heldout_wheels.txt, no dependencies) and unpack their
+    Python files into bench/heldout/src."""
+    wheels = HERE / "heldout" / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--dest", str(wheels),
+                    "-r", str(HELD_OUT_WHEELS)], check=True)
+    for wheel in sorted(wheels.glob("*.whl")):
+        with zipfile.ZipFile(wheel) as unpacked:
+            for member in unpacked.namelist():
+                if member.endswith(".py") and ".dist-info/" not in member:
+                    unpacked.extract(member, HELD_OUT.src)
+    print(f"{sum(1 for _ in HELD_OUT.src.rglob('*.py'))} files in {HELD_OUT.src}")
+
+
+def sample(corpus: Corpus, seed: int, warning_seed: int) -> None:
     import os
 
-    stamp = begin("precision")
+    stamp = begin(corpus.name)
 
     sys.path.insert(0, str(HERE.parent / "analyzers"))
     from xport_lint.analyzers.cache import Cache
     from xport_lint.analyzers.config import Config
     from xport_lint.analyzers.project import check_project
 
-    os.chdir(SRC)
-    files = (HERE / "corpus" / "files.txt").read_text().split()
-    files += sorted(str(path) for path in Path().glob("transformers/models/*/configuration_*.py"))
-    checked = check_project(files, Config(), Cache(HERE / ".cache" / "precision"), None)
+    os.chdir(corpus.src)
+    checked = check_project(corpus.files(), Config(), Cache(HERE / ".cache" / corpus.name), None)
     errors = [
         (r.path, f) for r in checked.results for f in r.findings
         if f.severity.value == "error" and f.code != "XPT000" and not f.internal
@@ -76,8 +119,9 @@ def sample(seed: int, warning_seed: int) -> None:
         "stamp": stamp, "seed": seed, "warning_seed": warning_seed, "errors_in_corpus": len(errors),
         "errors": every, "sample": out, "warnings_in_corpus": len(warnings), "warnings": warned,
     }
-    SAMPLE.write_text(json.dumps(drawn, indent=2) + "\n")
-    print(f"{len(errors)} errors, {len(warnings)} warnings; sampled {len(out)} and {len(warned)} into {SAMPLE.name}")
+    corpus.sample.write_text(json.dumps(drawn, indent=2) + "\n")
+    print(f"{len(errors)} errors, {len(warnings)} warnings; sampled {len(out)} and {len(warned)} into "
+          f"{corpus.sample.name}")
 
 
 def _drawn(chosen: list) -> list[dict[str, str]]:
@@ -103,21 +147,22 @@ def warning_key(finding: str) -> str:
     return f"warning {finding}"
 
 
-def score() -> None:
-    stamp = begin("precision")
-    drawn = json.loads(SAMPLE.read_text())
-    engine = [p for p in BENCHMARKS["precision"].paths if p != "bench/precision_verdicts.json"]
+def score(corpus: Corpus) -> None:
+    stamp = begin(corpus.name)
+    drawn = json.loads(corpus.sample.read_text())
+    verdicts_path = f"bench/{corpus.verdicts.name}"
+    engine = [p for p in BENCHMARKS[corpus.name].paths if p != verdicts_path]
     drawn_on = drawn.get("stamp")
     if drawn_on is None:
         sys.exit("the sample has no stamp (drawn by an older script): run `sample` again")
-    uncommitted = [path for path in drawn_on["dirty"] if path not in ("bench/precision_verdicts.json",)]
+    uncommitted = [path for path in drawn_on["dirty"] if path != verdicts_path]
     if uncommitted:
         sys.exit(f"the sample was drawn with uncommitted changes to {', '.join(uncommitted[:3])}: run `sample` again")
     earlier = bool(git("diff", "--name-only", drawn_on["commit"], "HEAD", "--", *engine))
     if earlier:
         print(f"the sample was drawn on {drawn_on['commit'][:7]}, before the committed engine: scored as "
               f"{drawn_on['commit'][:7]}'s figures", file=sys.stderr)
-    verdicts = json.loads(VERDICTS.read_text())
+    verdicts = json.loads(corpus.verdicts.read_text()) if corpus.verdicts.exists() else {}
     judged = [verdicts[item["id"]] for item in drawn["sample"] if item["id"] in verdicts]
     every = [verdicts[error] for error in drawn["errors"] if error in verdicts]
     figures = {
@@ -143,28 +188,33 @@ def score() -> None:
     for key in [*(item["id"] for item in drawn["sample"]), *warning_keys]:
         if key not in verdicts:
             print(f"no verdict yet: {key}", file=sys.stderr)
-    history = [old for old in _history() if (old["commit"], old["seed"]) != (figures["commit"], figures["seed"])]
+    history = [old for old in _history(corpus) if (old["commit"], old["seed"]) != (figures["commit"], figures["seed"])]
     history.append(figures)
-    HISTORY.write_text(json.dumps(history, indent=2) + "\n")
+    corpus.history.write_text(json.dumps(history, indent=2) + "\n")
     if earlier:
         # the figures of the engine the sample was drawn on: its stamp (the rendered block says
         # the measured paths changed since)
-        target = HERE / "results" / "precision.json"
+        target = HERE / "results" / f"{corpus.name}.json"
         result = {"stamp": {**drawn_on, "reduced": None}, "figures": figures | {"samples": history}}
         target.write_text(json.dumps(result, indent=2) + "\n")
         print(target)
     else:
-        print(write_results("precision", stamp, figures | {"samples": history}))
+        print(write_results(corpus.name, stamp, figures | {"samples": history}))
     print(json.dumps(figures, indent=2))
 
 
-def _history() -> list[dict]:
+def _history(corpus: Corpus) -> list[dict]:
     """Every sample scored so far, oldest first."""
-    return json.loads(HISTORY.read_text()) if HISTORY.exists() else []
+    return json.loads(corpus.history.read_text()) if corpus.history.exists() else []
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "sample":
-        sample(int(sys.argv[2]), int(sys.argv[3]))
+    arguments = sys.argv[1:]
+    chosen = HELD_OUT if arguments[:1] == ["--held-out"] else CORPUS
+    arguments = arguments[1:] if chosen is HELD_OUT else arguments
+    if arguments[0] == "fetch":
+        fetch()
+    elif arguments[0] == "sample":
+        sample(chosen, int(arguments[1]), int(arguments[2]))
     else:
-        score()
+        score(chosen)
