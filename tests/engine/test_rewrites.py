@@ -304,3 +304,125 @@ def test_a_count_read_from_data_and_stepped_down_in_a_while_is_carried_as_its_te
         return x, steps
     """, "x, n")
     assert "steps = n\n" not in fixed(read_after)  # the number is read after the loop: it stays a number
+
+
+def test_a_lambda_bound_once_reads_as_its_body_at_the_call() -> None:
+    source = model("""
+        active = lambda t: bool((t > 0).any())
+        return x * 2 if active(x) else x.neg()
+    """)
+    assert "return torch.where((x > 0).any(), x * 2, x.neg())" in fixed(source)
+
+
+def test_a_reduction_of_an_elementwise_comprehension_over_tolist_is_the_tensors() -> None:
+    source = model("""
+        probs = x.softmax(-1).amax(-1)
+        if any(p > 0.9 for p in probs.tolist()):
+            return x * 2
+        return x
+    """)
+    assert "torch.cond((probs > 0.9).any(), " in fixed(source)
+    # a bare element's truth depends on the tensor's rank (a row of a 2-d tensor is a list)
+    bare = model("""
+        if any(p for p in x.tolist()):
+            return x * 2
+        return x
+    """)
+    assert fixed(bare) == bare
+
+
+def test_a_list_computed_per_element_of_tolist_is_computed_from_the_tensor() -> None:
+    source = model("""
+        scales = [2.0 * g if g > 0 else 1.0 for g in gains.tolist()]
+        return x * torch.tensor(scales)
+    """, "x, gains")
+    assert "scales = torch.where(gains > 0, 2.0 * gains, 1.0)\n        return x * scales\n" in fixed(source)
+
+
+def test_math_of_a_read_number_is_torchs_op_only_as_an_operand_of_tensor_arithmetic() -> None:
+    operand = "import math\n" + model("return x / math.sqrt(x.var().item() + 1e-5)")
+    assert "return x / torch.sqrt(x.var() + 1e-5)" in fixed(operand)
+    size = "import math\n" + model("return x.new_zeros(int(math.exp(x.max().item())))")
+    assert "torch.exp" not in fixed(size)
+
+
+def test_positions_of_a_nonzero_loop_written_one_value_become_a_mask_write() -> None:
+    source = model("""
+        x = x.clone()
+        for b, t in mask.nonzero().tolist():
+            x[b, t] = 0.0
+        return x
+    """, "x, mask")
+    assert "x[mask != 0] = 0.0\n" in fixed(source)
+    by_position = model("""
+        x = x.clone()
+        for b, t in mask.nonzero().tolist():
+            x[b, t] = b
+        return x
+    """, "x, mask")
+    assert "x[mask" not in fixed(by_position)
+
+
+def test_a_module_picked_by_an_entry_of_tolist_loops_over_the_tensor() -> None:
+    source = """import torch
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.experts = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(4))
+    def forward(self, x, w):
+        weights, ids = w.topk(2)
+        out = 0
+        for weight, i in zip(weights, ids.tolist()):
+            out = out + weight * self.experts[i](x)
+        return out
+"""
+    result = fixed(source)
+    assert "for weight, i in zip(weights, ids):" in result
+    assert ".index_select(0, i.reshape(1)).squeeze(0)" in result
+
+
+def test_a_clamped_read_is_bound_as_the_clamped_tensor() -> None:
+    source = model("""
+        n_pos, n_neg = (labels == 1).sum().item(), (labels == 0).sum().item()
+        ratio = n_pos / max(n_neg, 1)
+        if ratio > 1.0:
+            return x * ratio
+        return x
+    """, "x, labels")
+    result = fixed(source)
+    assert "ratio = n_pos / n_neg.clamp_min(1)" in result
+    assert "torch.cond(ratio > 1.0, " in result
+
+
+def test_the_index_of_the_largest_in_a_tolist_is_argmax() -> None:
+    source = model("""
+        s = scores.tolist()
+        best = s.index(max(s))
+        return x[best]
+    """, "x, scores")
+    assert "        best = scores.argmax().item()\n        return x[best]\n" in fixed(source)
+
+
+def test_layers_sliced_by_a_read_depth_all_run_and_keep_results_below_it() -> None:
+    source = """import torch
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(3, 3) for _ in range(4))
+    def forward(self, x, depth):
+        for layer in self.layers[:depth.item()]:
+            x = layer(x)
+        return x
+"""
+    result = fixed(source)
+    assert "for index, layer in enumerate(self.layers):\n            x = torch.where(index < depth, layer(x), x)" in result
+
+
+def test_a_walrus_in_a_trip_count_has_a_reason_not_an_internal_error() -> None:
+    source = model("""
+        for _ in range(k := int(n.sum())):
+            x = x * 0.5
+        return x + k
+    """, "x, n")
+    assert not [f for f in check_source(source, "m.py", EVERYTHING) if f.code == "internal-error"]
+    assert any("binds `k` with `:=`" in m for m in messages(source, "XPT201"))

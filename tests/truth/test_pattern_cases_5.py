@@ -41,6 +41,9 @@ After the changes it prompted (the tests below keep these):
     read, as an operand of tensor arithmetic, is selected from a tensor of them; the findings
     without a fix say why (a `while` on a data-dependent size, a comprehension filter, `.tolist()`
     of a data-dependent length).
+Batch 6's changes (test_pattern_cases_6.py), tuned on that batch, proved one more program here:
+    fixes (non-strict): 19 proven, 11 no fix, 0 failed: 19/30 (63 %; 18/30 on 3b52a57, whose
+    `NO_FIX` held 12): `s.index(max(s))` of a `.tolist()` as `scores.argmax().item()`
 """
 
 from __future__ import annotations
