@@ -48,6 +48,8 @@ UNTRACEABLE = {
     # `torch.use_deterministic_algorithms` and `sys.getrecursionlimit` export)
     "torch.set_flush_denormal": "a denormal-flushing mode set at export time only",
     "sys.setrecursionlimit": "a recursion limit set at export time only",
+    # measured on torch 2.13 in a user class's `__enter__` (`uuid.uuid4()`)
+    "uuid.": "an id drawn once, at export time",
     # measured on torch 2.13 in a user class's `__enter__`
     "torch.manual_seed": "a seed set at export time only: the exported program's random ops are not re-seeded",
     "torch.random.manual_seed": "a seed set at export time only: the exported program's random ops are not re-seeded",

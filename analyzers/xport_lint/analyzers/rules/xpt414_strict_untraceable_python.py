@@ -21,6 +21,8 @@ _BUILTINS = {
 }
 #: C functions of `sys` measured to fail (`sys.exc_info`, `sys.getrecursionlimit`, `sys.intern` export)
 _SYS = ("sys.getsizeof", "sys.getrefcount", "sys._getframe")
+#: Python functions strict export skips (measured on torch 2.13; `inspect.signature` exports)
+_SKIPPED_CALLS = ("inspect.getsource",)
 #: serialisers strict export refuses, with torch's words (measured on torch 2.13: `pickle.dumps`,
 #: `pickle.loads` are skipped; `json.dumps`, `json.loads` call a C encoder/scanner)
 _SERIALISERS = {"pickle.": _SKIPPED, "json.": "Unsupported method call"}
@@ -41,7 +43,8 @@ class StrictUntraceablePython(Rule):
     Flags, in traced code: the builtins `globals()`, `dir()`, `exec()` and `compile()`; any call
     of `gc` or `threading`; a C function of `os` (`os.getpid()`, `os.getcwd()`,
     `os.cpu_count()`, where `os.path.join` and `os.getenv` are Python and export) or of `sys`
-    measured to fail (`sys.getsizeof`, `sys.getrefcount`, `sys._getframe`); `pickle` and `json`
+    measured to fail (`sys.getsizeof`, `sys.getrefcount`, `sys._getframe`); `inspect.getsource`
+    (`inspect.signature` exports); `pickle` and `json`
     (`dumps`, `loads`); `next(self.it)` or a loop over `self.it` where `__init__` set `self.it` to
     an iterator (`iter(...)`, a generator expression, a generator method's call; one built in
     `forward`, or `itertools.count()` kept on `self`, exports); a write to `os.environ`
@@ -148,7 +151,7 @@ class StrictUntraceablePython(Rule):
             return _SKIPPED
         if qualified in ENVIRONMENT_WRITES:
             return _SKIPPED
-        if qualified.startswith(("gc.", "threading.")) or qualified in _SYS:
+        if qualified.startswith(("gc.", "threading.")) or qualified in _SYS or qualified in _SKIPPED_CALLS:
             return _SKIPPED
         if qualified == "next" or (isinstance(func, cst.Name) and func.value == "next" and not self._bound("next")):
             return self._next_words() if node.args and self._kept_iterator(node.args[0].value) else None
