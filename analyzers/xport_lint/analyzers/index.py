@@ -406,6 +406,10 @@ class ProjectIndex:
         self._arguments: dict[str, dict[str, dict[str, str]]] | None = None
         self._returns: dict[str, dict[str, Returned]] | None = None
         self._helpers: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {}
+        #: path -> the summary its context was computed from, and that context (a project check
+        #: asks each file's context of one index up to three times: the re-index, the next round,
+        #: the outcome)
+        self._context_of: dict[str, tuple[ModuleSummary | None, FileContext]] = {}
         self._traced()
 
     def _reuse(self, previous: ProjectIndex) -> None:
@@ -684,9 +688,15 @@ class ProjectIndex:
         return Reach(self._name(current), tuple(chain), path, self._line(path, caller[1]))
 
     def context(self, path: str) -> FileContext:
+        summary = self.summaries.get(path)
+        known = self._context_of.get(path)
+        if known is None or known[0] is not summary:  # a summary recorded since: computed again
+            known = self._context_of[path] = (summary, self._context(path, summary))
+        return known[1]
+
+    def _context(self, path: str, summary: ModuleSummary | None) -> FileContext:
         if self._entries is None:
             self._entries = self._group_entries()
-        summary = self.summaries.get(path)
         module = summary.module if summary is not None else module_name(path)[0]
         if self.path_of.get(module) != path:
             return EMPTY_CONTEXT

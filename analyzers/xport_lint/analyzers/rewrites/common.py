@@ -121,8 +121,20 @@ class _ScopeScan(cst.CSTVisitor):
         self.other_use.add(node.value)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if type(node) not in (cst.FunctionDef, cst.ClassDef):  # exact types: ABC isinstance is slow here
-            return super().on_visit(node)
+        # exact types, not libcst's `visit_<name>` lookup by string per node (every node of a file
+        # with a fix passes here: about 5 % of a profiled cold check)
+        node_type = type(node)
+        if node_type is cst.Name:
+            self.visit_Name(node)  # type: ignore[arg-type]
+            return True
+        if node_type is cst.Attribute:
+            return self.visit_Attribute(node)  # type: ignore[arg-type]
+        if node_type is cst.Import:
+            return self.visit_Import(node)  # type: ignore[arg-type]
+        if node_type is cst.ImportFrom:
+            return self.visit_ImportFrom(node)  # type: ignore[arg-type]
+        if node_type is not cst.FunctionDef and node_type is not cst.ClassDef:
+            return True
         self.depth += 1  # an import in here binds a local (or a class attribute), not the module's name
         for child in children(node):
             visit(child, self)
