@@ -12,7 +12,7 @@ from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
 from ..rewrites import scope_names
 from ..rewrites.common import parent_block
-from ..rewrites.predicates import tensor_value
+from ..rewrites.predicates import data_bindings, tensor_value
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..walk import iter_nodes
 from ._conditions import short
@@ -561,6 +561,36 @@ class TensorToPythonNumber(Rule):
                     " where a number was)"), fix=fix)
         return True
 
+    def _tensor_operand(self, flow: FunctionFlow, nodes: list[cst.CSTNode], expr: cst.CSTNode, depth: int) -> bool:
+        """Whether what `expr` computes reaches only arithmetic with a tensor: as an operand there,
+        through a one-line helper handing it back (`_h(v)`), or a name bound once to it (`value =
+        ...`, `value, _ = ..., 0`) whose every read is such an operand."""
+        if depth > 4:
+            return False
+        for n in nodes:
+            if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, _TENSOR_OPERATORS) and (
+                n.left is expr and is_tensor_like(flow.value(n.right))
+                or n.right is expr and is_tensor_like(flow.value(n.left))
+            ):
+                return True
+            if isinstance(n, cst.Call) and n is not expr and any(a.value is expr for a in n.args) \
+                    and flow.inlined(n) is expr:
+                return self._tensor_operand(flow, nodes, n, depth + 1)
+            if isinstance(n, cst.Assign) and len(n.targets) == 1:
+                target, value = n.targets[0].target, n.value
+                if isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple):
+                    pairs = zip(target.elements, value.elements, strict=False)
+                    target = next((t.value for t, v in pairs if v.value is expr), None)  # type: ignore[assignment]
+                    if target is None:
+                        continue
+                elif value is not expr:
+                    continue
+                if not isinstance(target, cst.Name) or flow.bound_once(target.value) is None:
+                    return False
+                reads = [r for r in nodes if isinstance(r, cst.Name) and r.value == target.value and r is not target]
+                return bool(reads) and all(self._tensor_operand(flow, nodes, r, depth + 1) for r in reads)
+        return False
+
     def _extreme_index(self, node: cst.Call) -> FixProposal | None:
         """`s.index(max(s))` (or `min`), `s` bound once to `t.tolist()` -> `t.argmax().item()`: the
         first index of the largest, as `list.index` finds it (measured on torch 2.13: indexing with
@@ -569,6 +599,9 @@ class TensorToPythonNumber(Rule):
         func, flow = node.func, self.ctx.flow
         assert isinstance(func, cst.Attribute)
         searched = node.args[0].value
+        extreme = flow.bound_once(searched.value) if flow is not None and isinstance(searched, cst.Name) else None
+        held = searched.value if extreme is not None else None  # `part = max(n)` on the line before
+        searched = extreme if extreme is not None else searched
         if (flow is None or func.attr.value != "index" or len(node.args) != 1 or not isinstance(func.value, cst.Name)
                 or not isinstance(searched, cst.Call) or dotted(searched.func) not in ("max", "min")
                 or self.ctx.resolve(searched.func) is not None or len(searched.args) != 1
@@ -594,10 +627,17 @@ class TensorToPythonNumber(Rule):
                         and s.body[0].value is listed), None)
         search = next((s for s in lines if any(n is node for n in iter_nodes(s))), None)
         found = parent_block(traced.func, binding) if traced is not None and binding is not None else None
-        if found is not None and found[1] + 1 < len(found[0]) and found[0][found[1] + 1] is search:
+        between = 2 if held is not None else 1  # the line binding the largest goes too
+        held_reads = sum(isinstance(n, cst.Name) and n.value == held for n in iter_nodes(traced.func.body)) \
+            if traced is not None and held is not None else 2
+        if found is not None and found[1] + between < len(found[0]) and found[0][found[1] + between] is search and (
+            held is None or _binds_only(found[0][found[1] + 1], held)
+        ) and held_reads == 2:
             assert search is not None
             return FixProposal(title, Applicability.UNSAFE, (), blocks=(
                 BlockReplacement(binding, search, (search.deep_replace(node, new),)),))  # type: ignore[arg-type]
+        if held is not None:
+            return None
         if len(reads) != 3:
             return None  # the list is read elsewhere too, where a tensor would not do
         return FixProposal(title, Applicability.UNSAFE, ((node, new), (listed, tensor)))
@@ -680,20 +720,15 @@ class TensorToPythonNumber(Rule):
         flow, traced = self.ctx.flow, self.ctx.traced
         if function is None or flow is None or traced is None or len(node.args) != 1 or node.args[0].star:
             return None
-        operand = any(
-            isinstance(n, cst.BinaryOperation) and isinstance(n.operator, _TENSOR_OPERATORS) and (
-                n.left is node and is_tensor_like(flow.value(n.right))
-                or n.right is node and is_tensor_like(flow.value(n.left)))
-            for n in iter_nodes(traced.func.body)
-        )
-        tensor = tensor_value(flow, node.args[0].value) if operand else None
+        operand = self._tensor_operand(flow, list(iter_nodes(traced.func.body)), node, 0)
+        bound = data_bindings(flow, traced.func, [node], exempt=node.args[0].value) if operand else {}
+        tensor = tensor_value(flow, node.args[0].value, bound) if operand else None
         if tensor is None:
             return None
         names = scope_names(flow)
-        return FixProposal(
-            f"Compute `{function}` on the tensor (no number read from it)", Applicability.UNSAFE,
-            ((node, cst.parse_expression(f"{names.torch}.{function}({code_of(tensor)})")),), imports=names.imports,
-        )
+        new = cst.parse_expression(f"{names.torch}.{function}({code_of(tensor)})")
+        return FixProposal(f"Compute `{function}` on the tensor (no number read from it)", Applicability.UNSAFE,
+                           ((node, new), *bound.values()), imports=names.imports)
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
         if node.format_spec and self.ctx.mode is not Mode.STRICT:
@@ -1102,7 +1137,18 @@ class TensorToPythonNumber(Rule):
                     return logits / math.log(temperature)  # expect: XPT203
             def xport_example():
                 return Temperature(), (torch.randn(4), torch.tensor(2.0))
-            """
+            """,
+            expected_replacement="""
+            import math
+            import torch
+            class Temperature(torch.nn.Module):
+                def forward(self, logits, t):
+                    temperature = t
+                    return logits / torch.log(temperature)  # expect: XPT203
+            def xport_example():
+                return Temperature(), (torch.randn(4), torch.tensor(2.0))
+            """,
+            other_args="(torch.randn(4), torch.tensor(5.0))",
         ),
         Invalid(
             """
@@ -1223,6 +1269,14 @@ class TensorToPythonNumber(Rule):
             """
         ),
     ]
+
+
+def _binds_only(statement: cst.BaseStatement, name: str) -> bool:
+    """`name = ...` alone on its line."""
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
+            and isinstance(statement.body[0].targets[0].target, cst.Name)
+            and statement.body[0].targets[0].target.value == name)
 
 
 def _read_number(value: Value) -> bool:

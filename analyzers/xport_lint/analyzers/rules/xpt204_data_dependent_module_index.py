@@ -125,6 +125,13 @@ class DataDependentModuleIndex(Rule):
                 and self.ctx.resolve(node.func) is None and not any(a.star for a in node.args)):
             return
         name = node.args[1].value
+        flow = self.ctx.flow
+        for _ in range(4):  # `value = f"expert{k.item()}"`, `_h(...)`: the string it names
+            followed = (flow.bound_once(name.value) if isinstance(name, cst.Name) else flow.inlined(name)
+                        if isinstance(name, cst.Call) else None) if flow is not None else None
+            if followed is None or followed is name:
+                break
+            name = followed
         parts = [p.expression for p in name.parts if isinstance(p, cst.FormattedStringExpression)] \
             if isinstance(name, cst.FormattedString) else []
         spelt = self._spelt_key(name)
