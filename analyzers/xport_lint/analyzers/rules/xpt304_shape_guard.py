@@ -327,9 +327,14 @@ def tested_parameters(helper: cst.FunctionDef) -> dict[str, tuple[cst.CSTNode, c
     passes there, as that check would in the caller."""
     if not isinstance(helper.body, cst.IndentedBlock):
         return {}
-    params = {p.name.value for p in helper.params.params}
+    params = {p.name.value: p.name.value for p in helper.params.params}
     found: dict[str, tuple[cst.CSTNode, cst.CSTNode]] = {}
     for line in helper.body.body:
+        for name, value in _bound_names(line):  # `value = ok`, `value, _ = ok, None`: the parameter's value
+            if isinstance(value, cst.Name) and value.value in params:
+                params[name] = params[value.value]
+            else:
+                params.pop(name, None)
         tested: cst.BaseExpression | None = None
         statement: cst.CSTNode = line
         if isinstance(line, cst.If) and _raises_only(line.body) and line.orelse is None:
@@ -346,9 +351,29 @@ def tested_parameters(helper: cst.FunctionDef) -> dict[str, tuple[cst.CSTNode, c
                     func, cst.Name) else ""
                 if called in _CHECK_NAMES and small.value.args[0].keyword is None:
                     tested = small.value.args[0].value
-        if isinstance(tested, cst.Name) and tested.value in params and tested.value not in found:
-            found[tested.value] = (tested, statement)
+        if isinstance(tested, cst.Name) and tested.value in params and params[tested.value] not in found:
+            found[params[tested.value]] = (tested, statement)
     return found
+
+
+def _bound_names(line: cst.CSTNode) -> list[tuple[str, cst.BaseExpression | None]]:
+    """The names a statement of the helper's body binds, each with what it binds (None: not shown)."""
+    if not isinstance(line, cst.SimpleStatementLine):
+        return []
+    bound: list[tuple[str, cst.BaseExpression | None]] = []
+    for small in line.body:
+        if not isinstance(small, cst.Assign):
+            continue
+        for target in small.targets:
+            if isinstance(target.target, cst.Name):
+                bound.append((target.target.value, small.value))
+            elif isinstance(target.target, cst.Tuple):
+                values = small.value.elements if isinstance(small.value, cst.Tuple) else ()
+                for position, element in enumerate(target.target.elements):
+                    if isinstance(element.value, cst.Name):
+                        value = values[position].value if position < len(values) else None
+                        bound.append((element.value.value, value))
+    return bound
 
 
 def _raises_only(body: cst.BaseSuite) -> bool:
