@@ -69,6 +69,13 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         )
         for kind in ("helper", "module")
     },
+    **{
+        ("XPT415", kind): (
+            "the output's class is read where `forward` returns it or binds it to a name; an instance passed"
+            " through a function first (`return _h(Output(...))`, in this file or another) is not followed"
+        )
+        for kind in ("helper", "module")
+    },
 }
 
 
