@@ -294,3 +294,30 @@ def test_dynamic_shapes_through_dict_call_and_a_function_of_the_file_are_read() 
     assert from_function is not None and from_function.dim("x", None, 1) == DimSpec(DimKind.NAMED, "w", None, None)
     by_call = reader.config(cst.Name("by_call"), "test")
     assert by_call is not None and by_call.dim("x", None, 0) == DimSpec(DimKind.NAMED, "b", None, 8)
+
+
+def test_an_init_name_bound_from_itself_is_read_once() -> None:
+    """`scale = scale * 2` in `__init__`, then `self.scale = scale`: reading the buffer sizes
+    followed the name into its own value forever, and the whole file (timm's gcvit) was reported
+    as nesting too deep to analyse, with none of its findings."""
+    from xport_lint.analyzers import check_source
+
+    source = textwrap.dedent("""
+        import torch
+        import torch.nn as nn
+
+
+        class Scaled(nn.Module):
+            def __init__(self, scale=2, size=4):
+                super().__init__()
+                scale = scale * 2
+                size = size + 1
+                self.scale = scale
+                self.register_buffer("steps", torch.arange(size))
+
+            def forward(self, x):
+                if x.sum() > 0:
+                    return x * self.scale
+                return x
+    """)
+    assert [f.code for f in check_source(source, "m.py")] == ["XPT101"]

@@ -705,6 +705,7 @@ def _buffer_sizes(
     expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None],
     length: Callable[[cst.BaseExpression], int | None] = _integer,
     local: Callable[[str], cst.BaseExpression | None] = lambda name: None,
+    expanding: frozenset[str] = frozenset(),
 ) -> ExampleSizes:
     """A buffer's literal sizes: a factory's (`factory_sizes`), `torch.arange(64)`'s (`length`
     reads its argument: a literal, or a configuration default), and those
@@ -712,12 +713,13 @@ def _buffer_sizes(
     through ops that keep every size (`torch.tril(...)`, `.bool()`: a causal mask); `local`: a
     name `__init__` binds once, read as its value, so a rotary cache is sized through
     `torch.outer(torch.arange(64), inv)`, `torch.cat((f, f), dim=-1)`, `.cos()` and arithmetic
-    with a number."""
-    def sizes(inner: cst.BaseExpression) -> ExampleSizes:
-        return _buffer_sizes(inner, resolve, length, local)
+    with a number. `expanding`: the names being read as their values (`x = x * 2` binds `x` once
+    from itself: not read again)."""
+    def sizes(inner: cst.BaseExpression, expanded: frozenset[str] = expanding) -> ExampleSizes:
+        return _buffer_sizes(inner, resolve, length, local, expanded)
 
-    if isinstance(expr, cst.Name) and (value := local(expr.value)) is not None and value is not expr:
-        return sizes(value)  # `emb = ...`, then `emb.cos()`
+    if isinstance(expr, cst.Name) and expr.value not in expanding and (value := local(expr.value)) is not None:
+        return sizes(value, expanding | {expr.value})  # `emb = ...`, then `emb.cos()`
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_OPERATORS + (cst.Power,)):
         if isinstance(expr.left, (cst.Integer, cst.Float)):
             return sizes(expr.right)  # `1.0 / (10000 ** (t / 8))`: a number keeps the tensor's sizes
