@@ -306,6 +306,33 @@ def _by_mode(programs: Iterable[Any]) -> list[Any]:
     return [pytest.param(p, m, id=f"{p.name}-{m.value}") for p in programs for m in Mode]
 
 
+def large_with_near_misses(
+    programs: list[Case] | list[Program] | list[Case | Program], at_least: int, exporting_share: int, modes: tuple[Mode, ...]
+) -> Callable[[], None]:
+    """The test that a batch is large, that at least 1/`exporting_share` of it exports in every one of
+    `modes` (near misses of the failing programs, where a false error would show), and that its
+    names are unique."""
+
+    def test() -> None:
+        assert len(programs) >= at_least
+        assert sum(not any(p.fails_in(m) for m in modes) for p in programs) >= len(programs) // exporting_share
+        assert len({p.name for p in programs}) == len(programs)
+
+    return test
+
+
+def cases_and_projects(
+    prefix: str, cases: list[Case], projects: list[Program], known_misses: KnownMisses, no_fix: dict[str, str]
+) -> tuple[CaseBatch, ProgramBatch]:
+    """The two batches of a file holding one-file `cases` and two-file `projects` under one
+    `known_misses`: each gets the entries naming its own programs."""
+    case_names = {c.name for c in cases}
+    return (
+        CaseBatch(cases, {k: v for k, v in known_misses.items() if k[0] in case_names}, no_fix),
+        ProgramBatch(prefix, {"projects": projects}, {k: v for k, v in known_misses.items() if k[0] not in case_names}),
+    )
+
+
 class CaseBatch:
     """The tests of a batch of `Case`s."""
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.truth.batches import CaseBatch, Cases
+from tests.truth.batches import CaseBatch, Cases, large_with_near_misses
 from xport_lint.analyzers.model import Mode
 
 torch = pytest.importorskip("torch")
@@ -1149,10 +1149,7 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 }
 
 
-def test_the_batch_is_large_and_has_near_misses() -> None:
-    assert len(CASES) >= 40
-    assert sum(c.non_strict is None and c.strict is None for c in CASES) >= 15
-    assert len({c.name for c in CASES}) == len(CASES)
+test_the_batch_is_large_and_has_near_misses = large_with_near_misses(CASES, 40, 4, (Mode.NON_STRICT, Mode.STRICT))
 
 
 #: failing programs whose error has no fix, and why none is sound

@@ -52,7 +52,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.truth.batches import CaseBatch, Cases
+from tests.truth.batches import CaseBatch, Cases, large_with_near_misses
 from xport_lint.analyzers.config import Config
 from xport_lint.analyzers.files import discover
 from xport_lint.analyzers.model import Mode, Severity
@@ -819,10 +819,7 @@ NO_FIX = {
 }
 
 
-def test_the_batch_is_large_and_has_near_misses() -> None:
-    assert len(CASES) >= 40
-    assert sum(c.non_strict is None and c.strict is None for c in CASES) >= len(CASES) // 3
-    assert len({c.name for c in CASES}) == len(CASES)
+test_the_batch_is_large_and_has_near_misses = large_with_near_misses(CASES, 40, 3, (Mode.NON_STRICT, Mode.STRICT))
 
 
 BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)

@@ -59,7 +59,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.truth.batches import CaseBatch, Cases, exporting_last_module
+from tests.truth.batches import CaseBatch, Cases, exporting_last_module, large_with_near_misses
 from tests.truth.harness import example
 from xport_lint.analyzers import Config
 from xport_lint.analyzers.files import discover
@@ -981,11 +981,7 @@ def _params(cases: list) -> list:
     return params
 
 
-def test_the_batch_is_large_and_has_near_misses() -> None:
-    every = [*CASES, *PROJECTS]
-    assert len(every) >= 40
-    assert sum(c.strict is None for c in every) >= len(every) // 3
-    assert len({c.name for c in every}) == len(every)
+test_the_batch_is_large_and_has_near_misses = large_with_near_misses([*CASES, *PROJECTS], 40, 3, (Mode.STRICT,))
 
 
 BATCH = CaseBatch(CASES, KNOWN_MISSES)

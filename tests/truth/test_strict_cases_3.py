@@ -76,7 +76,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.truth.batches import CaseBatch, Cases, Program, ProgramBatch, exporting_last_module
+from tests.truth.batches import Cases, Program, cases_and_projects, exporting_last_module, large_with_near_misses
 from xport_lint.analyzers.model import Mode
 
 torch = pytest.importorskip("torch")
@@ -1334,22 +1334,14 @@ NO_FIX: dict[str, str] = {
 }
 
 
-def test_the_batch_is_large_and_has_near_misses() -> None:
-    every = [*CASES, *PROGRAMS]
-    assert len(every) >= 40
-    assert sum(not c.fails_in(Mode.STRICT) for c in every) >= len(every) // 4
-    assert len({c.name for c in every}) == len(every)
+test_the_batch_is_large_and_has_near_misses = large_with_near_misses([*CASES, *PROGRAMS], 40, 4, (Mode.STRICT,))
 
 
-_CASE_NAMES = {c.name for c in CASES}
-BATCH = CaseBatch(CASES, {k: v for k, v in KNOWN_MISSES.items() if k[0] in _CASE_NAMES}, NO_FIX)
+BATCH, PROJECT_BATCH = cases_and_projects("strict3", CASES, PROGRAMS, KNOWN_MISSES, NO_FIX)
 test_torch_says_what_is_recorded = BATCH.torch_says_what_is_recorded()
 test_an_error_exactly_where_export_fails = BATCH.an_error_exactly_where_export_fails()
 test_recall_and_false_errors = BATCH.recall_and_false_errors()
 test_a_fix_offered_on_a_failing_program_proves_out = BATCH.a_fix_offered_proves_out()
 
-PROJECT_BATCH = ProgramBatch(
-    "strict3", {"projects": PROGRAMS}, {k: v for k, v in KNOWN_MISSES.items() if k[0] not in _CASE_NAMES}
-)
 test_error_exactly_where_a_project_fails = PROJECT_BATCH.error_exactly_where_export_fails()
 test_recall_and_false_errors_of_projects = PROJECT_BATCH.recall_and_false_errors()
