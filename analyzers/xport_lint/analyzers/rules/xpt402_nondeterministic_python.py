@@ -42,7 +42,10 @@ class NondeterministicPython(Rule):
     `Unsupported: Attempted to call function marked as skipped`. A `torch.Generator` that
     `__init__` keeps on `self`, passed to a random op (`torch.rand(..., generator=self.gen)`),
     fails strict export too (`Unsupported: Failed to convert args/kwargs to proxy`, measured on
-    torch 2.13; non-strict export traces it).
+    torch 2.13; non-strict export traces it). The generator is followed as the dataflow reads
+    it: bound to a local first (`gen = self.gen`, unpacked too) or returned by a one-line
+    helper of this file or another (`generator=_pick(self.gen)`), and seeded where it is made
+    (`torch.Generator().manual_seed(0)`).
 
     ## Example
     ```python
