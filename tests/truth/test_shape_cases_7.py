@@ -319,7 +319,6 @@ _MISSED: dict[str, str] = {
     "chunked-half-against-derived": "before tuning",
     "where-mask-keyword-apart": "before tuning",
     "example-odd-for-doubled": "before tuning",
-    "view-rows-of-eight-derived": "before tuning",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},

@@ -1075,7 +1075,10 @@ class DimTie(Rule):
         if -1 in target:
             # measured: `(b, 6).view(-1, 6)` and `(4, c).view(4, -1)` export; `(b, 6).view(4, -1)` and
             # `.view(2, -1)` fail (a literal where the named size was splits it). Other ranks: unknown
-            fixed = [d for d, n in zip(dims, target, strict=False) if d in named and n != -1]
+            # a literal dividing a derived size's scale and offset splits it cleanly: `(2, 8*t).view(-1, 8)`
+            # and `(2, 8*t + 2).view(-1, 2)` export, `(2, 8*t).view(-1, 16)` fails (measured)
+            fixed = [d for d, n in zip(dims, target, strict=False)
+                     if d in named and n != -1 and not _splits_cleanly(config.dim(*d.ref), n)]  # type: ignore[misc]
             if len(target) != len(dims) or not fixed:
                 return
             named = fixed
@@ -1512,6 +1515,12 @@ class DimTie(Rule):
             """
         ),
     ]
+
+
+def _splits_cleanly(spec: DimSpec, size: int) -> bool:
+    """Whether a literal `size` where a derived `Dim` was divides it for every root value (its
+    scale and offset): the view splits that size without a guard on the root."""
+    return spec.derived and size > 0 and spec.scale % size == 0 and spec.offset % size == 0
 
 
 def _signed(expr: cst.BaseExpression) -> int | None:
