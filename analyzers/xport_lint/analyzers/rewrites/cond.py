@@ -307,6 +307,25 @@ def _is_number_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Integer, cst.Float))
 
 
+def _tensor_operand(flow: FunctionFlow, node: cst.IfExp) -> bool:
+    """`node` is only an operand of arithmetic with a tensor (`x * (2 if t.any() else 1)`), written
+    there or bound once to a name (or an element of a tuple) read only there: a 0-dim tensor
+    computes the same as the number (measured on torch 2.13: `x.chunk(torch.where(c, 2, 1))`
+    fails, `x * torch.where(c, 2.0, 1.0)` exports and equals eager)."""
+    func = flow.func
+    operands = {
+        id(operand) for op in iter_nodes(func.body) if isinstance(op, cst.BinaryOperation)
+        for operand, other in ((op.left, op.right), (op.right, op.left)) if is_tensor_like(flow.value(other))
+    }
+    if id(node) in operands:
+        return True
+    named = [n for n in iter_nodes(func.body) if type(n) is cst.Name]
+    bound = {n.value for n in named if flow.bound_once(n.value) is node}
+    occurrences = [n for n in named if n.value in bound]
+    # each name's one binding is an occurrence too: every other is an operand
+    return bool(bound) and len([n for n in occurrences if id(n) not in operands]) == len(bound) < len(occurrences)
+
+
 def where_rewrite(flow: FunctionFlow, node: cst.IfExp, func: cst.FunctionDef | None = None) -> Rewrite:
     """`a if tensor_test else b` -> `torch.where(tensor_test, a, b)`: both sides are computed.
     With `func`, a number the test reads through a name bound once and read only here
@@ -317,6 +336,11 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp, func: cst.FunctionDef | N
     for side in (node.body, node.orelse):
         if not (is_tensor_like(flow.value(side)) or _is_number_literal(side)):
             return Rewrite(reason=f"`{code_of(side)}` is neither a tensor nor a number: torch.where cannot select it")
+    if not any(is_tensor_like(flow.value(side)) for side in (node.body, node.orelse)) and not _tensor_operand(
+        flow, node
+    ):
+        return Rewrite(reason="both sides are numbers, and the one chosen is used as a Python number (a count, a"
+                       " size): torch.where would hand a tensor there")
     bound = data_bindings(flow, func, [node]) if func is not None else {}
     names = scope_names(flow)
     test = cond_predicate(flow, node.test, list(bound), names.torch)
