@@ -595,8 +595,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     " graphs (measured on torch 2.13, grad of the input through `nn.Linear`, `F.linear`, `relu` or `softmax`:"
     " a fake tensor left among the program's constants; through `x * w`, `x @ w`, `sin`, a convolution or"
     " `.backward()`: exports); which ops leave one is not in the code (strict: XPT408)",
-    ("split-into-as-many-parts-as-a-read-count", Mode.STRICT): "a piece size computed from a read and a static"
-    " size (`x.shape[0] // int(n)`) is taken for a size",
 }
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
@@ -604,6 +602,8 @@ NO_FIX: dict[str, str] = {
     "repeats-from-a-module-level-helper": "`int(t.max())` is returned by a helper; the size it becomes is in"
     " the caller",
     "split-into-as-many-parts-as-a-read-count": "the number of pieces is the data",
+    "chunks-counted-by-bool-of-a-threshold": "a ternary of two numbers used as `chunk`'s count: a tensor"
+    " selected by torch.where cannot be a count",
     "grid-side-from-math-sqrt-of-a-count": "`int()` of `math.sqrt` of a read: the conversion is of a function"
     " of the number",
     "mask-count-compared-in-a-comprehension-filter": "the filter makes a Python sum of as many terms as the"

@@ -21,7 +21,8 @@ class DataDependentCount(Rule):
 
     ## What it does
     Flags `split` and `chunk` (method or `torch.` function) given a Python number read from
-    tensor data (`.item()`, `int(t)`) as the piece size or count, and `.tolist()` of a tensor
+    tensor data (`.item()`, `int(t)`, or arithmetic of one with a static size, `x.shape[0] //
+    int(n)`, bound to a name or returned by a one-line helper) as the piece size or count, and `.tolist()` of a tensor
     whose length depends on data (`nonzero`, `x[mask]`, `unique_consecutive(...,
     return_counts=True)`), and a list or tuple repeated by such a number (`[self.block] *
     depth.item()`).
@@ -137,12 +138,39 @@ class DataDependentCount(Rule):
         if size is None:
             return
         value = self.ctx.value(size.value)
-        if not value.has(Kind.DATA) or value.has(Kind.SHAPE) or _is_list(size.value, value):
+        if not value.has(Kind.DATA) or _is_list(size.value, value):
             return
+        if value.has(Kind.SHAPE) and not self._arithmetic(size.value):
+            return  # a static size with it: one number only where arithmetic makes it (`[k, n - k]` is a list)
         self.report(node, f"`{short(node)}`: the number of pieces depends on `{short(size.value)}`, read from tensor "
                     "data (no automatic fix: a graph has a fixed number of outputs)")
 
+    def _arithmetic(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """`x.shape[0] // int(n)`, written here, bound once to a name or returned by a one-line
+        helper or method: arithmetic of numbers, one number (lists added or repeated are not)."""
+        flow = self.ctx.flow
+        if flow is not None and depth < 4:
+            seen = flow.bound_once(expr.value) if isinstance(expr, cst.Name) else (
+                flow.inlined(expr) if isinstance(expr, cst.Call) else None)
+            if seen is not None:
+                return self._arithmetic(seen, depth + 1)
+        return isinstance(expr, cst.BinaryOperation) and not any(
+            isinstance(side, (cst.List, cst.Tuple, cst.ListComp)) for side in (expr.left, expr.right)
+        )
+
     VALID = [
+        Valid(
+            """
+            import torch
+            class Sections(torch.nn.Module):
+                def forward(self, x, n):
+                    k = n.item()
+                    sections = [k, x.shape[0] - k]
+                    return x.split(sections)[1]
+            def xport_example():
+                return Sections(), (torch.randn(6, 2), torch.tensor(2))
+            """
+        ),
         Valid(
             """
             import torch
@@ -182,6 +210,19 @@ class DataDependentCount(Rule):
                     return x
             def xport_example():
                 return Stack(), (torch.randn(2, 4), torch.tensor(2))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Halves(torch.nn.Module):
+                def forward(self, x, n):
+                    size = x.shape[0] // int(n)
+                    return x.split(size)[0]  # expect: XPT205
+            def xport_example():
+                return Halves(), (torch.randn(6, 2), torch.tensor(3))
+            def export():
+                return torch.export.export(Halves(), (torch.randn(6, 2), torch.tensor(3)), strict=True)
             """
         ),
         Invalid(
