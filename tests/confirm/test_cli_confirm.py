@@ -39,6 +39,31 @@ def test_confirm_fails_on_an_example_that_does_not_export_even_without_findings(
     assert item["code"] == "XPT905" and item["confirmation"] == "new" and item["location"]["row"] == 4
 
 
+@pytest.mark.parametrize("folder", ["pkg", "src/pkg/sub"])
+def test_a_file_of_a_package_is_confirmed_with_its_relative_imports(tmp_path: Path, folder: str) -> None:
+    """`from .blocks import ...` resolves (the file is imported by its dotted name, not as a loose
+    file), and a failure in the other file is reported at this file's call, naming the failing line."""
+    (tmp_path / "pyproject.toml").write_text("[tool.xport-lint]\n")
+    package = tmp_path / folder
+    package.mkdir(parents=True)
+    for part in [package, *package.relative_to(tmp_path).parents][:-1]:
+        if part.name != "src":
+            (tmp_path / part / "__init__.py").write_text("")
+    (package / "blocks.py").write_text("def keep_positive(x):\n    if x.sum() > 0:\n        return x\n    return -x\n")
+    (package / "model.py").write_text(
+        "import torch\n\nfrom .blocks import keep_positive\n\n\nclass Gate(torch.nn.Module):\n"
+        "    def forward(self, x):\n        return keep_positive(x) * 2\n\n\n" + EXAMPLE
+    )
+    result = run("check", "--no-cache", "--confirm", "--format", "json", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    items = json.loads(result.stdout)
+    assert not [i for i in items if i["code"] == "XPT906"], items  # not "could not confirm"
+    (run_line,) = [i for i in items if i["code"] == "XPT901"]
+    assert run_line["filename"].endswith("model.py") and run_line["location"]["row"] == 8
+    assert "(at blocks.py:2)" in run_line["message"]
+    assert run_line["related"][0]["filename"].endswith("blocks.py") and run_line["related"][0]["location"]["row"] == 2
+
+
 def test_examples_from_pyproject(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.xport-lint]\n[tool.xport-lint.examples]\n"models.gate.Gate" = "examples_for_tests:gate"\n'

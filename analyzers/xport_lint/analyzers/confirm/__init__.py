@@ -206,7 +206,8 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
         return Confirmation(path, status, [*static, new(NOT_CONFIRMED, line, message.splitlines()[0])],
                             summary=message, cached=cached, raw=raw)
 
-    by_line: dict[int, list[tuple[str, str]]] = {}
+    #: line of this file -> (failure kind, its first line, the failing line in another file of the project)
+    by_line: dict[int, list[tuple[str, str, Related | None]]] = {}
     absolute = str(Path(path).resolve())
     # a missing fake kernel confirms XPT409 at the op's definition, wherever the op was called
     ops = {"::".join(str(f.get("expr", "")).split(".")[:2]): f
@@ -221,22 +222,24 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
             continue
         frame = failure.get("frame")
         line = frame["line"] if frame and frame.get("file") == absolute else None
-        if line is None:  # torch keeps only the last frames: fall back to the op's call site,
+        if line is None:  # torch keeps only the last frames: fall back to the op's call site
             line = _call_line(lines, failure.get("expr", ""), class_span) or raw.get("export_line") or anchor
-        by_line.setdefault(line, []).append((failure["type"], _first_line(failure)))
+        elsewhere = _failing_line_elsewhere(failure.get("inner") or frame, absolute)
+        by_line.setdefault(line, []).append((failure["type"], _first_line(failure), elsewhere))
     export_ok = bool(raw.get("export_ok"))
     if not export_ok and not by_line:
         line = raw.get("export_line") or _said_by_static(static, raw) or anchor
-        by_line.setdefault(line, []).append(("EXPORT_FAILED", (raw.get("export_error") or "").splitlines()[0][:300]))
+        by_line.setdefault(line, []).append(
+            ("EXPORT_FAILED", (raw.get("export_error") or "").splitlines()[0][:300], None))
 
     merged: list[Finding] = []
     explained: set[int] = set()
     for line, failure in definitions.items():
-        by_line.setdefault(line, []).append((failure["type"], _first_line(failure)))
+        by_line.setdefault(line, []).append((failure["type"], _first_line(failure), None))
     for finding in static:
         hits = by_line.get(finding.span.start.line)
         if hits and finding.code.startswith(("XPT1", "XPT2", "XPT3", "XPT4", "XPT5")):
-            kind, text = hits[0]
+            kind, text, _ = hits[0]
             explained.add(finding.span.start.line)
             # an EXPORT_FAILED line comes from torch.export.export in the configured mode
             source = ("strict export" if raw.get("strict") else "export") if kind == "EXPORT_FAILED" else "draft_export"
@@ -260,9 +263,14 @@ def merge(path: str, source: str, static: list[Finding], raw: dict[str, Any], ca
     for line, hits in sorted(by_line.items()):
         if line in explained:
             continue
-        for kind, text in hits:
+        for kind, text, elsewhere in hits:
             code = FAILURE_CODES.get(kind, EXPORT_FAILED)
-            merged.append(new(code, line, f"draft_export: {kind}: {text}"))
+            if elsewhere is None or elsewhere.path is None:
+                merged.append(new(code, line, f"draft_export: {kind}: {text}"))
+                continue
+            where = f"{Path(elsewhere.path).name}:{elsewhere.span.start.line}"
+            finding = new(code, line, f"draft_export: {kind}: {text} (at {where})")
+            merged.append(dataclasses.replace(finding, related=(elsewhere,)))
     draft_error = str(raw.get("draft_error") or "").strip().splitlines()[:1]
     if draft_error and export_ok:  # export passed, so nothing else says that the check is incomplete
         merged.append(new(NOT_CONFIRMED, raw.get("draft_line") or anchor,
@@ -314,6 +322,16 @@ def _confirm_guards(findings: list[Finding], item: dict[str, Any]) -> None:
                 message=f"{finding.message} [confirmed by export: the range became {became}]",
                 confirmation="confirmed",
             )
+
+
+def _failing_line_elsewhere(frame: dict[str, Any] | None, absolute: str) -> Related | None:
+    """Where a failure reported on this file's line really fails, when that is a line of
+    another file of the project (a helper the line calls)."""
+    if not (frame and frame.get("file") and frame.get("line")) or frame["file"] == absolute:
+        return None
+    failing = Position(int(frame["line"]), 0)
+    return Related(Span(failing, failing), f"draft_export: the failing line, in {Path(frame['file']).name}",
+                   frame["file"])
 
 
 def _narrowed_message(item: dict[str, Any]) -> str:

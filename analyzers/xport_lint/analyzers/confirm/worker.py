@@ -24,7 +24,7 @@ from typing import Any
 
 # run by path in the user's interpreter: its shared helpers sit beside it (also under PYTHONSAFEPATH)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from worker_common import normalise, refine_shapes, suggested_fixes  # noqa: E402
+from worker_common import normalise, package_module, refine_shapes, suggested_fixes  # noqa: E402
 
 _protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
 os.dup2(2, 1)  # C-level writes to stdout (and print) now land on stderr
@@ -86,14 +86,20 @@ def _local(path: str | None, root: str) -> bool:
 
 
 def _load(path: str, root: str) -> Any:
-    """Import the user's file afresh (its local imports too), as a uniquely named module."""
+    """Import the user's file afresh (its local imports too): a file of a package by its dotted
+    name, so its relative imports resolve; a loose file as a uniquely named module."""
     global _counter
+    package = package_module(path)
+    top = package[1].partition(".")[0] if package else None
     for name, module in list(sys.modules.items()):
-        if _local(getattr(module, "__file__", None), root):
+        if _local(getattr(module, "__file__", None), root) or (top and (name == top or name.startswith(top + "."))):
             del sys.modules[name]
-    for entry in (root, str(Path(path).parent)):
+    for entry in (root, str(Path(path).parent), *(package[:1] if package else ())):
         if entry not in sys.path:
             sys.path.insert(0, entry)
+    if package:
+        importlib.invalidate_caches()
+        return importlib.import_module(package[1])
     _counter += 1
     name = f"xport_example_{_counter}"
     spec = importlib.util.spec_from_file_location(name, path)
@@ -311,12 +317,19 @@ def _export(torch: Any, example: dict[str, Any], strict: bool, path: str, root: 
 
 
 def _failure(failure: Any, names: dict[int, str], path: str, root: str) -> dict[str, Any]:
+    """A draft_export failure: `frame` is its innermost line in the confirmed file (else the
+    outermost of the project), `inner` its innermost line of any project file (a helper of
+    another file that the confirmed file's line calls)."""
     data = failure.data
-    frame = None
+    frame = inner = None
     for candidate in data.get("user_stack") or []:
         filename = names.get(candidate.get("filename"), "")
-        if os.path.abspath(filename) == path or (_under(filename, root) and frame is None):
-            frame = {"file": os.path.abspath(filename), "line": candidate.get("line"), "code": candidate.get("loc")}
+        if not _local(filename, root):
+            continue
+        here = {"file": os.path.abspath(filename), "line": candidate.get("line"), "code": candidate.get("loc")}
+        if here["file"] == path or frame is None:
+            frame = here
+        inner = here
     try:
         text = failure.print(names)
     except Exception:  # noqa: BLE001 - a report we cannot render still has its type
@@ -325,6 +338,7 @@ def _failure(failure: Any, names: dict[int, str], path: str, root: str) -> dict[
         "type": str(failure.failure_type),
         "expr": str(data.get("expr", data.get("op", ""))),
         "frame": frame,
+        "inner": inner,
         "locals": (data.get("frame_locals") or {}).get("locals"),
         "new_dynamic_shapes": str(data["new_dynamic_shapes"]) if "new_dynamic_shapes" in data else None,
         "message": text[:4000],

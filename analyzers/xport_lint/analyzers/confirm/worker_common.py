@@ -4,7 +4,22 @@ and touches no process state when imported."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+
+def package_module(path: str) -> tuple[str, str] | None:
+    """(the folder above its top package, its dotted name) of a file inside a package (folders
+    holding an `__init__.py`), so it can be imported by that name and its relative imports
+    (`from .blocks import Block`) resolve; None for a file outside any package."""
+    file = Path(path)
+    folder, parts = file.parent, [] if file.stem == "__init__" else [file.stem]
+    while (folder / "__init__.py").is_file() and folder.name.isidentifier():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if file.parent == folder or not all(part.isidentifier() for part in parts):
+        return None
+    return str(folder), ".".join(parts)
 
 
 def normalise(value: Any) -> dict[str, Any]:
