@@ -610,7 +610,6 @@ NO_FIX: dict[str, str] = {
     " data says",
     "loop-over-the-unique-labels": "one entry per class the data holds",
     "nonzero-rows-unpacked-into-a-loop": "a loop over the index tensors of `nonzero(as_tuple=True)`",
-    "checked-read-count-as-a-new-zeros-size": "the number is read by `torch._check` too",
     "batch-repeated-by-a-list-times-a-read": "a list as long as the data says",
     "stacked-multiples-in-a-comprehension-over-a-read-range": "a list as long as the data says",
     "expanded-to-a-read-batch-by-a-keyword-helper": "the number is handed to a method that uses it as a size",

@@ -70,6 +70,9 @@ _SIZING = frozenset({
 #: sections read from data as symbols (measured on torch 2.13, both modes), `x.split(n)` makes a
 #: number of pieces that depends on the data
 _SIZED_BY_LIST = frozenset({"split"})
+#: the checks export records as a range of the symbol they test (measured on torch 2.13: `k = n.item()`,
+#: `torch._check(k <= 8)`, then `x.new_zeros(k)` exports in both modes and equals eager)
+_CHECKS = frozenset({"torch._check", "torch._check_is_size"})
 #: integer arithmetic on a number carried as a symbol stays carried (`k + 1`, `x.shape[0] - k`)
 _CARRYING_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
 #: `F.interpolate`/`F.upsample`: its `scale_factor` (the third positional argument) must be a
@@ -133,8 +136,8 @@ class TensorToPythonNumber(Rule):
     or bound once to a name) becomes the number itself, where it is used only as the size of a
     tensor made or viewed (`arange`, `zeros`/`ones`/`empty`/`full` and their `new_` forms,
     `view`/`reshape`, `interpolate`'s `size`, `narrow`, `repeat_interleave`, `expand`, `repeat`,
-    `unflatten`, the sections of `split([k, n - k])`), through integer arithmetic (`k + 1`), or
-    as a tensor's index or slice bound, converted once or more (`int(float(n.item()))`): export carries it
+    `unflatten`, the sections of `split([k, n - k])`), through integer arithmetic (`k + 1`), in
+    `torch._check`/`torch._check_is_size` (a range export records), or as a tensor's index or slice bound, converted once or more (`int(float(n.item()))`): export carries it
     as a symbol there (measured on torch 2.13: `torch.arange(n)`, `x[:, :n]`,
     `x.view(n, -1)`, `F.interpolate(x, size=n)` export in both modes and equal eager; an op
     whose output size it sets for later code, `logits.topk(k.item())`, exports but fails at
@@ -383,6 +386,9 @@ class TensorToPythonNumber(Rule):
                     sections = _argument(node, 1 if callee is not None and not method else 0, "split_size_or_sections")
                     if isinstance(sections, (cst.Tuple, cst.List)):
                         positions.extend(e.value for e in sections.elements)
+            if isinstance(node, cst.Call) and node.args and self.ctx.resolve(node.func) in _CHECKS:
+                # `torch._check(k <= 8)`: a test of the symbol export records, not a guard
+                positions.extend(n for n in iter_nodes(node.args[0].value) if isinstance(n, cst.BaseExpression))
             elif not sizes_only and isinstance(node, cst.Subscript) and is_tensor_like(self.ctx.value(node.value)):
                 for element in node.slice:
                     part = element.slice
