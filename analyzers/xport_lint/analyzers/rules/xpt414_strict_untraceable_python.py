@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import libcst as cst
 
 from ..defined_contexts import ENVIRONMENT_WRITES, os_builtin
@@ -38,6 +40,14 @@ _ADVANCED = ("non-strict export bakes in the values the iterator gives while tra
              " advances it")
 #: cache wrappers whose construction strict export cannot trace (a module-level cached helper exports)
 _CACHES = ("functools.lru_cache", "functools.cache")
+
+
+class _Refusal(NamedTuple):
+    """torch's words for a call strict export refuses, and whether the call advances an iterator
+    `__init__` kept on `self` (non-strict export would bake in the values it gives: no fix)."""
+
+    words: str
+    kept_iterator: bool = False
 
 
 class StrictUntraceablePython(Rule):
@@ -111,9 +121,9 @@ class StrictUntraceablePython(Rule):
             return  # entered as a context manager: XPT410 judges it
         if isinstance(statement, cst.FunctionDef) and any(d.decorator is node for d in statement.decorators):
             return  # a decorator of a function defined here: `visit_Decorator`'s
-        words = self._refused(node)
-        if words is not None:
-            self._flag(node, f"`{short(node)}`", words, unfixable=_ADVANCED if words == self._next_words() else "")
+        refusal = self._refused(node)
+        if refusal is not None:
+            self._flag(node, f"`{short(node)}`", refusal.words, unfixable=_ADVANCED if refusal.kept_iterator else "")
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
         """`@functools.cache` or `@functools.lru_cache(maxsize=None)` on a function defined in
@@ -137,38 +147,41 @@ class StrictUntraceablePython(Rule):
         if isinstance(target, cst.Subscript) and self.ctx.resolve(target.value) == "os.environ":
             self._flag(target, f"writing `{short(target)}` (it calls `{calls}`)", _SKIPPED)
 
-    def _refused(self, node: cst.Call) -> str | None:
-        """torch's words where strict export refuses the call (None: it traces it)."""
+    def _refused(self, node: cst.Call) -> _Refusal | None:
+        """How strict export refuses the call (None: it traces it)."""
         func = node.func
         qualified = self.ctx.resolve(func)
         if qualified is None:
             if isinstance(func, cst.Name) and func.value == "next" and node.args and not self._bound("next"):
-                return self._next_words() if self._kept_iterator(node.args[0].value) else None
+                return self._next_of(node)
             if isinstance(func, cst.Name) and func.value in _BUILTINS and not self._bound(func.value):
                 if func.value == "dir" and not node.args:
-                    return "invalid call to builtin op handler"
-                return _BUILTINS[func.value]
+                    return _Refusal("invalid call to builtin op handler")
+                return _Refusal(_BUILTINS[func.value])
             return None
         if qualified in _CACHES:
-            return "Unsupported method call"
+            return _Refusal("Unsupported method call")
         if qualified == "copy.copy" and len(node.args) == 1 and self._list_or_dict(node.args[0].value):
-            return _SKIPPED
+            return _Refusal(_SKIPPED)
         if qualified in ENVIRONMENT_WRITES:
-            return _SKIPPED
+            return _Refusal(_SKIPPED)
         if qualified.startswith(("gc.", "threading.")) or qualified in _SYS or qualified in _SKIPPED_CALLS:
-            return _SKIPPED
+            return _Refusal(_SKIPPED)
         if qualified == "next" or (isinstance(func, cst.Name) and func.value == "next" and not self._bound("next")):
-            return self._next_words() if node.args and self._kept_iterator(node.args[0].value) else None
+            return self._next_of(node)
         serialiser = next((w for prefix, w in _SERIALISERS.items() if qualified.startswith(prefix)), None)
         if serialiser is not None:
-            return serialiser
+            return _Refusal(serialiser)
         if qualified.startswith("os.") and qualified.count(".") == 1 and os_builtin(qualified):
-            return _SKIPPED
+            return _Refusal(_SKIPPED)
         return None
 
-    def _next_words(self) -> str:
-        """torch's words for `next()` of a kept iterator on the target torch (measured on 2.13-2.15)."""
-        return _KEPT_ITERATOR["next"] if self.ctx.torch <= (2, 13) else _KEPT_ITERATOR_LATER
+    def _next_of(self, node: cst.Call) -> _Refusal | None:
+        """`next(self.it)` of an iterator `__init__` kept: torch's words on the target torch
+        (measured on 2.13-2.15); None for `next()` of anything else (it traces)."""
+        if not (node.args and self._kept_iterator(node.args[0].value)):
+            return None
+        return _Refusal(_KEPT_ITERATOR["next"] if self.ctx.torch <= (2, 13) else _KEPT_ITERATOR_LATER, True)
 
     def visit_For(self, node: cst.For) -> None:
         if self._kept_iterator(node.iter):
