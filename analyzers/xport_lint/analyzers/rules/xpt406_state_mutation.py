@@ -41,7 +41,9 @@ class StateMutation(Rule):
     ## Modes
     Warning in both modes (torch 2.13) for state the module reads back: a `global`, an
     attribute another method reads, or one read before it is written (`self.calls += 1`).
-    Info for scratch state written and then read within the same call (`self.h = x; y = self.h`),
+    Info for scratch state written and then read within the same call (`self.h = x; y = self.h`,
+    or read by a method called after the write, directly or through other methods, or by a
+    method that writes it itself before reading it),
     reset afresh on each call (`self._conv_idx = [0]`, `self.cache = None`) or never read by
     the module, for the attribute's own values moved to a device or dtype
     (`self.freqs = [f.to(device) for f in self.freqs]`), and for state built once under
@@ -238,17 +240,21 @@ class StateMutation(Rule):
         return False
 
     def _read_across_calls(self, name: str) -> bool:
-        """`self.<name>` is state a later call reads: another method of the class reads it (not
-        `__init__`), or the writing function reads it before (or as) it writes it
-        (`self.calls += 1`). Written and then read in the same call, it is scratch state."""
+        """`self.<name>` is state a later call reads: the writing function reads it before (or as)
+        it writes it (`self.calls += 1`), or another method of the class (not `__init__`) reads it
+        before writing it itself, unless that method runs only as a helper of this call, after
+        the write. Written and then read in the same call, it is scratch state (measured on 2.13:
+        such a module exports and equals eager)."""
         traced, statement = self.ctx.traced, self.ctx.statement
         if traced is None or traced.cls is None:
             return True
         for method in traced.cls.methods.values():
             if method.name.value == "__init__":
                 continue
+            listed = self.ctx.program.nodes(method) if method is traced.func else _listed(method)
+            writes = [holder for node, holder in listed if holder is not None and _writes(holder, name)]
             written = False
-            for node, holder in self.ctx.program.nodes(method) if method is traced.func else _listed(method):
+            for node, holder in listed:
                 if method is traced.func and holder is statement:
                     written = True
                     if isinstance(node, cst.AugAssign) or (
@@ -256,9 +262,40 @@ class StateMutation(Rule):
                     ):
                         return True
                 elif type(node) is cst.Attribute and _is_self(node, name) and not _stored(holder, node):  # type: ignore[arg-type]
-                    if method is not traced.func or not written:
+                    if method is traced.func:
+                        if not written:
+                            return True
+                    elif not (
+                        any(holder is not None and self.ctx.program.runs_before(method, w, holder) for w in writes)
+                        or self._helper_called_after_the_write(method)
+                    ):
                         return True
         return False
+
+    def _helper_called_after_the_write(
+        self, method: cst.FunctionDef, seen: frozenset[cst.FunctionDef] = frozenset()
+    ) -> bool:
+        """Every call of `self.<method>(...)` in the class is in the writing function after the
+        write, or in a method that is itself only called so (LoFTR's fine matching: `forward`
+        sets `self.W`, then calls `self.get_fine_match`, which reads it; Ultralytics' assigner:
+        `forward` sets `self.bs`, then `self._forward` calls `self.get_box_metrics`): the method
+        reads this call's value."""
+        traced, statement = self.ctx.traced, self.ctx.statement
+        if traced is None or traced.cls is None or statement is None or method in seen:
+            return False
+        called = False
+        for other in traced.cls.methods.values():
+            for node, holder in self.ctx.program.nodes(other) if other is traced.func else _listed(other):
+                if type(node) is not cst.Call or not _is_self(node.func, method.name.value):  # type: ignore[attr-defined]
+                    continue
+                if other is traced.func:
+                    after = holder is not None and self.ctx.program.runs_before(traced.func, statement, holder)
+                else:
+                    after = other is not method and self._helper_called_after_the_write(other, seen | {method})
+                if not after:
+                    return False
+                called = True
+        return called
 
     VALID = [
         Valid(
@@ -487,6 +524,17 @@ def _tests_unset(test: cst.BaseExpression, name: str) -> bool:
 
 def _is_self(node: cst.CSTNode, name: str) -> bool:
     return isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def _writes(statement: cst.CSTNode, name: str) -> bool:
+    """`statement` assigns `self.<name>` afresh (plainly, annotated or unpacked; not `+=`)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return any(_writes(small, name) for small in statement.body)
+    targets: list[cst.BaseExpression] = (
+        [t.target for t in statement.targets] if isinstance(statement, cst.Assign)
+        else [statement.target] if isinstance(statement, cst.AnnAssign) and statement.value is not None else []
+    )
+    return any(_is_self(node, name) for target in targets for node in iter_nodes(target))
 
 
 def _reads(expr: cst.BaseExpression, name: str) -> bool:

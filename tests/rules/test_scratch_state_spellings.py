@@ -1,0 +1,102 @@
+"""XPT406 tells state a later call reads (a warning: the exported program never updates it) from
+scratch state this call sets and reads back (info: the program computes what eager does),
+however the reading is spelled: in the writing function, in a method it calls after the write,
+in a method such a method calls, or in a method that writes the attribute itself before reading
+it. Each module is exported on torch 2.13 in both modes and compared with eager on a second
+input, so the severity's claim is measured, not assumed."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.truth.harness import load
+from xport_lint.analyzers import Config, check_source
+from xport_lint.analyzers.model import Severity
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+#: (module source, the attribute, whether the next call reads what this one left)
+MODULES = {
+    "read-by-a-helper-called-after-the-write": ("""
+class Model(torch.nn.Module):
+    def forward(self, x):
+        self.width = x.shape[-1]
+        self.cache = x * 2
+        return self.combine(x)
+
+    def combine(self, x):
+        return x + self.cache * self.width
+""", "cache", False),
+    "read-two-helpers-down": ("""
+class Model(torch.nn.Module):
+    def forward(self, x):
+        self.cache = x * 2
+        return self._forward(x)
+
+    def _forward(self, x):
+        return self.combine(x) + 1
+
+    def combine(self, x):
+        return x + self.cache
+""", "cache", False),
+    "written-first-by-the-reading-method": ("""
+class Model(torch.nn.Module):
+    def forward(self, x):
+        self.count = x.shape[0]
+        return self.again(x) if self.count > 1 else x
+
+    def again(self, x):
+        self.count = x.shape[0] + 1
+        return x * self.count
+""", "count", False),
+    "read-by-a-helper-before-the-write": ("""
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cache = torch.zeros(3, 2)
+
+    def forward(self, x):
+        y = self.combine(x)
+        self.cache = x * 2
+        return y
+
+    def combine(self, x):
+        return x + self.cache
+""", "cache", True),
+    "read-by-a-method-the-next-call-runs-first": ("""
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.previous = None
+
+    def forward(self, x):
+        y = self.blend(x)
+        self.previous = x
+        return y
+
+    def blend(self, x):
+        return x if self.previous is None else (x + self.previous) / 2
+""", "previous", True),
+}
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_severity_says_whether_the_next_call_reads_the_state(name: str, tmp_path: Path) -> None:
+    source, attribute, read_by_next_call = MODULES[name]
+    program = "import torch\n" + textwrap.dedent(source)
+    found = [f for f in check_source(program, "model.py", Config()) if f.code == "XPT406"
+             and f.message.startswith(f"`self.{attribute}`")]
+    assert found, "XPT406 reports the write"
+    expected = Severity.WARNING if read_by_next_call else Severity.INFO
+    assert {f.severity for f in found} == {expected}, [f.message for f in found]
+
+    for strict in (False, True):
+        eager = load(program, tmp_path).Model()
+        first, second = torch.randn(3, 2), torch.randn(3, 2)
+        exported = torch.export.export(eager, (first,), strict=strict).module()
+        eager(first)  # eager's state after the export's call
+        assert torch.allclose(exported(second), eager(second)) != read_by_next_call, strict
