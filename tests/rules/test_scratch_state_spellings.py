@@ -100,3 +100,46 @@ def test_severity_says_whether_the_next_call_reads_the_state(name: str, tmp_path
         exported = torch.export.export(eager, (first,), strict=strict).module()
         eager(first)  # eager's state after the export's call
         assert torch.allclose(exported(second), eager(second)) != read_by_next_call, strict
+
+
+GLOBALS = """
+import torch
+
+_scale = None
+_calls = 0
+
+
+def _pick():
+    global _scale
+    if _scale is None:
+        _scale = 2.0
+    return _scale
+
+
+class Scaled(torch.nn.Module):
+    def forward(self, x):
+        return x * _pick()
+
+
+class Counted(torch.nn.Module):
+    def forward(self, x):
+        global _calls
+        _calls = _calls + 1
+        return x + _calls
+"""
+
+
+def test_a_global_chosen_once_under_is_none_is_info_and_a_counter_a_warning(tmp_path: Path) -> None:
+    """A global set on the first call under `if _g is None:` from no tensor's values (a solver, a
+    scale): every later call reuses it, in eager as in the program. A global counter changes
+    on each eager call and never in the program."""
+    found = {f.message.split("`")[1]: f.severity for f in check_source(GLOBALS, "model.py", Config())
+             if f.code == "XPT406"}
+    assert found == {"_scale": Severity.INFO, "_calls": Severity.WARNING}
+    for strict in (False, True):
+        module, x = load(GLOBALS, tmp_path), torch.randn(3)
+        for name, equal in (("Scaled", True), ("Counted", False)):
+            eager = getattr(module, name)()
+            exported = torch.export.export(eager, (x,), strict=strict).module()
+            eager(x)
+            assert torch.allclose(exported(x), eager(x)) == equal, (name, strict)

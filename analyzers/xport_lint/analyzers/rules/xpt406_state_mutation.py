@@ -48,7 +48,7 @@ class StateMutation(Rule):
     the module, for the attribute's own values moved to a device or dtype
     (`self.freqs = [f.to(device) for f in self.freqs]`), and for state built once under
     `if not hasattr(self, "x"):`, or from sizes under `if self.x is None:` (eager keeps the
-    first call's, the program the export's), and
+    first call's, the program the export's; a `global` chosen once so, too), and
     for a cache the function checks before reusing it (`if n == self.cached_len and self.cached
     is not None: return self.cached`, then both written), and for a table rebuilt from sizes only
     when the input outgrows it (`if max_pos > self.weights.size(0): self.make_weights(max_pos)`,
@@ -97,7 +97,7 @@ class StateMutation(Rule):
             ):
                 self.report(target, f"`{short(target)}` is moved to a device or dtype at export time; the values it "
                             "holds are the same", severity=Severity.INFO)
-            elif self._built_once(target.attr.value, value) and not (
+            elif self._built_once(f"self.{target.attr.value}", value) and not (
                 self.ctx.mode is Mode.STRICT and value is not None and _makes_a_module_tensor(value)
             ):
                 self.report(target, f"`{short(target)}` is built on the first call and kept (under `not hasattr`): "
@@ -120,7 +120,11 @@ class StateMutation(Rule):
                 self.report(target, f"`{short(target)}` is set at export time; the graph drops it",
                             severity=Severity.INFO)
         elif isinstance(target, cst.Name) and target.value in self.ctx.globals_declared():
-            self.report(target, f"global `{target.value}` is set at export time only")
+            if self._built_once(target.value, value):
+                self.report(target, f"global `{target.value}` is set on the first call and kept (under `is None`): "
+                            "every later call reuses it, in eager as in the exported program", severity=Severity.INFO)
+            else:
+                self.report(target, f"global `{target.value}` is set at export time only")
 
     def _checked_cache(self, name: str) -> bool:
         """The write follows, in its function, `if <test>: return <...self.C...>` whose test or
@@ -218,22 +222,24 @@ class StateMutation(Rule):
                     return True
         return False
 
-    def _built_once(self, name: str, value: cst.BaseExpression | None) -> bool:
-        """The write sits under `if not hasattr(self, "<name>"):` in its function, or under `if
-        self.<name> is None:` with a value made from sizes, not from what the input holds (timm's
-        `Conv2dSame` building its padding layer on the first call): once set, no later call runs
-        it again, in eager as in the exported program. (magvit's `if self.prev_features is None:
-        self.prev_features = hidden_states` keeps the input's values for the next call: state.)"""
+    def _built_once(self, spelled: str, value: cst.BaseExpression | None) -> bool:
+        """The write of `spelled` (`self.<name>`, or a global's name) sits under `if not
+        hasattr(self, "<name>"):` in its function, or under `if <spelled> is None:` with a value
+        made from sizes, not from what the input holds (timm's `Conv2dSame` building its padding
+        layer on the first call; Ultralytics choosing its assignment solver once, in a global):
+        once set, no later call runs it again, in eager as in the exported program. (magvit's
+        `if self.prev_features is None: self.prev_features = hidden_states` keeps the input's
+        values for the next call: state.)"""
         traced, statement = self.ctx.traced, self.ctx.statement
         if traced is None or statement is None:
             return False
         for node in iter_nodes(traced.func.body):
             if type(node) is not cst.If or not any(inner is statement for inner in iter_nodes(node.body)):  # type: ignore[attr-defined]
                 continue
-            if _tests_not_hasattr(node.test, name):  # type: ignore[attr-defined]
+            if spelled.startswith("self.") and _tests_not_hasattr(node.test, spelled[5:]):  # type: ignore[attr-defined]
                 return True
             if (
-                _tests_unset(node.test, name) and value is not None  # type: ignore[attr-defined]
+                _tests_unset(node.test, spelled) and value is not None  # type: ignore[attr-defined]
                 and _sizes_only(value, lambda n: self.ctx.value(n).has(_DATA))
             ):
                 return True
@@ -505,9 +511,9 @@ def _tests_not_hasattr(test: cst.BaseExpression, name: str) -> bool:
     )
 
 
-def _tests_unset(test: cst.BaseExpression, name: str) -> bool:
-    """`self.<name> is None`, alone or or-ed with other `self.<x> is None` tests only (not with
-    `self.<name>.shape[1] != n`, which rebuilds it on later calls too)."""
+def _tests_unset(test: cst.BaseExpression, spelled: str) -> bool:
+    """`<spelled> is None` (`self.<name>` or a global's name), alone or or-ed with other `... is
+    None` tests only (not with `self.<name>.shape[1] != n`, which rebuilds it on later calls too)."""
     operands: list[cst.BaseExpression] = []
     while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
         operands.append(test.right)
@@ -517,9 +523,8 @@ def _tests_unset(test: cst.BaseExpression, name: str) -> bool:
         operand.left for operand in operands
         if isinstance(operand, cst.Comparison) and len(operand.comparisons) == 1
         and isinstance(operand.comparisons[0].operator, cst.Is) and dotted(operand.comparisons[0].comparator) == "None"
-        and (dotted(operand.left) or "").startswith("self.")
     ]
-    return len(unset) == len(operands) and any(_is_self(left, name) for left in unset)
+    return len(unset) == len(operands) and any(dotted(left) == spelled for left in unset)
 
 
 def _is_self(node: cst.CSTNode, name: str) -> bool:
