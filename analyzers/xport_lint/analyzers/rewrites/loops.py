@@ -308,17 +308,22 @@ def _read_counters(
 
 
 def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) -> Rewrite:
-    """`for i in range(n)`, `n` read from a tensor (`steps.item()`, `int(n)`) ->
-    `torch.while_loop` with an int64 tensor counter compared with the tensor itself (measured
-    on torch 2.13: exports in both modes and equals eager; `x[i]` is read with `index_select`)."""
-    if not (isinstance(node.iter, cst.Call) and len(node.iter.args) == 1 and node.iter.args[0].keyword is None):
-        return Rewrite(reason="the loop is not `range(n)` with one argument")
+    """`for i in range(n)` (or `range(start, n)` from a number not read from data), `n` read
+    from a tensor (`steps.item()`, `int(n)`) -> `torch.while_loop` with an int64 tensor counter
+    from `start` compared with the tensor itself (measured on torch 2.13: exports in both modes
+    and equals eager; `x[i]` is read with `index_select`)."""
+    if not (isinstance(node.iter, cst.Call) and len(node.iter.args) in (1, 2)
+            and all(a.keyword is None and not a.star for a in node.iter.args)):
+        return Rewrite(reason="the loop is not `range(n)` or `range(start, n)`")
+    start = node.iter.args[0].value if len(node.iter.args) == 2 else None
+    if start is not None and (flow.value(start).has(Kind.DATA) or is_tensor_like(flow.value(start))):
+        return Rewrite(reason=f"the loop starts at `{code_of(start)}`, read from tensor data too")
     if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock) or not isinstance(node.target, cst.Name):
         return Rewrite(reason="the loop has an `else`, is written on one line or unpacks its target")
     repeated = _repeat_rewrite(flow, func, node)
     if repeated is not None:
         return repeated
-    count = node.iter.args[0].value
+    count = node.iter.args[-1].value
     walrus = next((n for n in iter_nodes(count) if isinstance(n, cst.NamedExpr)), None)
     if walrus is not None:
         # the bound is compared inside the condition function of its own: `:=` would bind it there
@@ -356,7 +361,9 @@ def counted_loop_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
     if problem:
         return Rewrite(reason=f"a torch.while_loop body must be pure, and {problem}")
     state = tuple_text([node.target.value, *carried])
-    initial = tuple_text([f"{torch}.zeros((), dtype={torch}.int64)", *carried])
+    first = f"{torch}.zeros((), dtype={torch}.int64)" if start is None else (
+        f"{torch}.full((), {code_of(start)}, dtype={torch}.int64)")
+    initial = tuple_text([first, *carried])
     functions, called = _loop_functions(
         names, [counter], carried, f"{counter} < {code_of(limit)}", body, comment_of(node.body), counter
     )
