@@ -41,7 +41,8 @@ class DataDependentLoop(Rule):
     ## Fix safety
     Unsafe: `for i in range(n)`, with `n` read from a tensor (`steps.item()`, `int(n)`, a name
     bound to one), becomes `torch.while_loop` over an int64 tensor counter compared with the
-    tensor itself; `x[i]` in the body becomes `x.index_select(0, i.reshape(1)).squeeze(0)`.
+    tensor itself (from `start` for `range(start, n)`, `start` not read from data); `x[i]` in the
+    body becomes `x.index_select(0, i.reshape(1)).squeeze(0)`.
     Measured on torch 2.13: exports in both modes and equals eager. It assumes the tensors the
     loop carries keep their shapes, and that the counter is used only as `x[i]` or in
     arithmetic (it is refused otherwise). The same through a one-line helper of the file
