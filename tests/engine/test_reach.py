@@ -661,3 +661,95 @@ def test_a_helper_the_default_configuration_also_calls_keeps_its_error() -> None
         """
     )
     assert {(f.code, f.severity) for f in found} == {("XPT105", Severity.ERROR), ("XPT203", Severity.ERROR)}
+
+
+def _severities(code: str) -> list[tuple[int, Severity]]:
+    return [(f.span.start.line, f.severity) for f in findings(code)]
+
+
+SWITCHED_BY_A_HELPER = """
+import torch
+
+
+def _resolve(flag, kind):
+    if flag and kind not in ("a", "b"):
+        raise ValueError(kind)
+    return False if flag is None else flag
+
+
+class M(torch.nn.Module):
+    def __init__(self, kind="a", flag=None):
+        super().__init__()
+        self.flag = _resolve(flag, kind)
+{extra}
+    def forward(self, x):
+        if self.flag:
+            return x[: int(x.argmax())]
+        return x
+"""
+
+
+def test_a_switch_a_helper_resolves_on_the_default_is_a_warning_naming_the_argument() -> None:
+    finding = only(SWITCHED_BY_A_HELPER.format(extra=""))
+    assert finding.severity is Severity.WARNING
+    assert "only with another `flag`: `self.flag` is False with `__init__`'s defaults (`flag=None`)" in finding.message
+
+
+def test_a_switch_another_method_sets_is_no_switch() -> None:
+    extra = "\n    def turn_on(self):\n        self.flag = True\n"
+    assert only(SWITCHED_BY_A_HELPER.format(extra=extra)).severity is Severity.ERROR
+
+
+def test_a_switch_a_subclass_sets_is_no_switch() -> None:
+    code = SWITCHED_BY_A_HELPER.format(extra="") + (
+        "\n\nclass On(M):\n    def __init__(self):\n        super().__init__()\n        self.flag = True\n"
+    )
+    assert [severity for _, severity in _severities(code)] == [Severity.ERROR]
+
+
+def test_a_switch_set_in_a_loop_or_on_an_unknown_path_is_no_switch() -> None:
+    looped = """
+    import torch
+    class M(torch.nn.Module):
+        def __init__(self, flag=False, names=()):
+            super().__init__()
+            self.flag = flag
+            for name in names:
+                self.flag = name == "on"
+        def forward(self, x):
+            if self.flag:
+                return x[: int(x.argmax())]
+            return x
+    """
+    unknown_path = """
+    import torch
+    class M(torch.nn.Module):
+        def __init__(self, flag=False, size=3):
+            super().__init__()
+            if size > len(self.__class__.__name__):
+                flag = True
+            self.flag = flag
+        def forward(self, x):
+            if self.flag:
+                return x[: int(x.argmax())]
+            return x
+    """
+    assert only(looped).severity is Severity.ERROR
+    assert only(unknown_path).severity is Severity.ERROR
+
+
+def test_a_function_that_is_not_a_guard_decides_nothing() -> None:
+    """A function of the file returning a constant reads no export guard: its test is left alone."""
+    finding = only(
+        """
+        import torch
+        def enabled():
+            return False
+        class M(torch.nn.Module):
+            def forward(self, x):
+                if not enabled():
+                    return x[: int(x.argmax())]
+                return x
+        """
+    )
+    assert finding.severity is Severity.ERROR

@@ -26,6 +26,14 @@ NEVER_WHILE_EXPORTING = {
     "not-compiling": "        if not torch.compiler.is_compiling():\n            if x.sum() > 0:\n                return x * 2\n        return x\n",
     # anyflow: the guard read into a local first
     "guard-in-a-local": "        is_compiling = torch.compiler.is_compiling()\n        if not is_compiling and x.sum() > 0:\n            return x * 2\n        return x\n",
+    "dynamo-is-compiling": "        if torch._dynamo.is_compiling():\n            return x\n        if x.sum() > 0:\n"
+    "            return x * 2\n        return x\n",
+    # a function of the file that returns a guard (kornia's `is_exporting`), behind a scripting test
+    "guard-wrapper": "        if not exporting():\n            if x.sum() > 0:\n                return x * 2\n        return x\n"
+    "\n\ndef exporting():\n    if torch.jit.is_scripting():\n        return False\n"
+    "    return torch.compiler.is_exporting()\n",
+    "guard-wrapper-else": "        if compiling():\n            return x\n        else:\n            n = int(x.max())\n"
+    "            return x[:n]\n\n\ndef compiling():\n    return torch.compiler.is_compiling()\n",
     # a default export is fp32: the fp16 overflow clamp of T5-style blocks never runs
     "fp16-clamp": "        if x.dtype == torch.float16 and torch.isinf(x).any():\n            x = torch.clamp(x, -1.0, 1.0)\n        return x\n",
     # export never evaluates the right operand: `not True and ...` stops at the left
@@ -334,3 +342,104 @@ def test_code_after_an_early_return_on_any_missing_optional_argument_is_a_warnin
     torch.export.export(module.M().eval(), (ids, grid), strict=True)
     with pytest.raises(Exception, match="data-dependent"):
         torch.export.export(module.M().eval(), (ids, grid), strict=False)
+
+
+#: switches a construction with `__init__`'s defaults decides, each spelling built so that the
+#: default export never runs the data-dependent line and the constructor argument in `on` makes
+#: it run: (source, the argument that turns it on, the condition's words)
+DEFAULT_SWITCHES = {
+    # kornia's RANSAC: `degensac = _resolve(degensac, ...)` maps the default None to False
+    "helper-maps-none-to-false": (
+        "import torch\n\n\ndef _resolve(flag, kind):\n    if flag is not None and not isinstance(flag, bool):\n"
+        "        raise ValueError(flag)\n    supported = kind in ('a', 'b')\n    if flag and not supported:\n"
+        "        raise ValueError(kind)\n    return False if flag is None else flag\n\n\n"
+        "class M(torch.nn.Module):\n    def __init__(self, kind='a', flag=None):\n        super().__init__()\n"
+        "        flag = _resolve(flag, kind)\n        self.flag = flag\n\n    def forward(self, x):\n"
+        "        if self.flag:\n            n = int(x.max())\n            return x[:n]\n        return x\n",
+        {"flag": True}, "only with another `flag`: `self.flag` is False",
+    ),
+    # kornia's ImageSequential: a method reads `random_apply=False` into False, a number into a range
+    "method-with-isinstance": (
+        "import torch\n\n\nclass M(torch.nn.Module):\n    def __init__(self, random_apply=False):\n"
+        "        super().__init__()\n        self.random_apply = self._read(random_apply, 3)\n\n"
+        "    def _read(self, random_apply, n):\n        if isinstance(random_apply, bool) and random_apply is False:\n"
+        "            random_apply = False\n        elif isinstance(random_apply, int):\n"
+        "            random_apply = (random_apply, random_apply + 1)\n        else:\n"
+        "            raise ValueError(random_apply)\n        return random_apply\n\n    def forward(self, x):\n"
+        "        if self.random_apply:\n            return self.draw(x)\n        return x\n\n    def draw(self, x):\n"
+        "        n = int(x.argmax())\n        return x[:n]\n",
+        {"random_apply": 2}, "only with another `random_apply`: `self.random_apply` is False",
+    ),
+    # kornia's `_project_refits`: `if self.model_type != "essential": return` with "homography" by default
+    "early-return-on-a-string": (
+        "import torch\n\n\nclass M(torch.nn.Module):\n    def __init__(self, model_type='homography'):\n"
+        "        super().__init__()\n        self.model_type = model_type\n        self.model_type = model_type\n\n"
+        "    def forward(self, x):\n        return self.refit(x)\n\n    def refit(self, x):\n"
+        "        if self.model_type != 'essential':\n            return x\n        n = int(x.argmax())\n"
+        "        return x[:n]\n",
+        {"model_type": "essential"}, "only with another `model_type`: `self.model_type != 'essential'` is True",
+    ),
+    # negated, the value unpacked from a tuple first
+    "negated-after-unpacking": (
+        "import torch\n\n\nclass M(torch.nn.Module):\n    def __init__(self, fast=True, size=4):\n"
+        "        super().__init__()\n        fast, size = bool(fast), size\n        self.fast = fast\n\n"
+        "    def forward(self, x):\n        if not self.fast:\n            n = int(x.argmax())\n            return x[:n]\n"
+        "        return x\n",
+        {"fast": False}, "only with another `fast`: `not self.fast` is False",
+    ),
+    # monai's FocalLoss: a buffer that is None unless `weight` is given
+    "buffer-none-by-default": (
+        "import torch\n\n\nclass M(torch.nn.Module):\n    def __init__(self, weight=None):\n        super().__init__()\n"
+        "        weight = torch.as_tensor(weight) if weight is not None else None\n"
+        "        self.register_buffer('class_weight', weight)\n\n    def forward(self, x):\n"
+        "        if self.class_weight is not None:\n            if (self.class_weight < 0).any():\n"
+        "                raise ValueError('negative')\n            x = x * self.class_weight\n        return x\n",
+        {"weight": [1.0, 1.0, 1.0, 1.0]}, "only with another `weight`: `self.class_weight is not None` is False",
+    ),
+}
+
+
+@pytest.mark.parametrize(("source", "on", "said"), DEFAULT_SWITCHES.values(), ids=list(DEFAULT_SWITCHES))
+def test_a_switch_a_default_construction_leaves_off_is_a_warning_naming_it(
+    source: str, on: dict[str, object], said: str, tmp_path: Path
+) -> None:
+    """What `__init__` leaves in `self` with its literal defaults, read through small pure code (a
+    helper, a method, unpacking, `not`, a buffer): the default export never runs the code behind
+    it (both modes), a construction passing the argument does and fails (non-strict)."""
+    (finding,) = check_source(source, "m.py", Config())
+    assert finding.severity is Severity.WARNING and said in finding.message, finding.message
+    module = load(source, tmp_path)
+    for strict in (False, True):
+        torch.export.export(module.M().eval(), (torch.randn(4),), strict=strict)
+    with pytest.raises(Exception):  # noqa: B017 - torch raises several kinds for a guard on data
+        torch.export.export(module.M(**on).eval(), (torch.randn(4),), strict=False)
+
+
+def test_a_switch_a_call_in_the_file_passes_is_no_switch(tmp_path: Path) -> None:
+    """A parent that builds the block with the switch on runs the branch on a default export: an error."""
+    source = DEFAULT_SWITCHES["helper-maps-none-to-false"][0] + (
+        "\n\nclass Parent(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.block = M(flag=True)\n\n    def forward(self, x):\n        return self.block(x)\n"
+    )
+    errors = [f for f in check_source(source, "m.py", Config()) if f.severity is Severity.ERROR]
+    assert errors, "the branch a parent turns on is an error"
+    module = load(source, tmp_path)
+    with pytest.raises(Exception):  # noqa: B017 - torch raises several kinds for a guard on data
+        torch.export.export(module.Parent().eval(), (torch.randn(4),), strict=False)
+
+
+def test_the_else_of_a_missing_optional_argument_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """kornia's `if weights is None: ... else: <checks on weights>`: the `else` runs only when
+    `weights` is passed."""
+    source = (
+        "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x, weights=None):\n"
+        "        if weights is None:\n            scale = 1.0\n        else:\n            if weights.sum() > 0:\n"
+        "                raise ValueError('weights')\n            scale = weights\n        return x * scale\n"
+    )
+    (finding,) = check_source(source, "m.py", Config())
+    assert finding.severity is Severity.WARNING and "only when `weights` is passed" in finding.message
+    module = load(source, tmp_path)
+    for strict in (False, True):
+        torch.export.export(module.M().eval(), (torch.randn(4),), strict=strict)
+        with pytest.raises(Exception):  # noqa: B017 - torch raises several kinds for a guard on data
+            torch.export.export(module.M().eval(), (torch.randn(4), torch.ones(4)), strict=strict)

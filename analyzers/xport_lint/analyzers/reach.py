@@ -99,6 +99,10 @@ class FileReach(ExportSites):
         #: per class: whether `self.config` is the `config` its `__init__` takes (see _holds_config)
         self._holds: dict[int, bool] = {}
         self._config_classes: ConfigDefaults | None = None
+        #: per class: what a construction with `__init__`'s defaults leaves in `self.x` (see _init_defaults)
+        self._defaults: dict[int, dict[str, _Value]] = {}
+        #: per function of the file: its value while exporting, where it wraps export guards
+        self._wrappers: dict[int, bool | None] = {}
         self.traced = self._reachable()
 
     def _reachable(self) -> list[Traced]:
@@ -479,6 +483,79 @@ class FileReach(ExportSites):
         return dead
 
     def _config_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> tuple[str | None, str | None]:
+        """Why the body, and why the `else`, of `if test:` runs only with a configuration other
+        than the default: a configuration field (see _field_switch), else a test a construction
+        with `__init__`'s defaults decides (see _default_switch)."""
+        found = self._field_switch(test, func)
+        if found != (None, None):
+            return found
+        return self._default_switch(test, func)
+
+    def _default_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> tuple[str | None, str | None]:
+        """`if self.degensac:` where `__init__` stores `self.degensac = _resolve(degensac)` and the
+        helper maps the default (`degensac=False`) to False; `if self.model_type != "essential":`
+        where `model_type="homography"`: a test on what a default construction leaves in `self`
+        (see _init_defaults), as _field_switch. Not a test of an optional attribute (`self.norm
+        is not None`), which the optional arguments speak for."""
+        cls = self._class_of.get(id(func))
+        values = self._init_defaults(cls) if cls is not None else None
+        if not values or self._optional(test, func) is not None:
+            return None, None
+        known = _DefaultRun(self, cls, values).expr(test, {})
+        if known is None or not known.arguments:
+            return None, None
+        init = cls.methods["__init__"]
+        defaults = ", ".join(
+            f"`{p.name.value}={code_of(p.default)}`" for p in all_params(init.params)
+            if p.name.value in known.arguments and p.default is not None
+        )
+        names = ", ".join(f"`{name}`" for name in sorted(known.arguments))
+        truth = bool(known.value)
+        why = f"only with another {names}: `{code_of(test)}` is {truth} with `__init__`'s defaults ({defaults})"
+        return (None, why) if truth else (why, None)
+
+    def _init_defaults(self, cls: ModuleClass) -> dict[str, _Value]:
+        """What `__init__` called with its literal defaults leaves in `self.x`, for the attributes
+        that follow from those defaults, that no other method of the class (or a subclass in the
+        file) sets, where no call in the file builds the class with another value of them."""
+        cached = self._defaults.get(id(cls.node))
+        if cached is not None:
+            return cached
+        found: dict[str, _Value] = {}
+        init = cls.methods.get("__init__")
+        if init is not None:
+            defaults = {
+                p.name.value: _literal(p.default) for p in all_params(init.params) if p.default is not None
+            }
+            env: dict[str, _Value | None] = {p.name.value: None for p in all_params(init.params)}
+            env.update({name: _Value(value, frozenset({name})) for name, value in defaults.items()
+                        if value is not _UNKNOWN})
+            run = _DefaultRun(self, cls, {})
+            outcome = run.block(init.body, env)
+            if outcome is None or outcome[0] == "return":
+                elsewhere = self._set_elsewhere(cls)
+                found = {
+                    name: value for name, value in run.attributes.items()
+                    if value is not None and value.arguments and name not in elsewhere
+                    and not any(self._built_with(cls, argument, defaults[argument]) for argument in value.arguments)  # type: ignore[arg-type]
+                }
+        self._defaults[id(cls.node)] = found
+        return found
+
+    def _set_elsewhere(self, cls: ModuleClass) -> set[str]:
+        """The attributes `self.x` a method of `cls` other than `__init__`, or a method of a
+        subclass in the file, assigns."""
+        name = cls.node.name.value
+        methods = [m for n, m in cls.methods.items() if n != "__init__"] + [
+            method for info in self.classes.values() if name in info.bases for method in info.methods.values()
+        ]
+        return {
+            target.attr.value for method in methods for statement in walk_statements(method.body)
+            for target in _assigned_targets(statement)
+            if isinstance(target, cst.Attribute) and dotted(target.value) == "self"
+        }
+
+    def _field_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> tuple[str | None, str | None]:
         """`if self.enable_fusion:` where `__init__` copied it from `config.enable_fusion` (or `if
         self.config.enable_fusion:`, see _holds_config): why the
         body, and why the `else`, runs only with a configuration other than the default (None: the
@@ -603,7 +680,7 @@ class FileReach(ExportSites):
         fields.append((name, known[0], known[1]))
         return known[1]
 
-    def _built_with(self, cls: ModuleClass, argument: str, default: bool) -> bool:
+    def _built_with(self, cls: ModuleClass, argument: str, default: Scalar) -> bool:
         """Whether a call in this file builds `cls` passing `argument` something other than its
         default (`Block(dim, upsample=True)` in a parent's `__init__`): then the default export
         runs that block with the other value, and `if self.upsample:` is no switch."""
@@ -617,7 +694,8 @@ class FileReach(ExportSites):
                 if arg.star:
                     return True  # `*args` / `**kwargs`: what it passes is unknown
                 passed = arg.keyword.value == argument if arg.keyword is not None else index == position
-                if passed and not (isinstance(arg.value, cst.Name) and arg.value.value == str(default)):
+                value = _literal(arg.value)
+                if passed and not (type(value) is type(default) and value == default):
                     return True
         return False
 
@@ -747,7 +825,9 @@ class FileReach(ExportSites):
     def _mark_training_after_return(self, func: cst.FunctionDef) -> None:
         """What follows `if not self.training: return ...` in its block runs only in training mode
         (an eval export has returned by then); what follows `if retriever is None: return ...`,
-        where `retriever` is an optional argument, only when a caller passes it."""
+        where `retriever` is an optional argument, only when a caller passes it; what follows
+        `if self.model_type != "essential": return ...`, true by default, only with another
+        configuration (see _config_switch)."""
         for block in _blocks(func.body):
             for index, statement in enumerate(block.body):
                 if not (isinstance(statement, cst.If) and statement.orelse is None and _always_leaves(statement.body)):
@@ -761,6 +841,12 @@ class FileReach(ExportSites):
                     for later in block.body[index + 1 :]:
                         for inner in walk_statements(later):
                             self.optional_only.setdefault(id(inner), optional)
+                    break
+                _, otherwise = self._config_switch(statement.test, func)
+                if otherwise is not None:  # `if self.model_type != "essential": return` by default
+                    for later in block.body[index + 1 :]:
+                        for inner in walk_statements(later):
+                            self.switched.setdefault(id(inner), otherwise)
                     break
 
     def _optional_when_false(self, test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
@@ -831,6 +917,11 @@ class FileReach(ExportSites):
         if optional is not None:
             for statement in walk_statements(node.body):
                 self.optional_only.setdefault(id(statement), optional)
+        passed = self._optional_when_none(node.test, func)
+        if passed is not None and node.orelse is not None:
+            # the `else` of `if weights is None:` runs only when `weights` is passed
+            for statement in walk_statements(node.orelse):
+                self.optional_only.setdefault(id(statement), passed)
         unset = self._unset_unless_passed(node, func)
         if unset is not None:
             optional, branch = unset
@@ -966,7 +1057,11 @@ class FileReach(ExportSites):
                 return False if False in (left, right) else (True if left is right is True else None)
             return True if True in (left, right) else (False if left is right is False else None)
         if isinstance(test, cst.Call):
-            return export_guard(self.qualified(test.func))
+            known = export_guard(self.qualified(test.func))
+            wrapper = self.functions.get(test.func.value) if isinstance(test.func, cst.Name) else None
+            if known is None and wrapper is not None and not test.args:
+                return self._guard_wrapper(wrapper)
+            return known
         if isinstance(test, cst.Name) and func is not None and self.mentions_guards:
             # `is_compiling = torch.compiler.is_compiling()` earlier in the function
             assigned = self._flags.get(id(func))
@@ -977,6 +1072,18 @@ class FileReach(ExportSites):
         if _tests_half_precision(test, self):
             return False  # a default export is fp32
         return None
+
+    def _guard_wrapper(self, func: cst.FunctionDef) -> bool | None:
+        """What a function of the file returns while exporting where export guards decide it
+        (`def is_exporting(): return torch.compiler.is_exporting()`, or behind `if
+        torch.jit.is_scripting(): return False`); None: it is no such wrapper."""
+        key = id(func)
+        if key not in self._wrappers:
+            self._wrappers[key] = None  # a wrapper calling itself is none
+            run = _DefaultRun(self, None, {})
+            known = run.call(func, None, {})
+            self._wrappers[key] = bool(known.value) if known is not None and run.read_guard else None
+        return self._wrappers[key]
 
     def while_exporting(self, test: cst.BaseExpression) -> bool | None:
         """The value of `test` while torch.export traces, where a guard makes it known."""
@@ -1018,6 +1125,7 @@ class FileReach(ExportSites):
 _EXPORT_GUARDS = {
     "torch.compiler.is_exporting": True,
     "torch.compiler.is_compiling": True,
+    "torch._dynamo.is_compiling": True,
     "torch.jit.is_scripting": False,
     "torch.jit.is_tracing": False,
     "torch.onnx.is_in_onnx_export": False,
@@ -1078,8 +1186,10 @@ def _argument_switches(init: cst.FunctionDef | None) -> dict[str, bool]:
         else:
             continue
         for target in targets:
-            if isinstance(target, cst.Name):
-                flags.pop(target.value, None)  # the argument rebound before it is stored
+            if isinstance(target, (cst.Name, cst.Tuple, cst.List)):
+                for name in iter_nodes(target):  # the argument rebound before it is stored (or unpacked)
+                    if isinstance(name, cst.Name):
+                        flags.pop(name.value, None)
             elif (written := dotted(target)) is not None and written.startswith("self."):
                 attribute = written.removeprefix("self.")
                 copied = isinstance(statement, cst.Assign) and dotted(statement.value) == attribute
@@ -1557,3 +1667,324 @@ def _block_sets(block: cst.BaseSuite, sets: Callable[[cst.CSTNode], bool]) -> bo
     if isinstance(block, cst.SimpleStatementSuite):
         return any(sets(cst.SimpleStatementLine(body=[small])) for small in statements)  # type: ignore[list-item]
     return any(sets(statement) for statement in statements)
+
+
+@dataclass(frozen=True)
+class _Value:
+    """A Python value known without running the code, and the `__init__` arguments whose
+    defaults it follows from."""
+
+    value: object
+    arguments: frozenset[str] = frozenset()
+    #: a tuple display's elements, each with the arguments it follows from (`fast, size = ...`)
+    parts: tuple[_Value, ...] = ()
+
+
+#: the builtin types `isinstance` is evaluated against
+_BUILTIN_TYPES: dict[str, type | tuple[type, ...]] = {
+    "bool": bool, "int": int, "float": float, "str": str, "tuple": tuple, "list": list, "dict": dict,
+}
+
+_COMPARISONS: dict[type, Callable[[object, object], bool]] = {
+    cst.Is: lambda a, b: a is b, cst.IsNot: lambda a, b: a is not b,
+    cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
+    cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,  # type: ignore[operator]
+    cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,  # type: ignore[operator]
+    cst.In: lambda a, b: a in b, cst.NotIn: lambda a, b: a not in b,  # type: ignore[operator]
+}
+
+#: how many statements, and how deep a chain of helper calls, one evaluation follows
+_STATEMENT_BUDGET = 400
+_CALL_DEPTH = 3
+
+#: a statement's outcome: fell through (None), left by `return` with its value (None: unknown),
+#: raised, or unknown (the evaluation gave up)
+_RAISED = "raised"
+_GAVE_UP = "gave up"
+_Outcome = tuple[str, "_Value | None"] | None
+
+
+class _DefaultRun:
+    """A bounded evaluation of small pure code on literal values: `if`/`return` over literals,
+    `is None`, comparisons, `not`/`and`/`or`, `bool()`, `isinstance()` of builtin types, export
+    guards, and calls of the file's functions and the class's methods. A path that raises builds
+    nothing to export, so only the paths that do not are followed. `self_values`: what `self.x`
+    reads (the attributes a default `__init__` leaves); `attributes`, filled while running an
+    `__init__`: what it sets `self.x` to (None: unknown)."""
+
+    def __init__(self, reach: FileReach, cls: ModuleClass | None, self_values: Mapping[str, _Value]) -> None:
+        self.reach = reach
+        self.cls = cls
+        self.self_values = self_values
+        self.attributes: dict[str, _Value | None] = {}
+        self.budget = _STATEMENT_BUDGET
+        self.depth = 0
+        #: the arguments the tests that chose the current path follow from: what the path binds
+        #: and returns follows from them too
+        self.control: frozenset[str] = frozenset()
+        #: whether an export guard decided a value (see FileReach._guard_wrapper)
+        self.read_guard = False
+
+    def expr(self, node: cst.BaseExpression, env: Mapping[str, _Value | None]) -> _Value | None:
+        """The value of `node` (None: unknown)."""
+        literal = _literal(node)
+        if literal is not _UNKNOWN:
+            return _Value(literal)
+        if isinstance(node, cst.Name):
+            return env.get(node.value)
+        if isinstance(node, cst.Attribute) and dotted(node.value) == "self":
+            return self.self_values.get(node.attr.value, self.attributes.get(node.attr.value))
+        if isinstance(node, cst.Tuple):
+            parts = [self.expr(e.value, env) if isinstance(e, cst.Element) else None for e in node.elements]
+            if not all(parts):
+                return None
+            return dataclasses.replace(_joined(tuple(p.value for p in parts), parts), parts=tuple(parts))  # type: ignore[union-attr, arg-type]
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            inner = self.expr(node.expression, env)
+            return _Value(not inner.value, inner.arguments) if inner is not None else None
+        if isinstance(node, cst.BooleanOperation):
+            left = self.expr(node.left, env)
+            if left is None:
+                return None
+            decided = not left.value if isinstance(node.operator, cst.And) else bool(left.value)
+            if decided:
+                return left
+            right = self.expr(node.right, env)
+            return _joined(right.value, [left, right]) if right is not None else None
+        if isinstance(node, cst.IfExp):
+            test = self.expr(node.test, env)
+            if test is None:
+                return None
+            chosen = self.expr(node.body if test.value else node.orelse, env)
+            return _joined(chosen.value, [test, chosen]) if chosen is not None else None
+        if isinstance(node, cst.Comparison):
+            return self._compare(node, env)
+        if isinstance(node, cst.Call):
+            return self._call(node, env)
+        return None
+
+    def _compare(self, node: cst.Comparison, env: Mapping[str, _Value | None]) -> _Value | None:
+        left = self.expr(node.left, env)
+        parts = [left]
+        for target in node.comparisons:
+            compare = _COMPARISONS.get(type(target.operator))
+            right = self.expr(target.comparator, env)
+            if compare is None or left is None or right is None:
+                return None
+            parts.append(right)
+            try:
+                holds = compare(left.value, right.value)
+            except TypeError:
+                return None
+            if not holds:
+                return _joined(False, parts)
+            left = right
+        return _joined(True, parts)
+
+    def _call(self, node: cst.Call, env: Mapping[str, _Value | None]) -> _Value | None:
+        if any(arg.star for arg in node.args):
+            return None
+        guard = export_guard(self.reach.qualified(node.func)) if not node.args else None
+        if guard is not None:
+            self.read_guard = True
+            return _Value(guard)
+        callee = dotted(node.func)
+        if callee in ("bool", "isinstance") and callee not in self.reach.functions:
+            args = [self.expr(arg.value, env) for arg in node.args]
+            if callee == "bool" and len(args) == 1 and args[0] is not None:
+                return _Value(bool(args[0].value), args[0].arguments)
+            if callee == "isinstance" and len(args) == 2 and args[0] is not None:
+                kinds = _builtin_types(node.args[1].value)
+                return _Value(isinstance(args[0].value, kinds), args[0].arguments) if kinds is not None else None
+            return None
+        target = self.reach.helper_for(self.cls, node.func)
+        if target is None or self.depth >= _CALL_DEPTH:
+            return None
+        return self.call(target.func, node, env, bound_self=target.cls is not None and not _is_static(target.func))
+
+    def call(
+        self, func: cst.FunctionDef, node: cst.Call | None, env: Mapping[str, _Value | None], bound_self: bool = False
+    ) -> _Value | None:
+        """What `func` returns, called by `node` (None: with no arguments)."""
+        params = [*func.params.posonly_params, *func.params.params][1 if bound_self else 0 :]
+        local: dict[str, _Value | None] = {p.name.value: None for p in all_params(func.params)}
+        positional = [arg for arg in node.args if arg.keyword is None] if node is not None else []
+        keywords = {arg.keyword.value: arg for arg in node.args if arg.keyword is not None} if node is not None else {}
+        if len(positional) > len(params):
+            return None
+        for index, param in enumerate([*params, *func.params.kwonly_params]):
+            name = param.name.value
+            arg = positional[index] if index < len(positional) and index < len(params) else keywords.get(name)
+            if arg is not None:
+                local[name] = self.expr(arg.value, env)
+            elif param.default is not None and (default := _literal(param.default)) is not _UNKNOWN:
+                local[name] = _Value(default)
+            else:
+                local[name] = None
+        self.depth += 1
+        control, self.control = self.control, frozenset()
+        try:
+            outcome = self.block(func.body, local)
+        finally:
+            self.depth -= 1
+            self.control = control
+        if outcome is None:
+            return _Value(None)
+        kind, value = outcome
+        return value if kind == "return" else None
+
+    def block(self, suite: cst.BaseSuite, env: dict[str, _Value | None]) -> _Outcome:
+        """Run the statements of `suite` in order; `env` is updated in place."""
+        statements = suite.body if isinstance(suite, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+        for statement in statements:
+            self.budget -= 1
+            if self.budget < 0:
+                return (_GAVE_UP, None)
+            outcome = self.statement(statement, env)
+            if outcome is not None:
+                return outcome
+        return None
+
+    def statement(self, statement: cst.CSTNode, env: dict[str, _Value | None]) -> _Outcome:
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in statement.body:
+                outcome = self._small(small, env)
+                if outcome is not None:
+                    return outcome
+            return None
+        if isinstance(statement, cst.If):
+            return self._if(statement, env)
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            env[statement.name.value] = None
+            return None
+        # loops, `with`, `try`: what they bind is unknown, and a `return` there too
+        if any(isinstance(inner, cst.Return) for inner in walk_statements(statement.body)):  # type: ignore[attr-defined]
+            return (_GAVE_UP, None)
+        for inner in walk_statements(cst.IndentedBlock(body=[statement])):  # type: ignore[list-item]
+            for target in _assigned_targets(inner):
+                self._bind(target, None, env)
+        return None
+
+    def _if(self, statement: cst.If, env: dict[str, _Value | None]) -> _Outcome:
+        test = self.expr(statement.test, env)
+        orelse = statement.orelse
+        other: cst.BaseSuite | cst.If | None = orelse.body if isinstance(orelse, cst.Else) else orelse
+        if test is not None:
+            self.control |= test.arguments
+            chosen = statement.body if test.value else other
+            if chosen is None:
+                return None
+            return self.statement(chosen, env) if isinstance(chosen, cst.If) else self.block(chosen, env)
+        runs: list[tuple[_Outcome, dict[str, _Value | None], dict[str, _Value | None]]] = []
+        for branch in (statement.body, other):
+            branch_env, saved = dict(env), dict(self.attributes)
+            if branch is None:
+                outcome = None
+            elif isinstance(branch, cst.If):
+                outcome = self.statement(branch, branch_env)
+            else:
+                outcome = self.block(branch, branch_env)
+            runs.append((outcome, branch_env, self.attributes))
+            self.attributes = saved
+        runs = [run for run in runs if run[0] is None or run[0][0] != _RAISED]  # a raising path builds nothing
+        if not runs:
+            return (_RAISED, None)
+        outcomes = [run[0] for run in runs]
+        if len(runs) == 1 or all(o is None for o in outcomes):
+            env.clear()
+            env.update(_join_maps([run[1] for run in runs]))
+            self.attributes = _join_maps([run[2] for run in runs])
+            return outcomes[0] if len(runs) == 1 else None
+        if all(o is not None and o[0] == "return" for o in outcomes) and outcomes[0] == outcomes[1]:
+            return outcomes[0]
+        return (_GAVE_UP, None)
+
+    def _small(self, small: cst.BaseSmallStatement, env: dict[str, _Value | None]) -> _Outcome:
+        if isinstance(small, cst.Return):
+            value = self.expr(small.value, env) if small.value is not None else _Value(None)
+            return ("return", _joined(value.value, [value, _Value(None, self.control)]) if value is not None else None)
+        if isinstance(small, cst.Raise):
+            return (_RAISED, None)
+        if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+            value = self.expr(small.value, env)
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            for target in targets:
+                self._bind(target, value, env)
+        elif isinstance(small, (cst.AugAssign, cst.Del)):
+            self._bind(small.target, None, env)
+        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            self._effect(small.value, env)
+        return None
+
+    def _effect(self, call: cst.Call, env: dict[str, _Value | None]) -> None:
+        """`self.register_buffer("x", value)` sets `self.x`; another method of the class may set
+        any attribute it assigns."""
+        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+        if method is None or dotted(call.func.value) != "self":  # type: ignore[union-attr]
+            return
+        if method in ("register_buffer", "register_parameter") and len(call.args) >= 2:
+            name = call.args[0].value
+            if isinstance(name, cst.SimpleString) and isinstance(name.evaluated_value, str):
+                self.attributes[name.evaluated_value] = self.expr(call.args[1].value, env)
+            return
+        target = self.reach.helper_for(self.cls, call.func)
+        if target is not None:
+            for inner in walk_statements(target.func.body):
+                for assigned in _assigned_targets(inner):
+                    self._bind(assigned, None, {})
+
+    def _bind(self, target: cst.BaseExpression, value: _Value | None, env: dict[str, _Value | None]) -> None:
+        if value is not None and self.control:
+            value = _joined(value.value, [value, _Value(None, self.control)])
+        if isinstance(target, cst.Name):
+            env[target.value] = value
+        elif isinstance(target, cst.Attribute) and dotted(target.value) == "self":
+            self.attributes[target.attr.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            parts: Sequence[_Value | None] = ()
+            if value is not None and isinstance(value.value, tuple):
+                parts = value.parts or [_Value(part, value.arguments) for part in value.value]
+            if len(parts) != len(target.elements) or any(isinstance(e, cst.StarredElement) for e in target.elements):
+                parts = [None] * len(target.elements)
+            for element, part in zip(target.elements, parts, strict=True):
+                self._bind(element.value, part, env)
+
+
+def _joined(value: object, parts: Sequence[_Value | None]) -> _Value:
+    """`value`, following from every argument its parts follow from."""
+    return _Value(value, frozenset().union(*(p.arguments for p in parts if p is not None)))
+
+
+def _join_maps(maps: Sequence[dict[str, _Value | None]]) -> dict[str, _Value | None]:
+    """Names bound on every path to the same value keep it; the others are unknown."""
+    out: dict[str, _Value | None] = {}
+    for name in set().union(*maps):
+        values = [found.get(name) for found in maps]
+        first = values[0]
+        out[name] = first if first is not None and all(
+            v is not None and v.value == first.value and type(v.value) is type(first.value) for v in values
+        ) else None
+        if out[name] is not None:
+            out[name] = _joined(first.value, values)  # type: ignore[union-attr]
+    return out
+
+
+def _builtin_types(node: cst.BaseExpression) -> type | tuple[type, ...] | None:
+    """The builtin type(s) `isinstance`'s second argument names (None: another)."""
+    if isinstance(node, cst.Name):
+        return _BUILTIN_TYPES.get(node.value)  # type: ignore[return-value]
+    if isinstance(node, cst.Tuple):
+        kinds = [_builtin_types(e.value) for e in node.elements]
+        return tuple(k for k in kinds if isinstance(k, type)) if all(isinstance(k, type) for k in kinds) else None
+    return None
+
+
+def _assigned_targets(statement: cst.CSTNode) -> list[cst.BaseExpression]:
+    """What a statement binds (assignment targets, a loop's, `with ... as`'s)."""
+    if isinstance(statement, cst.Assign):
+        return [t.target for t in statement.targets]
+    if isinstance(statement, (cst.AugAssign, cst.AnnAssign, cst.For)):
+        return [statement.target]
+    if isinstance(statement, cst.With):
+        return [item.asname.name for item in statement.items if item.asname is not None]  # type: ignore[misc]
+    return []
