@@ -1057,26 +1057,33 @@ class Sizes:
         self.reassigned = frozenset(
             name for name, values in assigned.items() if name in self.positions or len(values) > 1
         ) | bound_otherwise
-        #: a name bound again later (`h = self.norm(t)`, then `h = h[:, :8]` under a test of
-        #: `h.shape[1]`): its first value, at the top of the body, and where the next binding sits;
-        #: a test before that reads the first value
-        self._first_value = {
-            name: (bindings[0][1], bindings[1][0]) for name, bindings in placed.items()
+        #: a local bound by plain assignments only, more than once (`h = self.conv(x)`, then `h = h +
+        #: t[:, :, None, None]`): each binding's index, value and whether it is at the top of the
+        #: body; a read takes the last binding before its statement where that one is unconditional
+        self._values = {
+            name: [(index, value, at_top) for index, value, at_top, _ in bindings]
+            for name, bindings in placed.items()
             if len(bindings) > 1 and bindings[0][2] and len(bindings) == len(assigned.get(name, ()))
             and name not in bound_otherwise and name not in self.positions and name not in self.unpacked
             and not any(in_loop for *_, in_loop in bindings)
         } if placed else {}
+        #: id(a `Name` reading such a local) -> the index of the statement it is read in
+        self._read_in = _reads_of(func.body, self._values.keys()) if self._values else {}
         self._at: int | None = None
 
-    def bound(self, name: str) -> cst.BaseExpression | None:
-        """The one value the local `name` holds where the current test reads it: its only
-        binding, or its first where the test comes before the next; None otherwise."""
+    def bound(self, name: str, node: cst.Name | None = None) -> cst.BaseExpression | None:
+        """The one value the local `name` holds where `node` (else the current test) reads it: its
+        only binding, or the last before the read where that one is unconditional; None otherwise."""
         if name not in self.reassigned:
             return self.assigned.get(name)
-        first = self._first_value.get(name)
-        if first is None or self._at is None or self._at >= first[1]:
+        values = self._values.get(name)
+        at = self._read_in.get(id(node), self._at) if node is not None else self._at
+        if values is None or at is None:
             return None
-        return first[0]
+        before = [(index, value, at_top) for index, value, at_top in values if index < at]
+        if not before or not before[-1][2]:
+            return None
+        return before[-1][1]
 
     def read_at(self, statement: cst.CSTNode | None) -> None:
         """Read names as they stand when `statement` runs, for a rule judging an op rather than a
@@ -1153,7 +1160,7 @@ class Sizes:
             if expr.value in self.unpacked and expr.value not in self.reassigned:
                 part = self._unpacked_part(expr.value)
                 return self._collect(part, out, depth + 1) if part is not None else self._unpacked_ref(expr.value, out)
-            value = self.bound(expr.value)
+            value = self.bound(expr.value, expr)
             if value is None or isinstance(value, cst.Name) and value is expr:
                 return False
             return self._collect(value, out, depth + 1)
@@ -1237,7 +1244,7 @@ class Sizes:
                 continue
             if not isinstance(expr, cst.Name) or expr.value in self.unpacked:
                 return expr
-            value = self.bound(expr.value)
+            value = self.bound(expr.value, expr)
             if value is None or value is expr:
                 return expr
             expr = value
@@ -1293,6 +1300,28 @@ class Sizes:
         out.append(found)
         return True
 
+    def _listed_size(
+        self, sizes: cst.BaseExpression, at: cst.BaseExpression
+    ) -> tuple[cst.BaseExpression | None, int | None]:
+        """The tensor and dimension `sizes[at]` reads: of `t.shape`/`t.size()`, or of a slice of
+        them from a non-negative start (`t.size()[:-1]`, `t.shape[1:]`, also bound to a name first:
+        `input_shape = x.size()[:-1]`, then `input_shape[1]`), where `at` is non-negative."""
+        index = _integer(at)
+        tensor = self._shape_of(sizes)
+        if tensor is not None or index is None or index < 0:
+            return tensor, index
+        listed = sizes
+        if isinstance(listed, cst.Name) and listed.value not in self.positions:
+            listed = self.bound(listed.value, listed) or listed
+        if not (isinstance(listed, cst.Subscript) and len(listed.slice) == 1
+                and isinstance(listed.slice[0].slice, cst.Slice)):
+            return None, index
+        part = listed.slice[0].slice
+        start = _integer(part.lower) if part.lower is not None else 0
+        if part.step is not None or start is None or start < 0:
+            return None, index
+        return self._shape_of(listed.value), start + index
+
     def _shape_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The tensor of `t.shape` / `t.size()`, also handed back by a helper (`_shape(x)` of
         `def _shape(t): return t.shape`)."""
@@ -1304,7 +1333,7 @@ class Sizes:
         ):
             return expr.func.value
         if isinstance(expr, cst.Name) and expr.value not in self.positions:
-            value = self.bound(expr.value)  # `shape = x.shape`, then `shape[1]`
+            value = self.bound(expr.value, expr)  # `shape = x.shape`, then `shape[1]`
             return self._shape_of(value) if value is not None and value is not expr else None
         inlined = self.called(expr)
         return self._shape_of(inlined) if inlined is not None else None
@@ -1336,8 +1365,7 @@ class Sizes:
         tensor: cst.BaseExpression | None = None
         index = None
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
-            tensor = self._shape_of(expr.value)
-            index = _integer(expr.slice[0].slice.value)
+            tensor, index = self._listed_size(expr.value, expr.slice[0].slice.value)
         elif isinstance(expr, cst.Call):
             func = expr.func
             if isinstance(func, cst.Attribute) and func.attr.value == "size" and len(expr.args) == 1:
@@ -1470,8 +1498,7 @@ class Sizes:
         tensor: cst.BaseExpression | None = None
         index = None
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
-            tensor = self._shape_of(expr.value)
-            index = _integer(expr.slice[0].slice.value)
+            tensor, index = self._listed_size(expr.value, expr.slice[0].slice.value)
         elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size"
               and len(expr.args) == 1 and expr.args[0].keyword is None):
             tensor, index = expr.func.value, _integer(expr.args[0].value)
@@ -1513,7 +1540,7 @@ class Sizes:
         if isinstance(expr, cst.Name):
             if self._input(expr.value):
                 return self.ranks.get(self.positions[expr.value])
-            value = self.bound(expr.value) if expr.value not in self.positions else None
+            value = self.bound(expr.value, expr) if expr.value not in self.positions else None
             return self._rank(value, depth + 1) if value is not None and value is not expr else None
         held = self._held(expr)
         if held is not None:
@@ -1561,7 +1588,7 @@ class Sizes:
             return None
         name = (dotted(func) or "").rpartition(".")[2] if _is_module_call(func) else ""
         if name in _KEEP_ALL_FUNCTIONS or name in ("pad", "interpolate", "cat", "concat", "concatenate",
-                                                   "pixel_shuffle"):
+                                                   "pixel_shuffle", "narrow"):
             target = first
             if name in ("cat", "concat", "concatenate"):
                 target = _first_element(first)
@@ -1607,7 +1634,7 @@ class Sizes:
                 return self._looped(expr.value, index)
             if expr.value in self.unpacked and expr.value not in self.reassigned:
                 return self._piece_term(self.unpacked[expr.value][0], index, depth)
-            value = self.bound(expr.value)
+            value = self.bound(expr.value, expr)
             return self._size_term(value, index, depth + 1) if value is not None and value is not expr else None
         held = self._held(expr)
         if held is not None:
@@ -1638,6 +1665,8 @@ class Sizes:
             return self._product_term(args[0].value, args[1].value, index, depth)
         if name == "pixel_shuffle" and first is not None and len(args) == 2:
             return self._shuffled_term(first, args[1].value, index, depth)
+        if name == "narrow" and first is not None:  # `torch.narrow(x, dim, start, length)`: as `x.narrow(...)`
+            return self._method_term(name, first, args[1:], index, depth)
         inlined = self.called(expr)
         if inlined is not None:
             return self._size_term(inlined, index, depth + 1)
@@ -2032,7 +2061,7 @@ class Sizes:
                 value, place = self.unpacked[expr.value]
                 tensor = self._shape_of(value)
                 return self._size_term(tensor, place, depth + 1) if tensor is not None else None
-            value = self.bound(expr.value)
+            value = self.bound(expr.value, expr)
             return self._term(value, depth + 1) if value is not None and value is not expr else None
         if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _TERM_OPERATORS:
             left, right = self._term(expr.left, depth + 1), self._term(expr.right, depth + 1)
@@ -2066,7 +2095,7 @@ class Sizes:
         if isinstance(expr, cst.Name):
             if expr.value in self.leaves:
                 return {expr.value}
-            value = self.bound(expr.value)
+            value = self.bound(expr.value, expr)
             if value is None:
                 return None
             return self.leaves_read(value, depth + 1)
@@ -2127,7 +2156,7 @@ class Sizes:
                     return self.evaluate(part, sizes, depth + 1)
                 found: list[SizeRef] = []
                 return sizes.get(found[0]) if self._unpacked_ref(expr.value, found) else None
-            value = self.bound(expr.value)
+            value = self.bound(expr.value, expr)
             if value is None:
                 return None
             return self.evaluate(value, sizes, depth + 1)
@@ -2426,10 +2455,11 @@ _KEEP_ALL_METHODS = frozenset({
     "float", "half", "double", "bfloat16", "contiguous", "clone", "detach", "to", "type_as", "relu", "sigmoid",
     "tanh", "exp", "abs", "neg", "sqrt", "rsqrt", "softmax", "log_softmax", "clamp", "masked_fill", "cumsum",
     "mul", "add", "sub", "div", "pow", "sin", "cos", "gelu", "silu", "relu_", "mul_", "add_",
+    "triu", "tril", "log", "square", "reciprocal", "sign", "floor", "ceil", "masked_fill_",
 })
 _KEEP_ALL_FUNCTIONS = frozenset({
     "relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "layer_norm", "normalize",
-    "exp", "abs", "clamp", "leaky_relu", "elu", "mish", "hardswish", "cumsum", "sqrt", "rsqrt",
+    "exp", "abs", "clamp", "leaky_relu", "elu", "mish", "hardswish", "cumsum", "sqrt", "rsqrt", "triu", "tril",
 })
 #: submodules whose output has every dimension of their input
 _KEEP_ALL_LAYERS = frozenset({
@@ -3062,6 +3092,28 @@ def _reads_len(expr: cst.BaseExpression) -> bool:
         isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
         for node in _walk(expr)
     )
+
+
+def _reads_of(body: cst.BaseSuite, names: Iterable[str]) -> dict[int, int]:
+    """id(each `Name` reading one of `names`) -> the index (in `_statements` order) of the
+    statement it is read in: a test's or a loop's header for a compound statement, the whole of
+    a small one."""
+    wanted = frozenset(names)
+    found: dict[int, int] = {}
+    for index, stmt in enumerate(_statements(body)):
+        if isinstance(stmt, (cst.If, cst.While)):
+            read: cst.CSTNode | None = stmt.test
+        elif isinstance(stmt, cst.For):
+            read = stmt.iter
+        elif isinstance(stmt, cst.BaseCompoundStatement):
+            read = None
+        else:
+            read = stmt
+        if read is not None:
+            found.update(
+                (id(node), index) for node in _walk(read) if isinstance(node, cst.Name) and node.value in wanted
+            )
+    return found
 
 
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -193,7 +193,11 @@ class DimTie(Rule):
             self._pooled_1d(node)
             return
         if name == "torch.where" and len(node.args) == 3 and not any(a.keyword or a.star for a in node.args):
-            self._check(node, node.args[1].value, node.args[2].value, matmul=False)
+            # the condition broadcasts against both values as they do against each other
+            condition, chosen, other = (arg.value for arg in node.args)
+            for left, right in ((chosen, other), (condition, chosen), (condition, other)):
+                if self._check(node, left, right, matmul=False):
+                    return
             return
         if name == "torch.nn.functional.linear" and len(node.args) >= 2 and not any(a.keyword or a.star for a in node.args):
             self._functional_linear(node)
@@ -335,7 +339,10 @@ class DimTie(Rule):
             return
         dim = dims[axis]
         spec = setting[1].dim(*dim.ref) if dim.ref is not None else None
-        if spec is None or spec.kind is not DimKind.NAMED or spec.derived or not dim.exact:
+        if spec is None or spec.kind is not DimKind.NAMED or not dim.exact:
+            return
+        if spec.derived:
+            self._chunked_derived(node, method, count, dim, spec, setting[1])
             return
         if isinstance(count, (cst.List, cst.Tuple)):
             self._split_list(node, count, dim, spec)
@@ -354,6 +361,23 @@ class DimTie(Rule):
         self.report(node, f"`{short(node)}`: splitting {_name(dim)} ({spec.text()}): {why}, so export fails with "
                           "ConstraintViolationError (Constraints violated); declare it as a derived `Dim` "
                           f"(`{factor} * {spec.name}`) or static")
+
+    def _chunked_derived(
+        self, node: cst.Call, method: str, count: cst.BaseExpression, dim: _Dim, spec: DimSpec, config: ShapeConfig
+    ) -> None:
+        """`x.chunk(2, 1)` along a size declared `2 * d` where another input's size is the root
+        `d` itself: torch guards the number of pieces (`(3*d - 1) // d == 2`), which it cannot
+        prove over d's range (measured: fails in both modes, unpacked or indexed); no input
+        carrying `d` itself, or `x.unflatten(1, (2, -1))`, exports."""
+        if method != "chunk" or not (isinstance(count, cst.Integer) and int(count.evaluated_value) > 1):
+            return
+        carried = any(s.kind is DimKind.NAMED and s.name == spec.name and not s.derived
+                      for _, dims in config.inputs for _, s in dims)
+        if carried:
+            self.report(node, f"`{short(node)}`: chunking {_name(dim)} ({spec.text()}) while another input's size is "
+                              f"`{spec.name}` itself: export guards the number of pieces, which it cannot prove "
+                              "over the range, and fails with ConstraintViolationError (Constraints violated); "
+                              f"use `unflatten({dim.ref[2]}, ({count.value}, -1))` and index the pieces")  # type: ignore[index]
 
     def _split_list(self, node: cst.Call, listed: cst.List | cst.Tuple, dim: _Dim, spec: DimSpec) -> None:
         """Pieces listed as literals fix the total; one piece written as the size less the
@@ -399,7 +423,7 @@ class DimTie(Rule):
                 position = sizes.positions[expr.value]
                 example = examples[position] if position < len(examples) else None
                 if example is None:
-                    return None
+                    return self._passed_whole(expr.value, position, config)
                 out = []
                 for index, size in enumerate(example):
                     spec = config.dim(expr.value, position, index)
@@ -439,6 +463,18 @@ class DimTie(Rule):
         if isinstance(expr, cst.Call) and not any(arg.star for arg in expr.args):
             return self._called(expr, setting, depth)
         return None
+
+    @staticmethod
+    def _passed_whole(name: str, position: int, config: ShapeConfig) -> list[_Dim] | None:
+        """The dimensions of a block's input its caller passes whole (`self.block(x, c)`), where
+        the caller's example shows its rank: the declared ones carry their `Dim`, the static ones
+        an unknown size (a block has no example of its own)."""
+        ranks = dict(config.ranks)
+        rank = ranks.get(name, ranks.get(f"#{position}"))
+        if rank is None:
+            return None
+        return [_Dim() if config.dim(name, position, index).kind is DimKind.STATIC else _Dim((name, position, index))
+                for index in range(rank)]
 
     def _sliced(self, expr: cst.Subscript, setting: tuple, depth: int) -> list[_Dim] | None:
         """`y[1:]`, `x[:, :-1]`, `x[0]`: a slice by literals moves the size by a constant."""
@@ -543,6 +579,8 @@ class DimTie(Rule):
                         else _size_of(a.value, sizes) for old, n, a in zip(kept, numbers, call.args, strict=True)]
             if method == "repeat_interleave":
                 return _interleaved(call, dims)
+            if method == "narrow":  # `x.narrow(0, 1, x.shape[0] - 1)`: the length given, as shapes.py's term
+                return self._from_terms(call, sizes)
             if method == "flatten" and numbers and None not in numbers:
                 return _flattened(call, dims)
             if None in numbers:
@@ -593,6 +631,8 @@ class DimTie(Rule):
             return found[1] if found is not None else None
         if name in _FACTORIES:
             return self._made(call, name, sizes)
+        if name == "torch.narrow":
+            return self._from_terms(call, sizes)
         if name == "torch.where" and len(call.args) == 3:
             parts = [self._operand(arg.value, setting, depth + 1) for arg in call.args]
             return _broadcast(_broadcast(parts[0], parts[1]), parts[2])
@@ -784,16 +824,17 @@ class DimTie(Rule):
                 self.report(node, f"`{short(node)}`: {what} ties {reason}", fix=self._declaration_fix(first, second))
                 return
 
-    def _check(self, node: cst.CSTNode, left: cst.BaseExpression, right: cst.BaseExpression, matmul: bool) -> None:
+    def _check(self, node: cst.CSTNode, left: cst.BaseExpression, right: cst.BaseExpression, matmul: bool) -> bool:
+        """Report where `left op right` ties two sizes export cannot tie; whether it reported."""
         setting = self._setting()
         if setting is None or id(node) in self._conditional():
-            return
+            return False
         a, b = self._operand(left, setting), self._operand(right, setting)
         if not a or not b:
-            return
+            return False
         if matmul:
             if len(a) < 2 or len(b) < 1:
-                return
+                return False
             pairs = [(a[-1], b[-2] if len(b) >= 2 else b[0])]
             # the batch dimensions before the two multiplied broadcast as elementwise ones do
             pairs += list(zip(reversed(a[:-2]), reversed(b[:-2]), strict=False)) if len(b) >= 3 else []
@@ -806,7 +847,8 @@ class DimTie(Rule):
                 fix = self._declaration_fix(first, second)
                 what = "the product" if matmul else "broadcasting"
                 self.report(node, f"`{short(node)}`: {what} ties {reason}", fix=fix)
-                return
+                return True
+        return False
 
     def _attention(self, node: cst.Call) -> None:
         """`F.scaled_dot_product_attention(q, k, v)`: keys and values have one length (dimension

@@ -282,6 +282,12 @@ class ExampleContradictsShapes(Rule):
                                        f"({item.where} = {item.size} is not equal to {first.where} = {first.size})")
         for item in declared:
             root = roots.get(item.spec.name)
+            if item.spec.derived and root is None and item.spec.scale and (item.size - item.spec.offset) % item.spec.scale:
+                self._flag(item.node, f"`{item.where}` is `{item.spec.text()}` but its example size is {item.size}, "
+                                       f"which no integer {item.spec.name} gives: export fails (Expected shape ... = "
+                                       f"{item.size} of input Tensor to be of the form {item.spec.text()}, where "
+                                       f"{item.spec.name} is an integer)")
+                continue
             if not item.spec.derived or root is None:
                 continue
             expected = item.spec.size(root.size)
