@@ -612,7 +612,8 @@ NO_FIX: dict[str, str] = {
     "nonzero-rows-unpacked-into-a-loop": "a loop over the index tensors of `nonzero(as_tuple=True)`",
     "batch-repeated-by-a-list-times-a-read": "a list as long as the data says",
     "stacked-multiples-in-a-comprehension-over-a-read-range": "a list as long as the data says",
-    "expanded-to-a-read-batch-by-a-keyword-helper": "the number is handed to a method that uses it as a size",
+    "expanded-to-a-read-batch-by-a-keyword-helper": "the number is handed to a method by keyword (`times=`):"
+    " the dataflow writes a helper at its call for positional arguments only (passed positionally, it is fixed)",
     "dict-of-steps-in-a-comprehension-over-a-read-range": "a dict as long as the data says",
 }
 

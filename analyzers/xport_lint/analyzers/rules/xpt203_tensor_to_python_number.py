@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -137,7 +138,8 @@ class TensorToPythonNumber(Rule):
     tensor made or viewed (`arange`, `zeros`/`ones`/`empty`/`full` and their `new_` forms,
     `view`/`reshape`, `interpolate`'s `size`, `narrow`, `repeat_interleave`, `expand`, `repeat`,
     `unflatten`, the sections of `split([k, n - k])`), through integer arithmetic (`k + 1`), in
-    `torch._check`/`torch._check_is_size` (a range export records), or as a tensor's index or slice bound, converted once or more (`int(float(n.item()))`): export carries it
+    `torch._check`/`torch._check_is_size` (a range export records), as a tensor's index or slice bound,
+    or handed positionally to a one-line helper of the file that uses it once in such a position, converted once or more (`int(float(n.item()))`): export carries it
     as a symbol there (measured on torch 2.13: `torch.arange(n)`, `x[:, :n]`,
     `x.view(n, -1)`, `F.interpolate(x, size=n)` export in both modes and equal eager; an op
     whose output size it sets for later code, `logits.topk(k.item())`, exports but fails at
@@ -361,14 +363,16 @@ class TensorToPythonNumber(Rule):
         cache = self.ctx.shared.setdefault("sized_positions" if sizes_only else "carried_positions", {})
         assert isinstance(cache, dict)
         if id(func) not in cache:
-            cache[id(func)] = _Uses(func, self._carried_positions(func, sizes_only))
+            cache[id(func)] = _Uses(func, self._carried_positions(func.body, sizes_only),
+                                    lambda inlined: self._carried_positions(inlined, sizes_only))
         return cache[id(func)].carried(self.ctx.flow, node)
 
-    def _carried_positions(self, func: cst.FunctionDef, sizes_only: bool = False) -> set[int]:
-        """ids of the expressions of `func` in a position export carries a symbol in (`sizes_only`:
-        the sizes of `_SIZING` calls and `split` sections, no index or slice bound)."""
+    def _carried_positions(self, code: cst.CSTNode, sizes_only: bool = False) -> set[int]:
+        """ids of the expressions of `code` (a function's body, or what a helper computes written
+        at its call) in a position export carries a symbol in (`sizes_only`: the sizes of
+        `_SIZING` calls and `split` sections, no index or slice bound)."""
         positions: list[cst.BaseExpression] = []
-        for node in iter_nodes(func.body):
+        for node in iter_nodes(code):
             if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
                 callee = self.ctx.resolve(node.func)
                 name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
@@ -1295,8 +1299,12 @@ class _Uses:
     each name, the call an expression is passed to; and which expressions sit where export
     carries a symbol (`positions`). Built once per function, on the first conversion asked about."""
 
-    def __init__(self, func: cst.FunctionDef, positions: set[int]) -> None:
+    def __init__(
+        self, func: cst.FunctionDef, positions: set[int], positions_in: Callable[[cst.CSTNode], set[int]]
+    ) -> None:
         self.positions = positions
+        #: the carried positions of other code: what a helper computes, written at its call
+        self.positions_in = positions_in
         #: id(expression) -> the names `name = expression` (or a tuple's element of it) binds
         self.bound_to: dict[int, list[str]] = {}
         #: name -> its reads (not a target, a keyword or an attribute's name)
@@ -1350,8 +1358,14 @@ class _Uses:
             return self.carried(flow, arithmetic, depth + 1)
         call = self.passed_to.get(id(expr))
         if call is not None:
-            # `_h(n)` of `def _h(v): return v`: the number handed back is used where the call is
-            return flow.inlined(call) is expr and self.carried(flow, call, depth + 1)
+            inlined = flow.inlined(call)
+            if inlined is expr:
+                # `_h(n)` of `def _h(v): return v`: the number handed back is used where the call is
+                return self.carried(flow, call, depth + 1)
+            # `self._tile(x, n)` of `def _tile(self, x, times): return x.expand(times, -1)`: used
+            # once in the helper, where export carries it
+            used = [n for n in iter_nodes(inlined)] if inlined is not None else []
+            return sum(n is expr for n in used) == 1 and id(expr) in self.positions_in(inlined)  # type: ignore[arg-type]
         names = self.bound_to.get(id(expr), [])
         return bool(names) and all(
             flow.bound_once(name) is expr and bool(self.reads.get(name))
