@@ -379,6 +379,16 @@ DEFAULT_SWITCHES = {
         "        return x[:n]\n",
         {"model_type": "essential"}, "only with another `model_type`: `self.model_type != 'essential'` is True",
     ),
+    # monai's AUCMLoss: the `else` of a string switch, after checks that raise on other arguments
+    "else-of-a-string-after-checks": (
+        "import torch\n\n\nclass M(torch.nn.Module):\n    def __init__(self, ratio=None, version='v1'):\n"
+        "        super().__init__()\n        if version not in ['v1', 'v2']:\n            raise ValueError(version)\n"
+        "        if ratio is not None and not 0.0 <= ratio <= 1.0:\n            raise ValueError(ratio)\n"
+        "        self.version = version\n\n    def forward(self, x):\n        if self.version == 'v1':\n"
+        "            return x\n        else:\n            n = int(x.argmax())\n            return x[:n]\n",
+        {"version": "v2"}, "only with another `version`: `self.version == 'v1'` is True with `__init__`'s defaults "
+        "(`version='v1'`)",
+    ),
     # negated, the value unpacked from a tuple first
     "negated-after-unpacking": (
         "import torch\n\n\nclass M(torch.nn.Module):\n    def __init__(self, fast=True, size=4):\n"

@@ -1608,12 +1608,12 @@ def _blocks(body: cst.BaseSuite) -> Iterator[cst.IndentedBlock]:
             stack.append(node.body)
 
 
-def _always_leaves(body: cst.BaseSuite) -> bool:
-    """The block ends in `return` or `raise`."""
+def _always_leaves(body: cst.BaseSuite, leaving: tuple[type, ...] = (cst.Return, cst.Raise)) -> bool:
+    """The block ends in `return` or `raise` (one of `leaving`)."""
     last = body.body[-1] if body.body else None
     if isinstance(last, cst.SimpleStatementLine):
         last = last.body[-1] if last.body else None
-    return isinstance(last, (cst.Return, cst.Raise))
+    return isinstance(last, leaving)
 
 
 def _is_static(func: cst.FunctionDef) -> bool:
@@ -1870,8 +1870,11 @@ class _DefaultRun:
         orelse = statement.orelse
         other: cst.BaseSuite | cst.If | None = orelse.body if isinstance(orelse, cst.Else) else orelse
         if test is not None:
-            self.control |= test.arguments
             chosen = statement.body if test.value else other
+            skipped = other if test.value else statement.body
+            if not (isinstance(skipped, cst.BaseSuite) and _always_leaves(skipped, (cst.Raise,))):
+                # what follows depends on the test, unless the way not taken raises (builds nothing)
+                self.control |= test.arguments
             if chosen is None:
                 return None
             return self.statement(chosen, env) if isinstance(chosen, cst.If) else self.block(chosen, env)
