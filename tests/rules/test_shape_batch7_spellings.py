@@ -9,7 +9,9 @@ values; `narrow` takes the length given; `triu`/`tril` keep every size; a size r
 of the shape (`input_shape = x.size()[:-1]`, then `input_shape[1]`); an example size no integer
 root gives for a derived `Dim` (`2 * d` and 5: XPT506); `chunk(2)` along a size declared `2 * d`
 while another input's size is `d` itself (torch guards the number of pieces: fails; with no input
-carrying `d`, or `unflatten`, it exports)."""
+carrying `d`, or `unflatten`, it exports); a helper of the file (function or method) whose check
+reads a tensor parameter's size (`torch._check(t.shape[-1] % k == 0)`) guards the call's argument
+(XPT304)."""
 
 from __future__ import annotations
 
@@ -142,6 +144,27 @@ PROGRAMS += [
             prelude='d = Dim("d")'),
     Program("sliced-half-root-carried", "return x[:, : y.shape[1]] * y", "(torch.randn(2, 8), torch.randn(2, 4))",
             '{"x": {1: 2 * d}, "y": {1: d}}', fails=False, params="x, y", prelude='d = Dim("d")'),
+]
+
+_MULTIPLE = "def ensure_multiple(t, k):\n    torch._check(t.shape[-1] % k == 0)\n    return t\n"
+_AT_MOST = "def check_length(t, limit):\n    if not t.shape[1] <= limit:\n        raise ValueError(\"too long\")\n"
+_METHOD = "def _check_tokens(self, t):\n    assert t.size(1) <= 64, \"too many tokens\""
+PROGRAMS += [
+    Program("helper-checks-multiple-named", "return ensure_multiple(x, 4) * 2", "(torch.randn(2, 12),)",
+            '{"x": {1: Dim("w")}}', fails=True, top=_MULTIPLE),
+    Program("helper-checks-multiple-derived", "return ensure_multiple(x, 4) * 2", "(torch.randn(2, 12),)",
+            '{"x": {1: 4 * k}}', fails=False, top=_MULTIPLE, prelude='k = Dim("k")'),
+    Program("helper-checks-multiple-of-computed", "h = self.proj(x)\nh = ensure_multiple(h, 4)\nreturn h",
+            "(torch.randn(12, 6),)", '{"x": {0: Dim("n")}}', fails=False, top=_MULTIPLE,
+            init="self.proj = torch.nn.Linear(6, 8)"),
+    Program("helper-raises-past-limit-named", "check_length(x, 64)\nreturn x * 2", "(torch.randn(2, 10),)",
+            '{"x": {1: Dim("t")}}', fails=True, top=_AT_MOST),
+    Program("helper-raises-past-limit-keyword-bounded", "check_length(t=x, limit=64)\nreturn x * 2",
+            "(torch.randn(2, 10),)", '{"x": {1: Dim("t", max=64)}}', fails=False, top=_AT_MOST),
+    Program("method-asserts-tokens-named", "self._check_tokens(x)\nreturn x * 2", "(torch.randn(2, 10),)",
+            '{"x": {1: Dim("t")}}', fails=True, methods=_METHOD),
+    Program("method-asserts-tokens-batch-only", "self._check_tokens(x)\nreturn x * 2", "(torch.randn(2, 10),)",
+            '{"x": {0: Dim("b")}}', fails=False, methods=_METHOD),
 ]
 
 BATCH = ProgramBatch("batch7spell", {"spellings": PROGRAMS}, {})

@@ -51,13 +51,16 @@ local bound more than once reads the binding before its statement (shapes.py `Si
 whole knows their rank (XPT305 `_passed_whole`); `torch.where`'s condition broadcasts against both
 values; `narrow` (method and function) takes the length given; `triu`/`tril` keep every size; a
 size read from a slice of the shape (`input_shape = x.size()[:-1]`, then `input_shape[1]`:
-shapes.py `_listed_size`); `chunk(k)` along a `k * d` size while another input's size is `d`
-itself (XPT305); an example size no integer root gives for a derived `Dim` (XPT506): 25/27
+shapes.py `_listed_size`); a helper of the file whose check reads a tensor parameter's size
+(XPT304, shapes.py `arguments_written`); `chunk(k)` along a `k * d` size while another input's
+size is `d` itself (XPT305); an example size no integer root gives for a derived `Dim` (XPT506): 25/27
 constraint violations flagged non-strict (93 %), 24/26 strict (92 %); 6/6 other failures; 0/24
 and 0/25 false errors; batches 1-6 unchanged. Left (KNOWN_MISSES says why): helper functions that
-read a tensor parameter's size, in this file or another. The block checking a width in its own
-method is flagged on its `Linear(8, 8)`, which ties the width too, not on the method's raising
-test (the first line torch fails on): a method of a block is not judged with the passed dims.
+read a tensor parameter's size in another file (a check in a helper of this file, function or
+method, is now judged with the call's arguments in place: XPT304, tested in the spellings). The
+block checking a width in its own method is flagged on its `Linear(8, 8)`, which ties the width
+too, not on the method's raising test (the first line torch fails on): a method of a block is
+not judged with the passed dims.
 """
 
 from __future__ import annotations
@@ -326,9 +329,10 @@ _MISSED: dict[str, str] = {
                                          "image.shape[-3:]`, then `round((h - size) / 2.0)`) is not judged with the "
                                          "caller's `Dim`, in this file or another: the index hands declared dims to "
                                          "classes of another file (`passed_elsewhere`), not to functions",
-    "check-helper-of-another-file-named": "as the crop: `torch._check(t.shape[-1] % k == 0)` in a helper function is "
-                                          "not given the caller's `Dim` (XPT304's guard helpers follow a parameter "
-                                          "that is the condition itself, `_ensure(ok)`, in this file only)",
+    "check-helper-of-another-file-named": "XPT304 checks a helper's `torch._check(t.shape[-1] % k == 0)` with the "
+                                          "call's arguments in place for a function or method of this file only: a "
+                                          "function of another file is not read (its body is in another file's "
+                                          "context, and the index hands dims to classes, not functions)",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},

@@ -2322,6 +2322,15 @@ def method_at(method: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | N
     return None if substitute.refused or not isinstance(written, cst.BaseExpression) else written
 
 
+def arguments_written(expr: cst.BaseExpression, arguments: dict[str, cst.BaseExpression]) -> cst.BaseExpression | None:
+    """`expr` of a helper's body with a call's `arguments` in place of the parameters it reads
+    (`t.shape[-1] % k == 0` of `ensure_multiple(x, 4)`: `x.shape[-1] % 4 == 0`); None where it
+    binds names of its own or reads a parameter the call does not pass."""
+    substitute = _Arguments(arguments)
+    written = expr.visit(substitute)
+    return None if substitute.refused or not isinstance(written, cst.BaseExpression) else written
+
+
 def returned_at(
     helper: cst.FunctionDef, call: cst.Call, method: bool, taken: Collection[str] = ()
 ) -> cst.BaseExpression | None:

@@ -1,12 +1,23 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 from ..model import Mode, Severity
 from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import DimKind, ShapeConfig, Sizes, holding_range, judge_branch, pinned_to_held_value
+from ..shapes import (
+    DimKind,
+    ShapeConfig,
+    Sizes,
+    arguments_written,
+    holding_range,
+    judge_branch,
+    pinned_to_held_value,
+)
+from ..walk import iter_nodes
 from ._conditions import short
 
 #: calls that assert their first argument (timm's `_assert` is torch's)
@@ -24,8 +35,10 @@ class ShapeGuard(Rule):
     `.shape` (`B, C, H, W = x.shape`) and names bound once are followed. A function of the file
     or a method of the model that checks a parameter (`assert ok`, `if not ok: raise ...`,
     `torch._check(ok)`) checks what each call passes there as that statement would in the
-    caller (`_require(H == 8, "...")`, `ok = T <= 64` then `self._ensure(ok)`): the finding is
-    on the helper's check, the line torch names, with the call as a note.
+    caller (`_require(H == 8, "...")`, `ok = T <= 64` then `self._ensure(ok)`), and one whose
+    check reads a tensor parameter's size (`torch._check(t.shape[-1] % k == 0)`) checks it with
+    the call's arguments in place (`ensure_multiple(x, 4)`): the finding is on the helper's
+    check, the line torch names, with the call as a note.
 
     ## Why it fails torch.export
     export records the condition as a guard on the size. A named `Dim` promises every size of its
@@ -91,7 +104,7 @@ class ShapeGuard(Rule):
             helper = traced.cls.methods.get(func.attr.value) if traced is not None and traced.cls is not None else None
         else:
             return None
-        return helper if helper is not None and tested_parameters(helper) else None
+        return helper if helper is not None and (tested_parameters(helper) or tested_sizes(helper)) else None
 
     def _through_helper(self, call: cst.Call, helper: cst.FunctionDef) -> None:
         """Each argument the helper checks (`assert ok`, `if not ok: raise`, `torch._check(ok)`)
@@ -106,6 +119,13 @@ class ShapeGuard(Rule):
             if value is not None and id(test) not in seen:  # type: ignore[operator]
                 seen.add(id(test))  # type: ignore[attr-defined]
                 self._check(value, f"`{short(call.func)}` checking its `{param}`", at=(test, statement, call))
+        for test, statement in tested_sizes(helper):
+            arguments = {param: _argument(call, params, param) for param in params}
+            written = arguments_written(test, {k: v for k, v in arguments.items() if v is not None})
+            seen = self.ctx.shared.setdefault("xpt304:helper-checks", set())
+            if written is not None and id(test) not in seen:  # type: ignore[operator]
+                seen.add(id(test))  # type: ignore[attr-defined]
+                self._check(written, f"`{short(call.func)}` checking `{short(test)}`", at=(test, statement, call))
 
     def _check(
         self, test: cst.BaseExpression, keyword: str, at: tuple[cst.CSTNode, cst.CSTNode, cst.Call] | None = None
@@ -320,17 +340,16 @@ class ShapeGuard(Rule):
     ]
 
 
-def tested_parameters(helper: cst.FunctionDef) -> dict[str, tuple[cst.CSTNode, cst.CSTNode]]:
-    """The parameters `helper` checks in a statement of its body (after a docstring): `assert ok`,
-    `if not ok: raise ...`, `torch._check(ok)` / `torch._assert(ok, ...)` / `_assert(ok, ...)`,
-    each with the node that tests it and that node's statement: a call to it guards what it
-    passes there, as that check would in the caller."""
+def _checks(helper: cst.FunctionDef) -> Iterator[tuple[cst.BaseExpression, cst.CSTNode, dict[str, str]]]:
+    """Each check in a statement of `helper`'s body (after a docstring): `assert t`, `if not t:
+    raise ...`, `torch._check(t)` / `torch._assert(t, ...)` / `_assert(t, ...)`, with its
+    statement and the names that hold a parameter's value there (`value = ok`, `value, _ = ok,
+    None`: the parameter's)."""
     if not isinstance(helper.body, cst.IndentedBlock):
-        return {}
+        return
     params = {p.name.value: p.name.value for p in helper.params.params}
-    found: dict[str, tuple[cst.CSTNode, cst.CSTNode]] = {}
     for line in helper.body.body:
-        for name, value in _bound_names(line):  # `value = ok`, `value, _ = ok, None`: the parameter's value
+        for name, value in _bound_names(line):
             if isinstance(value, cst.Name) and value.value in params:
                 params[name] = params[value.value]
             else:
@@ -351,9 +370,27 @@ def tested_parameters(helper: cst.FunctionDef) -> dict[str, tuple[cst.CSTNode, c
                     func, cst.Name) else ""
                 if called in _CHECK_NAMES and small.value.args[0].keyword is None:
                     tested = small.value.args[0].value
+        if tested is not None:
+            yield tested, statement, dict(params)
+
+
+def tested_parameters(helper: cst.FunctionDef) -> dict[str, tuple[cst.CSTNode, cst.CSTNode]]:
+    """The parameters `helper` checks themselves (`assert ok`), each with the node that tests it
+    and that node's statement: a call to it guards what it passes there, as that check would in
+    the caller."""
+    found: dict[str, tuple[cst.CSTNode, cst.CSTNode]] = {}
+    for tested, statement, params in _checks(helper):
         if isinstance(tested, cst.Name) and tested.value in params and params[tested.value] not in found:
             found[params[tested.value]] = (tested, statement)
     return found
+
+
+def tested_sizes(helper: cst.FunctionDef) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
+    """The checks of `helper` that read its parameters inside an expression (`torch._check(t.shape[-1]
+    % k == 0)`): a call guards that expression with its arguments in place of the parameters."""
+    params = {p.name.value for p in helper.params.params} - {"self", "cls"}
+    return [(tested, statement) for tested, statement, _ in _checks(helper) if not isinstance(tested, cst.Name)
+            and any(isinstance(node, cst.Name) and node.value in params for node in iter_nodes(tested))]
 
 
 def _bound_names(line: cst.CSTNode) -> list[tuple[str, cst.BaseExpression | None]]:
