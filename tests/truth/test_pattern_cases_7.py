@@ -147,7 +147,7 @@ def xport_example():
     return Tokens2Grid(), (torch.randn(9, 2), torch.ones(9))
 
 def xport_inputs():
-    return [(torch.randn(9, 2), torch.ones(9))]
+    return [(torch.randn(9, 2), torch.ones(9)), (torch.randn(9, 2), (torch.arange(9) < 4).float())]
 """)
 
 case("depth-kept-in-an-attribute-set-in-init-from-a-buffer", 'GuardOnDataDependentSymNode', 'UserError', """
@@ -604,8 +604,6 @@ NO_FIX: dict[str, str] = {
     "split-into-as-many-parts-as-a-read-count": "the number of pieces is the data",
     "chunks-counted-by-bool-of-a-threshold": "a ternary of two numbers used as `chunk`'s count: a tensor"
     " selected by torch.where cannot be a count",
-    "grid-side-from-math-sqrt-of-a-count": "`int()` of `math.sqrt` of a read: the conversion is of a function"
-    " of the number",
     "mask-count-compared-in-a-comprehension-filter": "the filter makes a Python sum of as many terms as the"
     " data says",
     "loop-over-the-unique-labels": "one entry per class the data holds",
