@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.truth.batches import CaseBatch, Cases, exporting_last_module
+from tests.truth.batches import CaseBatch, Cases, exporting_last_module, large_with_near_misses
 from xport_lint.analyzers.model import Mode
 
 torch = pytest.importorskip("torch")
@@ -628,10 +628,7 @@ NO_FIX: dict[str, str] = {
 }
 
 
-def test_the_batch_is_large_and_has_near_misses() -> None:
-    assert len(CASES) >= 30
-    assert sum(c.non_strict is None and c.strict is None for c in CASES) >= len(CASES) // 3
-    assert len({c.name for c in CASES}) == len(CASES)
+test_the_batch_is_large_and_has_near_misses = large_with_near_misses(CASES, 30, 3, (Mode.NON_STRICT, Mode.STRICT))
 
 
 BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)
