@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Protocol
@@ -65,6 +65,16 @@ class Value:
 
 
 NOTHING = Value()
+#: what a Python value may carry: a number read from data, or a size
+PYTHON_KINDS = Kind.DATA | Kind.SHAPE | Kind.DD_SIZE
+
+
+def python_part(value: Value) -> Value:
+    """What of `value` a Python scalar can hold (`n: int` given `t.item()`: the number, not a tensor)."""
+    kind = value.kind & PYTHON_KINDS
+    return Value(kind, value.origin) if kind else NOTHING
+
+
 #: what a submodule or a function that is no torch op returns from tensors: tensors, or a structure of them
 RETURNED = Value(Kind.TENSOR | Kind.STRUCTURE)
 
@@ -126,7 +136,16 @@ TORCH_TENSOR_EXCEPTIONS = frozenset({"torch.is_tensor"})
 #: torch's Python helpers on Python values (`_pair(3)` is `(3, 3)`): what they return is what they take
 TORCH_PYTHON_HELPERS = ("torch.nn.modules.utils.",)
 #: torch functions that return Python numbers, not tensors
-TORCH_PYTHON_VALUES = frozenset({"torch.seed", "torch.initial_seed", "torch.get_num_threads"})
+#: torch functions that return Python values, not tensors: numbers, and dtypes or bools about dtypes
+#: (`torch.promote_types(a.dtype, b.dtype)`, `torch.result_type(a, b)`, `torch.can_cast(...)`: measured
+#: on torch 2.13, a branch on them exports non-strict)
+TORCH_PYTHON_VALUES = frozenset(
+    {"torch.seed", "torch.initial_seed", "torch.get_num_threads", "torch.promote_types", "torch.result_type",
+     "torch.can_cast"}
+)
+#: torch functions that read a Python value from tensor data (`torch.is_nonzero(t)`: a guard on data,
+#: measured on torch 2.13), though named as the predicates on Python facts are
+TORCH_DATA_READS = frozenset({"equal", "is_nonzero", "allclose"})
 #: standard-library modules whose functions never return tensors (`sys.getrefcount(t)`)
 PYTHON_ONLY_MODULES = ("sys.", "os.", "gc.", "inspect.", "warnings.", "logging.", "json.", "re.", "platform.")
 
@@ -211,6 +230,8 @@ class FunctionFlow:
         #: not so, or no return seen yet): the function's summary for callers in other files
         self._own_returns = NOTHING
         self._through: set[str] = set()
+        #: parameters whose call is returned (`return d()`): a caller's lambda there gives its body
+        self._called: set[str] = set()
         self._elements: list[tuple[Value, frozenset[str]]] | None = None
         self._tuple_returns = True
         #: id(expression) -> (the expression, its value): the expression is kept so that its id
@@ -240,6 +261,8 @@ class FunctionFlow:
         self._loop_attributes: dict[str, str | None] | None = None
         #: a number read from data was kept on `self` here (`self.peak = float(x.max())`)
         self._kept_on_self = False
+        #: ids of reads where an `isinstance` test says the name holds a Python number
+        self._python_typed = self._reads_typed_python()
         self._solve()
         interesting = self._reassigned_differently(params)
         if interesting:
@@ -326,7 +349,7 @@ class FunctionFlow:
             before = dict(self.env)
             self._memo.clear()
             self.returns = self._own_returns = NOTHING
-            self._through, self._elements, self._tuple_returns = set(), None, True
+            self._through, self._called, self._elements, self._tuple_returns = set(), set(), None, True
             for stmt in self.statements:
                 self._assign_from(stmt)
             if self.env == before:
@@ -433,6 +456,13 @@ class FunctionFlow:
         name = self._handed_back(expr)
         if name is not None:
             return NOTHING, frozenset({name})
+        if type(expr) is cst.Call and not expr.args and (called := self._handed_back(expr.func)) is not None:
+            self._called.add(called)  # `return d()`: what the caller's `lambda: ...` computes
+        elif type(expr) is cst.IfExp and self.resolver.while_exporting(expr.test) is None:
+            # `return d() if callable(d) else d`: each side its own part
+            body = self._return_part(expr.body, self.value(expr.body))
+            orelse = self._return_part(expr.orelse, self.value(expr.orelse))
+            return body[0] | orelse[0], body[1] | orelse[1]
         if self._returns_tensor and value.has(Kind.STRUCTURE):
             value = Value(value.kind & ~Kind.STRUCTURE, value.origin)
         return value, frozenset()
@@ -447,17 +477,55 @@ class FunctionFlow:
             bound = self._definitions().get(expr.value, [])
             if expr.value in params:
                 return expr.value if len(bound) == 1 else None
+            if len(bound) == 1 and bound[0] is None and self._over_packed_args(expr.value):
+                return f"*{self.packed_args}"  # `for arg in args: ... return arg`: one of the `*args`
             if len(bound) != 1 or bound[0] is None:
                 return None
             expr = bound[0]
         return None
 
-    def summary(self) -> Returned:
-        """What this function returns, as its file's summary tells callers in other files."""
+    def _over_packed_args(self, name: str) -> bool:
+        """`name` is the variable of a `for` over `*args`, never bound otherwise (by _definitions)."""
+        return self.packed_args is not None and any(
+            type(node) is cst.For and isinstance(node.target, cst.Name) and node.target.value == name  # type: ignore[attr-defined]
+            and isinstance(node.iter, cst.Name) and node.iter.value == self.packed_args  # type: ignore[attr-defined]
+            for node in iter_nodes(self.func.body)
+        )
+
+    def _positions(self) -> dict[str, int]:
+        """Each parameter handed back by position: its place among the positional ones after
+        `self`, and for `*args` (`*` and its name) the place its first element takes."""
         positional = [*self.func.params.posonly_params, *self.func.params.params]
         if self.cls is not None and positional and positional[0].name.value in ("self", "cls"):
             positional = positional[1:]
         positions = {param.name.value: i for i, param in enumerate(positional)}
+        if self.packed_args is not None:
+            positions[f"*{self.packed_args}"] = len(positional)
+        return positions
+
+    def returned_to(self, caller: FunctionFlow, call: cst.Call, args: Sequence[Value]) -> Value:
+        """What `call` (in `caller`) gets back: what the function computes itself, and the
+        arguments of this call it hands back as they are, not every call site's (`default(flag,
+        self.rate)` of `def default(v, d): return v if exists(v) else d` gives this call's Python
+        values); where it returns a parameter called, the body of a lambda this call passes there
+        (`default(noise, lambda: torch.randn_like(x))`)."""
+        positions = self._positions()
+        declared = {param.name.value for param in all_params(self.func.params) if python_scalar_param(param)}
+        out = self._own_returns
+        for name in self._through:
+            passed = _argument(call, args, positions.get(name, -1), name)
+            # `n: int` handed back is a Python value, a number read from data at most (as bound)
+            out = out | (python_part(passed) if name in declared else passed)
+        for name in self._called:
+            for index in _passing(call, positions.get(name, -1), name):
+                passed = call.args[index]
+                if isinstance(passed.value, cst.Lambda) and not passed.star:
+                    out = out | caller.value(passed.value.body)
+        return out
+
+    def summary(self) -> Returned:
+        """What this function returns, as its file's summary tells callers in other files."""
+        positions = self._positions()
 
         def part(value: Value, through: frozenset[str] | set[str]) -> Returned:
             return Returned(_kind_names(value), tuple(sorted((positions.get(name, -1), name) for name in through)))
@@ -523,13 +591,18 @@ class FunctionFlow:
 
     def _opaque_call(self, value: cst.BaseExpression) -> bool:
         """A call of a submodule (`self.block(x)`) or a function whose result's parts are
-        unknown: not a torch op, whose tuples hold tensors (`torch.split`, `x.chunk`)."""
+        unknown: not a torch op, whose tuples hold tensors (`torch.split`, `x.chunk`), however
+        its module is spelled (`get_dimensions(img)`, `F.get_dimensions(img)` of torchvision's
+        functional module: channels, height and width, Python ints)."""
         if not isinstance(value, cst.Call):
             return False
         func = value.func
-        if isinstance(func, cst.Attribute):
-            return isinstance(func.value, cst.Name) and func.value.value == "self"
-        return isinstance(func, cst.Name) and not (self.resolver.resolve(func) or "").startswith("torch.")
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return True
+        qualified = self.resolver.resolve(func)
+        if isinstance(func, cst.Attribute):  # a library's function, not a method of a local value
+            return qualified is not None and not qualified.startswith(("torch.", "numpy."))
+        return isinstance(func, cst.Name) and not (qualified or "").startswith("torch.")
 
     def _is_kwargs_items(self, iterable: cst.BaseExpression) -> bool:
         return (
@@ -560,10 +633,7 @@ class FunctionFlow:
             if fn == "enumerate" and iterable.args:
                 return self.element_of(iterable.args[0].value)
             if fn == "zip":
-                out = NOTHING
-                for arg in iterable.args:
-                    out = out | self.element_of(arg.value)
-                return out
+                return _joined(self.element_of(arg.value) for arg in iterable.args)
         value = self.value(iterable)
         if value.has(Kind.DD_TENSOR):
             return Value(Kind.TENSOR, value.origin)
@@ -574,18 +644,8 @@ class FunctionFlow:
         # their abstract bases' metaclass cost a tenth of a run
         node_type = type(node)
         if node_type is cst.Name:
-            if self._shadowed:
-                shadowed = self._shadowed.get(id(node))
-                if shadowed is not None:
-                    return shadowed
-            if self._ordered is not None and node.value in self._ordered[1]:
-                self._early = self._reads_in_order(*self._ordered)
-                self._ordered = None
-            if self._early:
-                early = self._early.get(id(node))
-                if early is not None:
-                    return early
-            return self.env.get(node.value, NOTHING)
+            value = self._read(node)  # type: ignore[arg-type]
+            return python_part(value) if self._python_typed and id(node) in self._python_typed else value
         if node_type is cst.Attribute:
             return self._attribute(node)
         if node_type is cst.Call:
@@ -614,10 +674,7 @@ class FunctionFlow:
                 self.value(node.test)  # `[2 * g if g > 0 else 1 for g in t.tolist()]`: read while `g` is bound
             return self.value(node.body) | self.value(node.orelse)
         if node_type is cst.Tuple or node_type is cst.List or node_type is cst.Set:
-            out = NOTHING
-            for element in node.elements:
-                out = out | self.value(element.value)
-            return out
+            return _joined(self.value(element.value) for element in node.elements)
         if node_type in _COMPREHENSIONS:
             return self._comprehension(node)
         if node_type is cst.NamedExpr:
@@ -627,6 +684,43 @@ class FunctionFlow:
         if node_type is cst.Await:
             return self.value(node.expression)
         return NOTHING
+
+    def _read(self, node: cst.Name) -> Value:
+        if self._shadowed:
+            shadowed = self._shadowed.get(id(node))
+            if shadowed is not None:
+                return shadowed
+        if self._ordered is not None and node.value in self._ordered[1]:
+            self._early = self._reads_in_order(*self._ordered)
+            self._ordered = None
+        if self._early:
+            early = self._early.get(id(node))
+            if early is not None:
+                return early
+        return self.env.get(node.value, NOTHING)
+
+    def _reads_typed_python(self) -> set[int]:
+        """Reads of a name in the body of `if isinstance(name, (int, float)):` (or an `and` holding
+        it), before the body binds the name again: a Python number there, whatever else the name
+        may hold (kornia's gaussian kernel: `sigma = torch.tensor([[float(sigma)]], ...)`)."""
+        out: set[int] = set()
+        for statement in self.statements:
+            name = _typed_python(statement.test) if type(statement) is cst.If else None  # type: ignore[attr-defined]
+            if name is None:
+                continue
+            test = statement.test  # type: ignore[attr-defined]
+            while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+                if _typed_python(test.left) == name:  # `isinstance(f, Number) and f > 1`
+                    out.update(id(n) for n in iter_nodes(test.right) if type(n) is cst.Name and n.value == name)  # type: ignore[attr-defined]
+                test = test.left
+            for part in _in_order(statement.body):  # type: ignore[attr-defined]
+                binds = name in _bound_names(part)
+                if binds and not isinstance(part, cst.BaseSmallStatement):
+                    break  # a loop or a branch binding it: a later pass may read the new value
+                out.update(id(n) for n in iter_nodes(part) if type(n) is cst.Name and n.value == name)  # type: ignore[attr-defined]
+                if binds:
+                    break  # the value is read before the name is bound again
+        return out
 
     def constant_tensor(self, expr: cst.BaseExpression, _through: frozenset[str] = frozenset()) -> bool:
         """`torch.tensor(scale).log2().round()`: a tensor made from Python numbers, through tensor
@@ -736,6 +830,10 @@ class FunctionFlow:
         if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
             return expr
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
+
+    def bindings(self, name: str) -> list[cst.BaseExpression | None]:
+        """What each binding of a local name binds (a parameter's first, as None; see _definitions)."""
+        return self._definitions().get(name, [])
 
     def bound_once(self, name: str) -> cst.BaseExpression | None:
         """What a local name is bound to where a plain `name = expr` is its only binding."""
@@ -986,10 +1084,7 @@ class FunctionFlow:
             # `any(flags.tolist())`, `all(t)`: the truth of each element read from data
             return mark(Kind.DATA, node)
         if name in ("min", "max", "abs", "round", "sum", "math.ceil", "math.floor", "math.sqrt"):
-            out = NOTHING
-            for a in args:
-                out = out | a
-            return out
+            return _joined(args)
         if name in BUILTIN_STATIC:
             return NOTHING
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
@@ -1043,14 +1138,15 @@ class FunctionFlow:
             return _joined(args)  # `_pair(x.shape[-2:])`: the same Python values, in a tuple
         if qualified.startswith("torch."):
             leaf = qualified.rsplit(".", 1)[1]
+            if leaf in TORCH_DATA_READS:
+                return mark(Kind.DATA, node)
             if (
                 qualified in TORCH_TENSOR_EXCEPTIONS
                 or qualified in TORCH_PYTHON_VALUES
                 or qualified.startswith(TORCH_STATIC_PREFIXES)
+                or _is_predicate(qualified)  # `is_fake(x)` of torch._subclasses: a Python bool
             ):
                 return NOTHING
-            if leaf in ("equal", "is_nonzero", "allclose"):
-                return mark(Kind.DATA, node)
             if leaf in DD_OPS and not (leaf == "repeat_interleave" and not _tensor_repeats(args, 1)):
                 return mark(Kind.TENSOR | Kind.DD_TENSOR, node)
             if leaf == "where" and len(node.args) == 1 and not node.args[0].star:
@@ -1074,10 +1170,7 @@ class FunctionFlow:
         if qualified.startswith(PYTHON_ONLY_MODULES):
             return NOTHING
         if qualified.startswith("math."):
-            out = NOTHING
-            for a in args:
-                out = out | a
-            return _arith(out)
+            return _arith(_joined(args))
         if _is_predicate(qualified) or _is_class_name(qualified):
             return NOTHING
         return RETURNED if any_tensor else NOTHING
@@ -1140,21 +1233,30 @@ def _apply(summary: Returned, call: cst.Call, args: Sequence[Value]) -> Value:
 
 
 def _argument(call: cst.Call, args: Sequence[Value], position: int, name: str) -> Value:
-    """What `call` passes the parameter at `position` (-1: keyword-only) named `name`; what a
-    `*`/`**` argument holds where it may be that one; nothing where the default stands."""
-    out = NOTHING
+    """What `call` passes the parameter at `position` (-1: keyword-only) named `name` (see _passing)."""
+    return _joined([args[index] for index in _passing(call, position, name)])
+
+
+def _passing(call: cst.Call, position: int, name: str) -> list[int]:
+    """Which arguments of `call` may fill the parameter at `position` (-1: keyword-only) named
+    `name` (`*args`: every positional argument from `position` on): the one passed by name or
+    place, else every `*`/`**` argument; none where the default stands."""
+    packed = name.startswith("*")
+    found = []
     at = 0
-    for arg, value in zip(call.args, args, strict=True):
+    for index, arg in enumerate(call.args):
         if arg.keyword is not None:
             if arg.keyword.value == name:
-                return value
+                return [index]
         elif arg.star:
-            out = out | value
+            found.append(index)
         else:
-            if at == position:
-                return value
+            if at == position and not packed:
+                return [index]
+            if packed and at >= position >= 0:
+                found.append(index)
             at += 1
-    return out
+    return found
 
 
 def _tensor_repeats(args: list[Value], index: int) -> bool:
@@ -1226,7 +1328,8 @@ def _off_the_first_dim(elements: Sequence[cst.SubscriptElement]) -> bool:
     return isinstance(part, cst.Slice) and part.upper is None and _is_later_dim(part.lower)
 
 
-def _joined(values: Sequence[Value]) -> Value:
+def _joined(values: Iterable[Value]) -> Value:
+    """The join of `values` (NOTHING for none)."""
     out = NOTHING
     for value in values:
         out = out | value
@@ -1385,6 +1488,49 @@ _COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
 #: bindings other than a plain assignment (FunctionFlow._definitions)
 _OTHER_BINDINGS = frozenset({cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName})
 _OWN_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
+
+
+#: what `isinstance(x, ...)` names for a Python scalar
+_PYTHON_TYPES = frozenset({
+    "int", "float", "bool", "complex", "str", "numbers.Number", "numbers.Real", "numbers.Integral", "Number", "Real",
+    "Integral",
+})
+
+
+def _typed_python(test: cst.BaseExpression) -> str | None:
+    """The name `test` says is a Python scalar where it holds: `isinstance(n, (int, float))`, or
+    either side of an `and`."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _typed_python(test.left) or _typed_python(test.right)
+    if not (isinstance(test, cst.Call) and dotted(test.func) == "isinstance" and len(test.args) == 2):
+        return None
+    checked, types = test.args[0].value, test.args[1].value
+    named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+    if isinstance(checked, cst.Name) and named and all(dotted(t) in _PYTHON_TYPES for t in named):
+        return checked.value
+    return None
+
+
+def _in_order(block: cst.BaseSuite) -> Iterator[cst.CSTNode]:
+    """A block's statements in order, each small statement of a line on its own."""
+    for statement in block.body:
+        if type(statement) is cst.SimpleStatementLine:
+            yield from statement.body
+        else:
+            yield statement
+
+
+def _bound_names(statement: cst.CSTNode) -> set[str]:
+    """The names a statement binds anywhere in it (assignments, loops, `with ... as`, walrus)."""
+    out: set[str] = set()
+    for node in iter_nodes(statement):
+        node_type = type(node)
+        if node_type is cst.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                out.update(_target_names(target.target))
+        elif node_type in _OTHER_BINDINGS:
+            out.update(_target_names(node.name if node_type is cst.AsName else node.target))  # type: ignore[attr-defined]
+    return out
 
 
 def _target_names(target: cst.BaseExpression) -> Iterator[str]:

@@ -13,12 +13,15 @@ import libcst as cst
 
 from .dataflow import (
     NOTHING,
+    PYTHON_KINDS,
     FunctionFlow,
     Kind,
     Value,
     all_params,
     annotation_names,
+    is_tensor_like,
     param_value,
+    python_part,
     python_scalar_param,
     walk_statements,
 )
@@ -95,7 +98,27 @@ class FileFacts(FileReach):
         self._readers.setdefault(key, set()).add(id(caller.func))
         if key in self._in_progress:
             return Value(Kind.TENSOR) if any(a.has(Kind.TENSOR) for a in args) else NOTHING
-        return self._flow(target).returns
+        return self._flow(target).returned_to(caller, call, args)
+
+    def truth_is_length(self, func: cst.FunctionDef, statement: cst.CSTNode, name: str) -> bool:
+        """The reach layer's answer, or: every binding of `name` in `func` is a Python list, tuple,
+        set or dict whose length no data decides, so its truth is that length whatever tensors it
+        holds (kornia's rt_detr encoder: `fmaps: list[Tensor]`, `fmaps = list(fmaps)`, `while
+        fmaps: ... fmaps.pop()`, later `fmaps = [new_fmaps.pop()]`)."""
+        if super().truth_is_length(func, statement, name):
+            return True
+        flow = self._flows.get(id(func))
+        if flow is None:
+            return False
+        bindings = flow.bindings(name)
+        params = {param.name.value: param for param in all_params(func.params)}
+        if name in params:
+            if not _declared_container(params[name]):
+                return False
+            bindings = bindings[1:]  # the parameter's own, a container as declared
+        elif not bindings:
+            return False
+        return all(value is not None and _sized_without_data(flow, value) for value in bindings)
 
     def _optional_path(self, caller: cst.FunctionDef, call: cst.Call, statement: int | None) -> bool:
         """The call runs only when an optional argument is passed, and no parent module's call may
@@ -170,13 +193,16 @@ class FileFacts(FileReach):
     def _bind_args(
         self, func: cst.FunctionDef, call: cst.Call, args: Sequence[Value], is_method: bool
     ) -> list[Value]:
-        params = list(all_params(func.params))
-        if is_method and params:
-            params = params[1:]
+        given = list(all_params(func.params))
+        dropped = 1 if is_method and given else 0  # `self`
+        params = given[dropped:]
         listed = self.nodes(func)
         bound = [param_value(p, func, listed) if p.default is not None else NOTHING for p in params]
         names = [p.name.value for p in params]
         declared_python = {i for i, p in enumerate(params) if python_scalar_param(p)}
+        # positional arguments past the positional parameters fill `*args`, never a keyword-only one
+        positional = max(len(func.params.posonly_params) + len(func.params.params) - dropped, 0)
+        packed = positional if type(func.params.star_arg) is cst.Param else None
         position = 0
         for arg, value in zip(call.args, args, strict=True):
             if arg.keyword is not None:
@@ -185,12 +211,14 @@ class FileFacts(FileReach):
             elif arg.star:
                 for i in range(position, len(bound)):
                     bound[i] = bound[i] | value
-            elif position < len(bound):
+            elif position < positional:
                 bound[position] = value
                 position += 1
+            elif packed is not None:
+                bound[packed] = bound[packed] | value
         # `return_final_states: bool = False` is a Python value whatever a caller's dataflow guessed:
         # not a tensor, though it may still be a number read from one (`n: int` given `t.item()`)
-        return [_python_part(value) if i in declared_python else value for i, value in enumerate(bound)]
+        return [python_part(value) if i in declared_python else value for i, value in enumerate(bound)]
 
     def flow(self, item: Traced) -> FunctionFlow:
         """The dataflow of a traced function, solved with what every call site of every helper
@@ -335,8 +363,22 @@ class FileFacts(FileReach):
                 # what a traced caller in another file passes (`batched_nms(boxes[keep], ...)`),
                 # as a call site of this file would (`n: int` stays a Python value)
                 given = _PASSED_VALUES[kind]
-                values[param.name.value] |= _python_part(given) if python_scalar_param(param) else given
+                values[param.name.value] |= python_part(given) if python_scalar_param(param) else given
+        if self._cached(item.func):
+            # a call of an `lru_cache`d function hashes its arguments first: a size or a number
+            # read from data is a SymInt there, unhashable (measured on torch 2.13, non-strict:
+            # `TypeError: unhashable type: non-nested SymInt` at the call), so its body only runs
+            # with concrete Python values or tensors (hashed by id): kornia's `_prosac_growth`
+            values = {name: _without_python_part(value) for name, value in values.items()}
         return values
+
+    def _cached(self, func: cst.FunctionDef) -> bool:
+        """Decorated with `functools.lru_cache(...)` or `functools.cache`."""
+        return any(
+            self.resolve(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            in ("functools.lru_cache", "functools.cache")
+            for d in func.decorators
+        )
 
     @functools.cached_property
     def _number_inputs(self) -> dict[int, frozenset[str]]:
@@ -438,6 +480,37 @@ def _declared_container(param: cst.Param) -> bool:
     return param.annotation is not None and bool(annotation_names(param.annotation) & _CONTAINERS)
 
 
+#: builtins that build a container as long as what they are given
+_CONTAINER_BUILDERS = frozenset({"list", "tuple", "set", "dict", "sorted"})
+#: what makes a count data-dependent
+_DATA_COUNT = Kind.DD_TENSOR | Kind.DD_SIZE | Kind.DATA
+
+
+def _sized_without_data(flow: FunctionFlow, value: cst.BaseExpression) -> bool:
+    """`value` builds a Python container whose length no data decides: a display (no `*` of a
+    data-dependent count), a comprehension over no such count and filtered by no tensor, or
+    `list(...)`/`tuple(...)`/`sorted(...)` of what has no data-dependent length."""
+    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        return not any(
+            isinstance(e, cst.StarredElement) and flow.value(e.value).has(_DATA_COUNT) for e in value.elements
+        )
+    if isinstance(value, cst.Dict):
+        return True
+    if isinstance(value, (cst.ListComp, cst.SetComp, cst.DictComp)):
+        current: cst.CompFor | None = value.for_in
+        while current is not None:
+            if flow.value(current.iter).has(_DATA_COUNT) or any(
+                is_tensor_like(test := flow.value(c.test)) or test.has(_DATA_COUNT) for c in current.ifs
+            ):
+                return False
+            current = current.inner_for_in
+        return True
+    return (
+        isinstance(value, cst.Call) and dotted(value.func) in _CONTAINER_BUILDERS and len(value.args) <= 1
+        and not any(flow.value(arg.value).has(_DATA_COUNT) for arg in value.args)
+    )
+
+
 #: what a parent module's call passes a submodule's forward, where it counts (else the forward's own guess)
 _READ_FROM_DATA = Kind.DATA | Kind.DD_TENSOR | Kind.DD_SIZE
 _FROM_PARENT = _READ_FROM_DATA | Kind.TENSOR
@@ -514,19 +587,18 @@ def passed_kind(value: Value) -> str | None:
     return "tensor" if value.has(Kind.TENSOR | Kind.MASK) else None
 
 
-_PYTHON_SCALARS = frozenset({"bool", "int", "float", "str", "None"})
+#: what a helper declared to return one of these hands back is a Python value (a dtype or device too)
+_PYTHON_SCALARS = frozenset({"bool", "int", "float", "str", "None", "torch.dtype", "torch.device"})
 
 
-_PYTHON_KINDS = Kind.DATA | Kind.SHAPE | Kind.DD_SIZE
-
-
-def _python_part(value: Value) -> Value:
-    kind = value.kind & _PYTHON_KINDS
+def _without_python_part(value: Value) -> Value:
+    kind = value.kind & ~PYTHON_KINDS
     return Value(kind, value.origin) if kind else NOTHING
 
 
 def _returns_python_scalar(func: cst.FunctionDef) -> bool:
-    """`def is_tracing(...) -> bool`: whatever it computes from tensors, it hands back Python."""
+    """`def is_tracing(...) -> bool`, `def grid_dtype(...) -> torch.dtype`: whatever it computes from
+    tensors, it hands back Python."""
     returns = func.returns
     return returns is not None and dotted(returns.annotation) in _PYTHON_SCALARS
 
