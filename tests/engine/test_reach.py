@@ -734,8 +734,23 @@ def test_a_switch_set_in_a_loop_or_on_an_unknown_path_is_no_switch() -> None:
                 return x[: int(x.argmax())]
             return x
     """
+    matched = """
+    import torch
+    class M(torch.nn.Module):
+        def __init__(self, mode="a", flag=False):
+            super().__init__()
+            match mode:
+                case "a":
+                    flag = True
+            self.flag = flag
+        def forward(self, x):
+            if self.flag:
+                return x[: int(x.argmax())]
+            return x
+    """
     assert only(looped).severity is Severity.ERROR
     assert only(unknown_path).severity is Severity.ERROR
+    assert only(matched).severity is Severity.ERROR
 
 
 def test_a_function_that_is_not_a_guard_decides_nothing() -> None:

@@ -1858,7 +1858,8 @@ class _DefaultRun:
             env[statement.name.value] = None
             return None
         # loops, `with`, `try`: what they bind is unknown, and a `return` there too
-        if any(isinstance(inner, cst.Return) for inner in walk_statements(statement.body)):  # type: ignore[attr-defined]
+        body = getattr(statement, "body", None)
+        if not isinstance(body, cst.BaseSuite) or any(isinstance(inner, cst.Return) for inner in walk_statements(body)):
             return (_GAVE_UP, None)
         for inner in walk_statements(cst.IndentedBlock(body=[statement])):  # type: ignore[list-item]
             for target in _assigned_targets(inner):
