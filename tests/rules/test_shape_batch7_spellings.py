@@ -10,8 +10,8 @@ of the shape (`input_shape = x.size()[:-1]`, then `input_shape[1]`); an example 
 root gives for a derived `Dim` (`2 * d` and 5: XPT506); `chunk(2)` along a size declared `2 * d`
 while another input's size is `d` itself (torch guards the number of pieces: fails; with no input
 carrying `d`, or `unflatten`, it exports); a helper of the file (function or method) whose check
-reads a tensor parameter's size (`torch._check(t.shape[-1] % k == 0)`) guards the call's argument
-(XPT304)."""
+reads a tensor parameter's size (`torch._check(t.shape[-1] % k == 0)`, `if t.shape[1] > limit: raise`) guards the call's
+argument (XPT304), in a block of another file too."""
 
 from __future__ import annotations
 
@@ -165,6 +165,32 @@ PROGRAMS += [
             '{"x": {1: Dim("t")}}', fails=True, methods=_METHOD),
     Program("method-asserts-tokens-batch-only", "self._check_tokens(x)\nreturn x * 2", "(torch.randn(2, 10),)",
             '{"x": {0: Dim("b")}}', fails=False, methods=_METHOD),
+]
+
+_RAISES_PAST = "def reject_long(t, limit):\n    if t.shape[1] > limit:\n        raise ValueError(\"too long\")\n"
+_WIDTH_BLOCK = """
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.width = 8
+
+    def _check(self, t):
+        if t.shape[-1] != self.width:
+            raise ValueError("width")
+
+    def forward(self, x):
+        self._check(x)
+        return x * 2
+"""
+PROGRAMS += [
+    Program("helper-raises-when-past-named", "reject_long(x, 64)\nreturn x * 2", "(torch.randn(2, 10),)",
+            '{"x": {1: Dim("t")}}', fails=True, top=_RAISES_PAST),
+    Program("helper-raises-when-past-bounded", "reject_long(x, 64)\nreturn x * 2", "(torch.randn(2, 10),)",
+            '{"x": {1: Dim("t", max=64)}}', fails=False, top=_RAISES_PAST),
+    Program("block-method-raises-on-width-named", "return self.block(x)", "(torch.randn(2, 8),)",
+            '{"x": {1: Dim("w")}}', fails=True, init="self.block = Block()", block=_WIDTH_BLOCK),
+    Program("block-method-raises-on-width-batch", "return self.block(x)", "(torch.randn(2, 8),)",
+            '{"x": {0: Dim("b")}}', fails=False, init="self.block = Block()", block=_WIDTH_BLOCK),
 ]
 
 BATCH = ProgramBatch("batch7spell", {"spellings": PROGRAMS}, {})

@@ -58,9 +58,9 @@ constraint violations flagged non-strict (93 %), 24/26 strict (92 %); 6/6 other 
 and 0/25 false errors; batches 1-6 unchanged. Left (KNOWN_MISSES says why): helper functions that
 read a tensor parameter's size in another file (a check in a helper of this file, function or
 method, is now judged with the call's arguments in place: XPT304, tested in the spellings). The
-block checking a width in its own method is flagged on its `Linear(8, 8)`, which ties the width
-too, not on the method's raising test (the first line torch fails on): a method of a block is
-not judged with the passed dims.
+block checking a width in its own method is flagged on the method's raising test (`if
+t.shape[-1] != self.dim: raise`, the first line torch fails on: XPT304 reads `if t: raise` as a
+check of `t` too) and on its `Linear(8, 8)`, which ties the width as well.
 """
 
 from __future__ import annotations

@@ -36,9 +36,9 @@ class ShapeGuard(Rule):
     or a method of the model that checks a parameter (`assert ok`, `if not ok: raise ...`,
     `torch._check(ok)`) checks what each call passes there as that statement would in the
     caller (`_require(H == 8, "...")`, `ok = T <= 64` then `self._ensure(ok)`), and one whose
-    check reads a tensor parameter's size (`torch._check(t.shape[-1] % k == 0)`) checks it with
-    the call's arguments in place (`ensure_multiple(x, 4)`): the finding is on the helper's
-    check, the line torch names, with the call as a note.
+    check reads a tensor parameter's size (`torch._check(t.shape[-1] % k == 0)`, `if t.shape[1] >
+    limit: raise ...`) checks it with the call's arguments in place (`ensure_multiple(x, 4)`):
+    the finding is on the helper's check, the line torch names, with the call as a note.
 
     ## Why it fails torch.export
     export records the condition as a guard on the size. A named `Dim` promises every size of its
@@ -340,11 +340,12 @@ class ShapeGuard(Rule):
     ]
 
 
-def _checks(helper: cst.FunctionDef) -> Iterator[tuple[cst.BaseExpression, cst.CSTNode, dict[str, str]]]:
+def _checks(helper: cst.FunctionDef) -> Iterator[tuple[cst.BaseExpression, cst.CSTNode, dict[str, str], bool]]:
     """Each check in a statement of `helper`'s body (after a docstring): `assert t`, `if not t:
     raise ...`, `torch._check(t)` / `torch._assert(t, ...)` / `_assert(t, ...)`, with its
-    statement and the names that hold a parameter's value there (`value = ok`, `value, _ = ok,
-    None`: the parameter's)."""
+    statement, the names that hold a parameter's value there (`value = ok`, `value, _ = ok,
+    None`: the parameter's), and whether `t` must hold (False: `if t: raise ...`, where it must
+    not; the guard on a size is the same)."""
     if not isinstance(helper.body, cst.IndentedBlock):
         return
     params = {p.name.value: p.name.value for p in helper.params.params}
@@ -356,10 +357,13 @@ def _checks(helper: cst.FunctionDef) -> Iterator[tuple[cst.BaseExpression, cst.C
                 params.pop(name, None)
         tested: cst.BaseExpression | None = None
         statement: cst.CSTNode = line
+        held = True
         if isinstance(line, cst.If) and _raises_only(line.body) and line.orelse is None:
             test = line.test
             if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
                 tested = test.expression
+            else:
+                tested, held = test, False
         elif isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
             statement = small = line.body[0]
             if isinstance(small, cst.Assert):
@@ -371,7 +375,7 @@ def _checks(helper: cst.FunctionDef) -> Iterator[tuple[cst.BaseExpression, cst.C
                 if called in _CHECK_NAMES and small.value.args[0].keyword is None:
                     tested = small.value.args[0].value
         if tested is not None:
-            yield tested, statement, dict(params)
+            yield tested, statement, dict(params), held
 
 
 def tested_parameters(helper: cst.FunctionDef) -> dict[str, tuple[cst.CSTNode, cst.CSTNode]]:
@@ -379,8 +383,8 @@ def tested_parameters(helper: cst.FunctionDef) -> dict[str, tuple[cst.CSTNode, c
     and that node's statement: a call to it guards what it passes there, as that check would in
     the caller."""
     found: dict[str, tuple[cst.CSTNode, cst.CSTNode]] = {}
-    for tested, statement, params in _checks(helper):
-        if isinstance(tested, cst.Name) and tested.value in params and params[tested.value] not in found:
+    for tested, statement, params, held in _checks(helper):
+        if held and isinstance(tested, cst.Name) and tested.value in params and params[tested.value] not in found:
             found[params[tested.value]] = (tested, statement)
     return found
 
@@ -389,7 +393,7 @@ def tested_sizes(helper: cst.FunctionDef) -> list[tuple[cst.BaseExpression, cst.
     """The checks of `helper` that read its parameters inside an expression (`torch._check(t.shape[-1]
     % k == 0)`): a call guards that expression with its arguments in place of the parameters."""
     params = {p.name.value for p in helper.params.params} - {"self", "cls"}
-    return [(tested, statement) for tested, statement, _ in _checks(helper) if not isinstance(tested, cst.Name)
+    return [(tested, statement) for tested, statement, *_ in _checks(helper) if not isinstance(tested, cst.Name)
             and any(isinstance(node, cst.Name) and node.value in params for node in iter_nodes(tested))]
 
 
