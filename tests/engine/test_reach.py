@@ -768,3 +768,31 @@ def test_a_function_that_is_not_a_guard_decides_nothing() -> None:
         """
     )
     assert finding.severity is Severity.ERROR
+
+
+def test_a_switch_names_only_the_arguments_its_value_follows_from() -> None:
+    """Checks that raise on other arguments, and an argument filled in on its own path, decide
+    nothing about `self.flag`: the condition names `flag` alone."""
+    finding = only(
+        """
+        import torch
+        class M(torch.nn.Module):
+            def __init__(self, batch="auto", mode=None, flag=False):
+                super().__init__()
+                if isinstance(batch, str):
+                    if batch != "auto":
+                        raise ValueError(batch)
+                elif batch <= 0:
+                    raise ValueError(batch)
+                if mode is None:
+                    mode = "lm"
+                self.mode = mode
+                self.flag = bool(flag)
+            def forward(self, x):
+                if self.flag:
+                    return x[: int(x.argmax())]
+                return x
+        """
+    )
+    assert finding.severity is Severity.WARNING
+    assert "only with another `flag`: `self.flag` is False with `__init__`'s defaults (`flag=False`)" in finding.message

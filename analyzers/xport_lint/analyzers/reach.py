@@ -1873,12 +1873,21 @@ class _DefaultRun:
         if test is not None:
             chosen = statement.body if test.value else other
             skipped = other if test.value else statement.body
-            if not (isinstance(skipped, cst.BaseSuite) and _always_leaves(skipped, (cst.Raise,))):
-                # what follows depends on the test, unless the way not taken raises (builds nothing)
-                self.control |= test.arguments
+            # what the branch binds follows from the test; what comes after it too where the way
+            # not taken returns (not where it raises: that builds nothing)
+            around = self.control
+            self.control |= test.arguments
             if chosen is None:
-                return None
-            return self.statement(chosen, env) if isinstance(chosen, cst.If) else self.block(chosen, env)
+                outcome = None
+            elif isinstance(chosen, cst.If):
+                outcome = self.statement(chosen, env)
+            else:
+                outcome = self.block(chosen, env)
+            if outcome is None:
+                suite = cst.IndentedBlock(body=[skipped]) if isinstance(skipped, cst.If) else skipped
+                returns = suite is not None and any(isinstance(inner, cst.Return) for inner in walk_statements(suite))
+                self.control = around | test.arguments if returns else around
+            return outcome
         runs: list[tuple[_Outcome, dict[str, _Value | None], dict[str, _Value | None]]] = []
         for branch in (statement.body, other):
             branch_env, saved = dict(env), dict(self.attributes)
