@@ -2,7 +2,9 @@
 (`forward` of every module class, what it calls in this file, what other files' traced code
 calls here) and, per statement, the conditions under which export runs it: never (a branch an
 export guard rules out, what follows `if is_tracing(): return`), only in training mode, only
-with a non-default configuration switch, only when an optional argument is passed.
+with a non-default configuration switch, only when an optional argument is passed. A switch's
+default is what a construction with `__init__`'s literal defaults leaves in `self`, read by a
+bounded evaluation of small pure code (`_DefaultRun`).
 """
 
 from __future__ import annotations
