@@ -61,15 +61,6 @@ SPLIT_MARK = "# split off the next flagged line"
 #: that now gets the same verdict simply passes; an entry none of whose variants differs fails
 KNOWN_GAPS: dict[tuple[str, str], str] = {
     **{
-        ("XPT304", kind): (
-            "a guard helper's check is read from its own body, a parameter tested there directly or through a"
-            " local bound to it; a test passed through another function first (`torch._check(_h(ok))`), or a"
-            " helper in another file (the project index has no summary of which parameters a function checks),"
-            " is not followed"
-        )
-        for kind in ("helper", "module")
-    },
-    **{
         ("XPT415", kind): (
             "the output's class is read where `forward` returns it or binds it to a name; an instance passed"
             " through a function first (`return _h(Output(...))`, in this file or another) is not followed"
