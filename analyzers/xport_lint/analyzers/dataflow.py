@@ -216,6 +216,8 @@ class FunctionFlow:
         self.cls = cls
         self.resolver = resolver
         params = _as_declared(params, func)
+        #: what each parameter holds on entry (`summary_per_caller` re-solves with other values)
+        self.params = params
         #: `-> torch.Tensor`: what it returns is a tensor (or a subclass), never a structure
         self._returns_tensor = func.returns is not None and declares_tensor(func.returns)
         self.env: dict[str, Value] = dict(params)
@@ -533,6 +535,35 @@ class FunctionFlow:
         whole = part(self._own_returns, self._through)
         elements = self._elements if self._tuple_returns and self._elements else []
         return Returned(whole.kinds, whole.through, tuple(part(v, t) for v, t in elements))
+
+    def summary_per_caller(self, declared: dict[str, Value], carried: frozenset[str]) -> Returned:
+        """The summary where the parameters in `carried` hold, on entry, what some callers pass
+        read from data (a masked selection, a number read): what the function returns with its
+        parameters as `declared` (its declaration and uses say, no caller), and each carried
+        parameter that changes what is returned handed back to every caller as that caller's own
+        argument. One file normalising a masked selection with a shared helper does not make
+        another file's input, normalised by the same helper, data-dependent (Kornia's
+        `_l2_normalize`)."""
+
+        def solved(params: dict[str, Value]) -> Returned:
+            return FunctionFlow(self.func, params, self.resolver, self.cls, self.statements).summary()
+
+        base = solved(declared)
+        positions = self._positions()
+        whole, parts = set(base.through), [set(e.through) for e in base.elements]
+        for name in sorted(carried):
+            alone = solved({**declared, name: self.params[name]})
+            slot = (positions.get(name, -1), name)
+            if set(alone.kinds) - set(base.kinds):
+                whole.add(slot)
+            if len(alone.elements) == len(parts):
+                for part, mine, theirs in zip(parts, alone.elements, base.elements, strict=True):
+                    if set(mine.kinds) - set(theirs.kinds):
+                        part.add(slot)
+        elements = tuple(
+            Returned(e.kinds, tuple(sorted(t)), e.elements) for e, t in zip(base.elements, parts, strict=True)
+        )
+        return Returned(base.kinds, tuple(sorted(whole)), elements)
 
     def _returned(self, call: cst.Call, args: Sequence[Value]) -> Value | None:
         """What a call of a function of another file returns, by that file's summary (None: no

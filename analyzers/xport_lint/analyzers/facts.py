@@ -26,7 +26,15 @@ from .dataflow import (
     walk_statements,
 )
 from .defined_contexts import defined_context_managers
-from .index import EMPTY_CONTEXT, PASSED_KINDS, ClassSummary, FileContext, FunctionSummary, ModuleSummary
+from .index import (
+    EMPTY_CONTEXT,
+    PASSED_KINDS,
+    ClassSummary,
+    FileContext,
+    FunctionSummary,
+    ModuleSummary,
+    Returned,
+)
 from .names import dotted
 from .reach import FileReach, Traced, callee_text
 from .shapes import block_dims, declared_ranks, number_inputs, passed_elsewhere
@@ -330,20 +338,21 @@ class FileFacts(FileReach):
         self._flow_inputs[key] = (item, values)
         return flow
 
-    def _parameters(self, item: Traced) -> dict[str, Value]:
+    def _parameters(self, item: Traced, callers: bool = True) -> dict[str, Value]:
         """What each parameter of `item` holds: the join of its call sites in this file, what
-        traced callers of other files pass, else what its declaration and uses say."""
+        traced callers of other files pass, else what its declaration and uses say (only that,
+        without `callers`)."""
         key = id(item.func)
         params = list(all_params(item.func.params))
         is_method = item.cls is not None and not _is_static(item.func)
         values: dict[str, Value] = {}
-        call_args = self._call_args.get(key)
-        if call_args is None:
+        call_args = self._call_args.get(key) if callers else None
+        if call_args is None and callers:
             call_args = self._optional_args.get(key)
-        if call_args is None:
+        if call_args is None and callers:
             call_args = self._training_args.get(key)
-        passed = self._arguments.get(item.name, {}) if self._arguments else {}
-        parent = self._parent_args.get(key)
+        passed = self._arguments.get(item.name, {}) if self._arguments and callers else {}
+        parent = self._parent_args.get(key) if callers else None
         for i, param in enumerate(params):
             if is_method and i == 0:
                 continue
@@ -385,6 +394,20 @@ class FileFacts(FileReach):
         """`forward` parameters the file's export sites fill with Python numbers (shapes.number_inputs)."""
         return number_inputs(self.export_sites) if self.export_calls or "xport_example" in self.functions else {}
 
+    def _returned_to_other_files(self, func: cst.FunctionDef) -> Returned | None:
+        """What `func` returns, for its callers in other files: each gets back what its own
+        arguments make of it, not what the data some other caller passes makes of it
+        (`FunctionFlow.summary_per_caller`). None where the function is not traced here."""
+        flow = self._flows.get(id(func))
+        if flow is None:
+            return None
+        carried = frozenset(name for name, value in flow.params.items() if value.has(_READ_FROM_DATA))
+        if not carried:
+            return flow.summary()
+        declared = self._parameters(self._flow_inputs[id(func)][0], callers=False)
+        carried = frozenset(name for name in carried if not declared.get(name, NOTHING).has(_READ_FROM_DATA))
+        return flow.summary_per_caller(declared, carried) if carried else flow.summary()
+
     def _statements_run(self, func: cst.FunctionDef) -> list[cst.CSTNode]:
         """The statements of `func` an eval-mode export runs: not in a branch export never takes,
         not under `if self.training:` (a value assigned there never reaches eval-mode code)."""
@@ -400,10 +423,9 @@ class FileFacts(FileReach):
         def function(func: cst.FunctionDef) -> FunctionSummary:
             calls = self._written.get(id(func))
             passes = {written: dict(slots) for written, slots in self.passed.get(id(func), {}).items() if slots}
-            flow = self._flows.get(id(func))
             return FunctionSummary(
                 None if calls is None else list(dict.fromkeys(calls)), id(func) in self.own_traced, passes,
-                flow.summary() if flow is not None else None,
+                self._returned_to_other_files(func),
             )
 
         classes = {}
