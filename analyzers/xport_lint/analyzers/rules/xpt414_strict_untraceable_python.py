@@ -25,6 +25,13 @@ _BUILTINS = {
 _SYS = ("sys.getsizeof", "sys.getrefcount", "sys._getframe")
 #: Python functions strict export skips (measured on torch 2.13; `inspect.signature` exports)
 _SKIPPED_CALLS = ("inspect.getsource",)
+#: torch functions that answer with a Python value strict export refuses, with torch's words
+#: (measured on torch 2.13; non-strict export runs them, and `torch.promote_types` exports both ways)
+_PYTHON_ANSWERS = {
+    "torch.result_type": "torch.* op returned non-Tensor",
+    "torch.can_cast": "torch.* op returned non-Tensor",
+    "torch._subclasses.fake_tensor.is_fake": _SKIPPED,
+}
 #: serialisers strict export refuses, with torch's words (measured on torch 2.13: `pickle.dumps`,
 #: `pickle.loads` are skipped; `json.dumps`, `json.loads` call a C encoder/scanner)
 _SERIALISERS = {"pickle.": _SKIPPED, "json.": "Unsupported method call"}
@@ -66,6 +73,8 @@ class StrictUntraceablePython(Rule):
     `functools.lru_cache`/`functools.cache` applied inside traced code (a nested function
     decorated with it, or the wrapper called); `copy.copy` of a list or dict (a literal or
     comprehension, in place, bound to a local, or kept on `self`; of a tuple or a module it
+    exports); `torch.result_type`, `torch.can_cast` and `is_fake` of
+    `torch._subclasses.fake_tensor`, whose answers are Python values (`torch.promote_types`
     exports). A `with` item is XPT410's.
 
     ## Why it fails torch.export
@@ -109,6 +118,7 @@ class StrictUntraceablePython(Rule):
             TorchError("Unsupported", "invalid call to builtin op handler"),
             TorchError("Unsupported", _SKIPPED),
             TorchError("Unsupported", "Unsupported method call"),
+            TorchError("Unsupported", "torch.* op returned non-Tensor"),
             TorchError("Unsupported", "Missing tp_iternext", Versions(last=(2, 13))),
             TorchError("Unsupported", "missing tp_iter", Versions(last=(2, 13))),
             TorchError("Unsupported", _KEPT_ITERATOR_LATER, Versions(first=(2, 14))),
@@ -161,6 +171,8 @@ class StrictUntraceablePython(Rule):
             return None
         if qualified in _CACHES:
             return _Refusal("Unsupported method call")
+        if qualified in _PYTHON_ANSWERS:
+            return _Refusal(_PYTHON_ANSWERS[qualified])
         if qualified == "copy.copy" and len(node.args) == 1 and self._list_or_dict(node.args[0].value):
             return _Refusal(_SKIPPED)
         if qualified in ENVIRONMENT_WRITES:
@@ -298,6 +310,28 @@ class StrictUntraceablePython(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Promoted(torch.nn.Module):
+                def forward(self, x):
+                    if torch.result_type(x, 1.0) == torch.float32:  # expect: XPT414
+                        return x * 2
+                    return x
+            def export():
+                return torch.export.export(Promoted(), (torch.randn(3),), strict=True)
+            """,
+            """
+            import torch
+            class Promoted(torch.nn.Module):
+                def forward(self, x):
+                    if torch.result_type(x, 1.0) == torch.float32:  # expect: XPT414
+                        return x * 2
+                    return x
+            def export():
+                return torch.export.export(Promoted(), (torch.randn(3),), strict=False)
+            """,
+        ),
         Invalid(
             """
             import torch
