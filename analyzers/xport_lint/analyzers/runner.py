@@ -24,7 +24,7 @@ from .config import Config
 from .context import TABLE_SOURCE, RuleContext
 from .facts import FileFacts
 from .fixes import apply_fixes
-from .incremental import ChunkedParser
+from .incremental import ChunkedParser, FactStore, facts_kept_in
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, module_name
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span, after_note, internal_failure
 from .positions import Locator, code_of, split_lines
@@ -216,6 +216,18 @@ def _check_parsable(
         return FileCheck(_syntax_error(error, source, enabled))
     except (MemoryError, ValueError) as error:
         return FileCheck(_syntax_error_at(1, 0, f"cannot parse: {type(error).__name__}", enabled))
+    # the facts of a fresh parse's nodes are dropped with its tree; the parser's, kept with its trees
+    store = parser.facts if parser is not None else FactStore()
+    with facts_kept_in(store):
+        return _analyse(module, tree, source, path, config, enabled, context, summarize, store)
+
+
+def _analyse(
+    module: cst.Module, tree: ast.Module | None, source: str, path: str, config: Config, enabled: frozenset[str],
+    context: FileContext, summarize: bool, store: FactStore,
+) -> FileCheck:
+    """The findings of a parsed file, and its summary (computed later, in `store`, when
+    `summarize` is false)."""
     name, is_package = module_name(path)
     guards = any(word in source for word in _GUARD_WORDS)
     program = FileFacts(module, _mentions_export_call(source), context, name, is_package, guards)
@@ -256,7 +268,12 @@ def _check_parsable(
         )
     findings.sort(key=lambda f: (f.span.start, f.code))
     if not summarize:
-        return FileCheck(findings, later=lambda: program.summary(name, path))
+
+        def summary() -> ModuleSummary:
+            with facts_kept_in(store):
+                return program.summary(name, path)
+
+        return FileCheck(findings, later=summary)
     return FileCheck(findings, program.summary(name, path))
 
 
@@ -291,31 +308,32 @@ def size_facts(
         module = parse_unvalidated(source)
     except (cst.ParserSyntaxError, MemoryError, ValueError, RecursionError):
         return []
-    name, is_package = module_name(path)
-    guards = any(word in source for word in _GUARD_WORDS)
-    program = FileFacts(module, _mentions_export_call(source), context, name, is_package, guards)
-    locator = Locator(source, module, None)
-    declare_from_table(program, config.dynamic_shapes)
-    if program.declared_shapes:
-        program.place_shapes(path, lambda node: _line_of(node, module, locator))
-    ctx = RuleContext(
-        program, program.mode(config.mode), source, shape_default=config.shapes,
-        torch=config.target.version,
-    )
-    out: list[tuple[Span, str]] = []
-    for item in program.traced:
-        ctx.traced = item
-        sizes = ctx.sizes()
-        if sizes is None:
-            continue
-        declared = ctx.shape_config()
-        for node, statement in program.nodes(item.func):
-            if type(node) not in (cst.Subscript, cst.Call):
+    with facts_kept_in(FactStore()):  # dropped with the tree
+        name, is_package = module_name(path)
+        guards = any(word in source for word in _GUARD_WORDS)
+        program = FileFacts(module, _mentions_export_call(source), context, name, is_package, guards)
+        locator = Locator(source, module, None)
+        declare_from_table(program, config.dynamic_shapes)
+        if program.declared_shapes:
+            program.place_shapes(path, lambda node: _line_of(node, module, locator))
+        ctx = RuleContext(
+            program, program.mode(config.mode), source, shape_default=config.shapes,
+            torch=config.target.version,
+        )
+        out: list[tuple[Span, str]] = []
+        for item in program.traced:
+            ctx.traced = item
+            sizes = ctx.sizes()
+            if sizes is None:
                 continue
-            ref = sizes.ref(node)  # type: ignore[arg-type]
-            if ref is not None:
-                out.append((locator.span(node, statement), describe_size(ref, declared)))
-    return out
+            declared = ctx.shape_config()
+            for node, statement in program.nodes(item.func):
+                if type(node) not in (cst.Subscript, cst.Call):
+                    continue
+                ref = sizes.ref(node)  # type: ignore[arg-type]
+                if ref is not None:
+                    out.append((locator.span(node, statement), describe_size(ref, declared)))
+        return out
 
 
 def _line_of(node: cst.CSTNode, module: cst.Module, locator: Locator) -> int | None:
