@@ -120,6 +120,17 @@ BENCHMARKS: dict[str, Benchmark] = {
             "`.venv/bin/python bench/precision.py --held-out score`",
         ),
         Benchmark(
+            "precision_heldout2",
+            ("bench/precision.py", "--held-out-2", "score"),
+            (),
+            ("analyzers/", "bench/precision.py", "bench/precision_verdicts_heldout2.json"),
+            default=False,
+            manual="`.venv/bin/python bench/precision.py --held-out-2 fetch` (the libraries of "
+            "`bench/heldout2_wheels.txt`), `.venv/bin/python bench/precision.py --held-out-2 sample SEED "
+            "WARNING_SEED` (fresh seeds), judge every drawn error and warning without a verdict in "
+            "`bench/precision_verdicts_heldout2.json`, then `.venv/bin/python bench/precision.py --held-out-2 score`",
+        ),
+        Benchmark(
             "repair",
             ("bench/repair_zoo.py",),
             (),
@@ -507,6 +518,13 @@ def precision_heldout(r: dict[str, dict[str, Any]]) -> str:
     ))
 
 
+def precision_heldout2(r: dict[str, dict[str, Any]]) -> str:
+    return _precision(r, "precision_heldout2", (
+        "**Held out, second set**: libraries nobody here has tuned the engine on (`bench/heldout2_wheels.txt`), "
+        "sampled once and judged before any fix."
+    ))
+
+
 def _precision(r: dict[str, dict[str, Any]], name: str, kind: str) -> str:
     f = r[name]["figures"]
     unjudged = f["sampled"] - f["judged"]
@@ -825,6 +843,7 @@ BLOCKS: dict[str, Callable[[dict[str, dict[str, Any]]], str]] = {
     "spelling": spelling,
     "precision": precision,
     "precision_heldout": precision_heldout,
+    "precision_heldout2": precision_heldout2,
     "zoo": zoo,
     "report": report,
     "versions": versions,

@@ -12,6 +12,11 @@ into bench/heldout/src), with its own sample, verdicts and history files (`*_hel
 bench/results/precision_heldout.json. Every file of those packages is checked, as a user who lints
 a library's whole tree would.
 
+A second held-out set: `--held-out-2` does the same on other libraries (bench/heldout2_wheels.txt:
+speech, graph, protein, tabular, geospatial, self-supervised and forecasting model code), unpacked
+into bench/heldout2/src, with `*_heldout2.json` files and bench/results/precision_heldout2.json;
+its first sample was drawn once, on a committed engine, and judged before any fix.
+
 Each sample takes fresh seeds (recorded in the sample), so a figure is not tuned to the draw the
 engine was last fixed against. `score` keeps every scored sample in bench/precision_history.json
 (its commit, seeds and counts), so a sample drawn before fixes stays on record beside the one
@@ -53,7 +58,6 @@ from figures import BENCHMARKS, begin, git, write_results
 HERE = Path(__file__).parent
 SIZE = 60
 WARNING_SIZE = 40
-HELD_OUT_WHEELS = HERE / "heldout_wheels.txt"
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,8 @@ class Corpus:
     sample: Path
     verdicts: Path
     history: Path
+    #: the pinned wheels `fetch` unpacks into `src` (None: the corpus of bench/fetch_corpus.sh)
+    wheels: Path | None = None
 
     def files(self) -> list[str]:
         """The files checked, relative to `src`."""
@@ -78,21 +84,27 @@ class Corpus:
 CORPUS = Corpus("precision", HERE / "corpus" / "src", HERE / "precision_sample.json",
                 HERE / "precision_verdicts.json", HERE / "precision_history.json")
 HELD_OUT = Corpus("precision_heldout", HERE / "heldout" / "src", HERE / "precision_sample_heldout.json",
-                  HERE / "precision_verdicts_heldout.json", HERE / "precision_history_heldout.json")
+                  HERE / "precision_verdicts_heldout.json", HERE / "precision_history_heldout.json",
+                  HERE / "heldout_wheels.txt")
+HELD_OUT_2 = Corpus("precision_heldout2", HERE / "heldout2" / "src", HERE / "precision_sample_heldout2.json",
+                    HERE / "precision_verdicts_heldout2.json", HERE / "precision_history_heldout2.json",
+                    HERE / "heldout2_wheels.txt")
+#: the option before the command that picks a held-out set
+HELD_OUT_SETS = {"--held-out": HELD_OUT, "--held-out-2": HELD_OUT_2}
 
 
-def fetch() -> None:
-    """Download the held-out wheels (bench/heldout_wheels.txt, no dependencies) and unpack their
-    Python files into bench/heldout/src."""
-    wheels = HERE / "heldout" / "wheels"
+def fetch(corpus: Corpus) -> None:
+    """Download a held-out set's wheels (its pinned list, no dependencies) and unpack their
+    Python files into its `src`."""
+    wheels = corpus.src.parent / "wheels"
     subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--dest", str(wheels),
-                    "-r", str(HELD_OUT_WHEELS)], check=True)
+                    "-r", str(corpus.wheels)], check=True)
     for wheel in sorted(wheels.glob("*.whl")):
         with zipfile.ZipFile(wheel) as unpacked:
             for member in unpacked.namelist():
                 if member.endswith(".py") and ".dist-info/" not in member:
-                    unpacked.extract(member, HELD_OUT.src)
-    print(f"{sum(1 for _ in HELD_OUT.src.rglob('*.py'))} files in {HELD_OUT.src}")
+                    unpacked.extract(member, corpus.src)
+    print(f"{sum(1 for _ in corpus.src.rglob('*.py'))} files in {corpus.src}")
 
 
 def sample(corpus: Corpus, seed: int, warning_seed: int) -> None:
@@ -210,10 +222,11 @@ def _history(corpus: Corpus) -> list[dict]:
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    chosen = HELD_OUT if arguments[:1] == ["--held-out"] else CORPUS
-    arguments = arguments[1:] if chosen is HELD_OUT else arguments
+    chosen = HELD_OUT_SETS.get(arguments[0], CORPUS)
+    arguments = arguments[1:] if chosen is not CORPUS else arguments
     if arguments[0] == "fetch":
-        fetch()
+        # a bare `fetch` is the first held-out set's, as before the second existed
+        fetch(HELD_OUT if chosen is CORPUS else chosen)
     elif arguments[0] == "sample":
         sample(chosen, int(arguments[1]), int(arguments[2]))
     else:
