@@ -275,7 +275,6 @@ _MISSED: dict[str, str] = {
     "size-helper-of-another-file-named": "a helper function of another file that tests its tensor parameter's size "
                                          "is not judged with the caller's `Dim` (the index hands dims to classes' "
                                          "forward, not to functions)",
-    "cond-operands-a-dict": "XPT507 does not check that `torch.cond`'s operands are a tuple or list",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},

@@ -22,7 +22,7 @@ class HigherOrderOpContract(Rule):
     Checks what the call shows of `torch.cond(pred, true_fn, false_fn, operands)` and
     `while_loop(cond_fn, body_fn, carried_inputs)`:
     - `torch.cond` without its operands, or with arguments after them;
-    - operands given as a bare tensor instead of a tuple or list;
+    - operands given as a bare tensor or a dict instead of a tuple or list;
     - a branch (or `cond_fn`/`body_fn`) defined in the file, as a `def` or `lambda`, whose number
       of required parameters differs from the number of operands;
     - two `torch.cond` branches whose `return` statements give different structures (a tuple of
@@ -169,11 +169,21 @@ class HigherOrderOpContract(Rule):
             if any(isinstance(e, cst.StarredElement) for e in operands.elements):
                 return None
             return len(operands.elements)
+        if _is_dict(self._followed(operands), self.ctx.resolve):
+            self.report(operands, f"the operands `{short(operands)}` are a dict, not a tuple or list: export fails "
+                                  "(Expect operands to be a tuple); pass its tensors as a tuple, or the dict inside "
+                                  f"one (`({short(operands)},)`)")
+            return None
         value = self.ctx.value(operands)
         if value.has(Kind.TENSOR) and not value.has(Kind.STRUCTURE):
             self.report(operands, f"the operands `{short(operands)}` are a tensor, not a tuple or list: export "
                                   f"fails (Expect operands to be a tuple); write `({short(operands)},)`")
         return None
+
+    def _followed(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """What a local name bound once holds, in a model's `forward` (else `expr`)."""
+        sizes = self.ctx.sizes()
+        return sizes.followed(expr) if sizes is not None else expr
 
     def _function(self, expr: cst.BaseExpression) -> cst.FunctionDef | cst.Lambda | None:
         """The `def` or `lambda` a branch names: a lambda, a function of this traced function or of
@@ -210,8 +220,40 @@ class HigherOrderOpContract(Rule):
                 return Gate(), (torch.randn(4, 3),)
             """
         ),
+        Valid(
+            """
+            import torch
+            class Keyed(torch.nn.Module):
+                def forward(self, x):
+                    # a dict inside the operands tuple is a nested leaf, which torch.cond takes
+                    return torch.cond(x.sum() > 0, lambda d: d["t"] * 2, lambda d: d["t"] + 1, ({"t": x},))
+            def xport_example():
+                return Keyed(), (torch.randn(4, 3),)
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Keyed(torch.nn.Module):
+                def forward(self, x):
+                    operands = {"t": x}
+                    return torch.cond(x.sum() > 0, lambda t: t * 2, lambda t: t + 1, operands)  # expect: XPT507
+            def xport_example():
+                return Keyed(), (torch.randn(4, 3),)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Keyed(torch.nn.Module):
+                def forward(self, x):
+                    return torch.cond(x.sum() > 0, lambda t: t * 2, lambda t: t + 1, dict(t=x))  # expect: XPT507
+            def xport_example():
+                return Keyed(), (torch.randn(4, 3),)
+            """
+        ),
         Invalid(
             """
             import torch
@@ -474,3 +516,12 @@ def _dtype_returned(function: cst.FunctionDef | cst.Lambda | None) -> str | None
 
 def _describe(kind: int | str) -> str:
     return f"a tuple of {kind}" if isinstance(kind, int) else "None" if kind == "None" else "a single value"
+
+
+def _is_dict(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> bool:
+    """A dict display, comprehension or `dict(...)` call: operands torch.cond rejects (it wants a
+    tuple or list, whose leaves may be dicts)."""
+    if isinstance(expr, (cst.Dict, cst.DictComp)):
+        return True
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict" \
+        and resolve(expr.func) in (None, "dict", "builtins.dict")
