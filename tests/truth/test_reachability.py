@@ -453,3 +453,33 @@ def test_the_else_of_a_missing_optional_argument_is_a_warning_naming_it(tmp_path
         torch.export.export(module.M().eval(), (torch.randn(4),), strict=strict)
         with pytest.raises(Exception):  # noqa: B017 - torch raises several kinds for a guard on data
             torch.export.export(module.M().eval(), (torch.randn(4), torch.ones(4)), strict=strict)
+
+
+def test_guards_of_another_file_are_what_torch_sees_while_exporting(tmp_path: Path) -> None:
+    """kornia's spellings of `is_compiling`/`is_exporting` in another file (tests/project/
+    test_export_guards_across_files.py): every branch the linter leaves unflagged exports in both
+    modes, and the one block it flags is where a non-strict export fails."""
+    import importlib
+    import sys
+
+    from tests.project.test_export_guards_across_files import FILES, MODEL, RUNS_WHILE_EXPORTING, write_package
+
+    flagged = MODEL.lstrip("\n").splitlines()
+    unflagged = "\n".join(flagged[: RUNS_WHILE_EXPORTING - 2] + flagged[RUNS_WHILE_EXPORTING + 1 :]) + "\n"
+    for name, model, fails in (("unflagged", unflagged, False), ("flagged", MODEL, True)):
+        write_package(tmp_path / name, {**FILES, "model.py": model})
+        sys.path.insert(0, str(tmp_path / name))
+        try:
+            module = importlib.import_module("pkg.model")
+            for strict in (False, True):
+                for training in (False, True):
+                    try:
+                        torch.export.export(module.M().train(training), (torch.randn(4),), strict=strict)
+                        failed = False
+                    except Exception:  # noqa: BLE001 - failing is the fact checked
+                        failed = True
+                    assert failed is (fails and not strict), (name, strict, training)
+        finally:
+            sys.path.remove(str(tmp_path / name))
+            for loaded in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+                del sys.modules[loaded]

@@ -26,7 +26,7 @@ from typing import Any
 from .shapes import BlockDims, ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 12
+SUMMARY_VERSION = 13
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
 PASSED_KINDS = ("tensor", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -87,6 +87,10 @@ class FunctionSummary:
     passes: dict[str, dict[str, str]] = field(default_factory=dict)
     #: what it returns, where its file's analysis solved it (a traced function)
     returns: Returned | None = None
+    #: what it returns while exporting whatever its arguments, where export guards decide it
+    #: (`def is_exporting(): return torch.compiler.is_exporting()`; a helper that returns False
+    #: when `is_compiling()` before reading data), for the branches of its callers in other files
+    exporting: bool | None = None
 
 
 @dataclass
@@ -140,7 +144,7 @@ class ModuleSummary:
 
     def to_plain(self) -> dict[str, Any]:
         def function(f: FunctionSummary) -> list[Any]:
-            return [f.calls, f.local, f.passes, None if f.returns is None else f.returns.to_plain()]
+            return [f.calls, f.local, f.passes, None if f.returns is None else f.returns.to_plain(), f.exporting]
 
         return {
             "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
@@ -168,14 +172,16 @@ class ModuleSummary:
             return value
 
         def function(value: Any) -> FunctionSummary:
-            calls, local, passes, returns = value
-            if type(local) is not bool or not (calls is None or all(isinstance(c, str) for c in calls)):
+            calls, local, passes, returns, exporting = value
+            if type(local) is not bool or not (calls is None or all(isinstance(c, str) for c in calls)) or not (
+                exporting is None or type(exporting) is bool
+            ):
                 raise TypeError("malformed function")
             slots = {str(callee): strings(kinds) for callee, kinds in passes.items()}
             if not all(kind in PASSED_KINDS for kinds in slots.values() for kind in kinds.values()):
                 raise TypeError("malformed function")
             returned = None if returns is None else Returned.from_plain(returns)
-            return FunctionSummary(None if calls is None else list(calls), local, slots, returned)
+            return FunctionSummary(None if calls is None else list(calls), local, slots, returned, exporting)
 
         classes = {}
         for name, (bases, methods, module, submodules, dims) in data["classes"].items():
@@ -314,6 +320,9 @@ class FileContext:
     #: context manager of another file as written in the file (`Timer`, `scopes.timed`) -> what
     #: entering it does, as JSON (`ModuleSummary.contexts`)
     contexts: tuple[tuple[str, str], ...] = ()
+    #: callee as written in the file's traced code -> what that function of another file returns
+    #: while exporting (`FunctionSummary.exporting`)
+    exporting: tuple[tuple[str, bool], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -328,6 +337,7 @@ class FileContext:
             [[written, [list(d) for d in dims]] for written, dims in self.blocks],
             [[written, [list(f) for f in fields]] for written, fields in self.configs],
             [list(c) for c in self.contexts],
+            [list(e) for e in self.exporting],
         ])
 
     def config_defaults(self) -> ConfigDefaults:
@@ -350,6 +360,11 @@ class FileContext:
     @functools.cached_property
     def _returned(self) -> dict[str, Returned]:
         return dict(self.returns)
+
+    def while_exporting(self, written: str) -> bool | None:
+        """What the function of another file a call written `written` reaches returns while
+        exporting, whatever its arguments (None: unknown, or not decided by export guards)."""
+        return dict(self.exporting).get(written) if self.exporting else None
 
     def inline(self, written: str) -> tuple[tuple[str, ...], str] | None:
         """The parameters and `return` expression of the one-line helper of another file that a
@@ -406,6 +421,8 @@ class ProjectIndex:
         self._arguments: dict[str, dict[str, dict[str, str]]] | None = None
         self._returns: dict[str, dict[str, Returned]] | None = None
         self._helpers: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {}
+        #: per module: its traced callees as written -> what they return while exporting
+        self._exporting: dict[str, dict[str, bool]] = {}
         #: path -> the summary its context was computed from, and that context (a project check
         #: asks each file's context of one index up to three times: the re-index, the next round,
         #: the outcome)
@@ -714,13 +731,15 @@ class ProjectIndex:
         blocks = self._blocks(summary) if summary is not None else ()
         configs = self._configs(summary) if summary is not None and summary.switches else ()
         contexts = self._contexts(summary) if summary is not None else ()
+        exporting = tuple(sorted(self._exporting.get(module, {}).items()))  # beside `returns`
         if not (
             module_classes or entries or shapes or arguments or returns or helpers or blocks or configs or contexts
+            or exporting
         ) and path not in self.followed:
             return EMPTY_CONTEXT
         return FileContext(
             module_classes, entries, entries_only=path in self.followed, shapes=shapes, arguments=arguments,
-            returns=returns, helpers=helpers, blocks=blocks, configs=configs, contexts=contexts,
+            returns=returns, helpers=helpers, blocks=blocks, configs=configs, contexts=contexts, exporting=exporting,
         )
 
     def _contexts(self, summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
@@ -784,11 +803,13 @@ class ProjectIndex:
         """Per module: each callee as written in its traced code that reaches a function of another
         file, with what that function's summary says it returns. A spelling that reaches two
         functions (`self.norm` in two classes with bases in two files) says nothing: unknown.
-        Beside it, in `_helpers`, each such spelling that reaches a one-line helper."""
+        Beside it, in `_helpers`, each such spelling that reaches a one-line helper, and in
+        `_exporting`, each that reaches a function returning one value while exporting."""
         if self._returns is not None:
             return self._returns
         found: dict[str, dict[str, Returned | None]] = {}
         helpers: dict[str, dict[str, tuple[tuple[str, ...], str] | None]] = {}
+        exporting: dict[str, dict[str, bool | None]] = {}
         for key in self.parents:
             func = self._function(key)
             if func is None or not func.calls:
@@ -796,6 +817,7 @@ class ProjectIndex:
             node = (key, self._dispatch.get(key))
             table = found.setdefault(key[0], {})
             inline = helpers.setdefault(key[0], {})
+            decided = exporting.setdefault(key[0], {})
             for written in func.calls:
                 callee = self._callee_of(node, written)
                 if callee is None or callee[0][0] == key[0]:
@@ -806,6 +828,8 @@ class ProjectIndex:
                 other = self.by_module.get(callee[0][0])
                 helper = other.helpers.get(callee[0][1]) if other is not None else None
                 inline[written] = helper if inline.get(written, helper) == helper else None
+                value = summary.exporting if summary is not None else None
+                decided[written] = value if decided.get(written, value) is value else None
         self._returns = {
             module: {written: returned for written, returned in table.items() if returned is not None}
             for module, table in found.items()
@@ -813,6 +837,10 @@ class ProjectIndex:
         self._helpers = {
             module: {written: helper for written, helper in table.items() if helper is not None}
             for module, table in helpers.items()
+        }
+        self._exporting = {
+            module: {written: value for written, value in table.items() if value is not None}
+            for module, table in exporting.items()
         }
         return self._returns
 

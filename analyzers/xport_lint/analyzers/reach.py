@@ -52,7 +52,8 @@ class FileReach(ExportSites):
     ) -> None:
         """`mentions_guards`: the text names an export guard (`is_exporting`, `is_tracing`, ...)."""
         super().__init__(module, mentions_export, context, name, is_package)
-        self.mentions_guards = mentions_guards
+        # a function of another file that returns one value while exporting is a guard too
+        self.mentions_guards = mentions_guards or bool(context.exporting)
         #: call -> its innermost statement, for the calls of traced functions
         self._call_statement: dict[int, int] = {}
         self._nodes: dict[int, list[tuple[cst.CSTNode, cst.CSTNode | None]]] = {}
@@ -105,6 +106,7 @@ class FileReach(ExportSites):
         self._defaults: dict[int, dict[str, _Value]] = {}
         #: per function of the file: its value while exporting, where it wraps export guards
         self._wrappers: dict[int, bool | None] = {}
+        self._guard_aliases: dict[str, str] | None = None
         self.traced = self._reachable()
 
     def _reachable(self) -> list[Traced]:
@@ -1059,10 +1061,10 @@ class FileReach(ExportSites):
                 return False if False in (left, right) else (True if left is right is True else None)
             return True if True in (left, right) else (False if left is right is False else None)
         if isinstance(test, cst.Call):
-            known = export_guard(self.qualified(test.func))
+            known = self.called_guard(test.func)
             wrapper = self.functions.get(test.func.value) if isinstance(test.func, cst.Name) else None
-            if known is None and wrapper is not None and not test.args:
-                return self._guard_wrapper(wrapper)
+            if known is None and wrapper is not None:
+                return self.guard_wrapper(wrapper)
             return known
         if isinstance(test, cst.Name) and func is not None and self.mentions_guards:
             # `is_compiling = torch.compiler.is_compiling()` earlier in the function
@@ -1075,17 +1077,62 @@ class FileReach(ExportSites):
             return False  # a default export is fp32
         return None
 
-    def _guard_wrapper(self, func: cst.FunctionDef) -> bool | None:
-        """What a function of the file returns while exporting where export guards decide it
-        (`def is_exporting(): return torch.compiler.is_exporting()`, or behind `if
-        torch.jit.is_scripting(): return False`); None: it is no such wrapper."""
+    def guard_wrapper(self, func: cst.FunctionDef) -> bool | None:
+        """What a function of the file returns while exporting, whatever its arguments, where
+        export guards decide it (`def is_exporting(): return torch.compiler.is_exporting()`, or
+        behind `if torch.jit.is_scripting(): return False`; `if x.numel() == 0 or is_compiling():
+        return False` before reading data); None: it is no such function."""
         key = id(func)
         if key not in self._wrappers:
             self._wrappers[key] = None  # a wrapper calling itself is none
             run = _DefaultRun(self, None, {})
-            known = run.call(func, None, {})
+            known = run.call(func, None, {}, defaults=False)
             self._wrappers[key] = bool(known.value) if known is not None and run.read_guard else None
         return self._wrappers[key]
+
+    def called_guard(self, func: cst.BaseExpression) -> bool | None:
+        """What a call of `func` returns while exporting, whatever its arguments, where that is
+        known from outside the file's functions: an export guard, a module-level name bound to one
+        (`_is_compiling = getattr(torch.compiler, "is_compiling", None)`), or a function of another
+        file the project index says export guards decide (`from .utils import is_exporting`)."""
+        known = export_guard(self.qualified(func))
+        if known is None and isinstance(func, cst.Name) and func.value in self.guard_aliases:
+            known = export_guard(self.guard_aliases[func.value])
+        if known is None and self.context.exporting and (written := dotted(func)) is not None:
+            known = self.context.while_exporting(written)
+        return known
+
+    @property
+    def guard_aliases(self) -> dict[str, str]:
+        """Module-level names bound once to an export guard -> its qualified name:
+        `_is_compiling = torch.compiler.is_compiling`, or `getattr(torch.compiler, "is_compiling",
+        None)` (not None on torch 2.13), where an `or` falls back to another spelling."""
+        if self._guard_aliases is None:
+            bound: dict[str, list[cst.BaseExpression | None]] = {}  # anywhere in the file: bound once
+            for statement in walk_statements(cst.IndentedBlock(body=self.module.body)):
+                value = statement.value if isinstance(statement, (cst.Assign, cst.AnnAssign)) else None
+                for target in _assigned_targets(statement):
+                    if isinstance(target, cst.Name):
+                        bound.setdefault(target.value, []).append(value)
+            self._guard_aliases = {
+                name: guard for name, (value, *others) in bound.items()
+                if not others and value is not None and (guard := self._guard_named(value)) is not None
+            }
+        return self._guard_aliases
+
+    def _guard_named(self, value: cst.BaseExpression) -> str | None:
+        """The export guard `value` names: `torch.compiler.is_compiling`, `getattr(torch.compiler,
+        "is_compiling", None)`, the first operand of an `or` of them."""
+        while isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+            value = value.left
+        if isinstance(value, cst.Call) and dotted(value.func) == "getattr" and "getattr" not in self.functions:
+            if len(value.args) < 2 or not isinstance(attribute := value.args[1].value, cst.SimpleString):
+                return None
+            owner = self.resolve(value.args[0].value)
+            qualified = f"{owner}.{attribute.evaluated_value}" if owner else ""
+        else:
+            qualified = self.resolve(value) or ""
+        return qualified if export_guard(qualified) is not None else None
 
     def while_exporting(self, test: cst.BaseExpression) -> bool | None:
         """The value of `test` while torch.export traces, where a guard makes it known."""
@@ -1724,7 +1771,7 @@ class _DefaultRun:
         #: the arguments the tests that chose the current path follow from: what the path binds
         #: and returns follows from them too
         self.control: frozenset[str] = frozenset()
-        #: whether an export guard decided a value (see FileReach._guard_wrapper)
+        #: whether an export guard decided a value (see FileReach.guard_wrapper)
         self.read_guard = False
 
     def expr(self, node: cst.BaseExpression, env: Mapping[str, _Value | None]) -> _Value | None:
@@ -1733,6 +1780,8 @@ class _DefaultRun:
         if literal is not _UNKNOWN:
             return _Value(literal)
         if isinstance(node, cst.Name):
+            if node.value not in env and node.value in self.reach.guard_aliases:
+                return _Value(self.reach.guard_aliases[node.value])  # a function: not None, true
             return env.get(node.value)
         if isinstance(node, cst.Attribute) and dotted(node.value) == "self":
             return self.self_values.get(node.attr.value, self.attributes.get(node.attr.value))
@@ -1747,7 +1796,10 @@ class _DefaultRun:
         if isinstance(node, cst.BooleanOperation):
             left = self.expr(node.left, env)
             if left is None:
-                return None
+                # `x.numel() == 0 or is_compiling()`: true whatever `x`, as a test (`and`: false)
+                right = self.expr(node.right, env)
+                deciding = isinstance(node.operator, cst.Or)
+                return right if right is not None and right.value is deciding else None
             decided = not left.value if isinstance(node.operator, cst.And) else bool(left.value)
             if decided:
                 return left
@@ -1786,7 +1838,7 @@ class _DefaultRun:
     def _call(self, node: cst.Call, env: Mapping[str, _Value | None]) -> _Value | None:
         if any(arg.star for arg in node.args):
             return None
-        guard = export_guard(self.reach.qualified(node.func)) if not node.args else None
+        guard = self.reach.called_guard(node.func)
         if guard is not None:
             self.read_guard = True
             return _Value(guard)
@@ -1805,9 +1857,11 @@ class _DefaultRun:
         return self.call(target.func, node, env, bound_self=target.cls is not None and not _is_static(target.func))
 
     def call(
-        self, func: cst.FunctionDef, node: cst.Call | None, env: Mapping[str, _Value | None], bound_self: bool = False
+        self, func: cst.FunctionDef, node: cst.Call | None, env: Mapping[str, _Value | None], bound_self: bool = False,
+        defaults: bool = True,
     ) -> _Value | None:
-        """What `func` returns, called by `node` (None: with no arguments)."""
+        """What `func` returns, called by `node` (None: with no arguments; and `defaults` False:
+        with arguments unknown)."""
         params = [*func.params.posonly_params, *func.params.params][1 if bound_self else 0 :]
         local: dict[str, _Value | None] = {p.name.value: None for p in all_params(func.params)}
         positional = [arg for arg in node.args if arg.keyword is None] if node is not None else []
@@ -1819,7 +1873,7 @@ class _DefaultRun:
             arg = positional[index] if index < len(positional) and index < len(params) else keywords.get(name)
             if arg is not None:
                 local[name] = self.expr(arg.value, env)
-            elif param.default is not None and (default := _literal(param.default)) is not _UNKNOWN:
+            elif defaults and param.default is not None and (default := _literal(param.default)) is not _UNKNOWN:
                 local[name] = _Value(default)
             else:
                 local[name] = None
