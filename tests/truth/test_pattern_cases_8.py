@@ -499,13 +499,9 @@ class Cols(nn.Module):
 
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    ("loop-over-bincount-entries", Mode.NON_STRICT): "`bincount`'s length is data: not yet a data-dependent size",
-    ("loop-over-bincount-entries", Mode.STRICT): "`bincount`'s length is data: not yet a data-dependent size",
     ("one-hot-without-a-class-count", Mode.NON_STRICT): "`one_hot` without `num_classes` sizes by the data",
     ("one-hot-without-a-class-count", Mode.STRICT): "`one_hot` without `num_classes` sizes by the data",
-    ("tensor-split-into-a-read-number-of-sections", Mode.STRICT): "a section count read from data, strict",
     ("cat-of-copies-counted-by-a-partial-helper", Mode.STRICT): "a list's length through `functools.partial`",
-    ("random-state-saved-and-restored", Mode.STRICT): "`torch.get_rng_state` is skipped by strict export",
     ("argmax-read-used-as-a-column-index", Mode.STRICT): "a read int as an index fails strict (IndexError)",
 }
 
@@ -519,6 +515,7 @@ NO_FIX: dict[str, str] = {
     "cat-of-copies-counted-by-a-partial-helper": "a list as long as the data says",
     "zeros-sized-by-a-read-kept-in-a-dict": "not yet: a read kept in a dict as a size",
     "unique-count-used-as-zeros-size": "not yet: `len(unique)` as a size",
+    "loop-over-bincount-entries": "its steps are the values up to the largest the data holds",
     "argmax-read-used-as-a-column-index": "not yet: the fix offered fails strict",
 }
 

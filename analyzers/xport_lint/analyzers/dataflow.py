@@ -82,7 +82,7 @@ RETURNED = Value(Kind.TENSOR | Kind.STRUCTURE)
 DATA_METHODS = frozenset({"item", "tolist", "data_ptr", "equal", "is_nonzero", "allclose"})
 # Tensor methods and torch functions whose output size depends on the data.
 DD_OPS = frozenset(
-    {"nonzero", "unique", "unique_consecutive", "masked_select", "argwhere", "repeat_interleave"}
+    {"nonzero", "unique", "unique_consecutive", "masked_select", "argwhere", "repeat_interleave", "bincount"}
 )
 SHAPE_METHODS = frozenset({"size", "numel", "nelement"})
 # Methods returning static Python facts (rank, dtype, device) or nothing tensor-like.

@@ -271,6 +271,20 @@ class DataDependentLoop(Rule):
         Invalid(
             """
             import torch
+            class Hist(torch.nn.Module):
+                def forward(self, x, labels):
+                    counts = labels.bincount(minlength=2)
+                    total = x.new_zeros(())
+                    for c in counts:  # expect: XPT201
+                        total = total + c * x.sum()
+                    return total
+            def xport_example():
+                return Hist(), (torch.randn(2, 3), torch.tensor([0, 1, 1]))
+            """
+        ),
+        Invalid(
+            """
+            import torch
             class ClassCentres(torch.nn.Module):
                 def forward(self, x, labels):
                     centres = torch.zeros(4, x.shape[1])
@@ -338,6 +352,8 @@ def _why_no_fix(iterable: cst.BaseExpression) -> str:
     name = called.attr.value if isinstance(called, cst.Attribute) else called.value if isinstance(called, cst.Name) else ""
     if name in ("unique", "unique_consecutive"):
         return CLASS_REASON
+    if name == "bincount":
+        return "its steps are the values up to the largest the data holds; compute on the counts as one tensor"
     return (
         "its steps are the rows the data keeps; compute over every row and mask the ones it drops "
         "(`torch.where`), or gather them with a bounded size"

@@ -11,16 +11,16 @@ from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
 #: tensor methods (and torch functions) whose number of outputs is their size argument's doing
-_SPLITTERS = frozenset({"split", "chunk"})
+_SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
 #: the keyword that names that argument
-_COUNT_KEYWORDS = frozenset({"split_size", "split_size_or_sections", "chunks"})
+_COUNT_KEYWORDS = frozenset({"split_size", "split_size_or_sections", "chunks", "sections", "indices_or_sections"})
 
 
 class DataDependentCount(Rule):
     """A number of Python objects read from tensor data: `x.split(n.item())`, `dd.tolist()`.
 
     ## What it does
-    Flags `split` and `chunk` (method or `torch.` function) given a Python number read from
+    Flags `split`, `chunk` and `tensor_split` (method or `torch.` function) given a Python number read from
     tensor data (`.item()`, `int(t)`, or arithmetic of one with a static size, `x.shape[0] //
     int(n)`, bound to a name or returned by a one-line helper) as the piece size or count, and `.tolist()` of a tensor
     whose length depends on data (`nonzero`, `x[mask]`, `unique_consecutive(...,
@@ -126,7 +126,7 @@ class DataDependentCount(Rule):
         if method not in _SPLITTERS:
             return
         qualified = self.ctx.resolve(func)
-        if qualified in ("torch.split", "torch.chunk", "torch.functional.split"):
+        if qualified in ("torch.split", "torch.chunk", "torch.functional.split", "torch.tensor_split"):
             position = 1
         elif qualified is None and is_tensor_like(self.ctx.value(func.value)):
             position = 0
@@ -159,6 +159,16 @@ class DataDependentCount(Rule):
         )
 
     VALID = [
+        Valid(
+            """
+            import torch
+            class Cut(torch.nn.Module):
+                def forward(self, x, k):
+                    return x.tensor_split([k.item()], dim=1)[0].sum() + x.tensor_split(3, dim=1)[1].sum()
+            def xport_example():
+                return Cut(), (torch.randn(2, 6), torch.tensor(2))
+            """
+        ),
         Valid(
             """
             import torch
@@ -246,6 +256,29 @@ class DataDependentCount(Rule):
                     return first
             def xport_example():
                 return Pieces(), (torch.randn(6), torch.tensor(2))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Sections(torch.nn.Module):
+                def forward(self, x, k):
+                    return torch.tensor_split(x, sections=int(k), dim=1)[0]  # expect: XPT205
+            def xport_example():
+                return Sections(), (torch.randn(2, 6), torch.tensor(2))
+            def export():
+                return torch.export.export(Sections(), (torch.randn(2, 6), torch.tensor(2)), strict=True)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Sections(torch.nn.Module):
+                def forward(self, x, k):
+                    sections = x.shape[1] // k.item()
+                    return x.tensor_split(sections, dim=1)[0]  # expect: XPT205
+            def xport_example():
+                return Sections(), (torch.randn(2, 6), torch.tensor(2))
             """
         ),
         Invalid(

@@ -23,8 +23,10 @@ _BUILTINS = {
 }
 #: C functions of `sys` measured to fail (`sys.exc_info`, `sys.getrecursionlimit`, `sys.intern` export)
 _SYS = ("sys.getsizeof", "sys.getrefcount", "sys._getframe")
-#: Python functions strict export skips (measured on torch 2.13; `inspect.signature` exports)
-_SKIPPED_CALLS = ("inspect.getsource",)
+#: Python functions strict export skips (measured on torch 2.13; `inspect.signature` exports), and
+#: torch's generator state read or restored (`get_rng_state`/`set_rng_state`, under `torch.` or `torch.random.`)
+_SKIPPED_CALLS = ("inspect.getsource", "torch.get_rng_state", "torch.set_rng_state", "torch.random.get_rng_state",
+                  "torch.random.set_rng_state")
 #: torch functions that answer with a Python value strict export refuses, with torch's words
 #: (measured on torch 2.13; non-strict export runs them, and `torch.promote_types` exports both ways)
 _PYTHON_ANSWERS = {
@@ -64,7 +66,8 @@ class StrictUntraceablePython(Rule):
     Flags, in traced code: the builtins `globals()`, `dir()`, `exec()` and `compile()`; any call
     of `gc` or `threading`; a C function of `os` (`os.getpid()`, `os.getcwd()`,
     `os.cpu_count()`, where `os.path.join` and `os.getenv` are Python and export) or of `sys`
-    measured to fail (`sys.getsizeof`, `sys.getrefcount`, `sys._getframe`); `inspect.getsource`
+    measured to fail (`sys.getsizeof`, `sys.getrefcount`, `sys._getframe`), torch's generator state read or
+    restored (`torch.get_rng_state`, `torch.set_rng_state`); `inspect.getsource`
     (`inspect.signature` exports); `pickle` and `json`
     (`dumps`, `loads`); `next(self.it)` or a loop over `self.it` where `__init__` set `self.it` to
     an iterator (`iter(...)`, a generator expression, a generator method's call; one built in
@@ -330,6 +333,30 @@ class StrictUntraceablePython(Rule):
                     return x
             def export():
                 return torch.export.export(Promoted(), (torch.randn(3),), strict=False)
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            class Repro(torch.nn.Module):
+                def forward(self, x):
+                    state = torch.random.get_rng_state()  # expect: XPT414
+                    noise = torch.rand_like(x)
+                    torch.set_rng_state(state)  # expect: XPT414
+                    return x + noise
+            def export():
+                return torch.export.export(Repro(), (torch.randn(3),), strict=True)
+            """,
+            """
+            import torch
+            class Repro(torch.nn.Module):
+                def forward(self, x):
+                    state = torch.random.get_rng_state()  # expect: XPT414
+                    noise = torch.rand_like(x)
+                    torch.set_rng_state(state)  # expect: XPT414
+                    return x + noise
+            def export():
+                return torch.export.export(Repro(), (torch.randn(3),), strict=False)
             """,
         ),
         Invalid(
