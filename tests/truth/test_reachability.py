@@ -483,3 +483,28 @@ def test_guards_of_another_file_are_what_torch_sees_while_exporting(tmp_path: Pa
             sys.path.remove(str(tmp_path / name))
             for loaded in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
                 del sys.modules[loaded]
+
+
+def test_a_function_called_only_under_a_switch_of_another_file_runs_only_with_it(tmp_path: Path) -> None:
+    """tests/project/test_switched_calls_across_files.py's package: with the default construction
+    (the always-run error removed), export passes both modes without running the other file's
+    switched code; with `degensac=True` it fails there."""
+    import importlib
+    import sys
+
+    from tests.project.test_export_guards_across_files import write_package
+    from tests.project.test_switched_calls_across_files import FILES, SWITCHED
+
+    without_error = SWITCHED.replace("if x.sum() > 0:", "if x.shape[0] > 0:")
+    write_package(tmp_path, {**FILES, "switched.py": without_error})
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("pkg.switched")
+        for strict in (False, True):
+            torch.export.export(module.Ransac().eval(), (torch.randn(4),), strict=strict)
+            with pytest.raises(Exception):  # noqa: B017 - torch raises several kinds for a guard on data
+                torch.export.export(module.Ransac(degensac=True).eval(), (torch.randn(4),), strict=strict)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for loaded in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[loaded]

@@ -91,6 +91,9 @@ class FunctionSummary:
     #: (`def is_exporting(): return torch.compiler.is_exporting()`; a helper that returns False
     #: when `is_compiling()` before reading data), for the branches of its callers in other files
     exporting: bool | None = None
+    #: callee as written -> why every call of it here runs only with a configuration the default
+    #: leaves off (`if self.degensac: recover(...)`), for the functions of other files it reaches
+    switched: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -144,7 +147,8 @@ class ModuleSummary:
 
     def to_plain(self) -> dict[str, Any]:
         def function(f: FunctionSummary) -> list[Any]:
-            return [f.calls, f.local, f.passes, None if f.returns is None else f.returns.to_plain(), f.exporting]
+            returned = None if f.returns is None else f.returns.to_plain()
+            return [f.calls, f.local, f.passes, returned, f.exporting, f.switched]
 
         return {
             "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
@@ -172,7 +176,7 @@ class ModuleSummary:
             return value
 
         def function(value: Any) -> FunctionSummary:
-            calls, local, passes, returns, exporting = value
+            calls, local, passes, returns, exporting, switched = value
             if type(local) is not bool or not (calls is None or all(isinstance(c, str) for c in calls)) or not (
                 exporting is None or type(exporting) is bool
             ):
@@ -181,7 +185,9 @@ class ModuleSummary:
             if not all(kind in PASSED_KINDS for kinds in slots.values() for kind in kinds.values()):
                 raise TypeError("malformed function")
             returned = None if returns is None else Returned.from_plain(returns)
-            return FunctionSummary(None if calls is None else list(calls), local, slots, returned, exporting)
+            return FunctionSummary(
+                None if calls is None else list(calls), local, slots, returned, exporting, strings(switched)
+            )
 
         classes = {}
         for name, (bases, methods, module, submodules, dims) in data["classes"].items():
@@ -323,6 +329,9 @@ class FileContext:
     #: callee as written in the file's traced code -> what that function of another file returns
     #: while exporting (`FunctionSummary.exporting`)
     exporting: tuple[tuple[str, bool], ...] = ()
+    #: `func` / `Class.method` of the file (among `entries`) that traced code of other files calls
+    #: only with a configuration the default leaves off, with why (`FunctionSummary.switched`)
+    switched: tuple[tuple[str, str], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -338,6 +347,7 @@ class FileContext:
             [[written, [list(f) for f in fields]] for written, fields in self.configs],
             [list(c) for c in self.contexts],
             [list(e) for e in self.exporting],
+            [list(s) for s in self.switched],
         ])
 
     def config_defaults(self) -> ConfigDefaults:
@@ -423,6 +433,7 @@ class ProjectIndex:
         self._helpers: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {}
         #: per module: its traced callees as written -> what they return while exporting
         self._exporting: dict[str, dict[str, bool]] = {}
+        self._switched: dict[str, dict[str, str]] | None = None
         #: path -> the summary its context was computed from, and that context (a project check
         #: asks each file's context of one index up to three times: the re-index, the next round,
         #: the outcome)
@@ -732,6 +743,7 @@ class ProjectIndex:
         configs = self._configs(summary) if summary is not None and summary.switches else ()
         contexts = self._contexts(summary) if summary is not None else ()
         exporting = tuple(sorted(self._exporting.get(module, {}).items()))  # beside `returns`
+        switched = tuple(sorted(self._switched_entries().get(module, {}).items()))
         if not (
             module_classes or entries or shapes or arguments or returns or helpers or blocks or configs or contexts
             or exporting
@@ -740,6 +752,7 @@ class ProjectIndex:
         return FileContext(
             module_classes, entries, entries_only=path in self.followed, shapes=shapes, arguments=arguments,
             returns=returns, helpers=helpers, blocks=blocks, configs=configs, contexts=contexts, exporting=exporting,
+            switched=switched,
         )
 
     def _contexts(self, summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
@@ -843,6 +856,28 @@ class ProjectIndex:
             for module, table in exporting.items()
         }
         return self._returns
+
+    def _switched_entries(self) -> dict[str, dict[str, str]]:
+        """Per module, its functions every traced call of another file makes only with a
+        configuration the default leaves off, with the first such reason in sorted order (the
+        callee's own file decides whether its own traced code calls it too)."""
+        if self._switched is not None:
+            return self._switched
+        found: dict[Key, list[str | None]] = {}
+        for key in sorted(self.parents):
+            func = self._function(key)
+            if func is None or not func.calls:
+                continue
+            node = (key, self._dispatch.get(key))
+            for written in func.calls:
+                callee = self._callee_of(node, written)
+                if callee is not None and callee[0][0] != key[0]:
+                    found.setdefault(callee[0], []).append(func.switched.get(written))
+        self._switched = {}
+        for (module, name), reasons in found.items():
+            if None not in reasons:
+                self._switched.setdefault(module, {})[name] = min(reasons)  # type: ignore[type-var]
+        return self._switched
 
     def _data_arguments(self) -> dict[str, dict[str, dict[str, str]]]:
         """Per module, per function: the tensors and data-dependent values traced callers in other

@@ -122,21 +122,29 @@ class FileReach(ExportSites):
         self._mark_none_from_callers(seen)
         self._mark_training_only_helpers(roots + entries, seen, edges)
         self._mark_switched_forwards()
-        self._mark_switched_helpers(roots + entries, seen, edges)
+        switched_entries = {
+            id(item.func): why for name, why in self.context.switched if (item := self._entry(name, None)) is not None
+        }
+        self._mark_switched_helpers(roots + entries, seen, edges, switched_entries)
         return list(seen.values())
 
     def _mark_switched_helpers(
-        self, roots: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]]
+        self, roots: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]],
+        switched_entries: Mapping[int, str],
     ) -> None:
         """A helper traced code calls only under a configuration switch the default leaves off
         (superpoint's `top_k_keypoints` under `if self.max_keypoints >= 0:`, -1 by default) runs
-        only with that switch: its findings name it, as the caller's would."""
+        only with that switch: its findings name it, as the caller's would. `switched_entries`:
+        the functions other files' traced code calls only under such a switch (kornia's DEGENSAC
+        helpers, called by RANSAC with `degensac=True`), by id, with why."""
         switched = {pair: why for pair, why in self._switched_calls.items() if pair not in self._unswitched_calls}
-        if not switched:
+        if not switched and not switched_entries:
             return
-        always = _closure(roots, edges, lambda caller, callee: (caller, callee) not in switched)
+        unswitched_roots = [root for root in roots if id(root.func) not in switched_entries]
+        always = _closure(unswitched_roots, edges, lambda caller, callee: (caller, callee) not in switched)
         reasons: dict[int, str] = {}
-        for (_, callee), why in sorted(switched.items(), key=lambda pair: pair[1]):
+        callees = [*((callee, why) for (_, callee), why in switched.items()), *switched_entries.items()]
+        for callee, why in sorted(callees, key=lambda pair: pair[1]):
             if callee not in always:
                 reasons.setdefault(callee, why)
         changed = True
@@ -227,7 +235,7 @@ class FileReach(ExportSites):
                     number += 1
                     heapq.heappush(queue, (_chain_key(callee.reach, callee), number, callee))
 
-    def _entry(self, name: str, reach: Reach) -> Traced | None:
+    def _entry(self, name: str, reach: Reach | None) -> Traced | None:
         """A function of this file that traced code of another file calls (`func`, `Class.method`)."""
         cls_name, _, func_name = name.rpartition(".")
         if not cls_name:
@@ -256,6 +264,17 @@ class FileReach(ExportSites):
                     self._call_sites.setdefault(id(target.func), []).append((item.func, node))  # type: ignore[arg-type]
                     self._note_call(item.func, target.func, statement)
                     yield target, statement is None or id(statement) not in self.training_only
+
+    def switched_callees(self, func: cst.FunctionDef) -> dict[str, str]:
+        """Callees as written that traced `func` calls only with a configuration the default
+        leaves off (every call of that spelling), with why: for the functions of other files they
+        reach, which inherit the condition (see ProjectIndex._switched_entries)."""
+        found: dict[str, str | None] = {}
+        for node, statement in self.nodes(func):
+            if type(node) is cst.Call and (text := callee_text(node.func)) is not None:  # type: ignore[attr-defined]
+                why = self.switched.get(id(statement)) if statement is not None else None
+                found[text] = why if found.get(text, why) == why else None
+        return {text: why for text, why in found.items() if why is not None}
 
     def _note_call(self, caller: cst.FunctionDef, callee: cst.FunctionDef, statement: cst.CSTNode | None) -> None:
         """Whether the call is made only when an optional argument is passed (see _mark_optional_helpers)."""
