@@ -508,3 +508,28 @@ def test_a_function_called_only_under_a_switch_of_another_file_runs_only_with_it
         sys.path.remove(str(tmp_path))
         for loaded in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
             del sys.modules[loaded]
+
+
+def test_a_branch_no_literal_argument_of_another_file_takes_runs_only_with_another(tmp_path: Path) -> None:
+    """tests/project/test_literal_arguments_across_files.py's package: the default GaussianFilter
+    (`approx="erf"`) and the loss (`"sampled"`, the default) export in both modes without running
+    the Bessel branch; `approx="scalespace"` fails there in both."""
+    import importlib
+    import sys
+
+    from tests.project.test_export_guards_across_files import write_package
+    from tests.project.test_literal_arguments_across_files import FILES
+
+    write_package(tmp_path, FILES)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        layers, losses = importlib.import_module("pkg.layers"), importlib.import_module("pkg.losses")
+        for strict in (False, True):
+            for model in (layers.GaussianFilter(), losses.Loss()):
+                torch.export.export(model.eval(), (torch.randn(4),), strict=strict)
+            with pytest.raises(Exception):  # noqa: B017 - torch raises several kinds for a guard on data
+                torch.export.export(layers.GaussianFilter(approx="scalespace").eval(), (torch.randn(4),), strict=strict)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for loaded in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[loaded]

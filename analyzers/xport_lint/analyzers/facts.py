@@ -427,7 +427,7 @@ class FileFacts(FileReach):
             switched = self.switched_callees(func) if calls and self.switched else {}
             return FunctionSummary(
                 None if calls is None else list(dict.fromkeys(calls)), id(func) in self.own_traced, passes,
-                self._returned_to_other_files(func), exporting, switched,
+                self._returned_to_other_files(func), exporting, switched, self.literal_calls(func) if calls else {},
             )
 
         classes = {}

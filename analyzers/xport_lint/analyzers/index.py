@@ -94,6 +94,10 @@ class FunctionSummary:
     #: callee as written -> why every call of it here runs only with a configuration the default
     #: leaves off (`if self.degensac: recover(...)`), for the functions of other files it reaches
     switched: dict[str, str] = field(default_factory=dict)
+    #: callee as written -> the literal arguments of each call of it a default export makes here:
+    #: argument slot (position "0", "1", ... or keyword; "*" for a starred one) -> [value], or []
+    #: for a value not known (`approx=self.approx`, "erf" by `__init__`'s defaults: ["erf"])
+    literals: dict[str, list[dict[str, list[Scalar]]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -148,7 +152,7 @@ class ModuleSummary:
     def to_plain(self) -> dict[str, Any]:
         def function(f: FunctionSummary) -> list[Any]:
             returned = None if f.returns is None else f.returns.to_plain()
-            return [f.calls, f.local, f.passes, returned, f.exporting, f.switched]
+            return [f.calls, f.local, f.passes, returned, f.exporting, f.switched, f.literals]
 
         return {
             "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
@@ -176,7 +180,13 @@ class ModuleSummary:
             return value
 
         def function(value: Any) -> FunctionSummary:
-            calls, local, passes, returns, exporting, switched = value
+            calls, local, passes, returns, exporting, switched, literals = value
+            if not all(
+                isinstance(slot, str) and isinstance(values, list) and len(values) <= 1
+                and all(v is None or isinstance(v, (bool, int, float, str)) for v in values)
+                for made in literals.values() for call in made for slot, values in call.items()
+            ):
+                raise TypeError("malformed literal arguments")
             if type(local) is not bool or not (calls is None or all(isinstance(c, str) for c in calls)) or not (
                 exporting is None or type(exporting) is bool
             ):
@@ -186,7 +196,8 @@ class ModuleSummary:
                 raise TypeError("malformed function")
             returned = None if returns is None else Returned.from_plain(returns)
             return FunctionSummary(
-                None if calls is None else list(calls), local, slots, returned, exporting, strings(switched)
+                None if calls is None else list(calls), local, slots, returned, exporting, strings(switched),
+                {str(written): [dict(call) for call in made] for written, made in literals.items()},
             )
 
         classes = {}
@@ -332,6 +343,9 @@ class FileContext:
     #: `func` / `Class.method` of the file (among `entries`) that traced code of other files calls
     #: only with a configuration the default leaves off, with why (`FunctionSummary.switched`)
     switched: tuple[tuple[str, str], ...] = ()
+    #: `func` / `Class.method` of the file (among `entries`) -> the literal arguments of every
+    #: traced call of other files, as JSON (`FunctionSummary.literals`)
+    literals: tuple[tuple[str, str], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -348,6 +362,7 @@ class FileContext:
             [list(c) for c in self.contexts],
             [list(e) for e in self.exporting],
             [list(s) for s in self.switched],
+            [list(c) for c in self.literals],
         ])
 
     def config_defaults(self) -> ConfigDefaults:
@@ -434,6 +449,7 @@ class ProjectIndex:
         #: per module: its traced callees as written -> what they return while exporting
         self._exporting: dict[str, dict[str, bool]] = {}
         self._switched: dict[str, dict[str, str]] | None = None
+        self._literals: dict[str, dict[str, str]] | None = None
         #: path -> the summary its context was computed from, and that context (a project check
         #: asks each file's context of one index up to three times: the re-index, the next round,
         #: the outcome)
@@ -744,6 +760,7 @@ class ProjectIndex:
         contexts = self._contexts(summary) if summary is not None else ()
         exporting = tuple(sorted(self._exporting.get(module, {}).items()))  # beside `returns`
         switched = tuple(sorted(self._switched_entries().get(module, {}).items()))
+        literals = tuple(sorted(self._literal_calls().get(module, {}).items()))
         if not (
             module_classes or entries or shapes or arguments or returns or helpers or blocks or configs or contexts
             or exporting
@@ -752,7 +769,7 @@ class ProjectIndex:
         return FileContext(
             module_classes, entries, entries_only=path in self.followed, shapes=shapes, arguments=arguments,
             returns=returns, helpers=helpers, blocks=blocks, configs=configs, contexts=contexts, exporting=exporting,
-            switched=switched,
+            switched=switched, literals=literals,
         )
 
     def _contexts(self, summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
@@ -878,6 +895,32 @@ class ProjectIndex:
             if None not in reasons:
                 self._switched.setdefault(module, {})[name] = min(reasons)  # type: ignore[type-var]
         return self._switched
+
+    def _literal_calls(self) -> dict[str, dict[str, str]]:
+        """Per module, its functions with the literal arguments of every call traced code of
+        other files makes of them on a default export's path (JSON), in sorted order of the callers;
+        a caller that calls one and recorded nothing for it (a call with no literals known) leaves
+        it unknown."""
+        if self._literals is not None:
+            return self._literals
+        found: dict[Key, list[dict[str, list[Scalar]]] | None] = {}
+        for key in sorted(self.parents):
+            func = self._function(key)
+            if func is None or not func.calls:
+                continue
+            node = (key, self._dispatch.get(key))
+            for written in func.calls:
+                callee = self._callee_of(node, written)
+                if callee is None or callee[0][0] == key[0] or written in func.switched:
+                    continue
+                made = func.literals.get(written)
+                known = found.get(callee[0], [])
+                found[callee[0]] = None if made is None or known is None else known + made
+        self._literals = {}
+        for (module, name), calls in found.items():
+            if calls:
+                self._literals.setdefault(module, {})[name] = json.dumps(calls, sort_keys=True)
+        return self._literals
 
     def _data_arguments(self) -> dict[str, dict[str, dict[str, str]]]:
         """Per module, per function: the tensors and data-dependent values traced callers in other

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import itertools
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -512,7 +514,93 @@ class FileReach(ExportSites):
         found = self._field_switch(test, func)
         if found != (None, None):
             return found
-        return self._default_switch(test, func)
+        found = self._default_switch(test, func)
+        if found != (None, None):
+            return found
+        return self._argument_switch(test, func)
+
+    def _argument_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> tuple[str | None, str | None]:
+        """`if approx.lower() == "scalespace":` in a function only other files' traced code calls,
+        every call passing a literal `approx` (or leaving its default) that makes the test False
+        (MONAI's `gaussian_1d`, which GaussianFilter calls with its default `approx="erf"`): the
+        body runs only with another argument, as _default_switch."""
+        values = self._passed_literals(func)
+        names = sorted({n.value for n in iter_nodes(test) if isinstance(n, cst.Name) and values.get(n.value)})
+        if not names or len(list(itertools.product(*(values[name] for name in names)))) > _MAX_COMBINATIONS:
+            return None, None
+        truths = set()
+        for combination in itertools.product(*(values[name] for name in names)):
+            env = {name: _Value(value, frozenset({name})) for name, value in zip(names, combination, strict=True)}
+            known = _DefaultRun(self, None, {}).expr(test, env)
+            if known is None or not known.arguments:
+                return None, None
+            truths.add(bool(known.value))
+        if len(truths) != 1:
+            return None, None
+        passed = "; ".join(f"`{name}`: " + " or ".join(repr(v) for v in values[name]) for name in names)
+        why = f"only with another {', '.join(f'`{n}`' for n in names)}: `{code_of(test)}` is {truths == {True}} " \
+            f"with what every call of other files passes ({passed})"
+        return (None, why) if truths == {True} else (why, None)
+
+    def _passed_literals(self, func: cst.FunctionDef) -> dict[str, list[Scalar]]:
+        """The values each parameter of `func` takes, where every call is a traced call of another
+        file passing a literal or leaving a literal default (none from this file's traced code),
+        and `func` never rebinds it."""
+        text = dict(self.context.literals).get(self._entry_name(func), "") if self.context.literals else ""
+        if not text or self._call_sites.get(id(func)):
+            return {}
+        positional = [*func.params.posonly_params, *func.params.params]
+        if self._class_of.get(id(func)) is not None and not _is_static(func):
+            positional = positional[1:]
+        params = [*positional, *func.params.kwonly_params]
+        values: dict[str, list[Scalar] | None] = {p.name.value: [] for p in params}
+        for call in json.loads(text):
+            for index, param in enumerate(params):
+                name = param.name.value
+                passed = call.get(str(index)) if index < len(positional) and str(index) in call else call.get(name)
+                if "*" in call:
+                    passed = []  # what a starred argument fills is unknown
+                elif passed is None:
+                    default = _literal(param.default) if param.default is not None else _UNKNOWN
+                    passed = [] if "*" in call or default is _UNKNOWN else [default]
+                known = values[name]
+                if not passed or known is None:
+                    values[name] = None
+                elif passed[0] not in known:
+                    known.append(passed[0])
+        return {name: known for name, known in values.items() if known and not _rebinds(func, name)}
+
+    def _entry_name(self, func: cst.FunctionDef) -> str:
+        """`func` or `Class.method`, as the project index names an entry."""
+        cls = self._class_of.get(id(func))
+        return f"{cls.node.name.value}.{func.name.value}" if cls is not None else func.name.value
+
+    def literal_calls(self, func: cst.FunctionDef) -> dict[str, list[dict[str, list[Scalar]]]]:
+        """The literal arguments of each call traced `func` makes of a function of another file
+        on a default export's path, by callee as written (see `FunctionSummary.literals`)."""
+        cls = self._class_of.get(id(func))
+        run = _DefaultRun(self, cls, self._init_defaults(cls) if cls is not None else {})
+        found: dict[str, list[dict[str, list[Scalar]]]] = {}
+        for node, statement in self.nodes(func):
+            if type(node) is not cst.Call or (statement is not None and (
+                id(statement) in self.switched or id(statement) in self.training_only
+            )):
+                continue
+            text = callee_text(node.func)  # type: ignore[attr-defined]
+            if text is None or text in self.functions or not self._may_be_project_code(text):
+                continue
+            call: dict[str, list[Scalar]] = {}
+            for index, arg in enumerate(node.args):  # type: ignore[attr-defined]
+                if arg.star:
+                    call["*"] = []
+                    continue
+                value = run.expr(arg.value, {})
+                known = value is not None and (value.value is None or isinstance(value.value, (bool, int, float, str)))
+                call[arg.keyword.value if arg.keyword is not None else str(index)] = (
+                    [value.value] if known else []  # type: ignore[union-attr, list-item]
+                )
+            found.setdefault(text, []).append(call)
+        return found
 
     def _default_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> tuple[str | None, str | None]:
         """`if self.degensac:` where `__init__` stores `self.degensac = _resolve(degensac)` and the
@@ -1186,6 +1274,12 @@ class FileReach(ExportSites):
             queue.extend(self.classes[b] for b in current.bases if b in self.classes)
         return None
 
+
+#: the methods of a string _DefaultRun evaluates (no arguments)
+_STRING_METHODS = frozenset({"lower", "upper", "strip", "casefold"})
+
+#: the most combinations of literal arguments _argument_switch evaluates a test for
+_MAX_COMBINATIONS = 16
 
 #: what a call returns while torch.export traces, in both modes (measured on torch 2.13, see
 #: tests/truth/test_reachability.py); transformers' helpers wrap `torch.compiler.is_compiling()`
@@ -1870,6 +1964,11 @@ class _DefaultRun:
                 kinds = _builtin_types(node.args[1].value)
                 return _Value(isinstance(args[0].value, kinds), args[0].arguments) if kinds is not None else None
             return None
+        if isinstance(node.func, cst.Attribute) and not node.args and node.func.attr.value in _STRING_METHODS:
+            text = self.expr(node.func.value, env)  # `approx.lower()`
+            if text is None or not isinstance(text.value, str):
+                return None
+            return _Value(getattr(text.value, node.func.attr.value)(), text.arguments)
         target = self.reach.helper_for(self.cls, node.func)
         if target is None or self.depth >= _CALL_DEPTH:
             return None
