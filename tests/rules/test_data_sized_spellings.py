@@ -2,7 +2,8 @@
 `bincount`'s length is data (a loop over it, its length tested: XPT201/XPT105; its sum exports),
 `tensor_split` into a number of sections read from data is a number of pieces (XPT205; a list of
 indices read from data and a static count export), and torch's generator state read or restored is
-skipped by strict export (XPT414, strict only)."""
+skipped by strict export (XPT414, strict only), and a number read from data as one of several indices
+(`x[:, j]`) fails strict export with an IndexError while `x[j]` alone and a slice bound export (XPT203)."""
 
 from __future__ import annotations
 
@@ -24,10 +25,15 @@ def sections_of(k):
     return int(k)
 
 
+def column_of(k):
+    return k[1].item()
+
+
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
         self.minlength = 2
+        self.column = 0
 
     def forward(self, x, k):
 {body}
@@ -61,6 +67,16 @@ _SPELLINGS = [
      *_FAILS),
     ("tensor-split-at-read-indices", "return x.tensor_split([k[1].item()], dim=1)[0].sum() * x", None, None),
     ("tensor-split-into-static-sections", "return x.tensor_split(3, dim=1)[0] * k[1]", None, None),
+    ("column-read-in-place", "return x[:, k[1].item()]", None, "IndexError"),
+    ("column-read-bound-first", "j = k[0].item()\nreturn x[:, j] * 2", None, "IndexError"),
+    ("column-read-unpacked", "i, j, _ = k.tolist()\nreturn x[i, j] + x", None, "IndexError"),
+    ("column-read-from-a-helper", "return x[..., column_of(k)]", None, "IndexError"),
+    ("column-read-kept-on-self", "self.column = k[1].item()\nreturn x[0, self.column]", None, "IndexError"),
+    ("column-int-of-an-argmax", "j = int(x.sum(0).argmax())\nreturn x[:, j]", "GuardOnDataDependentSymNode",
+     "IndexError"),
+    ("row-read-alone", "return x[k[0].item()] * 2", None, None),
+    ("columns-up-to-a-read", "return x[:, :k[1].item()].sum(1)", None, None),
+    ("column-selected-by-a-read", "return x.select(1, k[1].item())", None, None),
     ("rng-state-read", "return x + get_rng_state().float().mean()", None, "Unsupported"),
     ("rng-state-restored", "state = torch.random.get_rng_state()\nnoise = torch.rand_like(x)\n"
      "torch.random.set_rng_state(state)\nreturn x + noise", None, "Unsupported"),

@@ -502,7 +502,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     ("one-hot-without-a-class-count", Mode.NON_STRICT): "`one_hot` without `num_classes` sizes by the data",
     ("one-hot-without-a-class-count", Mode.STRICT): "`one_hot` without `num_classes` sizes by the data",
     ("cat-of-copies-counted-by-a-partial-helper", Mode.STRICT): "a list's length through `functools.partial`",
-    ("argmax-read-used-as-a-column-index", Mode.STRICT): "a read int as an index fails strict (IndexError)",
 }
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
@@ -516,7 +515,8 @@ NO_FIX: dict[str, str] = {
     "zeros-sized-by-a-read-kept-in-a-dict": "not yet: a read kept in a dict as a size",
     "unique-count-used-as-zeros-size": "not yet: `len(unique)` as a size",
     "loop-over-bincount-entries": "its steps are the values up to the largest the data holds",
-    "argmax-read-used-as-a-column-index": "not yet: the fix offered fails strict",
+    "argmax-read-used-as-a-column-index": "`.item()` would carry the number to `x[:, j]`, which fails strict export"
+    " (IndexError: a number read from data as one of several indices)",
 }
 
 

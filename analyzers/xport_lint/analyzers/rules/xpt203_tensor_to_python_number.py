@@ -177,9 +177,11 @@ class TensorToPythonNumber(Rule):
     Error in non-strict export. In strict export, an error only for `%`-formatting (any
     conversion, `%s` included), a `scale_factor` read from data, an `unflatten` inferring a size
     from a number read from data, `math.floor` of a number read from data used as a size,
-    `.index()`/`.count()` of a list read from data, and a 0-dim tensor read from
+    `.index()`/`.count()` of a list read from data, a 0-dim tensor read from
     data used as an index (`x[s.argmax()]`: strict export converts it to a Python int, which
-    non-strict export does not; a whole-tensor reduction is the 0-dim tensor recognised); the
+    non-strict export does not; a whole-tensor reduction is the 0-dim tensor recognised), and a
+    number read from data as one of several indices (`x[:, k.item()]`: IndexError, measured on
+    torch 2.13, where `x[k.item()]` alone, a slice bound and `x.select(1, k.item())` export); the
     other conversions export there. The `math` functions are
     reported in the modes where they fail (above); torch's own ops (`v.log()`, `torch.sqrt`)
     work on the tensor in both. `min`/`max` of an integer read (`.item()` of `argmax`,
@@ -204,6 +206,7 @@ class TensorToPythonNumber(Rule):
             TorchError("TorchRuntimeError", "RuntimeError when making fake tensor call"),
             TorchError("TypeError", "must be real number"),
             TorchError("UserError", "Could not guard on data-dependent expression"),
+            TorchError("IndexError", "are valid indices (got SymInt)"),
         ),
     }
 
@@ -242,7 +245,7 @@ class TensorToPythonNumber(Rule):
                 fix = truncated
             elif not caught:
                 message += (" (no automatic fix: the number is used where export needs a concrete value, not "
-                            "only as a size or an index)" if self._read_directly(read) else
+                            "only as a size, a slice bound or a lone index)" if self._read_directly(read) else
                             " (no automatic fix: what it converts is computed from the number, not the number read)")
             self.report(node, message + (f" ({caught.reason})" if caught else ""),
                         severity=caught.severity if caught else None, fix=fix)
@@ -288,7 +291,7 @@ class TensorToPythonNumber(Rule):
         if fix is None and not rounded:
             # `.item()` would read the same number as a symbol, which fails where this one is used
             message += (" (no automatic fix: the number is used where export needs a concrete value, not only as a"
-                        " size or an index; keep the tensor there)")
+                        " size, a slice bound or a lone index; keep the tensor there)")
         self.report(node, message, fix=fix)
 
     def _only_asserted(self, node: cst.Call) -> bool:
@@ -402,7 +405,8 @@ class TensorToPythonNumber(Rule):
             elif not sizes_only and isinstance(node, cst.Subscript) and is_tensor_like(self.ctx.value(node.value)):
                 for element in node.slice:
                     part = element.slice
-                    if isinstance(part, cst.Index):
+                    if isinstance(part, cst.Index) and len(node.slice) == 1:
+                        # `x[:, n]`: a number read from data among several indices fails strict export
                         positions.append(part.value)
                     elif isinstance(part, cst.Slice):
                         positions.extend(b for b in (part.lower, part.upper, part.step) if b is not None)
@@ -423,6 +427,11 @@ class TensorToPythonNumber(Rule):
                 self.report(index, f"`{short(index)}` is a 0-dim tensor read from data used as an index: strict "
                             "export makes it a Python int and has no concrete value for it (non-strict export "
                             "indexes with the tensor)")
+                return
+            if index is not None and len(node.slice) > 1 and _read_number(self.ctx.value(index)):
+                self.report(index, f"`{short(index)}` is a number read from tensor data used as one of several "
+                            "indices: strict export refuses the symbol there (IndexError; `x[n]` alone, a slice "
+                            f"bound, or `{short(node.value)}.select(dim, n)` export)")
                 return
 
     def _zero_dim_read(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
@@ -1045,6 +1054,17 @@ class TensorToPythonNumber(Rule):
                     return x * float(factor)  # expect: XPT203
             def xport_example():
                 return Scale(), (torch.randn(3), torch.tensor([2.0, 3.0]))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class PickColumn(torch.nn.Module):
+                def forward(self, x, k):
+                    j = k.item()
+                    return x[:, j] + x[j]  # expect: XPT203
+            def export():
+                return torch.export.export(PickColumn(), (torch.randn(3, 3), torch.tensor(1)), strict=True)
             """
         ),
         Invalid(
