@@ -3,7 +3,7 @@
 `tensor_split` into a number of sections read from data is a number of pieces (XPT205; a list of
 indices read from data and a static count export), and torch's generator state read or restored is
 skipped by strict export (XPT414, strict only), and a number read from data as one of several indices
-(`x[:, j]`) fails strict export with an IndexError while `x[j]` alone and a slice bound export (XPT203)."""
+(`x[:, j]`) fails strict export with an IndexError while `x[j]` alone and a slice bound export (XPT203); `F.one_hot` without a class count reads it from the data (XPT203, both modes)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.truth.batches import CaseBatch, Cases
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
-CASES = Cases("from torch import get_rng_state")
+CASES = Cases("from torch import get_rng_state\nfrom torch.nn.functional import one_hot")
 
 _MODEL = """
 def counts_of(labels):
@@ -23,6 +23,10 @@ def counts_of(labels):
 
 def sections_of(k):
     return int(k)
+
+
+def encoded(labels):
+    return F.one_hot(labels, num_classes=-1)
 
 
 def column_of(k):
@@ -34,6 +38,7 @@ class Model(nn.Module):
         super().__init__()
         self.minlength = 2
         self.column = 0
+        self.classes = 4
 
     def forward(self, x, k):
 {body}
@@ -77,6 +82,14 @@ _SPELLINGS = [
     ("row-read-alone", "return x[k[0].item()] * 2", None, None),
     ("columns-up-to-a-read", "return x[:, :k[1].item()].sum(1)", None, None),
     ("column-selected-by-a-read", "return x.select(1, k[1].item())", None, None),
+    ("one-hot-in-place", "return F.one_hot(k).float().sum(0) * x[:, :1]", "GuardOnDataDependentSymNode", "Unsupported"),
+    ("one-hot-imported-bound-first", "codes = one_hot(k.argsort())\nreturn codes.sum() * x", "GuardOnDataDependentSymNode",
+     "Unsupported"),
+    ("one-hot-minus-one-in-a-helper", "return encoded(k).sum() * x", *_FAILS),
+    ("one-hot-with-a-count-on-self", "return F.one_hot(k, self.classes).float().sum(0) * x[:, :1]", None, None),
+    ("one-hot-with-a-keyword-count", "return one_hot(k, num_classes=4).sum() * x", None, None),
+    ("one-hot-of-python-constants", "return F.one_hot(torch.tensor([0, 2])).sum() * x", "GuardOnDataDependentSymNode",
+     "Unsupported"),
     ("rng-state-read", "return x + get_rng_state().float().mean()", None, "Unsupported"),
     ("rng-state-restored", "state = torch.random.get_rng_state()\nnoise = torch.rand_like(x)\n"
      "torch.random.set_rng_state(state)\nreturn x + noise", None, "Unsupported"),

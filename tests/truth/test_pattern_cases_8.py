@@ -499,8 +499,6 @@ class Cols(nn.Module):
 
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    ("one-hot-without-a-class-count", Mode.NON_STRICT): "`one_hot` without `num_classes` sizes by the data",
-    ("one-hot-without-a-class-count", Mode.STRICT): "`one_hot` without `num_classes` sizes by the data",
     ("cat-of-copies-counted-by-a-partial-helper", Mode.STRICT): "a list's length through `functools.partial`",
 }
 
@@ -514,6 +512,7 @@ NO_FIX: dict[str, str] = {
     "cat-of-copies-counted-by-a-partial-helper": "a list as long as the data says",
     "zeros-sized-by-a-read-kept-in-a-dict": "not yet: a read kept in a dict as a size",
     "unique-count-used-as-zeros-size": "not yet: `len(unique)` as a size",
+    "one-hot-without-a-class-count": "the class count is the model's knowledge, not in the code",
     "loop-over-bincount-entries": "its steps are the values up to the largest the data holds",
     "argmax-read-used-as-a-column-index": "`.item()` would carry the number to `x[:, j]`, which fails strict export"
     " (IndexError: a number read from data as one of several indices)",

@@ -182,7 +182,9 @@ class TensorToPythonNumber(Rule):
     non-strict export does not; a whole-tensor reduction is the 0-dim tensor recognised), and a
     number read from data as one of several indices (`x[:, k.item()]`: IndexError, measured on
     torch 2.13, where `x[k.item()]` alone, a slice bound and `x.select(1, k.item())` export); the
-    other conversions export there. The `math` functions are
+    other conversions export there. An error in both modes for `F.one_hot(labels)` without
+    `num_classes` (or with -1), which reads its class count from the data (measured on torch 2.13;
+    a count written out exports). The `math` functions are
     reported in the modes where they fail (above); torch's own ops (`v.log()`, `torch.sqrt`)
     work on the tensor in both. `min`/`max` of an integer read (`.item()` of `argmax`,
     `count_nonzero`, `bincount`, `.long()`, a boolean mask's `sum()`) against a number written out
@@ -207,11 +209,13 @@ class TensorToPythonNumber(Rule):
             TorchError("TypeError", "must be real number"),
             TorchError("UserError", "Could not guard on data-dependent expression"),
             TorchError("IndexError", "are valid indices (got SymInt)"),
+            TorchError("Unsupported", "with data-dependent output shape"),
         ),
     }
 
     def visit_Call(self, node: cst.Call) -> None:
         self._scale_from_data(node)
+        self._class_count_from_data(node)
         self._unflatten_by_data(node)
         if self._list_search(node):
             return
@@ -528,6 +532,21 @@ class TensorToPythonNumber(Rule):
             self.report(scale, f"`{short(scale)}` is a number read from tensor data, given as `scale_factor`: "
                         "the resampling kernel needs a concrete float in both modes (no automatic fix: a size "
                         "computed from the input's and the factor, `size=`, is carried as a symbol instead)")
+
+    def _class_count_from_data(self, node: cst.Call) -> None:
+        """`F.one_hot(labels)` (or `num_classes=-1`): torch reads the class count as
+        `labels.max() + 1`, a Python number of the data, which fails in both modes (measured on
+        torch 2.13; a `num_classes` written out exports)."""
+        if self.ctx.resolve(node.func) != "torch.nn.functional.one_hot" or any(a.star for a in node.args):
+            return
+        labels, classes = _argument(node, 0, "tensor"), _argument(node, 1, "num_classes")
+        if classes is not None and not (isinstance(classes, cst.UnaryOperation) and code_of(classes) == "-1"):
+            return
+        if labels is None or not is_tensor_like(self.ctx.value(labels)):
+            return  # a tensor of Python constants too: measured to fail in both modes
+        self.report(node, f"`{short(node)}` reads its class count from tensor data (`{short(labels)}.max() + 1`): "
+                    "export has no concrete value for it in either mode (no automatic fix: give `num_classes`, "
+                    "the count the model knows)")
 
     def _rounded_size(self, node: cst.Call, qualified: str | None) -> bool:
         """`math.floor(float(s))` used as a size: `math.floor` of a number read from data hands
@@ -1054,6 +1073,17 @@ class TensorToPythonNumber(Rule):
                     return x * float(factor)  # expect: XPT203
             def xport_example():
                 return Scale(), (torch.randn(3), torch.tensor([2.0, 3.0]))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            class Encode(torch.nn.Module):
+                def forward(self, x, labels):
+                    return F.one_hot(labels).float() @ x  # expect: XPT203
+            def xport_example():
+                return Encode(), (torch.randn(3, 2), torch.tensor([0, 2, 1]))
             """
         ),
         Invalid(
