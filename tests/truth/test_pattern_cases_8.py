@@ -511,7 +511,6 @@ NO_FIX: dict[str, str] = {
     "topk-with-k-read-through-a-helper": "not yet: `int(t.item())` returned by a helper, the size is in the caller",
     "cat-of-copies-counted-by-a-partial-helper": "a list as long as the data says",
     "zeros-sized-by-a-read-kept-in-a-dict": "not yet: a read kept in a dict as a size",
-    "unique-count-used-as-zeros-size": "not yet: `len(unique)` as a size",
     "one-hot-without-a-class-count": "the class count is the model's knowledge, not in the code",
     "loop-over-bincount-entries": "its steps are the values up to the largest the data holds",
     "argmax-read-used-as-a-column-index": "`.item()` would carry the number to `x[:, j]`, which fails strict export"

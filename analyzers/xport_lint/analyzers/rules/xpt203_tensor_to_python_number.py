@@ -147,7 +147,10 @@ class TensorToPythonNumber(Rule):
     that infers its `-1` from such a number gets the size written out (`x.shape[1] // k`,
     measured to export in both modes and equal eager; it raises where eager raises). It
     assumes the tensor holds integers (`float()`: floating point), so the conversion changed
-    nothing. Elsewhere (a branch, `range()`, a repeated list) no fix: the number would fail
+    nothing. `len(t)` of a tensor whose length is data, used only there, becomes `t.shape[0]`
+    (safe: the same number, carried as a symbol; measured on torch 2.13, `torch.zeros(len(u), 3)`
+    fails non-strict where `torch.zeros(u.shape[0], 3)` exports in both modes and equals eager).
+    Elsewhere (a branch, `range()`, a repeated list) no fix: the number would fail
     there instead. `int(t)` of a tensor used only there (`longest = int(lengths.max())`, then
     `tokens[:, :longest]`) becomes `t.item()` on the same assumption.
     `math.floor` of a number read from data, used as a size of such an op (it gives export a float
@@ -230,7 +233,15 @@ class TensorToPythonNumber(Rule):
         value = self.ctx.value(arg)
         if name == "len":
             if value.has(Kind.DD_TENSOR):
-                self.report(node, f"`{short(node)}` reads a size that depends on tensor data")
+                # `len(t)` used only as a size, a slice bound or a lone index: `t.shape[0]` is the same
+                # number carried as a symbol (measured on torch 2.13: `torch.zeros(len(u), 3)` fails
+                # non-strict, `torch.zeros(u.shape[0], 3)` exports in both modes)
+                fix = None
+                if caught_fallback(self.ctx, node) is None and self._carried(node):
+                    size = cst.parse_expression(f"{code_of(arg.with_changes(lpar=[], rpar=[]))}.shape[0]")
+                    fix = FixProposal("Use `.shape[0]`: the size is carried as a symbol", Applicability.SAFE,
+                                      ((node, size),))
+                self.report(node, f"`{short(node)}` reads a size that depends on tensor data", fix=fix)
             return
         if name in ("int", "float") and _read_number(value):
             # `int(s.item())`: the symbol export carries has no concrete value to convert to
@@ -1182,7 +1193,17 @@ class TensorToPythonNumber(Rule):
                     return scores[:k]
             def xport_example():
                 return TopHits(), (torch.randn(8),)
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class TopHits(torch.nn.Module):
+                def forward(self, scores):
+                    hits = scores.nonzero()
+                    k = hits.shape[0]  # expect: XPT203
+                    return scores[:k]
+            def xport_example():
+                return TopHits(), (torch.randn(8),)
+            """,
         ),
         Invalid(
             """
