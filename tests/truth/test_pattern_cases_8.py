@@ -499,18 +499,22 @@ class Cols(nn.Module):
 
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    ("cat-of-copies-counted-by-a-partial-helper", Mode.STRICT): "a list's length through `functools.partial`",
+    ("cat-of-copies-counted-by-a-partial-helper", Mode.STRICT): "the helper is called through `functools.partial`"
+    " bound to a name, which the dataflow does not see through: `[x] * k` inside is not known to repeat by a read"
+    " (non-strict export fails first on `int(k)`, which XPT203 reports)",
 }
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
     "tensor-split-into-a-read-number-of-sections": "the number of pieces is the data",
     "interpolate-by-a-read-scale-factor": "the output size is the data",
-    "repeat-count-stored-on-self-in-forward": "not yet: a read kept on `self` as a size",
+    "repeat-count-stored-on-self-in-forward": "the read is kept on `self` in `forward`; the attribute is not followed"
+    " to its use as a size",
     "columns-gathered-by-a-comprehension-over-a-read-range": "a list as long as the data says",
-    "topk-with-k-read-through-a-helper": "not yet: `int(t.item())` returned by a helper, the size is in the caller",
+    "topk-with-k-read-through-a-helper": "`topk`'s k sets an output size later code uses: dropping `int()` exports but"
+    " fails at run time (measured on `logits.topk(k.item())`)",
     "cat-of-copies-counted-by-a-partial-helper": "a list as long as the data says",
-    "zeros-sized-by-a-read-kept-in-a-dict": "not yet: a read kept in a dict as a size",
+    "zeros-sized-by-a-read-kept-in-a-dict": "the read is kept in a dict; the entry is not followed to its use as a size",
     "one-hot-without-a-class-count": "the class count is the model's knowledge, not in the code",
     "loop-over-bincount-entries": "its steps are the values up to the largest the data holds",
     "argmax-read-used-as-a-column-index": "`.item()` would carry the number to `x[:, j]`, which fails strict export"

@@ -69,6 +69,19 @@ NOTHING = Value()
 PYTHON_KINDS = Kind.DATA | Kind.SHAPE | Kind.DD_SIZE
 
 
+def by_position(call: cst.Call, params: Sequence[str]) -> cst.Call:
+    """`call` with its keyword arguments moved to the positions of the parameters they name
+    (`self._tile(x, times=int(r))` of `def _tile(self, x, times)` -> `self._tile(x, int(r))`), each
+    argument the caller's own node; `call` itself where they name other parameters or it has `*`/`**`."""
+    keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+    positional = [a for a in call.args if a.keyword is None]
+    if not keywords or any(a.star for a in call.args) or set(keywords) != set(params[len(positional):]):
+        return call
+    rest = params[len(positional):]
+    moved = [keywords[name].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) for name in rest]
+    return call.with_changes(args=[*positional, *moved])
+
+
 def python_part(value: Value) -> Value:
     """What of `value` a Python scalar can hold (`n: int` given `t.item()`: the number, not a tensor)."""
     kind = value.kind & PYTHON_KINDS
@@ -804,7 +817,7 @@ class FunctionFlow:
         helper = self.resolver.one_line_helper(written)
         if helper is None or helper.free is None or helper.free & set(self._definitions()):
             return None  # a name the helper reads is one the caller binds too
-        expr = helper.at(call)
+        expr = helper.at(by_position(call, helper.params))
         if expr is None:
             return None
         if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
@@ -850,9 +863,9 @@ class FunctionFlow:
         if decorators:  # a staticmethod: read as a method whose `self` is unused
             params = method.params.with_changes(params=[cst.Param(cst.Name("self")), *method.params.params])
             method = method.with_changes(params=params)
-        expr = method_at(method, call)
+        expr = method_at(method, by_position(call, [p.name.value for p in method.params.params[1:]]))
         if expr is None:
-            return None  # more than a `return`, or called with keywords
+            return None  # more than a `return`, or called with keywords naming no parameter
         params = {p.name.value for p in all_params(method.params)}
         body = method.body.body if isinstance(method.body, cst.IndentedBlock) else ()
         free = {n.value for s in body for n in iter_nodes(s) if type(n) is cst.Name} - params  # type: ignore[attr-defined]

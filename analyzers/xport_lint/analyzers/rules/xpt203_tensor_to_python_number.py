@@ -1428,7 +1428,7 @@ class _Uses:
                 skipped.add(id(node.attr))
             elif isinstance(node, cst.Call):
                 for arg in node.args:
-                    if arg.keyword is None and not arg.star:
+                    if not arg.star:  # by keyword too: the dataflow writes a helper's call with them in place
                         self.passed_to[id(arg.value)] = node
             elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _CARRYING_ARITHMETIC):
                 self.operand_of[id(node.left)] = self.operand_of[id(node.right)] = node
