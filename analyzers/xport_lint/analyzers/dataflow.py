@@ -16,6 +16,7 @@ from typing import Protocol
 
 import libcst as cst
 
+from .fact_store import PerStatement
 from .index import RETURN_KINDS, FileContext, Returned
 from .names import dotted
 from .shapes import method_at, returned_at
@@ -890,10 +891,10 @@ class FunctionFlow:
         augmented assignment, a loop, `with`, an in-place method). The text alone decides it: kept
         per function, for every flow of it (a helper is solved again as its call sites' join grows)."""
         if self._defined is None:
-            cached = _DEFINED.get(id(self.func))
-            if cached is not None and cached[0] is self.func:
-                self._defined = cached[1]
-                return self._defined
+            cached = _DEFINED.get(self.func)
+            if cached is not None:
+                self._defined = cached
+                return cached
             defined: dict[str, list[cst.BaseExpression | None]] = {
                 param.name.value: [None] for param in all_params(self.func.params)
             }
@@ -912,10 +913,7 @@ class FunctionFlow:
                     and isinstance(node.func.value, cst.Name) and node.func.attr.value.endswith("_")
                 ):
                     defined.setdefault(node.func.value.value, []).append(None)  # `v.add_(x)`: changed in place
-            if len(_DEFINED) > 4096:
-                _DEFINED.clear()
-            _DEFINED[id(self.func)] = (self.func, defined)
-            self._defined = defined
+            self._defined = _DEFINED.put(self.func, defined)
         return self._defined
 
     def _comprehension(self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp | cst.DictComp) -> Value:
@@ -1602,15 +1600,15 @@ _ANNOTATION_NAMES = re.compile(r"[A-Za-z_]\w*")
 _CONTAINER_OR_SCALAR_ANNOTATIONS = frozenset(
     {"int", "bool", "float", "str", "list", "List", "tuple", "Tuple", "dict", "Dict", "Sequence"}
 )
-_ANNOTATIONS: dict[int, tuple[cst.Annotation, frozenset[str]]] = {}
 
 
 def annotation_names(annotation: cst.Annotation) -> frozenset[str]:
     """Every name an annotation spells (`Optional[torch.FloatTensor]`: Optional, torch,
     FloatTensor), string annotations included; read from the tree, not rendered to text."""
-    cached = _ANNOTATIONS.get(id(annotation))
-    if cached is not None and cached[0] is annotation:
-        return cached[1]
+    return _ANNOTATIONS(annotation)
+
+
+def _annotation_names(annotation: cst.Annotation) -> frozenset[str]:
     names: set[str] = set()
     for node in iter_nodes(annotation.annotation):
         node_type = type(node)
@@ -1620,10 +1618,10 @@ def annotation_names(annotation: cst.Annotation) -> frozenset[str]:
             names.add(node.attr.value)  # type: ignore[attr-defined]
         elif node_type is cst.SimpleString:
             names.update(_ANNOTATION_NAMES.findall(node.value[1:-1]))  # type: ignore[attr-defined]
-    if len(_ANNOTATIONS) > 4096:
-        _ANNOTATIONS.clear()
-    found = _ANNOTATIONS[id(annotation)] = (annotation, frozenset(names))
-    return found[1]
+    return frozenset(names)
+
+
+_ANNOTATIONS: PerStatement[frozenset[str]] = PerStatement(_annotation_names)  # type: ignore[arg-type]
 
 
 def declares_tensor(annotation: cst.Annotation) -> bool:
@@ -1667,9 +1665,9 @@ def python_scalar_param(param: cst.Param) -> bool:
     return type(default) in (cst.Integer, cst.Float, cst.SimpleString)
 
 
-_USES: dict[int, tuple[cst.FunctionDef, frozenset[str], frozenset[str]]] = {}
-#: FunctionFlow._definitions per function (the node kept, so a reused id is never taken for it)
-_DEFINED: dict[int, tuple[cst.FunctionDef, dict[str, list[cst.BaseExpression | None]]]] = {}
+_USES: PerStatement[tuple[frozenset[str], frozenset[str]]] = PerStatement()
+#: FunctionFlow._definitions per function
+_DEFINED: PerStatement[dict[str, list[cst.BaseExpression | None]]] = PerStatement()
 _CONTAINER_USES = frozenset({"items", "keys", "values", "get", "append", "extend", "pop", "update", "setdefault"})
 
 
@@ -1679,9 +1677,9 @@ def _uses(
     """Names `func` uses the way only tensors are used (`mask.sum()`, `bias.shape`), and the
     way dicts and lists are (`outputs.items()`, `seen.append(...)`, `cfg["key"]`): one walk per
     function."""
-    cached = _USES.get(id(func))
-    if cached is not None and cached[0] is func:
-        return cached[1], cached[2]
+    cached = _USES.get(func)
+    if cached is not None:
+        return cached
     tensors: set[str] = set()
     containers: set[str] = set()
     walked = (n for n, _ in nodes) if nodes is not None else iter_nodes(func.body)
@@ -1698,10 +1696,7 @@ def _uses(
                 elements[0].slice.value, (cst.SimpleString, cst.ConcatenatedString)
             ):
                 containers.add(node.value.value)  # type: ignore[attr-defined]
-    if len(_USES) > 4096:
-        _USES.clear()
-    _USES[id(func)] = (func, frozenset(tensors), frozenset(containers))
-    return frozenset(tensors), frozenset(containers)
+    return _USES.put(func, (frozenset(tensors), frozenset(containers)))
 
 
 def _used_as_tensors(func: cst.FunctionDef) -> frozenset[str]:

@@ -26,6 +26,7 @@ from .dataflow import (
     walk_statements,
 )
 from .defined_contexts import defined_context_managers
+from .fact_store import PerStatement
 from .index import (
     EMPTY_CONTEXT,
     PASSED_KINDS,
@@ -564,17 +565,14 @@ def _submodules_written(init: cst.FunctionDef, project: Callable[[str], bool]) -
     return {attribute: name for attribute, name in out.items() if name is not None}
 
 
-#: _self_assignments per `__init__` (the node kept, so a reused id is never taken for it)
-_SELF_ASSIGNMENTS: dict[int, tuple[cst.FunctionDef, list[tuple[list[str], list[str]]]]] = {}
-
-
 def _self_assignments(init: cst.FunctionDef) -> list[tuple[list[str], list[str]]]:
     """Per assignment of `init` to `self.` attributes, in order: the attributes, and the dotted
     names of the calls in its value. One walk per `__init__`: the dataflow (`_built_in`) and
     the file's summary (`_submodules_written`) both read it."""
-    cached = _SELF_ASSIGNMENTS.get(id(init))
-    if cached is not None and cached[0] is init:
-        return cached[1]
+    return _SELF_ASSIGNMENTS(init)
+
+
+def _assigned_on_self(init: cst.FunctionDef) -> list[tuple[list[str], list[str]]]:
     out: list[tuple[list[str], list[str]]] = []
     for statement in walk_statements(init.body):
         if not isinstance(statement, cst.Assign):
@@ -590,10 +588,11 @@ def _self_assignments(init: cst.FunctionDef) -> list[tuple[list[str], list[str]]
                 if type(node) is cst.Call and (name := dotted(node.func)) is not None  # type: ignore[attr-defined]
             ]
             out.append((attributes, calls))
-    if len(_SELF_ASSIGNMENTS) > 4096:
-        _SELF_ASSIGNMENTS.clear()
-    _SELF_ASSIGNMENTS[id(init)] = (init, out)
     return out
+
+
+#: _self_assignments per `__init__`
+_SELF_ASSIGNMENTS: PerStatement[list[tuple[list[str], list[str]]]] = PerStatement(_assigned_on_self)  # type: ignore[arg-type]
 
 
 #: what a slot of FunctionSummary.passes gives the callee's parameter

@@ -21,6 +21,7 @@ import libcst as cst
 
 from .dataflow import all_params, annotation_names, walk_statements
 from .export_site import ExportSites, keyword_true
+from .fact_store import PerStatement
 from .index import EMPTY_CONTEXT, ConfigDefaults, FileContext, Reach, Scalar
 from .names import dotted
 from .positions import code_of
@@ -1580,14 +1581,12 @@ def _may_be_none(name: str, func: cst.FunctionDef) -> str | None:
     return _locals_maybe_none(func).get(name)
 
 
-_MAYBE_NONE: dict[int, tuple[cst.FunctionDef, dict[str, str]]] = {}
-
-
 def _locals_maybe_none(func: cst.FunctionDef) -> dict[str, str]:
     """The function's locals that may be None, with why (one walk per function)."""
-    cached = _MAYBE_NONE.get(id(func))
-    if cached is not None and cached[0] is func:
-        return cached[1]
+    return _MAYBE_NONE(func)
+
+
+def _maybe_none_of(func: cst.FunctionDef) -> dict[str, str]:
     out: dict[str, str] = {}
     for statement in walk_statements(func.body):
         if isinstance(statement, cst.Assign):
@@ -1610,10 +1609,10 @@ def _locals_maybe_none(func: cst.FunctionDef) -> dict[str, str]:
                             out.setdefault(
                                 element.value.value, "a part of what a call returns, which the code expects may be None"
                             )
-    if len(_MAYBE_NONE) > 4096:
-        _MAYBE_NONE.clear()
-    _MAYBE_NONE[id(func)] = (func, out)
     return out
+
+
+_MAYBE_NONE: PerStatement[dict[str, str]] = PerStatement(_maybe_none_of)  # type: ignore[arg-type]
 
 
 def _read_from_optional(expr: cst.BaseExpression, func: cst.FunctionDef) -> str | None:

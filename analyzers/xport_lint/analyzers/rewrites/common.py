@@ -4,14 +4,13 @@ introduce, statements built from text, the returns of a branch."""
 from __future__ import annotations
 
 import itertools
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
 from ..dataflow import FunctionFlow, all_params
-from ..incremental import PerStatement
+from ..fact_store import PerStatement
 from ..model import Applicability
 from ..names import dotted
 from ..positions import code_of
@@ -172,20 +171,13 @@ def names_of(module: cst.Module) -> Names:
     return Names(taken, alias, f"torch as {alias}")
 
 
-#: the facts of the files analysed last (the rewrites of one file ask for them many times)
-_RECENT: OrderedDict[int, tuple[cst.Module, Names]] = OrderedDict()
+#: each file's `Names`, computed once (the rewrites of one file ask for them many times)
+_MODULE_NAMES: PerStatement[Names] = PerStatement(names_of)  # type: ignore[arg-type]
 
 
 def module_names(module: cst.Module) -> Names:
     """The `Names` fact of `module`, computed once per file."""
-    cached = _RECENT.get(id(module))
-    if cached is not None and cached[0] is module:
-        return cached[1]
-    names = names_of(module)
-    _RECENT[id(module)] = (module, names)
-    while len(_RECENT) > 8:
-        _RECENT.popitem(last=False)
-    return names
+    return _MODULE_NAMES(module)
 
 
 def scope_names(flow: FunctionFlow) -> Names:
