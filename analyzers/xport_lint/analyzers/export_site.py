@@ -23,7 +23,7 @@ from .dataflow import all_params
 from .index import EMPTY_CONTEXT, FileContext
 from .model import Mode
 from .names import dotted
-from .shapes import DimKind, DimSpec, ShapeConfig, ShapesReader, example_return
+from .shapes import DimKind, DimSpec, ShapeConfig, ShapesReader, declared_examples, example_return
 from .symbols import FileSymbols
 from .walk import iter_nodes
 
@@ -370,7 +370,18 @@ class ExportSites(FileSymbols):
                 self.shape_declarations[cls] = func
                 if found[1] is not None:
                     self.shape_expressions[cls] = found[1]
-        return out
+        return {cls: self._with_ranks(config, cls, reader) for cls, config in out.items()}
+
+    def _with_ranks(self, config: ShapeConfig, cls: str, reader: ShapesReader) -> ShapeConfig:
+        """`config` with each example input's number of dimensions, by position, where the
+        declaration's example shows it: a block of this file the model hands an input whole
+        (`self.block(x, c)`) then knows its rank, as one of another file does."""
+        declaration = self.shape_declarations.get(cls)
+        if declaration is None or config.ranks:
+            return config
+        examples = declared_examples(declaration, reader)
+        ranks = tuple((f"#{position}", len(sizes)) for position, sizes in enumerate(examples) if sizes is not None)
+        return dataclasses.replace(config, ranks=ranks) if ranks else config
 
     def _config(self, site: ExportSite, source: str) -> ShapeConfig | None:
         """The shapes `site` declares, read as its inputs are (keys, dims and `Dim`s through

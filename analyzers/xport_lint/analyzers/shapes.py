@@ -496,6 +496,20 @@ def _dims_call(
     return [DimSpec(DimKind.NAMED, name, bounds["min"], bounds["max"]) for name in names]
 
 
+def _size_read(expr: cst.BaseExpression) -> bool:
+    """`t.shape[i]`, `t.size(i)`, `t.size()[i]`, `t.numel()`, `t.dim()`: a Python int whatever the
+    tensor `t` is (its value need not be known to know it is a number)."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        shape = expr.value
+        return (isinstance(shape, cst.Attribute) and shape.attr.value == "shape") or (
+            isinstance(shape, cst.Call) and isinstance(shape.func, cst.Attribute) and shape.func.attr.value == "size"
+            and not shape.args)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        method, count = expr.func.attr.value, len(expr.args)
+        return (method == "size" and count == 1) or (method in ("numel", "dim") and count == 0)
+    return False
+
+
 def _integer(expr: cst.BaseExpression) -> int | None:
     if isinstance(expr, cst.Integer):
         return int(expr.evaluated_value)
@@ -859,7 +873,8 @@ def _passed(
                 if any(dims for _, dims in inputs):
                     walk(called, ShapeConfig(inputs, given.source, STATIC), {}, depth + 1)
 
-    walk(forward, config, ranks or {}, 0)
+    own = {int(key[1:]): rank for key, rank in config.ranks if key.startswith("#")}  # the declaration's example
+    walk(forward, config, ranks or own, 0)
     return found
 
 
@@ -1605,9 +1620,31 @@ class Sizes:
 
     def _operand_rank(self, expr: cst.BaseExpression, depth: int) -> int | None:
         """The rank of an operand of `+`/`*`/`@`: 0 for a number."""
+        return 0 if self.is_number(expr, depth) else self._rank(expr, depth)
+
+    def is_number(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether `expr` is a Python number: a literal, a size (`q.shape[-1]`), a constant of
+        `__init__`, or arithmetic and `math`/`int`/`float` calls of those (`math.sqrt(8)`,
+        `head_dim ** -0.5`); a scale that keeps a tensor's sizes (`scores / math.sqrt(d)`)."""
+        if depth > _DEPTH:
+            return False
         if isinstance(expr, (cst.Integer, cst.Float)) or self._constant(expr) is not None:
-            return 0
-        return self._rank(expr, depth)
+            return True
+        if isinstance(expr, cst.UnaryOperation):
+            return self.is_number(expr.expression, depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self.is_number(expr.left, depth + 1) and self.is_number(expr.right, depth + 1)
+        if isinstance(expr, cst.Call):
+            name = dotted(expr.func) or ""
+            if name.startswith("math.") or name in ("int", "float", "round", "abs"):
+                return all(a.keyword is None and not a.star and self.is_number(a.value, depth + 1) for a in expr.args)
+        if isinstance(expr, cst.Name) and expr.value not in self.positions:
+            if expr.value in self.unpacked:  # `b, n, c = x.shape`
+                return self._shape_of(self.unpacked[expr.value][0]) is not None
+            value = self.bound(expr.value, expr)
+            if value is not None and value is not expr:
+                return self.is_number(value, depth + 1)
+        return _size_read(expr) or self._term(expr, depth + 1) is not None
 
     def _size_term(self, expr: cst.BaseExpression, index: int, depth: int) -> Term | None:
         """Dimension `index` of the tensor `expr`, as a term over input sizes: what each op makes
@@ -2782,11 +2819,7 @@ def init_constants(cls: cst.ClassDef) -> dict[str, int]:
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
         return {}
-    defaults = {
-        p.name.value: int(p.default.evaluated_value)
-        for p in [*init.params.params, *init.params.kwonly_params]
-        if isinstance(p.default, cst.Integer)
-    }
+    defaults = init_defaults(cls)
     found: dict[str, list[int | None]] = {}
     for stmt in _statements(init.body):
         targets = stmt.targets if isinstance(stmt, cst.Assign) else []
@@ -2806,6 +2839,33 @@ def init_constants(cls: cst.ClassDef) -> dict[str, int]:
                             int(item.evaluated_value) if isinstance(item, cst.Integer) else None
                         )
     return {name: values[0] for name, values in found.items() if len(values) == 1 and values[0] is not None}
+
+
+def init_defaults(cls: cst.ClassDef) -> dict[str, int]:
+    """`__init__`'s arguments with an integer default (`width=8`): their value in a model built
+    with its defaults, as an export example builds it."""
+    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None:
+        return {}
+    return {
+        p.name.value: int(p.default.evaluated_value)
+        for p in [*init.params.params, *init.params.kwonly_params]
+        if isinstance(p.default, cst.Integer)
+    }
+
+
+def init_integer(cls: cst.ClassDef, expr: cst.BaseExpression) -> int | None:
+    """The integer an argument of a layer built in `__init__` holds: a literal, an argument of
+    `__init__` with an integer default (`nn.LayerNorm(width)`), or a constant it set
+    (`nn.LayerNorm(self.width)`). A size a layer's weights fix whatever value the model is
+    built with; the default names the one an example built with defaults has."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.Name):
+        return init_defaults(cls).get(expr.value)
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return init_constants(cls).get(expr.attr.value)
+    return None
 
 
 def block_dims(block: cst.ClassDef, blocks: dict[str, cst.ClassDef]) -> BlockDims:

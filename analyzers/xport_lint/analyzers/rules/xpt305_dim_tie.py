@@ -23,6 +23,7 @@ from ..shapes import (
     declared_examples,
     init_buffers,
     init_call,
+    init_integer,
     term_refs,
     term_value,
 )
@@ -446,9 +447,9 @@ class DimTie(Rule):
                 return _product(a, b)
             if not isinstance(expr.operator, _ELEMENTWISE):
                 return None
-            if isinstance(expr.left, (cst.Integer, cst.Float)):
+            if sizes.is_number(expr.left):  # `2 * x`, `x / math.sqrt(d)`: a Python number keeps the sizes
                 return b
-            if isinstance(expr.right, (cst.Integer, cst.Float)):
+            if sizes.is_number(expr.right):
                 return a
             return _broadcast(a, b)
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and isinstance(
@@ -875,9 +876,17 @@ class DimTie(Rule):
         call = init_call(traced.cls.node, attr) if traced is not None and traced.cls is not None else None
         if call is None or (self.ctx.resolve(call.func) or "").rpartition(".")[2] != "Linear" or len(call.args) < 2:
             return None
-        given = [_whole(arg.value) if arg.keyword is None or arg.keyword.value in ("in_features", "out_features")
+        given = [self._built_size(arg.value) if arg.keyword is None or arg.keyword.value in ("in_features", "out_features")
                  else None for arg in call.args[:2]]
         return (given[0], given[1]) if None not in given else None  # type: ignore[return-value]
+
+    def _built_size(self, expr: cst.BaseExpression) -> int | None:
+        """A size a layer of the traced class is built with in `__init__` (see `init_integer`)."""
+        traced = self.ctx.traced
+        found = _whole(expr)
+        if found is None and traced is not None and traced.cls is not None:
+            found = init_integer(traced.cls.node, expr)
+        return found
 
     def _linear(self, node: cst.Call, attr: str) -> None:
         """`self.proj(x)` of `nn.Linear(6, 3)`: the weight needs `x`'s last size to be 6; the same
@@ -960,7 +969,7 @@ class DimTie(Rule):
         if call is None or any(a.star for a in call.args):
             return None
         if kind == "LayerNorm":
-            size = _whole(_keyword(call.args, "normalized_shape", 0) or cst.Name("None"))
+            size = self._built_size(_keyword(call.args, "normalized_shape", 0) or cst.Name("None"))
             return (-1, size, f"the norm's {size} features") if size is not None else None
         spatial = {"1d": 1, "2d": 2, "3d": 3}.get(kind[-2:])
         channels = {"GroupNorm": ("num_channels", 1), "Conv": ("in_channels", 0), "BatchNorm": ("num_features", 0)}
@@ -968,7 +977,7 @@ class DimTie(Rule):
         if family not in channels or (family != "GroupNorm" and (spatial is None or rank != spatial + 2)):
             return None  # an unbatched input: which dimension is the channels' is not known
         keyword, position = channels[family]
-        size = _whole(_keyword(call.args, keyword, position) or cst.Name("None"))
+        size = self._built_size(_keyword(call.args, keyword, position) or cst.Name("None"))
         return (1, size, f"the layer's {size} input channels") if size is not None and rank >= 2 else None
 
     def _functional_linear(self, node: cst.Call) -> None:
