@@ -23,6 +23,7 @@ from typing import Any
 
 import libcst as cst
 
+from .fact_store import PerStatement
 from .model import Mode, Severity
 from .names import dotted
 from .walk import children, iter_nodes
@@ -2383,24 +2384,23 @@ def returned_at(
     return method_at(straight[0], call)
 
 
-#: id(helper) and whether it is a method -> (the helper, `_one_line` of it): a helper's
-#: assignments are substituted once, not at every call of every round of a flow's solve (the
-#: helper is kept so that its id stays its own)
-_ONE_LINE: dict[tuple[int, bool], tuple[cst.FunctionDef, tuple[cst.FunctionDef, set[str]] | None]] = {}
-
-
 def _one_line(helper: cst.FunctionDef, method: bool) -> tuple[cst.FunctionDef, set[str]] | None:
     """`_straight_line(helper, method)` and the helper's `_free_names`, once per helper (None
-    where it is not straight-line)."""
-    cached = _ONE_LINE.get((id(helper), method))
-    if cached is not None and cached[0] is helper:
-        return cached[1]
+    where it is not straight-line): a helper's assignments are substituted once, not at every
+    call of every round of a flow's solve."""
+    return _ONE_LINE[method](helper)
+
+
+def _one_line_of(helper: cst.FunctionDef, method: bool) -> tuple[cst.FunctionDef, set[str]] | None:
     one_line = _straight_line(helper, method)
-    found = None if one_line is None else (one_line, _free_names(helper))
-    if len(_ONE_LINE) > 4096:
-        _ONE_LINE.clear()
-    _ONE_LINE[(id(helper), method)] = (helper, found)
-    return found
+    return None if one_line is None else (one_line, _free_names(helper))
+
+
+#: `_one_line` of a function, and of a method
+_ONE_LINE = {
+    method: PerStatement(lambda helper, method=method: _one_line_of(helper, method))  # type: ignore[misc]
+    for method in (False, True)
+}
 
 
 def _straight_line(helper: cst.FunctionDef, method: bool) -> cst.FunctionDef | None:
