@@ -438,7 +438,8 @@ class FileFacts(FileReach):
             init = self.classes[name].methods.get("__init__") if name in self.classes else None
             submodules = _submodules_written(init, self._may_be_project_code) if init is not None else {}
             classes[name] = ClassSummary(
-                bases, methods, name in self.own_module_classes, submodules, block_dims(node, self._file_classes)
+                bases, methods, name in self.own_module_classes, submodules, block_dims(node, self._file_classes),
+                name in self.guessed_module_classes,
             )
         exported = [
             name for call in self.export_calls if call.call.args and (name := dotted(call.call.args[0].value))

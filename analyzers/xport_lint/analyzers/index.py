@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .names import is_standard_library
 from .shapes import BlockDims, ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 13
+SUMMARY_VERSION = 14
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
 PASSED_KINDS = ("tensor", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -111,6 +112,9 @@ class ClassSummary:
     submodules: dict[str, str] = field(default_factory=dict)
     #: what its `forward` hands back of its arguments' dimensions (`shapes.block_dims`)
     dims: BlockDims = ()
+    #: `module` only by the file's guess that a base imported from elsewhere is a library module:
+    #: the project index decides where that base is project code
+    guessed: bool = False
 
 
 @dataclass
@@ -146,7 +150,7 @@ class ModuleSummary:
         its functions call."""
         return (
             self.imports, self.exported, list(self.functions),
-            [(n, c.bases, list(c.methods), c.module) for n, c in self.classes.items()],
+            [(n, c.bases, list(c.methods), c.module, c.guessed) for n, c in self.classes.items()],
         )
 
     def to_plain(self) -> dict[str, Any]:
@@ -163,7 +167,7 @@ class ModuleSummary:
             "functions": {n: function(f) for n, f in self.functions.items()},
             "classes": {
                 n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module, c.submodules,
-                    [list(d) for d in c.dims]]
+                    [list(d) for d in c.dims], c.guessed]
                 for n, c in self.classes.items()
             },
         }
@@ -201,14 +205,14 @@ class ModuleSummary:
             )
 
         classes = {}
-        for name, (bases, methods, module, submodules, dims) in data["classes"].items():
+        for name, (bases, methods, module, submodules, dims, guessed) in data["classes"].items():
             kept = tuple((out, position, inner) for out, position, inner in dims)
-            if type(module) is not bool or not all(isinstance(b, str) for b in bases) or not all(
-                type(n) is int for d in kept for n in d
-            ):
+            if type(module) is not bool or type(guessed) is not bool or not all(
+                isinstance(b, str) for b in bases
+            ) or not all(type(n) is int for d in kept for n in d):
                 raise TypeError("malformed class")
             classes[name] = ClassSummary(
-                list(bases), {m: function(f) for m, f in methods.items()}, module, strings(submodules), kept
+                list(bases), {m: function(f) for m, f in methods.items()}, module, strings(submodules), kept, guessed
             )
         exported = data["exported"]
         if not (isinstance(data["module"], str) and all(isinstance(e, str) for e in exported)):
@@ -312,6 +316,9 @@ class FileContext:
 
     #: classes of the file that are nn.Modules through a base in another file
     module_classes: frozenset[str] = frozenset()
+    #: classes of the file it takes for modules by a base imported from elsewhere that the project
+    #: shows to be no module (a `forward` over an `abc.ABC` base class: torch_geometric's transforms)
+    plain_classes: frozenset[str] = frozenset()
     #: `func` / `Class.method` of the file that traced code of another file calls
     entries: tuple[tuple[str, Reach], ...] = ()
     #: analyse only what `entries` reach (a followed file outside the linted paths)
@@ -351,6 +358,7 @@ class FileContext:
         """Stable text for the findings cache key."""
         return json.dumps([
             sorted(self.module_classes),
+            sorted(self.plain_classes),
             [[name, r.entry, list(r.via), r.path, r.line] for name, r in self.entries],
             self.entries_only,
             [[name, config.to_plain()] for name, config in self.shapes],
@@ -541,7 +549,7 @@ class ProjectIndex:
         if key in seen:
             return False
         cls = self._class(key)
-        answer = cls is not None and cls.module
+        answer = cls is not None and cls.module and not cls.guessed
         for base in () if answer else self._bases(key):
             if isinstance(base, str):
                 if base in NOT_MODULE_BASES:
@@ -566,7 +574,7 @@ class ProjectIndex:
             if isinstance(base, str):
                 if base in NOT_MODULE_BASES:
                     return False
-                if not base.startswith("torch."):
+                if not base.startswith("torch.") and not is_standard_library(base):
                     return True
             elif self._reaches_library(base, seen):
                 return True
@@ -677,7 +685,12 @@ class ProjectIndex:
         if owner is not None and root in ("self", "cls") and rest and "." not in rest:
             # (`self.block(x)` runs a submodule's forward: a root of its own already)
             method = self.find_method(dispatch or owner, rest)
-            return self._node(method, dispatch or owner) if method is not None else None
+            if method is not None:
+                return self._node(method, dispatch or owner)
+            return self._attribute_method(dispatch or owner, rest, "__call__") if root == "self" else None
+        if owner is not None and root == "self" and rest.count(".") == 1:
+            attribute, _, name = rest.partition(".")
+            return self._attribute_method(dispatch or owner, attribute, name)
         if owner is not None and root == "super()" and rest:
             method = self.find_method(owner, rest, skip_own=True)
             return self._node(method, dispatch or owner) if method is not None else None
@@ -748,6 +761,10 @@ class ProjectIndex:
             name for name, cls in (summary.classes.items() if summary is not None else ())
             if not cls.module and self.is_module_class((module, name))
         )
+        plain_classes = frozenset(
+            name for name, cls in (summary.classes.items() if summary is not None else ())
+            if cls.guessed and not self.is_module_class((module, name))
+        )
         entries = tuple(sorted(self._entries.get(module, ()), key=lambda item: item[0]))
         shapes = tuple(sorted(self._declared_shapes().get(module, {}).items()))
         arguments = tuple(sorted(
@@ -762,14 +779,14 @@ class ProjectIndex:
         switched = tuple(sorted(self._switched_entries().get(module, {}).items()))
         literals = tuple(sorted(self._literal_calls().get(module, {}).items()))
         if not (
-            module_classes or entries or shapes or arguments or returns or helpers or blocks or configs or contexts
-            or exporting
+            module_classes or plain_classes or entries or shapes or arguments or returns or helpers or blocks
+            or configs or contexts or exporting
         ) and path not in self.followed:
             return EMPTY_CONTEXT
         return FileContext(
-            module_classes, entries, entries_only=path in self.followed, shapes=shapes, arguments=arguments,
-            returns=returns, helpers=helpers, blocks=blocks, configs=configs, contexts=contexts, exporting=exporting,
-            switched=switched, literals=literals,
+            module_classes, plain_classes, entries, entries_only=path in self.followed, shapes=shapes,
+            arguments=arguments, returns=returns, helpers=helpers, blocks=blocks, configs=configs, contexts=contexts,
+            exporting=exporting, switched=switched, literals=literals,
         )
 
     def _contexts(self, summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
@@ -945,6 +962,22 @@ class ProjectIndex:
                         table.setdefault(slot, kind)
         return self._arguments
 
+    def _attribute_method(self, owner: Key, attribute: str, name: str) -> Node | None:
+        """The method `name` of the project class `__init__` builds `self.<attribute>` from
+        (`self.norm.forward(x)`; `self.norm(x)` is `__call__`), except a module's `__call__`, which
+        runs its forward: a root of its own already."""
+        for cls_key in self._class_chain(owner, set()):
+            cls = self._class(cls_key)
+            built = cls.submodules.get(attribute) if cls is not None else None
+            if built is None:
+                continue
+            target = self.resolve_local(self.by_module[cls_key[0]], built)
+            if not isinstance(target, tuple) or (name == "__call__" and self.is_module_class(target)):
+                return None
+            method = self.find_method(target, name)
+            return self._node(method, target) if method is not None else None
+        return None
+
     def _submodule_forward(self, node: Node, written: str) -> Node | None:
         """The forward a call written `self.<attribute>(...)` in `node` runs: of the module class
         `__init__` of its class (or of a base) builds the attribute from."""
@@ -1024,3 +1057,4 @@ class ProjectIndex:
                 text = ""
             lines = self._lines[path] = definition_lines(text)
         return lines.get(name, 1)
+

@@ -6,6 +6,8 @@ files import torch in a handful of well-known ways, so a table of import aliases
 
 from __future__ import annotations
 
+import sys
+
 import libcst as cst
 
 
@@ -75,3 +77,8 @@ class ImportTable:
 
     def imports_torch(self) -> bool:
         return any(v == "torch" or v.startswith("torch.") for v in self.aliases.values())
+
+
+def is_standard_library(qualified: str) -> bool:
+    """`abc.ABC`, `typing.Generic`, `object`: a name no model library defines."""
+    return "." not in qualified or qualified.partition(".")[0] in sys.stdlib_module_names

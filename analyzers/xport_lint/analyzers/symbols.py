@@ -14,7 +14,7 @@ import libcst as cst
 
 from .dataflow import NOTHING, Kind, Value, all_params, walk_statements
 from .index import EMPTY_CONTEXT, NOT_MODULE_BASES, FileContext, absolute_import
-from .names import ImportTable, dotted
+from .names import ImportTable, dotted, is_standard_library
 from .walk import iter_nodes
 
 
@@ -112,6 +112,9 @@ class FileSymbols:
         self.package = name if is_package else name.rpartition(".")[0]
         #: classes this file alone shows to be modules (the project index adds the others)
         self.own_module_classes: set[str] = set()
+        #: classes only a base imported from elsewhere makes modules (`_module_verdict`), kept even
+        #: where the project shows that base is none (`FileContext.plain_classes`)
+        self.guessed_module_classes: set[str] = set()
         self.imports = ImportTable()
         self.functions: dict[str, cst.FunctionDef] = {}
         #: the module-level functions that are one-line helpers (see `one_line_helper`)
@@ -163,7 +166,14 @@ class FileSymbols:
             changed = False
             for cls in candidates:
                 name = cls.name.value
-                if name not in self.classes and self._is_module_class(cls):
+                if name in self.classes or name in self.guessed_module_classes:
+                    continue
+                verdict = self._module_verdict(cls)
+                if verdict == "guess":
+                    # kept whatever the project says, so the index asks the same question each round
+                    self.guessed_module_classes.add(name)
+                    changed = True
+                if verdict is not None and name not in self.context.plain_classes:
                     self.classes[name] = self._module_class(cls)
                     self.own_module_classes.add(name)
                     changed = True
@@ -172,7 +182,10 @@ class FileSymbols:
             if name not in self.classes and name in self.context.module_classes:
                 self.classes[name] = self._module_class(cls)
 
-    def _is_module_class(self, cls: cst.ClassDef) -> bool:
+    def _module_verdict(self, cls: cst.ClassDef) -> str | None:
+        """"module" where a base chain of the file reaches `torch.nn`; "guess" for a `forward` over
+        a base imported from elsewhere (a `PreTrainedModel`: almost always a module, which the
+        project index confirms or refutes where that base is project code); None otherwise."""
         has_forward = any(
             isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in cls.body.body
         )
@@ -183,27 +196,25 @@ class FileSymbols:
             if local is None:
                 continue
             if local in self.classes:
-                return True
-            if has_forward and self._local_base_is_imported_module(local, set()):
-                return True
+                return "guess" if local in self.guessed_module_classes else "module"
+            if has_forward and (verdict := self._local_base_verdict(local, set())) is not None:
+                return verdict
             qualified = self.imports.resolve(base.value)
             if qualified in NOT_MODULE_BASES:
-                return False
+                return None
             if qualified is not None and qualified.startswith("torch.nn."):
-                return True
-            # A class with `forward` that subclasses something imported from elsewhere (a
-            # `PreTrainedModel`, a library base) is almost always a module.
-            if qualified is not None and has_forward and not qualified.startswith("torch."):
-                return True
-        return False
+                return "module"
+            if qualified is not None and has_forward and _library_base(qualified):
+                return "guess"
+        return None
 
-    def _local_base_is_imported_module(self, name: str, seen: set[str]) -> bool:
+    def _local_base_verdict(self, name: str, seen: set[str]) -> str | None:
         """`class FooModel(FooPreTrainedModel)` where `FooPreTrainedModel(PreTrainedModel)` has
         no `forward` of its own: the base chain, through classes of this file, reaches a library
         base (transformers' layout for the main model class of most architectures)."""
         cls = self._file_classes.get(name)
         if cls is None or name in seen:
-            return False
+            return None
         seen.add(name)
         for base in cls.bases:
             if base.keyword is not None:
@@ -212,12 +223,14 @@ class FileSymbols:
             qualified = self.imports.resolve(base.value)
             if qualified is not None:
                 if qualified in NOT_MODULE_BASES:
-                    return False
-                if qualified.startswith("torch.nn.") or not qualified.startswith("torch."):
-                    return True
-            elif local is not None and self._local_base_is_imported_module(local, seen):
-                return True
-        return False
+                    return None
+                if qualified.startswith("torch.nn."):
+                    return "module"
+                if _library_base(qualified):
+                    return "guess"
+            elif local is not None and (verdict := self._local_base_verdict(local, seen)) is not None:
+                return verdict
+        return None
 
     def _module_class(self, cls: cst.ClassDef) -> ModuleClass:
         bases = [b for b in (dotted(a.value) for a in cls.bases) if b]
@@ -390,3 +403,9 @@ class _Substitute(cst.CSTTransformer):
         self._used.add(original.value)
         atomic = isinstance(argument, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber))
         return argument if atomic else argument.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _library_base(qualified: str) -> bool:
+    """A base imported from a model library (not torch's own classes, not the standard library's
+    `abc.ABC` or `typing.Generic`)."""
+    return not qualified.startswith("torch.") and not is_standard_library(qualified)
