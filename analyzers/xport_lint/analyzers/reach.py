@@ -162,7 +162,11 @@ class FileReach(ExportSites):
             item = seen.get(key)
             if item is not None:
                 for _, statement in self.nodes(item.func):
-                    if statement is not None:
+                    if statement is None:
+                        continue
+                    if why == TRAINING_CALL:
+                        self.training_only.add(id(statement))
+                    else:
                         self.switched.setdefault(id(statement), why)
 
     def _mark_switched_forwards(self) -> None:
@@ -270,12 +274,14 @@ class FileReach(ExportSites):
 
     def switched_callees(self, func: cst.FunctionDef) -> dict[str, str]:
         """Callees as written that traced `func` calls only with a configuration the default
-        leaves off (every call of that spelling), with why: for the functions of other files they
-        reach, which inherit the condition (see ProjectIndex._switched_entries)."""
+        leaves off or only in training (every call of that spelling), with why: for the functions
+        of other files they reach, which inherit the condition (see ProjectIndex._switched_entries)."""
         found: dict[str, str | None] = {}
         for node, statement in self.nodes(func):
             if type(node) is cst.Call and (text := callee_text(node.func)) is not None:  # type: ignore[attr-defined]
                 why = self.switched.get(id(statement)) if statement is not None else None
+                if why is None and statement is not None and id(statement) in self.training_only:
+                    why = TRAINING_CALL
                 found[text] = why if found.get(text, why) == why else None
         return {text: why for text, why in found.items() if why is not None}
 
@@ -1275,6 +1281,10 @@ class FileReach(ExportSites):
             queue.extend(self.classes[b] for b in current.bases if b in self.classes)
         return None
 
+
+#: why a callee runs only in training (`switched_callees`): a function of another file that traced
+#: code calls only there (monai's `compute_loss` -> `BoxCoder.encode_single`) is training-only code
+TRAINING_CALL = "training mode"
 
 #: the methods of a string _DefaultRun evaluates (no arguments)
 _STRING_METHODS = frozenset({"lower", "upper", "strip", "casefold"})
