@@ -60,7 +60,6 @@ for name, body, non_strict, strict in _SPELLINGS:
 
 NO_FIX = {
     "used-twice-in-the-helper": "the helper reads the number twice: one use is not a size",
-    "passed-by-keyword": "the dataflow writes a helper at its call for positional arguments only",
 }
 
 BATCH = CaseBatch(CASES, {}, NO_FIX)
