@@ -48,7 +48,8 @@ block of this file given the model's inputs whole knows their ranks (export_site
 declared config its example's ranks): 25/26 constraint violations flagged in both modes (96 %);
 4/4 other failures non-strict, 3/3 strict; 0/25 and 0/26 false errors; batches 1-7 unchanged.
 Left (KNOWN_MISSES says why): a size-checking helper function of another file, which needs the
-index to carry a function's checks (or a config) across files (index.py/facts.py/context.py).
+index to carry a function's checks (or a config) across files (index.py/facts.py/context.py);
+since fixed in batch 9's work (index.py `FunctionSummary.checks`, XPT304): 26/26 in both modes.
 """
 
 from __future__ import annotations
@@ -278,11 +279,7 @@ PROGRAMS: list[Program] = [
 
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
-_MISSED: dict[str, str] = {
-    "size-helper-of-another-file-named": "a helper function of another file that tests its tensor parameter's size "
-                                         "is not judged with the caller's `Dim` (the index hands dims to classes' "
-                                         "forward, not to functions)",
-}
+_MISSED: dict[str, str] = {}
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},
 }

@@ -38,7 +38,7 @@ from .index import (
 )
 from .names import dotted
 from .reach import FileReach, Traced, callee_text
-from .shapes import block_dims, declared_ranks, number_inputs, passed_elsewhere
+from .shapes import block_dims, declared_ranks, number_inputs, passed_elsewhere, written_size_checks
 from .symbols import ModuleClass
 from .walk import children, iter_nodes
 
@@ -429,6 +429,7 @@ class FileFacts(FileReach):
             return FunctionSummary(
                 None if calls is None else list(dict.fromkeys(calls)), id(func) in self.own_traced, passes,
                 self._returned_to_other_files(func), exporting, switched, self.literal_calls(func) if calls else {},
+                written_size_checks(func),
             )
 
         classes = {}

@@ -27,7 +27,7 @@ from .names import is_standard_library
 from .shapes import BlockDims, ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 14
+SUMMARY_VERSION = 15
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
 PASSED_KINDS = ("tensor", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -39,6 +39,8 @@ _MAX_HOPS = 8
 Scalar = bool | int | float | str | None
 #: configuration class -> field -> its literal default
 ConfigDefaults = dict[str, dict[str, Scalar]]
+#: a function's parameters and what it checks of them, as written (`shapes.written_size_checks`)
+SizeChecks = tuple[tuple[str, ...], tuple[str, ...]]
 
 
 #: what a return summary may say a value is (names of `dataflow.Kind`)
@@ -99,6 +101,9 @@ class FunctionSummary:
     #: argument slot (position "0", "1", ... or keyword; "*" for a starred one) -> [value], or []
     #: for a value not known (`approx=self.approx`, "erf" by `__init__`'s defaults: ["erf"])
     literals: dict[str, list[dict[str, list[Scalar]]]] = field(default_factory=dict)
+    #: its parameters and what it checks of them (`shapes.written_size_checks`: `t.shape[0] > 8`),
+    #: for its callers in other files to judge with their own sizes
+    checks: SizeChecks | None = None
 
 
 @dataclass
@@ -156,7 +161,8 @@ class ModuleSummary:
     def to_plain(self) -> dict[str, Any]:
         def function(f: FunctionSummary) -> list[Any]:
             returned = None if f.returns is None else f.returns.to_plain()
-            return [f.calls, f.local, f.passes, returned, f.exporting, f.switched, f.literals]
+            checks = None if f.checks is None else [list(part) for part in f.checks]
+            return [f.calls, f.local, f.passes, returned, f.exporting, f.switched, f.literals, checks]
 
         return {
             "v": SUMMARY_VERSION, "module": self.module, "imports": self.imports, "exported": self.exported,
@@ -184,7 +190,9 @@ class ModuleSummary:
             return value
 
         def function(value: Any) -> FunctionSummary:
-            calls, local, passes, returns, exporting, switched, literals = value
+            calls, local, passes, returns, exporting, switched, literals, checks = value
+            if checks is not None and not (len(checks) == 2 and all(isinstance(t, str) for p in checks for t in p)):
+                raise TypeError("malformed size checks")
             if not all(
                 isinstance(slot, str) and isinstance(values, list) and len(values) <= 1
                 and all(v is None or isinstance(v, (bool, int, float, str)) for v in values)
@@ -202,6 +210,7 @@ class ModuleSummary:
             return FunctionSummary(
                 None if calls is None else list(calls), local, slots, returned, exporting, strings(switched),
                 {str(written): [dict(call) for call in made] for written, made in literals.items()},
+                None if checks is None else (tuple(checks[0]), tuple(checks[1])),
             )
 
         classes = {}
@@ -353,6 +362,9 @@ class FileContext:
     #: `func` / `Class.method` of the file (among `entries`) -> the literal arguments of every
     #: traced call of other files, as JSON (`FunctionSummary.literals`)
     literals: tuple[tuple[str, str], ...] = ()
+    #: callee as written in the file's traced code -> what that function of another file checks
+    #: of its parameters (`FunctionSummary.checks`)
+    checks: tuple[tuple[str, SizeChecks], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -371,6 +383,7 @@ class FileContext:
             [list(e) for e in self.exporting],
             [list(s) for s in self.switched],
             [list(c) for c in self.literals],
+            [[written, [list(part) for part in checks]] for written, checks in self.checks],
         ])
 
     def config_defaults(self) -> ConfigDefaults:
@@ -385,6 +398,11 @@ class FileContext:
     def block(self, written: str) -> BlockDims | None:
         """What the class of another file written `written` keeps of its arguments' dimensions."""
         return dict(self.blocks).get(written) if self.blocks else None
+
+    def size_checks(self, written: str) -> SizeChecks | None:
+        """What the function of another file a call written `written` reaches checks of its
+        parameters (None: nothing known)."""
+        return dict(self.checks).get(written) if self.checks else None
 
     def returned(self, written: str) -> Returned | None:
         """What the function of another file a call written `written` reaches returns (None: unknown)."""
@@ -454,6 +472,8 @@ class ProjectIndex:
         self._arguments: dict[str, dict[str, dict[str, str]]] | None = None
         self._returns: dict[str, dict[str, Returned]] | None = None
         self._helpers: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {}
+        #: per module: its traced callees as written -> what they check of their parameters
+        self._checks: dict[str, dict[str, SizeChecks]] = {}
         #: per module: its traced callees as written -> what they return while exporting
         self._exporting: dict[str, dict[str, bool]] = {}
         self._switched: dict[str, dict[str, str]] | None = None
@@ -778,15 +798,16 @@ class ProjectIndex:
         exporting = tuple(sorted(self._exporting.get(module, {}).items()))  # beside `returns`
         switched = tuple(sorted(self._switched_entries().get(module, {}).items()))
         literals = tuple(sorted(self._literal_calls().get(module, {}).items()))
+        checks = tuple(sorted(self._checks.get(module, {}).items()))  # beside `returns`
         if not (
             module_classes or plain_classes or entries or shapes or arguments or returns or helpers or blocks
-            or configs or contexts or exporting
+            or configs or contexts or exporting or checks
         ) and path not in self.followed:
             return EMPTY_CONTEXT
         return FileContext(
             module_classes, plain_classes, entries, entries_only=path in self.followed, shapes=shapes,
             arguments=arguments, returns=returns, helpers=helpers, blocks=blocks, configs=configs, contexts=contexts,
-            exporting=exporting, switched=switched, literals=literals,
+            exporting=exporting, switched=switched, literals=literals, checks=checks,
         )
 
     def _contexts(self, summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
@@ -850,13 +871,15 @@ class ProjectIndex:
         """Per module: each callee as written in its traced code that reaches a function of another
         file, with what that function's summary says it returns. A spelling that reaches two
         functions (`self.norm` in two classes with bases in two files) says nothing: unknown.
-        Beside it, in `_helpers`, each such spelling that reaches a one-line helper, and in
-        `_exporting`, each that reaches a function returning one value while exporting."""
+        Beside it, in `_helpers`, each such spelling that reaches a one-line helper, in
+        `_exporting`, each that reaches a function returning one value while exporting, and in
+        `_checks`, each that reaches a function checking its parameters."""
         if self._returns is not None:
             return self._returns
         found: dict[str, dict[str, Returned | None]] = {}
         helpers: dict[str, dict[str, tuple[tuple[str, ...], str] | None]] = {}
         exporting: dict[str, dict[str, bool | None]] = {}
+        checked: dict[str, dict[str, SizeChecks | None]] = {}
         for key in self.parents:
             func = self._function(key)
             if func is None or not func.calls:
@@ -865,6 +888,7 @@ class ProjectIndex:
             table = found.setdefault(key[0], {})
             inline = helpers.setdefault(key[0], {})
             decided = exporting.setdefault(key[0], {})
+            checking = checked.setdefault(key[0], {})
             for written in func.calls:
                 callee = self._callee_of(node, written)
                 if callee is None or callee[0][0] == key[0]:
@@ -877,6 +901,8 @@ class ProjectIndex:
                 inline[written] = helper if inline.get(written, helper) == helper else None
                 value = summary.exporting if summary is not None else None
                 decided[written] = value if decided.get(written, value) is value else None
+                checks = summary.checks if summary is not None else None
+                checking[written] = checks if checking.get(written, checks) == checks else None
         self._returns = {
             module: {written: returned for written, returned in table.items() if returned is not None}
             for module, table in found.items()
@@ -888,6 +914,10 @@ class ProjectIndex:
         self._exporting = {
             module: {written: value for written, value in table.items() if value is not None}
             for module, table in exporting.items()
+        }
+        self._checks = {
+            module: {written: checks for written, checks in table.items() if checks is not None}
+            for module, table in checked.items()
         }
         return self._returns
 

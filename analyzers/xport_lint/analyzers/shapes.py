@@ -2468,6 +2468,147 @@ def _free_names(helper: cst.FunctionDef) -> set[str]:
     return {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in kept} - own
 
 
+#: calls that assert their first argument (timm's `_assert` is torch's)
+CHECK_APIS = ("torch._check", "torch._assert", "torch._check_is_size")
+CHECK_NAMES = frozenset(api.rpartition(".")[2] for api in CHECK_APIS)
+
+
+def _checks(helper: cst.FunctionDef) -> Iterator[tuple[cst.BaseExpression, cst.CSTNode, dict[str, str], bool]]:
+    """Each check in a statement of `helper`'s body (after a docstring): `assert t`, `if not t:
+    raise ...`, `torch._check(t)` / `torch._assert(t, ...)` / `_assert(t, ...)`, with its
+    statement, the names that hold a parameter's value there (`value = ok`, `value, _ = ok,
+    None`: the parameter's), and whether `t` must hold (False: `if t: raise ...`, where it must
+    not; the guard on a size is the same)."""
+    if not isinstance(helper.body, cst.IndentedBlock):
+        return
+    params = {p.name.value: p.name.value for p in helper.params.params}
+    for line in helper.body.body:
+        for name, value in _bound_names(line):
+            if isinstance(value, cst.Name) and value.value in params:
+                params[name] = params[value.value]
+            else:
+                params.pop(name, None)
+        tested: cst.BaseExpression | None = None
+        statement: cst.CSTNode = line
+        held = True
+        if isinstance(line, cst.If) and _raises_only(line.body) and line.orelse is None:
+            test = line.test
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                tested = test.expression
+            else:
+                tested, held = test, False
+        elif isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+            statement = small = line.body[0]
+            if isinstance(small, cst.Assert):
+                tested = small.test
+            elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and small.value.args:
+                func = small.value.func
+                called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(
+                    func, cst.Name) else ""
+                if called in CHECK_NAMES and small.value.args[0].keyword is None:
+                    tested = small.value.args[0].value
+        if tested is not None:
+            yield tested, statement, dict(params), held
+
+
+def tested_parameters(helper: cst.FunctionDef) -> dict[str, tuple[cst.CSTNode, cst.CSTNode]]:
+    """The parameters `helper` checks themselves (`assert ok`), each with the node that tests it
+    and that node's statement: a call to it guards what it passes there, as that check would in
+    the caller."""
+    found: dict[str, tuple[cst.CSTNode, cst.CSTNode]] = {}
+    for tested, statement, params, held in _checks(helper):
+        if held and isinstance(tested, cst.Name) and tested.value in params and params[tested.value] not in found:
+            found[params[tested.value]] = (tested, statement)
+    return found
+
+
+def tested_sizes(helper: cst.FunctionDef) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
+    """The checks of `helper` that read its parameters inside an expression (`torch._check(t.shape[-1]
+    % k == 0)`): a call guards that expression with its arguments in place of the parameters."""
+    params = {p.name.value for p in helper.params.params} - {"self", "cls"}
+    return [(tested, statement) for tested, statement, *_ in _checks(helper) if not isinstance(tested, cst.Name)
+            and any(isinstance(node, cst.Name) and node.value in params for node in iter_nodes(tested))]
+
+
+def _bound_names(line: cst.CSTNode) -> list[tuple[str, cst.BaseExpression | None]]:
+    """The names a statement of the helper's body binds, each with what it binds (None: not shown)."""
+    if not isinstance(line, cst.SimpleStatementLine):
+        return []
+    bound: list[tuple[str, cst.BaseExpression | None]] = []
+    for small in line.body:
+        if not isinstance(small, cst.Assign):
+            continue
+        for target in small.targets:
+            if isinstance(target.target, cst.Name):
+                bound.append((target.target.value, small.value))
+            elif isinstance(target.target, cst.Tuple):
+                values = small.value.elements if isinstance(small.value, cst.Tuple) else ()
+                for position, element in enumerate(target.target.elements):
+                    if isinstance(element.value, cst.Name):
+                        value = values[position].value if position < len(values) else None
+                        bound.append((element.value.value, value))
+    return bound
+
+
+def _unpacked_shape(line: cst.CSTNode) -> list[tuple[str, cst.BaseExpression]]:
+    """The sizes a statement unpacks from a shape (`n, _ = t.shape`, `b, c = t.size()`), each
+    name with the size it holds (`t.shape[0]`)."""
+    small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+    target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+    if not isinstance(small, cst.Assign) or not isinstance(target, cst.Tuple):
+        return []
+    value = small.value
+    if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value == "size":
+        shape: cst.BaseExpression = value.func.value
+    elif isinstance(value, cst.Attribute) and value.attr.value == "shape":
+        shape = value.value
+    else:
+        return []
+    elements = target.elements
+    if any(isinstance(e, cst.StarredElement) for e in elements):
+        return []
+    return [
+        (e.value.value, cst.Subscript(cst.Attribute(shape, cst.Name("shape")),
+                                      [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))]))
+        for i, e in enumerate(elements) if isinstance(e.value, cst.Name)
+    ]
+
+
+def _raises_only(body: cst.BaseSuite) -> bool:
+    return (isinstance(body, cst.IndentedBlock) and len(body.body) == 1
+            and isinstance(body.body[0], cst.SimpleStatementLine) and isinstance(body.body[0].body[0], cst.Raise))
+
+
+def written_size_checks(helper: cst.FunctionDef) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """What `helper` checks of its parameters, as text for the files that call it (a function of
+    another file is not parsed there): its parameters, and each check (`assert`, `if ...: raise`,
+    `torch._check`/`_assert`) with the locals bound once before it written out (`batch =
+    t.shape[0]`, then `if batch > 8: raise ...`: `t.shape[0] > 8`), where it reads nothing but
+    parameters; None where it checks none."""
+    params = tuple(p.name.value for p in helper.params.params)
+    body = helper.body.body if isinstance(helper.body, cst.IndentedBlock) else ()
+    bound = [name for line in body for name, _ in _bound_names(line)]
+    held: dict[str, cst.BaseExpression] = {}
+    for line in body:
+        for name, value in _unpacked_shape(line) or _bound_names(line):
+            written = arguments_written(value, held) if value is not None and bound.count(name) == 1 else None
+            if written is not None and name not in params:
+                held[name] = written
+    checks = []
+    for tested, *_ in _checks(helper):
+        written = arguments_written(tested, held)
+        if written is None:
+            continue
+        nodes = list(iter_nodes(written))
+        kept = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)} | {
+            id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
+        read = {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in kept}
+        if read and read <= set(params):
+            checks.append(cst.Module([]).code_for_node(written))
+    return (params, tuple(checks)) if checks else None
+
+
 class _Arguments(cst.CSTTransformer):
     """Writes arguments in place of the parameter names an expression reads (not attribute or
     keyword names); refuses an expression that binds names of its own."""

@@ -1,14 +1,15 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import libcst as cst
 
 from ..model import Mode, Severity
+from ..names import dotted
 from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import (
+    CHECK_APIS,
+    CHECK_NAMES,
     DimKind,
     ShapeConfig,
     Sizes,
@@ -16,13 +17,11 @@ from ..shapes import (
     holding_range,
     judge_branch,
     pinned_to_held_value,
+    tested_parameters,
+    tested_sizes,
 )
 from ..walk import iter_nodes
 from ._conditions import short
-
-#: calls that assert their first argument (timm's `_assert` is torch's)
-_CHECKS = ("torch._check", "torch._assert", "torch._check_is_size")
-_CHECK_NAMES = frozenset(api.rpartition(".")[2] for api in _CHECKS)
 
 
 class ShapeGuard(Rule):
@@ -38,7 +37,10 @@ class ShapeGuard(Rule):
     caller (`_require(H == 8, "...")`, `ok = T <= 64` then `self._ensure(ok)`), and one whose
     check reads a tensor parameter's size (`torch._check(t.shape[-1] % k == 0)`, `if t.shape[1] >
     limit: raise ...`) checks it with the call's arguments in place (`ensure_multiple(x, 4)`):
-    the finding is on the helper's check, the line torch names, with the call as a note.
+    the finding is on the helper's check, the line torch names, with the call as a note. A
+    function of another file is judged the same way from its summary's checks (locals bound once
+    or unpacked from `.shape` written out: `n = t.size(0)`, then `if n > 8: raise ...`), with
+    the finding on the call.
 
     ## Why it fails torch.export
     export records the condition as a guard on the size. A named `Dim` promises every size of its
@@ -86,12 +88,17 @@ class ShapeGuard(Rule):
         if helper is not None:
             self._through_helper(node, helper)
             return
+        written = dotted(func) if self.ctx.program.context.checks else None
+        elsewhere = self.ctx.program.context.size_checks(written) if written else None
+        if elsewhere is not None:
+            self._through_function_elsewhere(node, *elsewhere)
+            return
         if node.args[0].keyword is not None:
             return
-        if name not in _CHECK_NAMES:
+        if name not in CHECK_NAMES:
             return
         api = self.ctx.resolve(node.func) or ""
-        if api in _CHECKS or api.endswith("._assert") or (isinstance(node.func, cst.Name) and node.func.value == "_assert"):
+        if api in CHECK_APIS or api.endswith("._assert") or (isinstance(node.func, cst.Name) and node.func.value == "_assert"):
             self._check(node.args[0].value, f"`{short(node.func)}`")
 
     def _helper(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
@@ -127,6 +134,20 @@ class ShapeGuard(Rule):
                 seen.add(id(test))  # type: ignore[attr-defined]
                 self._check(written, f"`{short(call.func)}` checking `{short(test)}`", at=(test, statement, call))
 
+    def _through_function_elsewhere(self, call: cst.Call, params: tuple[str, ...], checks: tuple[str, ...]) -> None:
+        """Each check of a function of another file (`if t.shape[0] > 8: raise ...` of
+        `ensure_batch_small(x)`), with the call's arguments in place of the parameters, judged as
+        the caller's own test; reported on the call (the check's line is in the other file)."""
+        if params[:1] in (("self",), ("cls",)):
+            params = params[1:]
+        arguments = {param: value for param in params if (value := _argument(call, list(params), param)) is not None}
+        for check in checks:
+            test = cst.parse_expression(check)
+            read = {n.value for n in iter_nodes(test) if isinstance(n, cst.Name)} & set(params)
+            written = arguments_written(test, arguments) if read <= set(arguments) else None
+            if written is not None:
+                self._check(written, f"`{short(call.func)}` checking `{check}`", at=(call, None, call))
+
     def _check(
         self, test: cst.BaseExpression, keyword: str, at: tuple[cst.CSTNode, cst.CSTNode, cst.Call] | None = None
     ) -> None:
@@ -141,7 +162,7 @@ class ShapeGuard(Rule):
         if at is not None:
             test = sizes.followed(test)  # `ok = x.shape[1] <= 64`, then `_ensure(ok)`
         node, statement = at[:2] if at is not None else (test, None)
-        related = ((at[2], f"`{short(at[2])}` passes the size test"),) if at is not None else ()
+        related = ((at[2], f"`{short(at[2])}` passes the size test"),) if at is not None and at[2] is not at[0] else ()
         pinned = pinned_to_held_value(test, sizes, config)  # `H == self.img_size[0]`, set from a config
         if pinned is not None:
             self.report(node, f"{keyword} on the size `{short(test)}`: {pinned.reason}", notes=pinned.notes,
@@ -338,88 +359,6 @@ class ShapeGuard(Rule):
             other_args="(torch.randn(2, 40),)",
         ),
     ]
-
-
-def _checks(helper: cst.FunctionDef) -> Iterator[tuple[cst.BaseExpression, cst.CSTNode, dict[str, str], bool]]:
-    """Each check in a statement of `helper`'s body (after a docstring): `assert t`, `if not t:
-    raise ...`, `torch._check(t)` / `torch._assert(t, ...)` / `_assert(t, ...)`, with its
-    statement, the names that hold a parameter's value there (`value = ok`, `value, _ = ok,
-    None`: the parameter's), and whether `t` must hold (False: `if t: raise ...`, where it must
-    not; the guard on a size is the same)."""
-    if not isinstance(helper.body, cst.IndentedBlock):
-        return
-    params = {p.name.value: p.name.value for p in helper.params.params}
-    for line in helper.body.body:
-        for name, value in _bound_names(line):
-            if isinstance(value, cst.Name) and value.value in params:
-                params[name] = params[value.value]
-            else:
-                params.pop(name, None)
-        tested: cst.BaseExpression | None = None
-        statement: cst.CSTNode = line
-        held = True
-        if isinstance(line, cst.If) and _raises_only(line.body) and line.orelse is None:
-            test = line.test
-            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-                tested = test.expression
-            else:
-                tested, held = test, False
-        elif isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
-            statement = small = line.body[0]
-            if isinstance(small, cst.Assert):
-                tested = small.test
-            elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and small.value.args:
-                func = small.value.func
-                called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(
-                    func, cst.Name) else ""
-                if called in _CHECK_NAMES and small.value.args[0].keyword is None:
-                    tested = small.value.args[0].value
-        if tested is not None:
-            yield tested, statement, dict(params), held
-
-
-def tested_parameters(helper: cst.FunctionDef) -> dict[str, tuple[cst.CSTNode, cst.CSTNode]]:
-    """The parameters `helper` checks themselves (`assert ok`), each with the node that tests it
-    and that node's statement: a call to it guards what it passes there, as that check would in
-    the caller."""
-    found: dict[str, tuple[cst.CSTNode, cst.CSTNode]] = {}
-    for tested, statement, params, held in _checks(helper):
-        if held and isinstance(tested, cst.Name) and tested.value in params and params[tested.value] not in found:
-            found[params[tested.value]] = (tested, statement)
-    return found
-
-
-def tested_sizes(helper: cst.FunctionDef) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
-    """The checks of `helper` that read its parameters inside an expression (`torch._check(t.shape[-1]
-    % k == 0)`): a call guards that expression with its arguments in place of the parameters."""
-    params = {p.name.value for p in helper.params.params} - {"self", "cls"}
-    return [(tested, statement) for tested, statement, *_ in _checks(helper) if not isinstance(tested, cst.Name)
-            and any(isinstance(node, cst.Name) and node.value in params for node in iter_nodes(tested))]
-
-
-def _bound_names(line: cst.CSTNode) -> list[tuple[str, cst.BaseExpression | None]]:
-    """The names a statement of the helper's body binds, each with what it binds (None: not shown)."""
-    if not isinstance(line, cst.SimpleStatementLine):
-        return []
-    bound: list[tuple[str, cst.BaseExpression | None]] = []
-    for small in line.body:
-        if not isinstance(small, cst.Assign):
-            continue
-        for target in small.targets:
-            if isinstance(target.target, cst.Name):
-                bound.append((target.target.value, small.value))
-            elif isinstance(target.target, cst.Tuple):
-                values = small.value.elements if isinstance(small.value, cst.Tuple) else ()
-                for position, element in enumerate(target.target.elements):
-                    if isinstance(element.value, cst.Name):
-                        value = values[position].value if position < len(values) else None
-                        bound.append((element.value.value, value))
-    return bound
-
-
-def _raises_only(body: cst.BaseSuite) -> bool:
-    return (isinstance(body, cst.IndentedBlock) and len(body.body) == 1
-            and isinstance(body.body[0], cst.SimpleStatementLine) and isinstance(body.body[0].body[0], cst.Raise))
 
 
 def _argument(call: cst.Call, params: list[str], param: str) -> cst.BaseExpression | None:
