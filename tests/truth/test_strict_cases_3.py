@@ -1327,7 +1327,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 }
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
-    "dataclass-of-tensors-returned": "where to register an output class as a pytree node is the project's choice",
     **{name: "a deep copy of a module's parameters has no in-graph equivalent: copy the module in `__init__`"
     for name in ("deepcopy-of-a-module-list", "deepcopy-of-a-submodule-bound-to-a-name", "deepcopy-of-self-in-a-helper",
                  "deepcopy-of-a-buffer-holding-child")},

@@ -1313,9 +1313,9 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 }
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
-    **{name: "where to register an output class as a pytree node, or what to return instead, is the project's choice"
-       for name in ("plain-class-of-tensors-returned", "dataclass-output-bound-to-a-name-then-returned",
-                    "simple-namespace-returned", "dataclass-output-in-a-tuple", "dataclass-in-a-returned-dict")},
+    **{name: "not a dataclass: how to flatten the class is its author's knowledge (`register_pytree_node`), or "
+             "what to return instead is the project's choice"
+       for name in ("plain-class-of-tensors-returned", "simple-namespace-returned")},
     "disable-python-dispatcher": "a private dispatcher guard has no in-graph equivalent: leave it out of `forward`",
 }
 

@@ -29,6 +29,7 @@ from .loops import (
     stacked_rows_rewrite,
     while_loop_rewrite,
 )
+from .outputs import registered_output_rewrite
 
 __all__ = [
     "Names",
@@ -44,6 +45,7 @@ __all__ = [
     "module_names",
     "non_strict_rewrite",
     "range_loop_rewrite",
+    "registered_output_rewrite",
     "raised_by",
     "scope_names",
     "sliced_layers_rewrite",

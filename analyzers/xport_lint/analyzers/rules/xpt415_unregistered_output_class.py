@@ -4,6 +4,7 @@ import libcst as cst
 
 from ..model import Mode, Severity
 from ..names import dotted
+from ..rewrites import module_names, registered_output_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..walk import iter_nodes
 from ._conditions import short
@@ -43,11 +44,17 @@ class UnregisteredOutputClass(Rule):
     ```
 
     ## Use instead
-    Register the class once at module level (`torch.utils._pytree.register_dataclass(Output)`),
+    Register the class once at module level (`torch.export.register_dataclass(Output)`),
     return a `NamedTuple`, a tuple or a dict, or read the tensors out of it in `forward`.
+    Measured on torch 2.13, both modes, equal to eager: a registered dataclass returned alone,
+    bound to a name, in a tuple or a dict; frozen, with a `str`, `int` or `Optional` field, and
+    one deriving from another dataclass.
 
     ## Fix safety
-    No automatic fix: where to register the class is the project's choice.
+    Unsafe, for a dataclass: the fix registers it right after its definition, assuming nothing
+    else registers it (a second registration raises at import) and that no code relies on pytree
+    utilities treating it as a leaf. A plain class or a `SimpleNamespace` gets no fix: how to
+    flatten it is the class's knowledge.
 
     ## Modes
     Error in both modes.
@@ -75,13 +82,21 @@ class UnregisteredOutputClass(Rule):
         ):
             return
         for part in self._parts(node.value):
-            named = self._unregistered(part)
+            named, cls = self._unregistered(part)
             if named is not None:
+                rewrite = None if cls is None else registered_output_rewrite(
+                    cls, module_names(self.ctx.program.module), self.ctx.resolve
+                )
+                advice = (
+                    f"the fix registers `{named}` after its definition" if rewrite is not None and rewrite.fix
+                    else rewrite.reason if rewrite is not None
+                    else f"no automatic fix: return a tuple, dict or NamedTuple in place of `{named}`"
+                )
                 self.report(
                     part,
                     f"`forward` returns `{short(part)}`, an instance of `{named}`, which is not a pytree node: "
-                    f"export fails on it ({self._words(named)}; no automatic fix: register `{named}` as a pytree node or "
-                    "return a tuple, dict or NamedTuple)",
+                    f"export fails on it ({self._words(named)}; {advice})",
+                    fix=None if rewrite is None else rewrite.fix,
                 )
                 return
 
@@ -100,22 +115,23 @@ class UnregisteredOutputClass(Rule):
             return [e.value for e in value.elements if isinstance(e, cst.DictElement)]
         return [value]
 
-    def _unregistered(self, part: cst.BaseExpression) -> str | None:
-        """The name of the unregistered class `part` builds (through a name bound once), or None."""
+    def _unregistered(self, part: cst.BaseExpression) -> tuple[str | None, cst.ClassDef | None]:
+        """The name of the unregistered class `part` builds (through a name bound once), and its
+        definition when the file holds it; (None, None) for anything else."""
         flow, traced = self.ctx.flow, self.ctx.traced
         if isinstance(part, cst.Name) and flow is not None and traced is not None and flow.func is traced.func:
             part = flow.bound_once(part.value) or part
         if not isinstance(part, cst.Call):
-            return None
+            return None, None
         if (self.ctx.resolve(part.func) or "") in _UNREGISTERED_LIBRARY:
-            return dotted(part.func)
+            return dotted(part.func), None
         if not isinstance(part.func, cst.Name):
-            return None
+            return None, None
         classes = {s.name.value: s for s in self.ctx.program.module.body if isinstance(s, cst.ClassDef)}
         cls = classes.get(part.func.value)
         if cls is None or not _plain(cls, classes) or _registered(self.ctx.program.module, cls.name.value):
-            return None
-        return cls.name.value
+            return None, None
+        return cls.name.value, cls
 
     VALID = [
         Valid(
@@ -165,6 +181,63 @@ class UnregisteredOutputClass(Rule):
             class Head(torch.nn.Module):
                 def forward(self, x):
                     return Output(logits=x.softmax(-1))  # expect: XPT415
+            def xport_example():
+                return Head(), (torch.randn(2, 4),)
+            """,
+            expected_replacement="""
+            import dataclasses
+            import torch
+            @dataclasses.dataclass
+            class Output:
+                logits: torch.Tensor
+            torch.export.register_dataclass(Output)
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    return Output(logits=x.softmax(-1))  # expect: XPT415
+            def xport_example():
+                return Head(), (torch.randn(2, 4),)
+            """,
+        ),
+        Invalid(
+            """
+            from dataclasses import dataclass
+            from typing import Optional
+            import torch as T
+            @dataclass(frozen=True)
+            class Aux:
+                scores: T.Tensor
+                loss: Optional[T.Tensor] = None
+            class Head(T.nn.Module):
+                def forward(self, x):
+                    return {"logits": x * 2, "aux": Aux(x.sigmoid())}  # expect: XPT415
+            def xport_example():
+                return Head(), (T.randn(2, 4),)
+            """,
+            expected_replacement="""
+            from dataclasses import dataclass
+            from typing import Optional
+            import torch as T
+            @dataclass(frozen=True)
+            class Aux:
+                scores: T.Tensor
+                loss: Optional[T.Tensor] = None
+            T.export.register_dataclass(Aux)
+            class Head(T.nn.Module):
+                def forward(self, x):
+                    return {"logits": x * 2, "aux": Aux(x.sigmoid())}  # expect: XPT415
+            def xport_example():
+                return Head(), (T.randn(2, 4),)
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            class Output:
+                def __init__(self, logits):
+                    self.logits = logits
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    return x, Output(x * 2)  # expect: XPT415
             def xport_example():
                 return Head(), (torch.randn(2, 4),)
             """
