@@ -1073,7 +1073,7 @@ class FunctionFlow:
             if not (isinstance(receiver, cst.Name) and receiver.value == "self"):
                 base = self.value(receiver)
                 if is_tensor_like(base):
-                    return self._tensor_method(node, method, base, args)
+                    return self._tensor_method(node, method, base, args, receiver, node.args)
                 if base.has(Kind.SHAPE | Kind.DD_SIZE):
                     return base  # torch.Size methods (numel, index)
                 if base.has(Kind.NUMPY):
@@ -1150,14 +1150,17 @@ class FunctionFlow:
         return NOTHING
 
     def _tensor_method(
-        self, node: cst.Call, method: str, base: Value, args: list[Value]
+        self, node: cst.Call, method: str, base: Value, args: list[Value], receiver: cst.BaseExpression,
+        given: Sequence[cst.Arg],
     ) -> Value:
+        """`receiver.method(*given)` (`args`: the values of `given`), a tensor's method, called bound
+        or unbound (`torch.Tensor.item(t)`)."""
         if method in DATA_METHODS:
-            if method in ("item", "tolist") and self.constant_tensor(node.func.value):  # type: ignore[attr-defined]
+            if method in ("item", "tolist") and self.constant_tensor(receiver):
                 return NOTHING  # a number read back from a tensor made of Python numbers: a constant
             return mark(Kind.DATA, node)
         if method in SHAPE_METHODS:
-            dim = node.args[0].value if node.args else None
+            dim = given[0].value if given else None
             if base.has(Kind.DD_TENSOR) and not (method == "size" and _is_later_dim(dim)):
                 return Value(Kind.DD_SIZE | Kind.SHAPE, base.origin)
             return mark(Kind.SHAPE, node)
@@ -1180,6 +1183,9 @@ class FunctionFlow:
             return _joined(args)  # `_pair(x.shape[-2:])`: the same Python values, in a tuple
         if qualified.startswith("torch."):
             leaf = qualified.rsplit(".", 1)[1]
+            if qualified == f"torch.Tensor.{leaf}" and args and is_tensor_like(args[0]):
+                # `torch.Tensor.item(t)`: the method called unbound is `t.item()`
+                return self._tensor_method(node, leaf, args[0], args[1:], node.args[0].value, node.args[1:])
             if leaf in TORCH_DATA_READS:
                 return mark(Kind.DATA, node)
             if (
