@@ -109,12 +109,26 @@ class ScalarBranch(ConditionRule, Rule):
             return Rewrite(reason="the filter makes a Python list whose length is data; a boolean mask of the"
                            " tensor the numbers are read from (`x[t > 0]`) selects the same entries as a tensor")
         if isinstance(node, cst.While) and self.ctx.flow is not None and self.ctx.traced is not None:
+            kept = self._kept_number(node.test)
+            if kept is not None:
+                return Rewrite(reason=f"`{short(kept)}` keeps a number read from tensor data, which torch.while_loop's"
+                               " condition would still read as a number: keep the tensor in a name (`limit = n`)")
             return while_loop_rewrite(self.ctx.flow, self.ctx.traced.func, node)
         if isinstance(node, cst.IfExp) and self.ctx.flow is not None and self.ctx.traced is not None:
             # `torch.tensor([2 * g if g > 0 else 1 for g in t.tolist()])`: the list computed from `t` at once
             listed = vectorised_list_rewrite(self.ctx.flow, self.ctx.traced.func, node)
             return listed or self._select_rewrite(self.ctx.flow, self.ctx.traced.func, node)
         return branch_rewrite(self.ctx, node)
+
+    def _kept_number(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
+        """An attribute or an entry the test reads (`self.limit`, `cfg["steps"]`, `seen[0]`), holding a
+        number read from data: the rewrite turns a name bound to the read back into the tensor, never a
+        place where the number was stored (measured: the loop fails export there)."""
+        return next((
+            n for n in iter_nodes(test)
+            if isinstance(n, cst.Attribute | cst.Subscript) and not any(isinstance(c, cst.Call) for c in iter_nodes(n))
+            and (value := self.ctx.value(n)).has(Kind.DATA) and not is_tensor_like(value)
+        ), None)
 
     def _select_rewrite(self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.IfExp) -> Rewrite:
         """`a if bool(mask.any()) else b`: XPT101's `torch.where`, where the test read from data
