@@ -664,13 +664,42 @@ class Chatty(nn.Module):
 
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    ("match-on-a-python-config-value", Mode.NON_STRICT): "a `match` statement crashes the analysis",
-    ("match-on-a-python-config-value", Mode.STRICT): "a `match` statement crashes the analysis",
-    ("pad-sequence-of-split-parts", Mode.STRICT): "`pad_sequence` of pieces of data-dependent sizes is not known",
+    ("match-on-a-python-config-value", Mode.NON_STRICT): "any `match` statement in a traced function crashes the"
+    " analysis (reach.py's `_blocks` asks a `Match` for its `body`): an internal error, counted as an error",
+    ("match-on-a-python-config-value", Mode.STRICT): "any `match` statement in a traced function crashes the"
+    " analysis (reach.py's `_blocks` asks a `Match` for its `body`): an internal error, counted as an error",
+    ("pad-sequence-of-split-parts", Mode.STRICT): "`pad_sequence` pads to the longest of pieces whose sizes are"
+    " data (strict guards `u1 > u0`); no rule knows an op that takes the largest of several data-dependent sizes",
 }
 
+_A_LOOP_AS_LONG_AS_THE_DATA = "a loop as long as the data says"
+_HELPER_RESULT = ("`int()` is in a helper whose result is used as a size; XPT203's fix (measured: without `int()` it"
+                  " exports in both modes) follows a number's uses within one function only")
+
 #: failing programs (non-strict) whose error has no fix, and why none is offered
-NO_FIX: dict[str, str] = {}
+NO_FIX: dict[str, str] = {
+    "loop-count-read-by-the-unbound-item": "the count is bound to a name (`n = torch.Tensor.item(k)`) before"
+    " `range(int(n))`: the `torch.while_loop` rewrite rebinds no count read before the loop (`n = k.item()` gets"
+    " none either; rewrites/loops.py)",
+    "loop-count-unpacked-from-tolist": "the count is unpacked from `.tolist()` beside a number read after the loop:"
+    " the `torch.while_loop` rewrite rebinds no unpacked element (rewrites/loops.py)",
+    "walrus-bool-any-tested": "the test binds `big` with `:=`, which torch.cond's branch functions cannot hand back",
+    "one-argument-where-length-as-a-range": _A_LOOP_AS_LONG_AS_THE_DATA + " (the number of hits)",
+    "loop-over-unique-consecutive-values": _A_LOOP_AS_LONG_AS_THE_DATA + " (the number of runs)",
+    "split-by-lengths-of-a-data-dependent-count": "the number of pieces is the data",
+    "split-into-pieces-of-a-read-size": "the number of pieces is the data",
+    "pad-amount-through-a-partial": "`F.pad` is called through a `functools.partial` bound to a name, so the"
+    " amount is not known to be used only as a size (measured: `F.pad(x, (0, p.item()))` exports in both modes)",
+    "slice-bound-read-by-a-staticmethod": _HELPER_RESULT,
+    "view-rows-read-through-a-helper": _HELPER_RESULT,
+    "while-limit-kept-on-self-in-forward": "the bound is kept on `self`: torch.while_loop's condition would read it"
+    " as a number (the rewritten loop fails export: measured, tests/rules/test_kept_read_loop_spellings.py)",
+    "range-count-kept-in-a-dict": _A_LOOP_AS_LONG_AS_THE_DATA + ", its count kept in a dict",
+    "branch-on-a-read-kept-in-a-list": "the number is kept in a list and read by the test and by a branch"
+    " (`x / seen[0]`): torch.cond would need it as a tensor in both",
+    "match-on-a-read-mode": "the `match` statement crashes the analysis (see KNOWN_MISSES)",
+    "sum-of-a-generator-over-a-read-range": "a sum of as many terms as the data says",
+}
 
 
 test_the_batch_is_large_and_has_near_misses = large_with_near_misses(CASES, 30, 3, (Mode.NON_STRICT, Mode.STRICT))
