@@ -17,9 +17,11 @@ from .reach import Traced
 from .report import FixProposal, Report
 from .shapes import (
     AUTO,
+    ExampleSizes,
     ShapeConfig,
     Sizes,
     config_ranks,
+    declared_examples,
     declared_ranks,
     init_constants,
     init_layer_calls,
@@ -102,6 +104,15 @@ class RuleContext:
         if self.shape_default == "dynamic":
             return ShapeConfig((), '`shapes = "dynamic"` treats every input dimension as Dim.AUTO', AUTO)
         return ShapeConfig((), "static shapes")
+
+    def example_sizes(self) -> tuple[ExampleSizes, ...]:
+        """The sizes of the example inputs the traced model's class is exported with, by position,
+        where its declaration in this file shows them (`torch.randn(4, 3)`)."""
+        program, traced = self.program, self.traced
+        if traced is None or traced.cls is None or program.shapes_reader is None:
+            return ()
+        declaration = program.shape_declarations.get(traced.cls.node.name.value)
+        return declared_examples(declaration, program.shapes_reader) if declaration is not None else ()
 
     def sizes(self) -> Sizes | None:
         """The input dimensions size expressions read, in a model's own `forward` (elsewhere the

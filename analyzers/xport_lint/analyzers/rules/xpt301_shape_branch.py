@@ -6,7 +6,7 @@ from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
 from ..rewrites import Rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import ExampleSizes, Verdict, declared_examples, judge_branch
+from ..shapes import Verdict, judge_branch
 from ..walk import iter_nodes
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 from .xpt304_shape_guard import tested_parameters
@@ -96,17 +96,12 @@ class ShapeBranch(ConditionRule, Rule):
         return f"{keyword} on the size `{short(operand)}`"
 
     def judge(self, operand: cst.BaseExpression) -> Verdict:
-        program, traced = self.ctx.program, self.ctx.traced
+        traced = self.ctx.traced
         if traced is not None and isinstance(operand, cst.Name) and any(
             node is operand for node, _ in tested_parameters(traced.func).values()
         ):
             return Verdict(None)  # `if not ok: raise` in a helper: XPT304 judges the size test each call passes
-        examples: tuple[ExampleSizes, ...] = ()
-        if traced is not None and traced.cls is not None and program.shapes_reader is not None:
-            declaration = program.shape_declarations.get(traced.cls.node.name.value)
-            if declaration is not None:
-                examples = declared_examples(declaration, program.shapes_reader)
-        return judge_branch(operand, self.ctx.sizes(), self.ctx.shape_config(), self.ctx.mode, examples)
+        return judge_branch(operand, self.ctx.sizes(), self.ctx.shape_config(), self.ctx.mode, self.ctx.example_sizes())
 
     def declaration_fix(self, verdict: Verdict) -> Rewrite | None:
         """Two inputs' sizes that must be equal, under two named Dims of this file's export: the

@@ -65,8 +65,10 @@ class ShapeGuard(Rule):
     (that is a static dimension, not a range) or the `Dim` is declared elsewhere.
 
     ## Modes
-    Error in both modes (torch 2.13) under a named `Dim` whose range the condition splits;
-    nothing where the range decides it, for static sizes, or under `Dim.AUTO`/`Dim.DYNAMIC`.
+    Error in both modes (torch 2.13) under a named `Dim` whose range the condition splits, and
+    under `Dim.DYNAMIC` where it holds only at the example's size (`torch._check(x.shape[0] ==
+    4)`: export pins the size and fails); nothing where the range decides it, for static sizes,
+    under `Dim.AUTO`, or under `Dim.DYNAMIC` where it only narrows the range (`<= 16`).
     """
 
     CODE = "XPT304"
@@ -154,7 +156,7 @@ class ShapeGuard(Rule):
         """Report `test` where it narrows a named Dim; `at`: the helper's check (node, statement)
         that tests it, where torch fails, instead of `test` itself, and the call passing it."""
         config = self.ctx.shape_config()
-        if not any(spec.kind is DimKind.NAMED for _, dims in config.inputs for _, spec in dims):
+        if not any(spec.kind in (DimKind.NAMED, DimKind.DYNAMIC) for _, dims in config.inputs for _, spec in dims):
             return
         sizes = self.ctx.sizes()
         if sizes is None:
@@ -170,7 +172,7 @@ class ShapeGuard(Rule):
             return
         if not sizes.refs(test):
             return
-        verdict = judge_branch(test, sizes, config, self.ctx.mode)
+        verdict = judge_branch(test, sizes, config, self.ctx.mode, self.ctx.example_sizes())
         if verdict.severity is not Severity.ERROR:
             return
         reason = verdict.reason.replace(", or use torch.cond)", ")")
