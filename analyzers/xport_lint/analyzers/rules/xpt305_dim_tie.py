@@ -93,7 +93,8 @@ class DimTie(Rule):
     a constant other than 1. It also flags `chunk`/`split` along a dimension with a plain named
     `Dim` (the pieces fix its size or need it a multiple of the count), `view`/`reshape` to
     literal sizes that fix the element count, and a `-1` that needs a named size divisible by
-    the other target sizes (and `unflatten` parts that do); a `Linear` built in `__init__` with
+    the other target sizes, literals or constants `__init__` sets (`x.view(b, n, self.num_heads,
+    -1)`), and `unflatten` parts that do; a `Linear` built in `__init__` with
     literal sizes (or `F.linear` with a parameter of literal sizes) applied to a tensor whose
     last size is a named `Dim` (its weight fixes that size), as `LayerNorm(8)` fixes the last
     size and `GroupNorm`/`BatchNormNd`/`ConvNd` the channels of a batched input; and `expand` to a
@@ -297,6 +298,8 @@ class DimTie(Rule):
         rest = 1
         for target in targets:
             number = _signed(target)
+            if number is None:
+                number = sizes.integer(target)  # `self.num_heads` as `__init__` sets it
             if number == -1:
                 continue
             if number is None:
