@@ -2,12 +2,15 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..dataflow import Kind, is_tensor_like
 from ..model import Mode, Severity
 from ..rewrites import Rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Verdict
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 from ._fallbacks import caught_fallback
+
+_PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 
 
 class DataDependentSizeBranch(ConditionRule, Rule):
@@ -39,8 +42,13 @@ class DataDependentSizeBranch(ConditionRule, Rule):
     the same assumption (side-effect-free branches) and the same cases without a fix. A
     validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment) instead.
 
+    `nn.utils.rnn.pad_sequence` of several tensors whose sizes depend on data (pieces of a `split`
+    by a list read from data, masked selections, `nonzero`s) compares those sizes to find the
+    longest: strict export guards on that comparison (`u1 > u0`).
+
     ## Modes
-    Error in both modes (torch 2.13). In non-strict export, a warning inside `try:` whose `except`
+    Error in both modes (torch 2.13), but `pad_sequence`: an error in strict export only
+    (non-strict export pads to a size it carries as a symbol; measured). In non-strict export, a warning inside `try:` whose `except`
     catches `RuntimeError` (or `Exception`, or a bare `except:`): export catches its own failure
     and records the `except` path whatever the data; strict export still fails.
     """
@@ -67,6 +75,41 @@ class DataDependentSizeBranch(ConditionRule, Rule):
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.check_conditions(node, "conditional expression")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.mode is not Mode.STRICT or not node.args or self.ctx.resolve(node.func) != _PAD_SEQUENCE:
+            return
+        pieces = self._data_sized_pieces(node.args[0].value)
+        if pieces is not None:
+            self.report(node, f"`{short(node)}` pads to the longest of `{short(pieces)}`, whose sizes depend on"
+                        " tensor data: strict export guards on which is longer")
+
+    def _data_sized_pieces(self, sequence: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression | None:
+        """`sequence` (or what a name bound once to it, `list()` or `tuple()` of it, computes) when it
+        holds several tensors whose sizes depend on data: a literal or a comprehension of tensors
+        made by a data-dependent op, or the pieces of a `split` by sections read from data."""
+        flow = self.ctx.flow
+        if flow is None or depth > 4:
+            return None
+        if isinstance(sequence, cst.Name):
+            bound = flow.bound_once(sequence.value)
+            return self._data_sized_pieces(bound, depth + 1) if bound is not None else None
+        if isinstance(sequence, cst.List | cst.Tuple):
+            sized = [e for e in sequence.elements if self.ctx.value(e.value).has(Kind.DD_TENSOR)]
+            return sequence if len(sequence.elements) > 1 and sized else None
+        if isinstance(sequence, cst.ListComp | cst.GeneratorExp):
+            return sequence if self.ctx.value(sequence.elt).has(Kind.DD_TENSOR) else None
+        if not isinstance(sequence, cst.Call) or not sequence.args:
+            return None
+        if isinstance(sequence.func, cst.Name) and sequence.func.value in ("list", "tuple"):
+            return self._data_sized_pieces(sequence.args[0].value, depth + 1)
+        method = isinstance(sequence.func, cst.Attribute) and sequence.func.attr.value == "split" and (
+            is_tensor_like(self.ctx.value(sequence.func.value)))
+        if not method and self.ctx.resolve(sequence.func) != "torch.split":
+            return None
+        sections = sequence.args[0 if method else 1].value if len(sequence.args) > (0 if method else 1) else None
+        read = sections is not None and (value := self.ctx.value(sections)).has(Kind.DATA) and not is_tensor_like(value)
+        return sequence if read else None
 
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
         if isinstance(node, cst.While):
@@ -254,5 +297,17 @@ class DataDependentSizeBranch(ConditionRule, Rule):
                 return ClipBoxes(), (torch.randn(6, 4), torch.rand(6))
             """,
             other_args="(torch.randn(6, 4), torch.zeros(6))",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.nn.utils.rnn import pad_sequence
+            class Segments(torch.nn.Module):
+                def forward(self, x, lengths):
+                    pieces = torch.split(x, lengths.tolist())
+                    return pad_sequence(pieces, batch_first=True)  # expect: XPT105
+            def export():
+                return torch.export.export(Segments(), (torch.randn(5, 2), torch.tensor([2, 3])), strict=True)
+            """
         ),
     ]
