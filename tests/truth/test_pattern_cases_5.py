@@ -795,8 +795,6 @@ NO_FIX = {
     " from step to step (`order` shrinks): torch.while_loop carries tensors of fixed shapes",
     "tokens-pruned-to-a-counted-k": "`k` sets `topk`'s output size for the code after it: `.item()` would export,"
     " but such a size read from data fails at run time on other inputs (XPT203's doc)",
-    "walrus-count-then-normalise": "the branch divides by `n`, a number read from data that torch.cond cannot close"
-    " over, and `n` is bound by the walrus inside the test",
     "positive-rows-kept-by-a-filtered-comprehension": "the filter makes a Python list whose length is data; a"
     " boolean mask of the tensor (`x[x.sum(1) > 0]`) selects the same rows as a tensor",
     "head-chosen-through-a-module-dict": "the key is a string spelt from the number read: no tensor selects a"

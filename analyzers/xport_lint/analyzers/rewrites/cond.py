@@ -38,7 +38,15 @@ from .common import (
     tuple_text,
     usage_of,
 )
-from .predicates import cond_predicate, data_bindings, elementwise, guard_problem, python_read, tensor_value
+from .predicates import (
+    cond_predicate,
+    data_bindings,
+    elementwise,
+    guard_problem,
+    python_read,
+    reads_number,
+    tensor_value,
+)
 
 
 @dataclass(frozen=True)
@@ -53,7 +61,7 @@ class _Lowering:
 
     def __init__(
         self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.If, names: Names, bound: Sequence[str] = (),
-        replaced: Sequence[cst.CSTNode] = (),
+        replaced: Sequence[cst.CSTNode] = (), hoisted: Sequence[str] = (),
     ) -> None:
         self.flow = flow
         self.func = func
@@ -62,11 +70,13 @@ class _Lowering:
         #: the statements the rewrite replaces (the `if`, and what follows it when it joins a branch)
         self.replaced = [node, *replaced]
         #: numbers read from tensors that the fix binds as the tensors themselves
-        self.bound = set(bound)
+        self.bound = set(bound) | set(hoisted)
+        #: names the test binds with `:=`, bound before the `torch.cond` call by the fix
+        self.hoisted = list(hoisted)
 
     @cached_property
     def available(self) -> list[str]:
-        return bound_before(self.func, self.node)
+        return [*bound_before(self.func, self.node), *self.hoisted]
 
     @cached_property
     def used_after(self) -> set[str]:
@@ -239,6 +249,11 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
     problem = next((p for arm in arms if (p := guard_problem(arm.test))), None)
     if problem:
         return Rewrite(reason=problem)
+    hoisted = _hoisted_reads(flow, func, arms[0].test)
+    if isinstance(hoisted, str):
+        return Rewrite(reason=hoisted)
+    if hoisted:
+        arms[0] = _Arm(_without_walrus(arms[0].test), arms[0].body, arms[0].comment)
     bodies = [arm.body for arm in arms]
     names = scope_names(flow)
     if all(effects_only(b) for b in [*bodies, orelse]):
@@ -269,7 +284,9 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
         orelse, last = rest, rest[-1]
         within += rest
     bound = data_bindings(flow, func, within)
-    lowering = _Lowering(flow, func, node, names, list(bound), within[1:])
+    lowering = _Lowering(flow, func, node, names, list(bound), within[1:], [name for name, _ in hoisted])
+    if any(name in lowering.used_after for name, _ in hoisted):
+        return Rewrite(reason="the number the test binds with `:=` is read after the `if` as well")
     results: list[str] | str | None = None
     if returns:
         if not all(ends_in_return(b) for b in [*bodies, orelse]):
@@ -288,6 +305,7 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
     lowered = lowering.lower(arms, orelse, else_comment, results)
     if isinstance(lowered, str):
         return Rewrite(reason=lowered)
+    lowered = [*(statement_of(f"{name} = {code_of(tensor)}") for name, tensor in hoisted), *lowered]
     return Rewrite(
         fix=FixProposal(
             f"Rewrite as torch.cond ({COND_SAFETY})",
@@ -297,6 +315,65 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
             blocks=(BlockReplacement(node, last, tuple(lowered)),),
         )
     )
+
+
+#: what may hold a `:=` that Python always evaluates when it evaluates the test
+_ALWAYS_EVALUATED = (cst.Comparison, cst.ComparisonTarget, cst.UnaryOperation, cst.BinaryOperation, cst.NamedExpr)
+
+
+def _hoisted_reads(
+    flow: FunctionFlow, func: cst.FunctionDef, test: cst.BaseExpression
+) -> list[tuple[str, cst.BaseExpression]] | str:
+    """(name, tensor) for each `name := <number read from a tensor>` in an `if`'s test (`(n :=
+    int(mask.sum())) > 0`): the fix binds the tensor to the name before `torch.cond`, whose
+    predicate then tests the name, and the branches take it as an operand. The reason none is
+    written where the test binds anything else, or somewhere Python may not evaluate."""
+    out: list[tuple[str, cst.BaseExpression]] = []
+    for walrus in (n for n in iter_nodes(test) if isinstance(n, cst.NamedExpr)):
+        name = walrus.target.value if isinstance(walrus.target, cst.Name) else None
+        tensor = (
+            tensor_value(flow, walrus.value)
+            if isinstance(walrus.value, cst.Call) and reads_number(flow, walrus.value) else None
+        )
+        if name is None or tensor is None or not _always_evaluated(test, walrus):
+            return f"the test binds `{code_of(walrus.target)}` with `:=` to something other than a number read once"
+        if sum(1 for n in iter_nodes(func.body) if _binds(n, name)) != 1:
+            return f"`{name}`, bound by `:=` in the test, is bound elsewhere in the function too"
+        out.append((name, tensor))
+    return out
+
+
+def _always_evaluated(test: cst.BaseExpression, target: cst.CSTNode) -> bool:
+    """Every expression from `test` down to `target` evaluates all its parts (no `and`/`or`, no
+    conditional expression, no call or comprehension that might skip it)."""
+    if test is target:
+        return True
+    if not isinstance(test, _ALWAYS_EVALUATED):
+        return False
+    return any(_always_evaluated(child, target) for child in test.children if isinstance(child, cst.BaseExpression)
+               or isinstance(child, cst.ComparisonTarget))
+
+
+def _binds(node: cst.CSTNode, name: str) -> bool:
+    """`node` binds `name`: an assignment's or loop's target, or a `:=`."""
+    targets: list[cst.CSTNode] = []
+    if isinstance(node, cst.NamedExpr):
+        targets = [node.target]
+    elif isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
+        targets = [node.target]
+    return any(isinstance(n, cst.Name) and n.value == name for t in targets for n in iter_nodes(t))
+
+
+class _WalrusAsName(cst.CSTTransformer):
+    def leave_NamedExpr(self, original: cst.NamedExpr, updated: cst.NamedExpr) -> cst.BaseExpression:
+        return updated.target.with_changes(lpar=[], rpar=[])
+
+
+def _without_walrus(test: cst.BaseExpression) -> cst.BaseExpression:
+    """`test` with each `name := value` written as `name` (the fix binds it before)."""
+    return test.visit(_WalrusAsName())  # type: ignore[return-value]
 
 
 def _is_number_literal(node: cst.BaseExpression) -> bool:
