@@ -696,7 +696,6 @@ NO_FIX: dict[str, str] = {
     " none either; rewrites/loops.py)",
     "loop-count-unpacked-from-tolist": "the count is unpacked from `.tolist()` beside a number read after the loop:"
     " the `torch.while_loop` rewrite rebinds no unpacked element (rewrites/loops.py)",
-    "walrus-bool-any-tested": "the test binds `big` with `:=`, which torch.cond's branch functions cannot hand back",
     "one-argument-where-length-as-a-range": _A_LOOP_AS_LONG_AS_THE_DATA + " (the number of hits)",
     "loop-over-unique-consecutive-values": _A_LOOP_AS_LONG_AS_THE_DATA + " (the number of runs)",
     "split-by-lengths-of-a-data-dependent-count": "the number of pieces is the data",
