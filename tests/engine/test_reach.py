@@ -796,3 +796,55 @@ def test_a_switch_names_only_the_arguments_its_value_follows_from() -> None:
     )
     assert finding.severity is Severity.WARNING
     assert "only with another `flag`: `self.flag` is False with `__init__`'s defaults (`flag=False`)" in finding.message
+
+
+MATCH_EVERYWHERE = '''
+import torch
+from torch import nn
+
+
+def pick(x, kind):
+    match kind:
+        case "a" | "b":
+            return x + 1
+        case [first, *rest]:
+            return x * first
+        case _:
+            return x
+
+
+class Big(nn.Module):
+    def __init__(self, kind="a"):
+        super().__init__()
+        match kind:
+            case "a":
+                self.kind = 0
+            case _:
+                self.kind = 1
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x, n):
+        match self.kind:
+            case 0:
+                y = self.lin(x)
+            case 1:
+                y = x
+        match n.item():
+            case 3:
+                y = y * 2
+        for i in range(3):
+            match i:
+                case 0:
+                    if x.max() > 1:
+                        y = y + i
+        return pick(y, "a")
+'''
+
+
+def test_match_cases_are_blocks_and_a_compared_subject_is_tested() -> None:
+    """`match` statements in `__init__`, `forward`, a loop and a helper are analysed like `if`s (they
+    once stopped the file's analysis): the subject read from data is the first failure, the tensor
+    test after it a warning naming it."""
+    for config in (Config(), Config(strict=True)):
+        found = [(f.code, f.span.start.line, f.severity) for f in check_source(MATCH_EVERYWHERE, "model.py", config)]
+        assert found == [("XPT104", 32, Severity.ERROR), ("XPT101", 38, Severity.WARNING)], found

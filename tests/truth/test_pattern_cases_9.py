@@ -50,13 +50,12 @@ bfc9008), 52 programs:
     of a loop counted by `torch.Tensor.item(k)` and of a `while` bounded by `self.limit = n.item()`:
     the fixed program fails export), 0 missed: 9/24 (38 %)
 After the changes it prompted (the tests below keep these):
-    non-strict: 24/24 failing programs with an error, 1/28 exporting programs with one
-    strict:     26/26 failing programs with an error, 1/26 exporting programs with one
-    (the false error is a `KNOWN_MISSES` entry: the `match` crash is in reach.py, which this work
-    does not own; with it repaired locally, `match int(mode):` gets XPT203 non-strict and no error
-    strict, a miss XPT104 does not yet know)
+    non-strict: 24/24 failing programs with an error, 0/28 exporting programs with one
+    strict:     26/26 failing programs with an error, 0/26 exporting programs with one
     fixes (non-strict): 9 proven, 15 no fix (`NO_FIX`, each with why), 0 failed, 0 missed: 9/24 (38 %)
-    what changed, each a fact rather than a spelling: a tensor method called unbound
+    what changed, each a fact rather than a spelling: a `match` statement is analysed (its cases are
+    blocks like an `if`'s), and its subject compared with a `case` value is a tested condition like an
+    `if`'s (XPT101/104/105/301); a tensor method called unbound
     (`torch.Tensor.item(t)`) is the bound method's value (its `torch.while_loop` fix had treated the
     number as a tensor; `torch.Tensor.size(x, 0)` in a range was a false error); a `while` bounded
     by a number kept in an attribute, a dict entry or a list element gets no `torch.while_loop` fix
@@ -678,12 +677,7 @@ class Chatty(nn.Module):
 
 
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
-KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    ("match-on-a-python-config-value", Mode.NON_STRICT): "any `match` statement in a traced function crashes the"
-    " analysis (reach.py's `_blocks` asks a `Match` for its `body`): an internal error, counted as an error",
-    ("match-on-a-python-config-value", Mode.STRICT): "any `match` statement in a traced function crashes the"
-    " analysis (reach.py's `_blocks` asks a `Match` for its `body`): an internal error, counted as an error",
-}
+KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 _A_LOOP_AS_LONG_AS_THE_DATA = "a loop as long as the data says"
 _HELPER_RESULT = ("`int()` is in a helper whose result is used as a size; XPT203's fix (measured: without `int()` it"

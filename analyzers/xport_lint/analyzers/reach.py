@@ -1745,7 +1745,10 @@ def _places(body: cst.BaseSuite) -> dict[int, tuple[tuple[int, int], ...]]:
 
 
 def _suites(statement: cst.BaseCompoundStatement) -> Iterator[cst.BaseSuite]:
-    """The suites a compound statement holds: body, `elif`/`else`, handlers, `finally`."""
+    """The suites a compound statement holds: body, `elif`/`else`, handlers, `finally`, `case`s."""
+    if isinstance(statement, cst.Match):
+        yield from (case.body for case in statement.cases)
+        return
     yield statement.body
     orelse = getattr(statement, "orelse", None)
     while orelse is not None:
@@ -1767,16 +1770,7 @@ def _blocks(body: cst.BaseSuite) -> Iterator[cst.IndentedBlock]:
             yield node
             stack.extend(node.body)
         elif isinstance(node, cst.BaseCompoundStatement):
-            stack.append(node.body)
-            orelse = getattr(node, "orelse", None)
-            if orelse is not None:
-                stack.append(orelse)
-            stack.extend(getattr(node, "handlers", ()))
-            final = getattr(node, "finalbody", None)
-            if final is not None:
-                stack.append(final)
-        elif isinstance(node, (cst.Else, cst.ExceptHandler, cst.Finally)):
-            stack.append(node.body)
+            stack.extend(_suites(node))
 
 
 def _always_leaves(body: cst.BaseSuite, leaving: tuple[type, ...] = (cst.Return, cst.Raise)) -> bool:

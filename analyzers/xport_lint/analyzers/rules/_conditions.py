@@ -55,6 +55,18 @@ def conditions(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
         yield node.test
     elif isinstance(node, cst.CompIf):
         yield node.test
+    elif isinstance(node, cst.Match) and any(_compares_values(case.pattern) for case in node.cases):
+        yield node.subject
+
+
+def _compares_values(pattern: cst.MatchPattern) -> bool:
+    """A `case` pattern that tests its subject with `==` (`case 0:`, `case "a" | "b":`); captures,
+    wildcards, `is` singletons, classes and sequences ask the subject nothing a guard needs."""
+    if isinstance(pattern, cst.MatchValue):
+        return True
+    if isinstance(pattern, cst.MatchOr):
+        return any(_compares_values(element.pattern) for element in pattern.patterns)
+    return isinstance(pattern, cst.MatchAs) and pattern.pattern is not None and _compares_values(pattern.pattern)
 
 
 def short(node: cst.CSTNode, limit: int = 60) -> str:

@@ -85,6 +85,9 @@ class TensorBranch(ConditionRule, Rule):
     def visit_If(self, node: cst.If) -> None:
         self.check_conditions(node, "if")
 
+    def visit_Match(self, node: cst.Match) -> None:
+        self.check_conditions(node, "match")
+
     def judge(self, operand: cst.BaseExpression) -> Verdict | None:
         if self._constant(operand):
             if self.ctx.mode is not Mode.STRICT:

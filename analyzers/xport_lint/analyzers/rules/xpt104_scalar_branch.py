@@ -18,7 +18,8 @@ class ScalarBranch(ConditionRule, Rule):
     """A branch on a Python number read out of a tensor (`.item()`, `.tolist()`, `int(t)`).
 
     ## What it does
-    Flags `if`/`while`/conditional-expression conditions on values that came from tensor data,
+    Flags `if`/`while`/conditional-expression conditions, and `match` subjects compared with a
+    `case` value, on values that came from tensor data,
     following them through assignments, arithmetic, unpacking and helper calls
     (`n = lengths.max().item()` ... `if n > 128:`).
 
@@ -75,6 +76,9 @@ class ScalarBranch(ConditionRule, Rule):
 
     def visit_If(self, node: cst.If) -> None:
         self.check_conditions(node, "if")
+
+    def visit_Match(self, node: cst.Match) -> None:
+        self.check_conditions(node, "match")
 
     def judge(self, operand: cst.BaseExpression) -> Verdict | None:
         if _identity_with_bool(operand) and (self.ctx.mode is Mode.STRICT or not self._converted(operand)):
@@ -190,8 +194,41 @@ class ScalarBranch(ConditionRule, Rule):
                 return Window(), (torch.randn(10, 4), torch.tensor(6))
             """
         ),
+        Valid(
+            """
+            import torch
+            class Act(torch.nn.Module):
+                def __init__(self, kind="relu"):
+                    super().__init__()
+                    self.kind = kind
+                def forward(self, x):
+                    match self.kind:  # a Python value: export takes one case
+                        case "relu":
+                            return x.relu()
+                        case "tanh" | "sigmoid":
+                            return x.tanh()
+                        case _:
+                            return x
+            def xport_example():
+                return Act(), (torch.randn(4),)
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Switch(torch.nn.Module):
+                def forward(self, x, mode):
+                    match mode.item():  # expect: XPT104
+                        case 0:
+                            return x.relu()
+                        case _:
+                            return x.sigmoid()
+            def xport_example():
+                return Switch(), (torch.randn(2, 3), torch.tensor(0))
+            """
+        ),
         Invalid(
             """
             import torch

@@ -67,6 +67,9 @@ class DataDependentSizeBranch(ConditionRule, Rule):
     def visit_If(self, node: cst.If) -> None:
         self.check_conditions(node, "if")
 
+    def visit_Match(self, node: cst.Match) -> None:
+        self.check_conditions(node, "match")
+
     def judge(self, operand: cst.BaseExpression) -> Verdict | None:
         return caught_fallback(self.ctx, operand)
 

@@ -86,6 +86,9 @@ class ShapeBranch(ConditionRule, Rule):
     def visit_If(self, node: cst.If) -> None:
         self.check_conditions(node, "if")
 
+    def visit_Match(self, node: cst.Match) -> None:
+        self.check_conditions(node, "match")
+
     def visit_While(self, node: cst.While) -> None:
         self.check_conditions(node, "while")
 
