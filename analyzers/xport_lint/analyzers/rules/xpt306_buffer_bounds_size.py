@@ -9,6 +9,7 @@ from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import DimKind, Sizes, init_buffers
+from ..walk import iter_nodes
 from ._conditions import short
 
 
@@ -40,12 +41,13 @@ class BufferBoundsSize(Rule):
     buffer in eager either).
 
     A slice of the buffer's last dimension, where a dimension it keeps before that one is
-    longer than 1 (`self.bias[:, :, :T, :T]` of a causal mask), fails non-strict export even at
-    `max=` the length: the slice is contiguous only at the whole length, which export guards.
+    longer than 1 (`self.bias[:, :, :T, :T]` of a causal mask), fails export even at `max=` the
+    length (strict: where arithmetic or a comparison reads it): the slice is contiguous only at the whole length, which export guards.
 
     ## Modes
     Error in both modes (torch 2.13); the last-dimension slice at `max=` the length, in
-    non-strict mode only (strict export fails or passes by what reads the slice). `Dim.AUTO`
+    non-strict mode, and in strict mode where the slice is an operand of arithmetic or a
+    comparison (`scores * self.bias[:T, :T]`; strict exports a slice that is only reduced). `Dim.AUTO`
     takes the bound without a word: nothing reported.
     """
 
@@ -90,7 +92,7 @@ class BufferBoundsSize(Rule):
                     node, dim, shape, sizes):
                 self.report(node, f"`{short(node)}` slices the last dimension of `self.{value.attr.value}` ({length} "
                                   f"long) by `{refs[0][0]}.shape[{refs[0][2]}]`, declared `{spec.text()}`: a slice "
-                                  f"to the whole length is contiguous and a shorter one is not, so non-strict export "
+                                  f"to the whole length is contiguous and a shorter one is not, so export "
                                   f"guards `!= {length}` and fails with ConstraintViolationError; declare "
                                   f"`max={length - 1}`")
                 return
@@ -112,11 +114,32 @@ class BufferBoundsSize(Rule):
         keeps before it is longer than 1 (a literal length, or itself sliced by an input size), so
         the slice's contiguity depends on the size (measured on torch 2.13: `pos[:, :T]` of a (4,
         16) buffer and `bias[:, :, :T, :T]` of a causal mask fail non-strict export at `max=16`;
-        strict export fails or passes by what reads the slice; a (1, 16) buffer exports)."""
-        if self.ctx.mode is not Mode.NON_STRICT or dim != len(shape) - 1 or len(node.slice) != len(shape):
+        strict export fails too where the slice is an operand of arithmetic or a comparison, not
+        where it is only reduced; a (1, 16) buffer exports)."""
+        if dim != len(shape) - 1 or len(node.slice) != len(shape):
+            return False
+        if self.ctx.mode is Mode.STRICT and not self._computed_with(node):
             return False
         return any(isinstance(e.slice, cst.Slice) and (shape[i] > 1 or sizes.slice_end(e.slice) is not None)
                    for i, e in enumerate(node.slice[:dim]))
+
+    def _computed_with(self, node: cst.Subscript) -> bool:
+        """Whether the slice is an operand of arithmetic or a comparison in the traced function
+        (`scores * self.bias[:T, :T]`, `self.bias[:T, :T] == 0`): strict export fails there too
+        (measured on torch 2.13), where `self.bias[:T, :T].sum()` exports strict."""
+        traced = self.ctx.traced
+        assert traced is not None
+        key = f"xpt306:operands:{id(traced.func)}"
+        found = self.ctx.shared.get(key)
+        if found is None:
+            operands: set[int] = set()
+            for inner in iter_nodes(traced.func):
+                if isinstance(inner, cst.BinaryOperation):
+                    operands |= {id(inner.left), id(inner.right)}
+                elif isinstance(inner, cst.Comparison):
+                    operands |= {id(inner.left), *(id(c.comparator) for c in inner.comparisons)}
+            found = self.ctx.shared[key] = operands
+        return id(node) in found  # type: ignore[operator]
 
     def _narrowing(self, ref: tuple[str, int, int], low: int | None, length: int) -> Rewrite:
         program, traced = self.ctx.program, self.ctx.traced
