@@ -946,6 +946,12 @@ class FileReach(ExportSites):
         where `retriever` is an optional argument, only when a caller passes it; what follows
         `if self.model_type != "essential": return ...`, true by default, only with another
         configuration (see _config_switch)."""
+        for statement in walk_statements(func.body):
+            evaluated = _evaluated_expression(statement)
+            if evaluated is not None and _rest_evaluated_only_in_training(evaluated):
+                # `if not self.training or random.random() > p:`, `keep = self.training and ...`:
+                # an eval export short-circuits before the rest of the test
+                self.training_only.add(id(statement))
         for block in _blocks(func.body):
             for index, statement in enumerate(block.body):
                 if not (isinstance(statement, cst.If) and statement.orelse is None and _always_leaves(statement.body)):
@@ -1006,9 +1012,6 @@ class FileReach(ExportSites):
         if _tests_training(node.test):
             # statements only (a cheap walk): findings are keyed by their innermost statement
             self.training_only.update(id(statement) for statement in walk_statements(node.body))
-            if _leftmost(node.test) is not node.test and _tests_training(_leftmost(node.test)):
-                # `if self.training and <test>:` evaluates <test> only in training mode
-                self.training_only.add(id(node))
         elif _tests_not_training(node.test) and node.orelse is not None:
             # the `else` (or `elif`) of `if not self.training:` runs only in training mode
             self.training_only.update(id(statement) for statement in walk_statements(node.orelse))
@@ -1473,6 +1476,33 @@ def _takes_a_session(forward: cst.FunctionDef) -> bool:
         param.annotation is not None and (dotted(param.annotation.annotation) or "").endswith("InferenceSession")
         for param in all_params(forward.params)
     )
+
+
+def _evaluated_expression(statement: cst.CSTNode) -> cst.BaseExpression | None:
+    """The expression a statement evaluates as a whole: an `if`'s or `while`'s test, an
+    assigned, returned or bare expression."""
+    if isinstance(statement, (cst.If, cst.While)):
+        return statement.test
+    if isinstance(statement, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Expr)):
+        return statement.value
+    return None
+
+
+def _rest_evaluated_only_in_training(test: cst.BaseExpression) -> bool:
+    """`self.training and <rest>` or `not self.training or <rest>` (each operand of the chain
+    after the first), negated or not: an eval export's value is decided by the training check,
+    <rest> never runs."""
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    if not isinstance(test, cst.BooleanOperation):
+        return False
+    operator = type(test.operator)
+    first = test
+    while isinstance(first, cst.BooleanOperation) and type(first.operator) is operator:
+        first = first.left
+    if operator is cst.And:
+        return _tests_training(first)
+    return _tests_not_training(first)
 
 
 def _tests_not_training(test: cst.BaseExpression) -> bool:
