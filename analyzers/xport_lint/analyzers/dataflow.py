@@ -18,7 +18,7 @@ import libcst as cst
 
 from .fact_store import PerStatement
 from .index import RETURN_KINDS, FileContext, Returned
-from .names import dotted
+from .names import documented_python_scalars, dotted
 from .shapes import method_at, returned_at
 from .walk import children, iter_nodes
 
@@ -1466,7 +1466,7 @@ def param_value(
     default or a `None` default) a use in the body that only a tensor has. Flags, counts and
     options (`return_dict=None`, `dim=None`, `logits_to_keep: Union[int, Tensor] = 0`) are not
     guessed to be tensor data: an unknown value never raises an error."""
-    if python_scalar_param(param):
+    if python_scalar_param(param) or (func is not None and param.name.value in documented_python_scalars(func)):
         return NOTHING
     annotation = param.annotation
     if annotation is not None:

@@ -6,9 +6,12 @@ files import torch in a handful of well-known ways, so a table of import aliases
 
 from __future__ import annotations
 
+import re
 import sys
 
 import libcst as cst
+
+from .fact_store import PerStatement
 
 
 def dotted(node: cst.BaseExpression) -> str | None:
@@ -82,3 +85,27 @@ class ImportTable:
 def is_standard_library(qualified: str) -> bool:
     """`abc.ABC`, `typing.Generic`, `object`: a name no model library defines."""
     return "." not in qualified or qualified.partition(".")[0] in sys.stdlib_module_names
+
+
+#: a Python scalar type in a docstring, `int`, `Optional[int]`, `int or None`, `int, optional`
+_SCALAR = r"(?:Optional\[)?(?:int|float|bool|str)\]?(?:\s+or\s+None)?(?:\s*,\s*optional)?"
+#: a parameter a docstring types as a Python scalar: `current_epoch: int` or `num_nodes : int,
+#: optional` on a line of its own (numpy, speechbrain), `num_nodes (int, optional): ...` (Google),
+#: `:type num_nodes: int` (Sphinx)
+_DOCUMENTED_SCALAR = re.compile(
+    rf"^\s*(?:(\w+)\s*:\s*{_SCALAR}\s*$|(\w+)\s*\(\s*{_SCALAR}\s*\)\s*:|:type\s+(\w+)\s*:\s*{_SCALAR}\s*$)",
+    re.MULTILINE,
+)
+
+
+def _documented_python_scalars(func: cst.CSTNode) -> frozenset[str]:
+    assert isinstance(func, cst.FunctionDef)
+    docstring = func.get_docstring(clean=False)
+    if not docstring:
+        return frozenset()
+    return frozenset(next(name for name in match.groups() if name) for match in _DOCUMENTED_SCALAR.finditer(docstring))
+
+
+#: the parameters a function's docstring types as Python scalars: a caller passes a number, flag or
+#: string there (a tensor passed is the caller's bug), as an annotation `int` says
+documented_python_scalars: PerStatement[frozenset[str]] = PerStatement(_documented_python_scalars)
