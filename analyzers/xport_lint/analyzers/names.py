@@ -6,8 +6,11 @@ files import torch in a handful of well-known ways, so a table of import aliases
 
 from __future__ import annotations
 
+import json
 import re
 import sys
+from functools import cache
+from pathlib import Path
 
 import libcst as cst
 
@@ -109,3 +112,14 @@ def _documented_python_scalars(func: cst.CSTNode) -> frozenset[str]:
 #: the parameters a function's docstring types as Python scalars: a caller passes a number, flag or
 #: string there (a tensor passed is the caller's bug), as an annotation `int` says
 documented_python_scalars: PerStatement[frozenset[str]] = PerStatement(_documented_python_scalars)
+
+
+#: `sorted(dir(torch.Tensor))` on torch 2.13 (regenerate with the torch a release speaks for)
+TENSOR_METHODS_TABLE = Path(__file__).parent / "data" / "tensor_methods.json"
+
+
+@cache
+def tensor_attribute_names() -> frozenset[str]:
+    """Every attribute and method torch.Tensor has: a method outside it (torch_sparse's
+    `SparseTensor.nnz()`, a project class's own) is not a tensor's, whatever the receiver."""
+    return frozenset(json.loads(TENSOR_METHODS_TABLE.read_text(encoding="utf-8"))["names"])
