@@ -2,7 +2,8 @@
 no tensor data, whatever the engine took the receiver for: its value is unknown, and an unknown
 value raises no error (torch_geometric utils/_spmm.py: `if src.nnz() == 0:` under
 `isinstance(src, SparseTensor)`). The names are torch 2.13's `dir(torch.Tensor)`
-(data/tensor_methods.json; `nnz` is not among them, `_nnz` is). Measured on torch 2.13, both
+(data/tensor_methods.json, its callable attributes: `nnz` is not among them, `_nnz` is; `is_cuda`
+is a property, so `src.is_cuda()` is another object's method). Measured on torch 2.13, both
 modes: a module whose held object's `nnz()` returns an int exports. A tensor's own method
 (`src.sum() == 0`) keeps its error."""
 
@@ -14,7 +15,7 @@ import pytest
 
 from xport_lint.analyzers import check_source
 from xport_lint.analyzers.model import Severity
-from xport_lint.analyzers.names import tensor_attribute_names
+from xport_lint.analyzers.names import tensor_method_names
 
 SPELLINGS = {
     "in the test": """
@@ -27,6 +28,12 @@ SPELLINGS = {
         def spmm(src, other):
             count = src.nnz()
             if count == 0:
+                return other.new_zeros(other.size(0))
+            return other * 2
+    """,
+    "a property called as a method": """
+        def spmm(src, other):
+            if not src.is_cuda() and not src.requires_grad():
                 return other.new_zeros(other.size(0))
             return other * 2
     """,
@@ -60,5 +67,5 @@ def test_a_tensor_method_still_reads_data() -> None:
 
 
 def test_the_table_is_torch_tensors_names() -> None:
-    names = tensor_attribute_names()
-    assert {"_nnz", "item", "addmm", "unbind"} <= names and "nnz" not in names
+    names = tensor_method_names()
+    assert {"_nnz", "item", "addmm", "unbind"} <= names and not {"nnz", "is_cuda", "shape"} & names

@@ -18,7 +18,7 @@ import libcst as cst
 
 from .fact_store import PerStatement
 from .index import RETURN_KINDS, FileContext, Returned
-from .names import documented_python_scalars, dotted, tensor_attribute_names
+from .names import documented_python_scalars, dotted, tensor_method_names
 from .shapes import method_at, returned_at
 from .walk import children, iter_nodes
 
@@ -1174,7 +1174,7 @@ class FunctionFlow:
             return Value(Kind.TENSOR | Kind.MASK | (base.kind & Kind.DD_TENSOR), base.origin)
         if method in ("masked_fill", "where", "index_select", "gather", "view", "reshape"):
             return Value(Kind.TENSOR | (base.kind & Kind.DD_TENSOR), base.origin)
-        if method not in tensor_attribute_names():
+        if method not in tensor_method_names():
             return NOTHING  # not a tensor's method: the receiver is another object, its value unknown
         return Value(Kind.TENSOR | (base.kind & Kind.DD_TENSOR), base.origin)
 

@@ -114,12 +114,13 @@ def _documented_python_scalars(func: cst.CSTNode) -> frozenset[str]:
 documented_python_scalars: PerStatement[frozenset[str]] = PerStatement(_documented_python_scalars)
 
 
-#: `sorted(dir(torch.Tensor))` on torch 2.13 (regenerate with the torch a release speaks for)
+#: torch.Tensor's callable attributes on torch 2.13, its methods (`is_cuda`, `requires_grad` are
+#: properties: called, the receiver is no tensor); regenerate with the torch a release speaks for
 TENSOR_METHODS_TABLE = Path(__file__).parent / "data" / "tensor_methods.json"
 
 
 @cache
-def tensor_attribute_names() -> frozenset[str]:
-    """Every attribute and method torch.Tensor has: a method outside it (torch_sparse's
-    `SparseTensor.nnz()`, a project class's own) is not a tensor's, whatever the receiver."""
+def tensor_method_names() -> frozenset[str]:
+    """Every method torch.Tensor has: a method outside it (torch_sparse's `SparseTensor.nnz()`,
+    `.is_cuda()`, a project class's own) is not a tensor's, whatever the receiver."""
     return frozenset(json.loads(TENSOR_METHODS_TABLE.read_text(encoding="utf-8"))["names"])
