@@ -2583,30 +2583,42 @@ def _raises_only(body: cst.BaseSuite) -> bool:
 def written_size_checks(helper: cst.FunctionDef) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """What `helper` checks of its parameters, as text for the files that call it (a function of
     another file is not parsed there): its parameters, and each check (`assert`, `if ...: raise`,
-    `torch._check`/`_assert`) with the locals bound once before it written out (`batch =
-    t.shape[0]`, then `if batch > 8: raise ...`: `t.shape[0] > 8`), where it reads nothing but
-    parameters; None where it checks none."""
+    `torch._check`/`_assert`) with the locals bound once written out (`batch = t.shape[0]`, then
+    `if batch > 8: raise ...`: `t.shape[0] > 8`), where it reads nothing but parameters; None
+    where it checks none."""
+    tests = [tested for tested, *_ in _checks(helper)]
+    if not tests:
+        return None
     params = tuple(p.name.value for p in helper.params.params)
     body = helper.body.body if isinstance(helper.body, cst.IndentedBlock) else ()
-    bound = [name for line in body for name, _ in _bound_names(line)]
-    held: dict[str, cst.BaseExpression] = {}
-    for line in body:
-        for name, value in _unpacked_shape(line) or _bound_names(line):
-            written = arguments_written(value, held) if value is not None and bound.count(name) == 1 else None
-            if written is not None and name not in params:
-                held[name] = written
+    bindings = [pair for line in body for pair in (_unpacked_shape(line) or _bound_names(line))]
+    names = [name for name, _ in bindings]
+    held = {name: value for name, value in bindings
+            if value is not None and names.count(name) == 1 and name not in params}
     checks = []
-    for tested, *_ in _checks(helper):
-        written = arguments_written(tested, held)
-        if written is None:
-            continue
-        nodes = list(iter_nodes(written))
-        kept = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)} | {
-            id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
-        read = {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in kept}
-        if read and read <= set(params):
+    for tested in tests:
+        written: cst.BaseExpression | None = tested
+        read = _names_read(tested)
+        for _ in range(_DEPTH_OF_LOCALS):  # `n = t.size(0)`, `half = n // 2`, then `half > 4`
+            if written is None or not read & held.keys():
+                break
+            written = arguments_written(written, held)
+            read = _names_read(written) if written is not None else set()
+        if written is not None and read and read <= set(params):
             checks.append(cst.Module([]).code_for_node(written))
     return (params, tuple(checks)) if checks else None
+
+
+#: how many locals deep a helper's check is written out
+_DEPTH_OF_LOCALS = 3
+
+
+def _names_read(expr: cst.BaseExpression) -> set[str]:
+    """The names `expr` reads (not attribute or keyword names)."""
+    nodes = list(iter_nodes(expr))
+    kept = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)} | {
+        id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
+    return {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in kept}
 
 
 class _Arguments(cst.CSTTransformer):
