@@ -417,6 +417,13 @@ class FileFacts(FileReach):
             if node is statement and id(node) not in self.training_only
         ]
 
+    def release(self) -> None:
+        """Drop every fact of the file once its findings and summary are out. Its flows refer
+        back to it (their resolver), so without this the whole tree lives in that cycle until
+        the cyclic collector walks it, 0.3-0.5 s for a large file (a tenth of its check); freed
+        by reference counting instead, it costs about a tenth of that."""
+        vars(self).clear()
+
     def summary(self, module: str, path: str) -> ModuleSummary:
         """This file as the project index sees it."""
         imports = dict(self.imports.aliases)

@@ -274,7 +274,9 @@ def _analyse(
                 return program.summary(name, path)
 
         return FileCheck(findings, later=summary)
-    return FileCheck(findings, program.summary(name, path))
+    summary = program.summary(name, path)
+    program.release()
+    return FileCheck(findings, summary)
 
 
 #: libcst's node validation, run by every node's constructor (`CSTNode.__post_init__`)
