@@ -70,6 +70,13 @@ class RuleContext:
     _globals: dict[int, frozenset[str]] = field(default_factory=dict)
     _mentioned: dict[str, bool] = field(default_factory=dict)
 
+    def release(self) -> None:
+        """Drop the file's facts, its own and the program's (FileFacts.release), once its
+        findings and summary are out: the shared resolvers and the size facts refer back to this
+        context, so without it the tree lives in those cycles until a collection frees it."""
+        self.program.release()
+        vars(self).clear()
+
     @functools.cached_property
     def _mentions_global(self) -> bool:
         return self.mentions("global")

@@ -275,7 +275,7 @@ def _analyse(
 
         return FileCheck(findings, later=summary)
     summary = program.summary(name, path)
-    program.release()
+    ctx.release()
     return FileCheck(findings, summary)
 
 
