@@ -843,8 +843,8 @@ class Big(nn.Module):
 
 def test_match_cases_are_blocks_and_a_compared_subject_is_tested() -> None:
     """`match` statements in `__init__`, `forward`, a loop and a helper are analysed like `if`s (they
-    once stopped the file's analysis): the subject read from data is the first failure, the tensor
-    test after it a warning naming it."""
+    once stopped the file's analysis): the subject read from data fails at its first compared `case`,
+    the tensor test after it is a warning naming it."""
     for config in (Config(), Config(strict=True)):
         found = [(f.code, f.span.start.line, f.severity) for f in check_source(MATCH_EVERYWHERE, "model.py", config)]
-        assert found == [("XPT104", 32, Severity.ERROR), ("XPT101", 38, Severity.WARNING)], found
+        assert found == [("XPT104", 33, Severity.ERROR), ("XPT101", 38, Severity.WARNING)], found

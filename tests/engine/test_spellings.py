@@ -152,6 +152,8 @@ def _movable(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool
         return False
     if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName)):
         return False  # a name being defined, not read
+    if isinstance(parent, cst.MatchValue):
+        return False  # a `case` pattern: Python allows no call or name there
     return not isinstance(parent, (cst.Annotation, cst.Decorator, cst.Param, cst.Arg)) or (
         isinstance(parent, cst.Arg) and node is parent.value
     )

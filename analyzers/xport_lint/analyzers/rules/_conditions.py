@@ -59,6 +59,14 @@ def conditions(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
         yield node.subject
 
 
+def _failing_part(node: cst.CSTNode, operand: cst.BaseExpression) -> cst.CSTNode:
+    """Where export fails on a tested `operand`: the operand, but for a `match`, whose subject is
+    compared (and fails, measured on torch 2.13) at its first `case` with a value."""
+    if isinstance(node, cst.Match):
+        return next(case.pattern for case in node.cases if _compares_values(case.pattern))
+    return operand
+
+
 def _compares_values(pattern: cst.MatchPattern) -> bool:
     """A `case` pattern that tests its subject with `==` (`case 0:`, `case "a" | "b":`); captures,
     wildcards, `is` singletons, classes and sequences ask the subject nothing a guard needs."""
@@ -98,6 +106,9 @@ class ConditionRule:
                 if verdict is not None and verdict.severity is None:
                     continue
                 message = self.message(operand, keyword)
+                failing = _failing_part(node, operand)
+                if failing is not operand:
+                    message += f", compared with `{code_of(failing)}`"
                 if verdict is not None and verdict.reason:
                     message += f": {verdict.reason}"
                 rewrite = self.rewrite(node) if verdict is None or verdict.fixable else self.declaration_fix(verdict)
@@ -107,7 +118,7 @@ class ConditionRule:
                 severity = verdict.severity if verdict is not None else None
                 notes = verdict.notes if verdict is not None else ()
                 self.report(  # type: ignore[attr-defined]
-                    operand, message, fix=fix, related=related, severity=severity, notes=notes
+                    failing, message, fix=fix, related=related, severity=severity, notes=notes
                 )
 
     def message(self, operand: cst.CSTNode, keyword: str) -> str:

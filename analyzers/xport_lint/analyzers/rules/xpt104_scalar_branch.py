@@ -220,8 +220,8 @@ class ScalarBranch(ConditionRule, Rule):
             import torch
             class Switch(torch.nn.Module):
                 def forward(self, x, mode):
-                    match mode.item():  # expect: XPT104
-                        case 0:
+                    match mode.item():
+                        case 0:  # expect: XPT104
                             return x.relu()
                         case _:
                             return x.sigmoid()
