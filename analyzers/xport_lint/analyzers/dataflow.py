@@ -18,7 +18,7 @@ import libcst as cst
 
 from .fact_store import PerStatement
 from .index import RETURN_KINDS, FileContext, Returned
-from .names import documented_python_scalars, dotted, tensor_method_names
+from .names import documented_python_scalars, dotted, is_entry_method, tensor_method_names
 from .shapes import method_at, returned_at
 from .walk import children, iter_nodes
 
@@ -1483,7 +1483,7 @@ def param_value(
         return Value(Kind.TENSOR) if default is None else NOTHING
     name = param.name.value
     tensors, containers = _uses(func, nodes)
-    if default is None and func.name.value == "forward" and not (block and not _first_argument(param, func)):
+    if default is None and is_entry_method(func) and not (block and not _first_argument(param, func)):
         # a required argument of forward: the example's tensors, unless the body uses it only as
         # a dict or list (`for t in outputs`, `outputs.items()`)
         return NOTHING if name in containers and name not in tensors else Value(Kind.TENSOR)

@@ -23,7 +23,7 @@ from .dataflow import all_params, annotation_names, walk_statements
 from .export_site import ExportSites, keyword_true
 from .fact_store import PerStatement
 from .index import EMPTY_CONTEXT, ConfigDefaults, FileContext, Reach, Scalar
-from .names import dotted
+from .names import ENTRY_METHODS, dotted, is_entry_method
 from .positions import code_of
 from .shapes import init_buffers
 from .symbols import FileSymbols, ModuleClass, defaults_to_none
@@ -189,9 +189,10 @@ class FileReach(ExportSites):
 
     def _own_roots(self) -> Iterator[Traced]:
         for info in self.classes.values():
-            forward = info.methods.get("forward")
-            if forward is not None and not _takes_a_session(forward):
-                yield Traced(forward, info)
+            for name in ENTRY_METHODS:
+                method = info.methods.get(name)
+                if method is not None and not _takes_a_session(method):
+                    yield Traced(method, info)
         for call in self.export_calls:
             if call.call.args:
                 name = dotted(call.call.args[0].value)
@@ -307,7 +308,7 @@ class FileReach(ExportSites):
         function other files' traced code calls (their call sites are not all here)."""
         called_elsewhere = {name for name, _ in self.context.entries}
         for key, item in seen.items():
-            if item.func.name.value == "forward" or key not in self._call_sites or item.name in called_elsewhere:
+            if is_entry_method(item.func) or key not in self._call_sites or item.name in called_elsewhere:
                 continue
             found = {
                 param.name.value: why for param in all_params(item.func.params)
@@ -327,7 +328,7 @@ class FileReach(ExportSites):
     def _none_from_callers(self, name: str, func: cst.FunctionDef, seen: frozenset[int]) -> str | None:
         """Why parameter `name` of `func` is None unless a caller passes it (None: it may not be)."""
         sites = self._call_sites.get(id(func))
-        if not sites or id(func) in seen or func.name.value == "forward":
+        if not sites or id(func) in seen or is_entry_method(func):
             return None
         params = [p.name.value for p in all_params(func.params)]
         if self._class_of.get(id(func)) is not None and not _is_static(func):
@@ -348,7 +349,7 @@ class FileReach(ExportSites):
                 continue
             if _rebinds(caller, value.value):
                 return None  # `if mask is None: mask = torch.ones(...)` before the call
-            if caller.name.value == "forward" and not _later_parameter(value.value, caller):
+            if is_entry_method(caller) and not _later_parameter(value.value, caller):
                 return None  # `forward`'s first input is the example's, whatever its default
             if not defaults_to_none(value.value, caller) and (
                 self._none_from_callers(value.value, caller, seen | {id(func)}) is None
@@ -1135,7 +1136,7 @@ class FileReach(ExportSites):
         """`forward` of a class another class of the file builds as a submodule: its arguments after
         the first come from the parent's call, which may pass None where the code tests for it."""
         cls = self._class_of.get(id(func))
-        return func.name.value == "forward" and cls is not None and cls.node.name.value in self.submodule_classes
+        return is_entry_method(func) and cls is not None and cls.node.name.value in self.submodule_classes
 
     def _mark_optional_operands(self, test: cst.BaseExpression, func: cst.FunctionDef) -> None:
         """`(a is not None and a.any()) or (b is not None and b.any())`: each `.any()` runs only
@@ -1614,7 +1615,7 @@ def _may_be_none(name: str, func: cst.FunctionDef) -> str | None:
     or a local the function sets to None somewhere (`attn_mask = None`, then set on some paths)."""
     for param in all_params(func.params):
         if param.name.value == name:
-            if func.name.value == "forward" or param.annotation is None:
+            if is_entry_method(func) or param.annotation is None:
                 return None
             names = annotation_names(param.annotation)
             return "its annotation allows None" if "Optional" in names or "None" in names else None
