@@ -26,7 +26,7 @@ from .index import EMPTY_CONTEXT, ConfigDefaults, FileContext, Reach, Scalar
 from .names import ENTRY_METHODS, dotted, is_entry_method
 from .positions import code_of
 from .shapes import init_buffers
-from .symbols import FileSymbols, ModuleClass, defaults_to_none
+from .symbols import UNKNOWN, EnumMember, FileSymbols, ModuleClass, defaults_to_none, literal_value
 from .walk import iter_nodes, with_statements
 
 
@@ -574,8 +574,8 @@ class FileReach(ExportSites):
                 if "*" in call:
                     passed = []  # what a starred argument fills is unknown
                 elif passed is None:
-                    default = _literal(param.default) if param.default is not None else _UNKNOWN
-                    passed = [] if "*" in call or default is _UNKNOWN else [default]
+                    default = literal_value(param.default) if param.default is not None else UNKNOWN
+                    passed = [] if "*" in call or default is UNKNOWN else [default]
                 known = values[name]
                 if not passed or known is None:
                     values[name] = None
@@ -649,11 +649,11 @@ class FileReach(ExportSites):
         init = cls.methods.get("__init__")
         if init is not None:
             defaults = {
-                p.name.value: _literal(p.default) for p in all_params(init.params) if p.default is not None
+                p.name.value: literal_value(p.default) for p in all_params(init.params) if p.default is not None
             }
             env: dict[str, _Value | None] = {p.name.value: None for p in all_params(init.params)}
             env.update({name: _Value(value, frozenset({name})) for name, value in defaults.items()
-                        if value is not _UNKNOWN})
+                        if value is not UNKNOWN})
             run = _DefaultRun(self, cls, {})
             outcome = run.block(init.body, env)
             if outcome is None or outcome[0] == "return":
@@ -783,7 +783,7 @@ class FileReach(ExportSites):
             isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
             and isinstance(expr.expression, cst.Integer)
         ):
-            value = _literal(expr)
+            value = literal_value(expr)
             return value if type(value) is int else None
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
             left, right = self._default_int(expr.left, cls, fields), self._default_int(expr.right, cls, fields)
@@ -818,7 +818,7 @@ class FileReach(ExportSites):
                 if arg.star:
                     return True  # `*args` / `**kwargs`: what it passes is unknown
                 passed = arg.keyword.value == argument if arg.keyword is not None else index == position
-                value = _literal(arg.value)
+                value = literal_value(arg.value)
                 if passed and not (type(value) is type(default) and value == default):
                     return True
         return False
@@ -1347,18 +1347,17 @@ def _literal_fields(node: cst.ClassDef) -> dict[str, Scalar]:
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__":
             for param in all_params(statement.params):
-                if param.default is not None and (value := _literal(param.default)) is not _UNKNOWN:
+                if param.default is not None and (value := literal_value(param.default)) is not UNKNOWN:
                     fields[param.name.value] = value  # type: ignore[assignment]
     for statement in node.body.body:
         for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
             if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-                value = _literal(small.value)
-                if value is not _UNKNOWN:
+                value = literal_value(small.value)
+                if value is not UNKNOWN:
                     fields[small.target.value] = value  # type: ignore[assignment]
     return fields
 
 
-_UNKNOWN = object()
 
 #: the integer comparisons _compared_switch evaluates
 _COMPARE: dict[type, Callable[[int, int], bool]] = {
@@ -1420,20 +1419,6 @@ def _stores_config(init: cst.FunctionDef | None) -> bool:
             ):
                 return False
     return True
-
-
-def _literal(node: cst.BaseExpression) -> Scalar | object:
-    """The value of `False`, `None`, `3`, `"gelu"` (_UNKNOWN for anything else)."""
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[node.value]
-    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
-        value = node.evaluated_value
-        return value if isinstance(value, (int, float, str)) else _UNKNOWN
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(
-        node.expression, (cst.Integer, cst.Float)
-    ):
-        return -node.expression.evaluated_value  # `max_keypoints: int = -1`
-    return _UNKNOWN
 
 
 #: configuration flags that turn on training-only code and default to off (transformers'
@@ -1956,8 +1941,8 @@ class _DefaultRun:
 
     def expr(self, node: cst.BaseExpression, env: Mapping[str, _Value | None]) -> _Value | None:
         """The value of `node` (None: unknown)."""
-        literal = _literal(node)
-        if literal is not _UNKNOWN:
+        literal = literal_value(node)
+        if literal is not UNKNOWN:
             return _Value(literal)
         if isinstance(node, cst.Name):
             if node.value not in env and node.value in self.reach.guard_aliases:
@@ -1965,6 +1950,11 @@ class _DefaultRun:
             return env.get(node.value)
         if isinstance(node, cst.Attribute) and dotted(node.value) == "self":
             return self.self_values.get(node.attr.value, self.attributes.get(node.attr.value))
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            members = self.reach.enum_members(node.value.value)  # `Pooling.MEAN`
+            if members is not None and node.attr.value in members:
+                return _Value(members[node.attr.value])
+            return None
         if isinstance(node, cst.Tuple):
             parts = [self.expr(e.value, env) if isinstance(e, cst.Element) else None for e in node.elements]
             if not all(parts):
@@ -2031,6 +2021,10 @@ class _DefaultRun:
                 kinds = _builtin_types(node.args[1].value)
                 return _Value(isinstance(args[0].value, kinds), args[0].arguments) if kinds is not None else None
             return None
+        if isinstance(node.func, cst.Name) and len(node.args) == 1 and (
+            members := self.reach.enum_members(node.func.value)
+        ) is not None:
+            return self._enum_member(members, self.expr(node.args[0].value, env))
         if isinstance(node.func, cst.Attribute) and not node.args and node.func.attr.value in _STRING_METHODS:
             text = self.expr(node.func.value, env)  # `approx.lower()`
             if text is None or not isinstance(text.value, str):
@@ -2040,6 +2034,17 @@ class _DefaultRun:
         if target is None or self.depth >= _CALL_DEPTH:
             return None
         return self.call(target.func, node, env, bound_self=target.cls is not None and not _is_static(target.func))
+
+    @staticmethod
+    def _enum_member(members: Mapping[str, EnumMember | Scalar], value: _Value | None) -> _Value | None:
+        """`Pooling(pooling)`: the member whose value (or which) `pooling` is (None: unknown, or
+        none is, which raises)."""
+        if value is None:
+            return None
+        for member in members.values():
+            if member == value.value or (isinstance(member, EnumMember) and member.value == value.value):
+                return _Value(member, value.arguments)
+        return None
 
     def call(
         self, func: cst.FunctionDef, node: cst.Call | None, env: Mapping[str, _Value | None], bound_self: bool = False,
@@ -2058,7 +2063,7 @@ class _DefaultRun:
             arg = positional[index] if index < len(positional) and index < len(params) else keywords.get(name)
             if arg is not None:
                 local[name] = self.expr(arg.value, env)
-            elif defaults and param.default is not None and (default := _literal(param.default)) is not _UNKNOWN:
+            elif defaults and param.default is not None and (default := literal_value(param.default)) is not UNKNOWN:
                 local[name] = _Value(default)
             else:
                 local[name] = None

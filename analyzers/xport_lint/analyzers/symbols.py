@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .dataflow import NOTHING, Kind, Value, all_params, walk_statements
-from .index import EMPTY_CONTEXT, NOT_MODULE_BASES, FileContext, absolute_import
+from .index import EMPTY_CONTEXT, NOT_MODULE_BASES, FileContext, Scalar, absolute_import
 from .names import ImportTable, dotted, is_standard_library
 from .walk import iter_nodes
 
@@ -27,6 +27,38 @@ class ModuleClass:
     attributes: dict[str, Value] = field(default_factory=dict)
     #: `self.x = x` for an `__init__` argument defaulting to None (`retriever=None`)
     optional_attributes: set[str] = field(default_factory=set)
+
+
+#: what literal_value gives for an expression that is no literal
+UNKNOWN = object()
+
+
+def literal_value(node: cst.BaseExpression) -> Scalar | object:
+    """The value of `False`, `None`, `3`, `"gelu"` (UNKNOWN for anything else)."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        value = node.evaluated_value
+        return value if isinstance(value, (int, float, str)) else UNKNOWN
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(
+        node.expression, (cst.Integer, cst.Float)
+    ):
+        return -node.expression.evaluated_value  # `max_keypoints: int = -1`
+    return UNKNOWN
+
+
+#: the bases that make a class an Enum, and those whose members equal their values
+_ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+_VALUE_ENUM_BASES = frozenset({"enum.IntEnum", "enum.StrEnum", "enum.IntFlag", "str", "int"})
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    """A member of a plain Enum class of the file: equal only to itself, not to its value."""
+
+    enum: str
+    name: str
+    value: Scalar
 
 
 #: names every module reads without binding or importing them
@@ -125,6 +157,7 @@ class FileSymbols:
         self.loggers: set[str] = set()
         self._class_of: dict[int, ModuleClass] = {}
         self._file_classes: dict[str, cst.ClassDef] = {}
+        self._enum_members: dict[str, dict[str, EnumMember | Scalar] | None] = {}
         #: classes of this file that another class builds as a submodule: their forward's arguments
         #: after the first come from the parent, not from the export's example
         self.submodule_classes: set[str] = set()
@@ -207,6 +240,29 @@ class FileSymbols:
             if qualified is not None and has_forward and _library_base(qualified):
                 return "guess"
         return None
+
+    def enum_members(self, name: str) -> dict[str, EnumMember | Scalar] | None:
+        """The members of this file's Enum class `name` (None: no such class), each by its name:
+        `MEAN = "mean"` of `class Pooling(Enum)` is `EnumMember("Pooling", "MEAN", "mean")`; of a
+        `str`/`int` Enum (`class Pooling(str, Enum)`, `IntEnum`, `StrEnum`) it is the value itself,
+        which it equals in Python. Members without a literal value are left out."""
+        if name in self._enum_members:
+            return self._enum_members[name]
+        cls = self._file_classes.get(name)
+        bases = {self.imports.resolve(base.value) or dotted(base.value) for base in cls.bases} if cls else set()
+        found: dict[str, EnumMember | Scalar] | None = None
+        if bases & _ENUM_BASES:
+            mixed = bool(bases & _VALUE_ENUM_BASES)
+            found = {}
+            for stmt in cls.body.body:  # type: ignore[union-attr]
+                line = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+                if not isinstance(line, cst.Assign) or len(line.targets) != 1:
+                    continue
+                target, value = line.targets[0].target, literal_value(line.value)
+                if isinstance(target, cst.Name) and value is not UNKNOWN:
+                    found[target.value] = value if mixed else EnumMember(name, target.value, value)  # type: ignore[arg-type]
+        self._enum_members[name] = found
+        return found
 
     def _local_base_verdict(self, name: str, seen: set[str]) -> str | None:
         """`class FooModel(FooPreTrainedModel)` where `FooPreTrainedModel(PreTrainedModel)` has
