@@ -331,8 +331,6 @@ LATER: list[Program] = [
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
 #: now gets the right verdict fails its test, so the entry goes
 _MISSED: dict[str, str] = {
-    "unflatten-heads-helper-named": "XPT305 judges the ops of a model's `forward` only: an `unflatten` in a "
-                                    "helper it calls is not judged with the caller's dims",
     "halves-helper-product-named": "a helper of several statements returning a tuple of slices keeps no dims "
                                    "for the product after it",
     "assert-in-sequential-member": "the declared dims are not passed to a custom module inside `nn.Sequential`, "

@@ -394,8 +394,6 @@ _MISSED: dict[str, str] = {
     "patch-embed-padded-to-multiple": "a size padded to a multiple with `%` (`H + (p - H % p) % p`) then "
                                       "convolved: torch's guards on the padded size are not modelled",
     "window-partition-padded-first": "as the patch embedding: a size padded to a multiple with `%`, then viewed",
-    "window-partition-named-height": "the `view` is in a helper function `forward` calls: XPT305 judges a model's "
-                                     "`forward` and blocks, not a helper with its caller's dims",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},

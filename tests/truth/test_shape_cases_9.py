@@ -315,7 +315,6 @@ _HELPER_OF_ANOTHER_FILE = ("a helper function of another file that ties or bound
 #: program -> why xport-lint's verdict differs from torch's in both modes
 _MISSED: dict[str, str] = {
     "file-helper-split-heads-named": _HELPER_OF_ANOTHER_FILE,
-    "file-helper-positions-past-buffer": _HELPER_OF_ANOTHER_FILE,
     "cond-branches-of-another-file-arity": "`torch.cond` branches imported from another file: their arity is not "
                                            "known at the call",
 }

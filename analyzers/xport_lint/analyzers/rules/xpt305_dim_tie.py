@@ -29,6 +29,7 @@ from ..shapes import (
 )
 from ..walk import iter_nodes
 from ._conditions import short
+from ._helper_ops import judge_helper_call
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,8 @@ class DimTie(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:  # noqa: C901 - one dispatch
         func = node.func
+        if self._setting() is not None:
+            judge_helper_call(self, node, self._conditional(), keep_fixes=True)  # its fixes edit the declaration
         if isinstance(func, cst.Attribute) and func.attr.value in ("view", "reshape") and node.args:
             self._reshape(node, func.value)
             return
@@ -290,7 +293,11 @@ class DimTie(Rule):
         target's constants do not divide theirs."""
         sizes, config = setting[0], setting[1]
         named = [d for d in dims if d.ref is not None]
-        if len(named) != 1 or config.dim(*named[0].ref).kind is not DimKind.NAMED or config.dim(  # type: ignore[misc]
+        # without a `-1` the element count is a constant: `Dim.DYNAMIC` refuses that as a named Dim does
+        # (measured: `x.reshape(x.shape[0], 4, 8)` of `(2, d)` fails under `Dim.DYNAMIC`, exports under `Dim.AUTO`)
+        counted = all(_signed(target) != -1 for target in targets)
+        pinning = (DimKind.NAMED, DimKind.DYNAMIC) if counted else (DimKind.NAMED,)
+        if len(named) != 1 or config.dim(*named[0].ref).kind not in pinning or config.dim(  # type: ignore[misc]
             *named[0].ref  # type: ignore[misc]
         ).derived or any(d.ref is None and d.size is None for d in dims):
             return False
@@ -314,9 +321,14 @@ class DimTie(Rule):
                 if number is None:
                     return False
             rest *= number
-        if rest <= 0 or total % rest == 0:
+        if rest <= 0 or total % rest == 0 and not counted:
             return False
         spec = config.dim(*named[0].ref)  # type: ignore[misc]
+        if counted:
+            self.report(node, f"`{short(node)}`: the target sizes fix the element count at {rest}, so export ties "
+                              f"{_name(named[0])} ({spec.text()}) to the constant {rest / total:g} and fails with "
+                              "ConstraintViolationError (Constraints violated); use -1 for the dynamic dimension")
+            return True
         self.report(node, f"`{short(node)}`: the `-1` is {_name(named[0])} ({spec.text()}) times {total}/{rest}, so "
                           f"export needs it a multiple of {rest // math.gcd(total, rest)} and fails with "
                           "ConstraintViolationError (Constraints violated); declare it as a derived `Dim` "

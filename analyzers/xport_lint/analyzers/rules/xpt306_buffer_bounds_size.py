@@ -11,6 +11,7 @@ from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import DimKind, Sizes, init_buffers
 from ..walk import iter_nodes
 from ._conditions import short
+from ._helper_ops import judge_helper_call
 
 
 class BufferBoundsSize(Rule):
@@ -57,6 +58,11 @@ class BufferBoundsSize(Rule):
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "ConstraintViolationError"
     FAILS_WITH = {mode: (TorchError("UserError", "Constraints violated"),) for mode in Mode}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """`add_positions(x, self.pos)` of a helper slicing the buffer it is given: judged at the call."""
+        if self.ctx.traced is not None and self.ctx.traced.cls is not None and self.ctx.shape_config().any_named():
+            judge_helper_call(self, node, self.ctx.conditional(), keep_fixes=True)  # its fix edits the declaration
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         value = node.value

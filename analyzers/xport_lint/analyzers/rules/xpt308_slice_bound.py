@@ -6,6 +6,7 @@ from ..model import Mode, Severity
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import DimKind, DimSpec, SizeRef, Sizes
 from ._conditions import short
+from ._helper_ops import judge_helper_call
 
 
 class SliceBound(Rule):
@@ -42,6 +43,9 @@ class SliceBound(Rule):
     No automatic fix: which range or which declaration the model means is the author's choice.
 
     ## Modes
+    A slice to the range's top (`x[:, :16]` under `Dim("n", max=16)`) keeps every size the range
+    holds and exports (measured): nothing reported; `narrow` to it still guards `16 <= n`.
+
     Error in both modes (torch 2.13), but for a literal length equal to the range's low end
     (`x[:, :4]` under `Dim("n", min=4)`): returned or reduced, it fails non-strict export only;
     under elementwise arithmetic (`x[:, :4] * 2`) it fails both (measured). `Dim.AUTO` and
@@ -59,6 +63,8 @@ class SliceBound(Rule):
         self._slice(node, computed=False)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.traced is not None and self.ctx.shape_config().any_named():
+            judge_helper_call(self, node, self.ctx.conditional(), keep_fixes=False)
         self._slice(node, computed=False)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
@@ -117,6 +123,8 @@ class SliceBound(Rule):
         length = sizes.evaluate(upper, {}) if upper is not None else None
         if start != 0 or not isinstance(length, int) or isinstance(length, bool) or not _holds(spec, length):
             return False
+        if isinstance(node, cst.Subscript) and length >= spec.values()[1]:
+            return False  # a cut at the range's top keeps every size: export traces no guard (narrow still checks it)
         at_low_end = length == spec.values()[0]
         if at_low_end and self.ctx.mode is Mode.STRICT and not computed or not at_low_end and computed:
             return False  # strict: the low end fails only under arithmetic; below it, the plain visit reports
