@@ -319,7 +319,6 @@ _MISSED: dict[str, str] = {
     "cond-file-branches-shapes-differ": "`torch.cond` branches imported from another file: what they return is not "
                                         "known at the call",
     "while-file-body-grows": "a `while_loop` body imported from another file: what it returns is not known at the call",
-    "shapes-comprehension-apart": "`dynamic_shapes` built by a dict comprehension is not read",
     "nested-tuple-input-apart": "the `Dim`s of a nested tuple input do not reach the names it is unpacked to",
     "min-of-size-within-max": "`min(size, 16)` under `max=16`: torch cannot decide `Min` against the range and fails",
 }

@@ -219,6 +219,8 @@ class ShapesReader:
                 if returned is None:
                     break
                 expr = returned
+            elif isinstance(expr, cst.DictComp):
+                return _dict_written_out(expr) or expr
             else:
                 break
         return expr
@@ -428,6 +430,45 @@ class ShapesReader:
 
 _DIMS_FUNCTIONS = ("torch.export.dims", "torch.export.dynamic_shapes.dims")
 _COLLECTIONS = ("torch.export.ShapesCollection", "torch.export.dynamic_shapes.ShapesCollection")
+
+
+def _dict_written_out(comp: cst.DictComp) -> cst.Dict | None:
+    """`{name: {0: Dim(f"b_{name}")} for name in ("x", "y")}` as the dict display it builds, each
+    string the loop takes written in place of its name (f-strings of literals joined); None for
+    a comprehension over anything but a display of strings, with a condition or a second `for`."""
+    loop = comp.for_in
+    if (loop.ifs or loop.inner_for_in is not None or loop.asynchronous is not None
+            or not isinstance(loop.target, cst.Name) or not isinstance(loop.iter, (cst.Tuple, cst.List))):
+        return None
+    taken = [element.value for element in loop.iter.elements]
+    if not all(isinstance(value, cst.SimpleString) for value in taken):
+        return None
+    elements = []
+    for value in taken:
+        substitute = _Arguments({loop.target.value: value})
+        key, written = comp.key.visit(substitute), comp.value.visit(substitute)
+        if substitute.refused or not isinstance(key, cst.BaseExpression) or not isinstance(written, cst.BaseExpression):
+            return None
+        elements.append(cst.DictElement(key.visit(_JoinedStrings()), written.visit(_JoinedStrings())))
+    return cst.Dict(elements)
+
+
+class _JoinedStrings(cst.CSTTransformer):
+    """An f-string whose every placeholder is a string literal, as the one string it makes."""
+
+    def leave_FormattedString(
+        self, original_node: cst.FormattedString, updated_node: cst.FormattedString
+    ) -> cst.BaseExpression:
+        text = []
+        for part in updated_node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                text.append(part.value)
+            elif (isinstance(part, cst.FormattedStringExpression) and isinstance(part.expression, cst.SimpleString)
+                  and part.conversion is None and part.format_spec is None):
+                text.append(str(part.expression.evaluated_value))
+            else:
+                return updated_node
+        return cst.SimpleString(repr("".join(text)))
 
 
 def bind_once(
