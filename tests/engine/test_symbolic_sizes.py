@@ -20,6 +20,7 @@ from xport_lint.analyzers.shapes import (
     init_buffers,
     init_constants,
     init_layers,
+    returned_at,
 )
 from xport_lint.analyzers.walk import iter_nodes
 
@@ -321,3 +322,23 @@ def test_an_init_name_bound_from_itself_is_read_once() -> None:
                 return x
     """)
     assert [f.code for f in check_source(source, "m.py")] == ["XPT101"]
+
+
+def test_a_helper_written_at_a_call_reads_no_keyword_name_of_the_caller() -> None:
+    """`t.size(dim=0)` names a keyword, not the caller's local `dim`: the helper is still written at
+    a call whose function binds `dim`; a global it reads that the caller binds still refuses it."""
+    module = cst.parse_module(textwrap.dedent("""
+        def rows(t):
+            first = t.size(dim=0)
+            return first
+
+        def scaled(t):
+            first = t.size(0)
+            return first * SCALE
+    """))
+    rows, scaled = (s for s in module.body if isinstance(s, cst.FunctionDef))
+    call = cst.parse_expression("rows(x)")
+    assert isinstance(call, cst.Call)
+    written = returned_at(rows, call, method=False, taken={"dim", "x"})
+    assert written is not None and cst.Module([]).code_for_node(written) == "x.size(dim=0)"
+    assert returned_at(scaled, call, method=False, taken={"SCALE", "x"}) is None

@@ -2504,9 +2504,7 @@ def _free_names(helper: cst.FunctionDef) -> set[str]:
         n.value for s in _statements(helper.body) if isinstance(s, cst.Assign)
         for t in s.targets for n in iter_nodes(t.target) if isinstance(n, cst.Name)
     }
-    nodes = list(iter_nodes(helper.body))
-    kept = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
-    return {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in kept} - own
+    return _names_read(helper.body) - own
 
 
 #: calls that assert their first argument (timm's `_assert` is torch's)
@@ -2654,8 +2652,8 @@ def written_size_checks(helper: cst.FunctionDef) -> tuple[tuple[str, ...], tuple
 _DEPTH_OF_LOCALS = 3
 
 
-def _names_read(expr: cst.BaseExpression) -> set[str]:
-    """The names `expr` reads (not attribute or keyword names)."""
+def _names_read(expr: cst.CSTNode) -> set[str]:
+    """The names `expr` reads (not attribute or keyword names: `t.size(dim=0)` reads `t` only)."""
     nodes = list(iter_nodes(expr))
     kept = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)} | {
         id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
