@@ -61,6 +61,12 @@ PROGRAMS: list[Program] = [
            top="from .blocks import project"),
     *_pair("file-module-narrow", "return blocks.take_first(x, 4) * 2", "(torch.randn(2, 8),)",
            '{"x": {1: Dim("w")}}', '{"x": {1: Dim("w", min=5)}}', block=_BLOCK, top="from . import blocks"),
+    # strict export fails `narrow` to the range's low end where arithmetic reads it
+    *_pair("file-narrow-at-min-times", "return take_first(x, 4) * 2", "(torch.randn(2, 8),)",
+           '{"x": {1: Dim("w", min=4)}}', '{"x": {1: Dim("w", min=5)}}', top="from .blocks import take_first",
+           block=_BLOCK),
+    *_pair("method-narrow-at-min-added", "return 1 + self._first(x)", "(torch.randn(2, 8),)",
+           '{"x": {1: Dim("w", min=4)}}', '{"x": {1: Dim("w", min=5)}}', methods="def _first(self, t):\n    return t.narrow(1, 0, 4)"),
     # the element count fixed by the target sizes: Dim.DYNAMIC specialised, Dim.AUTO takes it
     *_pair("dynamic-view-count", "return x.view(x.size(0), 4, 8)", "(torch.randn(2, 32),)",
            '{"x": {1: Dim.DYNAMIC}}', '{"x": {1: Dim.AUTO}}'),

@@ -6,6 +6,7 @@ reports on the call."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -17,11 +18,15 @@ if TYPE_CHECKING:
     from ..rule import Rule
 
 
-def judge_helper_call(rule: Rule, call: cst.Call, conditional: set[int], keep_fixes: bool) -> None:
-    """Run `rule`'s visitors over what `call` of a helper computes, each finding reported on the
-    call. The arguments' own nodes are left out (the walk of the caller judges them), and so is
-    a call under an `if` (`conditional`: the example may not take that side). `keep_fixes`: the
-    rule's fixes edit the declaration, not the judged node (which is not in the file)."""
+def judge_helper_call(
+    rule: Rule, call: cst.Call, conditional: set[int], keep_fixes: bool,
+    judge: Callable[[cst.BaseExpression], object] | None = None,
+) -> None:
+    """Run `rule`'s visitors over what `call` of a helper computes (or `judge` on it, where the
+    rule judges it as the operand it is), each finding reported on the call. The arguments' own
+    nodes are left out (the walk of the caller judges them), and so is a call under an `if`
+    (`conditional`: the example may not take that side). `keep_fixes`: the rule's fixes edit
+    the declaration, not the judged node (which is not in the file)."""
     sizes = rule.ctx.sizes()
     if sizes is None or id(call) in conditional or "report" in vars(rule):
         return  # not a model's forward, under an `if`, or already judging a helper's op
@@ -36,6 +41,9 @@ def judge_helper_call(rule: Rule, call: cst.Call, conditional: set[int], keep_fi
 
     rule.report = at_call  # type: ignore[method-assign]
     try:
+        if judge is not None:
+            judge(written)
+            return
         visitors = rule.visitors()
         for node in iter_nodes(written):
             visit = visitors.get(type(node).__name__)

@@ -108,7 +108,10 @@ class DimTie(Rule):
     specialises the length it pools. Comparisons (`torch.arange(n) < 3`, `x > y`) broadcast as
     arithmetic does; `expand` takes the sizes it is given (`cls.expand(x.shape[0], -1, -1)`); a
     `view` in the statement that rebinds its input (`x = x.view(B, H // 7, 7, ...)`) reads the
-    input; a block of another file is judged with the declared dims its caller passes it. A size
+    input; a block of another file is judged with the declared dims its caller passes it; the op
+    a helper returns (`to_tokens(x)` of `return t.reshape(t.shape[0], 4, 8)`: a function of this
+    file of straight-line statements, a one-line method, a one-line function of another file) is
+    judged with the call's arguments in place and reported on the call. A size
     tied to one computed from it that no affine form holds (down by a strided conv or pool and
     back up) is judged on the declared range: flagged where the two are equal for some of its
     sizes and not others. An op not modelled leaves sizes unknown (no finding); ops under an

@@ -73,6 +73,9 @@ class SliceBound(Rule):
         if self.ctx.mode is Mode.STRICT and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
             for operand in (node.left, node.right):
                 self._slice(operand, computed=True)
+                if isinstance(operand, cst.Call) and self.ctx.traced is not None and self.ctx.shape_config().any_named():
+                    judge_helper_call(self, operand, self.ctx.conditional(), keep_fixes=False,
+                                      judge=lambda written: self._slice(written, computed=True))
 
     def _slice(self, node: cst.CSTNode, computed: bool) -> None:
         """`x[..., a:b]` or `x.narrow(dim, start, length)` of an input: each sliced dimension judged."""
