@@ -81,6 +81,146 @@ class Model(torch.nn.Module):
     def blend(self, x):
         return x if self.previous is None else (x + self.previous) / 2
 """, "previous", True),
+    "set-by-a-helper-the-caller-runs-first": ("""
+class Model(torch.nn.Module):
+    def forward(self, x):
+        y = self.prepare(x)
+        return self.step(y) + self.offset
+
+    def prepare(self, x):
+        self.offset = x * 2
+        return x + 1
+
+    def step(self, y):
+        return y * self.offset
+""", "offset", False),
+    "set-by-a-helper-through-tuple-unpacking": ("""
+class Model(torch.nn.Module):
+    def forward(self, x):
+        y, z = self.prepare(x)
+        return self.combine(y) * z
+
+    def combine(self, y):
+        return y + self.scale
+
+    def prepare(self, x):
+        self.scale = x.abs() + 1
+        return x - 1, x + 1
+""", "scale", False),
+    "set-by-a-helper-after-an-early-return": ("""
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.offset = torch.zeros(3, 2)
+
+    def forward(self, x):
+        self.prepare(x, x.shape[0] > 5)
+        return x + self.offset
+
+    def prepare(self, x, skip: bool):
+        if skip:
+            return
+        self.offset = self.offset + x
+""", "offset", True),
+    "rewritten-from-its-own-fresh-value": ("""
+class Model(torch.nn.Module):
+    def forward(self, x):
+        self.steps = x.shape[0] * 2
+        self.steps = self.limit(self.steps)
+        return x * self.steps
+
+    def limit(self, steps):
+        return min(steps, 4)
+""", "steps", False),
+    "read-then-cleared-by-the-caller": ("""
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self._alpha = None
+
+    def forward(self, x):
+        out = self.propagate(x)
+        alpha = self._alpha
+        assert alpha is not None
+        self._alpha = None
+        return out * alpha
+
+    def propagate(self, x):
+        return self.message(x)
+
+    def message(self, x):
+        self._alpha = x.sigmoid()
+        return x + 1
+""", "_alpha", False),
+    "read-and-kept-by-the-caller": ("""
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.seen = torch.zeros(3, 2)
+
+    def forward(self, x):
+        previous = self.seen
+        out = self.propagate(x)
+        return out * previous
+
+    def propagate(self, x):
+        return self.message(x)
+
+    def message(self, x):
+        self.seen = x.sigmoid()
+        return x + 1
+""", "seen", True),
+    "a-table-rebuilt-when-its-size-key-changes": ("""
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("inv_freq", torch.tensor([1.0, 0.5]))
+        self._seq_len_cached = None
+        self._cos_cached = None
+
+    def _update_tables(self, x, seq_dimension=0):
+        seq_len = x.shape[seq_dimension]
+        if seq_len != self._seq_len_cached:
+            self._seq_len_cached = seq_len
+            t = torch.arange(x.shape[seq_dimension], device=x.device).type_as(self.inv_freq)
+            freqs = torch.einsum("i,j->ij", t, self.inv_freq)
+            self._cos_cached = freqs.cos()
+        return self._cos_cached, self._seq_len_cached
+
+    def forward(self, x):
+        self._cos_cached, n = self._update_tables(x)
+        return x * self._cos_cached + n
+""", "_cos_cached", False),
+    "a-table-keyed-by-shape-or-unset": ("""
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.anchors = None
+        self.previous_shape = None
+
+    def forward(self, x):
+        if self.anchors is None or self.previous_shape != x.shape:
+            steps = torch.arange(x.shape[-1]).float()
+            self.anchors = steps * 2
+            self.previous_shape = x.shape
+        return x + self.anchors
+""", "anchors", False),
+    "a-table-of-the-input-values-under-a-size-key": ("""
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.width = None
+        self.table = None
+
+    def forward(self, x):
+        if x.shape[-1] != self.width:
+            self.width = x.shape[-1]
+            self.table = x.mean(0)
+        return self.combine(x)
+
+    def combine(self, x):
+        return x + self.table
+""", "table", True),
 }
 
 

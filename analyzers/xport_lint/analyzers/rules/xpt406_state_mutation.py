@@ -42,8 +42,10 @@ class StateMutation(Rule):
     Warning in both modes (torch 2.13) for state the module reads back: a `global`, an
     attribute another method reads, or one read before it is written (`self.calls += 1`).
     Info for scratch state written and then read within the same call (`self.h = x; y = self.h`,
-    or read by a method called after the write, directly or through other methods, or by a
-    method that writes it itself before reading it),
+    or read by a method called after the write, directly or through other methods, or after a
+    call of the method that always writes it, or by a method that writes it itself before
+    reading it, or that resets it afresh right after reading it: `a = self._alpha; self._alpha =
+    None`),
     reset afresh on each call (`self._conv_idx = [0]`, `self.cache = None`) or never read by
     the module, for the attribute's own values moved to a device or dtype
     (`self.freqs = [f.to(device) for f in self.freqs]`), and for state built once under
@@ -53,8 +55,12 @@ class StateMutation(Rule):
     is not None: return self.cached`, then both written), and for a table rebuilt from sizes only
     when the input outgrows it (`if max_pos > self.weights.size(0): self.make_weights(max_pos)`,
     `self.pe = self.extend_pe(x, self.pe)` where `extend_pe` returns `pe` while it is long
-    enough): the exported program computes the same outputs. (Strict export refuses an `nn.Buffer` or
-    `nn.Parameter` built in `forward`: that one stays a warning in strict mode.)
+    enough), and for a table rebuilt from sizes whenever a key attribute differs (`if seq_len !=
+    self._seq_len_cached:` setting the key and the table; with a dynamic dim, an export traced on
+    a hit fails on that test instead), and for an attribute given back what it holds (`self.t, n =
+    self.update(x)` where `update` returns `self.t, n`): the exported program computes the same
+    outputs. (Strict export refuses an `nn.Buffer` or `nn.Parameter` built in `forward`: that one
+    stays a warning in strict mode.)
     """
 
     CODE = "XPT406"
@@ -81,7 +87,12 @@ class StateMutation(Rule):
         if traced is None or traced.func.name.value == "__init__":
             return
         if isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
+            for index, element in enumerate(target.elements):
+                if self._handed_back(value, element.value, index):
+                    self.report(element.value, f"`{short(element.value)}` is given back the value it holds (the "
+                                "method called returns it): nothing is dropped that the method itself does not set",
+                                severity=Severity.INFO)
+                    continue
                 self._check(element.value, None if value is None or not _fresh(value) else value)
             return
         if (
@@ -109,6 +120,10 @@ class StateMutation(Rule):
                 self.report(target, f"`{short(target)}` is rebuilt only when the input outgrows it (a test on its "
                             "size decides): the program computes, for the export's sizes, what eager reads from it",
                             severity=Severity.INFO)
+            elif value is not None and self._rebuilt_when_its_key_changes(value):
+                self.report(target, f"`{short(target)}` is a cache rebuilt from sizes whenever its key changes (an `if` "
+                            "on `self.<key> != ...`): the program, traced on a miss, rebuilds it from the input on "
+                            "every call, as eager does when the size changes", severity=Severity.INFO)
             elif self._checked_cache(target.attr.value):
                 self.report(target, f"`{short(target)}` is a cache this function checks before reusing it and "
                             "recomputes on a miss: the program, traced on a miss, recomputes it on every call",
@@ -142,6 +157,46 @@ class StateMutation(Rule):
                 traced.func, node, statement
             ):
                 return True
+        return False
+
+    def _handed_back(self, value: cst.BaseExpression | None, target: cst.BaseExpression, index: int) -> bool:
+        """`self.a, self.b = self.m(...)` where every `return` of `m` gives back `self.a, self.b`
+        (esm's `self._cos_cached, self._sin_cached = self._update_cos_sin_tables(k)`): the
+        attribute gets the object it already holds; what `m` sets is reported in `m`."""
+        traced = self.ctx.traced
+        if not (isinstance(value, cst.Call) and isinstance(target, cst.Attribute) and traced is not None):
+            return False
+        helper = self.ctx.program.helper_for(traced.cls, value.func)
+        if helper is None:
+            return False
+        returns = [node for node in iter_nodes(helper.func.body) if type(node) is cst.Return]
+        return bool(returns) and all(
+            isinstance(ret.value, cst.Tuple) and len(ret.value.elements) > index  # type: ignore[attr-defined]
+            and _is_self(ret.value.elements[index].value, target.attr.value)  # type: ignore[attr-defined]
+            and isinstance(target.value, cst.Name) and target.value.value == "self"
+            for ret in returns
+        )
+
+    def _rebuilt_when_its_key_changes(self, value: cst.BaseExpression) -> bool:
+        """The write sits under an `if` whose test finds a key attribute changed (`seq_len !=
+        self._seq_len_cached`, `self.previous_shape != x.shape`, or-ed with `self.table is None`)
+        and whose body sets that key again, both made from sizes, not from what an input holds
+        (esm's rotary tables, MONAI's anchors by image shape). Measured on 2.13, both modes: traced
+        on a miss the program rebuilds the table on every call and equals eager; traced on a hit
+        with static sizes it keeps the table eager keeps for that size; with a dynamic dim on a hit
+        export fails on the key test (a constraint violation), it never drops the write silently."""
+        traced, statement = self.ctx.traced, self.ctx.statement
+        if traced is None or statement is None or not _made_from_sizes(traced.func, value):
+            return False
+        for node in iter_nodes(traced.func.body):
+            if type(node) is cst.If and any(inner is statement for inner in iter_nodes(node.body)):  # type: ignore[attr-defined]
+                keys = _changed_keys(node.test)  # type: ignore[attr-defined]
+                if any(
+                    type(small) is cst.Assign and any(_is_self(t.target, key) for t in small.targets for key in keys)  # type: ignore[attr-defined]
+                    and _made_from_sizes(traced.func, small.value)  # type: ignore[attr-defined]
+                    for small in iter_nodes(node.body)  # type: ignore[attr-defined]
+                ):
+                    return True
         return False
 
     def _moved_through_a_local(self, value: cst.BaseExpression, name: str) -> bool:
@@ -247,10 +302,12 @@ class StateMutation(Rule):
 
     def _read_across_calls(self, name: str) -> bool:
         """`self.<name>` is state a later call reads: the writing function reads it before (or as)
-        it writes it (`self.calls += 1`), or another method of the class (not `__init__`) reads it
-        before writing it itself, unless that method runs only as a helper of this call, after
-        the write. Written and then read in the same call, it is scratch state (measured on 2.13:
-        such a module exports and equals eager)."""
+        it writes it (`self.calls += 1`) with no write of its own before, or another method of
+        the class (not `__init__`) reads it before writing it itself (or calling the writing
+        function, which always writes it), unless that method runs only as a helper of this call,
+        after the write, or resets the attribute afresh right after reading it. Written and then
+        read in the same call, it is scratch state (measured on 2.13: such a module exports and
+        equals eager)."""
         traced, statement = self.ctx.traced, self.ctx.statement
         if traced is None or traced.cls is None:
             return True
@@ -259,13 +316,16 @@ class StateMutation(Rule):
                 continue
             listed = self.ctx.program.nodes(method) if method is traced.func else _listed(method)
             writes = [holder for node, holder in listed if holder is not None and _writes(holder, name)]
+            if method is not traced.func:
+                writes += self._writer_calls(listed)
             written = False
             for node, holder in listed:
                 if method is traced.func and holder is statement:
                     written = True
-                    if isinstance(node, cst.AugAssign) or (
+                    if (isinstance(node, cst.AugAssign) or (
                         isinstance(node, cst.Assign) and _reads(node.value, name)
-                    ):
+                    )) and not any(w is not statement and self.ctx.program.runs_before(method, w, statement)
+                                   for w in writes):
                         return True
                 elif type(node) is cst.Attribute and _is_self(node, name) and not _stored(holder, node):  # type: ignore[arg-type]
                     if method is traced.func:
@@ -274,15 +334,30 @@ class StateMutation(Rule):
                     elif not (
                         any(holder is not None and self.ctx.program.runs_before(method, w, holder) for w in writes)
                         or self._helper_called_after_the_write(method)
+                        or (holder is not None and _reset_after(method, holder, name))
                     ):
                         return True
         return False
+
+    def _writer_calls(self, listed: list[tuple[cst.CSTNode, cst.CSTNode | None]]) -> list[cst.CSTNode]:
+        """The statements of `listed` that call `self.<the writing function>(...)`, when every call
+        of it writes the attribute (speechbrain's beam search: `forward` calls
+        `self.init_beam_search_data(...)`, which sets `self.beam_offset`, then reads it)."""
+        traced, statement = self.ctx.traced, self.ctx.statement
+        if traced is None or statement is None or not _always_runs(traced.func, statement):
+            return []
+        writer = traced.func.name.value
+        return [
+            holder for node, holder in listed
+            if holder is not None and type(node) is cst.Call and _is_self(node.func, writer)  # type: ignore[attr-defined]
+        ]
 
     def _helper_called_after_the_write(
         self, method: cst.FunctionDef, seen: frozenset[cst.FunctionDef] = frozenset()
     ) -> bool:
         """Every call of `self.<method>(...)` in the class is in the writing function after the
-        write, or in a method that is itself only called so (LoFTR's fine matching: `forward`
+        write, or after a call of the writing function (which always writes it), or in a method
+        that is itself only called so (LoFTR's fine matching: `forward`
         sets `self.W`, then calls `self.get_fine_match`, which reads it; Ultralytics' assigner:
         `forward` sets `self.bs`, then `self._forward` calls `self.get_box_metrics`): the method
         reads this call's value."""
@@ -291,13 +366,16 @@ class StateMutation(Rule):
             return False
         called = False
         for other in traced.cls.methods.values():
-            for node, holder in self.ctx.program.nodes(other) if other is traced.func else _listed(other):
+            listed = self.ctx.program.nodes(other) if other is traced.func else _listed(other)
+            for node, holder in listed:
                 if type(node) is not cst.Call or not _is_self(node.func, method.name.value):  # type: ignore[attr-defined]
                     continue
                 if other is traced.func:
                     after = holder is not None and self.ctx.program.runs_before(traced.func, statement, holder)
                 else:
-                    after = other is not method and self._helper_called_after_the_write(other, seen | {method})
+                    after = holder is not None and any(
+                        self.ctx.program.runs_before(other, call, holder) for call in self._writer_calls(listed)
+                    ) or (other is not method and self._helper_called_after_the_write(other, seen | {method}))
                 if not after:
                     return False
                 called = True
@@ -551,6 +629,92 @@ def _stored(statement: cst.CSTNode | None, node: cst.Attribute) -> bool:
     if isinstance(statement, cst.Assign):
         return any(target.target is node for target in statement.targets)
     return isinstance(statement, cst.AnnAssign) and statement.target is node
+
+
+def _changed_keys(test: cst.BaseExpression) -> set[str]:
+    """The attributes `self.<key>` a test compares with `!=` or `is not` (`n != self.cached_len`)."""
+    return {
+        side.attr.value
+        for node in iter_nodes(test) if type(node) is cst.Comparison
+        and all(type(c.operator) in (cst.NotEqual, cst.IsNot) for c in node.comparisons)  # type: ignore[attr-defined]
+        for side in (node.left, *(c.comparator for c in node.comparisons))  # type: ignore[attr-defined]
+        if isinstance(side, cst.Attribute) and isinstance(side.value, cst.Name) and side.value.value == "self"
+    }
+
+
+def _made_from_sizes(func: cst.FunctionDef, value: cst.BaseExpression) -> bool:
+    """`value` reads `func`'s parameters (but numbers: annotated so, or defaulting to a number)
+    only for their sizes, dtype or device (`x.shape[1]`), directly or through the locals it is made from (each of their assignments in `func` alike);
+    the module's own attributes and constants may feed it. A local bound other than by a plain
+    assignment (a loop target, `with ... as`) is taken as an input's values."""
+    params = {
+        p.name.value for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)
+        if p.name.value != "self" and not (
+            (p.annotation is not None and annotation_names(p.annotation) <= _NUMBERS)
+            or isinstance(p.default, (cst.Integer, cst.Float))
+        )
+    }
+    for star in (func.params.star_arg, func.params.star_kwarg):
+        if isinstance(star, cst.Param):
+            params.add(star.name.value)
+    assigned: dict[str, list[cst.BaseExpression]] = {}
+    others: set[str] = set()
+    for node in iter_nodes(func.body):
+        if type(node) is cst.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                for name in iter_nodes(target.target):
+                    if type(name) is cst.Name:
+                        assigned.setdefault(name.value, []).append(node.value)  # type: ignore[attr-defined]
+        elif type(node) in (cst.For, cst.AsName, cst.NamedExpr, cst.AugAssign):
+            bound = node.target if type(node) is not cst.AsName else node.name  # type: ignore[attr-defined]
+            others.update(name.value for name in iter_nodes(bound) if type(name) is cst.Name)  # type: ignore[attr-defined]
+    seen: set[str] = set()
+    pending = [value]
+    while pending:
+        expr = pending.pop()
+        if not _sizes_only(expr, lambda name: name.value in params or name.value in others):
+            return False
+        for name in iter_nodes(expr):
+            if type(name) is cst.Name and name.value in assigned and name.value not in seen:  # type: ignore[attr-defined]
+                seen.add(name.value)  # type: ignore[attr-defined]
+                pending.extend(assigned[name.value])  # type: ignore[attr-defined]
+    return True
+
+
+def _always_runs(func: cst.FunctionDef, statement: cst.CSTNode) -> bool:
+    """`statement` is in a line of `func`'s own block (not under an `if`, loop or `try`) with no
+    `return` before it: every call of `func` that returns has run it."""
+    for line in func.body.body:
+        if line is statement or (isinstance(line, cst.SimpleStatementLine) and any(s is statement for s in line.body)):
+            return True
+        if any(type(node) is cst.Return for node in iter_nodes(line)):
+            return False
+    return False
+
+
+def _reset_after(method: cst.FunctionDef, read: cst.CSTNode, name: str) -> bool:
+    """The read `read` of `self.<name>` is followed, in its block, by `self.<name> = <fresh>`
+    with no `return`, `break` or `continue` between (PyG's attention convs: `alpha = self._alpha;
+    self._alpha = None` after `propagate` has `message` set it): the value is consumed by the
+    call that reads it, and no later call can read it."""
+    for block in iter_nodes(method.body):
+        if not isinstance(block, cst.IndentedBlock):
+            continue
+        lines = list(block.body)
+        index = next((i for i, line in enumerate(lines) if line is read or (
+            isinstance(line, cst.SimpleStatementLine) and any(s is read for s in line.body)
+        )), None)
+        if index is None:
+            continue
+        for line in lines[index + 1:]:
+            if isinstance(line, cst.SimpleStatementLine) and any(
+                isinstance(small, cst.Assign) and _fresh(small.value) and _writes(small, name) for small in line.body
+            ):
+                return True
+            if any(type(node) in (cst.Return, cst.Break, cst.Continue) for node in iter_nodes(line)):
+                return False
+        return False
+    return False
 
 
 def _listed(func: cst.FunctionDef) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
