@@ -30,13 +30,16 @@ class EnvironmentRead(Rule):
     No automatic fix.
 
     ## Modes
-    Warning in both modes (torch 2.13).
+    Warning in both modes (torch 2.13). Info where only a training-mode export, a non-default
+    configuration or an optional argument runs the read: a default export's graph does not
+    depend on it.
     """
 
     CODE = "XPT403"
     NAME = "environment-read"
     SEVERITY = Severity.WARNING
     STRICT_SEVERITY = Severity.WARNING
+    SIDE_EFFECT = True
     PYTORCH_NAME = "baked-in constant"
 
     def visit_Attribute(self, node: cst.Attribute) -> None:

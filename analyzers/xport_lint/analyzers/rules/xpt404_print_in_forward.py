@@ -33,13 +33,15 @@ class PrintInForward(Rule):
     program is the same), which is all the print did while exporting.
 
     ## Modes
-    Warning in both modes (torch 2.13).
+    Warning in both modes (torch 2.13). Info where only a training-mode export, a non-default
+    configuration or an optional argument runs the print: a default export never runs it.
     """
 
     CODE = "XPT404"
     NAME = "print-in-forward"
     SEVERITY = Severity.WARNING
     STRICT_SEVERITY = Severity.WARNING
+    SIDE_EFFECT = True
     PYTORCH_NAME = "dropped side effect"
 
     def visit_Call(self, node: cst.Call) -> None:
