@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import libcst as cst
 
@@ -44,8 +44,8 @@ class StateMutation(Rule):
     Info for scratch state written and then read within the same call (`self.h = x; y = self.h`,
     or read by a method called after the write, directly or through other methods, or after a
     call of the method that always writes it, or by a method that writes it itself before
-    reading it, or that resets it afresh right after reading it: `a = self._alpha; self._alpha =
-    None`),
+    reading it, or that reads it after a call that may write it and resets it afresh right
+    after: `out = self.propagate(x); a = self._alpha; self._alpha = None`),
     reset afresh on each call (`self._conv_idx = [0]`, `self.cache = None`) or never read by
     the module, for the attribute's own values moved to a device or dtype
     (`self.freqs = [f.to(device) for f in self.freqs]`), and for state built once under
@@ -334,10 +334,39 @@ class StateMutation(Rule):
                     elif not (
                         any(holder is not None and self.ctx.program.runs_before(method, w, holder) for w in writes)
                         or self._helper_called_after_the_write(method)
-                        or (holder is not None and _reset_after(method, holder, name))
+                        or (holder is not None and self._consumed_after_a_write(method, listed, holder, name))
                     ):
                         return True
         return False
+
+    def _consumed_after_a_write(
+        self, method: cst.FunctionDef, listed: list[tuple[cst.CSTNode, cst.CSTNode | None]], read: cst.CSTNode,
+        name: str,
+    ) -> bool:
+        """The read is preceded, on every path, by a call that may write the attribute (the
+        writing method, or one the class inherits: PyG's `self.propagate(...)`, which calls
+        `message`) and followed in its block by a fresh reset (`alpha = self._alpha; self._alpha =
+        None`): it reads what this call wrote, and no later call can read it. (Read before such a
+        call, it is the previous call's value: state, even when reset.)"""
+        traced = self.ctx.traced
+        if traced is None or traced.cls is None or not _reset_after(method, read, name):
+            return False
+        own = traced.cls.methods
+        init = own.get("__init__")
+        attributes = {
+            node.attr.value for node in iter_nodes(init.body) if type(node) is cst.Attribute  # type: ignore[attr-defined]
+            and isinstance(node.value, cst.Name) and node.value.value == "self"  # type: ignore[attr-defined]
+        } if init is not None else set()
+        reaching = _methods_reaching(own, traced.func.name.value)
+        return any(
+            holder is not None and type(node) is cst.Call and isinstance(node.func, cst.Attribute)  # type: ignore[attr-defined]
+            and isinstance(node.func.value, cst.Name) and node.func.value.value == "self"  # type: ignore[attr-defined]
+            and (node.func.attr.value in reaching or (  # type: ignore[attr-defined]
+                node.func.attr.value not in own and node.func.attr.value not in attributes  # type: ignore[attr-defined]
+            ))
+            and self.ctx.program.runs_before(method, holder, read)
+            for node, holder in listed
+        )
 
     def _writer_calls(self, listed: list[tuple[cst.CSTNode, cst.CSTNode | None]]) -> list[cst.CSTNode]:
         """The statements of `listed` that call `self.<the writing function>(...)`, when every call
@@ -690,6 +719,27 @@ def _always_runs(func: cst.FunctionDef, statement: cst.CSTNode) -> bool:
         if any(type(node) is cst.Return for node in iter_nodes(line)):
             return False
     return False
+
+
+def _methods_reaching(methods: Mapping[str, cst.FunctionDef], target: str) -> set[str]:
+    """The names of `methods` whose calls reach `self.<target>(...)` through the class's own
+    methods (`target` included)."""
+    calls = {
+        name: {
+            node.func.attr.value for node in iter_nodes(func.body) if type(node) is cst.Call  # type: ignore[attr-defined]
+            and isinstance(node.func, cst.Attribute) and dotted(node.func.value) == "self"  # type: ignore[attr-defined]
+        }
+        for name, func in methods.items()
+    }
+    reaching = {target}
+    grown = True
+    while grown:
+        grown = False
+        for name, called in calls.items():
+            if name not in reaching and called & reaching:
+                reaching.add(name)
+                grown = True
+    return reaching
 
 
 def _reset_after(method: cst.FunctionDef, read: cst.CSTNode, name: str) -> bool:
