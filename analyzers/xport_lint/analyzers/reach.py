@@ -1006,6 +1006,22 @@ class FileReach(ExportSites):
             self._attributes_maybe_none(func), self._none_params.get(id(func), {}),
         )
 
+    def _calls_a_training_test(self, test: cst.BaseExpression, func: cst.FunctionDef) -> bool:
+        """`self.should_update(epoch)`, alone or as an operand of `and`, where every `return` of
+        the method is a training test (`return still_training and self.training`, speechbrain's
+        InputNormalization): the body runs only in training mode."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._calls_a_training_test(test.left, func) or self._calls_a_training_test(test.right, func)
+        if not isinstance(test, cst.Call):
+            return False
+        helper = self.helper_for(self._class_of.get(id(func)), test.func)
+        if helper is None:
+            return False
+        returns = [node for node in iter_nodes(helper.func.body) if type(node) is cst.Return]
+        return bool(returns) and all(
+            ret.value is not None and _tests_training(ret.value) for ret in returns  # type: ignore[attr-defined]
+        )
+
     def _branch_export_skips(self, node: cst.If, func: cst.FunctionDef) -> tuple[cst.CSTNode, ...]:
         """The branch of `node` export never runs (left out of the walk: nothing there is
         traced), and, as a side effect, the statements only a training-mode export runs."""
@@ -1015,7 +1031,7 @@ class FileReach(ExportSites):
             return (node.body,)
         if verdict is True:
             return (node.orelse,) if node.orelse is not None else ()
-        if _tests_training(node.test):
+        if _tests_training(node.test) or self._calls_a_training_test(node.test, func):
             # statements only (a cheap walk): findings are keyed by their innermost statement
             self.training_only.update(id(statement) for statement in walk_statements(node.body))
         elif _tests_not_training(node.test) and node.orelse is not None:
