@@ -20,6 +20,7 @@ from ..shapes import (
     ShapesReader,
     SizeRef,
     Sizes,
+    _module_list,
     declared_examples,
     init_buffers,
     init_call,
@@ -72,6 +73,13 @@ _LAST_CHANGED = frozenset({"Linear", "LazyLinear", "Bilinear"})
 _REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod"})
 
 
+def _bound_here(name: cst.Name, stmt: cst.CSTNode) -> bool:
+    """Whether `name` is a target `stmt` binds (an assignment's or a loop's)."""
+    targets = [t.target for n in iter_nodes(stmt) if isinstance(n, cst.Assign) for t in n.targets] + [
+        n.target for n in iter_nodes(stmt) if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For))]
+    return any(name is inner for target in targets for inner in iter_nodes(target))
+
+
 def _retied(source: str, declared: str, fixed: str) -> Invalid:
     """A rule example whose fix only declares its `dynamic_shapes` line `declared` as `fixed`."""
     return Invalid(source, expected_replacement=source.replace(declared, fixed))
@@ -103,7 +111,8 @@ class DimTie(Rule):
     `Dim.DYNAMIC` is flagged too (export specialises it and fails). Also followed: `einsum` with
     `...`, a strided slice `x[::2]` (`ceil(s / 2)`: tied to another root's `Dim` or a constant
     it fails), `ConvTranspose` layers, `x.new_zeros(...)`, an `nn.Sequential` of `Flatten`,
-    size-keeping layers and a `Linear`, `torch.split`/`torch.chunk` by a size computed from the
+    size-keeping layers and a `Linear`, the first `Linear` of an `nn.ModuleList` that a
+    `for layer in self.layers:` of the function's top runs on an input, `torch.split`/`torch.chunk` by a size computed from the
     split dimension (`w // 2`), and 1-d max pooling (`F.max_pool1d`, `nn.MaxPool1d`), which
     specialises the length it pools. Comparisons (`torch.arange(n) < 3`, `x > y`) broadcast as
     arithmetic does; `expand` takes the sizes it is given (`cls.expand(x.shape[0], -1, -1)`); a
@@ -168,6 +177,9 @@ class DimTie(Rule):
             judge_helper_call(self, node, self._conditional(), keep_fixes=True)  # its fixes edit the declaration
         if isinstance(func, cst.Attribute) and func.attr.value in ("view", "reshape") and node.args:
             self._reshape(node, func.value)
+            return
+        if isinstance(func, cst.Name) and id(node) in self._first_layer_calls():
+            self._first_listed_layer(node, self._first_layer_calls()[id(node)])
             return
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             if self.ctx.sizes() is not None and self.ctx.sizes().layers.get(func.attr.value) == "MaxPool1d":  # type: ignore[union-attr]
@@ -925,6 +937,56 @@ class DimTie(Rule):
         reason = self._tie(dims[index], _Dim(size=size), setting[1], broadcast=False)
         if reason is not None:
             self.report(node, f"`{short(node)}`: {what} tie {reason}")
+
+    def _first_layer_calls(self) -> dict[int, tuple[str, str]]:
+        """`layer(x)` in `for layer in self.layers:` at the top of `forward`, by id: the attribute
+        looped over and the input `x` it is first given, where no statement before the loop
+        rebinds that input (the first pass runs the list's first layer on the input itself)."""
+        traced = self.ctx.traced
+        assert traced is not None
+        key = f"first-layers:{id(traced.func)}"
+        found = self.ctx.shared.get(key)
+        if found is None:
+            found = {}
+            rebound: set[str] = set()
+            for stmt in traced.func.body.body:
+                if isinstance(stmt, cst.For) and isinstance(stmt.target, cst.Name) and isinstance(
+                        stmt.iter, cst.Attribute) and isinstance(stmt.iter.value, cst.Name) and stmt.iter.value.value == "self":
+                    in_loop = set(rebound)  # `x = self.proj(x)` before `layer(x)` in the loop: not the input
+                    for inner in stmt.body.body:
+                        for call in iter_nodes(inner):
+                            if (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+                                    and call.func.value == stmt.target.value and len(call.args) == 1
+                                    and isinstance(call.args[0].value, cst.Name)
+                                    and call.args[0].value.value not in in_loop):
+                                found[id(call)] = (stmt.iter.attr.value, call.args[0].value.value)
+                        in_loop.update(n.value for n in iter_nodes(inner) if isinstance(n, cst.Name) and _bound_here(n, inner))
+                rebound.update(n.value for n in iter_nodes(stmt) if isinstance(n, cst.Name) and _bound_here(n, stmt))
+            self.ctx.shared[key] = found
+        return found  # type: ignore[return-value]
+
+    def _first_listed_layer(self, node: cst.Call, looped: tuple[str, str]) -> None:
+        """`layer(x)` of `for layer in self.layers` over `nn.ModuleList([nn.Linear(8, 8), ...])`:
+        the first layer's 8 input features tie `x`'s last size (measured: a named `Dim` there fails)."""
+        setting = self._setting()
+        traced = self.ctx.traced
+        attr, name = looped
+        if setting is None or traced is None or traced.cls is None or id(node) in self._conditional():
+            return
+        sizes, config = setting[0], setting[1]
+        listed = _module_list(init_call(traced.cls.node, attr))
+        first = listed[0] if listed else None
+        if first is None or (self.ctx.resolve(first.func) or "").rpartition(".")[2] != "Linear" or not first.args:
+            return
+        features = self._built_size(first.args[0].value) if first.args[0].keyword is None else None
+        position = sizes.positions.get(name)
+        dims = self._passed_whole(name, position, config) if position is not None else None
+        if features is None or not dims:
+            return
+        reason = self._tie(dims[-1], _Dim(size=features), config, broadcast=False)
+        if reason is not None:
+            self.report(node, f"`{short(node)}`: the {features} input features of the first `Linear` of "
+                              f"`self.{attr}` tie {reason}")
 
     def _pooled_1d(self, node: cst.Call) -> None:
         """`F.max_pool1d(x, 2)` or `self.pool(x)` of `nn.MaxPool1d`: torch 2.13 specialises the
