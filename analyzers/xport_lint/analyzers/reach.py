@@ -191,7 +191,9 @@ class FileReach(ExportSites):
         for info in self.classes.values():
             for name in ENTRY_METHODS:
                 method = info.methods.get(name)
-                if method is not None and not _takes_a_session(method):
+                if method is not None and not _takes_a_session(method) and (
+                    name == "forward" or _wraps_forward(method)
+                ):
                     yield Traced(method, info)
         for call in self.export_calls:
             if call.call.args:
@@ -1500,6 +1502,17 @@ def _catches_only_failures(handler: cst.ExceptHandler | cst.ExceptStarHandler) -
         return True
     kinds = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
     return all((dotted(kind) or "").rpartition(".")[2] in _FAILURES for kind in kinds)
+
+
+def _wraps_forward(call: cst.FunctionDef) -> bool:
+    """A `__call__` override that runs the module's `forward` (`super().__call__(...)`,
+    `self.forward(...)`): calling the module, as export does, runs it with the module's arguments.
+    One that never does is a callable of its own (diffusers' attention processors, called with the
+    `Attention` module first; speechbrain's CTC beam searchers), no module an export calls."""
+    return any(
+        type(node) is cst.Call and callee_text(node.func) in ("super().__call__", "self.forward")  # type: ignore[attr-defined]
+        for node in iter_nodes(call.body)
+    )
 
 
 def _takes_a_session(forward: cst.FunctionDef) -> bool:
