@@ -249,7 +249,7 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
     problem = next((p for arm in arms if (p := guard_problem(arm.test))), None)
     if problem:
         return Rewrite(reason=problem)
-    hoisted = _hoisted_reads(flow, func, arms[0].test)
+    hoisted = _hoisted_reads(flow, arms[0].test)
     if isinstance(hoisted, str):
         return Rewrite(reason=hoisted)
     if hoisted:
@@ -321,9 +321,7 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
 _ALWAYS_EVALUATED = (cst.Comparison, cst.ComparisonTarget, cst.UnaryOperation, cst.BinaryOperation, cst.NamedExpr)
 
 
-def _hoisted_reads(
-    flow: FunctionFlow, func: cst.FunctionDef, test: cst.BaseExpression
-) -> list[tuple[str, cst.BaseExpression]] | str:
+def _hoisted_reads(flow: FunctionFlow, test: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | str:
     """(name, tensor) for each `name := <number read from a tensor>` in an `if`'s test (`(n :=
     int(mask.sum())) > 0`): the fix binds the tensor to the name before `torch.cond`, whose
     predicate then tests the name, and the branches take it as an operand. The reason none is
@@ -337,7 +335,7 @@ def _hoisted_reads(
         )
         if name is None or tensor is None or not _always_evaluated(test, walrus):
             return f"the test binds `{code_of(walrus.target)}` with `:=` to something other than a number read once"
-        if sum(1 for n in iter_nodes(func.body) if _binds(n, name)) != 1:
+        if len(flow.bindings(name)) != 1:  # a parameter, loop variable, `:=` or assignment of the name elsewhere
             return f"`{name}`, bound by `:=` in the test, is bound elsewhere in the function too"
         out.append((name, tensor))
     return out
@@ -352,18 +350,6 @@ def _always_evaluated(test: cst.BaseExpression, target: cst.CSTNode) -> bool:
         return False
     return any(_always_evaluated(child, target) for child in test.children if isinstance(child, cst.BaseExpression)
                or isinstance(child, cst.ComparisonTarget))
-
-
-def _binds(node: cst.CSTNode, name: str) -> bool:
-    """`node` binds `name`: an assignment's or loop's target, or a `:=`."""
-    targets: list[cst.CSTNode] = []
-    if isinstance(node, cst.NamedExpr):
-        targets = [node.target]
-    elif isinstance(node, cst.Assign):
-        targets = [t.target for t in node.targets]
-    elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
-        targets = [node.target]
-    return any(isinstance(n, cst.Name) and n.value == name for t in targets for n in iter_nodes(t))
 
 
 class _WalrusAsName(cst.CSTTransformer):
