@@ -804,8 +804,6 @@ NO_FIX = {
     "ternary-on-an-element-of-tolist": "an element of `.tolist()`: its tensor form depends on the tensor's rank",
     "gates-zipped-with-layers": "`g` is a Python number from `.tolist()`, which torch.cond's predicate cannot take"
     " (and strict export refuses `.tolist()` of a float tensor)",
-    "threshold-kept-on-self-in-forward": "the number tested is kept on `self`: torch.cond cannot take it, and"
-    " `.item()` in place of `float()` would fail at the test",
     "key-formatted-from-a-read-index": "the key is a string spelt from the number",
     "argmax-index-into-a-python-list": "an entry of a Python list: the list may hold anything",
     "loop-over-where-rows": "as many steps as the data has hits",

@@ -779,8 +779,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX = {
-    "range-of-a-count-kept-on-self": "the count is kept on `self` (`self.level = int(n)`): the tensor it is read"
-    " from is not at hand at the loop, and keeping a tensor there instead changes what the module holds",
     "topk-of-half-a-read-count": "`int()` of arithmetic on the number read (`* 0.5`, truncated): no tensor op"
     " gives the same Python int, and topk's output size would be data for the code after it anyway",
     "scale-read-in-init-style-helper-and-tested": "the number tested comes from a helper of two statements"

@@ -865,8 +865,6 @@ NO_FIX: dict[str, str] = {
     " torch.while_loop's condition function cannot hand it back",
     "diffusion-steps-from-a-schedule-attribute": "the trip count is kept on `self` (`self.n_steps = round(...)`):"
     " the tensor it is read from is not at hand at the loop, and keeping a tensor there changes the module",
-    "entropy-kept-on-self-then-tested-in-forward": "the number tested is kept on `self`: the tensor it is read from"
-    " is not at hand at the test, and keeping a tensor there changes what the module holds",
     "ids-mapped-through-a-python-dict": "a dict's entries picked by numbers read from data: a lookup tensor"
     " (`lut[ids]`) does it when the keys are 0..n-1, which the rewrite does not check",
 }

@@ -520,8 +520,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 NO_FIX: dict[str, str] = {
     "tensor-split-into-a-read-number-of-sections": "the number of pieces is the data",
     "interpolate-by-a-read-scale-factor": "the output size is the data",
-    "repeat-count-stored-on-self-in-forward": "the read is kept on `self` in `forward`; the attribute is not followed"
-    " to its use as a size",
     "columns-gathered-by-a-comprehension-over-a-read-range": "a list as long as the data says",
     "topk-with-k-read-through-a-helper": "`topk`'s k sets an output size later code uses: dropping `int()` exports but"
     " fails at run time (measured on `logits.topk(k.item())`)",

@@ -698,8 +698,6 @@ NO_FIX: dict[str, str] = {
     " amount is not known to be used only as a size (measured: `F.pad(x, (0, p.item()))` exports in both modes)",
     "slice-bound-read-by-a-staticmethod": _HELPER_RESULT,
     "view-rows-read-through-a-helper": _HELPER_RESULT,
-    "while-limit-kept-on-self-in-forward": "the bound is kept on `self`: torch.while_loop's condition would read it"
-    " as a number (the rewritten loop fails export: measured, tests/rules/test_kept_read_loop_spellings.py)",
     "range-count-kept-in-a-dict": _A_LOOP_AS_LONG_AS_THE_DATA + ", its count kept in a dict",
     "branch-on-a-read-kept-in-a-list": "the number is kept in a list and read by the test and by a branch"
     " (`x / seen[0]`): torch.cond would need it as a tensor in both",

@@ -48,3 +48,6 @@ class FixProposal:
     replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel], ...]
     imports: tuple[str, ...] = field(default=())
     blocks: tuple[BlockReplacement, ...] = field(default=())
+    #: a step that leaves the error to another fix of the next round (a number kept on `self` made a
+    #: local, which the branch rewrite then binds): offered only where it lets more errors be fixed
+    step: bool = False

@@ -7,6 +7,7 @@ in a single walk over it, and compute positions only for what is reported.
 from __future__ import annotations
 
 import ast
+import contextvars
 import dataclasses
 import itertools
 import logging
@@ -23,7 +24,7 @@ from . import noqa, registry
 from .config import Config
 from .context import TABLE_SOURCE, RuleContext
 from .facts import FileFacts
-from .fixes import apply_fixes
+from .fixes import apply_edits, apply_fixes
 from .incremental import ChunkedParser, FactStore, facts_kept_in
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, module_name
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span, after_note, internal_failure
@@ -257,7 +258,9 @@ def _analyse(
         ctx.traced = ctx.flow = None
     if module_wide:
         _walk(with_statements(module, None, in_function=False), _dispatch(module_wide), ctx, path)
-    findings = _findings(ctx, locator, config, mode, program, path)
+    stepped: list[int] = []
+    findings = _proven_steps(_findings(ctx, locator, config, mode, program, path, stepped), stepped, source, path,
+                             config, context)
     if UNUSED_NOQA_CODE in enabled:
         findings.extend(_unused_suppressions(locator, ctx.reports, source))
     if ctx.failures:
@@ -426,8 +429,10 @@ NO_FIX = "no automatic fix: "
 
 
 def _findings(
-    ctx: RuleContext, locator: Locator, config: Config, mode: Mode, program: FileFacts, path: str
+    ctx: RuleContext, locator: Locator, config: Config, mode: Mode, program: FileFacts, path: str,
+    stepped: list[int],
 ) -> list[Finding]:
+    """The reports as findings; `stepped` gets the index of each whose fix is a step."""
     out: list[Finding] = []
     #: (index in out, statement, line) of the errors in traced code, and of those a condition lowered
     errors: list[tuple[int, cst.CSTNode, int]] = []
@@ -462,6 +467,8 @@ def _findings(
             elsewhere = note_path if note_path and note_path != path else None
             related += (Related(Span(Position(note_line, 0), Position(note_line, 0)), note, elsewhere),)
         fix = _fix(report.fix, report.statement, locator, program) if report.fix is not None else None
+        if fix is not None and report.fix is not None and report.fix.step:
+            stepped.append(len(out))
         if no_fix:  # a second line in the CLI, `data.noFix` in the editor: the Problems panel cuts a long message
             related += (Related(span, NO_FIX + reason.removesuffix(")")),)
         out.append(Finding(rule.CODE, rule.NAME, message, severity, span, fix, related, rule.url()))
@@ -477,6 +484,40 @@ def _findings(
                 finding, severity=Severity.WARNING, message=finding.message + after_note(line), after=line,
             )
     return out
+
+
+#: set while a step fix is being proven: the checks inside offer no step of their own
+_PROVING_STEP = contextvars.ContextVar("proving_step", default=False)
+
+
+def _proven_steps(
+    findings: list[Finding], stepped: list[int], source: str, path: str, config: Config, context: FileContext
+) -> list[Finding]:
+    """`findings` with the step fix of each of `stepped` kept only where applying it, then every
+    fix round after, leaves fewer errors than the rounds leave without it (unsafe fixes included: a
+    step is one). A step alone never removes the error it is offered on; what it prepares may fail
+    to fix."""
+    if not stepped:
+        return findings
+    if _PROVING_STEP.get():
+        return [dataclasses.replace(f, fix=None) if i in stepped else f for i, f in enumerate(findings)]
+    token = _PROVING_STEP.set(True)
+    try:
+        left = _errors_left(source, path, config, context)
+        out = list(findings)
+        for i in stepped:
+            fix = out[i].fix
+            assert fix is not None
+            if _errors_left(apply_edits(source, fix.edits), path, config, context) >= left:
+                out[i] = dataclasses.replace(out[i], fix=None)
+        return out
+    finally:
+        _PROVING_STEP.reset(token)
+
+
+def _errors_left(source: str, path: str, config: Config, context: FileContext) -> int:
+    fixed = fix_source(source, path, config, unsafe=True, context=context)
+    return sum(1 for f in check_source(fixed, path, config, context=context) if f.severity is Severity.ERROR)
 
 
 def _fix(

@@ -199,6 +199,12 @@ def reads_number(flow: FunctionFlow, call: cst.Call) -> bool:
     return _conversion(flow, call) is not None
 
 
+def read_arithmetic(flow: FunctionFlow, expr: cst.BaseExpression) -> bool:
+    """Whether `expr` is arithmetic on numbers read from tensors in place and numbers written out
+    (`int(n)`, `-(p * p.log()).sum().item()`), reading at least one: the rewrites write its tensor form."""
+    return _arithmetic(flow, expr) and _reads_only(flow, expr, ())
+
+
 def _as_tensor(kind: str, call: cst.Call, flow: FunctionFlow) -> cst.BaseExpression:
     """The tensor expression computing what the conversion `call` reads: `t.item()` and
     `float(t)` -> `t`; `int(t)` -> `t.long()` (it truncates the same way); `bool(t)` -> `t`

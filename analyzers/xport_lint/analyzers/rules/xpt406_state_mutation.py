@@ -7,6 +7,7 @@ import libcst as cst
 from ..dataflow import Kind, annotation_names
 from ..model import Mode, Severity
 from ..names import dotted
+from ..rewrites.state import attribute_as_local
 from ..rule import Invalid, Rule, Valid
 from ..walk import iter_nodes, with_statements
 from ._conditions import short
@@ -36,7 +37,15 @@ class StateMutation(Rule):
     it in and return it.
 
     ## Fix safety
-    No automatic fix.
+    A number read from tensor data (`float(t)`, `t.item()`, arithmetic on them) kept on `self` as
+    scratch state (written once, at the top level of the traced function, read only after it there;
+    no other method reads it, `__init__` may set a default) becomes a local name, unsafe: it assumes
+    nothing outside the call reads the attribute (the exported program never sets it). Kept on
+    `self`, the number is out of reach of `torch.cond`'s operands and of the rewrites that bind the
+    tensor it is read from; as a local they write the branch, loop or size (measured on torch 2.13:
+    `self.peak = float(x.abs().max())` tested by `if self.peak > 1.0`, a `range(self.level)`, a
+    `while i < self.limit`, `x.repeat(self.copies, 1)` export in both modes and equal eager once
+    fixed so). It is a step: offered only where the fixes after it leave fewer errors.
 
     ## Modes
     Warning in both modes (torch 2.13) for state the module reads back: a `global`, an
@@ -72,7 +81,7 @@ class StateMutation(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._check(target.target, node.value)
+            self._check(target.target, node.value, node)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._check(node.target, None)
@@ -81,8 +90,11 @@ class StateMutation(Rule):
         if node.value is not None:
             self._check(node.target, node.value)
 
-    def _check(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
-        """`value`: what is assigned (None: an augmented assignment, which reads the old value)."""
+    def _check(
+        self, target: cst.BaseExpression, value: cst.BaseExpression | None, write: cst.Assign | None = None
+    ) -> None:
+        """`value`: what is assigned (None: an augmented assignment, which reads the old value);
+        `write`: the plain assignment doing it."""
         traced = self.ctx.traced
         if traced is None or traced.func.name.value == "__init__":
             return
@@ -132,8 +144,11 @@ class StateMutation(Rule):
                 self.report(target, f"`{short(target)}` is set at export time; the graph drops it, and the module "
                             "reads it back")
             else:
+                fix = None
+                if write is not None and traced.cls is not None and self.ctx.flow is not None:
+                    fix = attribute_as_local(self.ctx.flow, traced.cls.node, traced.func, write)
                 self.report(target, f"`{short(target)}` is set at export time; the graph drops it",
-                            severity=Severity.INFO)
+                            severity=Severity.INFO, fix=fix)
         elif isinstance(target, cst.Name) and target.value in self.ctx.globals_declared():
             if self._built_once(target.value, value):
                 self.report(target, f"global `{target.value}` is set on the first call and kept (under `is None`): "
@@ -451,6 +466,31 @@ class StateMutation(Rule):
             def xport_example():
                 return KVCache(), (torch.randn(2, 4),)
             """
+        ),
+        Invalid(
+            """
+            import torch
+            class Track(torch.nn.Module):
+                def forward(self, x):
+                    self.peak = float(x.abs().max())  # expect: XPT406
+                    if self.peak > 1.0:
+                        return x / self.peak
+                    return x
+            def xport_example():
+                return Track(), (torch.randn(4) * 3,)
+            """,
+            expected_replacement="""
+            import torch
+            class Track(torch.nn.Module):
+                def forward(self, x):
+                    peak = float(x.abs().max())  # expect: XPT406
+                    if peak > 1.0:
+                        return x / peak
+                    return x
+            def xport_example():
+                return Track(), (torch.randn(4) * 3,)
+            """,
+            other_args="(torch.rand(4) * 0.5,)",
         ),
         Invalid(
             """
