@@ -31,6 +31,7 @@ from xport_lint.analyzers import Config, check_source
 from xport_lint.analyzers.fixes import apply_fixes
 from xport_lint.analyzers.model import Mode
 from xport_lint.analyzers.rule import Invalid, Rule
+from xport_lint.analyzers.runner import fix_source
 from xport_lint.analyzers.versions import installed
 
 #: every rule, judged for the torch installed here (the one the proofs export with)
@@ -149,6 +150,9 @@ def prove(rule: type[Rule], case: Invalid) -> str | None:
     fixed = apply_fixes(source, [f for f in findings if f.fix is not None], unsafe=True)
     if fixed == source:
         return "no fix was offered"
+    if any(f.fix is not None and f.fix.step for f in findings):
+        # a step (a number kept on `self` made a local): the fixes it prepares follow, as `--fix` applies them
+        fixed = fix_source(fixed, "example.py", EVERYTHING, unsafe=True)
     try:
         cst.parse_module(fixed)
     except cst.ParserSyntaxError as error:
@@ -239,7 +243,6 @@ def prove_snippet(source: str) -> tuple[str, str]:
     import torch
 
     from xport_lint.analyzers.model import Severity
-    from xport_lint.analyzers.runner import fix_source
 
     torch.manual_seed(0)
     errors = [f for f in check_source(source, "snippet.py", Config()) if f.severity is Severity.ERROR]

@@ -932,7 +932,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX = {
-    "stat-kept-in-a-dict": "the numbers are read back from a dict by key: names, not dict entries, become tensors",
     "any-of-a-tolist": "`any()` of a Python list: what it tests depends on the tensor's rank",
     "last-of-tolist-in-a-branch": "an element of `.tolist()`: its tensor form depends on the tensor's rank",
     "chunk-by-a-read-count": "the number of pieces is the data",

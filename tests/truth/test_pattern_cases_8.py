@@ -524,7 +524,6 @@ NO_FIX: dict[str, str] = {
     "topk-with-k-read-through-a-helper": "`topk`'s k sets an output size later code uses: dropping `int()` exports but"
     " fails at run time (measured on `logits.topk(k.item())`)",
     "cat-of-copies-counted-by-a-partial-helper": "a list as long as the data says",
-    "zeros-sized-by-a-read-kept-in-a-dict": "the read is kept in a dict; the entry is not followed to its use as a size",
     "one-hot-without-a-class-count": "the class count is the model's knowledge, not in the code",
     "loop-over-bincount-entries": "its steps are the values up to the largest the data holds",
     "argmax-read-used-as-a-column-index": "`.item()` would carry the number to `x[:, j]`, which fails strict export"

@@ -698,9 +698,6 @@ NO_FIX: dict[str, str] = {
     " amount is not known to be used only as a size (measured: `F.pad(x, (0, p.item()))` exports in both modes)",
     "slice-bound-read-by-a-staticmethod": _HELPER_RESULT,
     "view-rows-read-through-a-helper": _HELPER_RESULT,
-    "range-count-kept-in-a-dict": _A_LOOP_AS_LONG_AS_THE_DATA + ", its count kept in a dict",
-    "branch-on-a-read-kept-in-a-list": "the number is kept in a list and read by the test and by a branch"
-    " (`x / seen[0]`): torch.cond would need it as a tensor in both",
     "match-on-a-read-mode": "no rewrite of a `match` is written (torch.cond takes one test: each `case` would be one)",
     "sum-of-a-generator-over-a-read-range": "a sum of as many terms as the data says",
 }

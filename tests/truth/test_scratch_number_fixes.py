@@ -1,6 +1,8 @@
 """A number read from tensor data kept on `self` in `forward` and read only later in that call
 (scratch state) gets XPT406's step, a local name, where the fixes after it then prove out: tested by
-an `if` (negated too), as a `range` count, as a size, beside a default set in `__init__`. Where the
+an `if` (negated too), as a `range` count, as a size, beside a default set in `__init__`. Entries of
+a dict or list literal read only entry by entry get a step of XPT104 (tested) or XPT203 (a size),
+a local per entry, the same way. Where the
 local would still have no fix (a branch that appends to a list, a number also added to the output,
 the attribute read by another method) no step is offered: the program stays without a fix, never
 with one that fails. torch's outcome is checked in both modes; the fix proofs run non-strict."""
@@ -63,6 +65,22 @@ _SPELLINGS = [
     ("read-by-another-method", "GuardOnDataDependentSymNode", "UserError",
      "self.level = x.sigmoid().mean().item()\nif self._hot():\n    return x - 1\nreturn x", "",
      "def _hot(self):\n    return self.level > 0.5\n"),
+    ("dict-entries-tested", "GuardOnDataDependentSymNode", "UserError",
+     "stats = {'hi': x.max().item(), 'lo': x.min().item()}\nif stats['hi'] - stats['lo'] > 1.0:\n"
+     "    return x / (stats['hi'] - stats['lo'])\nreturn x", "", ""),
+    ("list-entry-negated", "GuardOnDataDependentSymNode", "UserError",
+     "seen = [x.abs().max().item(), 0.0]\nif not seen[0] <= 1.0:\n    return x / seen[0]\nreturn x", "", ""),
+    ("dict-entry-as-a-while-limit", "GuardOnDataDependentSymNode", "UserError",
+     "cfg = {'limit': n.item()}\ni = 0\nwhile i < cfg['limit']:\n    x = x * 0.9\n    i += 1\nreturn x", "", ""),
+    ("dict-entry-as-a-size", "GuardOnDataDependentSymNode", None,
+     "cfg = {'reps': int(n)}\nreturn x.repeat(cfg['reps'])", "", ""),
+    ("list-entry-as-a-size", "GuardOnDataDependentSymNode", None,
+     "sizes = [int(n.item()), 4]\nreturn torch.cat([x, x.new_zeros(sizes[0])])", "", ""),
+    ("dict-also-read-whole", "GuardOnDataDependentSymNode", "UserError",
+     "stats = {'hi': x.max().item()}\nif stats['hi'] > 1.0:\n    return x / len(stats)\nreturn x", "", ""),
+    ("dict-entry-written-after", "GuardOnDataDependentSymNode", "UserError",
+     "stats = {'hi': x.max().item()}\nstats['hi'] = stats['hi'] * 2\nif stats['hi'] > 1.0:\n    return x / 2\n"
+     "return x", "", ""),
 ]
 for name, non_strict, strict, body, init, methods in _SPELLINGS:
     CASES.case(name, non_strict, strict, _MODEL.format(
@@ -73,6 +91,8 @@ NO_FIX = {
     "also-added-to-the-output": "as a local, the number is read after the `if` too (the output adds it), so the"
     " tensor it is read from is not bound in its place",
     "read-by-another-method": "another method reads the attribute: it is not this call's scratch state",
+    "dict-also-read-whole": "the dict is read whole (`len(stats)`), not only entry by entry",
+    "dict-entry-written-after": "an entry is written after the literal: it no longer holds the literal's value",
 }
 
 BATCH = CaseBatch(CASES, {}, NO_FIX)

@@ -309,6 +309,7 @@ def _plain(finding: Finding) -> dict[str, Any]:
         "fix": None if fix is None else {
             "title": fix.title, "applicability": fix.applicability.value,
             "edits": [{"span": _plain_span(e.span), "content": e.content} for e in fix.edits],
+            "step": fix.step,
         },
         "after": finding.after,
     }
@@ -316,6 +317,12 @@ def _plain(finding: Finding) -> dict[str, Any]:
 
 def _plain_span(span: Span) -> list[int]:
     return [span.start.line, span.start.column, span.end.line, span.end.column]
+
+
+def _bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("expected a boolean")
+    return value
 
 
 def _str(value: object) -> str:
@@ -339,6 +346,7 @@ def _finding(item: Any) -> Finding:
             _str(fix_item["title"]),
             Applicability(fix_item["applicability"]),
             tuple(Edit(_span(e["span"]), _str(e["content"])) for e in fix_item["edits"]),
+            _bool(fix_item.get("step", False)),
         )
     return Finding(
         code=_str(item["code"]),

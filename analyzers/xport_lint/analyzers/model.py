@@ -61,6 +61,8 @@ class Fix:
     title: str
     applicability: Applicability
     edits: tuple[Edit, ...]
+    #: a step another fix completes in the next round (report.FixProposal.step)
+    step: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

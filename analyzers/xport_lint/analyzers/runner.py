@@ -468,6 +468,7 @@ def _findings(
             related += (Related(Span(Position(note_line, 0), Position(note_line, 0)), note, elsewhere),)
         fix = _fix(report.fix, report.statement, locator, program) if report.fix is not None else None
         if fix is not None and report.fix is not None and report.fix.step:
+            fix = dataclasses.replace(fix, step=True)
             stepped.append(len(out))
         if no_fix:  # a second line in the CLI, `data.noFix` in the editor: the Problems panel cuts a long message
             related += (Related(span, NO_FIX + reason.removesuffix(")")),)

@@ -1,5 +1,7 @@
-"""A number read from tensor data kept on `self` as scratch state becomes a local name, which the
-branch, loop and size rewrites then bind to the tensor it is read from."""
+"""A number read from tensor data kept on `self` as scratch state, or in an entry of a dict or list
+literal, becomes a local name, which the branch, loop and size rewrites then bind to the tensor it
+is read from. Both are steps (`FixProposal.step`): the runner offers one only where the fixes after
+it leave fewer errors."""
 
 from __future__ import annotations
 
@@ -118,3 +120,101 @@ def _assigned_in(func: cst.FunctionDef, attribute: cst.CSTNode) -> bool:
         isinstance(node, cst.Assign) and any(t.target is attribute for t in node.targets)
         for node in iter_nodes(func.body)
     )
+
+
+def entries_as_locals(flow: FunctionFlow, func: cst.FunctionDef, name: str) -> FixProposal | None:
+    """`stats = {"max": x.max().item(), "min": ...}` (or `seen = [x.max().item()]`), a top-level
+    statement of `func` binding `name` once, then read only as `stats["max"]` / `seen[0]` with a
+    key the literal has -> one local per entry (`stats_max = ...`) read in their place (the same
+    values; unsafe as the rewrites it prepares are, which the runner requires to pay). None unless
+    an entry is a number read from data."""
+    literal = flow.bound_once(name)
+    keys = _literal_keys(literal)
+    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
+    index = next((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                  and isinstance(s.body[0], cst.Assign) and s.body[0].value is literal), None)
+    if keys is None or index is None or not isinstance(literal, (cst.Dict, cst.List)):
+        return None
+    if not any(read_arithmetic(flow, e.value) for e in literal.elements):  # type: ignore[union-attr]
+        return None
+    entries = _entry_reads(func, name)
+    everywhere = [n for n in iter_nodes(func.body) if type(n) is cst.Name and n.value == name]  # type: ignore[attr-defined]
+    if not entries or len(everywhere) != len(entries) + 1 or any(key not in keys for key in entries.values()):
+        return None  # read whole, or by a key the literal lacks
+    if any(_mentions_name(s, name) for s in body[:index]):
+        return None
+    locals_ = dict(zip(keys, scope_names(flow).fresh(*(f"{name}_{key}" for key in keys)), strict=True))
+    binding = body[index]
+    split = tuple(
+        cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(locals_[key]))], element.value)])
+        for key, element in zip(keys, literal.elements, strict=True)  # type: ignore[union-attr]
+    )
+    renamed = _EntryAsName(name, locals_)
+    reading = [s for s in body[index + 1 :] if _mentions_name(s, name)]
+    smalls = [small for s in reading if isinstance(s, cst.SimpleStatementLine) for small in s.body
+              if _mentions_name(small, name)]
+    compound = [s for s in reading if not isinstance(s, cst.SimpleStatementLine)]
+    return FixProposal(
+        f"Keep each entry of `{name}` in a local name: the numbers read stay within reach of the rewrites"
+        " (the same values; unsafe as the rewrites it prepares are)",
+        Applicability.UNSAFE,
+        tuple((small, small.visit(renamed)) for small in smalls),
+        blocks=(BlockReplacement(binding, binding, split),
+                *(BlockReplacement(s, s, (s.visit(renamed),)) for s in compound)),  # type: ignore[arg-type]
+        step=True,
+    )
+
+
+def _literal_keys(literal: cst.BaseExpression | None) -> list[str] | None:
+    """The keys of a dict literal of identifier-like string keys (`{"max": ...}`), or the indices of
+    a list literal (`["0", "1"]`), as the suffixes of the locals; None for anything else."""
+    if isinstance(literal, cst.List) and all(isinstance(e, cst.Element) for e in literal.elements):
+        return [str(i) for i in range(len(literal.elements))]
+    if not isinstance(literal, cst.Dict):
+        return None
+    keys = [e.key.evaluated_value if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) else None
+            for e in literal.elements]
+    if not all(isinstance(k, str) and k.isidentifier() for k in keys) or len(set(keys)) != len(keys):
+        return None
+    return keys  # type: ignore[return-value]
+
+
+def _entry_reads(func: cst.FunctionDef, name: str) -> dict[cst.Subscript, str]:
+    """Each `name[<key>]` in `func` with one constant key (a string, or a non-negative integer),
+    by its key as `_literal_keys` spells it; a store into an entry counts as a read (of no key)."""
+    out: dict[cst.Subscript, str] = {}
+    for node in iter_nodes(func.body):
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            if any(isinstance(t, cst.Subscript) and _mentions_name(t, name) for t in targets):
+                return {}  # an entry written: no longer the literal's value
+        key = _constant_key(node) if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) \
+            and node.value.value == name else None
+        if key is not None:
+            out[node] = key  # type: ignore[index]
+    return out
+
+
+def _constant_key(node: cst.Subscript) -> str | None:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    key = node.slice[0].slice.value
+    if isinstance(key, cst.SimpleString):
+        value = key.evaluated_value
+        return value if isinstance(value, str) else None
+    return key.value if isinstance(key, cst.Integer) and key.value.isdigit() else None
+
+
+def _mentions_name(node: cst.CSTNode, name: str) -> bool:
+    return any(type(n) is cst.Name and n.value == name for n in iter_nodes(node))  # type: ignore[attr-defined]
+
+
+class _EntryAsName(cst.CSTTransformer):
+    def __init__(self, name: str, locals_: dict[str, str]) -> None:
+        super().__init__()
+        self.name, self.locals = name, locals_
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        key = _constant_key(updated) if isinstance(updated.value, cst.Name) and updated.value.value == self.name \
+            else None
+        return cst.Name(self.locals[key], lpar=updated.lpar, rpar=updated.rpar) if key in self.locals else updated

@@ -7,6 +7,7 @@ from ..model import Mode, Severity
 from ..rewrites import Rewrite, while_loop_rewrite
 from ..rewrites.cond import vectorised_list_rewrite, where_rewrite
 from ..rewrites.predicates import data_bindings, tensor_predicate
+from ..rewrites.state import entries_as_locals
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Verdict
 from ..walk import iter_nodes
@@ -40,6 +41,12 @@ class ScalarBranch(ConditionRule, Rule):
     an invariant, state it with `torch._check(n > 0.5)` so export can assume it.
 
     ## Fix safety
+    Numbers read from data kept in the entries of a dict or list literal that the test reads
+    (`stats = {"hi": x.max().item(), ...}`, `if stats["hi"] > 1:`; `seen = [...]`, `seen[0]`),
+    the container read nowhere but entry by entry, first become one local name per entry (the
+    same values; unsafe as the rewrites it prepares), a step the rewrites below then fix (offered
+    only where they do; measured on torch 2.13: an `if` and a `while` so fixed export and equal
+    eager).
     Unsafe: the `torch.cond` rewrite of XPT101 (`xport-lint rule XPT101`, *Fix safety*), with
     the same assumption (side-effect-free branches) and the same cases without a fix; the
     number itself goes (`n = t.item()` read only by the branch is bound as `n = t`). A `while`
@@ -115,14 +122,32 @@ class ScalarBranch(ConditionRule, Rule):
         if isinstance(node, cst.While) and self.ctx.flow is not None and self.ctx.traced is not None:
             kept = self._kept_number(node.test)
             if kept is not None:
-                return Rewrite(reason=f"`{short(kept)}` keeps a number read from tensor data, which torch.while_loop's"
-                               " condition would still read as a number: keep the tensor in a name (`limit = n`)")
+                return self._entries_step(node.test) or Rewrite(
+                    reason=f"`{short(kept)}` keeps a number read from tensor data, which torch.while_loop's"
+                    " condition would still read as a number: keep the tensor in a name (`limit = n`)")
             return while_loop_rewrite(self.ctx.flow, self.ctx.traced.func, node)
         if isinstance(node, cst.IfExp) and self.ctx.flow is not None and self.ctx.traced is not None:
             # `torch.tensor([2 * g if g > 0 else 1 for g in t.tolist()])`: the list computed from `t` at once
             listed = vectorised_list_rewrite(self.ctx.flow, self.ctx.traced.func, node)
             return listed or self._select_rewrite(self.ctx.flow, self.ctx.traced.func, node)
-        return branch_rewrite(self.ctx, node)
+        rewrite = branch_rewrite(self.ctx, node)
+        if rewrite is not None and rewrite.fix is None and isinstance(node, cst.If):
+            return self._entries_step(node.test) or rewrite
+        return rewrite
+
+    def _entries_step(self, test: cst.BaseExpression) -> Rewrite | None:
+        """The step that keeps each entry of a dict or list literal the test reads (`stats["max"]`,
+        `seen[0]`) in a local name, where its entries are numbers read from data (see
+        rewrites.state.entries_as_locals); the runner offers it only where the fixes after it pay."""
+        flow, traced = self.ctx.flow, self.ctx.traced
+        if flow is None or traced is None:
+            return None
+        for node in iter_nodes(test):
+            if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+                step = entries_as_locals(flow, traced.func, node.value.value)
+                if step is not None:
+                    return Rewrite(fix=step)
+        return None
 
     def _kept_number(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
         """An attribute or an entry the test reads (`self.limit`, `cfg["steps"]`, `seen[0]`), holding a

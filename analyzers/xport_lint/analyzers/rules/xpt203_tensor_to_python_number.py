@@ -14,6 +14,7 @@ from ..report import BlockReplacement, FixProposal
 from ..rewrites import scope_names
 from ..rewrites.common import parent_block
 from ..rewrites.predicates import data_bindings, tensor_value
+from ..rewrites.state import entries_as_locals
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..walk import iter_nodes
 from ._conditions import short
@@ -152,7 +153,11 @@ class TensorToPythonNumber(Rule):
     fails non-strict where `torch.zeros(u.shape[0], 3)` exports in both modes and equals eager).
     Elsewhere (a branch, `range()`, a repeated list) no fix: the number would fail
     there instead. `int(t)` of a tensor used only there (`longest = int(lengths.max())`, then
-    `tokens[:, :longest]`) becomes `t.item()` on the same assumption.
+    `tokens[:, :longest]`) becomes `t.item()` on the same assumption. Kept in an entry of a dict or
+    list literal read only entry by entry (`cfg = {"pad": int(extra.item())}`, then `cfg["pad"]`),
+    each entry first becomes a local name (the same values), a step offered only where the fixes after it
+    then fix the size (measured on torch 2.13: `x.repeat(cfg["reps"])` so fixed exports and
+    equals eager).
     `math.floor` of a number read from data, used as a size of such an op (it gives export a float
     where the op needs an int: both modes fail on torch 2.13, where `math.ceil`, `math.trunc` and a
     slice bound export), becomes torch's rounding of the tensor read as an int,
@@ -258,6 +263,8 @@ class TensorToPythonNumber(Rule):
                                   Applicability.UNSAFE, ((node, read.with_changes(lpar=[], rpar=[])),))
             elif not caught and name == "int" and (truncated := self._truncated_math(node, read)) is not None:
                 fix = truncated
+            elif not caught and (step := self._entries_step(node)) is not None:
+                fix = step
             elif not caught:
                 message += (" (no automatic fix: the number is used where export needs a concrete value, not "
                             "only as a size, a slice bound or a lone index)" if self._read_directly(read) else
@@ -304,10 +311,26 @@ class TensorToPythonNumber(Rule):
             self.report(node, f"{message} ({caught.reason})", severity=caught.severity)
             return
         if fix is None and not rounded:
+            fix = self._entries_step(node)
+        if fix is None and not rounded:
             # `.item()` would read the same number as a symbol, which fails where this one is used
             message += (" (no automatic fix: the number is used where export needs a concrete value, not only as a"
                         " size, a slice bound or a lone index; keep the tensor there)")
         self.report(node, message, fix=fix)
+
+    def _entries_step(self, node: cst.Call) -> FixProposal | None:
+        """`cfg = {"pad": int(extra.item())}` (or a list literal) whose entries are read only one by
+        one: the step that keeps each entry in a local name (rewrites.state.entries_as_locals), which
+        the size rewrites then fix; the runner offers it only where they do."""
+        statement, flow, traced = self.ctx.statement, self.ctx.flow, self.ctx.traced
+        if not (
+            isinstance(statement, cst.Assign) and len(statement.targets) == 1 and flow is not None
+            and traced is not None and isinstance(statement.targets[0].target, cst.Name)
+            and isinstance(statement.value, (cst.Dict, cst.List))
+            and any(element.value is node for element in statement.value.elements)  # type: ignore[union-attr]
+        ):
+            return None
+        return entries_as_locals(flow, traced.func, statement.targets[0].target.value)
 
     def _only_asserted(self, node: cst.Call) -> bool:
         """`node` is the whole value of `ok = bool(t)`, `ok` bound only there, and every other
