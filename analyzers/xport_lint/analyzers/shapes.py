@@ -1124,8 +1124,9 @@ class Sizes:
             and name not in bound_otherwise and name not in self.positions and name not in self.unpacked
             and not any(in_loop for *_, in_loop in bindings)
         } if placed else {}
-        #: id(a `Name` reading such a local) -> the index of the statement it is read in
-        self._read_in = _reads_of(func.body, self._values.keys()) if self._values else {}
+        #: id(a `Name` reading such a local) -> the index of the statement it is read in, found
+        #: when `bound` first asks (a walk of the whole body: most `Sizes` are never asked)
+        self._read_in: dict[int, int] | None = None
         self._at: int | None = None
 
     def bound(self, name: str, node: cst.Name | None = None) -> cst.BaseExpression | None:
@@ -1134,8 +1135,12 @@ class Sizes:
         if name not in self.reassigned:
             return self.assigned.get(name)
         values = self._values.get(name)
-        at = self._read_in.get(id(node), self._at) if node is not None else self._at
-        if values is None or at is None:
+        if values is None:
+            return None
+        if node is not None and self._read_in is None:
+            self._read_in = _reads_of(self.func.body, self._values.keys())
+        at = self._read_in.get(id(node), self._at) if node is not None else self._at  # type: ignore[union-attr]
+        if at is None:
             return None
         before = [(index, value, at_top) for index, value, at_top in values if index < at]
         if not before or not before[-1][2]:
