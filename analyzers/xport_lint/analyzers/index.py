@@ -459,6 +459,8 @@ class ProjectIndex:
         self._methods: dict[Key, dict[str, Key]] = {}
         self._resolved: dict[tuple[str, str], Key | str | None] = {}
         self._called: dict[Node, list[Node]] = {}
+        #: (traced node, callee as written) -> what the call runs (`_callee_of`)
+        self._callee_found: dict[tuple[Node, str], Node | None] = {}
         self._lines: dict[str, dict[str, int]] = {}
         if previous is not None:
             self._reuse(previous)
@@ -696,7 +698,15 @@ class ProjectIndex:
                 yield callee
 
     def _callee_of(self, node: Node, written: str) -> Node | None:
-        """What a call written `written` in traced `node` runs (None: not project code)."""
+        """What a call written `written` in traced `node` runs (None: not project code). Found once
+        per index: the call graph, what callees return, their arguments, literals and switches
+        each ask it of every traced call (half of an index build when found each time)."""
+        memo = (node, written)
+        if memo not in self._callee_found:
+            self._callee_found[memo] = self._find_callee(node, written)
+        return self._callee_found[memo]
+
+    def _find_callee(self, node: Node, written: str) -> Node | None:
         key, dispatch = node
         summary = self.by_module[key[0]]
         cls_name = key[1].rpartition(".")[0]
