@@ -43,6 +43,9 @@ class SliceBound(Rule):
     No automatic fix: which range or which declaration the model means is the author's choice.
 
     ## Modes
+    A slice to `min(n, 16)` fails whatever the range's top (torch cannot prove `min(16, n) <= n`)
+    and exports where the range starts above 16 (measured): reported unless it does.
+
     A slice to the range's top (`x[:, :16]` under `Dim("n", max=16)`) keeps every size the range
     holds and exports (measured): nothing reported; `narrow` to it still guards `16 <= n`.
 
@@ -121,6 +124,13 @@ class SliceBound(Rule):
                 f"whatever the range; declare the dimension as a multiple of a root Dim (`2 * h`) or Dim.AUTO"
             )
             self.report(node, message)
+            return True
+        cap = _capped(upper, sizes, ref) if upper is not None and isinstance(node, cst.Subscript) else None
+        if cap is not None and not computed and spec.values()[0] < cap:
+            self.report(node, f"`{short(node)}` cuts `{tensor}.shape[{index}]` ({spec.text()}) to `min` of it and {cap}: "
+                              f"export cannot prove `min({cap}, {spec.name}) <= {spec.name}` over the range and fails "
+                              f"with ConstraintViolationError whatever its top; declare `{spec.name}` with "
+                              f"`min={cap + 1}`, or Dim.AUTO")
             return True
         start = sizes.evaluate(lower, {}) if lower is not None else 0
         length = sizes.evaluate(upper, {}) if upper is not None else None
@@ -239,6 +249,20 @@ def _floored(bound: cst.BaseExpression, sizes: Sizes, ref: SizeRef) -> bool:
         return False
     divisor = sizes.evaluate(bound.right, {})
     return isinstance(divisor, int) and divisor >= 2 and sizes.refs(bound.left) == [ref]
+
+
+def _capped(bound: cst.BaseExpression, sizes: Sizes, ref: SizeRef) -> int | None:
+    """`k` of a bound `min(n, k)` (or `min(k, n)`, bound to a name first) of the size `ref`."""
+    bound = sizes.followed(bound)
+    if not (isinstance(bound, cst.Call) and isinstance(bound.func, cst.Name) and bound.func.value == "min"
+            and len(bound.args) == 2 and not any(a.keyword or a.star for a in bound.args)):
+        return None
+    first, second = (a.value for a in bound.args)
+    for size, other in ((first, second), (second, first)):
+        cap = sizes.evaluate(other, {})
+        if sizes.refs(size) == [ref] and isinstance(cap, int) and not isinstance(cap, bool):
+            return cap
+    return None
 
 
 def _holds(spec: DimSpec, size: int) -> bool:
