@@ -73,11 +73,11 @@ _LAST_CHANGED = frozenset({"Linear", "LazyLinear", "Bilinear"})
 _REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod"})
 
 
-def _bound_here(name: cst.Name, stmt: cst.CSTNode) -> bool:
-    """Whether `name` is a target `stmt` binds (an assignment's or a loop's)."""
+def _names_bound(stmt: cst.CSTNode) -> set[str]:
+    """The names in the targets `stmt` binds (an assignment's or a loop's), in one walk."""
     targets = [t.target for n in iter_nodes(stmt) if isinstance(n, cst.Assign) for t in n.targets] + [
         n.target for n in iter_nodes(stmt) if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For))]
-    return any(name is inner for target in targets for inner in iter_nodes(target))
+    return {inner.value for target in targets for inner in iter_nodes(target) if isinstance(inner, cst.Name)}
 
 
 def _retied(source: str, declared: str, fixed: str) -> Invalid:
@@ -960,8 +960,8 @@ class DimTie(Rule):
                                     and isinstance(call.args[0].value, cst.Name)
                                     and call.args[0].value.value not in in_loop):
                                 found[id(call)] = (stmt.iter.attr.value, call.args[0].value.value)
-                        in_loop.update(n.value for n in iter_nodes(inner) if isinstance(n, cst.Name) and _bound_here(n, inner))
-                rebound.update(n.value for n in iter_nodes(stmt) if isinstance(n, cst.Name) and _bound_here(n, stmt))
+                        in_loop.update(_names_bound(inner))
+                rebound.update(_names_bound(stmt))
             self.ctx.shared[key] = found
         return found  # type: ignore[return-value]
 
