@@ -227,6 +227,8 @@ class Program:
     violation: bool = True
     #: the package's name starts with it, so no two batches share an imported name (`ProgramBatch` sets it)
     prefix: str = ""
+    #: the example's keyword inputs, a dict display ("": none)
+    kwargs: str = ""
 
     def fails_in(self, mode: Mode) -> bool:
         return self.strict_fails if mode is Mode.STRICT and self.strict_fails is not None else self.fails
@@ -239,10 +241,11 @@ class Program:
         top = textwrap.dedent(self.top).strip()
         imported = "from .blocks import Block\n" if self.block else ""
         methods = "\n" + textwrap.indent(textwrap.dedent(self.methods).strip(), " " * 4) + "\n" if self.methods else ""
+        kwargs = f'"kwargs": {self.kwargs}, ' if self.kwargs else ""
         return _SHAPES_HEADER + imported + (f"\n{top}\n\n" if top else "\n\n") + (
             f"class M(torch.nn.Module):\n{constructor}    def forward(self, {self.params}):\n{body}\n{methods}\n\n"
             f"def xport_example():\n{prelude}\n"
-            f'    return {{"model": M(), "args": {self.args}, "dynamic_shapes": {self.shapes}}}\n'
+            f'    return {{"model": M(), "args": {self.args}, {kwargs}"dynamic_shapes": {self.shapes}}}\n'
         )
 
     def write(self, folder: Path) -> Path:
@@ -263,7 +266,7 @@ class Program:
 
         def made() -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
             given = importlib.import_module(f"{package.name}.model").xport_example()
-            return given["model"], given["args"], {"dynamic_shapes": given["dynamic_shapes"]}
+            return given["model"], given["args"], {"kwargs": given.get("kwargs"), "dynamic_shapes": given["dynamic_shapes"]}
 
         sys.path.insert(0, str(folder))
         try:
