@@ -674,7 +674,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     ("property-reading-a-buffer-tested", Mode.STRICT): "a property's `.item()` of a buffer is " + _NOT_FOLLOWED,
     ("item-kept-on-self-in-a-method-then-tested", Mode.NON_STRICT): "an attribute set by a method is " + _NOT_FOLLOWED,
     ("item-kept-on-self-in-a-method-then-tested", Mode.STRICT): "an attribute set by a method is " + _NOT_FOLLOWED,
-    ("assert-on-a-read-minimum", Mode.NON_STRICT): "an `assert` on a read is " + _NOT_FOLLOWED,
 }
 
 _A_HELPER_TUPLE = "the test reads an element of a helper's returned tuple: the rewrite follows no tuple element back to a tensor"

@@ -856,7 +856,10 @@ class FunctionFlow:
         where the method reads a name the caller binds too, or calls itself."""
         method = next((s for s in self.cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name),
                       None) if self.cls is not None else None
-        if method is None or method is self.func:
+        if method is None:
+            kept = _init_lambdas(self.cls).get(name) if self.cls is not None else None
+            return self._lambda_inlined(call, kept) if kept is not None else None
+        if method is self.func:
             return None
         decorators = {dotted(d.decorator) for d in method.decorators}
         if decorators - {"staticmethod"}:
@@ -1094,8 +1097,11 @@ class FunctionFlow:
             kept = self.value(inlined) if inlined is not None else NOTHING
             if kept.has(Kind.DATA):
                 return kept
-        if isinstance(func, cst.Name) and isinstance(self.bound_once(func.value), cst.Lambda):
-            inlined = self.inlined(node)  # `peak(x)` of `peak = lambda t: t.max().item()`: what it computes
+        if (isinstance(func, cst.Name) and isinstance(self.bound_once(func.value), cst.Lambda)) or (
+            _is_self_attribute(func) and self.cls is not None and func.attr.value in _init_lambdas(self.cls)
+        ):
+            # `peak(x)` of `peak = lambda t: t.max().item()`, or of `self.peak = ...` in `__init__`: what it computes
+            inlined = self.inlined(node)
             if inlined is not None:
                 return self.value(inlined)
         helper = self.resolver.call_helper(self, node, args)
@@ -1401,6 +1407,42 @@ def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
     yield from params.kwonly_params
     if params.star_kwarg is not None:
         yield params.star_kwarg
+
+
+def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, cst.Lambda]:
+    """`self.count = lambda t: int((t > 0).sum())` in `cls`'s `__init__`, the only binding of
+    `self.count` there, the lambda reading no name `__init__` binds (its locals are not `forward`'s):
+    attribute -> lambda, so a call `self.count(x)` computes the lambda's body."""
+    assert isinstance(cls, cst.ClassDef)
+    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None:
+        return {}
+    bound: dict[str, list[cst.BaseExpression]] = {}
+    local = {p.name.value for p in all_params(init.params)}
+    for statement in walk_statements(init.body):
+        if isinstance(statement, cst.Assign | cst.AnnAssign | cst.AugAssign):
+            targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+            for target in targets:
+                if _is_self_attribute(target):
+                    bound.setdefault(target.attr.value, []).append(statement.value or target)  # type: ignore[attr-defined]
+                local |= {n.value for n in iter_nodes(target) if type(n) is cst.Name}  # type: ignore[attr-defined]
+    out: dict[str, cst.Lambda] = {}
+    for attribute, values in bound.items():
+        func = values[0]
+        if len(values) == 1 and isinstance(func, cst.Lambda):
+            params = {p.name.value for p in (*func.params.posonly_params, *func.params.params)}
+            free = {n.value for n in iter_nodes(func.body) if type(n) is cst.Name} - params  # type: ignore[attr-defined]
+            if not free & local:
+                out[attribute] = func
+    return out
+
+
+#: _lambdas_kept_on_self per class
+_init_lambdas: PerStatement[dict[str, cst.Lambda]] = PerStatement(_lambdas_kept_on_self)
+
+
+def _is_self_attribute(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
 
 
 def walk_statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:

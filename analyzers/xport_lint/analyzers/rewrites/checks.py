@@ -8,6 +8,7 @@ from ..dataflow import FunctionFlow
 from ..model import Applicability
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
+from ..walk import iter_nodes
 from .common import CHECK_SAFETY, INVERSE, Rewrite, comment_of, scope_names, statement_of
 from .predicates import data_bindings, guard_problem, is_guard, tensor_predicate, uncarried
 
@@ -101,6 +102,34 @@ def check_rewrite(flow: FunctionFlow, node: cst.If) -> Rewrite | None:
             blocks=(BlockReplacement(node, node, (statement,)),),
         )
     )
+
+
+def assert_rewrite(flow: FunctionFlow, node: cst.Assert) -> Rewrite:
+    """`assert n > 0, msg` of a number read from data -> `torch._check(n > 0)`: non-strict export
+    fails on such an assert (measured on torch 2.13) and keeps `torch._check` as a runtime check
+    (exports in both modes). Its message goes: strict export rejects `torch._check`'s message
+    callable."""
+    problem = guard_problem(node.test)
+    if problem:
+        return Rewrite(reason=problem)
+    if any(isinstance(n, cst.BooleanOperation) or _is_not(n)
+           for n in iter_nodes(node.test)):
+        # measured on torch 2.13: `torch._check(not n > 0)` fails non-strict export (`not` asks the value)
+        return Rewrite(reason="`not`, `and` and `or` ask for the value inside `torch._check` too")
+    names = scope_names(flow)
+    check = cst.parse_expression(f"{names.torch}._check({code_of(node.test.with_changes(lpar=[], rpar=[]))})")
+    return Rewrite(
+        fix=FixProposal(
+            f"Replace the assert with a runtime check ({CHECK_SAFETY})",
+            Applicability.UNSAFE,
+            ((node, cst.Expr(check)),),
+            imports=names.imports,
+        )
+    )
+
+
+def _is_not(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)
 
 
 # -- strict=False at the export calls ----------------------------------------------------------

@@ -51,7 +51,7 @@ def classify(value: Value) -> Condition | None:
 
 def conditions(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
     """The condition expression(s) of a branching node."""
-    if isinstance(node, (cst.If, cst.While, cst.IfExp)):
+    if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert)):
         yield node.test
     elif isinstance(node, cst.CompIf):
         yield node.test

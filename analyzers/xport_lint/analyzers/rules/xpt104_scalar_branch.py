@@ -5,6 +5,7 @@ import libcst as cst
 from ..dataflow import FunctionFlow, Kind, is_tensor_like
 from ..model import Mode, Severity
 from ..rewrites import Rewrite, while_loop_rewrite
+from ..rewrites.checks import assert_rewrite
 from ..rewrites.cond import vectorised_list_rewrite, where_rewrite
 from ..rewrites.predicates import data_bindings, tensor_predicate
 from ..rewrites.state import entries_as_locals
@@ -19,8 +20,8 @@ class ScalarBranch(ConditionRule, Rule):
     """A branch on a Python number read out of a tensor (`.item()`, `.tolist()`, `int(t)`).
 
     ## What it does
-    Flags `if`/`while`/conditional-expression conditions, and `match` subjects compared with a
-    `case` value, on values that came from tensor data,
+    Flags `if`/`while`/conditional-expression conditions, `match` subjects compared with a
+    `case` value, and (non-strict) the tests of `assert`s with a message, on values that came from tensor data,
     following them through assignments, arithmetic, unpacking and helper calls
     (`n = lengths.max().item()` ... `if n > 128:`).
 
@@ -59,10 +60,14 @@ class ScalarBranch(ConditionRule, Rule):
     reads (`torch.where(mask.any(), -x, x)`: both sides computed, broadcast to one shape); a
     number tested through a name bound once and read only there (`flip = bool(mask.any())`, or
     unpacked from a tuple) is bound as the tensor (`flip = mask.any()`); none where it is read
-    elsewhere too. A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment, since strict export rejects `torch._check`'s message callable) instead.
+    elsewhere too. An `assert` on such a number becomes `torch._check(...)` of its test (its message goes;
+    measured on torch 2.13: exports in both modes, the check raises at run time). A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment, since strict export rejects `torch._check`'s message callable) instead.
 
     ## Modes
-    Error in both modes (torch 2.13), but for an identity test against a bool literal
+    Error in both modes (torch 2.13), but for an `assert`: an error in non-strict export where it has a
+    message (with none, export turns it into a runtime check), none in strict export (not yet
+    followed there: measured, a float read with a plain message exports, an int read or an
+    f-string message fails), and for an identity test against a bool literal
     (`bool(mask.any()) is False`): strict export answers it without the data, always false for
     `is` (true for `is not`), and exports one branch, a warning there; non-strict export too
     where no `bool()` of a tensor comes first (`(v.item() > 0) is True`). In non-strict export, a warning inside `try:` whose `except`
@@ -112,10 +117,20 @@ class ScalarBranch(ConditionRule, Rule):
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self.check_conditions(node, "conditional expression")
 
+    def visit_Assert(self, node: cst.Assert) -> None:
+        # measured on torch 2.13: non-strict export turns an assert with no message into a runtime
+        # check and exports, and fails on one with a message (a plain string or an f-string)
+        if self.ctx.mode is Mode.NON_STRICT and node.msg is not None:
+            self.check_conditions(node, "assert")
+
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self.check_conditions(node, "comprehension filter")
 
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
+        if isinstance(node, cst.Assert):
+            # `ok = bool(t)`, `assert ok`: XPT203 binds the tensor and XPT103 asserts it instead
+            bare = isinstance(node.test, cst.Name)
+            return assert_rewrite(self.ctx.flow, node) if self.ctx.flow is not None and not bare else None
         if isinstance(node, cst.CompIf):
             return Rewrite(reason="the filter makes a Python list whose length is data; a boolean mask of the"
                            " tensor the numbers are read from (`x[t > 0]`) selects the same entries as a tensor")
