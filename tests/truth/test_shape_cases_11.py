@@ -272,8 +272,6 @@ PROGRAMS: list[Program] = [
 
 #: program -> why xport-lint's verdict differs from torch's in both modes
 _MISSED: dict[str, str] = {
-    "kwargs-only-apart": "keyword-only inputs: the export site pairs `dynamic_shapes` with `args` only",
-    "kwargs-only-linear-width": "keyword-only inputs: the export site pairs `dynamic_shapes` with `args` only",
     "dict-input-apart": "the `Dim`s of a nested dict input do not reach the entries read from it",
     "tuple-input-linear-width": "the `Dim`s of a nested tuple input do not reach the names it is unpacked to",
     "size-unpacked-view-in-helper-file": "a helper of another file of two statements: the index carries one-line "

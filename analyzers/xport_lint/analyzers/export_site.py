@@ -23,7 +23,15 @@ from .dataflow import all_params
 from .index import EMPTY_CONTEXT, FileContext
 from .model import Mode
 from .names import dotted
-from .shapes import DimKind, DimSpec, ShapeConfig, ShapesReader, declared_examples, example_return
+from .shapes import (
+    DimKind,
+    DimSpec,
+    ShapeConfig,
+    ShapesReader,
+    declared_examples,
+    declared_keyword_examples,
+    example_return,
+)
 from .symbols import FileSymbols
 from .walk import iter_nodes
 
@@ -381,6 +389,8 @@ class ExportSites(FileSymbols):
             return config
         examples = declared_examples(declaration, reader)
         ranks = tuple((f"#{position}", len(sizes)) for position, sizes in enumerate(examples) if sizes is not None)
+        ranks += tuple((key, len(sizes)) for key, sizes in declared_keyword_examples(declaration, reader).items()
+                       if sizes is not None)
         return dataclasses.replace(config, ranks=ranks) if ranks else config
 
     def _config(self, site: ExportSite, source: str) -> ShapeConfig | None:

@@ -626,17 +626,47 @@ def declared_examples(declaration: cst.CSTNode, reader: ShapesReader) -> tuple[E
     )
 
 
+def declared_keyword_examples(declaration: cst.CSTNode, reader: ShapesReader) -> dict[str, ExampleSizes]:
+    """The keyword example inputs' sizes, by name, of a declaration (an export call's `kwargs=`,
+    an `xport_example()` dict's "kwargs" or the third element of its tuple): as
+    `declared_examples`, for `forward(self, *, x)`."""
+    kwargs: cst.BaseExpression | None = None
+    if isinstance(declaration, cst.Call):
+        kwargs = next((a.value for a in declaration.args if a.keyword is not None and a.keyword.value == "kwargs"),
+                      None)
+    elif isinstance(declaration, cst.FunctionDef):
+        kwargs = _example_args(declaration, "kwargs")
+    kwargs = reader._follow(kwargs) if kwargs is not None else None
+    if not isinstance(kwargs, cst.Dict):
+        return {}
+    return {
+        key.evaluated_value: factory_sizes(reader._follow(e.value), reader.resolve)
+        for e in kwargs.elements
+        if isinstance(e, cst.DictElement) and isinstance(key := reader._follow(e.key), cst.SimpleString)
+        and isinstance(key.evaluated_value, str)
+    }
+
+
 def declared_ranks(program: Any, name: str) -> dict[int, int]:
     """The number of dimensions of each example input, by position, of the declaration that
     exports the class `name` in this file (`program`: the file's facts), where written as a
-    factory call."""
+    factory call; a keyword input at its parameter's position in `forward` (as `Sizes.positions`)."""
     if name not in program.declared_shapes or program.shapes_reader is None:
         return {}
     declaration = program.shape_declarations.get(name)
     if declaration is None:
         return {}
     examples = declared_examples(declaration, program.shapes_reader)
-    return {position: len(sizes) for position, sizes in enumerate(examples) if sizes is not None}
+    ranks = {position: len(sizes) for position, sizes in enumerate(examples) if sizes is not None}
+    keywords = declared_keyword_examples(declaration, program.shapes_reader)
+    info = program.classes.get(name)
+    forward = info.methods.get("forward") if info is not None and keywords else None
+    if forward is not None:
+        params = [p.name.value for p in (*forward.params.params, *forward.params.kwonly_params)
+                  if p.name.value not in ("self", "cls")]
+        ranks.update({params.index(key): len(sizes) for key, sizes in keywords.items()
+                      if sizes is not None and key in params})
+    return ranks
 
 
 def config_ranks(config: ShapeConfig, func: cst.FunctionDef) -> dict[int, int]:
@@ -670,17 +700,20 @@ def factory_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpressio
     return tuple(_integer(p) for p in positional)
 
 
-def _example_args(func: cst.FunctionDef) -> cst.BaseExpression | None:
+def _example_args(func: cst.FunctionDef, entry: str = "args") -> cst.BaseExpression | None:
+    """What `func` (an `xport_example()`) returns as its example's `entry`: "args" (the second
+    element of a tuple) or "kwargs" (the third)."""
+    element = 1 if entry == "args" else 2
     for stmt in func.body.body if isinstance(func.body, cst.IndentedBlock) else ():
         returned = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
         if not isinstance(returned, cst.Return) or returned.value is None:
             continue
         value = returned.value
-        if isinstance(value, cst.Tuple) and len(value.elements) > 1:
-            return value.elements[1].value
+        if isinstance(value, cst.Tuple) and len(value.elements) > element:
+            return value.elements[element].value
         if isinstance(value, cst.Dict):
             return next((e.value for e in value.elements if isinstance(e, cst.DictElement)
-                         and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == "args"), None)
+                         and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == entry), None)
     return None
 
 
@@ -1046,7 +1079,9 @@ class Sizes:
         self.methods = {
             s.name.value: s for s in (owner.body.body if owner is not None else ()) if isinstance(s, cst.FunctionDef)
         }
-        params = [p for p in func.params.params if p.name.value not in ("self", "cls")]
+        # keyword-only inputs (`forward(self, *, x)`) follow the positional ones, as a tuple
+        # `dynamic_shapes` lists them
+        params = [p for p in (*func.params.params, *func.params.kwonly_params) if p.name.value not in ("self", "cls")]
         self.positions = {p.name.value: i for i, p in enumerate(params)}
         #: parameters that hold a count, a Python int defaulting to a non-negative literal
         #: (`past_key_values_length: int = 0`): an offset a slice's bounds may add
