@@ -63,8 +63,13 @@ class FileReach(ExportSites):
         #: per traced function: each statement's place, the (block, index) of it and of every
         #: statement around it (see runs_before); filled on first use
         self._places: dict[int, dict[int, tuple[tuple[int, int], ...]]] = {}
-        #: calls in the file's functions by the last name of their callee (see _constructions)
+        #: calls in the file's functions by the last name of their callee (see _constructions),
+        #: each call's function, and how often each bare name is read there (called or not)
         self._calls_by_name: dict[str, list[cst.Call]] | None = None
+        self._call_owner: dict[int, cst.FunctionDef] = {}
+        self._name_reads: dict[str, int] = {}
+        #: per free function: what each parameter takes at the file's calls (see _passed_in_file)
+        self._in_file_values: dict[int, dict[str, list[Scalar]]] = {}
         #: statement id -> the traced function holding it (see traced_holder)
         self._holders: dict[int, cst.FunctionDef] | None = None
         #: ids of statements only an export in training mode runs (under `if self.training:`)
@@ -539,7 +544,9 @@ class FileReach(ExportSites):
         every call passing a literal `approx` (or leaving its default) that makes the test False
         (MONAI's `gaussian_1d`, which GaussianFilter calls with its default `approx="erf"`): the
         body runs only with another argument, as _default_switch."""
-        values = self._passed_literals(func)
+        values, callers = self._passed_literals(func), "other files"
+        if not values:
+            values, callers = self._passed_in_file(func, test), "this file"
         names = sorted({n.value for n in iter_nodes(test) if isinstance(n, cst.Name) and values.get(n.value)})
         if not names or len(list(itertools.product(*(values[name] for name in names)))) > _MAX_COMBINATIONS:
             return None, None
@@ -554,7 +561,7 @@ class FileReach(ExportSites):
             return None, None
         passed = "; ".join(f"`{name}`: " + " or ".join(repr(v) for v in values[name]) for name in names)
         why = f"only with another {', '.join(f'`{n}`' for n in names)}: `{code_of(test)}` is {truths == {True}} " \
-            f"with what every call of other files passes ({passed})"
+            f"with what every call of {callers} passes ({passed})"
         return (None, why) if truths == {True} else (why, None)
 
     def _passed_literals(self, func: cst.FunctionDef) -> dict[str, list[Scalar]]:
@@ -584,6 +591,55 @@ class FileReach(ExportSites):
                 elif passed[0] not in known:
                     known.append(passed[0])
         return {name: known for name, known in values.items() if known and not _rebinds(func, name)}
+
+    def _passed_in_file(self, func: cst.FunctionDef, test: cst.BaseExpression) -> dict[str, list[Scalar]]:
+        """The values each parameter of the free function `func` that `test` reads takes, where
+        every use of `func` is a call of this file (xcit's `dropout_layers(self.layers,
+        dropout=self.layer_dropout)`, `layer_dropout=0.` by default) that passes a literal, a
+        default construction's `self.x` (see _init_defaults) or leaves a literal default; none
+        where other files call it (an entry) or it is used other than called."""
+        name = func.name.value
+        if self.functions.get(name) is not func or func.decorators or any(
+            entry.rpartition(".")[2] == name for entry, _ in self.context.entries
+        ):
+            return {}
+        params = [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]
+        read = {n.value for n in iter_nodes(test) if isinstance(n, cst.Name)}
+        if not any(p.name.value in read for p in params):
+            return {}
+        cached = self._in_file_values.get(id(func))
+        if cached is not None:
+            return cached
+        calls = [c for c in self._constructions().get(name, ()) if type(c.func) is cst.Name]
+        found: dict[str, list[Scalar]] = {}
+        if calls and len(calls) == self._name_reads.get(name, 0):
+            positional = len(func.params.posonly_params) + len(func.params.params)
+            values: dict[str, list[Scalar] | None] = {p.name.value: [] for p in params}
+            for call in calls:
+                if any(arg.star for arg in call.args):  # what `*args` / `**kwargs` fills is unknown
+                    values = dict.fromkeys(values)
+                    break
+                cls = self._class_of.get(id(self._call_owner[id(call)]))
+                run = _DefaultRun(self, cls, self._init_defaults(cls) if cls is not None else {})
+                for index, param in enumerate(params):
+                    arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value),
+                               None)
+                    if arg is None and index < min(positional, len(call.args)) and call.args[index].keyword is None:
+                        arg = call.args[index]
+                    if arg is not None:
+                        value = run.expr(arg.value, {})
+                        passed = value.value if value is not None else UNKNOWN
+                    else:
+                        passed = literal_value(param.default) if param.default is not None else UNKNOWN
+                    known = values[param.name.value]
+                    scalar = passed is not UNKNOWN and isinstance(passed, (bool, int, float, str, type(None)))
+                    if not scalar or known is None:
+                        values[param.name.value] = None
+                    elif passed not in known:
+                        known.append(passed)
+            found = {n: known for n, known in values.items() if known and not _rebinds(func, n)}
+        self._in_file_values[id(func)] = found
+        return found
 
     def _entry_name(self, func: cst.FunctionDef) -> str:
         """`func` or `Class.method`, as the project index names an entry."""
@@ -806,12 +862,17 @@ class FileReach(ExportSites):
         fields.append((name, known[0], known[1]))
         return known[1]
 
-    def _built_with(self, cls: ModuleClass, argument: str, default: Scalar) -> bool:
+    def _built_with(
+        self, cls: ModuleClass, argument: str, default: Scalar, outer: frozenset[int] = frozenset()
+    ) -> bool:
         """Whether a call in this file builds `cls` passing `argument` something other than its
         default (`Block(dim, upsample=True)` in a parent's `__init__`): then the default export
-        runs that block with the other value, and `if self.upsample:` is no switch."""
+        runs that block with the other value, and `if self.upsample:` is no switch. A parent's
+        own `__init__` argument with the same default, passed on (`Transformer(dim,
+        layer_dropout)` in xcit's `__init__(..., layer_dropout=0.)`), is the default too, unless
+        the parent is built with another value (`outer`: the classes asked about already)."""
         init = cls.methods.get("__init__")
-        if init is None:
+        if init is None or id(cls.node) in outer:
             return True
         params = [p.name.value for p in init.params.params]
         position = params.index(argument) - 1 if argument in params else None  # after `self`
@@ -821,9 +882,28 @@ class FileReach(ExportSites):
                     return True  # `*args` / `**kwargs`: what it passes is unknown
                 passed = arg.keyword.value == argument if arg.keyword is not None else index == position
                 value = literal_value(arg.value)
-                if passed and not (type(value) is type(default) and value == default):
+                same = type(value) is type(default) and value == default
+                outer_now = outer | {id(cls.node)}
+                if passed and not same and not self._passes_own_default(call, arg.value, default, outer_now):
                     return True
         return False
+
+    def _passes_own_default(
+        self, call: cst.Call, value: cst.BaseExpression, default: Scalar, outer: frozenset[int]
+    ) -> bool:
+        """`value` is an argument of the `__init__` that makes `call`, which defaults to `default`,
+        is never rebound there, and no call of the file builds that class with another value."""
+        owner = self._call_owner.get(id(call))
+        parent = self._class_of.get(id(owner)) if owner is not None else None
+        if type(value) is not cst.Name or parent is None or owner is not parent.methods.get("__init__"):
+            return False
+        name = value.value
+        param = next((p for p in all_params(owner.params) if p.name.value == name and p.default is not None), None)
+        own = literal_value(param.default) if param is not None else UNKNOWN
+        return (
+            type(own) is type(default) and own == default and not _rebinds(owner, name)
+            and not self._built_with(parent, name, default, outer)
+        )
 
     def _constructions(self) -> dict[str, list[cst.Call]]:
         """Calls in this file's functions and methods, by the last name of what they call (found
@@ -833,13 +913,18 @@ class FileReach(ExportSites):
             bodies = [*self.functions.values(), *(
                 method for info in self.classes.values() for method in info.methods.values()
             )]
+            reads: dict[str, int] = {}
             for func in bodies:
                 for node in iter_nodes(func.body):
-                    if type(node) is cst.Call:
+                    node_type = type(node)
+                    if node_type is cst.Call:
                         callee = dotted(node.func)  # type: ignore[attr-defined]
                         if callee is not None:
                             found.setdefault(callee.rpartition(".")[2], []).append(node)  # type: ignore[arg-type]
-            self._calls_by_name = found
+                            self._call_owner[id(node)] = func
+                    elif node_type is cst.Name:
+                        reads[node.value] = reads.get(node.value, 0) + 1  # type: ignore[attr-defined]
+            self._calls_by_name, self._name_reads = found, reads
         return self._calls_by_name
 
     def _config_copies(self, cls: ModuleClass) -> frozenset[str]:
@@ -2194,8 +2279,15 @@ class _DefaultRun:
         if isinstance(small, cst.Raise):
             return (_RAISED, None)
         if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
-            value = self.expr(small.value, env)
             targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            if len(targets) == 1 and _same_shape_unpacking(targets[0], small.value):
+                # `self.dim, self.rate = dim, rate`: each element is known or not on its own
+                # (every value is read before any is bound)
+                parts = [self.expr(e.value, env) for e in small.value.elements]  # type: ignore[attr-defined]
+                for element, part in zip(targets[0].elements, parts, strict=True):  # type: ignore[attr-defined]
+                    self._bind(element.value, part, env)
+                return None
+            value = self.expr(small.value, env)
             for target in targets:
                 self._bind(target, value, env)
         elif isinstance(small, (cst.AugAssign, cst.Del)):
@@ -2236,6 +2328,15 @@ class _DefaultRun:
                 parts = [None] * len(target.elements)
             for element, part in zip(target.elements, parts, strict=True):
                 self._bind(element.value, part, env)
+
+
+def _same_shape_unpacking(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """`a, b = x, y`: a tuple or list of as many plain elements on each side."""
+    return (
+        isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements)
+        and all(isinstance(e, cst.Element) for e in (*target.elements, *value.elements))
+    )
 
 
 def _joined(value: object, parts: Sequence[_Value | None]) -> _Value:
