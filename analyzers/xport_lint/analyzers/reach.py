@@ -77,11 +77,16 @@ class FileReach(ExportSites):
         #: ids of statements that run only with a configuration other than the default, with the
         #: condition said (`only with `experts_implementation="eager"`: ...` for a transformers experts class)
         self.switched: dict[int, str] = {}
+        #: ids of the reads of a local bound once to `<switch> and ...`: False with the default
+        #: configuration, whatever the rest reads (see _switch_flags)
+        self.switched_nodes: dict[int, str] = {}
         #: ids of statements only an export that passes an optional argument runs, with its name
         #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
         self.optional_only: dict[int, str] = {}
         #: per function, the names it assigns once (`exists_cache = past is not None and ...`)
         self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
+        #: per function, its locals bound once to `<switch> and ...`, with why (see _switch_flags)
+        self._switch_flag_names: dict[int, dict[str, str]] = {}
         #: (caller, callee) ids of calls made only when an optional argument is passed, with its name
         self._optional_calls: dict[tuple[int, int], str] = {}
         #: (caller, callee) ids of calls made on a path no optional argument decides (the same
@@ -430,8 +435,11 @@ class FileReach(ExportSites):
             listed = self._nodes[id(func)] = with_statements(
                 func.body, func, in_function=True, pruned=lambda node: self._branch_export_skips(node, func), dead=dead
             )
+            flags = self._switch_flags(func)
             for node, statement in listed:
                 node_type = type(node)
+                if node_type is cst.Name and flags and node.value in flags:  # type: ignore[attr-defined]
+                    self.switched_nodes[id(node)] = flags[node.value]  # type: ignore[attr-defined]
                 if node_type is cst.Call and statement is not None:
                     self._call_statement[id(node)] = id(statement)
                 if node_type is cst.Call and _is_check(node):
@@ -527,10 +535,38 @@ class FileReach(ExportSites):
                     break
         return dead
 
+    def _assigned_once(self, func: cst.FunctionDef) -> dict[str, cst.BaseExpression | None]:
+        """The names `func` assigns once, with the expression (see _assigned_once), found once."""
+        assigned = self._flags.get(id(func))
+        if assigned is None:
+            assigned = self._flags[id(func)] = _assigned_once(func)
+        return assigned
+
+    def _switch_flags(self, func: cst.FunctionDef) -> dict[str, str]:
+        """The locals `func` binds once to `<switch> and ...`, a switch the default leaves off
+        (x-transformers' `cond_on_distance = self.cond_on_distance and (random() < p)`), with
+        why: a default export binds them False, and only the switch makes them data."""
+        found = self._switch_flag_names.get(id(func))
+        if found is None:
+            found = self._switch_flag_names[id(func)] = {}
+            params = {p.name.value for p in all_params(func.params)}
+            for name, value in self._assigned_once(func).items():
+                if type(value) is cst.BooleanOperation and type(value.operator) is cst.And and name not in params:
+                    switch = self._config_switch(_leftmost(value), func)[0]
+                    if switch is not None:
+                        found[name] = switch
+        return found
+
     def _config_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> tuple[str | None, str | None]:
         """Why the body, and why the `else`, of `if test:` runs only with a configuration other
         than the default: a configuration field (see _field_switch), else a test a construction
-        with `__init__`'s defaults decides (see _default_switch)."""
+        with `__init__`'s defaults decides (see _default_switch), else a local bound once to
+        `<switch> and ...` (x-transformers' `cond_on_distance = self.cond_on_distance and
+        (random() < p)`), whose body runs only with the switch."""
+        if type(test) is cst.Name:
+            flag = self._switch_flags(func).get(test.value)
+            if flag is not None:
+                return flag, None
         found = self._field_switch(test, func)
         if found != (None, None):
             return found
@@ -1045,6 +1081,13 @@ class FileReach(ExportSites):
                 # `if not self.training or random.random() > p:`, `keep = self.training and ...`:
                 # an eval export short-circuits before the rest of the test
                 self.training_only.add(id(statement))
+            elif (
+                type(evaluated) is cst.BooleanOperation and type(evaluated.operator) is cst.And
+                and not isinstance(statement, cst.If)  # an `if` test: see _branch_export_skips
+                and (switch := self._config_switch(_leftmost(evaluated), func)[0]) is not None
+            ):
+                # `flag = self.cond_on_distance and (random() < p)`: a default export stops at the switch
+                self.switched.setdefault(id(statement), switch)
         for block in _blocks(func.body):
             for index, statement in enumerate(block.body):
                 if not (isinstance(statement, cst.If) and statement.orelse is None and _always_leaves(statement.body)):
@@ -1128,7 +1171,7 @@ class FileReach(ExportSites):
         if switch is not None:
             for statement in walk_statements(node.body):
                 self.switched.setdefault(id(statement), switch)
-            if _leftmost(node.test) is not node.test:
+            if _leftmost(node.test) is not node.test or type(node.test) is cst.Name:
                 # `if self.check and x.max().item() > k:` evaluates the rest only under the switch
                 self.switched.setdefault(id(node), switch)
         if otherwise is not None and node.orelse is not None and _leftmost(node.test) is node.test:
@@ -1294,10 +1337,7 @@ class FileReach(ExportSites):
             return known
         if isinstance(test, cst.Name) and func is not None and self.mentions_guards:
             # `is_compiling = torch.compiler.is_compiling()` earlier in the function
-            assigned = self._flags.get(id(func))
-            if assigned is None:
-                assigned = self._flags[id(func)] = _assigned_once(func)
-            value = assigned.get(test.value)
+            value = self._assigned_once(func).get(test.value)
             return self._while_exporting(value) if isinstance(value, cst.Call) else None
         if _tests_half_precision(test, self):
             return False  # a default export is fp32
@@ -1818,7 +1858,10 @@ def _assigned_once(func: cst.FunctionDef) -> dict[str, cst.BaseExpression | None
                 if isinstance(target.target, cst.Name):
                     name = target.target.value
                     out[name] = None if name in out else statement.value
-        elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)) and isinstance(statement.target, cst.Name):
+        elif isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name):
+            name = statement.target.value
+            out[name] = None if name in out else statement.value
+        elif isinstance(statement, cst.AugAssign) and isinstance(statement.target, cst.Name):
             out[statement.target.value] = None
     return out
 

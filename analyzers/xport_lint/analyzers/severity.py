@@ -94,9 +94,12 @@ def first_failures(
 
 def _condition(reach: FileReach, node: int, statement: int | None) -> str | None:
     """Why a default export may not run this: the first of an optional operand (`b` in
-    `a is not None and b.any()`), training mode, a configuration switch, an optional argument."""
+    `a is not None and b.any()`), a local a default configuration binds False, training mode, a
+    configuration switch, an optional argument."""
     if node in reach.optional_nodes and statement not in reach.training_only:
         return optional_reason(reach.optional_nodes[node], reach)
+    if node in reach.switched_nodes:
+        return reach.switched_nodes[node]
     if statement is None:
         return None
     if statement in reach.training_only:
