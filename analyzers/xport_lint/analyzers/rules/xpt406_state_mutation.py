@@ -123,7 +123,7 @@ class StateMutation(Rule):
             elif self._built_once(f"self.{target.attr.value}", value) and not (
                 self.ctx.mode is Mode.STRICT and value is not None and _makes_a_module_tensor(value)
             ):
-                self.report(target, f"`{short(target)}` is built on the first call and kept (under `not hasattr`): "
+                self.report(target, f"`{short(target)}` is built on the first call and kept (a guard skips it once set): "
                             "the program keeps the export's value as eager keeps the first call's",
                             severity=Severity.INFO)
             elif self._regrown_when_short(target.attr.value, value) and not (
@@ -313,7 +313,13 @@ class StateMutation(Rule):
                 and _sizes_only(value, lambda n: self.ctx.value(n).has(_DATA))
             ):
                 return True
-        return False
+        # speechbrain's `_ensure_stft_setup`: `if getattr(self, "_stft_ready", False): return`,
+        # then the window from the hyperparameters, then `self._stft_ready = True`
+        ready = _ready_flag_before(traced.func, statement)
+        return (
+            ready is not None and value is not None and spelled != f"self.{ready}"
+            and _sizes_only(value, lambda n: self.ctx.value(n).has(_DATA))
+        )
 
     def _read_across_calls(self, name: str) -> bool:
         """`self.<name>` is state a later call reads: the writing function reads it before (or as)
@@ -655,6 +661,48 @@ def _tests_not_hasattr(test: cst.BaseExpression, name: str) -> bool:
         isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "hasattr"
         and len(call.args) == 2 and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "self"
         and isinstance(call.args[1].value, cst.SimpleString) and call.args[1].value.evaluated_value == name
+    )
+
+
+def _ready_flag_before(func: cst.FunctionDef, statement: cst.CSTNode) -> str | None:
+    """`F` where `func` returns first thing under `if getattr(self, "F", False):` (or `if
+    self.F:`, `if hasattr(self, "F"):`) before the top-level statement holding `statement`, and
+    sets `self.F = True` at its top level after it: what it sets in between is set once."""
+    body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
+    flag = None
+    for index, top in enumerate(body):
+        if any(inner is statement for inner in iter_nodes(top)):
+            later = body[index + 1:]
+            return flag if flag is not None and any(_sets_true(after, flag) for after in later) else None
+        if (
+            isinstance(top, cst.If) and top.orelse is None and isinstance(top.body, cst.IndentedBlock)
+            and len(top.body.body) == 1 and isinstance(top.body.body[0], cst.SimpleStatementLine)
+            and isinstance(top.body.body[0].body[0], cst.Return)
+        ):
+            flag = _ready_flag(top.test) or flag
+    return None
+
+
+def _ready_flag(test: cst.BaseExpression) -> str | None:
+    """`F` of `getattr(self, "F", False)`, `hasattr(self, "F")` or `self.F`."""
+    if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self":
+        return test.attr.value
+    if (
+        isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value in ("getattr", "hasattr")
+        and len(test.args) >= 2 and dotted(test.args[0].value) == "self"
+        and isinstance(test.args[1].value, cst.SimpleString) and isinstance(test.args[1].value.evaluated_value, str)
+        and (len(test.args) == 2 or dotted(test.args[2].value) in ("False", "None"))
+    ):
+        return test.args[1].value.evaluated_value
+    return None
+
+
+def _sets_true(statement: cst.CSTNode, flag: str) -> bool:
+    """`self.<flag> = True`, a top-level statement."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Assign)
+        and dotted(statement.body[0].value) == "True"
+        and any(_is_self(t.target, flag) for t in statement.body[0].targets)
     )
 
 
