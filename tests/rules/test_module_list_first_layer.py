@@ -2,7 +2,8 @@
 first layer on the input itself: its input features tie the input's last size, so a named `Dim`
 there fails export (XPT305), where a `Dim` on another dimension exports. Spelled in `forward`, with
 an op after the layer, over a list display of differing layers, with sizes `__init__` holds, and in
-a block of another file; the input rebound before the loop, or in it before the layer, is a near
+a block of another file, `enumerate`d (with a residual sum), over a list built from a generator;
+the input rebound before the loop, or in it before the layer, is a near
 miss. Torch 2.13's outcome checked in the same test, both modes."""
 
 from __future__ import annotations
@@ -43,6 +44,14 @@ PROGRAMS: list[Program] = [
     *_pair("loop-then-op", "for layer in self.layers:\n    x = layer(x).relu()\nreturn x", init=_SAME),
     *_pair("differing-layers", _LOOP, init=_DIFFERING),
     *_pair("sizes-init-holds", _LOOP, init=_HELD),
+    *_pair("enumerated", "for i, layer in enumerate(self.layers):\n    x = layer(x) * (i + 1)\nreturn x", init=_SAME),
+    *_pair("enumerated-residual", "for depth, block in enumerate(self.layers):\n    x = x + block(x)\nreturn x",
+           init=_SAME),
+    *_pair("built-from-generator", _LOOP,
+           init="self.layers = torch.nn.ModuleList(torch.nn.Linear(8, 8) for _ in range(2))"),
+    Program("enumerated-rebound-before", "x = x.transpose(1, 2)\nfor i, layer in enumerate(self.layers):\n"
+            "    x = layer(x)\nreturn x", "(torch.randn(3, 8, 5),)", '{"x": {2: Dim("k")}}', fails=False,
+            init="self.layers = torch.nn.ModuleList([torch.nn.Linear(8, 8)])"),
     *_pair("block-of-another-file", "return self.block(x)", init="self.block = Block()", block=_BLOCK),
     Program("rebound-in-loop-first", "for layer in self.layers:\n    x = x.transpose(1, 2)\n    x = layer(x)\nreturn x",
             "(torch.randn(3, 8, 5),)", '{"x": {2: Dim("k")}}', fails=False,

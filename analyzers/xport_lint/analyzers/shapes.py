@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import math
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -1330,6 +1331,30 @@ class Sizes:
         if number is not None:
             return number >= 0
         return isinstance(expr, cst.Name) and expr.value in self.counts and expr.value not in self.reassigned
+
+    @functools.cached_property
+    def first_layer_calls(self) -> dict[int, tuple[str, str]]:
+        """`layer(x)` of a loop over a list of submodules at the top of `forward` (`for layer in
+        self.layers:`, `for i, layer in enumerate(self.layers):`), by id: the attribute looped
+        over and the input `x` it is first given, where no statement before the loop, nor one
+        before the call in the loop, rebinds that input (the first pass runs the list's first
+        layer on the input itself)."""
+        found: dict[int, tuple[str, str]] = {}
+        rebound: set[str] = set()
+        for stmt in self.func.body.body:
+            layer, layers = _layer_loop(stmt) if isinstance(stmt, cst.For) else (None, None)
+            if layer is not None and isinstance(layers, cst.Attribute) and dotted(layers.value) == "self":
+                attr = layers.attr.value
+                in_loop = set(rebound)
+                for inner in stmt.body.body:  # type: ignore[attr-defined]
+                    for call in iter_nodes(inner):
+                        if (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == layer
+                                and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name)
+                                and call.args[0].value.value not in in_loop):
+                            found[id(call)] = (attr, call.args[0].value.value)
+                    in_loop.update(_targets_within(inner))
+            rebound.update(_targets_within(stmt))
+        return found
 
     def followed(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """What a name bound once stands for (through names bound to names, and one-line
@@ -2865,12 +2890,21 @@ def _layer_loop(loop: cst.For) -> tuple[str | None, cst.BaseExpression]:
     return (target.value if isinstance(target, cst.Name) else None), layers
 
 
+def _targets_within(stmt: cst.CSTNode) -> set[str]:
+    """The names in the targets `stmt` and the statements in it bind (an assignment's or a
+    loop's), in one walk."""
+    targets = [t.target for n in iter_nodes(stmt) if isinstance(n, cst.Assign) for t in n.targets] + [
+        n.target for n in iter_nodes(stmt) if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For))]
+    return {inner.value for target in targets for inner in iter_nodes(target) if isinstance(inner, cst.Name)}
+
+
 def _module_list(built: cst.Call | None) -> list[cst.Call] | None:
-    """The layers of `nn.ModuleList([nn.Linear(4, 4), ...])` or `nn.ModuleList([nn.Linear(4, 4) for _ in ...])`."""
+    """The layers of `nn.ModuleList([nn.Linear(4, 4), ...])`, `nn.ModuleList([nn.Linear(4, 4) for _ in ...])`
+    or `nn.ModuleList(nn.Linear(4, 4) for _ in ...)`."""
     if built is None or not (dotted(built.func) or "").endswith("ModuleList") or len(built.args) != 1:
         return None
     listed = built.args[0].value
-    if isinstance(listed, cst.ListComp) and isinstance(listed.elt, cst.Call):
+    if isinstance(listed, (cst.ListComp, cst.GeneratorExp)) and isinstance(listed.elt, cst.Call):
         return [listed.elt]
     if isinstance(listed, (cst.List, cst.Tuple)) and all(
             isinstance(e, cst.Element) and isinstance(e.value, cst.Call) for e in listed.elements):

@@ -73,13 +73,6 @@ _LAST_CHANGED = frozenset({"Linear", "LazyLinear", "Bilinear"})
 _REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod"})
 
 
-def _names_bound(stmt: cst.CSTNode) -> set[str]:
-    """The names in the targets `stmt` binds (an assignment's or a loop's), in one walk."""
-    targets = [t.target for n in iter_nodes(stmt) if isinstance(n, cst.Assign) for t in n.targets] + [
-        n.target for n in iter_nodes(stmt) if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For))]
-    return {inner.value for target in targets for inner in iter_nodes(target) if isinstance(inner, cst.Name)}
-
-
 def _retied(source: str, declared: str, fixed: str) -> Invalid:
     """A rule example whose fix only declares its `dynamic_shapes` line `declared` as `fixed`."""
     return Invalid(source, expected_replacement=source.replace(declared, fixed))
@@ -178,8 +171,9 @@ class DimTie(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value in ("view", "reshape") and node.args:
             self._reshape(node, func.value)
             return
-        if isinstance(func, cst.Name) and id(node) in self._first_layer_calls():
-            self._first_listed_layer(node, self._first_layer_calls()[id(node)])
+        first_layers = self.ctx.sizes().first_layer_calls if self.ctx.sizes() is not None else {}  # type: ignore[union-attr]
+        if isinstance(func, cst.Name) and id(node) in first_layers:
+            self._first_listed_layer(node, first_layers[id(node)])
             return
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             if self.ctx.sizes() is not None and self.ctx.sizes().layers.get(func.attr.value) == "MaxPool1d":  # type: ignore[union-attr]
@@ -937,33 +931,6 @@ class DimTie(Rule):
         reason = self._tie(dims[index], _Dim(size=size), setting[1], broadcast=False)
         if reason is not None:
             self.report(node, f"`{short(node)}`: {what} tie {reason}")
-
-    def _first_layer_calls(self) -> dict[int, tuple[str, str]]:
-        """`layer(x)` in `for layer in self.layers:` at the top of `forward`, by id: the attribute
-        looped over and the input `x` it is first given, where no statement before the loop
-        rebinds that input (the first pass runs the list's first layer on the input itself)."""
-        traced = self.ctx.traced
-        assert traced is not None
-        key = f"first-layers:{id(traced.func)}"
-        found = self.ctx.shared.get(key)
-        if found is None:
-            found = {}
-            rebound: set[str] = set()
-            for stmt in traced.func.body.body:
-                if isinstance(stmt, cst.For) and isinstance(stmt.target, cst.Name) and isinstance(
-                        stmt.iter, cst.Attribute) and isinstance(stmt.iter.value, cst.Name) and stmt.iter.value.value == "self":
-                    in_loop = set(rebound)  # `x = self.proj(x)` before `layer(x)` in the loop: not the input
-                    for inner in stmt.body.body:
-                        for call in iter_nodes(inner):
-                            if (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
-                                    and call.func.value == stmt.target.value and len(call.args) == 1
-                                    and isinstance(call.args[0].value, cst.Name)
-                                    and call.args[0].value.value not in in_loop):
-                                found[id(call)] = (stmt.iter.attr.value, call.args[0].value.value)
-                        in_loop.update(_names_bound(inner))
-                rebound.update(_names_bound(stmt))
-            self.ctx.shared[key] = found
-        return found  # type: ignore[return-value]
 
     def _first_listed_layer(self, node: cst.Call, looped: tuple[str, str]) -> None:
         """`layer(x)` of `for layer in self.layers` over `nn.ModuleList([nn.Linear(8, 8), ...])`:
