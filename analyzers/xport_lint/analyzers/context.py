@@ -69,6 +69,8 @@ class RuleContext:
     torch: TorchVersion = NEWEST
     _globals: dict[int, frozenset[str]] = field(default_factory=dict)
     _mentioned: dict[str, bool] = field(default_factory=dict)
+    #: class name (None: outside a class) -> its shape_config
+    _shape_configs: dict[str | None, ShapeConfig] = field(default_factory=dict)
 
     def release(self) -> None:
         """Drop the file's facts, its own and the program's (FileFacts.release), once its
@@ -92,9 +94,17 @@ class RuleContext:
     def shape_config(self) -> ShapeConfig:
         """How the model whose code is being walked is exported: its class's declaration (an
         export call or `xport_example()` of this file, an export script elsewhere in the project,
-        `[tool.xport-lint.dynamic-shapes]`), else the default."""
-        program = self.program
+        `[tool.xport-lint.dynamic-shapes]`), else the default. Once per class a file: rules ask
+        at every node they judge."""
         name = self.traced.cls.node.name.value if self.traced is not None and self.traced.cls is not None else None
+        found = self._shape_configs.get(name)
+        if found is None:
+            found = self._shape_configs[name] = self._shape_config_of(name)
+        return found
+
+    def _shape_config_of(self, name: str | None) -> ShapeConfig:
+        """`shape_config` of the class `name` (None: code outside a class)."""
+        program = self.program
         if name is not None:
             found = (
                 program.declared_shapes.get(name) or dict(program.context.shapes).get(name)
