@@ -5,6 +5,8 @@ it leave fewer errors."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from ..dataflow import FunctionFlow
@@ -44,17 +46,29 @@ def attribute_as_local(
     if any(_stores(s, attr) for s in reading) or _touched_elsewhere(cls, func, attr):
         return None
     local = scope_names(flow).fresh(attr)[0]
-    renamed = _AttributeAsName(attr, local)
-    # whole statements: an edit of a node outside the finding's statement has no exact place
-    smalls = [write, *(small for s in reading if isinstance(s, cst.SimpleStatementLine) for small in s.body
-                       if _mentions(small, attr))]
-    compound = [s for s in reading if not isinstance(s, cst.SimpleStatementLine)]
-    return FixProposal(
+    return _renaming_step(
         f"Keep `self.{attr}` in a local name `{local}` (assumes nothing outside this call reads `self.{attr}`,"
         " which the exported program does not set)",
+        reading, lambda small: _mentions(small, attr), _AttributeAsName(attr, local), first=(write,),
+    )
+
+
+def _renaming_step(
+    title: str, reading: list[cst.BaseStatement], mentions: Callable[[cst.CSTNode], bool],
+    renamed: cst.CSTTransformer, first: tuple[cst.CSTNode, ...] = (), blocks: tuple[BlockReplacement, ...] = (),
+) -> FixProposal:
+    """The step that rewrites with `renamed` the statements `reading` (each small statement that
+    `mentions` what it renames, each compound one whole) and the small statements `first`, beside
+    `blocks`: whole statements, since an edit of a node outside the finding's statement has no
+    exact place."""
+    smalls = [*first, *(small for s in reading if isinstance(s, cst.SimpleStatementLine) for small in s.body
+                        if mentions(small))]
+    compound = [s for s in reading if not isinstance(s, cst.SimpleStatementLine)]
+    return FixProposal(
+        title,
         Applicability.UNSAFE,
         tuple((small, small.visit(renamed)) for small in smalls),
-        blocks=tuple(BlockReplacement(s, s, (s.visit(renamed),)) for s in compound),  # type: ignore[arg-type]
+        blocks=(*blocks, *(BlockReplacement(s, s, (s.visit(renamed),)) for s in compound)),  # type: ignore[arg-type]
         step=True,
     )
 
@@ -149,19 +163,11 @@ def entries_as_locals(flow: FunctionFlow, func: cst.FunctionDef, name: str) -> F
         cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(locals_[key]))], element.value)])
         for key, element in zip(keys, literal.elements, strict=True)  # type: ignore[union-attr]
     )
-    renamed = _EntryAsName(name, locals_)
-    reading = [s for s in body[index + 1 :] if _mentions_name(s, name)]
-    smalls = [small for s in reading if isinstance(s, cst.SimpleStatementLine) for small in s.body
-              if _mentions_name(small, name)]
-    compound = [s for s in reading if not isinstance(s, cst.SimpleStatementLine)]
-    return FixProposal(
+    return _renaming_step(
         f"Keep each entry of `{name}` in a local name: the numbers read stay within reach of the rewrites"
         " (the same values; unsafe as the rewrites it prepares are)",
-        Applicability.UNSAFE,
-        tuple((small, small.visit(renamed)) for small in smalls),
-        blocks=(BlockReplacement(binding, binding, split),
-                *(BlockReplacement(s, s, (s.visit(renamed),)) for s in compound)),  # type: ignore[arg-type]
-        step=True,
+        [s for s in body[index + 1 :] if _mentions_name(s, name)], lambda small: _mentions_name(small, name),
+        _EntryAsName(name, locals_), blocks=(BlockReplacement(binding, binding, split),),
     )
 
 
