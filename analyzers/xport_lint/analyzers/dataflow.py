@@ -850,6 +850,21 @@ class FunctionFlow:
             return expr
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
 
+    def property_inlined(self, node: cst.Attribute) -> cst.BaseExpression | None:
+        """`self.temp` of a one-line `@property` of the class (`return self.temperature.item()`),
+        written here; None for anything else, or a property reading itself."""
+        if self.cls is None or not (isinstance(node.value, cst.Name) and node.value.value == "self"):
+            return None
+        name = node.attr.value
+        method = next((s for s in self.cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name
+                       and [dotted(d.decorator) for d in s.decorators] == ["property"]), None)
+        if method is None or method is self.func:
+            return None
+        expr = method_at(method, cst.Call(node))
+        if expr is None or any(type(n) is cst.Attribute and n.attr.value == name for n in iter_nodes(expr)):  # type: ignore[attr-defined]
+            return None
+        return expr
+
     def _method_inlined(self, call: cst.Call, name: str) -> cst.BaseExpression | None:
         """`self._count(steps)` of a one-line method of the class (`def _count(self, t)`, or a
         `@staticmethod` `def _count(t)`) written at the call, as a module-level helper is; None
@@ -1013,6 +1028,9 @@ class FunctionFlow:
         if isinstance(node.value, cst.Name) and node.value.value == "self":
             kept = self.env.get(f"self.{attr}")
             found = self.resolver.self_attribute(self.cls, attr)
+            computed = self.property_inlined(node) if kept is None and found is NOTHING else None
+            if computed is not None:
+                return self.value(computed)  # `self.temp` of `@property def temp(self): return self.t.item()`
             return found if kept is None else found | kept
         base = self.value(node.value)
         if not is_tensor_like(base):

@@ -293,16 +293,24 @@ class _Unwrap(cst.CSTTransformer):
         if kind is None:
             # `_h(peak > 1.0)`, `_count(steps)`: what a one-line helper computes, written here,
             # where it reads a number to unwrap (a helper of tensors stays called as it is)
-            inlined = self.flow.inlined(original)
-            if inlined is None:
-                return updated
-            before, self.changed = self.changed, False
-            seen = inlined.visit(self)
-            unwrapped = self.changed
-            self.changed = before or unwrapped
-            return seen if unwrapped else updated  # type: ignore[return-value]
+            return self._through(self.flow.inlined(original), updated)
         self.changed = True
         return _as_tensor(kind, updated, self.flow)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        # `self.temp` of a one-line property reading a number (`return self.temperature.item()`)
+        return self._through(self.flow.property_inlined(original), updated)
+
+    def _through(self, inlined: cst.BaseExpression | None, updated: cst.BaseExpression) -> cst.BaseExpression:
+        """What `inlined` (a helper's or a property's `return`, written at the use) computes, unwrapped,
+        where it reads a number to unwrap; else `updated` as it is."""
+        if inlined is None:
+            return updated
+        before, self.changed = self.changed, False
+        seen = inlined.visit(self)
+        unwrapped = self.changed
+        self.changed = before or unwrapped
+        return seen if unwrapped else updated  # type: ignore[return-value]
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.tensors:

@@ -1,12 +1,13 @@
-"""Numbers read from data tested by an `assert` with a message, and by a lambda kept on `self`
-in `__init__` (XPT104), each in several spellings; torch's outcome checked in the same test, both
+"""Numbers read from data tested by an `assert` with a message, through a lambda kept on `self`
+in `__init__` and through a one-line `@property` (XPT104), each in several spellings; torch's outcome checked in the same test, both
 modes, and every fix offered proven (export + equal to eager).
 
 Measured on torch 2.13: non-strict export turns an `assert` on a read number with no message into
 a runtime check and exports; with a message (a plain string or an f-string) it fails, and
 `torch._check(<test>)` exports in both modes. A lambda kept on `self` is what it computes:
 `self.count = lambda t: int((t > 0).sum())` then `if self.count(x) > 3:` reads data (its
-`torch.cond` fix had tested the Python number and failed export)."""
+`torch.cond` fix had tested the Python number and failed export); so is a property
+(`return self.temperature.item()` of a buffer: buffers are lifted to inputs, their data unknown)."""
 
 from __future__ import annotations
 
@@ -148,6 +149,98 @@ class A(nn.Module):
 """)
 
 
+case("property-float-of-a-buffer-in-a-ternary", 'GuardOnDataDependentSymNode', 'UserError', """
+class P(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("gain", torch.tensor(0.5))
+
+    @property
+    def g(self):
+        return float(self.gain)
+
+    def forward(self, x):
+        return x * 2 if self.g > 0.1 else x
+""")
+
+case("property-bool-of-a-buffer-negated", 'GuardOnDataDependentSymNode', 'UserError', """
+class P(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("flag", torch.tensor(True))
+
+    @property
+    def enabled(self):
+        return bool(self.flag)
+
+    def forward(self, x):
+        if not self.enabled:
+            return x
+        return x.relu()
+""")
+
+case("property-read-bound-first-then-tested", 'GuardOnDataDependentSymNode', 'UserError', """
+class P(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("temperature", torch.tensor(2.0))
+
+    @property
+    def temp(self):
+        return self.temperature.item()
+
+    def forward(self, x):
+        t = self.temp
+        if t > 1.0:
+            return x / 2
+        return x
+""")
+
+case("property-read-only-in-arithmetic", None, None, """
+class P(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("temperature", torch.tensor(2.0))
+
+    @property
+    def temp(self):
+        return self.temperature.item()
+
+    def forward(self, x):
+        return x / self.temp
+""")
+
+case("property-of-a-tensor-in-where", None, None, """
+class P(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("limit", torch.tensor(1.0))
+
+    @property
+    def bound(self):
+        return self.limit * 2
+
+    def forward(self, x):
+        return torch.where(x > self.bound, self.bound, x)
+""")
+
+case("property-of-a-python-constant-tested", None, None, """
+class P(nn.Module):
+    def __init__(self, depth=2):
+        super().__init__()
+        self.depth = depth
+
+    @property
+    def deep(self):
+        return self.depth > 1
+
+    def forward(self, x):
+        if self.deep:
+            return x * 2
+        return x
+""")
+
+
 _STRICT_ASSERT = ("an `assert` is not followed in strict export yet (measured: an int read or an f-string message"
                   " fails there, a float read with a plain message exports)")
 
@@ -161,6 +254,7 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 NO_FIX: dict[str, str] = {
     "assert-negated-on-an-int-read": "`not` inside `torch._check` asks for the value too (measured: fails)",
     "lambda-on-self-count-bound-first": "the number is bound to a name (`n = self.count(x)`) read by the test",
+    "property-read-bound-first-then-tested": "the number is bound to a name (`t = self.temp`) read by the test",
 }
 
 BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)
