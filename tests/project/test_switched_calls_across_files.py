@@ -97,4 +97,6 @@ def test_one_unswitched_call_in_another_file_keeps_the_errors(tmp_path: Path) ->
     plain = PLAIN.replace("trim", "recover")
     package = write_package(tmp_path, {**FILES, "plain.py": plain})
     errors = errors_of(package, ("__init__.py", "plain.py", "recovery.py", "switched.py"))
-    assert {("recovery.py", 5), ("recovery.py", 15)} <= errors
+    # `trim` (line 15) runs only after line 5, where export fails first (measured on torch 2.13,
+    # both modes: Plain's export fails at recovery.py:5; tests/project/test_calls_after_a_failure_across_files.py)
+    assert ("recovery.py", 5) in errors and ("recovery.py", 15) not in errors

@@ -432,7 +432,9 @@ class FileFacts(FileReach):
             calls = self._written.get(id(func))
             passes = {written: dict(slots) for written, slots in self.passed.get(id(func), {}).items() if slots}
             exporting = self.guard_wrapper(func) if calls is not None and self.mentions_guards else None
-            switched = self.switched_callees(func) if calls and (self.switched or self.training_only) else {}
+            switched = (
+                self.switched_callees(func) if calls and (self.switched or self.training_only or self.failing) else {}
+            )
             return FunctionSummary(
                 None if calls is None else list(dict.fromkeys(calls)), id(func) in self.own_traced, passes,
                 self._returned_to_other_files(func), exporting, switched, self.literal_calls(func) if calls else {},

@@ -83,6 +83,10 @@ class FileReach(ExportSites):
         #: ids of statements only an export that passes an optional argument runs, with its name
         #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
         self.optional_only: dict[int, str] = {}
+        #: ids of the statements of traced functions where export fails on every run that reaches
+        #: them (the file's errors, set once its findings are out), with what `after_failure` says
+        self.failing: dict[int, str] = {}
+        self._after_failure: dict[int, str] | None = None
         #: per function, the names it assigns once (`exists_cache = past is not None and ...`)
         self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
         #: per function, its locals bound once to `<switch> and ...`, with why (see _switch_flags)
@@ -139,6 +143,7 @@ class FileReach(ExportSites):
             id(item.func): why for name, why in self.context.switched if (item := self._entry(name, None)) is not None
         }
         self._mark_switched_helpers(roots + entries, seen, edges, switched_entries)
+        self._roots, self._edges = roots + entries, edges
         return list(seen.values())
 
     def _mark_switched_helpers(
@@ -155,20 +160,8 @@ class FileReach(ExportSites):
             return
         unswitched_roots = [root for root in roots if id(root.func) not in switched_entries]
         always = _closure(unswitched_roots, edges, lambda caller, callee: (caller, callee) not in switched)
-        reasons: dict[int, str] = {}
         callees = [*((callee, why) for (_, callee), why in switched.items()), *switched_entries.items()]
-        for callee, why in sorted(callees, key=lambda pair: pair[1]):
-            if callee not in always:
-                reasons.setdefault(callee, why)
-        changed = True
-        while changed:  # a helper of such a helper
-            changed = False
-            for key, why in list(reasons.items()):
-                for callee, _ in edges.get(key, []):
-                    if id(callee.func) not in always and id(callee.func) not in reasons:
-                        reasons[id(callee.func)] = why
-                        changed = True
-        for key, why in reasons.items():
+        for key, why in _inherited(callees, always, edges).items():
             item = seen.get(key)
             if item is not None:
                 for _, statement in self.nodes(item.func):
@@ -287,16 +280,56 @@ class FileReach(ExportSites):
 
     def switched_callees(self, func: cst.FunctionDef) -> dict[str, str]:
         """Callees as written that traced `func` calls only with a configuration the default
-        leaves off or only in training (every call of that spelling), with why: for the functions
-        of other files they reach, which inherit the condition (see ProjectIndex._switched_entries)."""
+        leaves off, only in training, or only after a statement where export fails (every call of
+        that spelling), with why: for the functions of other files they reach, which inherit the
+        condition (see ProjectIndex._switched_entries)."""
         found: dict[str, str | None] = {}
+        reached_after = self.reached_after_failure().get(id(func))
         for node, statement in self.nodes(func):
             if type(node) is cst.Call and (text := callee_text(node.func)) is not None:  # type: ignore[attr-defined]
                 why = self.switched.get(id(statement)) if statement is not None else None
                 if why is None and statement is not None and id(statement) in self.training_only:
                     why = TRAINING_CALL
+                if why is None and statement is not None:
+                    why = reached_after or self._after_failing(func, statement)
                 found[text] = why if found.get(text, why) == why else None
         return {text: why for text, why in found.items() if why is not None}
+
+    def _after_failing(self, func: cst.FunctionDef, statement: cst.CSTNode) -> str | None:
+        """Why export never runs `statement` of traced `func`: a statement where it fails runs
+        before it on every path (`after_failure`, the first such in the body), else None."""
+        return next(
+            (
+                why for node, earlier in self.nodes(func)
+                if node is earlier and earlier is not statement and (why := self.failing.get(id(earlier))) is not None
+                and self.runs_before(func, earlier, statement)
+            ),
+            None,
+        )
+
+    def reached_after_failure(self) -> dict[int, str]:
+        """The traced functions of the file that export reaches only through calls made after a
+        statement where it fails (`failing`; kornia's `RANSAC._degensac_batch`, called after
+        `bool(finite.any())`), by id, with why; their callees that nothing else reaches too.
+        Known once `failing` is set, then kept."""
+        if self._after_failure is not None:
+            return self._after_failure
+        after_calls: dict[tuple[int, int], str] = {}
+        made_before: set[tuple[int, int]] = set()
+        if self.failing:
+            for callee, sites in self._call_sites.items():
+                for caller, call in sites:
+                    statement = next((s for node, s in self.nodes(caller) if node is call), None)
+                    why = self._after_failing(caller, statement) if statement is not None else None
+                    if why is None:
+                        made_before.add((id(caller), callee))
+                    else:
+                        after_calls.setdefault((id(caller), callee), why)
+        after_only = {pair: why for pair, why in after_calls.items() if pair not in made_before}
+        always = _closure(self._roots, self._edges, lambda caller, callee: (caller, callee) not in after_only)
+        callees = [(callee, why) for (_, callee), why in after_only.items()]
+        self._after_failure = _inherited(callees, always, self._edges)
+        return self._after_failure
 
     def _note_call(self, caller: cst.FunctionDef, callee: cst.FunctionDef, statement: cst.CSTNode | None) -> None:
         """Whether the call is made only when an optional argument is passed (see _mark_optional_helpers)."""
@@ -1438,6 +1471,17 @@ class FileReach(ExportSites):
 #: code calls only there (monai's `compute_loss` -> `BoxCoder.encode_single`) is training-only code
 TRAINING_CALL = "training mode"
 
+#: how `after_failure` starts: a condition of code export never reaches, an earlier failure on its way
+AFTER_FAILURE = "only after "
+
+
+def after_failure(path: str, line: int) -> str:
+    """Why a function of another file that traced code calls only after a statement where export
+    fails (kornia's DEGENSAC helpers, called by RANSAC after `bool(finite.any())`) is not where
+    export fails: it stops at that statement and never calls it."""
+    return f"{AFTER_FAILURE}{path}:{line}, whose failure export meets first on the way here"
+
+
 #: why an `except` handler's code runs only off the default path: it runs only when the `try` body
 #: raises, which a body that cannot fail on the example never does (measured on torch 2.13, both
 #: modes: `try: x.index_select(0, idx) except (IndexError, RuntimeError): if idx.max() >= n: raise`
@@ -1869,6 +1913,28 @@ def _assigned_once(func: cst.FunctionDef) -> dict[str, cst.BaseExpression | None
 def _chain_key(reach: Reach, item: Traced) -> tuple[int, str, tuple[str, ...], str]:
     """Order of the chains that reach a function: shorter first, then by name."""
     return len(reach.via), reach.entry, reach.via, item.name
+
+
+def _inherited(
+    callees: list[tuple[int, str]], always: set[int], edges: dict[int, list[tuple[Traced, bool]]]
+) -> dict[int, str]:
+    """The functions that run only under a condition, by id, with it: each of `callees` (a
+    function called only under `why`) that `always` (what runs without one) leaves out, and
+    every function they call that `always` leaves out, with the condition of its caller (the
+    first in sorted order of the conditions)."""
+    reasons: dict[int, str] = {}
+    for callee, why in sorted(callees, key=lambda pair: pair[1]):
+        if callee not in always:
+            reasons.setdefault(callee, why)
+    changed = True
+    while changed:  # a helper of such a helper
+        changed = False
+        for key, why in list(reasons.items()):
+            for callee, _ in edges.get(key, []):
+                if id(callee.func) not in always and id(callee.func) not in reasons:
+                    reasons[id(callee.func)] = why
+                    changed = True
+    return reasons
 
 
 def _closure(

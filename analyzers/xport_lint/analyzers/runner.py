@@ -29,6 +29,7 @@ from .incremental import ChunkedParser, FactStore, facts_kept_in
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, module_name
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span, after_note, internal_failure
 from .positions import Locator, code_of, split_lines
+from .reach import AFTER_FAILURE, after_failure
 from .report import BlockReplacement, FixProposal, Report
 from .rule import Rule, Scope
 from .severity import first_failures, in_mode, judge
@@ -478,6 +479,19 @@ def _findings(
             errors.append((len(out) - 1, report.statement, span.start.line))
             if condition is not None:
                 lowered[len(out) - 1] = condition
+    program.failing = {
+        id(statement): after_failure(path, line) for index, statement, line in errors
+        if lowered.get(index, AFTER_FAILURE).startswith(AFTER_FAILURE)
+    }
+    if reached_after := program.reached_after_failure():
+        # export stops before it calls them: their errors are not where it fails
+        for index, statement, _ in errors:
+            func = program.traced_holder(statement) if index not in lowered else None
+            if func is not None and (why := reached_after.get(id(func))) is not None:
+                out[index] = dataclasses.replace(
+                    out[index], severity=Severity.WARNING, message=f"{out[index].message} ({why})"
+                )
+                lowered[index] = why
     if len(errors) > 1:
         for index, line in first_failures(errors, program, lowered).items():
             finding = out[index]
