@@ -87,6 +87,8 @@ class FileReach(ExportSites):
         #: them (the file's errors, set once its findings are out), with what `after_failure` says
         self.failing: dict[int, str] = {}
         self._after_failure: dict[int, str] | None = None
+        #: per traced function: its `failing` statements, in order (see _after_failing)
+        self._failing_in: dict[int, list[tuple[cst.CSTNode, str]]] = {}
         #: per function, the names it assigns once (`exists_cache = past is not None and ...`)
         self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
         #: per function, its locals bound once to `<switch> and ...`, with why (see _switch_flags)
@@ -300,12 +302,21 @@ class FileReach(ExportSites):
         before it on every path (`after_failure`, the first such in the body), else None."""
         return next(
             (
-                why for node, earlier in self.nodes(func)
-                if node is earlier and earlier is not statement and (why := self.failing.get(id(earlier))) is not None
-                and self.runs_before(func, earlier, statement)
+                why for earlier, why in self._failing_of(func)
+                if earlier is not statement and self.runs_before(func, earlier, statement)
             ),
             None,
         )
+
+    def _failing_of(self, func: cst.FunctionDef) -> list[tuple[cst.CSTNode, str]]:
+        """The `failing` statements of traced `func`, in order, with why (listed once)."""
+        failing = self._failing_in.get(id(func))
+        if failing is None:
+            failing = self._failing_in[id(func)] = [
+                (statement, why) for node, statement in self.nodes(func)
+                if node is statement and (why := self.failing.get(id(statement))) is not None
+            ]
+        return failing
 
     def reached_after_failure(self) -> dict[int, str]:
         """The traced functions of the file that export reaches only through calls made after a
@@ -314,18 +325,25 @@ class FileReach(ExportSites):
         Known once `failing` is set, then kept."""
         if self._after_failure is not None:
             return self._after_failure
+        # per traced function holding a failing statement: its calls' statements
+        statements: dict[int, dict[int, cst.CSTNode]] = {}
+        for item in self.traced:
+            if self._failing_of(item.func):
+                statements[id(item.func)] = {id(n): s for n, s in self.nodes(item.func) if type(n) is cst.Call and s}
         after_calls: dict[tuple[int, int], str] = {}
         made_before: set[tuple[int, int]] = set()
-        if self.failing:
-            for callee, sites in self._call_sites.items():
-                for caller, call in sites:
-                    statement = next((s for node, s in self.nodes(caller) if node is call), None)
-                    why = self._after_failing(caller, statement) if statement is not None else None
-                    if why is None:
-                        made_before.add((id(caller), callee))
-                    else:
-                        after_calls.setdefault((id(caller), callee), why)
+        for callee, sites in self._call_sites.items():
+            for caller, call in sites:
+                statement = statements.get(id(caller), {}).get(id(call))
+                why = self._after_failing(caller, statement) if statement is not None else None
+                if why is None:
+                    made_before.add((id(caller), callee))
+                else:  # the first in sorted order, whichever call the walk met first
+                    after_calls[(id(caller), callee)] = min(after_calls.get((id(caller), callee), why), why)
         after_only = {pair: why for pair, why in after_calls.items() if pair not in made_before}
+        if not after_only:
+            self._after_failure = {}
+            return self._after_failure
         always = _closure(self._roots, self._edges, lambda caller, callee: (caller, callee) not in after_only)
         callees = [(callee, why) for (_, callee), why in after_only.items()]
         self._after_failure = _inherited(callees, always, self._edges)
