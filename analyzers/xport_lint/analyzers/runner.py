@@ -29,7 +29,7 @@ from .incremental import ChunkedParser, FactStore, facts_kept_in
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, module_name
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span, after_note, internal_failure
 from .positions import Locator, code_of, split_lines
-from .reach import AFTER_FAILURE, after_failure
+from .reach import AFTER_FAILURE, CERTAIN_FAILURES, after_failure
 from .report import BlockReplacement, FixProposal, Report
 from .rule import Rule, Scope
 from .severity import first_failures, in_mode, judge
@@ -481,7 +481,7 @@ def _findings(
                 lowered[len(out) - 1] = condition
     program.failing = {
         id(statement): after_failure(path, line) for index, statement, line in errors
-        if lowered.get(index, AFTER_FAILURE).startswith(AFTER_FAILURE)
+        if out[index].code in CERTAIN_FAILURES and lowered.get(index, AFTER_FAILURE).startswith(AFTER_FAILURE)
     }
     if reached_after := program.reached_after_failure():
         # export stops before it calls them: their errors are not where it fails
