@@ -1002,15 +1002,13 @@ class FileReach(ExportSites):
             )]
             reads: dict[str, int] = {}
             for func in bodies:
-                for node in iter_nodes(func.body):
-                    node_type = type(node)
-                    if node_type is cst.Call:
-                        callee = dotted(node.func)  # type: ignore[attr-defined]
-                        if callee is not None:
-                            found.setdefault(callee.rpartition(".")[2], []).append(node)  # type: ignore[arg-type]
-                            self._call_owner[id(node)] = func
-                    elif node_type is cst.Name:
-                        reads[node.value] = reads.get(node.value, 0) + 1  # type: ignore[attr-defined]
+                calls, names = _CALLS_AND_READS(func.body)
+                for name, listed in calls.items():
+                    found.setdefault(name, []).extend(listed)
+                    for call in listed:
+                        self._call_owner[id(call)] = func
+                for name, count in names.items():
+                    reads[name] = reads.get(name, 0) + count
             self._calls_by_name, self._name_reads = found, reads
         return self._calls_by_name
 
@@ -1894,6 +1892,27 @@ def _maybe_none_of(func: cst.FunctionDef) -> dict[str, str]:
 
 
 _MAYBE_NONE: PerStatement[dict[str, str]] = PerStatement(_maybe_none_of)  # type: ignore[arg-type]
+
+
+def _calls_and_reads_in(body: cst.BaseSuite) -> tuple[dict[str, list[cst.Call]], dict[str, int]]:
+    """The calls in a function's body by the last name of what they call (in source order),
+    and how many times each name is read there."""
+    calls: dict[str, list[cst.Call]] = {}
+    reads: dict[str, int] = {}
+    for node in iter_nodes(body):
+        node_type = type(node)
+        if node_type is cst.Call:
+            callee = dotted(node.func)  # type: ignore[attr-defined]
+            if callee is not None:
+                calls.setdefault(callee.rpartition(".")[2], []).append(node)  # type: ignore[arg-type]
+        elif node_type is cst.Name:
+            reads[node.value] = reads.get(node.value, 0) + 1  # type: ignore[attr-defined]
+    return calls, reads
+
+
+#: kept per body: an edit walks again only the functions it touched, not every function of the
+#: file (that walk was about a tenth of an edit's check of a 20,000-line module, profiled)
+_CALLS_AND_READS: PerStatement[tuple[dict[str, list[cst.Call]], dict[str, int]]] = PerStatement(_calls_and_reads_in)  # type: ignore[arg-type]
 
 
 def _read_from_optional(expr: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
