@@ -37,7 +37,7 @@ from .index import (
     Returned,
 )
 from .names import dotted
-from .reach import FileReach, Traced, callee_text
+from .reach import AfterFailure, FileReach, Traced, callee_text
 from .shapes import block_dims, declared_ranks, number_inputs, passed_elsewhere, written_size_checks
 from .symbols import ModuleClass
 from .walk import children, iter_nodes
@@ -424,8 +424,9 @@ class FileFacts(FileReach):
         by reference counting instead, it costs about a tenth of that."""
         vars(self).clear()
 
-    def summary(self, module: str, path: str) -> ModuleSummary:
-        """This file as the project index sees it."""
+    def summary(self, module: str, path: str, failures: AfterFailure) -> ModuleSummary:
+        """This file as the project index sees it; `failures`: what its findings leave export
+        never running (severity.after_failures)."""
         imports = dict(self.imports.aliases)
 
         def function(func: cst.FunctionDef) -> FunctionSummary:
@@ -433,7 +434,8 @@ class FileFacts(FileReach):
             passes = {written: dict(slots) for written, slots in self.passed.get(id(func), {}).items() if slots}
             exporting = self.guard_wrapper(func) if calls is not None and self.mentions_guards else None
             switched = (
-                self.switched_callees(func) if calls and (self.switched or self.training_only or self.failing) else {}
+                self.switched_callees(func, failures)
+                if calls and (self.switched or self.training_only or failures.failing) else {}
             )
             return FunctionSummary(
                 None if calls is None else list(dict.fromkeys(calls)), id(func) in self.own_traced, passes,

@@ -10,6 +10,7 @@ bounded evaluation of small pure code (`_DefaultRun`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import heapq
 import itertools
 import json
@@ -83,12 +84,6 @@ class FileReach(ExportSites):
         #: ids of statements only an export that passes an optional argument runs, with its name
         #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
         self.optional_only: dict[int, str] = {}
-        #: ids of the statements of traced functions where export fails on every run that reaches
-        #: them (the file's errors, set once its findings are out), with what `after_failure` says
-        self.failing: dict[int, str] = {}
-        self._after_failure: dict[int, str] | None = None
-        #: per traced function: its `failing` statements, in order (see _after_failing)
-        self._failing_in: dict[int, list[tuple[cst.CSTNode, str]]] = {}
         #: per function, the names it assigns once (`exists_cache = past is not None and ...`)
         self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
         #: per function, its locals bound once to `<switch> and ...`, with why (see _switch_flags)
@@ -280,74 +275,22 @@ class FileReach(ExportSites):
                     self._note_call(item.func, target.func, statement)
                     yield target, statement is None or id(statement) not in self.training_only
 
-    def switched_callees(self, func: cst.FunctionDef) -> dict[str, str]:
+    def switched_callees(self, func: cst.FunctionDef, failures: AfterFailure) -> dict[str, str]:
         """Callees as written that traced `func` calls only with a configuration the default
         leaves off, only in training, or only after a statement where export fails (every call of
-        that spelling), with why: for the functions of other files they reach, which inherit the
-        condition (see ProjectIndex._switched_entries)."""
+        that spelling, see `failures`), with why: for the functions of other files they reach,
+        which inherit the condition (see ProjectIndex._switched_entries)."""
         found: dict[str, str | None] = {}
-        reached_after = self.reached_after_failure().get(id(func))
+        reached_after = failures.reached_after.get(id(func))
         for node, statement in self.nodes(func):
             if type(node) is cst.Call and (text := callee_text(node.func)) is not None:  # type: ignore[attr-defined]
                 why = self.switched.get(id(statement)) if statement is not None else None
                 if why is None and statement is not None and id(statement) in self.training_only:
                     why = TRAINING_CALL
                 if why is None and statement is not None:
-                    why = reached_after or self._after_failing(func, statement)
+                    why = reached_after or failures.after_failing(func, statement)
                 found[text] = why if found.get(text, why) == why else None
         return {text: why for text, why in found.items() if why is not None}
-
-    def _after_failing(self, func: cst.FunctionDef, statement: cst.CSTNode) -> str | None:
-        """Why export never runs `statement` of traced `func`: a statement where it fails runs
-        before it on every path (`after_failure`, the first such in the body), else None."""
-        return next(
-            (
-                why for earlier, why in self._failing_of(func)
-                if earlier is not statement and self.runs_before(func, earlier, statement)
-            ),
-            None,
-        )
-
-    def _failing_of(self, func: cst.FunctionDef) -> list[tuple[cst.CSTNode, str]]:
-        """The `failing` statements of traced `func`, in order, with why (listed once)."""
-        failing = self._failing_in.get(id(func))
-        if failing is None:
-            failing = self._failing_in[id(func)] = [
-                (statement, why) for node, statement in self.nodes(func)
-                if node is statement and (why := self.failing.get(id(statement))) is not None
-            ]
-        return failing
-
-    def reached_after_failure(self) -> dict[int, str]:
-        """The traced functions of the file that export reaches only through calls made after a
-        statement where it fails (`failing`; kornia's `RANSAC._degensac_batch`, called after
-        `bool(finite.any())`), by id, with why; their callees that nothing else reaches too.
-        Known once `failing` is set, then kept."""
-        if self._after_failure is not None:
-            return self._after_failure
-        # per traced function holding a failing statement: its calls' statements
-        statements: dict[int, dict[int, cst.CSTNode]] = {}
-        for item in self.traced:
-            if self._failing_of(item.func):
-                statements[id(item.func)] = {id(n): s for n, s in self.nodes(item.func) if type(n) is cst.Call and s}
-        after_calls: dict[tuple[int, int], str] = {}
-        made_before: set[tuple[int, int]] = set()
-        for callee, sites in self._call_sites.items():
-            for caller, call in sites:
-                statement = statements.get(id(caller), {}).get(id(call))
-                why = self._after_failing(caller, statement) if statement is not None else None
-                if why is None:
-                    made_before.add((id(caller), callee))
-                else:  # the first in sorted order, whichever call the walk met first
-                    after_calls[(id(caller), callee)] = min(after_calls.get((id(caller), callee), why), why)
-        after_only = {pair: why for pair, why in after_calls.items() if pair not in made_before}
-        if not after_only:
-            self._after_failure = {}
-            return self._after_failure
-        always = _closure(self._roots, self._edges, lambda caller, callee: (caller, callee) not in after_only)
-        callees = [(callee, why) for (_, callee), why in after_only.items()]
-        self._after_failure = _inherited(callees, always, self._edges)
-        return self._after_failure
 
     def _note_call(self, caller: cst.FunctionDef, callee: cst.FunctionDef, statement: cst.CSTNode | None) -> None:
         """Whether the call is made only when an optional argument is passed (see _mark_optional_helpers)."""
@@ -1502,6 +1445,67 @@ def after_failure(path: str, line: int) -> str:
     fails (kornia's DEGENSAC helpers, called by RANSAC after `bool(finite.any())`) is not where
     export fails: it stops at that statement and never calls it."""
     return f"{AFTER_FAILURE}{path}:{line}, whose failure export meets first on the way here"
+
+
+class AfterFailure:
+    """What export never runs of a file because it stops first at a statement where it fails on
+    every run that reaches it (the file's errors of CERTAIN_FAILURES). Built from those once the
+    severity policy knows them (severity.after_failures), so nothing can ask before."""
+
+    def __init__(self, reach: FileReach, failing: Mapping[int, str]) -> None:
+        """`failing`: ids of those statements of traced functions, with what `after_failure` says."""
+        self.failing = failing
+        self._reach = reach
+        #: per traced function: its `failing` statements, in order (see after_failing)
+        self._failing_in: dict[int, list[tuple[cst.CSTNode, str]]] = {}
+
+    def after_failing(self, func: cst.FunctionDef, statement: cst.CSTNode) -> str | None:
+        """Why export never runs `statement` of traced `func`: a statement where it fails runs
+        before it on every path (`after_failure`, the first such in the body), else None."""
+        return next(
+            (
+                why for earlier, why in self._failing_of(func)
+                if earlier is not statement and self._reach.runs_before(func, earlier, statement)
+            ),
+            None,
+        )
+
+    def _failing_of(self, func: cst.FunctionDef) -> list[tuple[cst.CSTNode, str]]:
+        """The `failing` statements of traced `func`, in order, with why (listed once)."""
+        failing = self._failing_in.get(id(func))
+        if failing is None:
+            failing = self._failing_in[id(func)] = [
+                (statement, why) for node, statement in self._reach.nodes(func)
+                if node is statement and (why := self.failing.get(id(statement))) is not None
+            ]
+        return failing
+
+    @functools.cached_property
+    def reached_after(self) -> dict[int, str]:
+        """The traced functions of the file that export reaches only through calls made after a
+        statement where it fails (kornia's `RANSAC._degensac_batch`, called after
+        `bool(finite.any())`), by id, with why; their callees that nothing else reaches too."""
+        reach = self._reach
+        # per traced function holding a failing statement: its calls' statements
+        statements: dict[int, dict[int, cst.CSTNode]] = {}
+        for item in reach.traced:
+            if self._failing_of(item.func):
+                statements[id(item.func)] = {id(n): s for n, s in reach.nodes(item.func) if type(n) is cst.Call and s}
+        after_calls: dict[tuple[int, int], str] = {}
+        made_before: set[tuple[int, int]] = set()
+        for callee, sites in reach._call_sites.items():
+            for caller, call in sites:
+                statement = statements.get(id(caller), {}).get(id(call))
+                why = self.after_failing(caller, statement) if statement is not None else None
+                if why is None:
+                    made_before.add((id(caller), callee))
+                else:  # the first in sorted order, whichever call the walk met first
+                    after_calls[(id(caller), callee)] = min(after_calls.get((id(caller), callee), why), why)
+        after_only = {pair: why for pair, why in after_calls.items() if pair not in made_before}
+        if not after_only:
+            return {}
+        always = _closure(reach._roots, reach._edges, lambda caller, callee: (caller, callee) not in after_only)
+        return _inherited([(callee, why) for (_, callee), why in after_only.items()], always, reach._edges)
 
 
 #: why an `except` handler's code runs only off the default path: it runs only when the `try` body

@@ -29,10 +29,10 @@ from .incremental import ChunkedParser, FactStore, facts_kept_in
 from .index import EMPTY_CONTEXT, FileContext, ModuleSummary, module_name
 from .model import Edit, Finding, Fix, Mode, Position, Related, Severity, Span, after_note, internal_failure
 from .positions import Locator, code_of, split_lines
-from .reach import AFTER_FAILURE, CERTAIN_FAILURES, after_failure
+from .reach import AfterFailure
 from .report import BlockReplacement, FixProposal, Report
 from .rule import Rule, Scope
-from .severity import first_failures, in_mode, judge
+from .severity import TracedError, after_failures, in_mode, judge
 from .shapes import ShapeConfig, describe_size
 from .walk import iter_nodes, with_statements
 
@@ -260,8 +260,8 @@ def _analyse(
     if module_wide:
         _walk(with_statements(module, None, in_function=False), _dispatch(module_wide), ctx, path)
     stepped: list[int] = []
-    findings = _proven_steps(_findings(ctx, locator, config, mode, program, path, stepped), stepped, source, path,
-                             config, context)
+    findings, failures = _findings(ctx, locator, config, mode, program, path, stepped)
+    findings = _proven_steps(findings, stepped, source, path, config, context)
     if UNUSED_NOQA_CODE in enabled:
         findings.extend(_unused_suppressions(locator, ctx.reports, source))
     if ctx.failures:
@@ -275,10 +275,10 @@ def _analyse(
 
         def summary() -> ModuleSummary:
             with facts_kept_in(store):
-                return program.summary(name, path)
+                return program.summary(name, path, failures)
 
         return FileCheck(findings, later=summary)
-    summary = program.summary(name, path)
+    summary = program.summary(name, path, failures)
     ctx.release()
     return FileCheck(findings, summary)
 
@@ -432,11 +432,12 @@ NO_FIX = "no automatic fix: "
 def _findings(
     ctx: RuleContext, locator: Locator, config: Config, mode: Mode, program: FileFacts, path: str,
     stepped: list[int],
-) -> list[Finding]:
-    """The reports as findings; `stepped` gets the index of each whose fix is a step."""
+) -> tuple[list[Finding], AfterFailure]:
+    """The reports as findings, and what their failures leave export never running (for the
+    file's summary); `stepped` gets the index of each whose fix is a step."""
     out: list[Finding] = []
     #: (index in out, statement, line) of the errors in traced code, and of those a condition lowered
-    errors: list[tuple[int, cst.CSTNode, int]] = []
+    errors: list[TracedError] = []
     lowered: dict[int, str] = {}
     seen: set[tuple[str, Span]] = set()
     whole_file = noqa.file_directives(ctx.source)
@@ -476,29 +477,18 @@ def _findings(
         out.append(Finding(rule.CODE, rule.NAME, message, severity, span, fix, related, rule.url()))
         failure = severity is Severity.ERROR or (severity is Severity.WARNING and condition is not None)
         if failure and report.statement is not None and rule.CODE not in config.severity:
-            errors.append((len(out) - 1, report.statement, span.start.line))
+            errors.append(TracedError(len(out) - 1, rule.CODE, report.statement, span.start.line))
             if condition is not None:
                 lowered[len(out) - 1] = condition
-    program.failing = {
-        id(statement): after_failure(path, line) for index, statement, line in errors
-        if out[index].code in CERTAIN_FAILURES and lowered.get(index, AFTER_FAILURE).startswith(AFTER_FAILURE)
-    }
-    if reached_after := program.reached_after_failure():
-        # export stops before it calls them: their errors are not where it fails
-        for index, statement, _ in errors:
-            func = program.traced_holder(statement) if index not in lowered else None
-            if func is not None and (why := reached_after.get(id(func))) is not None:
-                out[index] = dataclasses.replace(
-                    out[index], severity=Severity.WARNING, message=f"{out[index].message} ({why})"
-                )
-                lowered[index] = why
-    if len(errors) > 1:
-        for index, line in first_failures(errors, program, lowered).items():
-            finding = out[index]
-            out[index] = dataclasses.replace(
-                finding, severity=Severity.WARNING, message=finding.message + after_note(line), after=line,
-            )
-    return out
+    step = after_failures(errors, lowered, program, path)
+    for index, why in step.unreached.items():
+        out[index] = dataclasses.replace(out[index], severity=Severity.WARNING, message=f"{out[index].message} ({why})")
+    for index, line in step.after.items():
+        finding = out[index]
+        out[index] = dataclasses.replace(
+            finding, severity=Severity.WARNING, message=finding.message + after_note(line), after=line,
+        )
+    return out, step.failures
 
 
 #: set while a step fix is being proven: the checks inside offer no step of their own

@@ -5,19 +5,22 @@ finding from how the model declares its input shapes. Reach says under which con
 runs the code (only in training mode, with a non-default configuration switch, when an optional
 argument is passed): an error there is a warning that names the condition, and a rule's
 warning about a Python side effect (a log, `self` state, randomness) is info. The project's
-configuration (`[tool.xport-lint.severity]`) overrides all of it.
+configuration (`[tool.xport-lint.severity]`) overrides all of it. Last, once a file's errors are
+known: an error export reaches only after an earlier failure is a warning that says so
+(after_failures).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import libcst as cst
 
 from .model import Mode, Severity
-from .reach import FALSE_BY_DEFAULT, FileReach
+from .reach import AFTER_FAILURE, CERTAIN_FAILURES, FALSE_BY_DEFAULT, AfterFailure, FileReach, after_failure
 
 TRAINING_ONLY = "only when exporting in training mode: `self.training` is False after `.eval()`"
 
@@ -57,33 +60,76 @@ def judge(
     return (Severity.WARNING if severity is Severity.ERROR else Severity.INFO), condition
 
 
+class TracedError(NamedTuple):
+    """An error in traced code, or one a condition made a warning: `key` names its finding."""
+
+    key: int
+    code: str
+    statement: cst.CSTNode
+    line: int
+
+
+@dataclass(frozen=True)
+class AfterFailures:
+    """The errors of a file that export never reaches because it stops at an earlier failure
+    (see after_failures), and what that failure leaves unrun, for the file's summary."""
+
+    #: key -> why: errors in functions export calls only after a statement where it fails
+    unreached: dict[int, str]
+    #: key -> line of an earlier error of the same function that fails first on every path to it
+    after: dict[int, int]
+    failures: AfterFailure
+
+
+def after_failures(errors: list[TracedError], lowered: Mapping[int, str], reach: FileReach, path: str) -> AfterFailures:
+    """The last step of the policy, once a file's errors are known: export stops at the first
+    failure, so an error it can reach only after one is not where it fails. First the functions
+    it calls only after a statement where it fails on every run (CERTAIN_FAILURES, plain or
+    itself only after a failure), then, in each function, the errors after an earlier one (see
+    first_failures). `lowered`: the errors a condition made warnings (see judge), key -> that
+    condition."""
+    failures = AfterFailure(reach, {
+        id(error.statement): after_failure(path, error.line) for error in errors
+        if error.code in CERTAIN_FAILURES and lowered.get(error.key, AFTER_FAILURE).startswith(AFTER_FAILURE)
+    })
+    unreached: dict[int, str] = {}
+    if reached_after := failures.reached_after:
+        # export stops before it calls them: their errors are not where it fails
+        for error in errors:
+            func = reach.traced_holder(error.statement) if error.key not in lowered else None
+            if func is not None and (why := reached_after.get(id(func))) is not None:
+                unreached[error.key] = why
+    after = first_failures(errors, reach, {**lowered, **unreached}) if len(errors) > 1 else {}
+    return AfterFailures(unreached, after, failures)
+
+
 def first_failures(
-    errors: list[tuple[int, cst.CSTNode, int]], reach: FileReach, lowered: Mapping[int, str] = MappingProxyType({})
+    errors: list[TracedError], reach: FileReach, lowered: Mapping[int, str] = MappingProxyType({})
 ) -> dict[int, int]:
-    """Errors (key, statement, line) that export never reaches because an earlier one fails on
-    every path to them (export stops at the first failure): key -> that earlier error's line.
+    """Errors that export never reaches because an earlier one fails on every path to them
+    (export stops at the first failure): key -> that earlier error's line.
     They stay findings, as warnings that say so: the first one is what to fix first.
     `lowered`: the errors a condition made warnings (see judge), key -> that condition; one
     follows an earlier plain error or one under the same condition, a plain error only a plain
     one (another condition may not hold where the later failure is reached)."""
-    by_function: dict[int, list[tuple[int, cst.CSTNode, int]]] = {}
-    for key, statement, line in errors:
-        func = reach.traced_holder(statement)
+    by_function: dict[int, list[TracedError]] = {}
+    for error in errors:
+        func = reach.traced_holder(error.statement)
         if func is not None:
-            by_function.setdefault(id(func), []).append((key, statement, line))
+            by_function.setdefault(id(func), []).append(error)
     out: dict[int, int] = {}
     for group in by_function.values():
         if len(group) < 2:
             continue
-        func = reach.traced_holder(group[0][1])
+        func = reach.traced_holder(group[0].statement)
         assert func is not None
-        for key, statement, line in group:
+        for key, _, statement, line in group:
             first = min(
                 (
-                    earlier_line for earlier_key, earlier, earlier_line in group
-                    if earlier_line < line and earlier is not statement
-                    and lowered.get(earlier_key, lowered.get(key)) == lowered.get(key)
-                    and reach.runs_before(func, earlier, statement)
+                    earlier.line for earlier in group
+                    if earlier.line < line and earlier.statement is not statement
+                    and lowered.get(earlier.key, lowered.get(key)) == lowered.get(key)
+                    and reach.runs_before(func, earlier.statement, statement)
                 ),
                 default=None,
             )
