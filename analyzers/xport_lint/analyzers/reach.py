@@ -597,16 +597,21 @@ class FileReach(ExportSites):
     def _passed_literals(self, func: cst.FunctionDef) -> dict[str, list[Scalar]]:
         """The values each parameter of `func` takes, where every call is a traced call of another
         file passing a literal or leaving a literal default (none from this file's traced code),
-        and `func` never rebinds it."""
+        and `func` never rebinds it: the project index's join of those calls (`literal_calls`)."""
         text = dict(self.context.literals).get(self._entry_name(func), "") if self.context.literals else ""
         if not text or self._call_sites.get(id(func)):
             return {}
+        return self._joined_literals(func, json.loads(text))
+
+    def _joined_literals(self, func: cst.FunctionDef, calls: list[dict[str, list[Scalar]]]) -> dict[str, list[Scalar]]:
+        """The values each parameter of `func` takes at `calls` (each as `call_literals` records
+        it), where each passes a literal or leaves a literal default, and `func` never rebinds it."""
         positional = [*func.params.posonly_params, *func.params.params]
         if self._class_of.get(id(func)) is not None and not _is_static(func):
             positional = positional[1:]
         params = [*positional, *func.params.kwonly_params]
         values: dict[str, list[Scalar] | None] = {p.name.value: [] for p in params}
-        for call in json.loads(text):
+        for call in calls:
             for index, param in enumerate(params):
                 name = param.name.value
                 passed = call.get(str(index)) if index < len(positional) and str(index) in call else call.get(name)
@@ -614,7 +619,7 @@ class FileReach(ExportSites):
                     passed = []  # what a starred argument fills is unknown
                 elif passed is None:
                     default = literal_value(param.default) if param.default is not None else UNKNOWN
-                    passed = [] if "*" in call or default is UNKNOWN else [default]
+                    passed = [] if default is UNKNOWN else [default]
                 known = values[name]
                 if not passed or known is None:
                     values[name] = None
@@ -627,15 +632,15 @@ class FileReach(ExportSites):
         every use of `func` is a call of this file (xcit's `dropout_layers(self.layers,
         dropout=self.layer_dropout)`, `layer_dropout=0.` by default) that passes a literal, a
         default construction's `self.x` (see _init_defaults) or leaves a literal default; none
-        where other files call it (an entry) or it is used other than called."""
+        where other files call it (an entry) or it is used other than called. The same join as
+        the calls of other files (_joined_literals), of this file's calls."""
         name = func.name.value
         if self.functions.get(name) is not func or func.decorators or any(
             entry.rpartition(".")[2] == name for entry, _ in self.context.entries
         ):
             return {}
-        params = [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]
         read = {n.value for n in iter_nodes(test) if isinstance(n, cst.Name)}
-        if not any(p.name.value in read for p in params):
+        if not any(p.name.value in read for p in all_params(func.params)):
             return {}
         cached = self._in_file_values.get(id(func))
         if cached is not None:
@@ -643,33 +648,14 @@ class FileReach(ExportSites):
         calls = [c for c in self._constructions().get(name, ()) if type(c.func) is cst.Name]
         found: dict[str, list[Scalar]] = {}
         if calls and len(calls) == self._name_reads.get(name, 0):
-            positional = len(func.params.posonly_params) + len(func.params.params)
-            values: dict[str, list[Scalar] | None] = {p.name.value: [] for p in params}
-            for call in calls:
-                if any(arg.star for arg in call.args):  # what `*args` / `**kwargs` fills is unknown
-                    values = dict.fromkeys(values)
-                    break
-                cls = self._class_of.get(id(self._call_owner[id(call)]))
-                run = _DefaultRun(self, cls, self._init_defaults(cls) if cls is not None else {})
-                for index, param in enumerate(params):
-                    arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value),
-                               None)
-                    if arg is None and index < min(positional, len(call.args)) and call.args[index].keyword is None:
-                        arg = call.args[index]
-                    if arg is not None:
-                        value = run.expr(arg.value, {})
-                        passed = value.value if value is not None else UNKNOWN
-                    else:
-                        passed = literal_value(param.default) if param.default is not None else UNKNOWN
-                    known = values[param.name.value]
-                    scalar = passed is not UNKNOWN and isinstance(passed, (bool, int, float, str, type(None)))
-                    if not scalar or known is None:
-                        values[param.name.value] = None
-                    elif passed not in known:
-                        known.append(passed)
-            found = {n: known for n, known in values.items() if known and not _rebinds(func, n)}
+            found = self._joined_literals(func, [_call_literals(self._default_run(call), call) for call in calls])
         self._in_file_values[id(func)] = found
         return found
+
+    def _default_run(self, call: cst.Call) -> _DefaultRun:
+        """A bounded evaluation in the function making `call`, `self.x` read as a default construction leaves it."""
+        cls = self._class_of.get(id(self._call_owner[id(call)]))
+        return _DefaultRun(self, cls, self._init_defaults(cls) if cls is not None else {})
 
     def _entry_name(self, func: cst.FunctionDef) -> str:
         """`func` or `Class.method`, as the project index names an entry."""
@@ -690,17 +676,7 @@ class FileReach(ExportSites):
             text = callee_text(node.func)  # type: ignore[attr-defined]
             if text is None or text in self.functions or not self._may_be_project_code(text):
                 continue
-            call: dict[str, list[Scalar]] = {}
-            for index, arg in enumerate(node.args):  # type: ignore[attr-defined]
-                if arg.star:
-                    call["*"] = []
-                    continue
-                value = run.expr(arg.value, {})
-                known = value is not None and (value.value is None or isinstance(value.value, (bool, int, float, str)))
-                call[arg.keyword.value if arg.keyword is not None else str(index)] = (
-                    [value.value] if known else []  # type: ignore[union-attr, list-item]
-                )
-            found.setdefault(text, []).append(call)
+            found.setdefault(text, []).append(_call_literals(run, node))  # type: ignore[arg-type]
         return found
 
     def _default_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> tuple[str | None, str | None]:
@@ -2484,6 +2460,24 @@ class _DefaultRun:
                 parts = [None] * len(target.elements)
             for element, part in zip(target.elements, parts, strict=True):
                 self._bind(element.value, part, env)
+
+
+def _call_literals(run: _DefaultRun, call: cst.Call) -> dict[str, list[Scalar]]:
+    """What `call` passes, as `run` evaluates it: per argument (position "0", "1", ... or keyword)
+    the literal it passes, or a default construction's `self.x`, else nothing known ([]); "*": a
+    starred argument. The one record of a call site that the joins of its values read
+    (ProjectIndex._literal_calls across files, FileReach._joined_literals)."""
+    passed: dict[str, list[Scalar]] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            passed["*"] = []
+            continue
+        value = run.expr(arg.value, {})
+        known = value is not None and (value.value is None or isinstance(value.value, (bool, int, float, str)))
+        passed[arg.keyword.value if arg.keyword is not None else str(index)] = (
+            [value.value] if known else []  # type: ignore[union-attr, list-item]
+        )
+    return passed
 
 
 def _same_shape_unpacking(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
