@@ -18,7 +18,7 @@ import libcst as cst
 
 from .fact_store import PerStatement
 from .index import RETURN_KINDS, FileContext, Returned
-from .names import documented_python_scalars, dotted, is_entry_method, tensor_method_names
+from .names import documented_python_scalars, dotted, is_entry_method, self_attribute, tensor_method_names
 from .shapes import method_at, returned_at
 from .walk import children, iter_nodes
 
@@ -617,7 +617,7 @@ class FunctionFlow:
         """The `self.` attribute holding the submodule a call reaches: `self.layers[i]`, or a
         loop variable over `self.layers` (`for layer in self.layers`, `enumerate(self.layers)`)."""
         if isinstance(func, cst.Subscript):
-            return _self_attribute_name(func.value)
+            return self_attribute(func.value)
         if not isinstance(func, cst.Name):
             return None
         if self._loop_attributes is None:
@@ -1116,7 +1116,8 @@ class FunctionFlow:
             if kept.has(Kind.DATA):
                 return kept
         if (isinstance(func, cst.Name) and isinstance(self.bound_once(func.value), cst.Lambda)) or (
-            _is_self_attribute(func) and self.cls is not None and func.attr.value in _init_lambdas(self.cls)
+            (attribute := self_attribute(func)) is not None and self.cls is not None
+            and attribute in _init_lambdas(self.cls)
         ):
             # `peak(x)` of `peak = lambda t: t.max().item()`, or of `self.peak = ...` in `__init__`: what it computes
             inlined = self.inlined(node)
@@ -1264,12 +1265,6 @@ def returned_by(context: FileContext, call: cst.Call) -> Returned | None:
     return context.returned(written) if written is not None else None
 
 
-def _self_attribute_name(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
-
-
 def _loop_attributes(func: cst.FunctionDef) -> dict[str, str | None]:
     """Loop variables of `func` bound to the elements of a `self.` attribute: `for layer in
     self.layers`, `for i, layer in enumerate(self.layers)` (None: a name also bound otherwise)."""
@@ -1283,7 +1278,7 @@ def _loop_attributes(func: cst.FunctionDef) -> dict[str, str | None]:
             and isinstance(target, cst.Tuple) and len(target.elements) == 2
         ):
             target, iterable = target.elements[1].value, iterable.args[0].value
-        attribute = _self_attribute_name(iterable)
+        attribute = self_attribute(iterable)
         if isinstance(target, cst.Name) and attribute is not None:
             name = target.value
             out[name] = attribute if out.get(name, attribute) == attribute else None
@@ -1441,14 +1436,14 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, cst.Lambda]:
         if isinstance(statement, cst.Assign | cst.AnnAssign | cst.AugAssign):
             targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
             for target in targets:
-                if _is_self_attribute(target):
-                    bound.setdefault(target.attr.value, []).append(statement.value or target)  # type: ignore[attr-defined]
+                if (attribute := self_attribute(target)) is not None:
+                    bound.setdefault(attribute, []).append(statement.value or target)  # type: ignore[attr-defined]
                 local |= {n.value for n in iter_nodes(target) if type(n) is cst.Name}  # type: ignore[attr-defined]
     out: dict[str, cst.Lambda] = {}
     for attribute, values in bound.items():
         func = values[0]
         if len(values) == 1 and isinstance(func, cst.Lambda):
-            params = {p.name.value for p in (*func.params.posonly_params, *func.params.params)}
+            params = {p.name.value for p in all_params(func.params)}
             free = {n.value for n in iter_nodes(func.body) if type(n) is cst.Name} - params  # type: ignore[attr-defined]
             if not free & local:
                 out[attribute] = func
@@ -1457,10 +1452,6 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, cst.Lambda]:
 
 #: _lambdas_kept_on_self per class
 _init_lambdas: PerStatement[dict[str, cst.Lambda]] = PerStatement(_lambdas_kept_on_self)
-
-
-def _is_self_attribute(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
 
 
 def walk_statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:

@@ -47,6 +47,13 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
+def self_attribute(node: cst.BaseExpression) -> str | None:
+    """`x` for the expression `self.x`; None for anything else."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
 def _module_name(node: cst.BaseExpression) -> str:
     return dotted(node) or ""
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Mode, Severity
+from ..names import self_attribute
 from ..rewrites import non_strict_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..versions import TorchVersion, Versions, show
@@ -143,12 +144,12 @@ class TrainingOnlyApi(Rule):
                     if (
                         isinstance(assign, cst.Call) and isinstance(assign.func, cst.Attribute)
                         and assign.func.attr.value in ("append", "insert") and assign.args
-                        and _self_attribute(assign.func.value) and self._is_parameter(assign.args[-1].value)
+                        and self_attribute(assign.func.value) is not None and self._is_parameter(assign.args[-1].value)
                     ):
                         appended.add(assign.func.value.attr.value)  # type: ignore[attr-defined]
                     if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
                         continue
-                    if _self_attribute(assign.targets[0].target) and (
+                    if self_attribute(assign.targets[0].target) is not None and (
                         isinstance(assign.value, cst.List)
                         or isinstance(assign.value, cst.Call) and isinstance(assign.value.func, cst.Name)
                         and assign.value.func.value == "list" and not assign.value.args
@@ -380,7 +381,3 @@ class TrainingOnlyApi(Rule):
             """,
         ),
     ]
-
-
-def _self_attribute(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
