@@ -150,7 +150,7 @@ class RuleContext:
                 traced.func, constants=init_constants(cls), layers=init_layers(cls), blocks=blocks,
                 inline=self.flow.inlined if self.flow is not None else None, far=far,
                 ranks=declared_ranks(self.program, cls.name.value) or config_ranks(self.shape_config(), traced.func),
-                functions=self.program.functions,
+                functions=self.program.functions, declared=self.shape_config(),
             )
         found.read_at(self.statement)  # type: ignore[union-attr]  # `x = x.view(...)` reads the input `x`
         return found  # type: ignore[return-value]

@@ -28,6 +28,7 @@ from .shapes import (
     DimSpec,
     ShapeConfig,
     ShapesReader,
+    declared_entry_ranks,
     declared_examples,
     declared_keyword_examples,
     example_return,
@@ -391,6 +392,7 @@ class ExportSites(FileSymbols):
         ranks = tuple((f"#{position}", len(sizes)) for position, sizes in enumerate(examples) if sizes is not None)
         ranks += tuple((key, len(sizes)) for key, sizes in declared_keyword_examples(declaration, reader).items()
                        if sizes is not None)
+        ranks += declared_entry_ranks(declaration, reader)
         return dataclasses.replace(config, ranks=ranks) if ranks else config
 
     def _config(self, site: ExportSite, source: str) -> ShapeConfig | None:
@@ -407,10 +409,12 @@ class ExportSites(FileSymbols):
             return None  # a key not read as a string, a `**spread` or a starred entry
         inputs = []
         for position, entry in enumerate(site.inputs):
+            key = entry.where if entry.key is not None else f"#{position}"
             dims = self._dims(entry.dims)
-            if dims is None:
+            entries = [(key, dims)] if dims is not None else reader.entries(key, entry.dims)  # a nested input's
+            if entries is None:
                 return None
-            inputs.append((entry.where if entry.key is not None else f"#{position}", dims))
+            inputs.extend(entries)
         return ShapeConfig(tuple(inputs), source)
 
     def _dims(self, dims: cst.BaseExpression) -> tuple[tuple[int, DimSpec], ...] | None:

@@ -133,10 +133,29 @@ class ShapeConfig:
     ranks: tuple[tuple[str, int], ...] = ()
 
     def dim(self, param: str, position: int | None, index: int) -> DimSpec:
+        """Dimension `index` of the input `param` (`batch['ids']`: an entry of a nested input),
+        the parameter at `position`."""
         for key, dims in self.inputs:
-            if key == param or (position is not None and key == f"#{position}"):
+            if _names_input(key, param, position):
                 return dict(dims).get(index, STATIC)
         return self.default
+
+    def rank(self, param: str, position: int | None) -> int | None:
+        """The number of dimensions of the example of input `param` (as `dim` finds it), or None."""
+        return next((rank for key, rank in self.ranks if _names_input(key, param, position)), None)
+
+    def entries(self, params: list[str]) -> dict[str, tuple[int, int | None]]:
+        """The declared entries of nested inputs of a `forward` with `params` (after `self`), by
+        path (`batch['ids']`, `pair[0]`): the parameter's position and the entry's rank."""
+        out: dict[str, tuple[int, int | None]] = {}
+        for key, _ in self.inputs:
+            base, bracket, rest = key.partition("[")
+            position = int(base[1:]) if base.startswith("#") and base[1:].isdigit() else (
+                params.index(base) if base in params else None)
+            if bracket and position is not None and position < len(params):
+                path = f"{params[position]}[{rest}"
+                out[path] = (position, self.rank(path, position))
+        return out
 
     def any_dynamic(self) -> bool:
         return self.default.kind is not DimKind.STATIC or any(
@@ -178,6 +197,24 @@ class ShapeConfig:
             tuple(parsed), source, DimSpec.from_plain(default), path, line,
             tuple((str(key), int(rank)) for key, rank in ranks),
         )
+
+
+def _names_input(key: str, param: str, position: int | None) -> bool:
+    """Whether a `ShapeConfig` key names the input `param` (`batch['ids']` is the entry `ids` of
+    the parameter `batch`), the parameter at `position` (a tuple `dynamic_shapes` says `#0['ids']`)."""
+    if key == param:
+        return True
+    entry = param[param.find("["):] if "[" in param else ""
+    return position is not None and key == f"#{position}{entry}"
+
+
+def entry_path(base: str, key: cst.BaseExpression) -> str | None:
+    """`batch['ids']`, `pair[0]`: the path of the entry a literal key reads of a nested input."""
+    if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+        return f"{base}[{key.evaluated_value!r}]"
+    if isinstance(key, cst.Integer):
+        return f"{base}[{int(key.evaluated_value)}]"
+    return None
 
 
 # -- reading dynamic_shapes from code ---------------------------------------------------------
@@ -262,16 +299,16 @@ class ShapesReader:
                 if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
                     return None
                 key = element.key.evaluated_value
-                dims = self._dims(element.value)
-                if not isinstance(key, str) or dims is None:
+                entries = self.entries(key, element.value) if isinstance(key, str) else None
+                if entries is None:
                     return None
-                inputs.append((key, dims))
+                inputs.extend(entries)
         elif isinstance(shapes, (cst.Tuple, cst.List)):
             for position, element in enumerate(shapes.elements):
-                dims = self._dims(element.value)
-                if dims is None or isinstance(element, cst.StarredElement):
+                entries = self.entries(f"#{position}", element.value)
+                if entries is None or isinstance(element, cst.StarredElement):
                     return None
-                inputs.append((f"#{position}", dims))
+                inputs.extend(entries)
         else:
             collected = self._collection(shapes)
             if collected is None:
@@ -320,6 +357,34 @@ class ShapesReader:
                 if isinstance(shapes, cst.Name) and shapes.value == name and "args" in entries:
                     found.append(self._follow(entries["args"]))
         return found[0] if len(found) == 1 else None
+
+    def entries(
+        self, key: str, expr: cst.BaseExpression, depth: int = 0
+    ) -> list[tuple[str, tuple[tuple[int, DimSpec], ...]]] | None:
+        """The dims declared for input `key`: its own (`{0: batch}`), or those of each entry of a
+        nested input (`{"ids": {1: seq}}` of a dict input, `({0: n}, None)` of a tuple one), keyed
+        by the entry's path (`batch['ids']`, `#0[1]`); None where a part is not read."""
+        dims = self._dims(expr)
+        if dims is not None:
+            return [(key, dims)]
+        expr = self._follow(expr)
+        parts: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+        if isinstance(expr, cst.Dict) and all(isinstance(e, cst.DictElement) for e in expr.elements):
+            parts = [(self._follow(e.key), e.value) for e in expr.elements]  # type: ignore[union-attr]
+        elif isinstance(expr, (cst.Tuple, cst.List)) and not any(
+            isinstance(e, cst.StarredElement) for e in expr.elements
+        ):
+            parts = [(cst.Integer(str(i)), e.value) for i, e in enumerate(expr.elements)]
+        if not parts or depth > 2:
+            return None
+        out = []
+        for part, value in parts:
+            path = entry_path(key, part)
+            found = self.entries(path, value, depth + 1) if path is not None else None
+            if found is None:
+                return None
+            out.extend(found)
+        return out
 
     def _dims(self, expr: cst.BaseExpression) -> tuple[tuple[int, DimSpec], ...] | None:
         expr = self._follow(expr)
@@ -609,22 +674,60 @@ _FACTORIES = ("torch.randn", "torch.rand", "torch.ones", "torch.zeros", "torch.e
 ExampleSizes = tuple[int | None, ...] | None
 
 
-def declared_examples(declaration: cst.CSTNode, reader: ShapesReader) -> tuple[ExampleSizes, ...]:
-    """The example inputs' sizes, by position, of a declaration (an export call, or an
-    `xport_example()` returning `(model, args)` or a dict with `args`): inputs written as
-    factory calls (`torch.randn(2, 8)`) have them; others are None."""
+def _declared_args(declaration: cst.CSTNode, reader: ShapesReader) -> cst.BaseExpression | None:
+    """The example args of a declaration (an export call's second argument, an `xport_example()`'s
+    "args"), followed."""
     args: cst.BaseExpression | None = None
     if isinstance(declaration, cst.Call) and len(declaration.args) > 1 and declaration.args[1].keyword is None:
         args = declaration.args[1].value
     elif isinstance(declaration, cst.FunctionDef):
         args = _example_args(declaration)
-    args = reader._follow(args) if args is not None else None
+    return reader._follow(args) if args is not None else None
+
+
+def declared_examples(declaration: cst.CSTNode, reader: ShapesReader) -> tuple[ExampleSizes, ...]:
+    """The example inputs' sizes, by position, of a declaration (an export call, or an
+    `xport_example()` returning `(model, args)` or a dict with `args`): inputs written as
+    factory calls (`torch.randn(2, 8)`) have them; others are None."""
+    args = _declared_args(declaration, reader)
     if not isinstance(args, cst.Tuple):
         return ()
     return tuple(
         None if isinstance(e, cst.StarredElement) else factory_sizes(reader._follow(e.value), reader.resolve)
         for e in args.elements
     )
+
+
+def declared_entry_ranks(declaration: cst.CSTNode, reader: ShapesReader) -> tuple[tuple[str, int], ...]:
+    """The number of dimensions of each tensor inside a nested example input (a dict or tuple of
+    factory calls), keyed by its path as `ShapesReader.entries` keys it (`#0['ids']`)."""
+    args = _declared_args(declaration, reader)
+    out: list[tuple[str, int]] = []
+    if isinstance(args, cst.Tuple):
+        for position, element in enumerate(args.elements):
+            if not isinstance(element, cst.StarredElement):
+                _entry_ranks(f"#{position}", element.value, reader, out, 0)
+    return tuple(out)
+
+
+def _entry_ranks(
+    path: str, expr: cst.BaseExpression, reader: ShapesReader, out: list[tuple[str, int]], depth: int
+) -> None:
+    """Add the rank of each factory call inside the example `expr` (at `path`) to `out`."""
+    expr = reader._follow(expr)
+    parts: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+    if isinstance(expr, cst.Dict):
+        parts = [(reader._follow(e.key), e.value) for e in expr.elements if isinstance(e, cst.DictElement)]
+    elif isinstance(expr, (cst.Tuple, cst.List)):
+        parts = [(cst.Integer(str(i)), e.value) for i, e in enumerate(expr.elements)
+                 if not isinstance(e, cst.StarredElement)]
+    for key, value in parts if depth < 3 else ():
+        inner = entry_path(path, key)
+        sizes = factory_sizes(reader._follow(value), reader.resolve)
+        if inner is not None and sizes is not None:
+            out.append((inner, len(sizes)))
+        elif inner is not None:
+            _entry_ranks(inner, value, reader, out, depth + 1)
 
 
 def declared_keyword_examples(declaration: cst.CSTNode, reader: ShapesReader) -> dict[str, ExampleSizes]:
@@ -949,7 +1052,7 @@ def _passed(
                 if any(dims for _, dims in inputs):
                     walk(called, ShapeConfig(inputs, given.source, STATIC), {}, depth + 1)
 
-    own = {int(key[1:]): rank for key, rank in config.ranks if key.startswith("#")}  # the declaration's example
+    own = {int(key[1:]): rank for key, rank in config.ranks if key[1:].isdigit()}  # the declaration's example
     walk(forward, config, ranks or own, 0)
     return found
 
@@ -1040,7 +1143,7 @@ class Sizes:
         layers: dict[str, str] | None = None, blocks: dict[str, cst.ClassDef] | None = None,
         inline: Callable[[cst.Call], cst.BaseExpression | None] | None = None,
         far: dict[str, BlockDims] | None = None, ranks: dict[int, int] | None = None,
-        functions: dict[str, cst.FunctionDef] | None = None,
+        functions: dict[str, cst.FunctionDef] | None = None, declared: ShapeConfig | None = None,
     ) -> None:
         """`leaves`: names whose value `evaluate` takes from its table (a Python number read
         from data, bounded by `torch._check`) instead of following their assignment.
@@ -1056,7 +1159,10 @@ class Sizes:
         `ranks`: the number of dimensions of each input, by position, where the export's example
         shows it (`torch.randn(2, 8)`): `x.shape[-1]` is then a dimension of its own.
         `functions`: the file's top-level functions, whose few straight-line statements a size
-        is read through (`returned_at`), as the methods of the class are."""
+        is read through (`returned_at`), as the methods of the class are.
+        `declared`: the export's declaration, whose entries of nested inputs (`{"batch": {"ids":
+        {1: seq}}}`) are inputs of their own where the body reads them (`batch["ids"]`, `ids, mask
+        = batch`)."""
         self.functions = functions or {}
         self.func = func
         self.leaves = leaves
@@ -1084,6 +1190,8 @@ class Sizes:
         # `dynamic_shapes` lists them
         params = [p for p in (*func.params.params, *func.params.kwonly_params) if p.name.value not in ("self", "cls")]
         self.positions = {p.name.value: i for i, p in enumerate(params)}
+        #: path (`batch['ids']`) -> the parameter's position and the entry's rank, per declared entry
+        self.entries = declared.entries(list(self.positions)) if declared is not None else {}
         #: parameters that hold a count, a Python int defaulting to a non-negative literal
         #: (`past_key_values_length: int = 0`): an offset a slice's bounds may add
         self.counts = frozenset(p.name.value for p in params if _count_param(p))
@@ -1191,6 +1299,22 @@ class Sizes:
         at = self._statement_index.get(id(statement)) if statement is not None else None
         self._at = at if at is not None and at <= max(self._first_rebound.values(), default=-1) else None
 
+    def entry(self, expr: cst.BaseExpression) -> tuple[str, int] | None:
+        """The declared entry of a nested input `expr` reads (`batch["ids"]`, `pair[0]`, of an
+        input not rebound where it is read): its path and its parameter's position."""
+        path = self._entry_path(expr) if self.entries else None
+        return (path, self.entries[path][0]) if path in self.entries else None
+
+    def _entry_path(self, expr: cst.BaseExpression) -> str | None:
+        """`batch['pair'][0]` of `batch["pair"][0]`, read from an input not rebound there."""
+        if isinstance(expr, cst.Name):
+            return expr.value if self._input(expr.value) else None
+        if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1
+                and isinstance(expr.slice[0].slice, cst.Index)):
+            return None
+        base = self._entry_path(expr.value)
+        return entry_path(base, expr.slice[0].slice.value) if base is not None else None
+
     def _input(self, tensor: str | None) -> bool:
         """Whether `tensor` still names the `forward` input where the current test reads it."""
         if tensor is None or tensor not in self.positions:
@@ -1207,6 +1331,12 @@ class Sizes:
             assigned.setdefault(target.value, []).append(value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
+            if not starred and isinstance(value, cst.Name) and f"{value.value}[0]" in self.entries:
+                # `features, mask = batch` of a tuple input whose entries are declared: each its entry
+                for index, element in enumerate(target.elements):
+                    item = cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.Integer(str(index))))])
+                    self._note(element.value, item, assigned)
+                return
             if not starred and isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
                 # `n, _ = x.shape[1], 0`: each name its own element
                 for element, part in zip(target.elements, value.elements, strict=True):
@@ -1523,6 +1653,9 @@ class Sizes:
         return self._dim_of(expr, index, 0)
 
     def _dim_of(self, expr: cst.BaseExpression, index: int, depth: int) -> SizeRef | None:  # noqa: C901 - one dispatch
+        entry = self.entry(expr)
+        if entry is not None:
+            return entry[0], entry[1], index
         if isinstance(expr, cst.Name):
             return self.through(expr.value, index, depth)
         if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _ELEMENTWISE_OPERATORS:
@@ -1659,6 +1792,9 @@ class Sizes:
         return found[1]
 
     def _rank_of(self, expr: cst.BaseExpression, depth: int) -> int | None:  # noqa: C901 - one table
+        entry = self.entry(expr)
+        if entry is not None:
+            return self.entries[entry[0]][1]
         if isinstance(expr, cst.Name):
             if self._input(expr.value):
                 return self.ranks.get(self.positions[expr.value])
@@ -1780,6 +1916,9 @@ class Sizes:
                 return self._piece_term(self.unpacked[expr.value][0], index, depth)
             value = self.bound(expr.value, expr)
             return self._size_term(value, index, depth + 1) if value is not None and value is not expr else None
+        entry = self.entry(expr)
+        if entry is not None:
+            return entry[0], entry[1], index
         held = self._held(expr)
         if held is not None:
             return held[index] if index < len(held) else None

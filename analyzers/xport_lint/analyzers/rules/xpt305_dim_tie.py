@@ -460,6 +460,9 @@ class DimTie(Rule):
                 return self._piece(value, index, setting, depth + 1)
             followed = sizes.followed(expr)
             return self._operand(followed, setting, depth + 1) if followed is not expr else None
+        entry = sizes.entry(expr)
+        if entry is not None:  # `batch["ids"]`: a declared entry of a nested input
+            return self._passed_whole(*entry, config)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             shape = buffers.get(expr.attr.value)
             return [_Dim(size=n) for n in shape] if shape is not None else None
@@ -494,8 +497,7 @@ class DimTie(Rule):
         """The dimensions of a block's input its caller passes whole (`self.block(x, c)`), where
         the caller's example shows its rank: the declared ones carry their `Dim`, the static ones
         an unknown size (a block has no example of its own)."""
-        ranks = dict(config.ranks)
-        rank = ranks.get(name, ranks.get(f"#{position}"))
+        rank = config.rank(name, position)
         if rank is None:
             return None
         return [_Dim() if config.dim(name, position, index).kind is DimKind.STATIC else _Dim((name, position, index))
