@@ -36,8 +36,8 @@ from .index import (
     ModuleSummary,
     Returned,
 )
-from .names import dotted
-from .reach import AfterFailure, FileReach, Traced, callee_text
+from .names import dotted, is_entry_method
+from .reach import AfterFailure, FileReach, Traced, _rebinds, callee_text
 from .shapes import block_dims, declared_ranks, number_inputs, passed_elsewhere, written_size_checks
 from .symbols import ModuleClass
 from .walk import children, iter_nodes
@@ -92,7 +92,10 @@ class FileFacts(FileReach):
             return None
         key = id(target.func)
         is_method = target.cls is not None and not _is_static(target.func)
-        bound = self._bind_args(target.func, call, args, is_method=is_method)
+        packs = frozenset(
+            i for i, arg in enumerate(call.args) if arg.star and self._example_pack(caller.func, arg.value)
+        )
+        bound = self._bind_args(target.func, call, args, is_method=is_method, example_packs=packs)
         statement = self._call_statement.get(id(call))
         if statement in self.training_only:
             table = self._training_args
@@ -179,6 +182,24 @@ class FileFacts(FileReach):
             current = next((self.classes[b] for b in current.bases if b in self.classes), None)
         return None
 
+    def _example_pack(self, caller: cst.FunctionDef, value: cst.BaseExpression) -> bool:
+        """`value` is the `*args` or `**kwargs` of an entry method, forwarded as it came: on a
+        default export it holds only inputs the example must pass, so it fills only the callee's
+        parameters without a default (denoising-diffusion's `forward(img, *args, **kwargs)`
+        calling `p_losses(img, t, *args, **kwargs)`: `offset_noise_strength=None` keeps its None).
+        Not for a `forward` an export site of the file exports: its example may pass more."""
+        if type(value) is not cst.Name or not is_entry_method(caller) or id(caller) in self._exported_forwards:
+            return False
+        packs = {p.name.value for p in (caller.params.star_arg, caller.params.star_kwarg) if isinstance(p, cst.Param)}
+        return value.value in packs and not _rebinds(caller, value.value)
+
+    @functools.cached_property
+    def _exported_forwards(self) -> frozenset[int]:
+        """The `forward`s the file's export sites export (by the function's id)."""
+        if not (self.export_calls or "xport_example" in self.functions):
+            return frozenset()
+        return frozenset(id(site.forward) for site in self.export_sites if site.forward is not None)
+
     def note_passed(self, caller: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> None:
         """A call that is not a helper of this file, passing tensors or data-dependent values:
         kept in the caller's summary, for the project index to hand to the callee's file."""
@@ -200,8 +221,12 @@ class FileFacts(FileReach):
                 slots.setdefault(slot, kind)
 
     def _bind_args(
-        self, func: cst.FunctionDef, call: cst.Call, args: Sequence[Value], is_method: bool
+        self, func: cst.FunctionDef, call: cst.Call, args: Sequence[Value], is_method: bool,
+        example_packs: frozenset[int] = frozenset(),
     ) -> list[Value]:
+        """What each parameter of `func` (after `self`) gets from `call`. `example_packs`: the
+        indices of `call`'s starred arguments that forward an entry method's own packs (they
+        fill only parameters without a default, see _example_pack)."""
         given = list(all_params(func.params))
         dropped = 1 if is_method and given else 0  # `self`
         params = given[dropped:]
@@ -213,13 +238,14 @@ class FileFacts(FileReach):
         positional = max(len(func.params.posonly_params) + len(func.params.params) - dropped, 0)
         packed = positional if type(func.params.star_arg) is cst.Param else None
         position = 0
-        for arg, value in zip(call.args, args, strict=True):
+        for index, (arg, value) in enumerate(zip(call.args, args, strict=True)):
             if arg.keyword is not None:
                 if arg.keyword.value in names:
                     bound[names.index(arg.keyword.value)] = value
             elif arg.star:
                 for i in range(position, len(bound)):
-                    bound[i] = bound[i] | value
+                    if index not in example_packs or params[i].default is None:
+                        bound[i] = bound[i] | value
             elif position < positional:
                 bound[position] = value
                 position += 1
