@@ -839,15 +839,22 @@ def number_inputs(sites: Iterable[Any]) -> dict[int, frozenset[str]]:
 
 def init_buffers(
     cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str | None],
-    config_value: Callable[[str], int | None] | None = None,
+    config_value: Callable[[str], int | None] | None = None, with_defaults: bool = False,
 ) -> dict[str, tuple[int, ...]]:
     """Buffers and parameters `__init__` makes with literal sizes: `self.register_buffer("w",
     torch.ones(4, 3))`, `self.w = nn.Parameter(torch.randn(4, 3))`, `self.w =
     nn.Buffer(torch.arange(3).expand((4, -1)))` -> {"w": (4, 3)}. `config_value`: the default
     of a field of the configuration class the module is built from, for a length read from it
-    (BERT's `torch.arange(config.max_position_embeddings)`: 512 in `BertConfig`)."""
+    (BERT's `torch.arange(config.max_position_embeddings)`: 512 in `BertConfig`). `with_defaults`:
+    a length may be an argument of `__init__` with an integer default not rebound there
+    (`max_positions=64`), its length in a model built with its defaults (a parent may build it
+    with another)."""
+    defaults = init_defaults(cls) if with_defaults else {}
+
     def length(expr: cst.BaseExpression) -> int | None:
         number = _integer(expr)
+        if number is None and isinstance(expr, cst.Name) and expr.value not in bound:
+            number = defaults.get(expr.value)
         if (number is None and config_value is not None and isinstance(expr, cst.Attribute)
                 and dotted(expr.value) in ("config", "self.config")):
             found = config_value(expr.attr.value)

@@ -21,7 +21,10 @@ class BufferBoundsSize(Rule):
     In a model's `forward`, flags `self.pos[:, : x.shape[1]]` where `__init__` makes `self.pos`
     with literal sizes (`self.register_buffer("pos", torch.zeros(1, 64, 8))`,
     `nn.Parameter(torch.randn(1, 64, 8))`) and the slice's end is an input size declared with a
-    named `Dim` whose `max` is above the buffer's length (or unset).
+    named `Dim` whose `max` is above the buffer's length (or unset). A length that is an argument
+    of `__init__` with an integer default (`torch.arange(max_positions)`, `max_positions=64`) is
+    its length with the defaults; a parent may build the module with another, so it counts only
+    against a `Dim` with no `max` (which fails whatever the length is).
 
     ## Why it fails torch.export
     The slice gives a tensor of the input's size only while the size fits the buffer; export
@@ -78,12 +81,18 @@ class BufferBoundsSize(Rule):
         if sizes is None:
             return
         key = f"buffers:{id(traced.cls.node)}"
-        buffers = self.ctx.shared.get(key)
-        if buffers is None:
+        found = self.ctx.shared.get(key)
+        if found is None:
             cls = traced.cls  # a length from a config default too (BERT's `arange(config.max_position_embeddings)`)
-            buffers = self.ctx.shared[key] = init_buffers(
-                cls.node, self.ctx.resolve, lambda field: self.ctx.program.config_default(cls, field))  # type: ignore[arg-type,return-value]
-        shape = buffers.get(value.attr.value)  # type: ignore[union-attr]
+            found = self.ctx.shared[key] = tuple(init_buffers(  # type: ignore[assignment]
+                cls.node, self.ctx.resolve, lambda field: self.ctx.program.config_default(cls, field),  # type: ignore[arg-type,return-value,misc]
+                with_defaults=assumed) for assumed in (False, True))
+        exact, assumed = found  # type: ignore[misc]
+        shape = exact.get(value.attr.value)  # type: ignore[union-attr]
+        # a length from an `__init__` default (`arange(max_positions)`) may be another in the model
+        # a parent builds: it bounds an unbounded `Dim` whatever it is, and claims nothing else
+        from_default = shape is None
+        shape = shape if shape is not None else assumed.get(value.attr.value)  # type: ignore[union-attr]
         if shape is None or len(node.slice) > len(shape):
             return
         for dim, element in enumerate(node.slice):
@@ -94,6 +103,8 @@ class BufferBoundsSize(Rule):
             refs = [end]
             spec = config.dim(*refs[0])
             length = shape[dim]
+            if from_default and spec.high is not None:
+                continue
             if spec.kind is DimKind.NAMED and not spec.derived and spec.values()[1] == length and self._strided_last(
                     node, dim, shape, sizes):
                 self.report(node, f"`{short(node)}` slices the last dimension of `self.{value.attr.value}` ({length} "
