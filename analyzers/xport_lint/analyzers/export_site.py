@@ -89,6 +89,8 @@ class ExportSite:
     strict: bool | None = None
     #: each example argument, followed (None: the args are not a tuple or list of plain elements)
     examples: tuple[cst.BaseExpression, ...] | None = None
+    #: each keyword example input of a `kwargs=` dict display: (name, followed, as written)
+    keyword_examples: tuple[tuple[str, cst.BaseExpression, cst.BaseExpression], ...] = ()
     #: the entries of `dynamic_shapes` that name an input, paired with their examples
     inputs: tuple[DeclaredInput, ...] = ()
     #: every key of a dict `dynamic_shapes`: (as written, followed to its string or None)
@@ -167,6 +169,7 @@ class ExportSites(FileSymbols):
                     call, api, call.args[0].value, positional[0].value if positional else _keyword(call, "args"),
                     _keyword(call, "dynamic_shapes"),
                     None if strict is None else isinstance(strict, cst.Name) and strict.value == "True",
+                    _keyword(call, "kwargs"),
                 )
             self._sites[key] = site
         return self._sites[key]
@@ -186,12 +189,13 @@ class ExportSites(FileSymbols):
                            if isinstance(e, cst.DictElement) and isinstance(key := self._string(e.key), str)}
                 if "model" in entries and "args" in entries:
                     sites.append(self._site(returned.value, "xport_example", entries["model"],  # type: ignore[union-attr]
-                                            entries["args"], entries.get("dynamic_shapes"), None))
+                                            entries["args"], entries.get("dynamic_shapes"), None,
+                                            entries.get("kwargs")))
         return sites
 
     def _site(
         self, node: cst.BaseExpression, api: str, model: cst.BaseExpression, args: cst.BaseExpression | None,
-        written: cst.BaseExpression | None, strict: bool | None,
+        written: cst.BaseExpression | None, strict: bool | None, kwargs: cst.BaseExpression | None = None,
     ) -> ExportSite:
         model = self.follow(model)
         model_class = self.reader.model_class(model)
@@ -208,8 +212,13 @@ class ExportSites(FileSymbols):
         ):
             examples = tuple(self.follow(e.value) for e in followed_args.elements)
         shapes = self.follow(written) if written is not None else None
+        followed_kwargs = self.follow(kwargs) if kwargs is not None else None
+        keyword_examples = tuple(
+            (key, self.follow(e.value), e.value) for e in followed_kwargs.elements
+            if isinstance(e, cst.DictElement) and isinstance(key := self._string(e.key), str)
+        ) if isinstance(followed_kwargs, cst.Dict) else ()
         site = ExportSite(node, api, model, args, followed_args, written, shapes, model_class, forward, is_method,
-                          strict, examples)
+                          strict, examples, keyword_examples=keyword_examples)
         inputs, keys = self._inputs(site)
         return dataclasses.replace(site, inputs=inputs, keys=keys)
 
@@ -225,6 +234,7 @@ class ExportSites(FileSymbols):
         if isinstance(shapes, cst.Dict):
             names = [p.name.value for p in site.positional]
             by_name = dict(zip(names, zip(examples or (), written, strict=False), strict=False))
+            by_name.update((name, (followed, as_written)) for name, followed, as_written in site.keyword_examples)
             for element in shapes.elements:
                 if not isinstance(element, cst.DictElement):
                     continue
