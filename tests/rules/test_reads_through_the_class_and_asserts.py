@@ -4,7 +4,8 @@ modes, and every fix offered proven (export + equal to eager).
 
 Measured on torch 2.13: non-strict export turns an `assert` on a read number with no message into
 a runtime check and exports; with a message (a plain string or an f-string) it fails, and
-`torch._check(<test>)` exports in both modes. A lambda kept on `self` is what it computes:
+`torch._check(<test>)` exports in both modes. Strict export fails where the message is not a string
+literal or the test holds `not` (tests/rules/test_method_kept_reads_and_asserts.py). A lambda kept on `self` is what it computes:
 `self.count = lambda t: int((t > 0).sum())` then `if self.count(x) > 3:` reads data (its
 `torch.cond` fix had tested the Python number and failed export); so is a property
 (`return self.temperature.item()` of a buffer: buffers are lifted to inputs, their data unknown)."""
@@ -241,14 +242,8 @@ class P(nn.Module):
 """)
 
 
-_STRICT_ASSERT = ("an `assert` is not followed in strict export yet (measured: an int read or an f-string message"
-                  " fails there, a float read with a plain message exports)")
-
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
-KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    ("assert-on-a-read-bound-first-with-an-f-string", Mode.STRICT): _STRICT_ASSERT,
-    ("assert-negated-on-an-int-read", Mode.STRICT): _STRICT_ASSERT,
-}
+KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {

@@ -678,13 +678,8 @@ class Stack(nn.Module):
 """)
 
 
-_NOT_FOLLOWED = "not followed yet"
-
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
-KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    ("item-kept-on-self-in-a-method-then-tested", Mode.NON_STRICT): "an attribute set by a method is " + _NOT_FOLLOWED,
-    ("item-kept-on-self-in-a-method-then-tested", Mode.STRICT): "an attribute set by a method is " + _NOT_FOLLOWED,
-}
+KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 _A_HELPER_TUPLE = "the test reads an element of a helper's returned tuple: the rewrite follows no tuple element back to a tensor"
 _A_LOOP_AS_LONG_AS_THE_DATA = "a loop as long as the data says"

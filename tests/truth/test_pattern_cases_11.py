@@ -517,10 +517,7 @@ class Capped(nn.Module):
 
 
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
-KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    ("item-kept-on-self-by-an-update-method", Mode.STRICT): "an attribute set by a method is not followed in strict mode",
-    ("assert-with-an-f-string-on-a-read", Mode.STRICT): "a strict `assert` on a read with an f-string message",
-}
+KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 _A_HELPER_TUPLE = "the test reads an element of a helper's returned tuple: the rewrite follows no tuple element back to a tensor"
 _A_LOOP_AS_LONG_AS_THE_DATA = "a loop as long as the data says"

@@ -19,7 +19,7 @@ import libcst as cst
 from .fact_store import PerStatement
 from .index import RETURN_KINDS, FileContext, Returned
 from .names import documented_python_scalars, dotted, is_entry_method, self_attribute, tensor_method_names
-from .shapes import method_at, returned_at
+from .shapes import kept_at, method_at, returned_at
 from .walk import children, iter_nodes
 
 
@@ -447,6 +447,9 @@ class FunctionFlow:
             for item in stmt.items:
                 if item.asname is not None:
                     self._bind(item.asname.name, NOTHING)
+        elif stmt_type is cst.Expr and type(stmt.value) is cst.Call:
+            for target, kept in self._kept_by_method(stmt.value):
+                self._bind(target, self.value(kept))
 
     # -- what the function returns, for callers in other files -----------------------------
 
@@ -893,6 +896,24 @@ class FunctionFlow:
         if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
             return expr
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
+
+    def _kept_by_method(self, call: cst.Call) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+        """`self._observe(x)` called as a statement, of an undecorated method of the class whose
+        body only keeps values on `self` (`shapes.kept_at`): each attribute it sets with its value
+        written at the call, so `if self.peak > 2.0:` after the call reads that number; none where
+        the method reads a name the caller binds too."""
+        name = self_attribute(call.func)
+        if self.cls is None or name is None:
+            return []
+        method = next((s for s in self.cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+        if method is None or method is self.func or method.decorators:
+            return []
+        kept = kept_at(method, call)
+        if kept is None:
+            return []
+        params = {p.name.value for p in all_params(method.params)}
+        free = {n.value for n in iter_nodes(method.body) if type(n) is cst.Name} - params  # type: ignore[attr-defined]
+        return [] if free & set(self._definitions()) else [(write.targets[0].target, value) for write, value in kept]
 
     def bindings(self, name: str) -> list[cst.BaseExpression | None]:
         """What each binding of a local name binds (a parameter's first, as None; see _definitions)."""

@@ -2612,6 +2612,29 @@ def method_at(method: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | N
     return None if substitute.refused or not isinstance(written, cst.BaseExpression) else written
 
 
+def kept_at(method: cst.FunctionDef, call: cst.Call) -> list[tuple[cst.Assign, cst.BaseExpression]] | None:
+    """What a method whose body only keeps values on `self` (`def _observe(self, t): self.peak =
+    t.max().item()`) sets, each assignment with its value written at the call (`x.max().item()`
+    for `self._observe(x)`), as `method_at` writes a `return`; None where the body does anything
+    else (a docstring aside), or `method_at` refuses the call."""
+    body = method.body.body if isinstance(method.body, cst.IndentedBlock) else ()
+    kept: list[tuple[cst.Assign, cst.BaseExpression]] = []
+    for line in body:
+        small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+            continue
+        target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                and target.value.value == "self"):
+            return None
+        returning = method.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(small.value)])]))
+        written = method_at(returning, call)
+        if written is None:
+            return None
+        kept.append((small, written))  # type: ignore[arg-type]
+    return kept or None
+
+
 def arguments_written(expr: cst.BaseExpression, arguments: dict[str, cst.BaseExpression]) -> cst.BaseExpression | None:
     """`expr` of a helper's body with a call's `arguments` in place of the parameters it reads
     (`t.shape[-1] % k == 0` of `ensure_multiple(x, 4)`: `x.shape[-1] % 4 == 0`); None where it

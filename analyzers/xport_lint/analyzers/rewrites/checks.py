@@ -112,10 +112,9 @@ def assert_rewrite(flow: FunctionFlow, node: cst.Assert) -> Rewrite:
     problem = guard_problem(node.test)
     if problem:
         return Rewrite(reason=problem)
-    if any(isinstance(n, cst.BooleanOperation) or _is_not(n)
-           for n in iter_nodes(node.test)):
+    if asks_the_value(node.test):
         # measured on torch 2.13: `torch._check(not n > 0)` fails non-strict export (`not` asks the value)
-        return Rewrite(reason="`not`, `and` and `or` ask for the value inside `torch._check` too")
+        return Rewrite(reason="`not`, `and`, `or` and a chained comparison ask for the value inside `torch._check` too")
     names = scope_names(flow)
     check = cst.parse_expression(f"{names.torch}._check({code_of(node.test.with_changes(lpar=[], rpar=[]))})")
     return Rewrite(
@@ -125,6 +124,17 @@ def assert_rewrite(flow: FunctionFlow, node: cst.Assert) -> Rewrite:
             ((node, cst.Expr(check)),),
             imports=names.imports,
         )
+    )
+
+
+def asks_the_value(test: cst.BaseExpression) -> bool:
+    """`test` holds `not`, `and`, `or` or a chained comparison (`0 <= p < 1`, an `and`): each asks
+    Python for the truth of a part. Measured on torch 2.13: an `assert` on a read number with such
+    a test fails export in both modes, whatever its message, where one comparison with no message
+    (non-strict) or a literal one (strict) is kept as a runtime assertion."""
+    return any(
+        isinstance(n, cst.BooleanOperation) or _is_not(n) or (isinstance(n, cst.Comparison) and len(n.comparisons) > 1)
+        for n in iter_nodes(test)
     )
 
 

@@ -11,9 +11,11 @@ import libcst as cst
 
 from ..dataflow import FunctionFlow
 from ..model import Applicability
+from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
+from ..shapes import kept_at
 from ..walk import iter_nodes
-from .common import scope_names
+from .common import Usage, scope_names
 from .predicates import read_arithmetic
 
 
@@ -43,7 +45,7 @@ def attribute_as_local(
     reading = [s for s in after if _mentions(s, attr)]
     if not reading or _mentions(write.value, attr) or any(_mentions(s, attr) for s in before):
         return None
-    if any(_stores(s, attr) for s in reading) or _touched_elsewhere(cls, func, attr):
+    if any(_stores(s, attr) for s in reading) or _touched_elsewhere(cls, (func,), attr):
         return None
     local = scope_names(flow).fresh(attr)[0]
     return _renaming_step(
@@ -51,6 +53,65 @@ def attribute_as_local(
         " which the exported program does not set)",
         reading, lambda small: _mentions(small, attr), _AttributeAsName(attr, local), first=(write,),
     )
+
+
+def attribute_kept_by_a_method_as_local(
+    flow: FunctionFlow, cls: cst.ClassDef, method: cst.FunctionDef, write: cst.Assign
+) -> FixProposal | None:
+    """`self.spread = float(t.std())`, the whole body of a method (`_update`) that one other method
+    of the class calls once, as a top-level statement (`self._update(x)`), whose later top-level
+    statements alone read `self.spread` -> `spread = float(x.std())` in place of the call and
+    `spread` there: the method's work written where it runs, then `attribute_as_local`'s step
+    (unsafe as that one). None unless the attribute is that scratch state and the method that
+    one-statement keeper."""
+    kept = kept_by(cls, method, write) if read_arithmetic(flow, write.value) else None
+    if kept is None:
+        return None
+    caller, line, value = kept
+    attr = write.targets[0].target.attr.value  # type: ignore[attr-defined]
+    body = list(caller.body.body) if isinstance(caller.body, cst.IndentedBlock) else []
+    index = body.index(line)
+    reading = [s for s in body[index + 1 :] if _mentions(s, attr)]
+    if not reading or any(_mentions(s, attr) for s in body[:index]) or any(_stores(s, attr) for s in reading):
+        return None
+    if _touched_elsewhere(cls, (caller, method), attr):
+        return None
+    local = scope_names(flow).fresh(attr)[0]
+    assigned = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(local))], value)])
+    return _renaming_step(
+        f"Write `{code_of(line.body[0])}` where it runs and keep `self.{attr}` in a local name `{local}` (assumes"
+        f" nothing outside this call reads `self.{attr}`, which the exported program does not set)",
+        reading, lambda small: _mentions(small, attr), _AttributeAsName(attr, local),
+        blocks=(BlockReplacement(line, line, (assigned,)),),
+    )
+
+
+def kept_by(
+    cls: cst.ClassDef, method: cst.FunctionDef, write: cst.Assign
+) -> tuple[cst.FunctionDef, cst.SimpleStatementLine, cst.BaseExpression] | None:
+    """The one call of `method`, a top-level statement `self.<method>(...)` of another method of
+    its class, when `write` is all `method` does (`shapes.kept_at`): the caller, the call's line,
+    and the value `write` sets, written at the call. None for a decorated method, another call
+    or mention of it, or a value reading a name the caller binds."""
+    if method.decorators:
+        return None
+    name = method.name.value
+    lines = [(func, line) for func in cls.body.body if isinstance(func, cst.FunctionDef) and func is not method
+             for line in iter_nodes(func) if _calls_self_method(line, name)]
+    mentions = sum(1 for node in iter_nodes(cls) if _is_attribute(node, name))
+    if len(lines) != 1 or mentions != 1:
+        return None
+    caller, line = lines[0]
+    if not isinstance(caller.body, cst.IndentedBlock) or line not in caller.body.body:
+        return None  # not a top-level statement of the caller
+    kept = kept_at(method, line.body[0].value)  # type: ignore[union-attr, attr-defined]
+    if kept is None or [w for w, _ in kept] != [write]:
+        return None
+    usage = Usage()
+    caller.visit(usage)
+    params = {p.name.value for p in (*method.params.params, *method.params.posonly_params)}
+    free = {n.value for n in iter_nodes(write.value) if type(n) is cst.Name} - params  # type: ignore[attr-defined]
+    return None if free & set(usage.stored) else (caller, line, kept[0][1])  # type: ignore[return-value]
 
 
 def _renaming_step(
@@ -83,6 +144,12 @@ class _AttributeAsName(cst.CSTTransformer):
             else updated
 
 
+def _calls_self_method(node: cst.CSTNode, name: str) -> bool:
+    """`node` is a statement line of one call `self.<name>(...)`."""
+    small = node.body[0] if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1 else None
+    return isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and _is_attribute(small.value.func, name)
+
+
 def _is_attribute(node: cst.CSTNode, attr: str) -> bool:
     return (
         type(node) is cst.Attribute and node.attr.value == attr  # type: ignore[attr-defined]
@@ -111,11 +178,11 @@ def _stores(statement: cst.CSTNode, attr: str) -> bool:
     return False
 
 
-def _touched_elsewhere(cls: cst.ClassDef, func: cst.FunctionDef, attr: str) -> bool:
-    """Another part of the class reads `self.<attr>` or names it in a string (`getattr(self,
+def _touched_elsewhere(cls: cst.ClassDef, funcs: tuple[cst.FunctionDef, ...], attr: str) -> bool:
+    """A part of the class but `funcs` reads `self.<attr>` or names it in a string (`getattr(self,
     "attr")`); `__init__` may only assign it (a default the call overwrites)."""
     for statement in cls.body.body:  # type: ignore[union-attr]
-        if statement is func:
+        if any(statement is func for func in funcs):
             continue
         for node in iter_nodes(statement):
             if isinstance(node, cst.SimpleString) and node.evaluated_value == attr:

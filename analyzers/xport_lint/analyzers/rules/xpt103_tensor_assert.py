@@ -7,7 +7,7 @@ from ..report import FixProposal
 from ..rewrites import module_names
 from ..rewrites.predicates import guard_problem, tensor_predicate
 from ..rule import Invalid, Rule, TorchError, Valid
-from ._conditions import Condition, classify, short
+from ._conditions import Condition, classify, plain_message, short
 
 
 class TensorAssert(Rule):
@@ -15,16 +15,18 @@ class TensorAssert(Rule):
 
     ## What it does
     Flags `assert` statements in traced code whose condition is a tensor
-    (`assert (x >= 0).all()`). An `assert` on a number read with `.item()` is not flagged here:
-    torch 2.13 turns float ones into runtime assertions but fails on int ones in non-strict
-    export; `torch._check(n > 0)` works for both.
+    (`assert (x >= 0).all()`). An `assert` on a number read with `.item()` is XPT104's: its
+    message decides (measured on torch 2.13, int and float reads alike: with no message non-strict
+    export turns it into a runtime assertion, with one it fails; `int()` / `bool()` of the tensor
+    fail non-strict whatever the message).
 
     ## Why it fails torch.export
     Non-strict export evaluates `bool(tensor)` on a fake tensor and raises
     `GuardOnDataDependentSymNode`. Strict export (Dynamo) rewrites the assert into
-    `torch._assert_async` only when it has no message or a plain string one; any other message
-    (an f-string, `"%d" % n`, even of constants) makes it branch on the tensor, which it refuses
-    ("Data-dependent branching").
+    `torch._assert_async` only when it has no message or a string literal (an f-string with no
+    replacement field counts); any other message (an f-string with a field, `"%d" % n`,
+    `.format`, even of constants, or a name bound to a string) makes it branch on the tensor,
+    which it refuses ("Data-dependent branching").
 
     ## Example
     ```python
@@ -42,8 +44,9 @@ class TensorAssert(Rule):
     string (an f-string of values) is dropped: tracing would compute it.
 
     ## Modes
-    Error in non-strict export. In strict export, an error only where the message is computed (an
-    f-string or `%`-formatting); an assert with no message or a plain string one exports there.
+    Error in non-strict export. In strict export, an error only where the message is not a string
+    literal (an f-string with a field, `%`/`.format` formatting, a name); an assert with no
+    message or a literal one exports there.
     """
 
     CODE = "XPT103"
@@ -59,7 +62,7 @@ class TensorAssert(Rule):
     def visit_Assert(self, node: cst.Assert) -> None:
         if classify(self.ctx.value(node.test)) is not Condition.TENSOR:
             return
-        if self.ctx.mode is Mode.STRICT and _plain_message(node.msg):
+        if self.ctx.mode is Mode.STRICT and plain_message(node.msg):
             return  # Dynamo turns it into torch._assert_async itself
         if guard_problem(node.test):
             self.report(node.test, f"assert on the tensor value `{short(node.test)}`")
@@ -69,7 +72,7 @@ class TensorAssert(Rule):
         args = [cst.Arg(test or node.test)]
         # a message that formats values would be computed while tracing (`f"{loss.item():.3f}"`
         # fails non-strict export itself): only a literal message is kept
-        if node.msg is not None and _plain_message(node.msg):
+        if node.msg is not None and plain_message(node.msg):
             args.append(cst.Arg(node.msg))
         call = cst.Call(cst.parse_expression(f"{names.torch}._assert_async"), args)
         fix = FixProposal(
@@ -207,14 +210,3 @@ class TensorAssert(Rule):
             other_args="(torch.full((4,), float('inf')), torch.zeros(4))",
         ),
     ]
-
-
-def _plain_message(message: cst.BaseExpression | None) -> bool:
-    """No message, or a string literal: what strict export turns into `torch._assert_async`."""
-    if message is None or isinstance(message, cst.SimpleString):
-        return True
-    return (
-        isinstance(message, cst.ConcatenatedString)
-        and isinstance(message.left, cst.SimpleString)
-        and _plain_message(message.right)
-    )

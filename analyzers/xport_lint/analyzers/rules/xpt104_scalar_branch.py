@@ -5,14 +5,14 @@ import libcst as cst
 from ..dataflow import FunctionFlow, Kind, is_tensor_like
 from ..model import Mode, Severity
 from ..rewrites import Rewrite, while_loop_rewrite
-from ..rewrites.checks import assert_rewrite
+from ..rewrites.checks import asks_the_value, assert_rewrite
 from ..rewrites.cond import vectorised_list_rewrite, where_rewrite
 from ..rewrites.predicates import data_bindings, tensor_predicate
 from ..rewrites.state import entries_as_locals
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Verdict
 from ..walk import iter_nodes
-from ._conditions import Condition, ConditionRule, branch_rewrite, short
+from ._conditions import Condition, ConditionRule, branch_rewrite, plain_message, short
 from ._fallbacks import caught_fallback
 
 
@@ -21,7 +21,8 @@ class ScalarBranch(ConditionRule, Rule):
 
     ## What it does
     Flags `if`/`while`/conditional-expression conditions, `match` subjects compared with a
-    `case` value, and (non-strict) the tests of `assert`s with a message, on values that came from tensor data,
+    `case` value, and the tests of `assert`s with a message (in strict export, a message that is not a
+    string literal), on values that came from tensor data,
     following them through assignments, arithmetic, unpacking and helper calls
     (`n = lengths.max().item()` ... `if n > 128:`).
 
@@ -65,9 +66,10 @@ class ScalarBranch(ConditionRule, Rule):
 
     ## Modes
     Error in both modes (torch 2.13), but for an `assert`: an error in non-strict export where it has a
-    message (with none, export turns it into a runtime check), none in strict export (not yet
-    followed there: measured, a float read with a plain message exports, an int read or an
-    f-string message fails), and for an identity test against a bool literal
+    message (with none, export turns it into a runtime check), and in strict export where the
+    message is not a string literal (an f-string with a field, `%` or `.format` formatting, a
+    name: measured, an int or a float read with a literal message or none exports); in both modes
+    where the test holds `not`, `and`, `or` or a chained comparison, whatever the message; and for an identity test against a bool literal
     (`bool(mask.any()) is False`): strict export answers it without the data, always false for
     `is` (true for `is not`), and exports one branch, a warning there; non-strict export too
     where no `bool()` of a tensor comes first (`(v.item() > 0) is True`). In non-strict export, a warning inside `try:` whose `except`
@@ -118,9 +120,12 @@ class ScalarBranch(ConditionRule, Rule):
         self.check_conditions(node, "conditional expression")
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        # measured on torch 2.13: non-strict export turns an assert with no message into a runtime
-        # check and exports, and fails on one with a message (a plain string or an f-string)
-        if self.ctx.mode is Mode.NON_STRICT and node.msg is not None:
+        # measured on torch 2.13: non-strict export turns an assert of one comparison with no message
+        # into a runtime check and exports, and fails on one with a message (a plain string or an
+        # f-string); strict export keeps one with a literal message and fails where the message is
+        # formatted; both fail on `not`, `and`, `or` or a chained comparison (asks_the_value)
+        messaged = node.msg is not None and (self.ctx.mode is Mode.NON_STRICT or not plain_message(node.msg))
+        if messaged or asks_the_value(node.test):
             self.check_conditions(node, "assert")
 
     def visit_CompIf(self, node: cst.CompIf) -> None:

@@ -7,7 +7,7 @@ import libcst as cst
 from ..dataflow import Kind, annotation_names
 from ..model import Mode, Severity
 from ..names import dotted
-from ..rewrites.state import attribute_as_local
+from ..rewrites.state import attribute_as_local, attribute_kept_by_a_method_as_local
 from ..rule import Invalid, Rule, Valid
 from ..walk import iter_nodes, with_statements
 from ._conditions import short
@@ -45,7 +45,10 @@ class StateMutation(Rule):
     tensor it is read from; as a local they write the branch, loop or size (measured on torch 2.13:
     `self.peak = float(x.abs().max())` tested by `if self.peak > 1.0`, a `range(self.level)`, a
     `while i < self.limit`, `x.repeat(self.copies, 1)` export in both modes and equal eager once
-    fixed so). It is a step: offered only where the fixes after it leave fewer errors.
+    fixed so). So does one kept by a method whose whole body is that assignment, called once as a
+    statement of another method that alone reads it after the call (`self._update(x)` then `if
+    self.spread > 1.0`): the assignment is written in place of the call, as a local. It is a step:
+    offered only where the fixes after it leave fewer errors.
 
     ## Modes
     Warning in both modes (torch 2.13) for state the module reads back: a `global`, an
@@ -146,7 +149,8 @@ class StateMutation(Rule):
             else:
                 fix = None
                 if write is not None and traced.cls is not None and self.ctx.flow is not None:
-                    fix = attribute_as_local(self.ctx.flow, traced.cls.node, traced.func, write)
+                    fix = attribute_as_local(self.ctx.flow, traced.cls.node, traced.func, write) or \
+                        attribute_kept_by_a_method_as_local(self.ctx.flow, traced.cls.node, traced.func, write)
                 self.report(target, f"`{short(target)}` is set at export time; the graph drops it",
                             severity=Severity.INFO, fix=fix)
         elif isinstance(target, cst.Name) and target.value in self.ctx.globals_declared():

@@ -1,0 +1,182 @@
+"""A number read from data kept on `self` by a method `forward` calls (`self._update(x)` setting
+`self.spread = float(x.std())`), then tested in `forward`; and `assert`s on read numbers, whose
+outcome their message and the shape of their test decide. Each spelling's torch outcome is
+checked in the same test, both modes, and every fix offered proven (export + equal to eager).
+
+Measured on torch 2.13 (a model loaded from a file; an `exec`'d one has no source for export to
+read the assert from and fails non-strict where a file's exports):
+- an `assert` of one comparison on a read number: non-strict export keeps it as a runtime check
+  with no message and fails with one; strict export keeps it with no message or a string literal
+  (an f-string with no field too) and fails on any other message: an f-string with a field (even
+  of a constant), `%` or `.format` formatting, a name bound to a string.
+- `not`, `and`, `or` or a chained comparison (`0 <= p < 1e6`) in the test fails both modes, with
+  or without a message.
+- a tensor test (XPT103) in strict export follows the same message rule: `f"bad"` exports."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.truth.batches import CaseBatch, Cases, exporting_last_module
+from xport_lint.analyzers.model import Mode
+
+pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+CASES = Cases("", exporting_last_module)
+case = CASES.case
+
+# -- kept on self by a method, read in forward ------------------------------------------------
+
+case("kept-by-a-method-item-negated", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def _observe(self, t):
+        self.peak = t.abs().max().item()
+
+    def forward(self, x):
+        self._observe(x)
+        if not self.peak > 2.0:
+            return x * 2
+        return x
+""")
+
+case("kept-by-a-method-two-attributes", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def _observe(self, t):
+        self.lo = t.min().item()
+        self.hi = t.max().item()
+
+    def forward(self, x):
+        self._observe(x)
+        if self.hi - self.lo > 1.0:
+            return x / (self.hi - self.lo)
+        return x
+""")
+
+case("kept-by-a-method-bound-to-a-name-first", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def _observe(self, t):
+        self.count = int((t > 0).sum())
+
+    def forward(self, x):
+        self._observe(x)
+        n = self.count
+        return x * 2 if n > 3 else x
+""")
+
+case("kept-by-a-method-a-static-size", None, None, """
+class A(nn.Module):
+    def _observe(self, t):
+        self.rows = t.shape[0]
+
+    def forward(self, x):
+        self._observe(x)
+        if self.rows > 1:
+            return x * 2
+        return x
+""")
+
+case("kept-by-a-method-only-in-arithmetic", None, None, """
+class A(nn.Module):
+    def _observe(self, t):
+        self.peak = t.abs().max().item()
+
+    def forward(self, x):
+        self._observe(x)
+        return x / (self.peak + 1.0)
+""")
+
+# -- asserts on read numbers ---------------------------------------------------------------
+
+case("assert-percent-formatted-message", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def forward(self, x):
+        peak = x.abs().max().item()
+        assert peak < 1000, "activation blew up: %s" % peak
+        return x * 2
+""")
+
+case("assert-format-message-of-a-constant", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def forward(self, x):
+        assert x.abs().max().item() < 1000, "limit {}".format(1000)
+        return x * 2
+""")
+
+case("assert-message-bound-to-a-name", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def forward(self, x):
+        message = "activation blew up"
+        peak = x.abs().max().item()
+        assert peak < 1000, message
+        return x * 2
+""")
+
+case("assert-f-string-without-a-field", 'GuardOnDataDependentSymNode', None, """
+class A(nn.Module):
+    def forward(self, x):
+        peak = x.abs().max().item()
+        assert peak < 1000, f"activation blew up"
+        return x * 2
+""")
+
+case("assert-chained-comparison-without-a-message", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def forward(self, x):
+        peak = x.abs().max().item()
+        assert 0 <= peak < 1000
+        return x * 2
+""")
+
+case("assert-and-of-two-reads-without-a-message", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def forward(self, x):
+        lo, hi = x.min().item(), x.max().item()
+        assert lo > -1000 and hi < 1000
+        return x * 2
+""")
+
+case("assert-negated-float-read-without-a-message", 'AssertionError', 'UserError', """
+class A(nn.Module):
+    def forward(self, x):
+        assert not x.abs().max().item() > 1e6
+        return x * 2
+""")
+
+case("assert-static-size-with-an-f-string", None, None, """
+class A(nn.Module):
+    def forward(self, x):
+        assert x.shape[0] > 0, f"empty batch: {x.shape}"
+        return x * 2
+""")
+
+case("assert-on-a-tensor-with-an-f-string-without-a-field", 'GuardOnDataDependentSymNode', None, """
+class A(nn.Module):
+    def forward(self, x):
+        assert (x < 1000).all(), f"activation blew up"
+        return x * 2
+""")
+
+case("assert-on-a-tensor-with-a-constant-field", 'GuardOnDataDependentSymNode', 'Unsupported', """
+class A(nn.Module):
+    def forward(self, x):
+        assert (x < 1000).all(), f"limit {1000}"
+        return x * 2
+""")
+
+KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
+
+_ASKS = "`not`, `and` and a chained comparison ask for the value inside `torch._check` too"
+
+#: failing programs (non-strict) whose error has no fix, and why none is offered
+NO_FIX: dict[str, str] = {
+    "kept-by-a-method-two-attributes": "the method keeps two attributes: the step writes a one-assignment method only",
+    "assert-chained-comparison-without-a-message": _ASKS,
+    "assert-and-of-two-reads-without-a-message": _ASKS,
+    "assert-negated-float-read-without-a-message": _ASKS,
+}
+
+BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)
+test_torch_says_what_is_recorded = BATCH.torch_says_what_is_recorded()
+test_an_error_exactly_where_export_fails = BATCH.an_error_exactly_where_export_fails()
+test_a_fix_offered_on_a_failing_program_proves_out = BATCH.a_fix_offered_proves_out()
