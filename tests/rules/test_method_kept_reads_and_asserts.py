@@ -86,6 +86,70 @@ class A(nn.Module):
         return x / (self.peak + 1.0)
 """)
 
+# -- a lambda kept on self by __init__ that reads __init__'s own names (or a global forward shadows) --
+# written in `forward` it would read another variable (a NameError, or forward's local: a different
+# result, measured); it is not written there, yet what it computes is a number read from data
+
+case("lambda-on-self-reads-a-loop-target-of-init", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+        for limit in (3,):
+            pass
+        self.many = lambda t: int((t > 0).sum()) > limit
+
+    def forward(self, x):
+        if self.many(x):
+            return x * 2
+        return x
+""")
+
+case("lambda-on-self-reads-a-global-forward-shadows", 'GuardOnDataDependentSymNode', 'UserError', """
+LIMIT = 3
+
+
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.excess = lambda t: int((t > 0).sum()) - LIMIT
+
+    def forward(self, x):
+        LIMIT = 100
+        if self.excess(x) > 0:
+            return x * 2 + LIMIT
+        return x
+""")
+
+case("lambda-on-self-reads-a-with-target-of-init", 'GuardOnDataDependentSymNode', 'UserError', """
+import contextlib
+
+
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+        with contextlib.nullcontext(3) as limit:
+            pass
+        self.many = lambda t: (t > 0).sum().item() > limit
+
+    def forward(self, x):
+        if self.many(x):
+            return x * 2
+        return x
+""")
+
+case("lambda-on-self-reads-an-import-of-init", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+        import operator
+        self.many = lambda t: operator.gt(int((t > 0).sum()), 3)
+
+    def forward(self, x):
+        if self.many(x):
+            return x * 2
+        return x
+""")
+
 # -- asserts on read numbers ---------------------------------------------------------------
 
 case("assert-percent-formatted-message", 'GuardOnDataDependentSymNode', 'UserError', """
@@ -166,11 +230,16 @@ class A(nn.Module):
 
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
+_INIT_NAMES = "the lambda reads a name of `__init__`'s scope (or one `forward` binds): written in `forward` it would read another"
 _ASKS = "`not`, `and` and a chained comparison ask for the value inside `torch._check` too"
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
     "kept-by-a-method-two-attributes": "the method keeps two attributes: the step writes a one-assignment method only",
+    "lambda-on-self-reads-a-loop-target-of-init": _INIT_NAMES,
+    "lambda-on-self-reads-a-global-forward-shadows": _INIT_NAMES,
+    "lambda-on-self-reads-a-with-target-of-init": _INIT_NAMES,
+    "lambda-on-self-reads-an-import-of-init": _INIT_NAMES,
     "assert-chained-comparison-without-a-message": _ASKS,
     "assert-and-of-two-reads-without-a-message": _ASKS,
     "assert-negated-float-read-without-a-message": _ASKS,

@@ -828,10 +828,12 @@ class FunctionFlow:
             return expr  # an argument returned as it is stays the caller's own node
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
 
-    def _lambda_inlined(self, call: cst.Call, func: cst.Lambda) -> cst.BaseExpression | None:
+    def _lambda_inlined(self, call: cst.Call, func: cst.Lambda, foreign: bool = False) -> cst.BaseExpression | None:
         """`peak(x)` of `peak = lambda t: t.abs().max().item()` bound once in this function, written
         at the call as a one-line helper is; None where the lambda takes defaults or `*args`, or
-        reads a local name bound more than once (which binding it sees depends on when it runs)."""
+        reads a local name bound more than once (which binding it sees depends on when it runs);
+        `foreign`, a lambda of another scope (kept on `self` by `__init__`): None where it reads any
+        name this function binds (written here, it would read this function's variable)."""
         params = func.params
         if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params or any(
             p.default is not None for p in (*params.posonly_params, *params.params)
@@ -840,7 +842,7 @@ class FunctionFlow:
         names = {p.name.value for p in (*params.posonly_params, *params.params)}
         defined = self._definitions()
         free = {n.value for n in iter_nodes(func.body) if type(n) is cst.Name} - names
-        if any(len(defined.get(name, ())) > 1 for name in free):
+        if any(len(defined.get(name, ())) > (0 if foreign else 1) for name in free):
             return None
         positional = [cst.Param(cst.Name("self")), *params.posonly_params, *params.params]
         method = cst.FunctionDef(
@@ -876,7 +878,7 @@ class FunctionFlow:
                       None) if self.cls is not None else None
         if method is None:
             kept = _init_lambdas(self.cls).get(name) if self.cls is not None else None
-            return self._lambda_inlined(call, kept) if kept is not None else None
+            return self._lambda_inlined(call, kept, foreign=True) if kept is not None else None
         if method is self.func:
             return None
         decorators = {dotted(d.decorator) for d in method.decorators}
@@ -1136,14 +1138,15 @@ class FunctionFlow:
             kept = self.value(inlined) if inlined is not None else NOTHING
             if kept.has(Kind.DATA):
                 return kept
-        if (isinstance(func, cst.Name) and isinstance(self.bound_once(func.value), cst.Lambda)) or (
-            (attribute := self_attribute(func)) is not None and self.cls is not None
-            and attribute in _init_lambdas(self.cls)
-        ):
+        attribute = self_attribute(func)
+        kept = _kept_lambdas(self.cls).get(attribute) if attribute is not None and self.cls is not None else None
+        if (isinstance(func, cst.Name) and isinstance(self.bound_once(func.value), cst.Lambda)) or kept is not None:
             # `peak(x)` of `peak = lambda t: t.max().item()`, or of `self.peak = ...` in `__init__`: what it computes
             inlined = self.inlined(node)
             if inlined is not None:
                 return self.value(inlined)
+            if kept is not None and _reads_a_number(kept[0].body):
+                return mark(Kind.DATA, node)  # a lambda reading `__init__`'s names: a number read, not a tensor
         helper = self.resolver.call_helper(self, node, args)
         if helper is not None:
             return helper
@@ -1443,36 +1446,50 @@ def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
         yield params.star_kwarg
 
 
-def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, cst.Lambda]:
+def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, tuple[cst.Lambda, bool]]:
     """`self.count = lambda t: int((t > 0).sum())` in `cls`'s `__init__`, the only binding of
-    `self.count` there, the lambda reading no name `__init__` binds (its locals are not `forward`'s):
-    attribute -> lambda, so a call `self.count(x)` computes the lambda's body."""
+    `self.count` there: attribute -> the lambda, and whether it reads no name `__init__` binds (its
+    locals, loop and `with` targets, imports, nested defs: not `forward`'s), so that a call
+    `self.count(x)` may be written as the lambda's body."""
     assert isinstance(cls, cst.ClassDef)
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
         return {}
     bound: dict[str, list[cst.BaseExpression]] = {}
-    local = {p.name.value for p in all_params(init.params)}
+    local = {p.name.value for p in all_params(init.params)} | _bound_names(init.body)
     for statement in walk_statements(init.body):
         if isinstance(statement, cst.Assign | cst.AnnAssign | cst.AugAssign):
             targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
             for target in targets:
                 if (attribute := self_attribute(target)) is not None:
                     bound.setdefault(attribute, []).append(statement.value or target)  # type: ignore[attr-defined]
-                local |= {n.value for n in iter_nodes(target) if type(n) is cst.Name}  # type: ignore[attr-defined]
-    out: dict[str, cst.Lambda] = {}
+    out: dict[str, tuple[cst.Lambda, bool]] = {}
     for attribute, values in bound.items():
         func = values[0]
         if len(values) == 1 and isinstance(func, cst.Lambda):
             params = {p.name.value for p in all_params(func.params)}
             free = {n.value for n in iter_nodes(func.body) if type(n) is cst.Name} - params  # type: ignore[attr-defined]
-            if not free & local:
-                out[attribute] = func
+            out[attribute] = (func, not free & local)
     return out
 
 
 #: _lambdas_kept_on_self per class
-_init_lambdas: PerStatement[dict[str, cst.Lambda]] = PerStatement(_lambdas_kept_on_self)
+_kept_lambdas: PerStatement[dict[str, tuple[cst.Lambda, bool]]] = PerStatement(_lambdas_kept_on_self)
+
+
+def _init_lambdas(cls: cst.ClassDef) -> dict[str, cst.Lambda]:
+    """The lambdas kept on `self` by `__init__` that a call may be written as (`_lambdas_kept_on_self`)."""
+    return {attribute: func for attribute, (func, inlinable) in _kept_lambdas(cls).items() if inlinable}
+
+
+def _reads_a_number(expr: cst.BaseExpression) -> bool:
+    """`expr` converts a tensor to a Python number somewhere (`int(...)`, `float(...)`, `bool(...)`,
+    `.item()`, `.tolist()`): what it computes is a number read from data, not a tensor."""
+    return any(
+        isinstance(n, cst.Call) and (dotted(n.func) in ("int", "float", "bool") or (
+            isinstance(n.func, cst.Attribute) and n.func.attr.value in ("item", "tolist")))
+        for n in iter_nodes(expr)
+    )
 
 
 def walk_statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
@@ -1643,7 +1660,8 @@ def _in_order(block: cst.BaseSuite) -> Iterator[cst.CSTNode]:
 
 
 def _bound_names(statement: cst.CSTNode) -> set[str]:
-    """The names a statement binds anywhere in it (assignments, loops, `with ... as`, walrus)."""
+    """The names a statement binds anywhere in it (assignments, loops, `with ... as`, walrus,
+    imports, nested `def` and `class`)."""
     out: set[str] = set()
     for node in iter_nodes(statement):
         node_type = type(node)
@@ -1652,6 +1670,10 @@ def _bound_names(statement: cst.CSTNode) -> set[str]:
                 out.update(_target_names(target.target))
         elif node_type in _OTHER_BINDINGS:
             out.update(_target_names(node.name if node_type is cst.AsName else node.target))  # type: ignore[attr-defined]
+        elif node_type is cst.ImportAlias and node.asname is None:  # type: ignore[attr-defined]
+            out.add((dotted(node.name) or "").split(".")[0])  # type: ignore[attr-defined]
+        elif node_type in (cst.FunctionDef, cst.ClassDef) and node is not statement:
+            out.add(node.name.value)  # type: ignore[attr-defined]
     return out
 
 
