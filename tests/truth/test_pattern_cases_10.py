@@ -686,7 +686,6 @@ _A_LOOP_AS_LONG_AS_THE_DATA = "a loop as long as the data says"
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
-    "range-of-a-tuple-helper-tested": _A_HELPER_TUPLE,
     "stats-helper-returned-as-a-tuple-then-indexed": _A_HELPER_TUPLE,
     "count-and-rows-returned-by-a-helper-then-tested": _A_HELPER_TUPLE,
     "staticmethod-count-as-a-zeros-size": "`int()` is in a helper whose result is used as a size",

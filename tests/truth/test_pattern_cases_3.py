@@ -809,8 +809,6 @@ NO_FIX = {
     "loop-over-where-rows": "as many steps as the data has hits",
     "range-of-unique-numel": "as many steps as the data has distinct values",
     "enumerate-tolist-branch-per-entry": "each entry is read from data before its selection",
-    "nested-helper-returns-a-read-pair": "`lo, hi = helper(x)`: names bound to a helper's tuple of read numbers"
-    " are not turned back into tensors",
     "split-by-a-comprehension-over-bincount": "the number of pieces is the data",
     "zip-with-a-read-count": "the loop steps through `zip(...)`; the loop rewrite takes `range()` alone",
     "walrus-read-in-a-while": "the test binds `peak` with `:=`, which torch.while_loop's condition cannot hand back",

@@ -801,8 +801,6 @@ NO_FIX = {
     " `ModuleDict` entry",
     "classes-counted-by-bincount-max": "the loop appends to a list whose length is the count: the stacked output's"
     " size is data, and a torch.while_loop body must be pure",
-    "range-unpacked-from-a-helper-then-tested": "the branches compute with `lo` and `hi`, numbers read from data"
-    " by a helper, which torch.cond cannot close over",
     "split-by-unique-counts": "a list of a length read from data (`counts.tolist()`) splits into that many"
     " pieces: a graph has a fixed number of outputs",
     "threshold-attribute-read-in-forward-tested-in-a-method": "the number tested is kept on `self` and read"

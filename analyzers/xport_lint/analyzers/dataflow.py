@@ -19,7 +19,7 @@ import libcst as cst
 from .fact_store import PerStatement
 from .index import RETURN_KINDS, FileContext, Returned
 from .names import documented_python_scalars, dotted, is_entry_method, self_attribute, tensor_method_names
-from .shapes import kept_at, method_at, returned_at
+from .shapes import kept_at, method_at, names_read, returned_at
 from .walk import children, iter_nodes
 
 
@@ -594,6 +594,19 @@ class FunctionFlow:
         file and returns one (by its summary)."""
         if not isinstance(value, cst.Call) or any(isinstance(e, cst.StarredElement) for e in target.elements):
             return None
+        inlined = self.returned_tuple(value, len(target.elements))
+        if inlined is not None:
+            return [self.value(e.value) for e in inlined.elements]
+        summary = returned_by(self.resolver.context, value)
+        if summary is None or len(summary.elements) != len(target.elements):
+            return None
+        args = [self.value(arg.value) for arg in value.args]
+        return [_apply(element, value, args) for element in summary.elements]
+
+    def returned_tuple(self, value: cst.Call, length: int) -> cst.Tuple | cst.List | None:
+        """The tuple of `length` elements a helper (or method) of this file returns, written at the
+        call `value`: a one-line helper (`return t.min().item(), t.max().item()`) or one of
+        straight-line statements; None for anything else."""
         inlined = self.inlined(value)  # a one-line helper of the file: `return t.shape[0], t.shape[-1]`
         func = value.func
         if (inlined is None and self.cls is not None and isinstance(func, cst.Attribute)
@@ -606,15 +619,11 @@ class FunctionFlow:
         if inlined is None and isinstance(func, cst.Name) and func.value in self.resolver.functions:
             # a function of the file of straight-line statements: `n, d = t.shape; return n, d`
             inlined = returned_at(self.resolver.functions[func.value], value, False, self._definitions())
-        if isinstance(inlined, (cst.Tuple, cst.List)) and len(inlined.elements) == len(target.elements) and not any(
+        if isinstance(inlined, (cst.Tuple, cst.List)) and len(inlined.elements) == length and not any(
             isinstance(e, cst.StarredElement) for e in inlined.elements
         ):
-            return [self.value(e.value) for e in inlined.elements]
-        summary = returned_by(self.resolver.context, value)
-        if summary is None or len(summary.elements) != len(target.elements):
-            return None
-        args = [self.value(arg.value) for arg in value.args]
-        return [_apply(element, value, args) for element in summary.elements]
+            return inlined
+        return None
 
     def _submodule_attribute(self, func: cst.BaseExpression) -> str | None:
         """The `self.` attribute holding the submodule a call reaches: `self.layers[i]`, or a
@@ -841,7 +850,7 @@ class FunctionFlow:
             return None
         names = {p.name.value for p in (*params.posonly_params, *params.params)}
         defined = self._definitions()
-        free = {n.value for n in iter_nodes(func.body) if type(n) is cst.Name} - names
+        free = names_read(func.body) - names
         if any(len(defined.get(name, ())) > (0 if foreign else 1) for name in free):
             return None
         positional = [cst.Param(cst.Name("self")), *params.posonly_params, *params.params]
@@ -892,7 +901,7 @@ class FunctionFlow:
             return None  # more than a `return`, or called with keywords naming no parameter
         params = {p.name.value for p in all_params(method.params)}
         body = method.body.body if isinstance(method.body, cst.IndentedBlock) else ()
-        free = {n.value for s in body for n in iter_nodes(s) if type(n) is cst.Name} - params  # type: ignore[attr-defined]
+        free = {name for s in body for name in names_read(s)} - params
         if free & set(self._definitions()):
             return None  # a name the method reads is one the caller binds too
         if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
@@ -914,7 +923,7 @@ class FunctionFlow:
         if kept is None:
             return []
         params = {p.name.value for p in all_params(method.params)}
-        free = {n.value for n in iter_nodes(method.body) if type(n) is cst.Name} - params  # type: ignore[attr-defined]
+        free = names_read(method.body) - params
         return [] if free & set(self._definitions()) else [(write.targets[0].target, value) for write, value in kept]
 
     def bindings(self, name: str) -> list[cst.BaseExpression | None]:
@@ -1468,8 +1477,7 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, tuple[cst.Lambda, bool]
         func = values[0]
         if len(values) == 1 and isinstance(func, cst.Lambda):
             params = {p.name.value for p in all_params(func.params)}
-            free = {n.value for n in iter_nodes(func.body) if type(n) is cst.Name} - params  # type: ignore[attr-defined]
-            out[attribute] = (func, not free & local)
+            out[attribute] = (func, not (names_read(func.body) - params) & local)
     return out
 
 

@@ -2738,7 +2738,7 @@ def _free_names(helper: cst.FunctionDef) -> set[str]:
         n.value for s in _statements(helper.body) if isinstance(s, cst.Assign)
         for t in s.targets for n in iter_nodes(t.target) if isinstance(n, cst.Name)
     }
-    return _names_read(helper.body) - own
+    return names_read(helper.body) - own
 
 
 #: calls that assert their first argument (timm's `_assert` is torch's)
@@ -2871,12 +2871,12 @@ def written_size_checks(helper: cst.FunctionDef) -> tuple[tuple[str, ...], tuple
     checks = []
     for tested in tests:
         written: cst.BaseExpression | None = tested
-        read = _names_read(tested)
+        read = names_read(tested)
         for _ in range(_DEPTH_OF_LOCALS):  # `n = t.size(0)`, `half = n // 2`, then `half > 4`
             if written is None or not read & held.keys():
                 break
             written = arguments_written(written, held)
-            read = _names_read(written) if written is not None else set()
+            read = names_read(written) if written is not None else set()
         if written is not None and read and read <= set(params):
             checks.append(cst.Module([]).code_for_node(written))
     return (params, tuple(checks)) if checks else None
@@ -2886,7 +2886,7 @@ def written_size_checks(helper: cst.FunctionDef) -> tuple[tuple[str, ...], tuple
 _DEPTH_OF_LOCALS = 3
 
 
-def _names_read(expr: cst.CSTNode) -> set[str]:
+def names_read(expr: cst.CSTNode) -> set[str]:
     """The names `expr` reads (not attribute or keyword names: `t.size(dim=0)` reads `t` only)."""
     nodes = list(iter_nodes(expr))
     kept = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)} | {

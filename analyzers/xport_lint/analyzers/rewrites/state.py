@@ -238,6 +238,50 @@ def entries_as_locals(flow: FunctionFlow, func: cst.FunctionDef, name: str) -> F
     )
 
 
+def helper_tuple_at_call(flow: FunctionFlow, func: cst.FunctionDef, name: str) -> FixProposal | None:
+    """`lo, hi = _bounds(x)`, a top-level statement of `func` and the only binding of `name` (one of
+    its targets), where `_bounds` is a helper or method of the file returning a tuple of numbers
+    read from data (`return t.min().item(), t.max().item()`) -> `lo, hi = x.min().item(),
+    x.max().item()`: the same values, each now a read the branch, loop and size rewrites bind to
+    its tensor. A step (unsafe as the rewrites it prepares are); None unless the call passes plain
+    names or attributes (written in the helper's place, each is read where the helper reads it)."""
+    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
+    line = next((s for s in body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                 and isinstance(s.body[0], cst.Assign) and len(s.body[0].targets) == 1
+                 and isinstance(s.body[0].targets[0].target, cst.Tuple)
+                 and any(_mentions_name(e.value, name) for e in s.body[0].targets[0].target.elements)), None)
+    assign = line.body[0] if line is not None else None
+    call = assign.value if isinstance(assign, cst.Assign) else None
+    if assign is None or not isinstance(call, cst.Call) or len(flow.bindings(name)) != 1 or not all(
+        isinstance(arg.value, cst.Name | cst.Attribute) and arg.keyword is None and not arg.star for arg in call.args
+    ):
+        return None
+    target = assign.targets[0].target
+    written = flow.returned_tuple(call, len(target.elements))  # type: ignore[attr-defined]
+    if written is None or not any(read_arithmetic(flow, e.value) for e in written.elements):
+        return None
+    values = cst.Tuple([cst.Element(e.value) for e in written.elements], lpar=[], rpar=[])
+    if not _reads_back(values):
+        return None  # a local of the helper written in without the parentheses it needs: `(t > 0).sum()`
+    return FixProposal(
+        f"Write what `{code_of(call)}` returns at the call: the numbers it reads stay within reach of the rewrites"
+        " (the same values; unsafe as the rewrites it prepares are)",
+        Applicability.UNSAFE,
+        ((assign, assign.with_changes(value=values)),),
+        step=True,
+    )
+
+
+def _reads_back(expr: cst.BaseExpression) -> bool:
+    """`expr`, written out, parses to the same expressions (none lost to a missing parenthesis)."""
+    try:
+        parsed = cst.parse_expression(code_of(expr))
+    except cst.ParserSyntaxError:
+        return False
+    shape = [type(n) for n in iter_nodes(parsed) if isinstance(n, cst.BaseExpression)]
+    return shape == [type(n) for n in iter_nodes(expr) if isinstance(n, cst.BaseExpression)]
+
+
 def _literal_keys(literal: cst.BaseExpression | None) -> list[str] | None:
     """The keys of a dict literal of identifier-like string keys (`{"max": ...}`), or the indices of
     a list literal (`["0", "1"]`), as the suffixes of the locals; None for anything else."""

@@ -8,7 +8,7 @@ from ..rewrites import Rewrite, while_loop_rewrite
 from ..rewrites.checks import asks_the_value, assert_rewrite
 from ..rewrites.cond import vectorised_list_rewrite, where_rewrite
 from ..rewrites.predicates import data_bindings, tensor_predicate
-from ..rewrites.state import entries_as_locals
+from ..rewrites.state import entries_as_locals, helper_tuple_at_call
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Verdict
 from ..walk import iter_nodes
@@ -61,7 +61,9 @@ class ScalarBranch(ConditionRule, Rule):
     reads (`torch.where(mask.any(), -x, x)`: both sides computed, broadcast to one shape); a
     number tested through a name bound once and read only there (`flip = bool(mask.any())`, or
     unpacked from a tuple) is bound as the tensor (`flip = mask.any()`); none where it is read
-    elsewhere too. An `assert` on such a number becomes `torch._check(...)` of its test (its message goes;
+    elsewhere too. A number unpacked from the tuple a one-line helper or method of the file returns
+    (`lo, hi = _bounds(x)`) is first written at the call (`lo, hi = x.min().item(), x.max().item()`,
+    a step offered only where the fixes after it pay). An `assert` on such a number becomes `torch._check(...)` of its test (its message goes;
     measured on torch 2.13: exports in both modes, the check raises at run time). A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment, since strict export rejects `torch._check`'s message callable) instead.
 
     ## Modes
@@ -149,7 +151,8 @@ class ScalarBranch(ConditionRule, Rule):
         if isinstance(node, cst.IfExp) and self.ctx.flow is not None and self.ctx.traced is not None:
             # `torch.tensor([2 * g if g > 0 else 1 for g in t.tolist()])`: the list computed from `t` at once
             listed = vectorised_list_rewrite(self.ctx.flow, self.ctx.traced.func, node)
-            return listed or self._select_rewrite(self.ctx.flow, self.ctx.traced.func, node)
+            selected = listed or self._select_rewrite(self.ctx.flow, self.ctx.traced.func, node)
+            return self._entries_step(node.test) or selected if selected.fix is None else selected
         rewrite = branch_rewrite(self.ctx, node)
         if rewrite is not None and rewrite.fix is None and isinstance(node, cst.If):
             return self._entries_step(node.test) or rewrite
@@ -158,7 +161,9 @@ class ScalarBranch(ConditionRule, Rule):
     def _entries_step(self, test: cst.BaseExpression) -> Rewrite | None:
         """The step that keeps each entry of a dict or list literal the test reads (`stats["max"]`,
         `seen[0]`) in a local name, where its entries are numbers read from data (see
-        rewrites.state.entries_as_locals); the runner offers it only where the fixes after it pay."""
+        rewrites.state.entries_as_locals), or writes at its call the tuple a helper returns that a
+        name the test reads is unpacked from (`lo, hi = _bounds(x)`: helper_tuple_at_call); the
+        runner offers it only where the fixes after it pay."""
         flow, traced = self.ctx.flow, self.ctx.traced
         if flow is None or traced is None:
             return None
@@ -167,6 +172,8 @@ class ScalarBranch(ConditionRule, Rule):
                 step = entries_as_locals(flow, traced.func, node.value.value)
                 if step is not None:
                     return Rewrite(fix=step)
+            elif type(node) is cst.Name and (step := helper_tuple_at_call(flow, traced.func, node.value)) is not None:
+                return Rewrite(fix=step)
         return None
 
     def _kept_number(self, test: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -1,0 +1,114 @@
+"""Numbers read from data unpacked from a helper's returned tuple (`lo, hi = _bounds(x)`), then
+tested: the step writes the tuple at the call (`lo, hi = x.min().item(), x.max().item()`), which
+the branch rewrites then bind to the tensors they read (rewrites.state.helper_tuple_at_call).
+Each spelling's torch outcome is checked in the same test, both modes, and every fix offered
+proven (export + equal to eager): a module-level helper, a `@staticmethod`, a negated test, a
+ternary; refused where a local of the helper would be written without the parentheses it needs
+or the call passes an expression."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.truth.batches import CaseBatch, Cases, exporting_last_module
+from xport_lint.analyzers.model import Mode
+
+pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+CASES = Cases("", exporting_last_module)
+case = CASES.case
+
+case("module-helper-pair-in-a-ternary", 'GuardOnDataDependentSymNode', 'UserError', """
+def _bounds(t):
+    return t.min().item(), t.max().item()
+
+
+class A(nn.Module):
+    def forward(self, x):
+        lo, hi = _bounds(x)
+        return (x - lo) / (hi - lo) if hi - lo > 1.0 else x - lo
+""")
+
+case("staticmethod-pair-negated-test", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    @staticmethod
+    def _stats(t):
+        return t.mean().item(), t.std().item()
+
+    def forward(self, x):
+        mean, std = self._stats(x)
+        if not std > 1.0:
+            return x - mean
+        return (x - mean) / std
+""")
+
+case("method-pair-one-element-tested", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def _peaks(self, t):
+        return t.max().item(), t.min().item()
+
+    def forward(self, x):
+        top, _ = self._peaks(x)
+        if top > 0.5:
+            return x * 2
+        return x
+""")
+
+case("helper-pair-of-an-expression-argument", 'GuardOnDataDependentSymNode', 'UserError', """
+def _bounds(t):
+    return t.min().item(), t.max().item()
+
+
+class A(nn.Module):
+    def forward(self, x):
+        lo, hi = _bounds(x * 2)
+        if hi - lo > 1.0:
+            return x / (hi - lo)
+        return x
+""")
+
+case("helper-local-needing-parentheses", 'GuardOnDataDependentSymNode', 'UserError', """
+def _count_and_rows(t):
+    mask = t.sum(dim=1) > 0
+    return int(mask.sum()), t * mask.unsqueeze(1)
+
+
+class A(nn.Module):
+    def forward(self, x):
+        count, rows = _count_and_rows(x)
+        if count == 0:
+            return x
+        return rows / count
+""")
+
+case("helper-pair-of-shapes-tested", None, None, """
+def _dims(t):
+    return t.shape[0], t.shape[1]
+
+
+class A(nn.Module):
+    def forward(self, x):
+        rows, cols = _dims(x)
+        if rows * cols > 4:
+            return x * 2
+        return x
+""")
+
+_EXPRESSION_ARGUMENT = "a helper's tuple of reads unpacked from a call passing an expression (`_bounds(x * 2)`) is not followed"
+KNOWN_MISSES: dict[tuple[str, Mode], str] = {
+    ("helper-pair-of-an-expression-argument", Mode.NON_STRICT): _EXPRESSION_ARGUMENT,
+    ("helper-pair-of-an-expression-argument", Mode.STRICT): _EXPRESSION_ARGUMENT,
+}
+
+#: failing programs (non-strict) whose error has no fix, and why none is offered
+NO_FIX: dict[str, str] = {
+    "staticmethod-pair-negated-test": "the branches compute with both numbers read (`mean`, `std`): the cond rewrite"
+    " binds the tested one only (the tuple written at the call has no fix either)",
+    "helper-local-needing-parentheses": "the helper's local, written in, would need parentheses (`(t > 0).sum()`)",
+}
+
+BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)
+test_torch_says_what_is_recorded = BATCH.torch_says_what_is_recorded()
+test_an_error_exactly_where_export_fails = BATCH.an_error_exactly_where_export_fails()
+test_a_fix_offered_on_a_failing_program_proves_out = BATCH.a_fix_offered_proves_out()
