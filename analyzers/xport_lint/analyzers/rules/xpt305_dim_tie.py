@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -751,7 +751,7 @@ class DimTie(Rule):
         if not parts or axis is None or not -len(parts[0]) <= axis < len(parts[0]):
             return None
         axis %= len(parts[0])
-        along = [p[axis] for p in parts]
+        along = self._one_symbol([p[axis] for p in parts], setting[1])
         refs = {d.ref for d in along if d.ref is not None}
         if all(d.size is not None for d in along):
             total = _Dim(size=sum(d.size for d in along))  # type: ignore[misc]
@@ -764,6 +764,19 @@ class DimTie(Rule):
         else:
             total = _UNKNOWN
         return [total if i == axis else d for i, d in enumerate(parts[0])]
+
+    @staticmethod
+    def _one_symbol(dims: list[_Dim], config: ShapeConfig) -> list[_Dim]:
+        """`dims` with sizes of different inputs declared with one named `Dim` (`{"x": {1: d}, "y":
+        {1: d}}`: one symbol to torch) read as sizes of the first such input, in sorted order."""
+        refs = sorted({d.ref for d in dims if d.ref is not None})
+        specs = {config.dim(*ref) for ref in refs}
+        if len(refs) < 2 or len(specs) != 1:
+            return dims
+        spec = specs.pop()
+        if spec.kind is not DimKind.NAMED or spec.derived:
+            return dims
+        return [replace(d, ref=refs[0]) if d.ref is not None else d for d in dims]
 
     def _padded(self, call: cst.Call, dims: list[_Dim] | None) -> list[_Dim] | None:
         """`F.pad(x, (left, right, top, bottom))` by literals, constant mode: each padded size grows."""
