@@ -1748,7 +1748,7 @@ def _optional_argument(
     if reasons is None:
         reasons = {}
     if isinstance(test, cst.Name):
-        if defaults_to_none(test.value, func):
+        if _optional_parameter(test.value, func):
             return test.value  # `if guidance:`: None (falsy) unless passed
         if defaults_to_false(test.value, func):
             # `if output_attentions:` on a parameter defaulting to False: off unless passed true
@@ -1781,7 +1781,7 @@ def _optional_argument(
     if not isinstance(left, cst.Name):
         return None
     name = left.value
-    if defaults_to_none(name, func):
+    if _optional_parameter(name, func):
         return name
     if from_parent and _later_parameter(name, func):
         reasons.setdefault(name, "the parent module may pass None")
@@ -1790,7 +1790,7 @@ def _optional_argument(
     if unless is not None:
         # `grid_iter = iter(grid) if grid is not None else None; if grid_iter is not None:`
         return _optional_argument(unless, func, flags, from_parent, reasons, attributes, from_callers)
-    why = from_callers.get(name) or _may_be_none(name, func)
+    why = None if name in _FILLED_WHEN_NONE(func) else from_callers.get(name) or _may_be_none(name, func)
     if why is not None:
         reasons.setdefault(name, why)
         return name
@@ -1904,8 +1904,82 @@ def _read_from_optional(expr: cst.BaseExpression, func: cst.FunctionDef) -> str 
         owner = expr.value
     else:
         return None
-    if isinstance(owner, cst.Name) and defaults_to_none(owner.value, func):
+    if isinstance(owner, cst.Name) and _optional_parameter(owner.value, func):
         return owner.value
+    return None
+
+
+def _optional_parameter(name: str, func: cst.FunctionDef) -> bool:
+    """`name` defaults to None and stays None unless a caller passes it: `func` does not fill it
+    in first (`if homography is None: homography = estimate(...)`, after which a test of it is
+    no longer a test of what the caller passed; measured on torch 2.13: a failure behind the later
+    `if homography is None: return` fails the default export)."""
+    return defaults_to_none(name, func) and name not in _FILLED_WHEN_NONE(func)
+
+
+def _filled_when_none(func: cst.FunctionDef) -> frozenset[str]:
+    """The names (parameters that may be None) `func` sets to a value in a statement of its own
+    body, before any other statement reads them: `if x is None: x = ...` (or `if not x:`),
+    `x = ... if x is None else x`, `x = x or ...`."""
+    body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
+    filled: set[str] = set()
+    read_before: set[str] = set()
+    for statement in body:
+        name = _fill_of(statement)
+        if name is not None and name not in read_before:
+            filled.add(name)
+        read_before.update(node.value for node in iter_nodes(statement) if type(node) is cst.Name)  # type: ignore[attr-defined]
+    return frozenset(filled)
+
+
+_FILLED_WHEN_NONE: PerStatement[frozenset[str]] = PerStatement(_filled_when_none)  # type: ignore[arg-type]
+
+
+def _fill_of(statement: cst.CSTNode) -> str | None:
+    """The name `statement` sets to a value when it is None (see _filled_when_none)."""
+    if isinstance(statement, cst.If) and statement.orelse is None:
+        name = _none_tested(statement.test)
+        sets = name is not None and any(
+            isinstance(small, cst.Assign) and small.value is not None and dotted(small.value) != "None"
+            and any(type(node) is cst.Name and node.value == name for t in small.targets for node in iter_nodes(t))  # type: ignore[attr-defined]
+            for line in statement.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body
+        )
+        return name if sets else None
+    if not (
+        isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
+        and isinstance(statement.body[0].targets[0].target, cst.Name)
+    ):
+        return None
+    name, value = statement.body[0].targets[0].target.value, statement.body[0].value
+    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+        kept = dotted(value.left) == name and dotted(value.right) != "None"  # `x = x or default`
+    elif isinstance(value, cst.IfExp):
+        tested = _none_tested(value.test)
+        filled = value.body if tested == name else value.orelse
+        kept = (tested == name or _none_tested(value.test, present=True) == name) and dotted(filled) != "None"
+    else:
+        kept = False
+    return name if kept else None
+
+
+def _none_tested(test: cst.BaseExpression, present: bool = False) -> str | None:
+    """The name `test` finds None (`x is None`, `not x`; `present`: `x is not None`, `x`)."""
+    if present:
+        if isinstance(test, cst.Name):
+            return test.value
+        operator: type = cst.IsNot
+    else:
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and isinstance(
+            test.expression, cst.Name
+        ):
+            return test.expression.value
+        operator = cst.Is
+    if (
+        isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name)
+        and isinstance(test.comparisons[0].operator, operator) and dotted(test.comparisons[0].comparator) == "None"
+    ):
+        return test.left.value
     return None
 
 
