@@ -267,6 +267,67 @@ class Model(torch.nn.Module):
         self.ready = True
         return x * self.scale
 """, "scale", False),
+    # read by the class's override of a method its base (in the file) calls, after the write
+    # (Ultralytics' pose assigner: `self.anc_strides = ...; return super().forward(...)`)
+    "read-by-an-override-super-forward-reaches": ("""
+class Assigner(torch.nn.Module):
+    def forward(self, x):
+        return self._forward(x) + 1
+
+    def _forward(self, x):
+        return self.select(x)
+
+    def select(self, x):
+        return x
+
+
+class Model(Assigner):
+    def forward(self, x):
+        self.strides = x * 2
+        return super().forward(x)
+
+    def select(self, x):
+        return x + self.strides
+""", "strides", False),
+    "read-by-an-override-an-inherited-method-calls": ("""
+class Runner(torch.nn.Module):
+    def run(self, x):
+        return self.combine(x) * 3
+
+    def combine(self, x):
+        return x
+
+
+class Model(Runner):
+    def forward(self, x):
+        self.cache = x.sin()
+        return self.run(x)
+
+    def combine(self, x):
+        return x - self.cache
+""", "cache", False),
+    "read-by-an-override-super-forward-reaches-before-the-write": ("""
+class Assigner(torch.nn.Module):
+    def forward(self, x):
+        return self.select(x)
+
+    def select(self, x):
+        return x
+
+
+class Model(Assigner):
+    def __init__(self):
+        super().__init__()
+        self.strides = torch.zeros(3, 2)
+
+    def forward(self, x):
+        y = super().forward(x)
+        self.strides = x * 2
+        return y
+
+    def select(self, x):
+        return x + self.strides
+""", "strides", True),
     # counter-spellings: the kept value is the first input's, or the flag is never set
     "set-up-once-from-the-input-values": ("""
 class Model(torch.nn.Module):

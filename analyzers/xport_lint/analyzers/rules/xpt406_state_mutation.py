@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -11,6 +12,9 @@ from ..rewrites.state import attribute_as_local, attribute_kept_by_a_method_as_l
 from ..rule import Invalid, Rule, Valid
 from ..walk import iter_nodes, with_statements
 from ._conditions import short
+
+if TYPE_CHECKING:
+    from ..symbols import ModuleClass
 
 
 class StateMutation(Rule):
@@ -414,15 +418,20 @@ class StateMutation(Rule):
         that is itself only called so (LoFTR's fine matching: `forward`
         sets `self.W`, then calls `self.get_fine_match`, which reads it; Ultralytics' assigner:
         `forward` sets `self.bs`, then `self._forward` calls `self.get_box_metrics`): the method
-        reads this call's value."""
+        reads this call's value. Calls in the methods of a base class in the file count too,
+        and `super().<name>(...)` runs the base's method: Ultralytics' pose assigner sets
+        `self.anc_strides`, then `super().forward(...)` reaches, through the base's methods, its own
+        `select_candidates_in_gts`, which reads it."""
         traced, statement = self.ctx.traced, self.ctx.statement
         if traced is None or traced.cls is None or statement is None or method in seen:
             return False
+        own = traced.cls.methods
+        inherited = self._inherited_methods(traced.cls)
         called = False
-        for other in traced.cls.methods.values():
+        for other in [*own.values(), *inherited.values()]:
             listed = self.ctx.program.nodes(other) if other is traced.func else _listed(other)
             for node, holder in listed:
-                if type(node) is not cst.Call or not _is_self(node.func, method.name.value):  # type: ignore[attr-defined]
+                if type(node) is not cst.Call or _called_method(node, own, inherited, other) is not method:  # type: ignore[arg-type]
                     continue
                 if other is traced.func:
                     after = holder is not None and self.ctx.program.runs_before(traced.func, statement, holder)
@@ -434,6 +443,21 @@ class StateMutation(Rule):
                     return False
                 called = True
         return called
+
+    def _inherited_methods(self, cls: ModuleClass) -> dict[str, cst.FunctionDef]:
+        """The methods the bases of `cls` defined in this file give it, nearest base first
+        (what `super().<name>` and an inherited `self.<name>` run)."""
+        found: dict[str, cst.FunctionDef] = {}
+        pending, visited = list(cls.bases), {cls.node.name.value}
+        while pending:
+            base = self.ctx.program.classes.get(pending.pop(0))
+            if base is None or base.node.name.value in visited:
+                continue
+            visited.add(base.node.name.value)
+            for name, func in base.methods.items():
+                found.setdefault(name, func)
+            pending.extend(base.bases)
+        return found
 
     VALID = [
         Valid(
@@ -724,6 +748,26 @@ def _tests_unset(test: cst.BaseExpression, spelled: str) -> bool:
         and isinstance(operand.comparisons[0].operator, cst.Is) and dotted(operand.comparisons[0].comparator) == "None"
     ]
     return len(unset) == len(operands) and any(dotted(left) == spelled for left in unset)
+
+
+def _called_method(
+    call: cst.Call, own: Mapping[str, cst.FunctionDef], inherited: Mapping[str, cst.FunctionDef],
+    caller: cst.FunctionDef,
+) -> cst.FunctionDef | None:
+    """The method `self.<name>(...)` runs (the class's own, else the inherited one), or the base's
+    that `super().<name>(...)` runs from one of the class's own methods (None: neither)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    name = func.attr.value
+    if isinstance(func.value, cst.Name) and func.value.value == "self":
+        return own.get(name) or inherited.get(name)
+    if (
+        isinstance(func.value, cst.Call) and dotted(func.value.func) == "super" and not func.value.args
+        and any(method is caller for method in own.values())
+    ):
+        return inherited.get(name)
+    return None
 
 
 def _is_self(node: cst.CSTNode, name: str) -> bool:
