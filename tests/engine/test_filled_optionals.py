@@ -2,7 +2,8 @@
 homography = estimate(...)`, kornia's `_degensac_recover`) is no longer what the caller passed:
 a later `homography is not None` test, or the code after `if homography is None: return`, runs
 on a default export, so a failure there is an error, not a warning "only when `homography` is
-passed". A test that runs before the fill, or a "fill" that may leave None, keeps the warning.
+passed". A test that runs before the fill, or a "fill" that may leave None, keeps the warning,
+and so does `if not h:` itself (a tensor read only when `h` is passed; it was an error).
 Measured on torch 2.13, both modes: the error spellings fail the default export; the warning
 spellings export by default and fail with the argument passed."""
 
@@ -55,6 +56,7 @@ SPELLINGS = {
     # (forward's body, whether the data read is an error)
     "if-none-fill-then-guard": ("        if h is None:\n            h = estimate(x)\n" + GUARDED, True),
     "if-none-fill-then-return": ("        if h is None:\n            h = estimate(x)\n" + AFTER_RETURN, True),
+    "if-not-fill": ("        if not h:\n            h = x * 2\n" + GUARDED, True),
     "or-fill": ("        h = h or estimate(x)\n" + GUARDED, True),
     "annotated-helper-parameter": ("        x = recover(x, None)\n", True),
     "ternary-fill": ("        h = estimate(x) if h is None else h\n" + GUARDED, True),
@@ -62,6 +64,7 @@ SPELLINGS = {
     "method-fill-unpacked": ("        if h is None:\n            h, _ = self.guess(x)\n" + GUARDED, True),
     # counter-spellings: the argument stays optional
     "no-fill": (GUARDED, False),
+    "if-not-return": ("        if not h:\n            return x\n" + "        if h.sum() > 0:\n            x = x * 2\n", False),
     "helper-parameter-no-fill": ("        if h is not None:\n            x = recover(x, h)\n", False),
     "read-before-fill": (GUARDED + "        if h is None:\n            h = estimate(x)\n", False),
     "ternary-keeps-none": ("        h = h * 2 if h is not None else None\n" + GUARDED, False),
@@ -74,6 +77,9 @@ def test_an_optional_filled_in_first(name: str, tmp_path: Path) -> None:
     source = TEMPLATE.format(body=body)
     found = [f for f in check_source(source, "model.py", Config()) if "`h.sum() > 0`" in f.message]
     assert len(found) == 1, (name, found)
+    # `if not h:` itself reads a tensor only when `h` is passed
+    assert all(f.severity is Severity.WARNING for f in check_source(source, "model.py", Config())
+               if "tensor value `h`:" in f.message)
     assert found[0].severity is (Severity.ERROR if error else Severity.WARNING), found[0].message
     assert ("only when `h` is passed" in found[0].message) is not error, found[0].message
     module = load(source, tmp_path)

@@ -1151,6 +1151,12 @@ class FileReach(ExportSites):
             # the rest of the test, or the bare optional itself (`if guidance:`), is a tensor
             # only when the argument is passed
             self.optional_only.setdefault(id(node), optional)
+        elif isinstance(node.test, cst.UnaryOperation) and isinstance(node.test.operator, cst.Not) and (
+            negated := self._optional(node.test.expression, func) or _filled_parameter(node, func)
+        ) is not None:
+            # `if not h:` reads a tensor only when `h` is passed (its body is the default path;
+            # `if not h: h = ...` is the fill that makes `h` a tensor after it)
+            self.optional_only.setdefault(id(node), negated)
         # the body runs only when every conjunct holds: `n > 1 and speaker_id is not None`
         optional = optional or next(
             (name for part in _conjuncts(node.test) if (name := self._optional(part, func))), None
@@ -1933,6 +1939,12 @@ def _filled_when_none(func: cst.FunctionDef) -> frozenset[str]:
 
 
 _FILLED_WHEN_NONE: PerStatement[frozenset[str]] = PerStatement(_filled_when_none)  # type: ignore[arg-type]
+
+
+def _filled_parameter(statement: cst.CSTNode, func: cst.FunctionDef) -> str | None:
+    """The parameter defaulting to None that `statement` fills in (see _filled_when_none)."""
+    name = _fill_of(statement)
+    return name if name is not None and defaults_to_none(name, func) else None
 
 
 def _fill_of(statement: cst.CSTNode) -> str | None:
