@@ -67,6 +67,9 @@ SPELLINGS = {
     "if-not-return": ("        if not h:\n            return x\n" + "        if h.sum() > 0:\n            x = x * 2\n", False),
     "helper-parameter-no-fill": ("        if h is not None:\n            x = recover(x, h)\n", False),
     "read-before-fill": (GUARDED + "        if h is None:\n            h = estimate(x)\n", False),
+    # a setting, not a computed value: transformers' `output_attentions if output_attentions is not
+    # None else self.config.output_attentions` stays off by default
+    "ternary-from-a-setting": ('        h = h if h is not None else getattr(self, "cached", None)\n' + GUARDED, False),
     "ternary-keeps-none": ("        h = h * 2 if h is not None else None\n" + GUARDED, False),
 }
 

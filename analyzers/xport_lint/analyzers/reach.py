@@ -1952,7 +1952,7 @@ def _fill_of(statement: cst.CSTNode) -> str | None:
     if isinstance(statement, cst.If) and statement.orelse is None:
         name = _none_tested(statement.test)
         sets = name is not None and any(
-            isinstance(small, cst.Assign) and small.value is not None and dotted(small.value) != "None"
+            isinstance(small, cst.Assign) and _computed(small.value)
             and any(type(node) is cst.Name and node.value == name for t in small.targets for node in iter_nodes(t))  # type: ignore[attr-defined]
             for line in statement.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body
         )
@@ -1965,14 +1965,22 @@ def _fill_of(statement: cst.CSTNode) -> str | None:
         return None
     name, value = statement.body[0].targets[0].target.value, statement.body[0].value
     if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
-        kept = dotted(value.left) == name and dotted(value.right) != "None"  # `x = x or default`
+        kept = dotted(value.left) == name and _computed(value.right)  # `x = x or default`
     elif isinstance(value, cst.IfExp):
         tested = _none_tested(value.test)
         filled = value.body if tested == name else value.orelse
-        kept = (tested == name or _none_tested(value.test, present=True) == name) and dotted(filled) != "None"
+        kept = (tested == name or _none_tested(value.test, present=True) == name) and _computed(filled)
     else:
         kept = False
     return name if kept else None
+
+
+def _computed(value: cst.BaseExpression) -> bool:
+    """A fill computes a value (a call or arithmetic), not a switch's setting: `output_attentions
+    if output_attentions is not None else self.config.output_attentions` stays off by default."""
+    if isinstance(value, cst.Call):
+        return dotted(value.func) not in ("getattr", "bool")
+    return isinstance(value, cst.BinaryOperation)
 
 
 def _none_tested(test: cst.BaseExpression, present: bool = False) -> str | None:
