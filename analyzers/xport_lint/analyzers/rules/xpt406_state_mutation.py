@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..dataflow import Kind, annotation_names
 from ..model import Mode, Severity
-from ..names import dotted
+from ..names import dotted, self_attribute
 from ..rewrites.state import attribute_as_local, attribute_kept_by_a_method_as_local
 from ..rule import Invalid, Rule, Valid
 from ..walk import iter_nodes, with_statements
@@ -760,7 +760,7 @@ def _called_method(
     if not isinstance(func, cst.Attribute):
         return None
     name = func.attr.value
-    if isinstance(func.value, cst.Name) and func.value.value == "self":
+    if self_attribute(func) is not None:
         return own.get(name) or inherited.get(name)
     if (
         isinstance(func.value, cst.Call) and dotted(func.value.func) == "super" and not func.value.args
