@@ -95,14 +95,12 @@ class A(nn.Module):
         return x
 """)
 
-_EXPRESSION_ARGUMENT = "a helper's tuple of reads unpacked from a call passing an expression (`_bounds(x * 2)`) is not followed"
-KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    ("helper-pair-of-an-expression-argument", Mode.NON_STRICT): _EXPRESSION_ARGUMENT,
-    ("helper-pair-of-an-expression-argument", Mode.STRICT): _EXPRESSION_ARGUMENT,
-}
+KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
+    "helper-pair-of-an-expression-argument": "the call passes an expression, which the tuple written at the call would"
+    " compute once per element",
     "staticmethod-pair-negated-test": "the branches compute with both numbers read (`mean`, `std`): the cond rewrite"
     " binds the tested one only (the tuple written at the call has no fix either)",
     "helper-local-needing-parentheses": "the helper's local, written in, would need parentheses (`(t > 0).sum()`)",

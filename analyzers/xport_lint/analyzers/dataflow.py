@@ -617,13 +617,26 @@ class FunctionFlow:
             inlined = (method_at(method, value) or returned_at(method, value, True, self._definitions())
                        if method is not None else None)
         if inlined is None and isinstance(func, cst.Name) and func.value in self.resolver.functions:
-            # a function of the file of straight-line statements: `n, d = t.shape; return n, d`
-            inlined = returned_at(self.resolver.functions[func.value], value, False, self._definitions())
+            # a function of the file of straight-line statements: `n, d = t.shape; return n, d`, or
+            # of one `return` called with expressions (`_bounds(x.abs())`, which `inlined` leaves)
+            helper = self.resolver.functions[func.value]
+            inlined = returned_at(helper, value, False, self._definitions()) or self._one_return_at(helper, value)
         if isinstance(inlined, (cst.Tuple, cst.List)) and len(inlined.elements) == length and not any(
             isinstance(e, cst.StarredElement) for e in inlined.elements
         ):
             return inlined
         return None
+
+    def _one_return_at(self, helper: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | None:
+        """The one `return` of an undecorated function of the file written at `call`, whatever it
+        passes (`method_at` of the function read as a method whose `self` is unused); None where it
+        reads a name this function binds too."""
+        params = helper.params
+        free = names_read(helper.body) - {p.name.value for p in all_params(params)}
+        if helper.decorators or free & set(self._definitions()):
+            return None
+        return method_at(helper.with_changes(params=params.with_changes(
+            params=[cst.Param(cst.Name("self")), *params.params])), call)
 
     def _submodule_attribute(self, func: cst.BaseExpression) -> str | None:
         """The `self.` attribute holding the submodule a call reaches: `self.layers[i]`, or a
