@@ -2287,6 +2287,8 @@ class _DefaultRun:
         if isinstance(node, cst.Name):
             if node.value not in env and node.value in self.reach.guard_aliases:
                 return _Value(self.reach.guard_aliases[node.value])  # a function: not None, true
+            if node.value not in env and node.value in self.reach.constants:
+                return _Value(self.reach.constants[node.value])  # `model_type in _LM_MODELS`
             return env.get(node.value)
         if isinstance(node, cst.Attribute) and dotted(node.value) == "self":
             return self.self_values.get(node.attr.value, self.attributes.get(node.attr.value))

@@ -47,6 +47,15 @@ def literal_value(node: cst.BaseExpression) -> Scalar | object:
     return UNKNOWN
 
 
+def _constant_value(node: cst.BaseExpression) -> Scalar | tuple[Scalar, ...] | None:
+    """A literal, or a tuple display of literals, as a Python value (None: neither)."""
+    if isinstance(node, cst.Tuple):
+        parts = [literal_value(e.value) if isinstance(e, cst.Element) else UNKNOWN for e in node.elements]
+        return None if any(part is UNKNOWN for part in parts) else tuple(parts)  # type: ignore[arg-type]
+    value = literal_value(node)
+    return None if value is UNKNOWN or value is None else value  # type: ignore[return-value]
+
+
 #: the bases that make a class an Enum, and those whose members equal their values
 _ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 _VALUE_ENUM_BASES = frozenset({"enum.IntEnum", "enum.StrEnum", "enum.IntFlag", "str", "int"})
@@ -163,7 +172,11 @@ class FileSymbols:
         self.submodule_classes: set[str] = set()
         #: per `__init__`: the attributes it sets from arguments defaulting to None
         self._optional_attributes: dict[int, set[str]] = {}
+        #: module-level constants: an upper-case name bound once at the top level to a literal or a
+        #: tuple of literals (kornia's `_LM_MODELS = ("homography", ...)`), None where bound again
+        self._constants: dict[str, Scalar | tuple[Scalar, ...] | None] = {}
         self._collect_top_level(module.body)
+        self.constants = {name: value for name, value in self._constants.items() if value is not None}
         for local, full in self.imports.aliases.items():
             if full.startswith("."):
                 self.imports.aliases[local] = absolute_import(full, self.package)
@@ -179,6 +192,8 @@ class FileSymbols:
                         for target in small.targets:
                             if isinstance(target.target, cst.Name):
                                 self.loggers.add(target.target.value)
+                    if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                        self._note_constant(small)
             elif isinstance(stmt, cst.FunctionDef):
                 self.functions[stmt.name.value] = stmt
                 helper = OneLineHelper.of(stmt)
@@ -214,6 +229,15 @@ class FileSymbols:
             name = cls.name.value
             if name not in self.classes and name in self.context.module_classes:
                 self.classes[name] = self._module_class(cls)
+
+    def _note_constant(self, small: cst.Assign | cst.AnnAssign | cst.AugAssign) -> None:
+        """Keep a top-level binding of an upper-case name to a literal or a tuple of literals as a
+        constant; a name bound twice (or to anything else) is none."""
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+        value = _constant_value(small.value) if small.value is not None and type(small) is not cst.AugAssign else None
+        for target in targets:
+            if isinstance(target, cst.Name) and target.value.lstrip("_").isupper():
+                self._constants[target.value] = None if target.value in self._constants else value
 
     def _module_verdict(self, cls: cst.ClassDef) -> str | None:
         """"module" where a base chain of the file reaches `torch.nn`; "guess" for a `forward` over
