@@ -1193,6 +1193,12 @@ class FunctionFlow:
             if args and is_tensor_like(args[0]):
                 return mark(Kind.SHAPE, node)
             return args[0] if args and args[0].has(Kind.SHAPE | Kind.DATA) else NOTHING
+        if name == "map" and len(node.args) == 2:
+            items = node.args[1].value
+            if isinstance(items, cst.Name):
+                items = self.bound_once(items.value)  # `inputs = (a, b)` ... `map(exists, inputs)`
+            if isinstance(items, cst.Tuple | cst.List):
+                return self._mapped(node.args[0].value, items)
         if name in ("any", "all") and args and (is_tensor_like(args[0]) or args[0].has(Kind.DATA)):
             # `any(flags.tolist())`, `all(t)`: the truth of each element read from data
             return mark(Kind.DATA, node)
@@ -1219,6 +1225,18 @@ class FunctionFlow:
         if any_tensor and not _is_class_name(name or ""):
             return RETURNED
         return NOTHING
+
+    def _mapped(self, func: cst.BaseExpression, items: cst.Tuple | cst.List) -> Value:
+        """`map(exists, (a, b))`: what `func` returns for each item, joined (`exists` of
+        `return v is not None` gives Python bools, not tensors, whatever the items are)."""
+        if any(isinstance(item, cst.StarredElement) for item in items.elements):
+            return _joined(self.value(item.value) for item in items.elements)
+        # each call is built here and kept by the memo (see _memo), so its id stays its own
+        calls = [cst.Call(func, [cst.Arg(item.value)]) for item in items.elements]
+        if isinstance(func, cst.Lambda):
+            inlined = [self._lambda_inlined(call, func) for call in calls]
+            return _joined(self.value(i if i is not None else c) for i, c in zip(inlined, calls, strict=True))
+        return _joined(self.value(call) for call in calls)
 
     def _tensor_method(
         self, node: cst.Call, method: str, base: Value, args: list[Value], receiver: cst.BaseExpression,
