@@ -37,7 +37,7 @@ from .index import (
     Returned,
 )
 from .names import dotted, is_entry_method
-from .reach import AfterFailure, FileReach, Traced, _rebinds, callee_text
+from .reach import AfterFailure, FileReach, Traced, callee_text, rebinds
 from .shapes import block_dims, declared_ranks, number_inputs, passed_elsewhere, written_size_checks
 from .symbols import ModuleClass
 from .walk import children, iter_nodes
@@ -191,7 +191,7 @@ class FileFacts(FileReach):
         if type(value) is not cst.Name or not is_entry_method(caller) or id(caller) in self._exported_forwards:
             return False
         packs = {p.name.value for p in (caller.params.star_arg, caller.params.star_kwarg) if isinstance(p, cst.Param)}
-        return value.value in packs and not _rebinds(caller, value.value)
+        return value.value in packs and not rebinds(caller, value.value)
 
     @functools.cached_property
     def _exported_forwards(self) -> frozenset[int]:

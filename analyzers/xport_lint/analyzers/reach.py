@@ -353,7 +353,7 @@ class FileReach(ExportSites):
                 return None
             if value.value == "None":
                 continue
-            if _rebinds(caller, value.value):
+            if rebinds(caller, value.value):
                 return None  # `if mask is None: mask = torch.ones(...)` before the call
             if is_entry_method(caller) and not _later_parameter(value.value, caller):
                 return None  # `forward`'s first input is the example's, whatever its default
@@ -625,7 +625,7 @@ class FileReach(ExportSites):
                     values[name] = None
                 elif passed[0] not in known:
                     known.append(passed[0])
-        return {name: known for name, known in values.items() if known and not _rebinds(func, name)}
+        return {name: known for name, known in values.items() if known and not rebinds(func, name)}
 
     def _passed_in_file(self, func: cst.FunctionDef, test: cst.BaseExpression) -> dict[str, list[Scalar]]:
         """The values each parameter of the free function `func` that `test` reads takes, where
@@ -907,7 +907,7 @@ class FileReach(ExportSites):
         param = next((p for p in all_params(owner.params) if p.name.value == name and p.default is not None), None)
         own = literal_value(param.default) if param is not None else UNKNOWN
         return (
-            type(own) is type(default) and own == default and not _rebinds(owner, name)
+            type(own) is type(default) and own == default and not rebinds(owner, name)
             and not self._built_with(parent, name, default, outer)
         )
 
@@ -2175,7 +2175,7 @@ def _is_static(func: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in func.decorators)
 
 
-def _rebinds(func: cst.FunctionDef, name: str) -> bool:
+def rebinds(func: cst.FunctionDef, name: str) -> bool:
     """`func` assigns `name` somewhere (alone, unpacked, augmented, a loop or `with` target)."""
     for statement in walk_statements(func.body):
         if isinstance(statement, cst.Assign):
