@@ -150,6 +150,89 @@ class A(nn.Module):
         return x
 """)
 
+# -- a lambda kept on self by __init__ that calls a function __init__ defines ---------------------
+# not written in `forward` (the function is `__init__`'s name), yet what it computes is what that
+# function returns: a number read from data where the function reads one, a tensor otherwise
+
+case("lambda-on-self-calls-a-nested-def-of-init", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+        def positives(t):
+            return int((t > 0).sum())
+
+        self.many = lambda t: positives(t) > 3
+
+    def forward(self, x):
+        if self.many(x):
+            return x * 2
+        return x
+""")
+
+case("lambda-on-self-calls-a-lambda-of-init", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+        positives = lambda t: (t > 0).sum().item()
+        self.count = lambda t: positives(t)
+
+    def forward(self, x):
+        if self.count(x) > 3:
+            return x * 2
+        return x
+""")
+
+case("lambda-on-self-calls-a-nested-def-bound-to-a-name-first-negated", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+        def positives(t):
+            return (t > 0).sum().item()
+
+        def count(t):
+            return positives(t)
+
+        self.count = lambda t: count(t)
+
+    def forward(self, x):
+        n = self.count(x)
+        if not n > 3:
+            return x * 2
+        return x
+""")
+
+case("lambda-on-self-calls-a-nested-def-returning-a-tensor", None, None, """
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+        def positives(t):
+            return (t > 0).sum()
+
+        self.count = lambda t: positives(t) * 2
+
+    def forward(self, x):
+        return x * self.count(x)
+""")
+
+case("lambda-on-self-calls-a-nested-def-returning-a-tensor-tested", 'GuardOnDataDependentSymNode', 'Unsupported', """
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+        def positives(t):
+            return (t > 0).sum()
+
+        self.count = lambda t: positives(t)
+
+    def forward(self, x):
+        if self.count(x) > 3:
+            return x * 2
+        return x
+""")
+
 # -- asserts on read numbers ---------------------------------------------------------------
 
 case("assert-percent-formatted-message", 'GuardOnDataDependentSymNode', 'UserError', """
@@ -240,6 +323,9 @@ NO_FIX: dict[str, str] = {
     "lambda-on-self-reads-a-global-forward-shadows": _INIT_NAMES,
     "lambda-on-self-reads-a-with-target-of-init": _INIT_NAMES,
     "lambda-on-self-reads-an-import-of-init": _INIT_NAMES,
+    "lambda-on-self-calls-a-nested-def-of-init": _INIT_NAMES,
+    "lambda-on-self-calls-a-lambda-of-init": _INIT_NAMES,
+    "lambda-on-self-calls-a-nested-def-bound-to-a-name-first-negated": _INIT_NAMES,
     "assert-chained-comparison-without-a-message": _ASKS,
     "assert-and-of-two-reads-without-a-message": _ASKS,
     "assert-negated-float-read-without-a-message": _ASKS,

@@ -1167,7 +1167,7 @@ class FunctionFlow:
             inlined = self.inlined(node)
             if inlined is not None:
                 return self.value(inlined)
-            if kept is not None and _reads_a_number(kept[0].body):
+            if kept is not None and kept.reads_a_number:
                 return mark(Kind.DATA, node)  # a lambda reading `__init__`'s names: a number read, not a tensor
         helper = self.resolver.call_helper(self, node, args)
         if helper is not None:
@@ -1486,11 +1486,23 @@ def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
         yield params.star_kwarg
 
 
-def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, tuple[cst.Lambda, bool]]:
+@dataclass(frozen=True)
+class _KeptLambda:
+    """A lambda kept on `self` by `__init__`: whether a call may be written as its body, and
+    whether what it computes is a number read from data."""
+
+    func: cst.Lambda
+    inlinable: bool
+    reads_a_number: bool
+
+
+def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
     """`self.count = lambda t: int((t > 0).sum())` in `cls`'s `__init__`, the only binding of
-    `self.count` there: attribute -> the lambda, and whether it reads no name `__init__` binds (its
+    `self.count` there: attribute -> the lambda, whether it reads no name `__init__` binds (its
     locals, loop and `with` targets, imports, nested defs: not `forward`'s), so that a call
-    `self.count(x)` may be written as the lambda's body."""
+    `self.count(x)` may be written as the lambda's body, and whether it reads a number, in its
+    body or in a function of `__init__` it calls (`lambda t: positives(t)` of a nested
+    `def positives(t): return int(t.sum())`)."""
     assert isinstance(cls, cst.ClassDef)
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
@@ -1503,22 +1515,54 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, tuple[cst.Lambda, bool]
             for target in targets:
                 if (attribute := self_attribute(target)) is not None:
                     bound.setdefault(attribute, []).append(statement.value or target)  # type: ignore[attr-defined]
-    out: dict[str, tuple[cst.Lambda, bool]] = {}
+    computed = _local_functions_computed(init)
+    out: dict[str, _KeptLambda] = {}
     for attribute, values in bound.items():
         func = values[0]
         if len(values) == 1 and isinstance(func, cst.Lambda):
             params = {p.name.value for p in all_params(func.params)}
-            out[attribute] = (func, not (names_read(func.body) - params) & local)
+            out[attribute] = _KeptLambda(
+                func, not (names_read(func.body) - params) & local, _computes_a_number(func.body, computed, set())
+            )
     return out
 
 
+def _local_functions_computed(init: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+    """The functions `__init__` defines (a nested `def`, a name bound to a lambda) -> what they
+    return: the `def`'s `return` values, the lambda's body."""
+    out: dict[str, list[cst.BaseExpression]] = {}
+    for node in iter_nodes(init.body):
+        if type(node) is cst.FunctionDef:
+            returned = [n.value for n in iter_nodes(node) if type(n) is cst.Return and n.value is not None]  # type: ignore[attr-defined]
+            out.setdefault(node.name.value, []).extend(returned)  # type: ignore[attr-defined]
+        elif type(node) is cst.Assign and isinstance(node.value, cst.Lambda):  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                if isinstance(target.target, cst.Name):
+                    out.setdefault(target.target.value, []).append(node.value.body)  # type: ignore[attr-defined]
+    return out
+
+
+def _computes_a_number(
+    expr: cst.BaseExpression, computed: dict[str, list[cst.BaseExpression]], seen: set[str]
+) -> bool:
+    """`expr` reads a number (`_reads_a_number`), or calls a function of `computed` whose
+    return does."""
+    if _reads_a_number(expr):
+        return True
+    called = {n.func.value for n in iter_nodes(expr) if type(n) is cst.Call and type(n.func) is cst.Name}  # type: ignore[attr-defined]
+    return any(
+        _computes_a_number(returned, computed, seen | {name})
+        for name in sorted(called & set(computed) - seen) for returned in computed[name]
+    )
+
+
 #: _lambdas_kept_on_self per class
-_kept_lambdas: PerStatement[dict[str, tuple[cst.Lambda, bool]]] = PerStatement(_lambdas_kept_on_self)
+_kept_lambdas: PerStatement[dict[str, _KeptLambda]] = PerStatement(_lambdas_kept_on_self)
 
 
 def _init_lambdas(cls: cst.ClassDef) -> dict[str, cst.Lambda]:
     """The lambdas kept on `self` by `__init__` that a call may be written as (`_lambdas_kept_on_self`)."""
-    return {attribute: func for attribute, (func, inlinable) in _kept_lambdas(cls).items() if inlinable}
+    return {attribute: kept.func for attribute, kept in _kept_lambdas(cls).items() if kept.inlinable}
 
 
 def _reads_a_number(expr: cst.BaseExpression) -> bool:
