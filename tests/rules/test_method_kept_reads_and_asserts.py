@@ -233,6 +233,59 @@ class A(nn.Module):
         return x
 """)
 
+case("partial-on-self-of-a-nested-def-of-init", 'GuardOnDataDependentSymNode', 'UserError', """
+import functools
+
+
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+        def positives(t, above):
+            return int((t > above).sum())
+
+        self.count = functools.partial(positives, above=0.0)
+
+    def forward(self, x):
+        n = self.count(x)
+        if n > 3:
+            return x * 2
+        return x
+""")
+
+case("partial-imported-on-self-of-a-lambda-of-init", 'GuardOnDataDependentSymNode', 'UserError', """
+from functools import partial
+
+
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+        positives = lambda t: (t > 0).sum().item()
+        self.count = partial(positives)
+
+    def forward(self, x):
+        if self.count(x) > 3:
+            return x * 2
+        return x
+""")
+
+case("partial-on-self-of-a-nested-def-returning-a-tensor", None, None, """
+import functools
+
+
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+        def positives(t):
+            return (t > 0).sum()
+
+        self.count = functools.partial(positives)
+
+    def forward(self, x):
+        return x * self.count(x)
+""")
+
 # -- asserts on read numbers ---------------------------------------------------------------
 
 case("assert-percent-formatted-message", 'GuardOnDataDependentSymNode', 'UserError', """
@@ -314,6 +367,7 @@ class A(nn.Module):
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 _INIT_NAMES = "the lambda reads a name of `__init__`'s scope (or one `forward` binds): written in `forward` it would read another"
+_PARTIAL = "a `functools.partial` of a function `__init__` defines: the function is not written in `forward`"
 _ASKS = "`not`, `and` and a chained comparison ask for the value inside `torch._check` too"
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
@@ -326,6 +380,8 @@ NO_FIX: dict[str, str] = {
     "lambda-on-self-calls-a-nested-def-of-init": _INIT_NAMES,
     "lambda-on-self-calls-a-lambda-of-init": _INIT_NAMES,
     "lambda-on-self-calls-a-nested-def-bound-to-a-name-first-negated": _INIT_NAMES,
+    "partial-on-self-of-a-nested-def-of-init": _PARTIAL,
+    "partial-imported-on-self-of-a-lambda-of-init": _PARTIAL,
     "assert-chained-comparison-without-a-message": _ASKS,
     "assert-and-of-two-reads-without-a-message": _ASKS,
     "assert-negated-float-read-without-a-message": _ASKS,

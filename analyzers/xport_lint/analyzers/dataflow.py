@@ -1488,10 +1488,11 @@ def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
 
 @dataclass(frozen=True)
 class _KeptLambda:
-    """A lambda kept on `self` by `__init__`: whether a call may be written as its body, and
-    whether what it computes is a number read from data."""
+    """A lambda kept on `self` by `__init__` (None: a `functools.partial`, never written in
+    `forward`): whether a call may be written as its body, and whether what it computes is a
+    number read from data."""
 
-    func: cst.Lambda
+    func: cst.Lambda | None
     inlinable: bool
     reads_a_number: bool
 
@@ -1502,7 +1503,7 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
     locals, loop and `with` targets, imports, nested defs: not `forward`'s), so that a call
     `self.count(x)` may be written as the lambda's body, and whether it reads a number, in its
     body or in a function of `__init__` it calls (`lambda t: positives(t)` of a nested
-    `def positives(t): return int(t.sum())`)."""
+    `def positives(t): return int(t.sum())`, or `functools.partial(positives)`)."""
     assert isinstance(cls, cst.ClassDef)
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
@@ -1524,6 +1525,10 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
             out[attribute] = _KeptLambda(
                 func, not (names_read(func.body) - params) & local, _computes_a_number(func.body, computed, set())
             )
+        elif len(values) == 1 and isinstance(func, cst.Call) and func.args and (
+            dotted(func.func) in ("functools.partial", "partial")
+        ):  # a call of it is a call of the function it wraps
+            out[attribute] = _KeptLambda(None, False, _computes_a_number(cst.Call(func.args[0].value), computed, set()))
     return out
 
 
@@ -1562,7 +1567,7 @@ _kept_lambdas: PerStatement[dict[str, _KeptLambda]] = PerStatement(_lambdas_kept
 
 def _init_lambdas(cls: cst.ClassDef) -> dict[str, cst.Lambda]:
     """The lambdas kept on `self` by `__init__` that a call may be written as (`_lambdas_kept_on_self`)."""
-    return {attribute: kept.func for attribute, kept in _kept_lambdas(cls).items() if kept.inlinable}
+    return {attribute: kept.func for attribute, kept in _kept_lambdas(cls).items() if kept.inlinable and kept.func}
 
 
 def _reads_a_number(expr: cst.BaseExpression) -> bool:
