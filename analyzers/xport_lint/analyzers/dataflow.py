@@ -275,6 +275,8 @@ class FunctionFlow:
         self._defined: dict[str, list[cst.BaseExpression | None]] | None = None
         #: loop variables bound to the elements of a `self.` attribute, with its name
         self._loop_attributes: dict[str, str | None] | None = None
+        #: reads of `self.x` that a write of it just before reaches, with what it assigned
+        self._attribute_writes: dict[int, Written] | None = None
         #: a number read from data was kept on `self` here (`self.peak = float(x.max())`)
         self._kept_on_self = False
         #: ids of reads where an `isinstance` test says the name holds a Python number
@@ -1071,6 +1073,14 @@ class FunctionFlow:
     def _attribute(self, node: cst.Attribute) -> Value:
         attr = node.attr.value
         if isinstance(node.value, cst.Name) and node.value.value == "self":
+            if self._attribute_writes is None:
+                self._attribute_writes = _AttributeWrites(self.func).reads
+            written = self._attribute_writes.get(id(node))
+            if written is not None:  # `self.n = boxes.shape[1]` just before: what it assigned
+                out = NOTHING
+                for expression in written:
+                    out = out | self.value(expression)
+                return out
             kept = self.env.get(f"self.{attr}")
             found = self.resolver.self_attribute(self.cls, attr)
             computed = self.property_inlined(node) if kept is None and found is NOTHING else None
@@ -1347,6 +1357,151 @@ def _loop_attributes(func: cst.FunctionDef) -> dict[str, str | None]:
             name = target.value
             out[name] = attribute if out.get(name, attribute) == attribute else None
     return out
+
+
+#: what `self.x` holds where a write of it reaches a read: the expressions whose union it is
+Written = tuple[cst.BaseExpression, ...]
+
+
+class _AttributeWrites:
+    """The reads of `self.x` that a write of `self.x` earlier in the same straight line reaches
+    with nothing in between that may rewrite it (a call through `self`, a local closure): there
+    `self.x` holds what that write assigned, not the join of every write of the class
+    (`self.n = boxes.shape[1]; if self.n == 0:` beside a recovery path's `for self.n in data`)."""
+
+    def __init__(self, func: cst.FunctionDef) -> None:
+        self.reads: dict[int, Written] = {}
+        self._closures = {
+            node.name.value for node in iter_nodes(func.body) if type(node) is cst.FunctionDef
+        }
+        self._block(func.body, {})
+
+    def _block(self, block: cst.BaseSuite, known: dict[str, Written]) -> None:
+        for stmt in block.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self._small(small, known)
+            elif isinstance(stmt, cst.BaseSmallStatement):
+                self._small(stmt, known)
+            else:
+                self._compound(stmt, known)
+
+    def _small(self, stmt: cst.BaseSmallStatement, known: dict[str, Written]) -> None:
+        if isinstance(stmt, cst.Assign):
+            self._expression(stmt.value, known)
+            for target in stmt.targets:
+                self._write(target.target, stmt.value, known)
+        elif isinstance(stmt, cst.AnnAssign) and stmt.value is not None:
+            self._expression(stmt.value, known)
+            self._write(stmt.target, stmt.value, known)
+        elif isinstance(stmt, cst.AugAssign):
+            self._expression(stmt.target, known)  # `self.n += 1` reads `self.n` first
+            self._expression(stmt.value, known)
+            if (attribute := self_attribute(stmt.target)) is not None:
+                known[attribute] = (stmt.target, stmt.value)
+            else:
+                self._write(stmt.target, stmt.value, known)
+        elif isinstance(stmt, cst.Del):
+            self._write(stmt.target, None, known)
+        else:
+            self._expression(stmt, known)
+
+    def _write(self, target: cst.BaseExpression, value: cst.BaseExpression | None, known: dict[str, Written]) -> None:
+        """`value` None: what `target` now holds is not known (`del`, a starred target)."""
+        if (attribute := self_attribute(target)) is not None:
+            if value is None:
+                known.pop(attribute, None)
+            else:
+                known[attribute] = (value,)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            values: list[cst.BaseExpression | None] = [value] * len(target.elements)
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements) and not any(
+                isinstance(e, cst.StarredElement) for e in (*value.elements, *target.elements)
+            ):
+                values = [e.value for e in value.elements]  # `self.h, self.w = x.shape[2], x.shape[3]`
+            for element, part in zip(target.elements, values, strict=True):
+                self._write(element.value, None if isinstance(element, cst.StarredElement) else part, known)
+        else:
+            self._expression(target, known)  # `out[self.n] = x` reads `self.n`
+            base = target
+            while isinstance(base, (cst.Subscript, cst.Attribute)) and self_attribute(base) is None:
+                base = base.value
+            if (attribute := self_attribute(base)) is not None:
+                known.pop(attribute, None)  # `self.sizes[0] = t.item()` changes what `self.sizes` holds
+
+    def _compound(self, stmt: cst.BaseCompoundStatement, known: dict[str, Written]) -> None:
+        """A write inside a branch, loop or `try` may or may not have run after it: what the
+        statement writes anywhere (or everything, past a call that may rewrite) is forgotten."""
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return  # runs later, when called
+        written = {
+            self_attribute(node)  # type: ignore[arg-type]
+            for target in _targets_within(stmt) for node in iter_nodes(target)
+        }
+        rewrites = any(type(n) is cst.Call and self._may_rewrite(n) for n in iter_nodes(stmt))  # type: ignore[arg-type]
+        after = {} if rewrites else {k: v for k, v in known.items() if k not in written}
+        if isinstance(stmt, cst.If):
+            self._expression(stmt.test, known)
+            self._block(stmt.body, dict(known))
+            if stmt.orelse is not None:
+                orelse = stmt.orelse
+                if isinstance(orelse, cst.If):
+                    self._compound(orelse, dict(known))
+                else:
+                    self._block(orelse.body, dict(known))
+        elif isinstance(stmt, cst.For):
+            self._expression(stmt.iter, known)
+            self._block(stmt.body, dict(after))
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self._expression(item.item, known)
+            self._block(stmt.body, dict(known))
+        elif isinstance(stmt, cst.Try):
+            self._block(stmt.body, dict(known))
+        known.clear()
+        known.update(after)
+
+    def _expression(self, node: cst.CSTNode, known: dict[str, Written]) -> None:
+        """Records the reads of `node` in the order Python evaluates them; a call that may
+        rewrite an attribute ends what is known."""
+        node_type = type(node)
+        if node_type in (cst.Lambda, cst.FunctionDef, cst.ClassDef):
+            return  # runs later, when called
+        if (attribute := self_attribute(node)) is not None:  # type: ignore[arg-type]
+            if attribute in known:
+                self.reads[id(node)] = known[attribute]
+            return
+        if node_type is cst.IfExp:
+            kids: list[cst.CSTNode] = [node.test, node.body, node.orelse]  # type: ignore[attr-defined]
+        elif node_type in _COMPREHENSIONS:
+            kids = [node.for_in, *(kid for kid in children(node) if kid is not node.for_in)]  # type: ignore[attr-defined]
+        else:
+            kids = list(children(node))
+        for kid in kids:
+            self._expression(kid, known)
+        if node_type is cst.Call and self._may_rewrite(node):  # type: ignore[arg-type]
+            known.clear()
+
+    def _may_rewrite(self, call: cst.Call) -> bool:
+        """A call through `self` or `super()`, one handed `self`, or a function defined in the
+        function (it may close over `self`)."""
+        root = call.func
+        while isinstance(root, (cst.Attribute, cst.Subscript, cst.Call)):
+            root = root.func if isinstance(root, cst.Call) else root.value
+        if isinstance(root, cst.Name) and root.value in ("self", "super", *self._closures):
+            return True
+        return any(isinstance(arg.value, cst.Name) and arg.value.value == "self" for arg in call.args)
+
+
+def _targets_within(stmt: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """What `stmt` and the statements in it bind or delete (assignment, loop, `with ... as`, `del`)."""
+    for node in iter_nodes(stmt):
+        if type(node) is cst.Assign:
+            yield from (t.target for t in node.targets)  # type: ignore[attr-defined]
+        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.Del):
+            yield node.target  # type: ignore[attr-defined]
+        elif type(node) is cst.AsName:
+            yield node.name  # type: ignore[attr-defined]
 
 
 def _kind_names(value: Value) -> tuple[str, ...]:
