@@ -1455,6 +1455,8 @@ class _AttributeWrites:
         elif isinstance(stmt, cst.With):
             for item in stmt.items:
                 self._expression(item.item, known)
+                if item.asname is not None:  # `with ... as self.n`: what `__enter__` returns
+                    self._write(item.asname.name, None, known)
             self._block(stmt.body, dict(known))
         elif isinstance(stmt, cst.Try):
             self._block(stmt.body, dict(known))
