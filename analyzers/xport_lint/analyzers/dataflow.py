@@ -19,7 +19,7 @@ import libcst as cst
 from .fact_store import PerStatement
 from .index import RETURN_KINDS, FileContext, Returned
 from .names import documented_python_scalars, dotted, is_entry_method, self_attribute, tensor_method_names
-from .shapes import kept_at, method_at, names_read, returned_at
+from .shapes import kept_at, method_at, names_read, read_entry_path, returned_at
 from .walk import children, iter_nodes
 
 
@@ -223,8 +223,11 @@ class FunctionFlow:
         resolver: Resolver,
         cls: cst.ClassDef | None,
         statements: list[cst.CSTNode] | None = None,
+        entries: frozenset[str] = frozenset(),
     ) -> None:
-        """`statements`: those export runs (default: all of the body's)."""
+        """`statements`: those export runs (default: all of the body's). `entries`: the tensors
+        inside nested example inputs, by path (`inputs['pixels']`: shapes.tensor_entries)."""
+        self.entries = entries
         self.func = func
         self.statements = statements if statements is not None else list(walk_statements(func.body))
         self.cls = cls
@@ -1119,8 +1122,14 @@ class FunctionFlow:
             return base
         if base.has(Kind.DD_SIZE) and _is_whole_shape(node.value) and _off_the_first_dim(node.slice):
             return Value(base.kind & ~Kind.DD_SIZE, base.origin)
+        if self.entries and read_entry_path(node, self._never_rebound) in self.entries:
+            return mark(Kind.TENSOR, node)  # `inputs["pixels"]`: a tensor the example passes inside a dict
         entry = self._dict_entry(node)
         return base if entry is None else self.value(entry)
+
+    def _never_rebound(self, name: str) -> bool:
+        """Bound only as the parameter it is (`inputs` of `forward(self, inputs)`)."""
+        return self._definitions().get(name) == [None]
 
     def _dict_entry(self, node: cst.Subscript) -> cst.BaseExpression | None:
         """`stats["max"]` of `stats = {"max": x.max().item()}` (a dict display bound once, or

@@ -38,7 +38,14 @@ from .index import (
 )
 from .names import dotted, is_entry_method
 from .reach import AfterFailure, FileReach, Traced, callee_text, rebinds
-from .shapes import block_dims, declared_ranks, number_inputs, passed_elsewhere, written_size_checks
+from .shapes import (
+    block_dims,
+    declared_ranks,
+    number_inputs,
+    passed_elsewhere,
+    tensor_entries,
+    written_size_checks,
+)
 from .symbols import ModuleClass
 from .walk import children, iter_nodes
 
@@ -359,7 +366,8 @@ class FileFacts(FileReach):
         self._in_progress.add(key)
         values = self._parameters(item)
         cls = item.cls.node if item.cls else None
-        flow = FunctionFlow(item.func, dict(values), self, cls, self._statements_run(item.func))
+        flow = FunctionFlow(item.func, dict(values), self, cls, self._statements_run(item.func),
+                            entries=self._tensor_entries.get(key, frozenset()))
         self._in_progress.discard(key)
         self._flows[key] = flow
         self._flow_inputs[key] = (item, values)
@@ -415,6 +423,11 @@ class FileFacts(FileReach):
             in ("functools.lru_cache", "functools.cache")
             for d in func.decorators
         )
+
+    @functools.cached_property
+    def _tensor_entries(self) -> dict[int, frozenset[str]]:
+        """The tensors inside the nested example inputs of each exported `forward` (shapes.tensor_entries)."""
+        return tensor_entries(self.export_sites, self.reader) if self.export_sites else {}
 
     @functools.cached_property
     def _number_inputs(self) -> dict[int, frozenset[str]]:

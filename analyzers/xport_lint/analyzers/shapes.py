@@ -217,6 +217,17 @@ def entry_path(base: str, key: cst.BaseExpression) -> str | None:
     return None
 
 
+def read_entry_path(expr: cst.BaseExpression, is_input: Callable[[str], bool]) -> str | None:
+    """`batch['pair'][0]` of `batch["pair"][0]`: the path of the entry `expr` reads by literal
+    keys of a name `is_input` accepts (an input not rebound there)."""
+    if isinstance(expr, cst.Name):
+        return expr.value if is_input(expr.value) else None
+    if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)):
+        return None
+    base = read_entry_path(expr.value, is_input)
+    return entry_path(base, expr.slice[0].slice.value) if base is not None else None
+
+
 # -- reading dynamic_shapes from code ---------------------------------------------------------
 
 
@@ -837,6 +848,25 @@ def number_inputs(sites: Iterable[Any]) -> dict[int, frozenset[str]]:
     return {key: frozenset(names - others.get(key, set())) for key, names in numbers.items()}
 
 
+def tensor_entries(sites: Iterable[Any], reader: ShapesReader) -> dict[int, frozenset[str]]:
+    """The entries of nested example inputs that hold tensors (a factory call), for each exported
+    `forward` (by the function's id), by the path the body reads them at (`inputs['pixels']`,
+    `pair[0]`, `batch['pair'][1]`): a dict parameter read by key stays a Python dict, but these
+    entries of it are the example's tensors. `sites`: the file's `ExportSite`s."""
+    found: dict[int, set[str]] = {}
+    for site in sites:
+        if site.forward is None:
+            continue
+        examples = zip(site.positional, site.examples or (), strict=False)
+        named = [(param.name.value, example) for param, example in examples]
+        named += [(name, example) for name, example, _ in site.keyword_examples]
+        ranks: list[tuple[str, int]] = []
+        for name, example in named:
+            _entry_ranks(name, example, reader, ranks, 0)
+        found.setdefault(id(site.forward), set()).update(path for path, _ in ranks)
+    return {key: frozenset(paths) for key, paths in found.items() if paths}
+
+
 def init_buffers(
     cls: cst.ClassDef, resolve: Callable[[cst.BaseExpression], str | None],
     config_value: Callable[[str], int | None] | None = None, with_defaults: bool = False,
@@ -1041,7 +1071,7 @@ def _passed(
     found: list[ShapeConfig] = []
 
     def walk(method: cst.FunctionDef, given: ShapeConfig, given_ranks: dict[int, int], depth: int) -> None:
-        sizes = Sizes(method, layers=layers)
+        sizes = Sizes(method, layers=layers, declared=given)  # `self.block(batch["ids"])` passes an entry
         for at, node in _calls(method):
             func = node.func
             if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
@@ -1309,18 +1339,8 @@ class Sizes:
     def entry(self, expr: cst.BaseExpression) -> tuple[str, int] | None:
         """The declared entry of a nested input `expr` reads (`batch["ids"]`, `pair[0]`, of an
         input not rebound where it is read): its path and its parameter's position."""
-        path = self._entry_path(expr) if self.entries else None
+        path = read_entry_path(expr, self._input) if self.entries else None
         return (path, self.entries[path][0]) if path in self.entries else None
-
-    def _entry_path(self, expr: cst.BaseExpression) -> str | None:
-        """`batch['pair'][0]` of `batch["pair"][0]`, read from an input not rebound there."""
-        if isinstance(expr, cst.Name):
-            return expr.value if self._input(expr.value) else None
-        if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1
-                and isinstance(expr.slice[0].slice, cst.Index)):
-            return None
-        base = self._entry_path(expr.value)
-        return entry_path(base, expr.slice[0].slice.value) if base is not None else None
 
     def _input(self, tensor: str | None) -> bool:
         """Whether `tensor` still names the `forward` input where the current test reads it."""
