@@ -71,6 +71,18 @@ def load(source: str, folder: Path) -> ModuleType:
     return module
 
 
+def exports(model: Any, args: tuple[Any, ...], strict: bool) -> bool:
+    """Whether `torch.export.export` takes `model` on `args` in that mode: failing is the fact a
+    truth test checks, whatever the exception."""
+    import torch
+
+    try:
+        torch.export.export(model, args, strict=strict)
+    except Exception:  # noqa: BLE001 - failing is the fact checked
+        return False
+    return True
+
+
 def modes(source: str, rule: type[Rule]) -> list[Mode]:
     candidates = [Mode.STRICT] if "strict=True" in source else [Mode.NON_STRICT, Mode.STRICT]
     return [m for m in candidates if rule.severity(m) is not None]
