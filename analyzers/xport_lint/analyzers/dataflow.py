@@ -1656,7 +1656,7 @@ def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
 class _KeptLambda:
     """A lambda kept on `self` by `__init__` (None: a `functools.partial`, never written in
     `forward`): whether a call may be written as its body, and whether what it computes is a
-    number read from data."""
+    number read from data (`_Returned.NUMBER`)."""
 
     func: cst.Lambda | None
     inlinable: bool
@@ -1667,9 +1667,10 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
     """`self.count = lambda t: int((t > 0).sum())` in `cls`'s `__init__`, the only binding of
     `self.count` there: attribute -> the lambda, whether it reads no name `__init__` binds (its
     locals, loop and `with` targets, imports, nested defs: not `forward`'s), so that a call
-    `self.count(x)` may be written as the lambda's body, and whether it reads a number, in its
-    body or in a function of `__init__` it calls (`lambda t: positives(t)` of a nested
-    `def positives(t): return int(t.sum())`, or `functools.partial(positives)`)."""
+    `self.count(x)` may be written as the lambda's body, and whether what it returns is a number
+    read from data (`_what_is_returned`), by its body or by a function of `__init__` it calls
+    (`lambda t: positives(t)` of a nested `def positives(t): return int(t.sum())`, or
+    `functools.partial(positives)`); `lambda t: t * float(alpha)` returns a tensor."""
     assert isinstance(cls, cst.ClassDef)
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
@@ -1687,44 +1688,123 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
     for attribute, values in bound.items():
         func = values[0]
         if len(values) == 1 and isinstance(func, cst.Lambda):
-            params = {p.name.value for p in all_params(func.params)}
-            out[attribute] = _KeptLambda(
-                func, not (names_read(func.body) - params) & local, _computes_a_number(func.body, computed, set())
-            )
+            params = _given(func.params, cst.Call(func), {}, computed, frozenset())  # forward's: tensors
+            number = _what_is_returned(func.body, params, computed, frozenset()) is _Returned.NUMBER
+            out[attribute] = _KeptLambda(func, not (names_read(func.body) - set(params)) & local, number)
         elif len(values) == 1 and isinstance(func, cst.Call) and func.args and (
             dotted(func.func) in ("functools.partial", "partial")
-        ):  # a call of it is a call of the function it wraps
-            out[attribute] = _KeptLambda(None, False, _computes_a_number(cst.Call(func.args[0].value), computed, set()))
+        ):  # a call of it is a call of the function it wraps, with the arguments it binds
+            wrapped = func.with_changes(func=func.args[0].value, args=func.args[1:])
+            number = _what_is_returned(wrapped, {}, computed, frozenset()) is _Returned.NUMBER
+            out[attribute] = _KeptLambda(None, False, number)
     return out
 
 
-def _local_functions_computed(init: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+#: the functions `__init__` defines -> what each returns, with the function's parameters
+_InitFunctions = dict[str, list[tuple[cst.BaseExpression, cst.Parameters]]]
+
+
+def _local_functions_computed(init: cst.FunctionDef) -> _InitFunctions:
     """The functions `__init__` defines (a nested `def`, a name bound to a lambda) -> what they
-    return: the `def`'s `return` values, the lambda's body."""
-    out: dict[str, list[cst.BaseExpression]] = {}
+    return: the `def`'s `return` values, the lambda's body, each with the function's parameters."""
+    out: _InitFunctions = {}
     for node in iter_nodes(init.body):
         if type(node) is cst.FunctionDef:
-            returned = [n.value for n in iter_nodes(node) if type(n) is cst.Return and n.value is not None]  # type: ignore[attr-defined]
+            params = node.params  # type: ignore[attr-defined]
+            returned = [(n.value, params) for n in iter_nodes(node) if type(n) is cst.Return and n.value is not None]  # type: ignore[attr-defined]
             out.setdefault(node.name.value, []).extend(returned)  # type: ignore[attr-defined]
         elif type(node) is cst.Assign and isinstance(node.value, cst.Lambda):  # type: ignore[attr-defined]
             for target in node.targets:  # type: ignore[attr-defined]
                 if isinstance(target.target, cst.Name):
-                    out.setdefault(target.target.value, []).append(node.value.body)  # type: ignore[attr-defined]
+                    out.setdefault(target.target.value, []).append((node.value.body, node.value.params))  # type: ignore[attr-defined]
     return out
 
 
-def _computes_a_number(
-    expr: cst.BaseExpression, computed: dict[str, list[cst.BaseExpression]], seen: set[str]
-) -> bool:
-    """`expr` reads a number (`_reads_a_number`), or calls a function of `computed` whose
-    return does."""
-    if _reads_a_number(expr):
-        return True
-    called = {n.func.value for n in iter_nodes(expr) if type(n) is cst.Call and type(n.func) is cst.Name}  # type: ignore[attr-defined]
-    return any(
-        _computes_a_number(returned, computed, seen | {name})
-        for name in sorted(called & set(computed) - seen) for returned in computed[name]
-    )
+class _Returned(enum.IntEnum):
+    """What a function of `__init__` returns, as a test on it sees it; joined, the larger wins."""
+
+    OTHER = 0  # a Python value not read from data: a constant, a name of `__init__`, a size
+    NUMBER = 1  # a number read from tensor data: `int(...)`, `.item()`, a comparison of one
+    TENSOR = 2  # a tensor, or possibly one: an argument forward passes, an op on one (`t * float(alpha)`)
+
+
+#: calls that return a number from what they are given (`operator.gt(int(...), 3)`, `max(int(...), 1)`)
+_NUMBER_FUNCTIONS = frozenset({"abs", "min", "max", "round"})
+#: a tensor's attributes that are static Python facts (a size, the rank), not data
+_SIZE_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "device"})
+
+
+def _what_is_returned(
+    expr: cst.BaseExpression, params: dict[str, _Returned], computed: _InitFunctions, seen: frozenset[str]
+) -> _Returned:
+    """What `expr` is, in a function whose parameters hold `params`: a conversion (`int`, `float`,
+    `bool`, `.item()`, `.tolist()`) is a number; an operator, a comparison or a number function
+    joins its operands (`int(t.sum()) > limit` a number, `t * float(alpha)` a tensor); a call of a
+    function of `computed` (not `seen`) is what it returns given those arguments; a size is a
+    Python value; anything else reading a tensor parameter is a tensor."""
+    node_type = type(expr)
+    parts: Iterable[cst.BaseExpression]
+    if node_type is cst.Call:
+        func = expr.func  # type: ignore[attr-defined]
+        name = dotted(func)
+        method = func.attr.value if type(func) is cst.Attribute else None
+        if name in ("int", "float", "bool") or method in ("item", "tolist"):
+            return _Returned.NUMBER
+        if name == "len" or method in SHAPE_METHODS or method == "dim":
+            return _Returned.OTHER
+        called = [(func.body, func.params)] if type(func) is cst.Lambda else (  # type: ignore[attr-defined]
+            computed.get(name, []) if name is not None and name not in seen else [])
+        if called:
+            within = seen | {name} if name is not None else seen
+            return max(_what_is_returned(returned, _given(own, expr, params, computed, seen), computed, within)  # type: ignore[arg-type]
+                       for returned, own in called)
+        if name is None or not (name in _NUMBER_FUNCTIONS or name.startswith("operator.")):
+            return _reads_a_tensor(expr, params)
+        parts = [a.value for a in expr.args]  # type: ignore[attr-defined]
+    elif node_type is cst.Name:
+        return params.get(expr.value, _Returned.OTHER)  # type: ignore[attr-defined]
+    elif node_type is cst.Comparison:
+        parts = [expr.left, *(c.comparator for c in expr.comparisons)]  # type: ignore[attr-defined]
+    elif node_type is cst.BinaryOperation or node_type is cst.BooleanOperation:
+        parts = [expr.left, expr.right]  # type: ignore[attr-defined]
+    elif node_type is cst.UnaryOperation:
+        parts = [expr.expression]  # type: ignore[attr-defined]
+    elif node_type is cst.IfExp:
+        parts = [expr.body, expr.orelse]  # type: ignore[attr-defined]
+    elif node_type is cst.Subscript:
+        parts = [expr.value]  # type: ignore[attr-defined]  # `t.tolist()[0]` a number, `t[0]` a tensor
+    elif node_type is cst.Attribute:
+        if expr.attr.value in _SIZE_ATTRIBUTES:  # type: ignore[attr-defined]
+            return _Returned.OTHER
+        parts = [expr.value]  # type: ignore[attr-defined]
+    elif node_type is cst.Tuple or node_type is cst.List:
+        parts = [e.value for e in expr.elements]  # type: ignore[attr-defined]
+    else:
+        return _reads_a_tensor(expr, params)
+    return max((_what_is_returned(part, params, computed, seen) for part in parts), default=_Returned.OTHER)
+
+
+def _reads_a_tensor(expr: cst.BaseExpression, params: dict[str, _Returned]) -> _Returned:
+    """`expr` of no known result: a tensor where it reads a tensor parameter (`t.view(int(n), -1)`)."""
+    return _Returned.TENSOR if any(params.get(n) is _Returned.TENSOR for n in names_read(expr)) else _Returned.OTHER
+
+
+def _given(
+    own: cst.Parameters, call: cst.Call, params: dict[str, _Returned], computed: _InitFunctions, seen: frozenset[str]
+) -> dict[str, _Returned]:
+    """What each parameter of a function of `__init__` holds at `call` (in a function whose own
+    parameters hold `params`): its argument's `_what_is_returned`; a tensor where the call does
+    not give it (a parameter a `functools.partial` leaves, forward's argument) or unpacks `*args`."""
+    names = [p.name.value for p in all_params(own)]
+    given: dict[str, cst.BaseExpression] = {}
+    if not any(a.star for a in call.args):
+        positional = [p.name.value for p in (*own.posonly_params, *own.params)]
+        given = dict(zip(positional, (a.value for a in call.args if a.keyword is None), strict=False))
+        given.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
+    return {
+        name: _what_is_returned(given[name], params, computed, seen) if name in given else _Returned.TENSOR
+        for name in names
+    }
 
 
 #: _lambdas_kept_on_self per class
@@ -1734,16 +1814,6 @@ _kept_lambdas: PerStatement[dict[str, _KeptLambda]] = PerStatement(_lambdas_kept
 def _init_lambdas(cls: cst.ClassDef) -> dict[str, cst.Lambda]:
     """The lambdas kept on `self` by `__init__` that a call may be written as (`_lambdas_kept_on_self`)."""
     return {attribute: kept.func for attribute, kept in _kept_lambdas(cls).items() if kept.inlinable and kept.func}
-
-
-def _reads_a_number(expr: cst.BaseExpression) -> bool:
-    """`expr` converts a tensor to a Python number somewhere (`int(...)`, `float(...)`, `bool(...)`,
-    `.item()`, `.tolist()`): what it computes is a number read from data, not a tensor."""
-    return any(
-        isinstance(n, cst.Call) and (dotted(n.func) in ("int", "float", "bool") or (
-            isinstance(n.func, cst.Attribute) and n.func.attr.value in ("item", "tolist")))
-        for n in iter_nodes(expr)
-    )
 
 
 def walk_statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
