@@ -636,12 +636,10 @@ class FunctionFlow:
         """The one `return` of an undecorated function of the file written at `call`, whatever it
         passes (`method_at` of the function read as a method whose `self` is unused); None where it
         reads a name this function binds too."""
-        params = helper.params
-        free = names_read(helper.body) - {p.name.value for p in all_params(params)}
+        free = names_read(helper.body) - {p.name.value for p in all_params(helper.params)}
         if helper.decorators or free & set(self._definitions()):
             return None
-        return method_at(helper.with_changes(params=params.with_changes(
-            params=[cst.Param(cst.Name("self")), *params.params])), call)
+        return method_at(_as_method(helper), call)
 
     def _submodule_attribute(self, func: cst.BaseExpression) -> str | None:
         """The `self.` attribute holding the submodule a call reaches: `self.layers[i]`, or a
@@ -871,13 +869,8 @@ class FunctionFlow:
         free = names_read(func.body) - names
         if any(len(defined.get(name, ())) > (0 if foreign else 1) for name in free):
             return None
-        positional = [cst.Param(cst.Name("self")), *params.posonly_params, *params.params]
-        method = cst.FunctionDef(
-            cst.Name("_"),
-            params.with_changes(params=positional, posonly_params=[], posonly_ind=cst.MaybeSentinel.DEFAULT),
-            cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(func.body)])]),
-        )
-        expr = method_at(method, call)  # the lambda as a one-line method whose `self` is unused
+        returning = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(func.body)])])
+        expr = method_at(_as_method(cst.FunctionDef(cst.Name("_"), params, returning)), call)
         if expr is None or isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
             return expr
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
@@ -911,9 +904,8 @@ class FunctionFlow:
         decorators = {dotted(d.decorator) for d in method.decorators}
         if decorators - {"staticmethod"}:
             return None  # a property, a classmethod, a wrapper: not a plain call of the body
-        if decorators:  # a staticmethod: read as a method whose `self` is unused
-            params = method.params.with_changes(params=[cst.Param(cst.Name("self")), *method.params.params])
-            method = method.with_changes(params=params)
+        if decorators:  # a staticmethod
+            method = _as_method(method)
         expr = method_at(method, by_position(call, [p.name.value for p in method.params.params[1:]]))
         if expr is None:
             return None  # more than a `return`, or called with keywords naming no parameter
@@ -1650,6 +1642,16 @@ def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
     yield from params.kwonly_params
     if params.star_kwarg is not None:
         yield params.star_kwarg
+
+
+def _as_method(function: cst.FunctionDef) -> cst.FunctionDef:
+    """`function`, which takes no `self` (a module function, a staticmethod, a lambda's body), as a
+    method whose `self` is unused: `method_at` writes a method's one `return` at a call."""
+    params = function.params
+    positional = [cst.Param(cst.Name("self")), *params.posonly_params, *params.params]
+    return function.with_changes(
+        params=params.with_changes(params=positional, posonly_params=[], posonly_ind=cst.MaybeSentinel.DEFAULT)
+    )
 
 
 @dataclass(frozen=True)
