@@ -1,11 +1,11 @@
 """What a lambda kept on `self` by `__init__` returns, where it reads one of `__init__`'s names (so
 it is never written into `forward`, 340b119): a number read from data where what it returns is one
-(a conversion, a comparison or arithmetic of one, a function of `__init__` returning one: 499d8e2),
-a tensor where a conversion only feeds a tensor op (`lambda t: t * float(alpha)`, `t.view(int(n),
--1)`, `torch.full_like(t, float(v))`). A size test on that tensor's result exports, so it is no
-error; the same lambda's tensor tested is a tensor test (XPT103), whose fix writes `torch.cond`.
-Each spelling's torch outcome is checked in the same test, both modes, and every fix offered proven
-(export + equal to eager)."""
+(a conversion, a comparison or arithmetic of one, a function of `__init__` or of the file returning
+one: 499d8e2), a tensor where a conversion only feeds a tensor op (`lambda t: t * float(alpha)`,
+`t.view(int(n), -1)`, `torch.full_like(t, float(v))`). A size test on that tensor's result exports,
+so it is no error; the same lambda's tensor tested is a tensor branch (XPT101), whose fix writes
+`torch.cond`. Each spelling's torch outcome is checked in the same test, both modes, and every fix
+offered proven (export + equal to eager)."""
 
 from __future__ import annotations
 
@@ -109,6 +109,27 @@ class A(nn.Module):
         return h
 """)
 
+case("tensor-of-a-file-function-defined-after-the-class-size-tested", None, None, """
+class A(nn.Module):
+    def __init__(self, alpha=2):
+        super().__init__()
+        self.scale = lambda t: _scale(t, alpha)
+
+    def forward(self, x):
+        h = self.scale(x)
+        if h.shape[0] > 1:
+            return h + 1
+        return h
+
+
+def _scale(t, a):
+    return t * float(a)
+
+
+def xport_example():
+    return A(), (torch.randn(2, 3),)
+""")
+
 case("tensor-compared-with-a-float-tested", 'GuardOnDataDependentSymNode', 'Unsupported', """
 class A(nn.Module):
     def __init__(self, alpha=2):
@@ -193,6 +214,50 @@ class A(nn.Module):
         return x
 """)
 
+case("number-of-a-file-function-compared-with-an-init-name", 'GuardOnDataDependentSymNode', 'UserError', """
+def _count(t):
+    return int((t > 0).sum())
+
+
+class A(nn.Module):
+    def __init__(self, limit=3):
+        super().__init__()
+        self.many = lambda t: _count(t) > limit
+
+    def forward(self, x):
+        if self.many(x):
+            return x * 2
+        return x
+""")
+
+case("number-of-a-file-function-times-an-init-name", 'GuardOnDataDependentSymNode', 'UserError', """
+def _peak(t):
+    return t.abs().max().item()
+
+
+class A(nn.Module):
+    def __init__(self, alpha=2):
+        super().__init__()
+        self.peak = lambda t: _peak(t) * alpha
+
+    def forward(self, x):
+        if self.peak(x) > 1.0:
+            return x * 2
+        return x
+""")
+
+case("number-or-an-init-name-by-a-condition-of-init", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def __init__(self, counting=True, limit=3):
+        super().__init__()
+        self.count = lambda t: int((t > 0).sum()) if counting else limit
+
+    def forward(self, x):
+        if self.count(x) > 3:
+            return x * 2
+        return x
+""")
+
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 _INIT_NAMES = "the lambda reads a name of `__init__`'s scope: written in `forward` it would read another"
@@ -205,6 +270,9 @@ NO_FIX: dict[str, str] = {
     "number-compared-by-operator-negated": _INIT_NAMES,
     "number-of-a-partial-of-a-nested-def-in-arithmetic-tested": _PARTIAL,
     "number-of-a-nested-def-times-a-tensor-size": _INIT_NAMES,
+    "number-of-a-file-function-compared-with-an-init-name": _INIT_NAMES,
+    "number-of-a-file-function-times-an-init-name": _INIT_NAMES,
+    "number-or-an-init-name-by-a-condition-of-init": _INIT_NAMES,
 }
 
 BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)

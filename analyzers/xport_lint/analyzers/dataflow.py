@@ -1178,7 +1178,7 @@ class FunctionFlow:
             inlined = self.inlined(node)
             if inlined is not None:
                 return self.value(inlined)
-            if kept is not None and kept.reads_a_number:
+            if kept is not None and kept.reads_a_number(self.resolver.functions):
                 return mark(Kind.DATA, node)  # a lambda reading `__init__`'s names: a number read, not a tensor
         helper = self.resolver.call_helper(self, node, args)
         if helper is not None:
@@ -1657,12 +1657,27 @@ def _as_method(function: cst.FunctionDef) -> cst.FunctionDef:
 @dataclass(frozen=True)
 class _KeptLambda:
     """A lambda kept on `self` by `__init__` (None: a `functools.partial`, never written in
-    `forward`): whether a call may be written as its body, and whether what it computes is a
-    number read from data (`_Returned.NUMBER`)."""
+    `forward`): whether a call may be written as its body, and what it returns: `returned` (the
+    lambda's body, or the call the partial makes) with what its parameters hold, and the functions
+    `__init__` defines (a name it binds to anything else: nothing known)."""
 
     func: cst.Lambda | None
     inlinable: bool
-    reads_a_number: bool
+    returned: cst.BaseExpression
+    params: dict[str, _Returned]
+    init_functions: _InitFunctions
+
+    def reads_a_number(self, file_functions: dict[str, cst.FunctionDef]) -> bool:
+        """Whether what it returns is a number read from data (`_what_is_returned`), through the
+        functions `__init__` defines, else the file's top-level ones (`_count(t) > limit`), read
+        at the call: they change apart from the class this fact is kept for."""
+        def returns_of(name: str) -> list[tuple[cst.BaseExpression, cst.Parameters]]:
+            if name in self.init_functions:
+                return self.init_functions[name]
+            function = file_functions.get(name)
+            return _returns_of(function) if function is not None else []
+
+        return _what_is_returned(self.returned, self.params, returns_of, frozenset()) is _Returned.NUMBER
 
 
 def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
@@ -1685,20 +1700,19 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
             for target in targets:
                 if (attribute := self_attribute(target)) is not None:
                     bound.setdefault(attribute, []).append(statement.value or target)  # type: ignore[attr-defined]
-    computed = _local_functions_computed(init)
+    computed = {name: [] for name in local} | _local_functions_computed(init)
     out: dict[str, _KeptLambda] = {}
     for attribute, values in bound.items():
         func = values[0]
         if len(values) == 1 and isinstance(func, cst.Lambda):
-            params = _given(func.params, cst.Call(func), {}, computed, frozenset())  # forward's: tensors
-            number = _what_is_returned(func.body, params, computed, frozenset()) is _Returned.NUMBER
-            out[attribute] = _KeptLambda(func, not (names_read(func.body) - set(params)) & local, number)
+            params = {p.name.value: _Returned.TENSOR for p in all_params(func.params)}  # forward's arguments
+            out[attribute] = _KeptLambda(func, not (names_read(func.body) - set(params)) & local, func.body, params,
+                                         computed)
         elif len(values) == 1 and isinstance(func, cst.Call) and func.args and (
             dotted(func.func) in ("functools.partial", "partial")
         ):  # a call of it is a call of the function it wraps, with the arguments it binds
             wrapped = func.with_changes(func=func.args[0].value, args=func.args[1:])
-            number = _what_is_returned(wrapped, {}, computed, frozenset()) is _Returned.NUMBER
-            out[attribute] = _KeptLambda(None, False, number)
+            out[attribute] = _KeptLambda(None, False, wrapped, {}, computed)
     return out
 
 
@@ -1712,14 +1726,17 @@ def _local_functions_computed(init: cst.FunctionDef) -> _InitFunctions:
     out: _InitFunctions = {}
     for node in iter_nodes(init.body):
         if type(node) is cst.FunctionDef:
-            params = node.params  # type: ignore[attr-defined]
-            returned = [(n.value, params) for n in iter_nodes(node) if type(n) is cst.Return and n.value is not None]  # type: ignore[attr-defined]
-            out.setdefault(node.name.value, []).extend(returned)  # type: ignore[attr-defined]
+            out.setdefault(node.name.value, []).extend(_returns_of(node))  # type: ignore[attr-defined,arg-type]
         elif type(node) is cst.Assign and isinstance(node.value, cst.Lambda):  # type: ignore[attr-defined]
             for target in node.targets:  # type: ignore[attr-defined]
                 if isinstance(target.target, cst.Name):
                     out.setdefault(target.target.value, []).append((node.value.body, node.value.params))  # type: ignore[attr-defined]
     return out
+
+
+def _returns_of(function: cst.FunctionDef) -> list[tuple[cst.BaseExpression, cst.Parameters]]:
+    """The values `function` returns, each with its parameters."""
+    return [(n.value, function.params) for n in iter_nodes(function) if type(n) is cst.Return and n.value is not None]  # type: ignore[attr-defined]
 
 
 class _Returned(enum.IntEnum):
@@ -1736,13 +1753,17 @@ _NUMBER_FUNCTIONS = frozenset({"abs", "min", "max", "round"})
 _SIZE_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "device"})
 
 
+#: a function's name -> the values it returns, each with its parameters (none: not known)
+_ReturnsOf = Callable[[str], list[tuple[cst.BaseExpression, cst.Parameters]]]
+
+
 def _what_is_returned(
-    expr: cst.BaseExpression, params: dict[str, _Returned], computed: _InitFunctions, seen: frozenset[str]
+    expr: cst.BaseExpression, params: dict[str, _Returned], computed: _ReturnsOf, seen: frozenset[str]
 ) -> _Returned:
     """What `expr` is, in a function whose parameters hold `params`: a conversion (`int`, `float`,
     `bool`, `.item()`, `.tolist()`) is a number; an operator, a comparison or a number function
     joins its operands (`int(t.sum()) > limit` a number, `t * float(alpha)` a tensor); a call of a
-    function of `computed` (not `seen`) is what it returns given those arguments; a size is a
+    function `computed` knows (not `seen`) is what it returns given those arguments; a size is a
     Python value; anything else reading a tensor parameter is a tensor."""
     node_type = type(expr)
     parts: Iterable[cst.BaseExpression]
@@ -1755,7 +1776,7 @@ def _what_is_returned(
         if name == "len" or method in SHAPE_METHODS or method == "dim":
             return _Returned.OTHER
         called = [(func.body, func.params)] if type(func) is cst.Lambda else (  # type: ignore[attr-defined]
-            computed.get(name, []) if name is not None and name not in seen else [])
+            computed(name) if name is not None and name not in seen else [])
         if called:
             within = seen | {name} if name is not None else seen
             return max(_what_is_returned(returned, _given(own, expr, params, computed, seen), computed, within)  # type: ignore[arg-type]
@@ -1792,7 +1813,7 @@ def _reads_a_tensor(expr: cst.BaseExpression, params: dict[str, _Returned]) -> _
 
 
 def _given(
-    own: cst.Parameters, call: cst.Call, params: dict[str, _Returned], computed: _InitFunctions, seen: frozenset[str]
+    own: cst.Parameters, call: cst.Call, params: dict[str, _Returned], computed: _ReturnsOf, seen: frozenset[str]
 ) -> dict[str, _Returned]:
     """What each parameter of a function of `__init__` holds at `call` (in a function whose own
     parameters hold `params`): its argument's `_what_is_returned`; a tensor where the call does
