@@ -1684,10 +1684,10 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
     """`self.count = lambda t: int((t > 0).sum())` in `cls`'s `__init__`, the only binding of
     `self.count` there: attribute -> the lambda, whether it reads no name `__init__` binds (its
     locals, loop and `with` targets, imports, nested defs: not `forward`'s), so that a call
-    `self.count(x)` may be written as the lambda's body, and whether what it returns is a number
-    read from data (`_what_is_returned`), by its body or by a function of `__init__` it calls
-    (`lambda t: positives(t)` of a nested `def positives(t): return int(t.sum())`, or
-    `functools.partial(positives)`); `lambda t: t * float(alpha)` returns a tensor."""
+    `self.count(x)` may be written as the lambda's body, and what it returns, for
+    `_KeptLambda.reads_a_number` to read through the functions it calls (`lambda t: positives(t)`
+    of a nested `def positives(t): return int(t.sum())`, or `functools.partial(positives)`);
+    `lambda t: t * float(alpha)` returns a tensor."""
     assert isinstance(cls, cst.ClassDef)
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
@@ -1700,7 +1700,7 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
             for target in targets:
                 if (attribute := self_attribute(target)) is not None:
                     bound.setdefault(attribute, []).append(statement.value or target)  # type: ignore[attr-defined]
-    computed = {name: [] for name in local} | _local_functions_computed(init)
+    computed: _InitFunctions = {name: [] for name in local} | _local_functions_computed(init)
     out: dict[str, _KeptLambda] = {}
     for attribute, values in bound.items():
         func = values[0]
@@ -1740,7 +1740,7 @@ def _returns_of(function: cst.FunctionDef) -> list[tuple[cst.BaseExpression, cst
 
 
 class _Returned(enum.IntEnum):
-    """What a function of `__init__` returns, as a test on it sees it; joined, the larger wins."""
+    """What a kept lambda (or a function it calls) returns, as a test on it sees it; joined, the larger wins."""
 
     OTHER = 0  # a Python value not read from data: a constant, a name of `__init__`, a size
     NUMBER = 1  # a number read from tensor data: `int(...)`, `.item()`, a comparison of one
@@ -1758,12 +1758,12 @@ _ReturnsOf = Callable[[str], list[tuple[cst.BaseExpression, cst.Parameters]]]
 
 
 def _what_is_returned(
-    expr: cst.BaseExpression, params: dict[str, _Returned], computed: _ReturnsOf, seen: frozenset[str]
+    expr: cst.BaseExpression, params: dict[str, _Returned], returns_of: _ReturnsOf, seen: frozenset[str]
 ) -> _Returned:
     """What `expr` is, in a function whose parameters hold `params`: a conversion (`int`, `float`,
     `bool`, `.item()`, `.tolist()`) is a number; an operator, a comparison or a number function
     joins its operands (`int(t.sum()) > limit` a number, `t * float(alpha)` a tensor); a call of a
-    function `computed` knows (not `seen`) is what it returns given those arguments; a size is a
+    function `returns_of` knows (not `seen`) is what it returns given those arguments; a size is a
     Python value; anything else reading a tensor parameter is a tensor."""
     node_type = type(expr)
     parts: Iterable[cst.BaseExpression]
@@ -1776,10 +1776,10 @@ def _what_is_returned(
         if name == "len" or method in SHAPE_METHODS or method == "dim":
             return _Returned.OTHER
         called = [(func.body, func.params)] if type(func) is cst.Lambda else (  # type: ignore[attr-defined]
-            computed(name) if name is not None and name not in seen else [])
+            returns_of(name) if name is not None and name not in seen else [])
         if called:
             within = seen | {name} if name is not None else seen
-            return max(_what_is_returned(returned, _given(own, expr, params, computed, seen), computed, within)  # type: ignore[arg-type]
+            return max(_what_is_returned(returned, _given(own, expr, params, returns_of, seen), returns_of, within)  # type: ignore[arg-type]
                        for returned, own in called)
         if name is None or not (name in _NUMBER_FUNCTIONS or name.startswith("operator.")):
             return _reads_a_tensor(expr, params)
@@ -1804,7 +1804,7 @@ def _what_is_returned(
         parts = [e.value for e in expr.elements]  # type: ignore[attr-defined]
     else:
         return _reads_a_tensor(expr, params)
-    return max((_what_is_returned(part, params, computed, seen) for part in parts), default=_Returned.OTHER)
+    return max((_what_is_returned(part, params, returns_of, seen) for part in parts), default=_Returned.OTHER)
 
 
 def _reads_a_tensor(expr: cst.BaseExpression, params: dict[str, _Returned]) -> _Returned:
@@ -1813,9 +1813,9 @@ def _reads_a_tensor(expr: cst.BaseExpression, params: dict[str, _Returned]) -> _
 
 
 def _given(
-    own: cst.Parameters, call: cst.Call, params: dict[str, _Returned], computed: _ReturnsOf, seen: frozenset[str]
+    own: cst.Parameters, call: cst.Call, params: dict[str, _Returned], returns_of: _ReturnsOf, seen: frozenset[str]
 ) -> dict[str, _Returned]:
-    """What each parameter of a function of `__init__` holds at `call` (in a function whose own
+    """What each parameter of a function a kept lambda calls holds at `call` (in a function whose own
     parameters hold `params`): its argument's `_what_is_returned`; a tensor where the call does
     not give it (a parameter a `functools.partial` leaves, forward's argument) or unpacks `*args`."""
     names = [p.name.value for p in all_params(own)]
@@ -1825,7 +1825,7 @@ def _given(
         given = dict(zip(positional, (a.value for a in call.args if a.keyword is None), strict=False))
         given.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
     return {
-        name: _what_is_returned(given[name], params, computed, seen) if name in given else _Returned.TENSOR
+        name: _what_is_returned(given[name], params, returns_of, seen) if name in given else _Returned.TENSOR
         for name in names
     }
 
