@@ -10,8 +10,8 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from itertools import repeat
+from dataclasses import dataclass, replace
+from itertools import chain, repeat
 from typing import Protocol
 
 import libcst as cst
@@ -206,6 +206,11 @@ class Resolver:
 
     def while_exporting(self, test: cst.BaseExpression) -> bool | None: ...
 
+    #: ids of statements only a call passing an optional argument runs, with its name (reach)
+    optional_only: dict[int, str]
+
+    def may_pass(self, caller: cst.FunctionDef, call: cst.Call, position: int, name: str) -> bool: ...
+
     def one_line_helper(self, written: str) -> OneLineHelper | None: ...
 
     def note_passed(self, caller: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> None: ...
@@ -248,6 +253,9 @@ class FunctionFlow:
         #: back as they are, and per element where every `return` is a tuple of one length (None:
         #: not so, or no return seen yet): the function's summary for callers in other files
         self._own_returns = NOTHING
+        #: what the `return`s only a passed optional parameter runs hand back, by its name: only a
+        #: call that may pass it gets it (see _guarding_parameter)
+        self._optional_returns: dict[str, Value] = {}
         self._through: set[str] = set()
         #: parameters whose call is returned (`return d()`): a caller's lambda there gives its body
         self._called: set[str] = set()
@@ -370,6 +378,7 @@ class FunctionFlow:
             before = dict(self.env)
             self._memo.clear()
             self.returns = self._own_returns = NOTHING
+            self._optional_returns = {}
             self._through, self._called, self._elements, self._tuple_returns = set(), set(), None, True
             for stmt in self.statements:
                 self._assign_from(stmt)
@@ -445,7 +454,7 @@ class FunctionFlow:
             if self._returns_tensor and returned.has(Kind.STRUCTURE):
                 returned = Value(returned.kind & ~Kind.STRUCTURE, returned.origin)
             self.returns = self.returns | returned
-            self._summarize_return(stmt.value, returned)
+            self._summarize_return(stmt.value, returned, self._guarding_parameter(stmt))
         elif stmt_type is cst.Return:
             self._tuple_returns = False  # a bare `return` hands back None
         elif stmt_type is cst.With:
@@ -458,16 +467,21 @@ class FunctionFlow:
 
     # -- what the function returns, for callers in other files -----------------------------
 
-    def _summarize_return(self, expr: cst.BaseExpression, returned: Value) -> None:
+    def _summarize_return(self, expr: cst.BaseExpression, returned: Value, guard: str | None) -> None:
         """One `return`: what it hands back, set apart where it is a parameter as passed (each
-        caller gets its own argument back, not the join of every caller's), and per element of a
-        tuple."""
+        caller gets its own argument back, not the join of every caller's), or where only a call
+        passing the optional parameter `guard` runs it, and per element of a tuple."""
         parts: list[tuple[Value, frozenset[str]]] | None = None
         if isinstance(expr, cst.Tuple) and not any(isinstance(e, cst.StarredElement) for e in expr.elements):
             parts = [self._return_part(element.value, self.value(element.value)) for element in expr.elements]
         for value, through in parts if parts is not None else [self._return_part(expr, returned)]:
-            self._own_returns = self._own_returns | value
+            if guard is None:
+                self._own_returns = self._own_returns | value
+            else:
+                self._optional_returns[guard] = self._optional_returns.get(guard, NOTHING) | value
             self._through |= through
+        if parts is not None and guard is not None:
+            parts = [(NOTHING, through) for _, through in parts]  # the call adds them back (returned_to)
         if parts is None or (self._elements is not None and len(self._elements) != len(parts)):
             self._tuple_returns = False
         elif self._tuple_returns:
@@ -475,6 +489,15 @@ class FunctionFlow:
             self._elements = parts if known is None else [
                 (a | b, c | d) for (a, c), (b, d) in zip(known, parts, strict=True)
             ]
+
+    def _guarding_parameter(self, statement: cst.Return) -> str | None:
+        """The parameter defaulting to None that only a call passing it runs `statement` for (the
+        reach layer's optional path: the rest of `if ignore is None: return x`), else None."""
+        name = self.resolver.optional_only.get(id(statement))
+        return name if name is not None and any(
+            param.name.value == name and type(param.default) is cst.Name and param.default.value == "None"
+            for param in all_params(self.func.params)
+        ) else None
 
     def _return_part(self, expr: cst.BaseExpression, value: Value) -> tuple[Value, frozenset[str]]:
         name = self._handed_back(expr)
@@ -536,12 +559,15 @@ class FunctionFlow:
         positions = self._positions()
         declared = {param.name.value for param in all_params(self.func.params) if python_scalar_param(param)}
         out = self._own_returns
+        for name, guarded in self._optional_returns.items():
+            if self.resolver.may_pass(caller.func, call, positions.get(name, -1), name):
+                out = out | guarded
         for name in self._through:
             passed = _argument(call, args, positions.get(name, -1), name)
             # `n: int` handed back is a Python value, a number read from data at most (as bound)
             out = out | (python_part(passed) if name in declared else passed)
         for name in self._called:
-            for index in _passing(call, positions.get(name, -1), name):
+            for index in arguments_passing(call, positions.get(name, -1), name):
                 passed = call.args[index]
                 if isinstance(passed.value, cst.Lambda) and not passed.star:
                     out = out | caller.value(passed.value.body)
@@ -555,8 +581,15 @@ class FunctionFlow:
             return Returned(_kind_names(value), tuple(sorted((positions.get(name, -1), name) for name in through)))
 
         whole = part(self._own_returns, self._through)
+        optional = tuple(
+            (positions.get(name, -1), name, kinds) for name, value in sorted(self._optional_returns.items())
+            if (kinds := _kind_names(value))
+        )
         elements = self._elements if self._tuple_returns and self._elements else []
-        return Returned(whole.kinds, whole.through, tuple(part(v, t) for v, t in elements))
+        return Returned(
+            whole.kinds, whole.through, tuple(replace(part(v, t), optional=optional) for v, t in elements),
+            optional,
+        )
 
     def summary_per_caller(self, declared: dict[str, Value], carried: frozenset[str]) -> Returned:
         """The summary where the parameters in `carried` hold, on entry, what some callers pass
@@ -585,13 +618,18 @@ class FunctionFlow:
         elements = tuple(
             Returned(e.kinds, tuple(sorted(t)), e.elements) for e, t in zip(base.elements, parts, strict=True)
         )
-        return Returned(base.kinds, tuple(sorted(whole)), elements)
+        return Returned(base.kinds, tuple(sorted(whole)), elements, base.optional)
 
     def _returned(self, call: cst.Call, args: Sequence[Value]) -> Value | None:
         """What a call of a function of another file returns, by that file's summary (None: no
         summary, the callee is unknown)."""
         summary = returned_by(self.resolver.context, call)
-        return None if summary is None else _apply(summary, call, args)
+        return None if summary is None else _apply(summary, call, args, self._may_pass)
+
+    def _may_pass(self, call: cst.Call, position: int, name: str) -> bool:
+        """Whether `call`, made here, may pass the parameter at `position` named `name` something
+        other than None on a default export (the resolver's `may_pass`)."""
+        return self.resolver.may_pass(self.func, call, position, name)
 
     def _returned_parts(self, value: cst.BaseExpression, target: cst.Tuple | cst.List) -> list[Value] | None:
         """What each part of `a, b = f(x)` gets, where `f` is a one-line helper (or method) of the
@@ -606,7 +644,7 @@ class FunctionFlow:
         if summary is None or len(summary.elements) != len(target.elements):
             return None
         args = [self.value(arg.value) for arg in value.args]
-        return [_apply(element, value, args) for element in summary.elements]
+        return [_apply(element, value, args, self._may_pass) for element in summary.elements]
 
     def returned_tuple(self, value: cst.Call, length: int) -> cst.Tuple | cst.List | None:
         """The tuple of `length` elements a helper (or method) of this file returns, written at the
@@ -1511,11 +1549,15 @@ def _kind_names(value: Value) -> tuple[str, ...]:
     return tuple(name for name in RETURN_KINDS if value.kind & Kind[name])
 
 
-def _apply(summary: Returned, call: cst.Call, args: Sequence[Value]) -> Value:
+def _apply(
+    summary: Returned, call: cst.Call, args: Sequence[Value], may_pass: Callable[[cst.Call, int, str], bool]
+) -> Value:
     """What `call` gets back from a function of another file: what its summary says it returns
-    (the call is where that comes from), and the arguments it hands back as they are."""
+    (the call is where that comes from, with what only an optional argument the call `may_pass`
+    returns), and the arguments it hands back as they are."""
     kind = Kind.NONE
-    for name in summary.kinds:
+    guarded = [kinds for position, name, kinds in summary.optional if may_pass(call, position, name)]
+    for name in chain(summary.kinds, *guarded):
         kind |= Kind[name]
     out = Value(kind, call) if kind else NOTHING
     for position, name in summary.through:
@@ -1524,11 +1566,11 @@ def _apply(summary: Returned, call: cst.Call, args: Sequence[Value]) -> Value:
 
 
 def _argument(call: cst.Call, args: Sequence[Value], position: int, name: str) -> Value:
-    """What `call` passes the parameter at `position` (-1: keyword-only) named `name` (see _passing)."""
-    return _joined([args[index] for index in _passing(call, position, name)])
+    """What `call` passes the parameter at `position` (-1: keyword-only) named `name` (see arguments_passing)."""
+    return _joined([args[index] for index in arguments_passing(call, position, name)])
 
 
-def _passing(call: cst.Call, position: int, name: str) -> list[int]:
+def arguments_passing(call: cst.Call, position: int, name: str) -> list[int]:
     """Which arguments of `call` may fill the parameter at `position` (-1: keyword-only) named
     `name` (`*args`: every positional argument from `position` on): the one passed by name or
     place, else every `*`/`**` argument; none where the default stands."""

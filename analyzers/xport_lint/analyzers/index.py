@@ -60,20 +60,28 @@ class Returned:
     through: tuple[tuple[int, str], ...] = ()
     #: every `return` hands back a tuple of this length: what each element holds
     elements: tuple[Returned, ...] = ()
+    #: what only the `return`s a parameter defaulting to None guards hand back (after `if ignore
+    #: is None: return x`), by that parameter (position, name, kinds): a call that leaves it None
+    #: on a default export never gets it back
+    optional: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
 
     def to_plain(self) -> list[Any]:
-        return [list(self.kinds), [list(slot) for slot in self.through], [e.to_plain() for e in self.elements]]
+        return [
+            list(self.kinds), [list(slot) for slot in self.through], [e.to_plain() for e in self.elements],
+            [[position, name, list(kinds)] for position, name, kinds in self.optional],
+        ]
 
     @classmethod
     def from_plain(cls, data: Any) -> Returned:
         """Every field type-checked: raises ValueError/TypeError on anything else."""
-        kinds, through, elements = data
-        if not all(kind in RETURN_KINDS for kind in kinds):
+        kinds, through, elements, optional = data
+        guarded = tuple((position, name, tuple(returned)) for position, name, returned in optional)
+        if not all(kind in RETURN_KINDS for kind in (*kinds, *(k for *_, ks in guarded for k in ks))):
             raise ValueError("unknown kind")
         slots = tuple((position, name) for position, name in through)
-        if not all(type(p) is int and isinstance(n, str) for p, n in slots):
+        if not all(type(p) is int and isinstance(n, str) for p, n in (*slots, *((p, n) for p, n, _ in guarded))):
             raise TypeError("malformed parameter")
-        return cls(tuple(kinds), slots, tuple(cls.from_plain(e) for e in elements))
+        return cls(tuple(kinds), slots, tuple(cls.from_plain(e) for e in elements), guarded)
 
 
 @dataclass

@@ -20,7 +20,7 @@ from types import MappingProxyType
 
 import libcst as cst
 
-from .dataflow import all_params, annotation_names, walk_statements
+from .dataflow import all_params, annotation_names, arguments_passing, walk_statements
 from .export_site import ExportSites, keyword_true
 from .fact_store import PerStatement
 from .index import EMPTY_CONTEXT, ConfigDefaults, FileContext, Reach, Scalar
@@ -656,6 +656,38 @@ class FileReach(ExportSites):
         """A bounded evaluation in the function making `call`, `self.x` read as a default construction leaves it."""
         cls = self._class_of.get(id(self._call_owner[id(call)]))
         return _DefaultRun(self, cls, self._init_defaults(cls) if cls is not None else {})
+
+    def may_pass(
+        self, caller: cst.FunctionDef, call: cst.Call, position: int, name: str, seen: frozenset[int] = frozenset()
+    ) -> bool:
+        """Whether `call`, made in `caller`, may pass the parameter at `position` (-1: keyword-only)
+        named `name`, which defaults to None, something other than None on a default export. Not
+        where the default stands, nor with an argument a default construction leaves None
+        (`ignore=self.ignore_index` where `__init__` has `ignore_index=None`), nor with a parameter
+        of `caller` defaulting to None that no call of `caller` may pass (its optional path)."""
+        passed = arguments_passing(call, position, name)
+        if not passed:
+            return False
+        argument = call.args[passed[0]]
+        if len(passed) > 1 or argument.star:
+            return True
+        cls = self._class_of.get(id(caller))
+        found = _DefaultRun(self, cls, self._init_defaults(cls) if cls is not None else {}).expr(argument.value, {})
+        if found is not None:
+            return found.value is not None
+        own = argument.value.value if type(argument.value) is cst.Name else None
+        if own is None or not defaults_to_none(own, caller) or rebinds(caller, own) or id(caller) in seen:
+            return True
+        if is_entry_method(caller):
+            return not _later_parameter(own, caller)  # a later input of `forward` the example leaves out
+        sites = self._call_sites.get(id(caller))
+        if not sites or any(entry.rpartition(".")[2] == caller.name.value for entry, _ in self.context.entries):
+            return True  # called from other files too
+        params = [p.name.value for p in (*caller.params.posonly_params, *caller.params.params)]
+        if cls is not None and not _is_static(caller):
+            params = params[1:]
+        at = params.index(own) if own in params else -1
+        return any(self.may_pass(outer, site, at, own, seen | {id(caller)}) for outer, site in sites)
 
     def _entry_name(self, func: cst.FunctionDef) -> str:
         """`func` or `Class.method`, as the project index names an entry."""
