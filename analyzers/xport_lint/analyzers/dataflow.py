@@ -1107,7 +1107,7 @@ class FunctionFlow:
         attr = node.attr.value
         if isinstance(node.value, cst.Name) and node.value.value == "self":
             if self._attribute_writes is None:
-                self._attribute_writes = _AttributeWrites(self.func).reads
+                self._attribute_writes = _ATTRIBUTE_WRITES(self.func)
             written = self._attribute_writes.get(id(node))
             if written is not None:  # `self.n = boxes.shape[1]` just before: what it assigned
                 out = NOTHING
@@ -1408,12 +1408,35 @@ class _AttributeWrites:
     `self.x` holds what that write assigned, not the join of every write of the class
     (`self.n = boxes.shape[1]; if self.n == 0:` beside a recovery path's `for self.n in data`)."""
 
-    def __init__(self, func: cst.FunctionDef) -> None:
+    def __init__(self, func: cst.FunctionDef, closures: frozenset[str]) -> None:
         self.reads: dict[int, Written] = {}
-        self._closures = {
-            node.name.value for node in iter_nodes(func.body) if type(node) is cst.FunctionDef
-        }
+        self._closures = closures
+        #: per compound statement (by id), the `self.` attributes it binds anywhere in it, and
+        #: whether it calls anything that may rewrite one: gathered bottom-up in one walk
+        self._inside: dict[int, tuple[frozenset[str], bool]] = {}
+        self._gather(func.body)
         self._block(func.body, {})
+
+    def _gather(self, node: cst.CSTNode) -> tuple[frozenset[str], bool]:
+        """What `node` binds on `self` anywhere in it (`for self.n in ...`, `x[self.i] = ...`: an
+        attribute anywhere in a target), and whether it holds a call that may rewrite one; kept per
+        compound statement, so that each node is looked at once, not once per statement around it."""
+        written: set[str] = set()
+        rewrites = False
+        if isinstance(node, _HOLDS_STATEMENTS):
+            written.update(_attributes_in_targets(node))
+            for kid in children(node):
+                kid_written, kid_rewrites = self._gather(kid)
+                written.update(kid_written)
+                rewrites = rewrites or kid_rewrites
+        else:  # an expression or a simple statement: no statement inside
+            for inner in iter_nodes(node):
+                written.update(_attributes_in_targets(inner))
+                rewrites = rewrites or (type(inner) is cst.Call and self._may_rewrite(inner))  # type: ignore[arg-type]
+        out = (frozenset(written), rewrites)
+        if isinstance(node, cst.BaseCompoundStatement):
+            self._inside[id(node)] = out
+        return out
 
     def _block(self, block: cst.BaseSuite, known: dict[str, Written]) -> None:
         for stmt in block.body:
@@ -1473,11 +1496,7 @@ class _AttributeWrites:
         statement writes anywhere (or everything, past a call that may rewrite) is forgotten."""
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return  # runs later, when called
-        written = {
-            self_attribute(node)  # type: ignore[arg-type]
-            for target in _targets_within(stmt) for node in iter_nodes(target)
-        }
-        rewrites = any(type(n) is cst.Call and self._may_rewrite(n) for n in iter_nodes(stmt))  # type: ignore[arg-type]
+        written, rewrites = self._inside[id(stmt)]
         after = {} if rewrites else {k: v for k, v in known.items() if k not in written}
         if isinstance(stmt, cst.If):
             self._expression(stmt.test, known)
@@ -1534,15 +1553,47 @@ class _AttributeWrites:
         return any(isinstance(arg.value, cst.Name) and arg.value.value == "self" for arg in call.args)
 
 
-def _targets_within(stmt: cst.CSTNode) -> Iterator[cst.BaseExpression]:
-    """What `stmt` and the statements in it bind or delete (assignment, loop, `with ... as`, `del`)."""
-    for node in iter_nodes(stmt):
-        if type(node) is cst.Assign:
-            yield from (t.target for t in node.targets)  # type: ignore[attr-defined]
-        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.Del):
-            yield node.target  # type: ignore[attr-defined]
-        elif type(node) is cst.AsName:
-            yield node.name  # type: ignore[attr-defined]
+#: the nodes a statement may be inside of (what `_AttributeWrites._gather` goes down through)
+_HOLDS_STATEMENTS = (
+    cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally,
+    cst.MatchCase,
+)
+
+
+def _attribute_writes(func: cst.FunctionDef) -> dict[int, Written]:
+    """`_AttributeWrites(func).reads`; one walk, and nothing more, for a function that binds no
+    `self.` attribute (most)."""
+    closures: set[str] = set()
+    writes = False
+    for node in iter_nodes(func.body):
+        if type(node) is cst.FunctionDef:
+            closures.add(node.name.value)  # type: ignore[attr-defined]
+        elif not writes and type(node) in _ASSIGNMENTS:
+            writes = any(True for _ in _attributes_in_targets(node))
+    return _AttributeWrites(func, frozenset(closures)).reads if writes else {}
+
+
+#: _attribute_writes per function
+_ATTRIBUTE_WRITES: PerStatement[dict[int, Written]] = PerStatement(_attribute_writes)  # type: ignore[arg-type]
+_ASSIGNMENTS = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign})
+
+
+def _attributes_in_targets(node: cst.CSTNode) -> Iterator[str]:
+    """The `self.` attributes anywhere in what `node` itself binds or deletes (assignment, loop,
+    `with ... as`, `del`)."""
+    node_type = type(node)
+    if node_type is cst.Assign:
+        targets: Iterable[cst.CSTNode] = [t.target for t in node.targets]  # type: ignore[attr-defined]
+    elif node_type in (cst.AugAssign, cst.AnnAssign, cst.For, cst.Del):
+        targets = [node.target]  # type: ignore[attr-defined]
+    elif node_type is cst.AsName:
+        targets = [node.name]  # type: ignore[attr-defined]
+    else:
+        return
+    for target in targets:
+        for inner in iter_nodes(target):
+            if (attribute := self_attribute(inner)) is not None:  # type: ignore[arg-type]
+                yield attribute
 
 
 def _kind_names(value: Value) -> tuple[str, ...]:
