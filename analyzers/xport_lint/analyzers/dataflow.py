@@ -1561,21 +1561,20 @@ _HOLDS_STATEMENTS = (
 
 
 def _attribute_writes(func: cst.FunctionDef) -> dict[int, Written]:
-    """`_AttributeWrites(func).reads`; one walk, and nothing more, for a function that binds no
-    `self.` attribute (most)."""
-    closures: set[str] = set()
-    writes = False
-    for node in iter_nodes(func.body):
-        if type(node) is cst.FunctionDef:
-            closures.add(node.name.value)  # type: ignore[attr-defined]
-        elif not writes and type(node) in _ASSIGNMENTS:
-            writes = any(True for _ in _attributes_in_targets(node))
-    return _AttributeWrites(func, frozenset(closures)).reads if writes else {}
+    """`_AttributeWrites(func).reads`; for a function that assigns no `self.` attribute (most),
+    nothing more than a look at its statements."""
+    if not any(
+        type(statement) in _ASSIGNMENTS and any(True for _ in _attributes_in_targets(statement))
+        for statement in walk_statements(func.body)
+    ):
+        return {}
+    closures = frozenset(node.name.value for node in iter_nodes(func.body) if type(node) is cst.FunctionDef)  # type: ignore[attr-defined]
+    return _AttributeWrites(func, closures).reads
 
 
+_ASSIGNMENTS = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign})
 #: _attribute_writes per function
 _ATTRIBUTE_WRITES: PerStatement[dict[int, Written]] = PerStatement(_attribute_writes)  # type: ignore[arg-type]
-_ASSIGNMENTS = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign})
 
 
 def _attributes_in_targets(node: cst.CSTNode) -> Iterator[str]:
