@@ -687,7 +687,7 @@ class FunctionFlow:
         if not isinstance(func, cst.Name):
             return None
         if self._loop_attributes is None:
-            self._loop_attributes = _loop_attributes(self.func)
+            self._loop_attributes = _LOOP_ATTRIBUTES(self.func)
         return self._loop_attributes.get(func.value)
 
     # -- expressions -----------------------------------------------------------------------
@@ -1398,6 +1398,10 @@ def _loop_attributes(func: cst.FunctionDef) -> dict[str, str | None]:
     return out
 
 
+#: _loop_attributes per function, for every flow of it
+_LOOP_ATTRIBUTES: PerStatement[dict[str, str | None]] = PerStatement(_loop_attributes)  # type: ignore[arg-type]
+
+
 #: what `self.x` holds where a write of it reaches a read: the expressions whose union it is
 Written = tuple[cst.BaseExpression, ...]
 
@@ -1572,7 +1576,6 @@ def _attribute_writes(func: cst.FunctionDef) -> dict[int, Written]:
     return _AttributeWrites(func, closures).reads
 
 
-_ASSIGNMENTS = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign})
 #: _attribute_writes per function
 _ATTRIBUTE_WRITES: PerStatement[dict[int, Written]] = PerStatement(_attribute_writes)  # type: ignore[arg-type]
 
