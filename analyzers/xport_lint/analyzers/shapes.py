@@ -1498,9 +1498,14 @@ class Sizes:
         layer on the input itself)."""
         found: dict[int, tuple[str, str]] = {}
         rebound: set[str] = set()
-        for stmt in self.func.body.body:
+        statements = self.func.body.body
+        walked = 0  # the statements before a layer loop are walked only where there is one (most have none)
+        for index, stmt in enumerate(statements):
             layer, layers = _layer_loop(stmt) if isinstance(stmt, cst.For) else (None, None)
             if layer is not None and isinstance(layers, cst.Attribute) and dotted(layers.value) == "self":
+                for before in statements[walked:index]:
+                    rebound.update(_targets_within(before))
+                walked = index
                 attr = layers.attr.value
                 in_loop = set(rebound)
                 for inner in stmt.body.body:  # type: ignore[attr-defined]
@@ -1510,7 +1515,6 @@ class Sizes:
                                 and call.args[0].value.value not in in_loop):
                             found[id(call)] = (attr, call.args[0].value.value)
                     in_loop.update(_targets_within(inner))
-            rebound.update(_targets_within(stmt))
         return found
 
     def followed(self, expr: cst.BaseExpression) -> cst.BaseExpression:
