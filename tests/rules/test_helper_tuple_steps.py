@@ -3,8 +3,9 @@ tested: the step writes the tuple at the call (`lo, hi = x.min().item(), x.max()
 the branch rewrites then bind to the tensors they read (rewrites.state.helper_tuple_at_call).
 Each spelling's torch outcome is checked in the same test, both modes, and every fix offered
 proven (export + equal to eager): a module-level helper, a `@staticmethod`, a negated test, a
-ternary; refused where a local of the helper would be written without the parentheses it needs
-or the call passes an expression."""
+ternary; the tuple bound whole and read only by constant indices (`stats = _stats(x); stats[1]`:
+written at the call into one local per element); refused where a local of the helper would be
+written without the parentheses it needs, the call passes an expression, or the tuple is read whole."""
 
 from __future__ import annotations
 
@@ -95,14 +96,93 @@ class A(nn.Module):
         return x
 """)
 
+case("module-helper-tuple-indexed", 'GuardOnDataDependentSymNode', 'UserError', """
+def _stats(t):
+    return t.mean().item(), t.std().item()
+
+
+class A(nn.Module):
+    def forward(self, x):
+        stats = _stats(x)
+        if stats[1] > 1.0:
+            return (x - stats[0]) / stats[1]
+        return x - stats[0]
+""")
+
+case("staticmethod-tuple-indexed-in-a-ternary", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    @staticmethod
+    def _range(t):
+        return t.min().item(), t.max().item()
+
+    def forward(self, x):
+        bounds = self._range(x)
+        return x - bounds[0] if bounds[1] > 1.0 else x
+""")
+
+case("method-triple-indexed-negated", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def _summary(self, t):
+        return t.min().item(), t.mean().item(), t.max().item()
+
+    def forward(self, x):
+        summary = self._summary(x)
+        if not summary[2] > 1.0:
+            return x + 1
+        return x / summary[2]
+""")
+
+case("helper-tuple-indexed-from-the-end", 'GuardOnDataDependentSymNode', 'UserError', """
+def _stats(t):
+    return t.mean().item(), t.std().item()
+
+
+class A(nn.Module):
+    def forward(self, x):
+        stats = _stats(x)
+        if stats[-1] > 1.0:
+            return x / stats[-1]
+        return x
+""")
+
+case("helper-tuple-indexed-and-passed-whole", 'GuardOnDataDependentSymNode', 'UserError', """
+def _stats(t):
+    return t.mean().item(), t.std().item()
+
+
+def _spread(stats):
+    return stats[1]
+
+
+class A(nn.Module):
+    def forward(self, x):
+        stats = _stats(x)
+        if stats[1] > 1.0:
+            return x * _spread(stats)
+        return x
+""")
+
+case("helper-tuple-of-sizes-indexed", None, None, """
+def _dims(t):
+    return t.shape[0], t.shape[1]
+
+
+class A(nn.Module):
+    def forward(self, x):
+        dims = _dims(x)
+        if dims[0] < dims[1]:
+            return x.t()
+        return x
+""")
+
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
     "helper-pair-of-an-expression-argument": "the call passes an expression, which the tuple written at the call would"
     " compute once per element",
-    "staticmethod-pair-negated-test": "the branches compute with both numbers read (`mean`, `std`): the cond rewrite"
-    " binds the tested one only (the tuple written at the call has no fix either)",
+    "helper-tuple-indexed-from-the-end": "`stats[-1]`: an index from the end is not followed to its element",
+    "helper-tuple-indexed-and-passed-whole": "the tuple is also read whole (`_spread(stats)`): no local per element",
     "helper-local-needing-parentheses": "the helper's local, written in, would need parentheses (`(t > 0).sum()`)",
 }
 

@@ -53,6 +53,7 @@ After the changes it prompted (the tests below keep these):
     (measured: with no message non-strict export turns the assert into a runtime check and exports)
 Later, with batch 11 (tests/truth/test_pattern_cases_11.py): 28/28 non-strict, 23/23 strict, 0 false
 errors; fixes 14/28 (the read kept on `self` by a method, and the tuple a method returns, proven).
+Later, with batch 12: fixes 15/28 (a helper's tuple bound whole and read by index, `stats[1]`, proven).
 """
 
 from __future__ import annotations
@@ -688,7 +689,6 @@ _A_LOOP_AS_LONG_AS_THE_DATA = "a loop as long as the data says"
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
-    "stats-helper-returned-as-a-tuple-then-indexed": _A_HELPER_TUPLE,
     "count-and-rows-returned-by-a-helper-then-tested": _A_HELPER_TUPLE,
     "staticmethod-count-as-a-zeros-size": "`int()` is in a helper whose result is used as a size",
     "classmethod-flag-negated": "the test calls a helper returning `bool()` of a read",

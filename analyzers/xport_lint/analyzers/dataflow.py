@@ -646,10 +646,10 @@ class FunctionFlow:
         args = [self.value(arg.value) for arg in value.args]
         return [_apply(element, value, args, self._may_pass) for element in summary.elements]
 
-    def returned_tuple(self, value: cst.Call, length: int) -> cst.Tuple | cst.List | None:
-        """The tuple of `length` elements a helper (or method) of this file returns, written at the
-        call `value`: a one-line helper (`return t.min().item(), t.max().item()`) or one of
-        straight-line statements; None for anything else."""
+    def returned_tuple(self, value: cst.Call, length: int | None) -> cst.Tuple | cst.List | None:
+        """The tuple of `length` elements (None: any) a helper (or method) of this file returns,
+        written at the call `value`: a one-line helper (`return t.min().item(), t.max().item()`) or
+        one of straight-line statements; None for anything else."""
         inlined = self.inlined(value)  # a one-line helper of the file: `return t.shape[0], t.shape[-1]`
         func = value.func
         if (inlined is None and self.cls is not None and isinstance(func, cst.Attribute)
@@ -664,7 +664,7 @@ class FunctionFlow:
             # of one `return` called with expressions (`_bounds(x.abs())`, which `inlined` leaves)
             helper = self.resolver.functions[func.value]
             inlined = returned_at(helper, value, False, self._definitions()) or self._one_return_at(helper, value)
-        if isinstance(inlined, (cst.Tuple, cst.List)) and len(inlined.elements) == length and not any(
+        if isinstance(inlined, (cst.Tuple, cst.List)) and length in (None, len(inlined.elements)) and not any(
             isinstance(e, cst.StarredElement) for e in inlined.elements
         ):
             return inlined

@@ -252,24 +252,64 @@ def helper_tuple_at_call(flow: FunctionFlow, func: cst.FunctionDef, name: str) -
                  and any(_mentions_name(e.value, name) for e in s.body[0].targets[0].target.elements)), None)
     assign = line.body[0] if line is not None else None
     call = assign.value if isinstance(assign, cst.Assign) else None
-    if assign is None or not isinstance(call, cst.Call) or len(flow.bindings(name)) != 1 or not all(
-        isinstance(arg.value, cst.Name | cst.Attribute) and arg.keyword is None and not arg.star for arg in call.args
-    ):
+    if assign is None or not isinstance(call, cst.Call) or len(flow.bindings(name)) != 1:
         return None
-    target = assign.targets[0].target
-    written = flow.returned_tuple(call, len(target.elements))  # type: ignore[attr-defined]
+    values = _returned_reads(flow, call, len(assign.targets[0].target.elements))  # type: ignore[attr-defined]
+    if values is None:
+        return None
+    return FixProposal(
+        _AT_THE_CALL.format(call=code_of(call)), Applicability.UNSAFE, ((assign, assign.with_changes(value=values)),),
+        step=True,
+    )
+
+
+def indexed_helper_tuple_at_call(flow: FunctionFlow, func: cst.FunctionDef, name: str) -> FixProposal | None:
+    """`stats = _stats(x)`, a top-level statement of `func` binding `name` once to the tuple of
+    numbers read from data a helper of the file returns, then read only as `stats[0]`, `stats[1]`
+    -> `stats_0, stats_1 = x.mean().item(), x.std().item()` and a local in place of each entry: what
+    `helper_tuple_at_call` writes for the unpacked tuple, with `entries_as_locals`' names."""
+    call = flow.bound_once(name)
+    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
+    index = next((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                  and isinstance(s.body[0], cst.Assign) and s.body[0].value is call), None)
+    if not isinstance(call, cst.Call) or index is None or any(_mentions_name(s, name) for s in body[:index]):
+        return None
+    values = _returned_reads(flow, call, None)
+    entries = _entry_reads(func, name)
+    everywhere = [n for n in iter_nodes(func.body) if type(n) is cst.Name and n.value == name]  # type: ignore[attr-defined]
+    keys = [str(i) for i in range(len(values.elements))] if values is not None else []
+    if not entries or len(everywhere) != len(entries) + 1 or any(key not in keys for key in entries.values()):
+        return None  # read whole, or by an index the tuple lacks
+    locals_ = dict(zip(keys, scope_names(flow).fresh(*(f"{name}_{key}" for key in keys)), strict=True))
+    targets = cst.Tuple([cst.Element(cst.Name(local)) for local in locals_.values()], lpar=[], rpar=[])
+    binding = body[index]
+    return _renaming_step(
+        _AT_THE_CALL.format(call=code_of(call)) + f", each element of `{name}` in a local name",
+        [s for s in body[index + 1 :] if _mentions_name(s, name)], lambda small: _mentions_name(small, name),
+        _EntryAsName(name, locals_),
+        blocks=(BlockReplacement(binding, binding, (cst.SimpleStatementLine([
+            cst.Assign([cst.AssignTarget(targets)], values)  # type: ignore[arg-type]
+        ]),)),),
+    )
+
+
+_AT_THE_CALL = ("Write what `{call}` returns at the call: the numbers it reads stay within reach of the rewrites"
+                " (the same values; unsafe as the rewrites it prepares are)")
+
+
+def _returned_reads(flow: FunctionFlow, call: cst.Call, length: int | None) -> cst.Tuple | None:
+    """The tuple of `length` elements (None: any) the helper `call` calls returns, written at the
+    call, where one is a number read from data; None unless the call passes plain names or
+    attributes (written in the helper's place, each is read where the helper reads it) and the
+    tuple reads back as written."""
+    if not all(isinstance(a.value, cst.Name | cst.Attribute) and a.keyword is None and not a.star for a in call.args):
+        return None
+    written = flow.returned_tuple(call, length)
     if written is None or not any(read_arithmetic(flow, e.value) for e in written.elements):
         return None
     values = cst.Tuple([cst.Element(e.value) for e in written.elements], lpar=[], rpar=[])
-    if not _reads_back(values):
-        return None  # a local of the helper written in without the parentheses it needs: `(t > 0).sum()`
-    return FixProposal(
-        f"Write what `{code_of(call)}` returns at the call: the numbers it reads stay within reach of the rewrites"
-        " (the same values; unsafe as the rewrites it prepares are)",
-        Applicability.UNSAFE,
-        ((assign, assign.with_changes(value=values)),),
-        step=True,
-    )
+    # a local of the helper written in without the parentheses it needs (`(t > 0).sum()`) reads back otherwise
+    return values if _reads_back(values) else None
 
 
 def _reads_back(expr: cst.BaseExpression) -> bool:

@@ -8,7 +8,7 @@ from ..rewrites import Rewrite, while_loop_rewrite
 from ..rewrites.checks import asks_the_value, assert_rewrite
 from ..rewrites.cond import vectorised_list_rewrite, where_rewrite
 from ..rewrites.predicates import data_bindings, tensor_predicate
-from ..rewrites.state import entries_as_locals, helper_tuple_at_call
+from ..rewrites.state import entries_as_locals, helper_tuple_at_call, indexed_helper_tuple_at_call
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Verdict
 from ..walk import iter_nodes
@@ -162,14 +162,16 @@ class ScalarBranch(ConditionRule, Rule):
         """The step that keeps each entry of a dict or list literal the test reads (`stats["max"]`,
         `seen[0]`) in a local name, where its entries are numbers read from data (see
         rewrites.state.entries_as_locals), or writes at its call the tuple a helper returns that a
-        name the test reads is unpacked from (`lo, hi = _bounds(x)`: helper_tuple_at_call); the
+        name the test reads is unpacked from (`lo, hi = _bounds(x)`: helper_tuple_at_call) or indexes
+        (`stats[1]` of `stats = _stats(x)`: indexed_helper_tuple_at_call); the
         runner offers it only where the fixes after it pay."""
         flow, traced = self.ctx.flow, self.ctx.traced
         if flow is None or traced is None:
             return None
         for node in iter_nodes(test):
             if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
-                step = entries_as_locals(flow, traced.func, node.value.value)
+                step = entries_as_locals(flow, traced.func, node.value.value) or \
+                    indexed_helper_tuple_at_call(flow, traced.func, node.value.value)
                 if step is not None:
                     return Rewrite(fix=step)
             elif type(node) is cst.Name and (step := helper_tuple_at_call(flow, traced.func, node.value)) is not None:
