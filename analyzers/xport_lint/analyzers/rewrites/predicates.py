@@ -23,6 +23,7 @@ import libcst as cst
 from ..dataflow import FunctionFlow, Kind, is_tensor_like
 from ..positions import code_of
 from ..walk import iter_nodes
+from .common import scope_names
 
 #: calls whose result is already a bool tensor: `bool(...)` around them is dropped
 _BOOLEAN_METHODS = frozenset({
@@ -152,6 +153,59 @@ class _Renamed(cst.CSTTransformer):
         return self.value if original.value == self.name and id(original) not in self._kept else updated
 
 
+#: a function of `math` and torch's op computing it elementwise on a tensor (in the tensor's
+#: precision; an integer tensor is promoted to float as `math` converts the number)
+TENSOR_MATH = {
+    "math.sqrt": "sqrt", "math.log": "log", "math.log2": "log2", "math.log10": "log10", "math.log1p": "log1p",
+    "math.exp": "exp", "math.expm1": "expm1", "math.fabs": "abs", "math.sin": "sin", "math.cos": "cos",
+    "math.tanh": "tanh", "math.atan": "atan",
+}
+
+#: reductions to one element when called with no argument (`t.mean()`): a 0-d tensor
+_FULL_REDUCTIONS = frozenset({"mean", "sum", "max", "min", "var", "std", "norm", "amax", "amin", "prod", "median"})
+
+
+def _builtin_conversion(flow: FunctionFlow, call: cst.Call) -> bool:
+    """`call` is `int(...)`, `float(...)` or `bool(...)` of one plain argument, the builtins."""
+    return isinstance(call.func, cst.Name) and call.func.value in ("bool", "int", "float") and len(call.args) == 1 \
+        and not call.args[0].star and call.args[0].keyword is None and flow.resolver.resolve(call.func) is None
+
+
+def _python_number_function(flow: FunctionFlow, call: cst.Call) -> bool:
+    """`call` is of a `math` function or the builtin `round`: of a tensor, it reads the number."""
+    if not isinstance(call.func, (cst.Name, cst.Attribute)):
+        return False
+    qualified = flow.resolver.resolve(call.func)
+    return (qualified or "").startswith("math.") or (
+        qualified is None and isinstance(call.func, cst.Name) and call.func.value == "round"
+    )
+
+
+def _math_of_a_read(flow: FunctionFlow, call: cst.Call) -> bool:
+    """`math.log(t.mean().item() + 1)`: a function of `TENSOR_MATH` of a read of a full reduction,
+    which `_Unwrap` writes as the torch function of the 0-d tensor."""
+    return isinstance(call.func, (cst.Name, cst.Attribute)) and flow.resolver.resolve(call.func) in TENSOR_MATH \
+        and len(call.args) == 1 and _reads_a_full_reduction(flow, call.args[0].value)
+
+
+def _reads_a_full_reduction(flow: FunctionFlow, expr: cst.BaseExpression) -> bool:
+    """Whether `expr` is a read of a full reduction (`t.var().item()`, `float(t.mean())`) or
+    arithmetic of one with numbers written out (`t.abs().mean().item() + 1`): a 0-d tensor once
+    unwrapped, whatever the rank of `t`."""
+    if isinstance(expr, cst.BinaryOperation):
+        sides = (expr.left, expr.right)
+        return any(_reads_a_full_reduction(flow, side) for side in sides) and all(
+            _number_literal(side) or _reads_a_full_reduction(flow, side) for side in sides
+        )
+    kind = _conversion(flow, expr) if isinstance(expr, cst.Call) else None
+    if kind not in ("item", "float"):
+        return False
+    assert isinstance(expr, cst.Call)
+    read = expr.func.value if kind == "item" else expr.args[0].value  # type: ignore[attr-defined]
+    return isinstance(read, cst.Call) and isinstance(read.func, cst.Attribute) and not read.args \
+        and read.func.attr.value in _FULL_REDUCTIONS and is_tensor_like(flow.value(read.func.value))
+
+
 #: Python's rounding of a number, and the tensor method that rounds the same way
 _ROUNDING = {"math.ceil": "ceil", "math.floor": "floor", "math.trunc": "trunc"}
 
@@ -166,7 +220,7 @@ def _clamp(call: cst.Call) -> cst.BaseExpression | None:
     return others[0] if len(others) == 1 else None
 
 
-def _read_call(flow: FunctionFlow, expr: cst.BaseExpression) -> bool:
+def _read_call(flow: FunctionFlow, expr: cst.BaseExpression | None) -> bool:
     """`expr` is itself a read of a number from a tensor (`t.item()`, `int(t)`, `math.ceil(...)`)."""
     return isinstance(expr, cst.Call) and _conversion(flow, expr) is not None
 
@@ -293,9 +347,30 @@ class _Unwrap(cst.CSTTransformer):
         if kind is None:
             # `_h(peak > 1.0)`, `_count(steps)`: what a one-line helper computes, written here,
             # where it reads a number to unwrap (a helper of tensors stays called as it is)
-            return self._through(self.flow.inlined(original), updated)
+            inlined = self.flow.inlined(original)
+            if inlined is None and unwrapped and _builtin_conversion(self.flow, original):
+                # `float(peak)` of a name the rewrite binds to the tensor `.item()` read: converted there
+                self.changed = True
+                return _as_tensor(original.func.value, updated, self.flow)  # type: ignore[attr-defined]
+            if inlined is None and unwrapped:
+                return self._python_math(original, updated)
+            return self._through(inlined, updated)
         self.changed = True
         return _as_tensor(kind, updated, self.flow)
+
+    def _python_math(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """A call of Python's number functions on what became a tensor: `math.log(t.mean().item())`
+        -> `torch.log(t.mean())` where the tensor is provably 0-d (a full reduction: the rank a
+        `torch.cond` predicate takes). Any other `math` or `round` call is left as written, reading
+        the number (`python_read` names it: no fix), since of a tensor it reads the number again
+        (measured on 2.13: `round()` of a tensor raises TypeError under export, `math.log` of a
+        read plus one still guards on it)."""
+        if not _python_number_function(self.flow, original):
+            return updated
+        if not _math_of_a_read(self.flow, original):
+            return original  # left reading the number: `python_read` names it, and no fix is written
+        op = TENSOR_MATH[self.flow.resolver.resolve(original.func)]  # type: ignore[index]
+        return cst.parse_expression(f"{scope_names(self.flow).torch}.{op}({code_of(updated.args[0].value)})")
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         # `self.temp` of a one-line property reading a number (`return self.temperature.item()`)
@@ -489,8 +564,9 @@ class _Reads(cst.CSTVisitor):
             self.sizes.add(node.value)
 
     def visit_Call(self, node: cst.Call) -> bool:
-        if _clamp(node) is not None and self.flow.resolver.resolve(node.func) is None:
-            for arg in node.args:  # `max(n, 1)` reads `n` as a number, not as an argument of a call
+        if _clamp(node) is not None and self.flow.resolver.resolve(node.func) is None \
+                or _builtin_conversion(self.flow, node):
+            for arg in node.args:  # `max(n, 1)`, `float(n)` read `n` as a number, not as an argument of a call
                 arg.value.visit(self)
             return False
         inlined = self.flow.inlined(node)
@@ -505,11 +581,17 @@ class _Reads(cst.CSTVisitor):
     def leave_SubscriptElement(self, original_node: cst.SubscriptElement) -> None:
         self._depth -= 1
 
-    def visit_Arg(self, node: cst.Arg) -> None:
+    def visit_Arg(self, node: cst.Arg) -> bool:
         self._depth += 1
+        node.value.visit(self)  # a keyword's name (`f(norm=...)`) is no read of a local `norm`
+        return False
 
     def leave_Arg(self, original_node: cst.Arg) -> None:
         self._depth -= 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # `x.norm()` reads `x`, not a local `norm`
+        return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -627,7 +709,10 @@ def data_bindings(
                 if len(source) != 1 or len(source[0][0].targets) != 1 or len(everything.names[value.value]) != 2:
                     break
                 value, alias = source[0][1], alias + 1
-            if isinstance(value, cst.Call) and _conversion(flow, value) is not None:
+            if isinstance(value, cst.Call) and (
+                _conversion(flow, value) is not None or _math_of_a_read(flow, value)
+                or _read_call(flow, flow.inlined(value))  # `peak = _peak(x)` of `return t.max().item()`
+            ):
                 tensor = tensor_value(flow, value)
             elif name in feeding and _arithmetic(flow, value) and _reads_only(flow, value, out):
                 tensor = tensor_value(flow, value, out)
@@ -669,6 +754,10 @@ def python_read(flow: FunctionFlow, predicate: cst.CSTNode, bound: Iterable[str]
             value = flow.value(node)  # an entry of a Python container: `stats["max"]` of a dict of reads
             if value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value):
                 return code_of(node)
+        if isinstance(node, cst.Call) and _python_number_function(flow, node) and any(
+            isinstance(n, cst.Name) and n.value in bound for n in iter_nodes(node)
+        ):
+            return code_of(node)  # `math.log(v)` of a name the rewrite binds to a tensor: a number again
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
             continue
         if node.func.attr.value in ("tolist", "item") and is_tensor_like(flow.value(node.func.value)):

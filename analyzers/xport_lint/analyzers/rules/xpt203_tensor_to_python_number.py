@@ -13,7 +13,7 @@ from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
 from ..rewrites import scope_names
 from ..rewrites.common import parent_block
-from ..rewrites.predicates import data_bindings, tensor_value
+from ..rewrites.predicates import TENSOR_MATH, data_bindings, tensor_value
 from ..rewrites.state import entries_as_locals
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..walk import iter_nodes
@@ -44,12 +44,6 @@ _NUMBER_FUNCTIONS: dict[str, frozenset[Mode]] = {
 }
 
 
-#: a function of `math` and torch's op computing it elementwise on a tensor
-_TENSOR_MATH = {
-    "math.sqrt": "sqrt", "math.log": "log", "math.log2": "log2", "math.log10": "log10", "math.log1p": "log1p",
-    "math.exp": "exp", "math.expm1": "expm1", "math.fabs": "abs", "math.sin": "sin", "math.cos": "cos",
-    "math.tanh": "tanh", "math.atan": "atan",
-}
 #: arithmetic whose result is a tensor when one side is
 _TENSOR_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 
@@ -272,6 +266,9 @@ class TensorToPythonNumber(Rule):
             self.report(node, message + (f" ({caught.reason})" if caught else ""),
                         severity=caught.severity if caught else None, fix=fix)
             return
+        if name in ("int", "float") and value.has(Kind.DD_SIZE) and not is_tensor_like(value):
+            self._data_size_converted(node, name, arg)
+            return
         if not is_tensor_like(value) or self._constant(arg):
             return  # not a tensor, or one made from Python numbers: a constant of the export
         fix = None
@@ -280,26 +277,21 @@ class TensorToPythonNumber(Rule):
             # fix makes `torch._assert_async(ok, ...)`
             fix = FixProposal("Drop `bool()`: the name is only asserted (then see XPT103)", Applicability.UNSAFE,
                               ((node, arg.with_changes(lpar=[], rpar=[])),))
+        elif name == "int" and self._asserted_integer(node):
+            fix = FixProposal("Use `.item()` (the tensor holds integers): the assert compares the number export"
+                              " carries", Applicability.UNSAFE, ((node, _item_of(arg)),))
         elif name == "int" and self._carried(node):
             # `longest = int(lengths.max())` read only as a size or a slice bound
-            if not isinstance(arg, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
-                arg = arg.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             fix = FixProposal("Use `.item()` (assumes an integer tensor)", Applicability.UNSAFE,
-                              ((node, cst.Call(cst.Attribute(arg, cst.Name("item")))),))
+                              ((node, _item_of(arg)),))
         elif name == "float" and (tested := self._tested(node)) is not None:
             # `.item()` would carry the number as a symbol, which the test then fails on instead
             self.report(node, f"`{short(node)}` turns a tensor into a Python number (no automatic fix: the number"
                         f" is tested by `{tested}`, which fails on the number `.item()` would read as well)")
             return
         elif name == "float":
-            if not isinstance(arg, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
-                arg = arg.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-            item = cst.Call(cst.Attribute(arg, cst.Name("item")))
-            fix = FixProposal(
-                "Use `.item()` (assumes a floating-point tensor)",
-                Applicability.UNSAFE,
-                ((node, item),),
-            )
+            fix = FixProposal("Use `.item()` (assumes a floating-point tensor)", Applicability.UNSAFE,
+                              ((node, _item_of(arg)),))
         message = f"`{short(node)}` turns a tensor into a Python number"
         rounded = id(node) in self.ctx.shared.get("rounded_reads", ())  # type: ignore[operator]
         if rounded:
@@ -350,6 +342,30 @@ class TensorToPythonNumber(Rule):
                     and n.test.value == name]
         return bool(asserted) and len(reads) == len(asserted) + 1
 
+    def _asserted_integer(self, node: cst.Call) -> bool:
+        """`assert int(torch.isnan(x).sum()) == 0`, or `bad = int(...)` bound once and read only by
+        such asserts: a tensor of integers (`_integer_tensor`) compared once in an `assert` whose
+        message is absent or a string literal. `.item()` reads the same int, carried as a symbol:
+        with no message non-strict export keeps the assert as a runtime check, with a literal one
+        XPT103's `torch._check` fix follows (measured on torch 2.13, loaded from a file: `int()`
+        fails non-strict, `t.item() == 0` exports in both modes and still raises on bad data)."""
+        flow, traced = self.ctx.flow, self.ctx.traced
+        if flow is None or traced is None or not self._integer_tensor(node.args[0].value, 0):
+            return False
+        sides = [side for n in iter_nodes(traced.func.body) if type(n) is cst.Assert
+                 and (n.msg is None or isinstance(n.msg, cst.SimpleString))  # type: ignore[attr-defined]
+                 and isinstance(n.test, cst.Comparison) and len(n.test.comparisons) == 1  # type: ignore[attr-defined]
+                 for side in (n.test.left, n.test.comparisons[0].comparator)]  # type: ignore[attr-defined]
+        if any(side is node for side in sides):
+            return True
+        binding = next((n for n in iter_nodes(traced.func.body) if type(n) is cst.Assign and n.value is node), None)
+        if binding is None or len(binding.targets) != 1 or not isinstance(binding.targets[0].target, cst.Name):
+            return False
+        name = binding.targets[0].target.value
+        reads = [n for n in iter_nodes(traced.func.body) if type(n) is cst.Name and n.value == name]
+        asserted = [side for side in sides if type(side) is cst.Name and side.value == name]
+        return flow.bound_once(name) is node and bool(asserted) and len(reads) == len(asserted) + 1
+
     def _tested(self, node: cst.Call) -> str | None:
         """The first `if`/`while`/conditional expression/`assert` test of the traced function
         that reads the number `node` reads from data (through names or `self.` attributes), or None."""
@@ -395,6 +411,24 @@ class TensorToPythonNumber(Rule):
             bound = flow.bound_once(arg.value)
             return bound is not None and self._read_directly(bound, depth + 1)
         return False
+
+    def _data_size_converted(self, node: cst.Call, name: str, arg: cst.BaseExpression) -> None:
+        """`int(picked.numel())`, `float(idx.shape[0])` of a size the data decides (a masked
+        selection's, `nonzero`'s): non-strict export has no concrete value to convert, strict export
+        carries it (measured on torch 2.13, as a `view` size, a `new_zeros` size, a factor of a
+        tensor, bound to a name first). `int()` of the size is the size itself, so dropping it is
+        safe where the symbol is carried (a size, an index, an operand of tensor arithmetic)."""
+        caught = caught_fallback(self.ctx, node)
+        fix = None
+        flow, traced = self.ctx.flow, self.ctx.traced
+        if name == "int" and not caught and flow is not None and traced is not None and (
+            self._carried(node) or self._tensor_operand(flow, list(iter_nodes(traced.func.body)), node, 0)
+        ):
+            fix = FixProposal("Drop `int()`: the size is an int, carried as a symbol", Applicability.SAFE,
+                              ((node, arg.with_changes(lpar=[], rpar=[])),))
+        self.report(node, f"`{short(node)}` converts a size that depends on tensor data: non-strict export has no"
+                    " concrete value for it" + (f" ({caught.reason})" if caught else ""),
+                    severity=caught.severity if caught else None, fix=fix)
 
     def _carried(self, node: cst.Call, sizes_only: bool = False) -> bool:
         """Whether the converted number is used only where export carries a symbol: the size of
@@ -637,7 +671,7 @@ class TensorToPythonNumber(Rule):
         dtype's rounding of an integer (Python computes in float64). None anywhere else."""
         if not (isinstance(converted, cst.Call) and len(converted.args) == 1 and not converted.args[0].star):
             return None
-        function = _TENSOR_MATH.get(self.ctx.resolve(converted.func) or "")
+        function = TENSOR_MATH.get(self.ctx.resolve(converted.func) or "")
         if function is None or self.ctx.flow is None or not self._carried(node):
             return None
         tensor = self._tensor_read(converted.args[0].value)
@@ -666,8 +700,9 @@ class TensorToPythonNumber(Rule):
 
     def _tensor_operand(self, flow: FunctionFlow, nodes: list[cst.CSTNode], expr: cst.CSTNode, depth: int) -> bool:
         """Whether what `expr` computes reaches only arithmetic with a tensor: as an operand there,
-        through a one-line helper handing it back (`_h(v)`), or a name bound once to it (`value =
-        ...`, `value, _ = ..., 0`) whose every read is such an operand."""
+        through arithmetic with a number written out (`(std + 1e-5)` dividing a tensor), through a
+        one-line helper handing it back (`_h(v)`), or a name bound once to it (`value = ...`,
+        `value, _ = ..., 0`) whose every read is such an operand."""
         if depth > 4:
             return False
         for n in nodes:
@@ -676,6 +711,11 @@ class TensorToPythonNumber(Rule):
                 or n.right is expr and is_tensor_like(flow.value(n.left))
             ):
                 return True
+            if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, _TENSOR_OPERATORS) and (
+                n.left is expr and isinstance(n.right, (cst.Integer, cst.Float))
+                or n.right is expr and isinstance(n.left, (cst.Integer, cst.Float))
+            ):
+                return self._tensor_operand(flow, nodes, n, depth + 1)
             if isinstance(n, cst.Call) and n is not expr and any(a.value is expr for a in n.args) \
                     and flow.inlined(n) is expr:
                 return self._tensor_operand(flow, nodes, n, depth + 1)
@@ -819,7 +859,7 @@ class TensorToPythonNumber(Rule):
         arithmetic with a tensor (the quotient is that tensor either way; measured on torch 2.13:
         exports in both modes, equal to eager). None anywhere else: a number there may be a size,
         a branch's test or a Python value the code keeps."""
-        function = _TENSOR_MATH.get(qualified)
+        function = TENSOR_MATH.get(qualified)
         flow, traced = self.ctx.flow, self.ctx.traced
         if function is None or flow is None or traced is None or len(node.args) != 1 or node.args[0].star:
             return None
@@ -1412,6 +1452,13 @@ def _binds_only(statement: cst.BaseStatement, name: str) -> bool:
             and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
             and isinstance(statement.body[0].targets[0].target, cst.Name)
             and statement.body[0].targets[0].target.value == name)
+
+
+def _item_of(tensor: cst.BaseExpression) -> cst.Call:
+    """`tensor.item()`, parenthesised where it needs to be (`(a + b).item()`)."""
+    if not isinstance(tensor, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        tensor = tensor.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Call(cst.Attribute(tensor, cst.Name("item")))
 
 
 def _read_number(value: Value) -> bool:
