@@ -248,7 +248,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
     "assert-negated-on-an-int-read": "`not` inside `torch._check` asks for the value too (measured: fails)",
-    "lambda-on-self-count-bound-first": "the number is bound to a name (`n = self.count(x)`) read by the test",
     "property-read-bound-first-then-tested": "the number is bound to a name (`t = self.temp`) read by the test",
 }
 

@@ -41,8 +41,9 @@ After the changes it prompted (the tests below keep these):
     not a string literal, and both modes where its test holds `not`/`and`/`or` or a chained
     comparison (tests/rules/test_method_kept_reads_and_asserts.py); a tuple a one-line helper
     returns, unpacked and tested, is written at the call as a step (tests/rules/test_helper_tuple_steps.py)
-Later, with batch 12: fixes 14/26 (`math.sqrt` of a read plus an epsilon dividing a tensor: `torch.sqrt`
-of the tensor, proven; tests/rules/test_number_functions_in_tests.py).
+Later, with batch 12: fixes 15/26 (`math.sqrt` of a read plus an epsilon dividing a tensor: `torch.sqrt`
+of the tensor, proven, tests/rules/test_number_functions_in_tests.py; `assert int((x > 100).sum()) == 0`:
+`.item()`, proven, tests/rules/test_integer_asserts.py).
 """
 
 from __future__ import annotations
@@ -546,7 +547,6 @@ NO_FIX: dict[str, str] = {
     "len-of-masked-rows-compared-in-a-ternary": "the branch tests a size the data decides, and its arms differ in shape",
     "unique-values-looped": _A_LOOP_AS_LONG_AS_THE_DATA + " (one step per distinct value)",
     "math-log-of-a-read-through-a-helper": "`math.log` of a read in a helper: `torch.log` changes the result's type",
-    "assert-on-an-int-of-a-read": "`int()` of a read inside an `assert`: not yet rewritten to `torch._check` on the tensor",
 }
 
 
