@@ -1161,6 +1161,19 @@ class FunctionFlow:
         """Bound only as the parameter it is (`inputs` of `forward(self, inputs)`)."""
         return self._definitions().get(name) == [None]
 
+    def _note_passed_by_kept(self, kept: _KeptLambda, call: cst.Call, args: list[Value]) -> None:
+        """`self.many(x)` of `self.many = lambda t: helpers.count(t) > limit`: what each call past
+        `__init__` in the lambda passes, for the project index to hand to that function's file (an
+        argument reading the lambda's parameters: what `forward` passes them; anything else: nothing known)."""
+        if kept.func is None or any(a.star for a in call.args):
+            return
+        names = [p.name.value for p in kept.func.params.params]
+        passed = dict(zip(names, args, strict=False))
+        for inner in kept.calls_past_init():
+            if not any(a.star for a in inner.args):
+                inner_args = [_joined(passed.get(n, NOTHING) for n in names_read(a.value)) for a in inner.args]
+                self.resolver.note_passed(self.func, inner, inner_args)
+
     def _dict_entry(self, node: cst.Subscript) -> cst.BaseExpression | None:
         """`stats["max"]` of `stats = {"max": x.max().item()}` (a dict display bound once, or
         written there): the expression its string key holds, read back as that value."""
@@ -1216,7 +1229,9 @@ class FunctionFlow:
             inlined = self.inlined(node)
             if inlined is not None:
                 return self.value(inlined)
-            if kept is not None and kept.reads_a_number(self.resolver.functions):
+            if kept is not None:
+                self._note_passed_by_kept(kept, node, args)
+            if kept is not None and kept.reads_a_number(self.resolver.functions, self.resolver.context):
                 return mark(Kind.DATA, node)  # a lambda reading `__init__`'s names: a number read, not a tensor
         helper = self.resolver.call_helper(self, node, args)
         if helper is not None:
@@ -1762,17 +1777,35 @@ class _KeptLambda:
     params: dict[str, _Returned]
     init_functions: _InitFunctions
 
-    def reads_a_number(self, file_functions: dict[str, cst.FunctionDef]) -> bool:
+    def reads_a_number(self, file_functions: dict[str, cst.FunctionDef], context: FileContext) -> bool:
         """Whether what it returns is a number read from data (`_what_is_returned`), through the
-        functions `__init__` defines, else the file's top-level ones (`_count(t) > limit`), read
-        at the call: they change apart from the class this fact is kept for."""
-        def returns_of(name: str) -> list[tuple[cst.BaseExpression, cst.Parameters]]:
+        functions `__init__` defines, else the file's top-level ones (`_count(t) > limit`), else
+        other files' by their summaries (`helpers.count(t) > limit`), read at the call: they change
+        apart from the class this fact is kept for."""
+        def returns_of(name: str) -> list[tuple[cst.BaseExpression, cst.Parameters]] | Returned:
             if name in self.init_functions:
                 return self.init_functions[name]
             function = file_functions.get(name)
-            return _returns_of(function) if function is not None else []
+            if function is not None:
+                return _returns_of(function)
+            return context.returned(name) or []
 
         return _what_is_returned(self.returned, self.params, returns_of, frozenset()) is _Returned.NUMBER
+
+    def calls_past_init(self) -> list[cst.Call]:
+        """The calls in what it returns of a function neither a parameter nor `__init__` binds
+        (`helpers.count(t)`): export traces them wherever `forward` calls the lambda."""
+        return [
+            node for node in iter_nodes(self.returned)
+            if type(node) is cst.Call and (name := dotted(node.func)) is not None  # type: ignore[attr-defined]
+            and name.partition(".")[0] not in self.params and name.partition(".")[0] not in self.init_functions
+        ]
+
+
+def kept_lambda_calls(cls: cst.ClassDef, attribute: str) -> list[cst.Call]:
+    """The calls past `__init__` of the lambda (or partial) `cls`'s `__init__` keeps as `self.<attribute>`."""
+    kept = _kept_lambdas(cls).get(attribute)
+    return kept.calls_past_init() if kept is not None else []
 
 
 def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
@@ -1848,8 +1881,9 @@ _NUMBER_FUNCTIONS = frozenset({"abs", "min", "max", "round"})
 _SIZE_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "device"})
 
 
-#: a function's name -> the values it returns, each with its parameters (none: not known)
-_ReturnsOf = Callable[[str], list[tuple[cst.BaseExpression, cst.Parameters]]]
+#: a function's name -> the values it returns, each with its parameters (none: not known), or
+#: what its file's summary says it returns (a function of another file)
+_ReturnsOf = Callable[[str], list[tuple[cst.BaseExpression, cst.Parameters]] | Returned]
 
 
 def _what_is_returned(
@@ -1872,6 +1906,8 @@ def _what_is_returned(
             return _Returned.OTHER
         called = [(func.body, func.params)] if type(func) is cst.Lambda else (  # type: ignore[attr-defined]
             returns_of(name) if name is not None and name not in seen else [])
+        if isinstance(called, Returned):
+            return _summary_returned(called, expr, params, returns_of, seen)  # type: ignore[arg-type]
         if called:
             within = seen | {name} if name is not None else seen
             return max(_what_is_returned(returned, _given(own, expr, params, returns_of, seen), returns_of, within)  # type: ignore[arg-type]
@@ -1900,6 +1936,24 @@ def _what_is_returned(
     else:
         return _reads_a_tensor(expr, params)
     return max((_what_is_returned(part, params, returns_of, seen) for part in parts), default=_Returned.OTHER)
+
+
+#: what a summary's kinds are to a test on the call (a kind not here: a tensor, or may be one)
+_SUMMARY_KINDS = {"DATA": _Returned.NUMBER, "SHAPE": _Returned.OTHER}
+
+
+def _summary_returned(
+    summary: Returned, call: cst.Call, params: dict[str, _Returned], returns_of: _ReturnsOf, seen: frozenset[str]
+) -> _Returned:
+    """What `call` of a function of another file returns by its `summary`: a number read from data
+    (`DATA`), a size, a tensor, or the arguments it hands back as they are (`_apply`'s reading)."""
+    passed = [kind for position, name, kinds in summary.optional if arguments_passing(call, position, name)
+              for kind in kinds]  # what the returns behind an argument the call passes add
+    kinds = [_SUMMARY_KINDS.get(kind, _Returned.TENSOR) for kind in (*summary.kinds, *passed)]
+    handed_back = [_what_is_returned(call.args[i].value, params, returns_of, seen)
+                   for position, name in summary.through for i in arguments_passing(call, position, name)]
+    elements = [_summary_returned(element, call, params, returns_of, seen) for element in summary.elements]
+    return max((*kinds, *handed_back, *elements), default=_Returned.OTHER)
 
 
 def _reads_a_tensor(expr: cst.BaseExpression, params: dict[str, _Returned]) -> _Returned:

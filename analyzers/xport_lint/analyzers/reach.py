@@ -20,7 +20,7 @@ from types import MappingProxyType
 
 import libcst as cst
 
-from .dataflow import all_params, annotation_names, arguments_passing, walk_statements
+from .dataflow import all_params, annotation_names, arguments_passing, kept_lambda_calls, walk_statements
 from .export_site import ExportSites, keyword_true
 from .fact_store import PerStatement
 from .index import EMPTY_CONTEXT, ConfigDefaults, FileContext, Reach, Scalar
@@ -269,11 +269,26 @@ class FileReach(ExportSites):
                 text = callee_text(node.func)  # type: ignore[attr-defined]
                 if text is not None and self._may_be_project_code(text):
                     written.append(text)
+                    written.extend(self._written_in_kept_lambda(item.cls, text))
                 target = self.helper_for(item.cls, node.func)  # type: ignore[arg-type]
                 if target is not None:
                     self._call_sites.setdefault(id(target.func), []).append((item.func, node))  # type: ignore[arg-type]
                     self._note_call(item.func, target.func, statement)
                     yield target, statement is None or id(statement) not in self.training_only
+
+    def _written_in_kept_lambda(self, cls: ModuleClass | None, text: str) -> Iterator[str]:
+        """For `self.f(x)` of a lambda `__init__` keeps as `self.f`: the callees of other files it
+        calls as written (`helpers.count`), which the project index then summarises for this file
+        (the file's own functions are read through by its dataflow)."""
+        root, _, attribute = text.partition(".")
+        if cls is None or root != "self" or not attribute or "." in attribute:
+            return
+        for call in kept_lambda_calls(cls.node, attribute):
+            called = callee_text(call.func)
+            if called is not None and called.partition(".")[0] not in self.functions and (
+                self._may_be_project_code(called)
+            ):
+                yield called
 
     def switched_callees(self, func: cst.FunctionDef, failures: AfterFailure) -> dict[str, str]:
         """Callees as written that traced `func` calls only with a configuration the default
