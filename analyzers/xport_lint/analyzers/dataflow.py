@@ -1202,8 +1202,8 @@ class FunctionFlow:
                 base = self.value(receiver)
                 if is_tensor_like(base):
                     return self._tensor_method(node, method, base, args, receiver, node.args)
-                if base.has(Kind.SHAPE | Kind.DD_SIZE):
-                    return base  # torch.Size methods (numel, index)
+                if base.has(Kind.SHAPE | Kind.DD_SIZE) or (base.has(Kind.DATA) and method in SHAPE_METHODS):
+                    return base  # torch.Size methods (numel, index); a size of data, as its `.shape` (_attribute)
                 if base.has(Kind.NUMPY):
                     return base
         qualified = self.resolver.resolve(func)
