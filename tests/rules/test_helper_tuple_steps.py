@@ -175,6 +175,81 @@ class A(nn.Module):
         return x
 """)
 
+case("staticmethod-masked-pair-of-a-local-length-tested", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    @staticmethod
+    def _flatten(scores, labels, ignore):
+        valid = labels != ignore
+        return scores[valid], labels[valid]
+
+    def forward(self, x):
+        labels = (x > 0).long()
+        scores, labels = self._flatten(x, labels, 0)
+        if len(labels) == 0:
+            return x.sum()
+        return scores.sum() / len(labels)
+""")
+
+case("staticmethod-masked-pair-negated-size-test", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    @staticmethod
+    def _flatten(scores, labels, ignore):
+        valid = labels != ignore
+        return scores[valid], labels[valid]
+
+    def forward(self, x):
+        labels = (x > 0).long()
+        scores, labels = self._flatten(x, labels, 0)
+        if not labels.shape[0] > 3:
+            return x.sum()
+        return scores.sum()
+""")
+
+case("module-helper-masked-pair-of-two-locals", 'GuardOnDataDependentSymNode', 'UserError', """
+def _flatten(scores, labels, ignore):
+    valid = labels != ignore
+    kept = labels[valid]
+    return scores[valid], kept
+
+
+class A(nn.Module):
+    def forward(self, x):
+        labels = (x > 0).long()
+        scores, labels = _flatten(x, labels, 0)
+        if labels.numel() > 0:
+            return scores.sum()
+        return x.sum()
+""")
+
+case("method-masked-pair-of-a-local", 'GuardOnDataDependentSymNode', 'UserError', """
+class A(nn.Module):
+    def _flatten(self, scores, labels, ignore):
+        valid = labels != ignore
+        return scores[valid], labels[valid]
+
+    def forward(self, x):
+        labels = (x > 0).long()
+        scores, labels = self._flatten(x, labels, 0)
+        if len(labels) == 0:
+            return x.sum()
+        return scores.sum()
+""")
+
+case("staticmethod-pair-of-sizes-through-a-local", None, None, """
+class A(nn.Module):
+    @staticmethod
+    def _sizes(scores, labels, ignore):
+        rows = labels.shape[0]
+        return scores.shape[1], rows
+
+    def forward(self, x):
+        labels = (x > 0).long()
+        cols, rows = self._sizes(x, labels, 0)
+        if len(x) == rows and cols > 2:
+            return x * 2
+        return x
+""")
+
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered

@@ -654,10 +654,12 @@ class FunctionFlow:
         func = value.func
         if (inlined is None and self.cls is not None and isinstance(func, cst.Attribute)
                 and isinstance(func.value, cst.Name) and func.value.value == "self"):
-            # a one-line method of the class: `h, w = self._hw(x)`
+            # a method of the class, of one line or straight-line statements: `h, w = self._hw(x)`;
+            # a staticmethod's statements as a function's (it takes no `self`)
             method = next((s for s in self.cls.body.body
                            if isinstance(s, cst.FunctionDef) and s.name.value == func.attr.value), None)
-            inlined = (method_at(method, value) or returned_at(method, value, True, self._definitions())
+            static = method is not None and {dotted(d.decorator) for d in method.decorators} == {"staticmethod"}
+            inlined = (method_at(method, value) or returned_at(method, value, not static, self._definitions())
                        if method is not None else None)
         if inlined is None and isinstance(func, cst.Name) and func.value in self.resolver.functions:
             # a function of the file of straight-line statements: `n, d = t.shape; return n, d`, or
