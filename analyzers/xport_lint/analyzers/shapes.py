@@ -1296,13 +1296,15 @@ class Sizes:
             name for name, values in assigned.items() if name in self.positions or len(values) > 1
         ) | bound_otherwise
         #: a local bound by plain assignments only, more than once (`h = self.conv(x)`, then `h = h +
-        #: t[:, :, None, None]`): each binding's index, value and whether it is at the top of the
-        #: body; a read takes the last binding before its statement where that one is unconditional
+        #: t[:, :, None, None]`), or an input rebound so (`x = self.proj(x)`): each binding's index,
+        #: value and whether it is at the top of the body; a read takes the last binding before its
+        #: statement where that one is unconditional (an input's read before any: the input)
         self._values = {
             name: [(index, value, at_top) for index, value, at_top, _ in bindings]
             for name, bindings in placed.items()
-            if len(bindings) > 1 and bindings[0][2] and len(bindings) == len(assigned.get(name, ()))
-            and name not in bound_otherwise and name not in self.positions and name not in self.unpacked
+            if (len(bindings) > 1 or name in self.positions) and bindings[0][2]
+            and len(bindings) == len(assigned.get(name, ()))
+            and name not in bound_otherwise and name not in self.unpacked
             and not any(in_loop for *_, in_loop in bindings)
         } if placed else {}
         #: id(a `Name` reading such a local) -> the index of the statement it is read in, found

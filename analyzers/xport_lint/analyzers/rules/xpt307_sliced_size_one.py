@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -8,7 +9,21 @@ from ..model import Mode, Severity
 from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import DimKind, DimSpec, SizeRef, _window_geometry, conv_geometry, init_call
+from ..shapes import (
+    _CONVOLUTIONS,
+    _KEEP_ALL_LAYERS,
+    DimKind,
+    DimSpec,
+    SizeRef,
+    _flatten_span,
+    _integer,
+    _listed,
+    _window_geometry,
+    conv_geometry,
+    init_call,
+    term_refs,
+    term_value,
+)
 from ..walk import iter_nodes
 from ._conditions import short
 
@@ -25,6 +40,9 @@ _NON_STRICT_ONLY = frozenset({"sum", "mean", "amax", "float"})
 #: pooling functions that guard their output `!= 1` in non-strict export, and their spatial
 #: dimensions (`max_pool1d` specialises the length instead: XPT305)
 _POOLS = {"avg_pool1d": 1, "avg_pool2d": 2, "max_pool2d": 2}
+#: methods that merge dimensions of a tensor
+_MERGING = frozenset({"flatten", "view", "reshape"})
+
 #: convolution layers and how many spatial dimensions each has
 class SlicedSizeOne(Rule):
     """A slice by a literal, or a convolution, leaves a size that is 1 (or less) somewhere in a named `Dim`'s range.
@@ -39,7 +57,12 @@ class SlicedSizeOne(Rule):
     (`.sum(0)`, `.mean(0)`, `.amax(0)`) or converted (`.float()`). And a convolution built in
     `__init__` with literal sizes (`self.conv = nn.Conv1d(4, 2, 3)`) applied along a named `Dim`
     whose range's low end makes its output `(w + 2p - d(k - 1) - 1) // s + 1` shorter than 1
-    (both modes) or exactly 1 long (non-strict mode). And `F.interpolate(x, scale_factor=0.5)`
+    (both modes) or exactly 1 long (non-strict mode; strict too where an op computes on the
+    output: arithmetic, `torch.relu`, `.flatten()`), the same for an `nn.Sequential` of such
+    convolutions (and layers keeping every size; one after the last convolution computes on its
+    output). And a patch convolution, whose output is `w // s` (`k=4, stride=4`), merged with
+    another dimension by `.flatten()`, `.view(b, c, -1)` or `.reshape(...)` under a named `Dim`
+    (both modes, whatever the range). And `F.interpolate(x, scale_factor=0.5)`
     by a literal scale along a named `Dim` whose low end makes the output `trunc(scale * h)`
     shorter than 2 (both modes). And average pooling (`F.avg_pool1d`/`avg_pool2d`,
     `nn.AvgPool1d`/`AvgPool2d`) or 2-d max pooling with literal windows whose output is exactly 1
@@ -70,9 +93,15 @@ class SlicedSizeOne(Rule):
     Error in both modes (torch 2.13), but for slices returned as they are, reduced
     (`x[1:].sum(0)`) or converted (`.float()`), and convolutions whose output is exactly 1 long
     at the low end: those fail non-strict export only (measured; strict exports them), so they
-    are errors in non-strict mode and not reported in strict mode; pools the same (measured:
-    `F.avg_pool1d(x, 2)`, `F.max_pool2d(x, 2)`, `nn.MaxPool2d(2)` under `Dim("t")` fail non-strict
-    export, `min=4` exports, strict exports both). A resize by a scale: torch 2.13
+    are errors in non-strict mode and not reported in strict mode unless an op computes on the
+    output (measured: `* 2`, `torch.relu`, `.flatten(2)`, a `ReLU` after the last `Conv1d` of a
+    `Sequential` fail strict; `.permute(...)` or the output returned export). A patch
+    convolution's output merged with another dimension: torch 2.13 guards
+    `(h // 4) % (4 * (h // 4)) != 0`, which it cannot prove (measured: `min=8` and `min=16` fail
+    in both modes; `k=3, stride=2` and a size declared `4 * p` export); no automatic fix.
+    Pools 1 long at the low end fail non-strict export only (measured: `F.avg_pool1d(x, 2)`,
+    `F.max_pool2d(x, 2)`, `nn.MaxPool2d(2)` under `Dim("t")` fail non-strict export, `min=4`
+    exports, strict exports both). A resize by a scale: torch 2.13
     guards `trunc(scale * h) >= 2` (measured: 0.5 and 0.25 fail under `Dim("h")`, export under
     `Dim("h", min=8)`; 1.5 and 2.0 export). `Dim.AUTO` narrows the range without a word: nothing
     reported.
@@ -163,9 +192,7 @@ class SlicedSizeOne(Rule):
                     message += f" (no automatic fix: {rewrite.reason})"
                 note = config.note()
                 # a slice bound to a name before the op: torch names the slice's line, so the finding is there
-                holder = next((statement for statement in iter_nodes(traced.func.body)
-                               if isinstance(statement, cst.SimpleStatementLine)
-                               and any(inner is sliced for inner in iter_nodes(statement))), None)
+                holder = self._statement_holding(sliced)
                 apart = holder is not None and not any(inner is node for inner in iter_nodes(holder))
                 self.report(sliced if apart else node, message, fix=rewrite.fix, statement=holder if apart else None,
                             notes=(note,) if note is not None else ())
@@ -181,54 +208,150 @@ class SlicedSizeOne(Rule):
         return found  # type: ignore[return-value]
 
     def _convolution(self, node: cst.Call, attr: str) -> None:
-        """`self.conv(x)` of a `ConvNd` built in `__init__` with literal sizes: its output along
-        a spatial dimension of a named `Dim` is `(w + 2p - d(k - 1) - 1) // s + 1`; where that
-        is below 1 at the range's low end export fails in both modes (torch guards `w >= k`),
-        where it is 1 non-strict export fails (it guards the output `!= 1`; measured on 2.13)."""
+        """`self.conv(x)` of a `ConvNd` built in `__init__` with literal sizes, or an `nn.Sequential`
+        of those (and layers keeping every size): its output along a spatial dimension of a named
+        `Dim`, from shapes.py's size terms (`(w + 2p - d(k - 1) - 1) // s + 1` per convolution).
+        Where that is below 1 at the range's low end export fails in both modes (torch guards
+        `w >= k`); where it is 1, non-strict export fails (it guards the output `!= 1`), and strict
+        too once an op computes on the output (measured on 2.13: `* 2`, `.relu()`, `.flatten(2)`,
+        a `ReLU` after the last convolution of a `Sequential`; `.permute(...)` or returning it
+        exports). A convolution whose output is `w // s` (its reach equals its stride, s > 1, a
+        patch embedding) merged with another dimension (`.flatten(2)`, `.view(b, c, -1)`) fails in
+        both modes over any range: torch guards `(w // s) % (k * (w // s)) != 0` and cannot prove it."""
         traced = self.ctx.traced
         if traced is None or traced.cls is None or len(node.args) != 1 or node.args[0].keyword:
             return
         if not self.ctx.shape_config().any_named():
             return  # only a named `Dim` is reported
         sizes = self.ctx.sizes()
-        if sizes is None:
+        if sizes is None or id(node) in self.ctx.conditional():
             return
         geometry = conv_geometry(traced.cls.node, attr)
-        if geometry is None or id(node) in self.ctx.conditional():
-            return
+        chain = _convolution_chain(init_call(traced.cls.node, attr), self.ctx.resolve) if geometry is None else None
+        spatial_count = len(geometry) if geometry is not None else chain[0] if chain is not None else 0
         config = self.ctx.shape_config()
-        for spatial, (kernel, stride, padding, dilation) in enumerate(geometry):
+        for spatial in range(spatial_count):
             ref = sizes.dim_of(node.args[0].value, 2 + spatial)  # (N, C, *spatial): batched input
             spec = config.dim(*ref) if ref is not None else None
-            if ref is None or spec is None or spec.kind is not DimKind.NAMED or spec.derived:
+            term = sizes.size_term(node, 2 + spatial)
+            if ref is None or spec is None or spec.kind is not DimKind.NAMED or spec.derived or term is None:
+                continue
+            if term_refs(term) != [ref]:
                 continue
             low = int(spec.values()[0])
-            span = dilation * (kernel - 1) + 1 - 2 * padding
-
-            def length(size: int, span: int = span, stride: int = stride) -> int:
-                return (size - span) // stride + 1
-
-            shortest = length(low)
-            if shortest > 1 or (shortest == 1 and self.ctx.mode is Mode.STRICT):
+            shortest = term_value(term, {ref: low})
+            if shortest is None:
                 continue
-            enough = next(size for size in range(low, low + span + 2 * stride + 2) if length(size) >= 2)
+            fails_here = shortest < 1 or shortest == 1 and (
+                self.ctx.mode is Mode.NON_STRICT or (chain is not None and chain[1])
+                or self._computed_on(node, traced.func) is not None
+            )
+            if not fails_here:
+                merging = self._merging(node, 2 + spatial, traced.func) if geometry is not None and _floor_division(
+                    geometry[spatial]) else None
+                if merging is not None:
+                    self._report_merged(node, merging, geometry[spatial], ref, spec)  # type: ignore[index]
+                    return
+                continue
+            enough = next((size for size in range(low, low + 256) if (term_value(term, {ref: size}) or 0) >= 2), None)
+            if enough is None:
+                continue
             rewrite = self._narrowed(ref, spec, enough)
             what = (
-                f"is {shortest} long at {spec.name} = {low}: export guards `{spec.name} >= {span}` and fails "
-                "with ConstraintViolationError" if shortest < 1 else
+                f"is {shortest} long at {spec.name} = {low}: export needs it at least 1 long and fails with "
+                "ConstraintViolationError" if shortest < 1 else
                 f"is 1 long at {spec.name} = {low}: non-strict export guards it `!= 1` and fails with "
-                "ConstraintViolationError"
+                "ConstraintViolationError" if self.ctx.mode is Mode.NON_STRICT else
+                f"is 1 long at {spec.name} = {low}: the op computing on it guards it `!= 1` and strict export "
+                "fails with ConstraintViolationError"
+            )
+            layers = (
+                f"(kernel {geometry[spatial][0]}, stride {geometry[spatial][1]}, padding {geometry[spatial][2]}, "
+                f"dilation {geometry[spatial][3]})" if geometry is not None else "(its convolutions in turn)"
             )
             message = (
-                f"`{short(node)}` (kernel {kernel}, stride {stride}, padding {padding}, dilation {dilation}) on "
-                f"`{ref[0]}.shape[{ref[2]}]` in `{spec.text()}`: its output {what}; declare `{spec.name}` with "
-                f"`min={enough}`"
+                f"`{short(node)}` {layers} on `{ref[0]}.shape[{ref[2]}]` in `{spec.text()}`: its output {what}; "
+                f"declare `{spec.name}` with `min={enough}`"
             )
             if rewrite.reason:
                 message += f" (no automatic fix: {rewrite.reason})"
             note = config.note()
             self.report(node, message, fix=rewrite.fix, notes=(note,) if note is not None else ())
             return
+
+    def _report_merged(
+        self, node: cst.Call, merging: cst.Call, geometry: tuple[int, int, int, int], ref: SizeRef, spec: DimSpec
+    ) -> None:
+        """The output `w // s` of a patch convolution merged with another dimension: reported at
+        the op merging it, with the declaration that exports (a multiple of the stride)."""
+        stride = geometry[1]
+        message = (
+            f"`{short(node)}` (kernel {geometry[0]}, stride {stride}) makes `{ref[0]}.shape[{ref[2]}]` "
+            f"(`{spec.text()}`) `{spec.name} // {stride}`, and `{short(merging)}` merges it with another "
+            f"dimension: export guards `({spec.name} // {stride}) % (k * ({spec.name} // {stride})) != 0`, which "
+            f"torch cannot prove over any range, and fails with ConstraintViolationError; declare the size a "
+            f"multiple of the stride, `{stride} * p` with `p = Dim(\"p\")`"
+        )
+        holder = self._statement_holding(merging)
+        apart = holder is not None and not any(inner is node for inner in iter_nodes(holder))
+        self.report(merging if apart else node, message, statement=holder if apart else None)
+
+    def _statement_holding(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        """The simple statement of the current `forward` that holds `node`."""
+        assert self.ctx.traced is not None
+        return next((statement for statement in iter_nodes(self.ctx.traced.func.body)
+                     if isinstance(statement, cst.SimpleStatementLine)
+                     and any(inner is node for inner in iter_nodes(statement))), None)
+
+    def _uses(self, node: cst.Call, func: cst.FunctionDef) -> Iterator[cst.CSTNode]:
+        """The calls and arithmetic of `func` handed the tensor `node` computes, directly or
+        through a name bound to it."""
+        sizes = self.ctx.sizes()
+        assert sizes is not None
+        for inner in iter_nodes(func.body):
+            if isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, _ELEMENTWISE):
+                operands: tuple[cst.BaseExpression, ...] = (inner.left, inner.right)
+            elif isinstance(inner, cst.Call) and (self.ctx.resolve(inner.func) or "").startswith("torch."):
+                operands = tuple(a.value for a in inner.args[:1])  # `torch.relu(y)`
+            elif isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
+                operands = (inner.func.value,)  # `y.flatten(2)`
+            else:
+                continue
+            if any(sizes.followed(operand) is node for operand in operands):
+                yield inner
+
+    def _computed_on(self, node: cst.Call, func: cst.FunctionDef) -> cst.CSTNode | None:
+        """The first op computing a new tensor of `node`'s output (arithmetic, `.relu()`,
+        `torch.relu`, `.flatten()`, `.view()`, `.reshape()`), which guards a 1-long size."""
+        for use in self._uses(node, func):
+            if isinstance(use, cst.BinaryOperation):
+                return use
+            name = use.func.attr.value if isinstance(use.func, cst.Attribute) else (  # type: ignore[union-attr]
+                self.ctx.resolve(use.func) or "").rpartition(".")[2]  # type: ignore[union-attr]
+            if name in _COMPUTING or name in _MERGING:
+                return use
+        return None
+
+    def _merging(self, node: cst.Call, index: int, func: cst.FunctionDef) -> cst.Call | None:
+        """A `.flatten(...)`, or `.view(...)`/`.reshape(...)` ending in -1, of `node`'s output that
+        merges its dimension `index` with another."""
+        sizes = self.ctx.sizes()
+        rank = sizes.rank(node) if sizes is not None else None
+        if rank is None:
+            return None
+        for use in self._uses(node, func):
+            if not isinstance(use, cst.Call) or not isinstance(use.func, cst.Attribute):
+                continue
+            method = use.func.attr.value
+            if method == "flatten":
+                start, end = _flatten_span(use.args, rank)
+            elif method in ("view", "reshape") and (listed := _listed(use.args)) and _integer(listed[-1]) == -1:
+                start, end = len(listed) - 1, rank - 1
+            else:
+                continue
+            if start is not None and end is not None and start <= index <= end and end > start:
+                return use
+        return None
 
     def _pool_module(self, attr: str) -> list[tuple[int, int, int, int]] | None:
         """The window geometry of `self.<attr> = nn.AvgPool1d(2)` (2-d average or max pooling too)."""
@@ -614,3 +737,28 @@ def _one_long_at(spec: DimSpec, cut: int) -> int | None:
     root, rest = divmod(1 + cut - spec.offset, spec.scale)
     low, high = spec.values()
     return root if rest == 0 and low <= root <= high else None
+
+
+def _floor_division(geometry: tuple[int, int, int, int]) -> bool:
+    """A convolution whose output is `w // s` (its reach `d(k - 1) + 1 - 2p` equals its stride
+    s > 1): measured on 2.13, `k=4, s=4`, `k=2, s=2`, `k=4, s=2, p=1`, `k=8, s=4, p=2` flattened
+    fail under any range; `k=3, s=2` with `p=0` or `p=1` export."""
+    kernel, stride, padding, dilation = geometry
+    return stride > 1 and dilation * (kernel - 1) + 1 - 2 * padding == stride
+
+
+def _convolution_chain(
+    built: cst.Call | None, resolve: Callable[[cst.BaseExpression], str | None]
+) -> tuple[int, bool] | None:
+    """`nn.Sequential(nn.Conv1d(...), nn.ReLU(), ...)` of convolutions with one number of spatial
+    dimensions and layers keeping every size: (that number, whether a layer follows the last
+    convolution, computing on its output); None for anything else."""
+    if built is None or (resolve(built.func) or "").rpartition(".")[2] != "Sequential":
+        return None
+    kinds = [(resolve(a.value.func) or "").rpartition(".")[2] if isinstance(a.value, cst.Call) and not (
+        a.keyword or a.star) else "" for a in built.args]
+    spatial = {_CONVOLUTIONS[k] for k in kinds if k in _CONVOLUTIONS}
+    if len(spatial) != 1 or not all(k in _CONVOLUTIONS or k in _KEEP_ALL_LAYERS for k in kinds):
+        return None
+    last = max(i for i, k in enumerate(kinds) if k in _CONVOLUTIONS)
+    return spatial.pop(), last < len(kinds) - 1
