@@ -1111,7 +1111,7 @@ def _arguments(
     """What `call` (in statement `at`) passes of the caller's declared inputs: per parameter of
     the callee (by `params`, a keyword, or `#position`), the declared dimensions of the input
     (still the input there: `x = self.patch_embed(x)` reads it) or of the tensor computed from
-    it; and the ranks of inputs passed whole."""
+    it; and the ranks of inputs passed whole, or of tensors whose rank is known (a declared entry)."""
     inputs = []
     passed_ranks = []
     for position, arg in enumerate(call.args):
@@ -1132,6 +1132,9 @@ def _arguments(
             carried = _carried(sizes, value, config)
             if carried:
                 inputs.append((key, carried))
+                rank = sizes.rank(value)  # a declared entry's (`batch["ids"]`), from the example
+                if rank is not None:
+                    passed_ranks.append((key, rank))
             continue
         first = sizes._first_rebound.get(value.value)
         if value.value in sizes.reassigned and (first is None or at > first):
