@@ -3,9 +3,9 @@ an `nn.Sequential` of `Conv1d`/`Conv2d` (and layers keeping every size) whose ou
 long at a named `Dim`'s low end fails in both modes, exactly 1 long non-strict only, and strict
 too once an op computes on it (a `ReLU` after the last convolution, `* 2`, `torch.relu`); a
 `.permute` or returning it exports strict. A patch convolution, whose output is `w // s`
-(reach equal to its stride), merged with another dimension (`.flatten(2)`, `.flatten(1)`,
+(reach equal to its stride), merged with static dimensions (`.flatten(2)`, `.flatten(1)`,
 `.view(b, c, -1)`, `.reshape(...)`, here or in a block of another file, through the input's
-name rebound, `x = self.proj(x)`) fails in both modes over any range; `k=3, s=2`, a `permute`, or a size declared `4 * p` export. Torch 2.13's outcome
+name rebound, `x = self.proj(x)`) fails in both modes over any range; `k=3, s=2`, a `permute`, a size declared `4 * p`, or height and width both `Dim`s export. Torch 2.13's outcome
 checked in the same test, both modes."""
 
 from __future__ import annotations
@@ -81,6 +81,8 @@ PROGRAMS: list[Program] = [
            '{"x": {2: Dim("h", min=8, max=64)}}', False),
     _image("patch-flattened-multiple", "return self.proj(x).flatten(2)", _PATCH.format("4, stride=4"),
            '{"x": {2: 4 * p}}', False, prelude='p = Dim("p", min=2, max=16)'),
+    _image("patch-flattened-height-and-width", "return self.proj(x).flatten(2).transpose(1, 2)",
+           _PATCH.format("4, stride=4"), '{"x": {2: Dim("h", min=8, max=64), 3: Dim("w", min=8, max=64)}}', False),
     _image("patch-flattened-batch", "return self.proj(x).flatten(2)", _PATCH.format("4, stride=4"),
            '{"x": {0: Dim("b")}}', False),
     # in a block of another file

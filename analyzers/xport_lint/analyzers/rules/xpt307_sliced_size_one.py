@@ -61,8 +61,8 @@ class SlicedSizeOne(Rule):
     output: arithmetic, `torch.relu`, `.flatten()`), the same for an `nn.Sequential` of such
     convolutions (and layers keeping every size; one after the last convolution computes on its
     output). And a patch convolution, whose output is `w // s` (`k=4, stride=4`), merged with
-    another dimension by `.flatten()`, `.view(b, c, -1)` or `.reshape(...)` under a named `Dim`
-    (both modes, whatever the range). And `F.interpolate(x, scale_factor=0.5)`
+    static dimensions by `.flatten()`, `.view(b, c, -1)` or `.reshape(...)` under a named `Dim`
+    (both modes, whatever the range; with height and width both `Dim`s it exports). And `F.interpolate(x, scale_factor=0.5)`
     by a literal scale along a named `Dim` whose low end makes the output `trunc(scale * h)`
     shorter than 2 (both modes). And average pooling (`F.avg_pool1d`/`avg_pool2d`,
     `nn.AvgPool1d`/`AvgPool2d`) or 2-d max pooling with literal windows whose output is exactly 1
@@ -334,7 +334,8 @@ class SlicedSizeOne(Rule):
 
     def _merging(self, node: cst.Call, index: int, func: cst.FunctionDef) -> cst.Call | None:
         """A `.flatten(...)`, or `.view(...)`/`.reshape(...)` ending in -1, of `node`'s output that
-        merges its dimension `index` with another."""
+        merges its dimension `index` with static ones only (measured on 2.13: with the other
+        spatial size a `Dim` too, torch proves the guard and export passes)."""
         sizes = self.ctx.sizes()
         rank = sizes.rank(node) if sizes is not None else None
         if rank is None:
@@ -349,8 +350,12 @@ class SlicedSizeOne(Rule):
                 start, end = len(listed) - 1, rank - 1
             else:
                 continue
-            if start is not None and end is not None and start <= index <= end and end > start:
-                return use
+            if start is None or end is None or not start <= index <= end or end == start:
+                continue
+            config = self.ctx.shape_config()
+            others = [sizes.dim_of(node.args[0].value, j) for j in range(start, end + 1) if j not in (index, 1)]
+            if all(ref is None or config.dim(*ref).kind is DimKind.STATIC for ref in others):
+                return use  # measured: merged with dynamic sizes only (height and width both `Dim`s) exports
         return None
 
     def _pool_module(self, attr: str) -> list[tuple[int, int, int, int]] | None:
