@@ -43,6 +43,9 @@ class Kind(enum.Flag):
     #: (with TENSOR) may be an object holding tensors: what a submodule or an unknown function
     #: returns (a `ModelOutput`), whose attributes may be tensors (`outputs.last_hidden_state`)
     STRUCTURE = enum.auto()
+    #: (with DATA) the list `.tolist()` reads from a tensor: its elements are data, but its `len()`
+    #: is the tensor's first size (measured on torch 2.13: `if len(x.tolist()) > 1` exports non-strict)
+    DATA_LIST = enum.auto()
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ class Value:
 
 NOTHING = Value()
 #: what a Python value may carry: a number read from data, or a size
-PYTHON_KINDS = Kind.DATA | Kind.SHAPE | Kind.DD_SIZE
+PYTHON_KINDS = Kind.DATA | Kind.SHAPE | Kind.DD_SIZE | Kind.DATA_LIST
 
 
 def by_position(call: cst.Call, params: Sequence[str]) -> cst.Call:
@@ -609,7 +612,8 @@ class FunctionFlow:
         for name in sorted(carried):
             alone = solved({**declared, name: self.params[name]})
             slot = (positions.get(name, -1), name)
-            if set(alone.kinds) - set(base.kinds):
+            # only a size more (`len(values)` of a `.tolist()` list): no data of the caller's handed back
+            if set(alone.kinds) - set(base.kinds) - {"SHAPE"}:
                 whole.add(slot)
             if len(alone.elements) == len(parts):
                 for part, mine, theirs in zip(parts, alone.elements, base.elements, strict=True):
@@ -750,6 +754,8 @@ class FunctionFlow:
         value = self.value(iterable)
         if value.has(Kind.DD_TENSOR):
             return Value(Kind.TENSOR, value.origin)
+        if value.has(Kind.DATA_LIST):
+            return Value(value.kind & ~Kind.DATA_LIST, value.origin)  # an element: data, not the list
         return value
 
     def _evaluate(self, node: cst.BaseExpression) -> Value:  # noqa: C901 - one dispatch
@@ -1256,6 +1262,8 @@ class FunctionFlow:
                 return NOTHING  # how many arguments were passed: a Python count
             if args and args[0].has(Kind.DD_TENSOR):
                 return Value(Kind.DD_SIZE | Kind.SHAPE, args[0].origin)
+            if args and args[0].has(Kind.DATA_LIST):
+                return mark(Kind.SHAPE, node)  # the length of `t.tolist()`: `t`'s first size
             if args and is_tensor_like(args[0]):
                 return mark(Kind.SHAPE, node)
             return args[0] if args and args[0].has(Kind.SHAPE | Kind.DATA) else NOTHING
@@ -1313,6 +1321,8 @@ class FunctionFlow:
         if method in DATA_METHODS:
             if method in ("item", "tolist") and self.constant_tensor(receiver):
                 return NOTHING  # a number read back from a tensor made of Python numbers: a constant
+            if method == "tolist" and not base.has(Kind.DD_TENSOR):
+                return mark(Kind.DATA | Kind.DATA_LIST, node)
             return mark(Kind.DATA, node)
         if method in SHAPE_METHODS:
             dim = given[0].value if given else None

@@ -649,7 +649,8 @@ _SELF_ASSIGNMENTS: PerStatement[list[tuple[list[str], list[str]]]] = PerStatemen
 
 #: what a slot of FunctionSummary.passes gives the callee's parameter
 _PASSED_VALUES = {
-    "tensor": Value(Kind.TENSOR), "data": Value(Kind.DATA), "dd": Value(Kind.TENSOR | Kind.DD_TENSOR),
+    "tensor": Value(Kind.TENSOR), "data-list": Value(Kind.DATA | Kind.DATA_LIST), "data": Value(Kind.DATA),
+    "dd": Value(Kind.TENSOR | Kind.DD_TENSOR),
 }
 
 
@@ -658,7 +659,7 @@ def passed_kind(value: Value) -> str | None:
     if value.has(Kind.DD_TENSOR):
         return "dd"
     if value.has(Kind.DATA):
-        return "data"
+        return "data-list" if value.has(Kind.DATA_LIST) else "data"
     return "tensor" if value.has(Kind.TENSOR | Kind.MASK) else None
 
 

@@ -27,9 +27,10 @@ from .names import is_standard_library
 from .shapes import BlockDims, ShapeConfig
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 15
-#: what a call passes a callee of another file, weakest first (a slot keeps the strongest)
-PASSED_KINDS = ("tensor", "data", "dd")
+SUMMARY_VERSION = 16
+#: what a call passes a callee of another file, weakest first (a slot keeps the strongest;
+#: "data-list": the list `.tolist()` reads, whose `len()` is a size)
+PASSED_KINDS = ("tensor", "data-list", "data", "dd")
 NOT_MODULE_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 #: how many re-exports a name is followed through (`from .impl import helper` in `__init__.py`)
 _MAX_HOPS = 8
@@ -44,7 +45,7 @@ SizeChecks = tuple[tuple[str, ...], tuple[str, ...]]
 
 
 #: what a return summary may say a value is (names of `dataflow.Kind`)
-RETURN_KINDS = ("TENSOR", "MASK", "DD_TENSOR", "DATA", "SHAPE", "DD_SIZE", "MODULE", "NUMPY", "STRUCTURE")
+RETURN_KINDS = ("TENSOR", "MASK", "DD_TENSOR", "DATA", "SHAPE", "DD_SIZE", "MODULE", "NUMPY", "STRUCTURE", "DATA_LIST")
 
 
 @dataclass(frozen=True)
