@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import importlib
 import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.project.test_export_guards_across_files import write_package
 from tests.truth.batches import every_rule
 from tests.truth.harness import exports
 from xport_lint.analyzers.fixes import apply_fixes
@@ -121,14 +121,26 @@ FIXED = {"reading-no-init-name"}
 
 @pytest.fixture
 def package(tmp_path: Path) -> Iterator[Path]:
-    """The package `pkg`'s folder, importable for the test and forgotten after it."""
+    """The folder of the package `kept_lambda_pkg`, importable for the test and forgotten after it.
+    Not named `pkg`: after a strict export of this package's `pkg.model`, one of another package of
+    that name in the same process fails on dynamo's guards (`module 'pkg.model' has no attribute`,
+    tests/truth/test_reachability.py; `torch._dynamo.reset()` does not clear it)."""
     sys.path.insert(0, str(tmp_path))
     try:
         yield tmp_path
     finally:
         sys.path.remove(str(tmp_path))
-        for name in [n for n in sys.modules if n == "pkg" or n.startswith("pkg.")]:
+        for name in [n for n in sys.modules if n == "kept_lambda_pkg" or n.startswith("kept_lambda_pkg.")]:
             del sys.modules[name]
+
+
+def _write_package(folder: Path, files: dict[str, str]) -> Path:
+    """`files` as the package `kept_lambda_pkg` in `folder`."""
+    package = folder / "kept_lambda_pkg"
+    package.mkdir(parents=True)
+    for name, text in files.items():
+        (package / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    return package
 
 
 def _errors(folder: Path, mode: Mode, order: tuple[str, ...]) -> list[tuple[str, Finding]]:
@@ -140,13 +152,13 @@ def _errors(folder: Path, mode: Mode, order: tuple[str, ...]) -> list[tuple[str,
 
 def _exports(strict: bool) -> bool:
     importlib.invalidate_caches()
-    return exports(importlib.import_module("pkg.model").A(), (torch.randn(2, 3),), strict)
+    return exports(importlib.import_module("kept_lambda_pkg.model").A(), (torch.randn(2, 3),), strict)
 
 
 @pytest.mark.parametrize("name", list(SPELLINGS))
 def test_the_lambdas_result_is_what_the_other_files_function_returns(package: Path, name: str) -> None:
     source, fails, non_strict, strict = SPELLINGS[name]
-    folder = write_package(package, {"__init__.py": "", "helpers.py": HELPERS, "model.py": source})
+    folder = _write_package(package, {"__init__.py": "", "helpers.py": HELPERS, "model.py": source})
     assert (not _exports(strict=False), not _exports(strict=True)) == (fails, fails)
     for mode, expected in ((Mode.NON_STRICT, non_strict), (Mode.STRICT, strict)):
         orders = [("__init__.py", "helpers.py", "model.py"), ("__init__.py", "model.py", "helpers.py")]
@@ -158,13 +170,13 @@ def test_the_lambdas_result_is_what_the_other_files_function_returns(package: Pa
 
 @pytest.mark.parametrize("name", sorted(FIXED))
 def test_the_fix_offered_proves_out(package: Path, name: str) -> None:
-    folder = write_package(package, {"__init__.py": "", "helpers.py": HELPERS, "model.py": SPELLINGS[name][0]})
+    folder = _write_package(package, {"__init__.py": "", "helpers.py": HELPERS, "model.py": SPELLINGS[name][0]})
     written = folder / "model.py"
     findings = [f for file, f in _errors(folder, Mode.NON_STRICT, ("__init__.py", "helpers.py", "model.py"))
                 if file == "model.py"]
     written.write_text(apply_fixes(written.read_text(), findings, unsafe=True))
     importlib.invalidate_caches()
-    fixed = importlib.import_module("pkg.model").A()
+    fixed = importlib.import_module("kept_lambda_pkg.model").A()
     for strict in (False, True):
         program = torch.export.export(fixed, (torch.randn(2, 3),), strict=strict).module()
         for x in (torch.randn(2, 3), torch.ones(2, 3), -torch.ones(2, 3)):

@@ -467,10 +467,13 @@ def test_guards_of_another_file_are_what_torch_sees_while_exporting(tmp_path: Pa
     flagged = MODEL.lstrip("\n").splitlines()
     unflagged = "\n".join(flagged[: RUNS_WHILE_EXPORTING - 2] + flagged[RUNS_WHILE_EXPORTING + 1 :]) + "\n"
     for name, model, fails in (("unflagged", unflagged, False), ("flagged", MODEL, True)):
-        write_package(tmp_path / name, {**FILES, "model.py": model})
+        # a package name of its own: after a strict export of another test's `pkg.model` in this
+        # process, dynamo's guards on this one read that module (`no attribute 'capturing'`)
+        package = f"guards_{name}_pkg"
+        write_package(tmp_path / name, {**FILES, "model.py": model}).rename(tmp_path / name / package)
         sys.path.insert(0, str(tmp_path / name))
         try:
-            module = importlib.import_module("pkg.model")
+            module = importlib.import_module(f"{package}.model")
             for strict in (False, True):
                 for training in (False, True):
                     try:
@@ -481,7 +484,7 @@ def test_guards_of_another_file_are_what_torch_sees_while_exporting(tmp_path: Pa
                     assert failed is (fails and not strict), (name, strict, training)
         finally:
             sys.path.remove(str(tmp_path / name))
-            for loaded in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            for loaded in [m for m in sys.modules if m == package or m.startswith(f"{package}.")]:
                 del sys.modules[loaded]
 
 
