@@ -211,30 +211,44 @@ def entries_as_locals(flow: FunctionFlow, func: cst.FunctionDef, name: str) -> F
     an entry is a number read from data."""
     literal = flow.bound_once(name)
     keys = _literal_keys(literal)
-    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
-    index = next((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
-                  and isinstance(s.body[0], cst.Assign) and s.body[0].value is literal), None)
-    if keys is None or index is None or not isinstance(literal, (cst.Dict, cst.List)):
+    if keys is None or not isinstance(literal, (cst.Dict, cst.List)):
         return None
     if not any(read_arithmetic(flow, e.value) for e in literal.elements):  # type: ignore[union-attr]
+        return None
+    return _entries_step(
+        flow, func, name, literal, keys,
+        f"Keep each entry of `{name}` in a local name: the numbers read stay within reach of the rewrites"
+        " (the same values; unsafe as the rewrites it prepares are)",
+        lambda locals_: tuple(
+            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(locals_[key]))], element.value)])
+            for key, element in zip(keys, literal.elements, strict=True)  # type: ignore[union-attr]
+        ),
+    )
+
+
+def _entries_step(
+    flow: FunctionFlow, func: cst.FunctionDef, name: str, value: cst.BaseExpression, keys: list[str], title: str,
+    binding_as: Callable[[dict[str, str]], tuple[cst.BaseStatement, ...]],
+) -> FixProposal | None:
+    """The step both ways of keeping a value's entries in locals share: `name = value`, a top-level
+    statement of `func` (`value` is what `flow.bound_once(name)` gives), `name` not mentioned
+    before it and read after it only as `name[<key>]` with one of `keys` -> that statement written
+    as `binding_as` writes it with a fresh local per key, each entry read as its local. None when
+    `name` is read whole, before its binding, or by a key the value lacks."""
+    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
+    index = next((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                  and isinstance(s.body[0], cst.Assign) and s.body[0].value is value), None)
+    if index is None or any(_mentions_name(s, name) for s in body[:index]):
         return None
     entries = _entry_reads(func, name)
     everywhere = [n for n in iter_nodes(func.body) if type(n) is cst.Name and n.value == name]  # type: ignore[attr-defined]
     if not entries or len(everywhere) != len(entries) + 1 or any(key not in keys for key in entries.values()):
-        return None  # read whole, or by a key the literal lacks
-    if any(_mentions_name(s, name) for s in body[:index]):
         return None
     locals_ = dict(zip(keys, scope_names(flow).fresh(*(f"{name}_{key}" for key in keys)), strict=True))
     binding = body[index]
-    split = tuple(
-        cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(locals_[key]))], element.value)])
-        for key, element in zip(keys, literal.elements, strict=True)  # type: ignore[union-attr]
-    )
     return _renaming_step(
-        f"Keep each entry of `{name}` in a local name: the numbers read stay within reach of the rewrites"
-        " (the same values; unsafe as the rewrites it prepares are)",
-        [s for s in body[index + 1 :] if _mentions_name(s, name)], lambda small: _mentions_name(small, name),
-        _EntryAsName(name, locals_), blocks=(BlockReplacement(binding, binding, split),),
+        title, [s for s in body[index + 1 :] if _mentions_name(s, name)], lambda small: _mentions_name(small, name),
+        _EntryAsName(name, locals_), blocks=(BlockReplacement(binding, binding, binding_as(locals_)),),
     )
 
 
@@ -269,27 +283,15 @@ def indexed_helper_tuple_at_call(flow: FunctionFlow, func: cst.FunctionDef, name
     -> `stats_0, stats_1 = x.mean().item(), x.std().item()` and a local in place of each entry: what
     `helper_tuple_at_call` writes for the unpacked tuple, with `entries_as_locals`' names."""
     call = flow.bound_once(name)
-    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
-    index = next((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
-                  and isinstance(s.body[0], cst.Assign) and s.body[0].value is call), None)
-    if not isinstance(call, cst.Call) or index is None or any(_mentions_name(s, name) for s in body[:index]):
+    values = _returned_reads(flow, call, None) if isinstance(call, cst.Call) else None
+    if values is None:
         return None
-    values = _returned_reads(flow, call, None)
-    entries = _entry_reads(func, name)
-    everywhere = [n for n in iter_nodes(func.body) if type(n) is cst.Name and n.value == name]  # type: ignore[attr-defined]
-    keys = [str(i) for i in range(len(values.elements))] if values is not None else []
-    if not entries or len(everywhere) != len(entries) + 1 or any(key not in keys for key in entries.values()):
-        return None  # read whole, or by an index the tuple lacks
-    locals_ = dict(zip(keys, scope_names(flow).fresh(*(f"{name}_{key}" for key in keys)), strict=True))
-    targets = cst.Tuple([cst.Element(cst.Name(local)) for local in locals_.values()], lpar=[], rpar=[])
-    binding = body[index]
-    return _renaming_step(
+    return _entries_step(
+        flow, func, name, call, [str(i) for i in range(len(values.elements))],  # type: ignore[arg-type]
         _AT_THE_CALL.format(call=code_of(call)) + f", each element of `{name}` in a local name",
-        [s for s in body[index + 1 :] if _mentions_name(s, name)], lambda small: _mentions_name(small, name),
-        _EntryAsName(name, locals_),
-        blocks=(BlockReplacement(binding, binding, (cst.SimpleStatementLine([
-            cst.Assign([cst.AssignTarget(targets)], values)  # type: ignore[arg-type]
-        ]),)),),
+        lambda locals_: (cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(
+            cst.Tuple([cst.Element(cst.Name(local)) for local in locals_.values()], lpar=[], rpar=[])
+        )], values)]),),
     )
 
 
