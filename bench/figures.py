@@ -131,6 +131,17 @@ BENCHMARKS: dict[str, Benchmark] = {
             "`bench/precision_verdicts_heldout2.json`, then `.venv/bin/python bench/precision.py --held-out-2 score`",
         ),
         Benchmark(
+            "precision_heldout3",
+            ("bench/precision.py", "--held-out-3", "score"),
+            (),
+            ("analyzers/", "bench/precision.py", "bench/precision_verdicts_heldout3.json"),
+            default=False,
+            manual="`.venv/bin/python bench/precision.py --held-out-3 fetch` (the libraries of "
+            "`bench/heldout3_wheels.txt`), `.venv/bin/python bench/precision.py --held-out-3 sample SEED "
+            "WARNING_SEED` (fresh seeds), judge every drawn error and warning without a verdict in "
+            "`bench/precision_verdicts_heldout3.json`, then `.venv/bin/python bench/precision.py --held-out-3 score`",
+        ),
+        Benchmark(
             "repair",
             ("bench/repair_zoo.py",),
             (),
@@ -525,6 +536,13 @@ def precision_heldout2(r: dict[str, dict[str, Any]]) -> str:
     ))
 
 
+def precision_heldout3(r: dict[str, dict[str, Any]]) -> str:
+    return _precision(r, "precision_heldout3", (
+        "**Held out, third set**: libraries of other domains nobody here had looked at "
+        "(`bench/heldout3_wheels.txt`), sampled once and judged before any fix."
+    ))
+
+
 def _precision(r: dict[str, dict[str, Any]], name: str, kind: str) -> str:
     f = r[name]["figures"]
     unjudged = f["sampled"] - f["judged"]
@@ -844,6 +862,7 @@ BLOCKS: dict[str, Callable[[dict[str, dict[str, Any]]], str]] = {
     "precision": precision,
     "precision_heldout": precision_heldout,
     "precision_heldout2": precision_heldout2,
+    "precision_heldout3": precision_heldout3,
     "zoo": zoo,
     "report": report,
     "versions": versions,

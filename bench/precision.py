@@ -17,6 +17,12 @@ speech, graph, protein, tabular, geospatial, self-supervised and forecasting mod
 into bench/heldout2/src, with `*_heldout2.json` files and bench/results/precision_heldout2.json;
 its first sample was drawn once, on a committed engine, and judged before any fix.
 
+A third held-out set: `--held-out-3` does the same on libraries of yet other domains
+(bench/heldout3_wheels.txt: promptable segmentation, LLM fine-tuning, music source separation,
+medical segmentation, equivariant networks, neural forecasting, speaker diarization and
+latent-array attention), unpacked into bench/heldout3/src, with `*_heldout3.json` files and
+bench/results/precision_heldout3.json; drawn once, on a committed engine, and judged before any fix.
+
 Each sample takes fresh seeds (recorded in the sample), so a figure is not tuned to the draw the
 engine was last fixed against. `score` keeps every scored sample in bench/precision_history.json
 (its commit, seeds and counts), so a sample drawn before fixes stays on record beside the one
@@ -89,8 +95,11 @@ HELD_OUT = Corpus("precision_heldout", HERE / "heldout" / "src", HERE / "precisi
 HELD_OUT_2 = Corpus("precision_heldout2", HERE / "heldout2" / "src", HERE / "precision_sample_heldout2.json",
                     HERE / "precision_verdicts_heldout2.json", HERE / "precision_history_heldout2.json",
                     HERE / "heldout2_wheels.txt")
+HELD_OUT_3 = Corpus("precision_heldout3", HERE / "heldout3" / "src", HERE / "precision_sample_heldout3.json",
+                    HERE / "precision_verdicts_heldout3.json", HERE / "precision_history_heldout3.json",
+                    HERE / "heldout3_wheels.txt")
 #: the option before the command that picks a held-out set
-HELD_OUT_SETS = {"--held-out": HELD_OUT, "--held-out-2": HELD_OUT_2}
+HELD_OUT_SETS = {"--held-out": HELD_OUT, "--held-out-2": HELD_OUT_2, "--held-out-3": HELD_OUT_3}
 
 
 def fetch(corpus: Corpus) -> None:
