@@ -585,12 +585,6 @@ class Tracked(nn.Module):
 
 #: (case, mode) where xport-lint has no error on a failing program, or one on an exporting program, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    **{(name, mode): "`torch.as_tensor` of a number or list read from a tensor: no rule reads the call's argument"
-       for name in ("as-tensor-of-tolist-rescaled", "as-tensor-of-item-bound-first", "as-tensor-of-item-in-a-helper")
-       for mode in Mode},
-    **{(name, Mode.STRICT): "`.tolist()` of a tensor that is not integral: no dtype fact"
-       for name in ("tensor-of-tolist-rebuilt", "float-tolist-weights-summed", "float-tolist-through-a-helper",
-                    "float-tolist-of-a-float-cast", "float-buffer-tolist-from-init", "argmax-float-tolist")},
     ("lru-cache-method-keyed-by-a-read", Mode.STRICT): "`int()` of a read used as a slice bound: flagged non-strict only",
     **{("partial-of-a-data-dependent-helper", mode): "a `functools.partial` kept on `self` is not followed into its function"
        for mode in Mode},

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from ..dataflow import FunctionFlow, Kind, Value, is_tensor_like
+from ..dtypes import DType, TensorDTypes, example_dtypes, kept_tensors
 from ..model import Applicability, Mode, Severity
 from ..names import dotted
 from ..positions import code_of
@@ -47,10 +48,6 @@ _NUMBER_FUNCTIONS: dict[str, frozenset[Mode]] = {
 #: arithmetic whose result is a tensor when one side is
 _TENSOR_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 
-#: ops whose result holds integers (an `.item()` of it is a SymInt)
-_INTEGER_OPS = frozenset({
-    "argmax", "argmin", "count_nonzero", "bincount", "long", "int", "searchsorted", "bucketize", "numel",
-})
 #: Python's rounding of a number, and the tensor method that rounds the same way
 #: (only `floor` fails: measured on torch 2.13, `math.ceil`/`math.trunc` of the same number export)
 _ROUNDING = {"math.floor": "floor"}
@@ -91,7 +88,8 @@ class TensorToPythonNumber(Rule):
     spec in an f-string, `"%.3f" % value`) of tensors and of numbers read from them, and the
     Python `math` functions (and `min`/`max` against another number) of a number read from a
     tensor that torch cannot carry as a symbol, per mode; and such a number given to
-    `F.interpolate` as its `scale_factor`.
+    `F.interpolate` as its `scale_factor`. Also `torch.as_tensor` of a number or list read from
+    data, and (strict) `.tolist()` of a tensor known not to hold integers.
 
     ## Why it fails torch.export
     Non-strict export runs these conversions on fake tensors through `__torch_function__`, which
@@ -116,6 +114,13 @@ class TensorToPythonNumber(Rule):
     `size=n.item()` is carried as a symbol and exports. `x.unflatten(1, (k, -1))` with `k` read
     from data fails in both modes: unflatten infers the `-1` by dividing by the symbol ("unflatten
     got an unexpected error"; strict: "RuntimeError when making fake tensor call").
+    `torch.as_tensor(v.item())` and `torch.as_tensor(t.tolist())` fail in both modes, whatever the
+    dtype (as_tensor asks the number's concrete value: a guard on data), where `torch.tensor(...)`
+    of the same read exports in both (measured on torch 2.13). Strict export refuses `.tolist()`
+    of a tensor that does not hold integers ("Tensor.tolist() with non-integer tensor": floating
+    point or booleans, a float buffer too) and takes it of integers; the dtype is read from the
+    code that makes the tensor (a cast, the op, a factory, the export's example input, a buffer or
+    parameter `__init__` keeps), and where it does not say, no error is claimed.
 
     ## Example
     ```python
@@ -174,6 +179,8 @@ class TensorToPythonNumber(Rule):
     `if not torch.compiler.is_exporting():` (safe: eager prints as before; measured to export in
     both modes). `float(t)` becomes `t.item()`, unsafe: `int(t)` truncates a floating-point tensor while `t.item()` returns a float, and
     `bool(t)` becomes a number instead of a bool; equal for tensors of the target dtype.
+    `torch.as_tensor` of a read becomes `torch.tensor` (safe: the same new tensor of a Python number
+    or list; measured to export non-strict and equal eager).
 
     ## Modes
     Error in non-strict export. In strict export, an error only for `%`-formatting (any
@@ -183,8 +190,10 @@ class TensorToPythonNumber(Rule):
     data used as an index (`x[s.argmax()]`: strict export converts it to a Python int, which
     non-strict export does not; a whole-tensor reduction is the 0-dim tensor recognised), and a
     number read from data as one of several indices (`x[:, k.item()]`: IndexError, measured on
-    torch 2.13, where `x[k.item()]` alone, a slice bound and `x.select(1, k.item())` export); the
-    other conversions export there. An error in both modes for `F.one_hot(labels)` without
+    torch 2.13, where `x[k.item()]` alone, a slice bound and `x.select(1, k.item())` export),
+    `.tolist()` of a tensor known to hold floating point or booleans; the
+    other conversions export there. An error in both modes for `torch.as_tensor` of a read, and
+    for `F.one_hot(labels)` without
     `num_classes` (or with -1), which reads its class count from the data (measured on torch 2.13;
     a count written out exports). The `math` functions are
     reported in the modes where they fail (above); torch's own ops (`v.log()`, `torch.sqrt`)
@@ -212,6 +221,7 @@ class TensorToPythonNumber(Rule):
             TorchError("UserError", "Could not guard on data-dependent expression"),
             TorchError("IndexError", "are valid indices (got SymInt)"),
             TorchError("Unsupported", "with data-dependent output shape"),
+            TorchError("Unsupported", "Tensor.tolist() with non-integer tensor"),
         ),
     }
 
@@ -219,6 +229,8 @@ class TensorToPythonNumber(Rule):
         self._scale_from_data(node)
         self._class_count_from_data(node)
         self._unflatten_by_data(node)
+        if self._tensor_of_read(node) or self._non_integer_list(node):
+            return
         if self._list_search(node):
             return
         if self._format_method(node) or self._number_function(node):
@@ -350,7 +362,7 @@ class TensorToPythonNumber(Rule):
         XPT103's `torch._check` fix follows (measured on torch 2.13, loaded from a file: `int()`
         fails non-strict, `t.item() == 0` exports in both modes and still raises on bad data)."""
         flow, traced = self.ctx.flow, self.ctx.traced
-        if flow is None or traced is None or not self._integer_tensor(node.args[0].value, 0):
+        if flow is None or traced is None or not self._integer_tensor(node.args[0].value):
             return False
         sides = [side for n in iter_nodes(traced.func.body) if type(n) is cst.Assert
                  and (n.msg is None or isinstance(n.msg, cst.SimpleString))  # type: ignore[attr-defined]
@@ -812,23 +824,57 @@ class TensorToPythonNumber(Rule):
             return False
         return self._integer_tensor(expr.func.value, depth + 1)
 
-    def _integer_tensor(self, expr: cst.BaseExpression, depth: int) -> bool:
-        """A tensor of integers by the op that makes it (see `_integral`)."""
-        if depth > 8 or not isinstance(expr, cst.Call):
+    def _integer_tensor(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """A tensor of integers by the code that makes it (see `dtypes`)."""
+        return self._dtypes().of(expr, depth) is DType.INTEGRAL
+
+    def _dtypes(self) -> TensorDTypes:
+        """The dtype classes of the traced function's tensors: its example inputs where the file
+        exports it, the buffers and parameters its class's `__init__` keeps. Once per function."""
+        flow, traced = self.ctx.flow, self.ctx.traced
+        key = f"dtypes:{id(flow)}"
+        found = self.ctx.shared.get(key)
+        if found is None:
+            resolve = self.ctx.resolve
+            inputs = example_dtypes(self.ctx.program.export_sites, traced.func, resolve) if traced else {}
+            kept = kept_tensors(traced.cls.node) if traced is not None and traced.cls is not None else {}
+            found = self.ctx.shared[key] = TensorDTypes(resolve, flow, inputs, kept)
+        return found  # type: ignore[return-value]
+
+    def _tensor_of_read(self, node: cst.Call) -> bool:
+        """`torch.as_tensor(v.item())`, `torch.as_tensor(t.tolist())`: measured on torch 2.13, both
+        modes fail (a guard on data: as_tensor asks the number's concrete value, whatever its dtype
+        or `dtype=`), where `torch.tensor(...)` of the same number or list exports in both (but for
+        `.tolist()` of floats in strict export, reported there)."""
+        if self.ctx.resolve(node.func) != "torch.as_tensor" or not node.args or node.args[0].keyword is not None:
             return False
-        func = expr.func
-        name = (self.ctx.resolve(func) or "").removeprefix("torch.") or (
-            func.attr.value if isinstance(func, cst.Attribute) else "")
-        if name in _INTEGER_OPS:
-            return True
-        operand = func.value if isinstance(func, cst.Attribute) and not self.ctx.resolve(func) else (
-            expr.args[0].value if expr.args else None)
-        if operand is None:
+        value = self.ctx.value(node.args[0].value)
+        if not _read_number(value):
             return False
-        if name == "sum":
-            return self.ctx.value(operand).has(Kind.MASK) or self._integer_tensor(operand, depth + 1)
-        return name in ("max", "min", "amax", "amin", "abs") and not expr.args[1:] and \
-            self._integer_tensor(operand, depth + 1)
+        caught = caught_fallback(self.ctx, node)
+        fix = None if caught else FixProposal(
+            "Use `torch.tensor(...)`: it builds the same tensor from the number export carries",
+            Applicability.SAFE, ((node.func, cst.parse_expression(f"{code_of(node.func).rsplit('.', 1)[0]}.tensor")),))
+        self.report(node, f"`{short(node)}` makes a tensor of a number read from tensor data: `torch.as_tensor` needs"
+                    " its concrete value, which export does not have" + (f" ({caught.reason})" if caught else ""),
+                    severity=caught.severity if caught else None, fix=fix)
+        return True
+
+    def _non_integer_list(self, node: cst.Call) -> bool:
+        """`t.tolist()` of a tensor known not to hold integers: strict export refuses it
+        ("Tensor.tolist() with non-integer tensor", measured on torch 2.13 for float, half, double
+        and bool tensors, a float buffer among them); of integers it exports in both modes, and
+        non-strict export reads any dtype's elements as symbols. Unknown dtype: no finding."""
+        func = node.func
+        if (self.ctx.mode is not Mode.STRICT or node.args or not isinstance(func, cst.Attribute)
+                or func.attr.value != "tolist" or not is_tensor_like(self.ctx.value(func.value))):
+            return False
+        dtype = self._dtypes().of(func.value)
+        if dtype not in (DType.FLOATING, DType.BOOL):
+            return False
+        self.report(node, f"`{short(node)}` reads a {dtype.value} tensor into a Python list: strict export refuses "
+                    "`.tolist()` of a tensor that does not hold integers (non-strict export reads it)")
+        return True
 
     def _number_function(self, node: cst.Call) -> bool:
         """`math.log(v.item())`, `min(v.item(), 1.0)`: reported where the table says it fails."""
