@@ -78,16 +78,18 @@ class FileReach(ExportSites):
         #: ids of statements that run only with a configuration other than the default, with the
         #: condition said (`only with `experts_implementation="eager"`: ...` for a transformers experts class)
         self.switched: dict[int, str] = {}
-        #: ids of the reads of a local bound once to `<switch> and ...`: False with the default
-        #: configuration, whatever the rest reads (see _switch_flags)
+        #: ids of the reads of a local bound once to `<switch> and ...` (`<switch> or ...`): False
+        #: (True) with the default configuration, whatever the rest reads (see _switch_flags); and
+        #: of the right operands a default configuration never evaluates (_mark_switched_operand)
         self.switched_nodes: dict[int, str] = {}
         #: ids of statements only an export that passes an optional argument runs, with its name
         #: (`if labels is not None and labels.max() >= n:` where `labels=None`)
         self.optional_only: dict[int, str] = {}
         #: per function, the names it assigns once (`exists_cache = past is not None and ...`)
         self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
-        #: per function, its locals bound once to `<switch> and ...`, with why (see _switch_flags)
-        self._switch_flag_names: dict[int, dict[str, str]] = {}
+        #: per function, its locals bound once to `<switch> and ...` or `<switch> or ...`, with
+        #: why and their default truth (see _switch_flags)
+        self._switch_flag_names: dict[int, dict[str, tuple[str, bool]]] = {}
         #: (caller, callee) ids of calls made only when an optional argument is passed, with its name
         self._optional_calls: dict[tuple[int, int], str] = {}
         #: (caller, callee) ids of calls made on a path no optional argument decides (the same
@@ -448,7 +450,7 @@ class FileReach(ExportSites):
             for node, statement in listed:
                 node_type = type(node)
                 if node_type is cst.Name and flags and node.value in flags:  # type: ignore[attr-defined]
-                    self.switched_nodes[id(node)] = flags[node.value]  # type: ignore[attr-defined]
+                    self.switched_nodes[id(node)] = flags[node.value][0]  # type: ignore[attr-defined]
                 if node_type is cst.Call and statement is not None:
                     self._call_statement[id(node)] = id(statement)
                 if node_type is cst.Call and _is_check(node):
@@ -458,6 +460,8 @@ class FileReach(ExportSites):
                 elif node_type is cst.IfExp and type(node.test) is cst.BooleanOperation:  # type: ignore[attr-defined]
                     # `() if (output_attentions and is_global_attn) else None`
                     self._mark_optional_operands(node.test, func)  # type: ignore[attr-defined]
+                elif node_type is cst.BooleanOperation:
+                    self._mark_switched_operand(node, func)  # type: ignore[arg-type]
                 elif node_type is cst.For and (switch := self._empty_by_default(node, func)) is not None:  # type: ignore[arg-type]
                     for inner in walk_statements(node.body):  # type: ignore[attr-defined]
                         self.switched.setdefault(id(inner), switch)
@@ -551,20 +555,36 @@ class FileReach(ExportSites):
             assigned = self._flags[id(func)] = _assigned_once(func)
         return assigned
 
-    def _switch_flags(self, func: cst.FunctionDef) -> dict[str, str]:
+    def _switch_flags(self, func: cst.FunctionDef) -> dict[str, tuple[str, bool]]:
         """The locals `func` binds once to `<switch> and ...`, a switch the default leaves off
-        (x-transformers' `cond_on_distance = self.cond_on_distance and (random() < p)`), with
-        why: a default export binds them False, and only the switch makes them data."""
+        (x-transformers' `cond_on_distance = self.cond_on_distance and (random() < p)`), or to
+        `<switch> or ...`, one the default leaves on (`use_ce = self.ignore_label is None or
+        num_fg > 0`), with why and the truth a default export binds them to: only the switch
+        makes them data."""
         found = self._switch_flag_names.get(id(func))
         if found is None:
             found = self._switch_flag_names[id(func)] = {}
             params = {p.name.value for p in all_params(func.params)}
             for name, value in self._assigned_once(func).items():
-                if type(value) is cst.BooleanOperation and type(value.operator) is cst.And and name not in params:
-                    switch = self._config_switch(_leftmost(value), func)[0]
-                    if switch is not None:
-                        found[name] = switch
+                if type(value) is cst.BooleanOperation and name not in params:
+                    # `use_ce = self.ignore_label is None or num_fg > 0`: True by default, whatever the rest
+                    switch, otherwise = self._config_switch(_leftmost(value, type(value.operator)), func)
+                    deciding = switch if type(value.operator) is cst.And else otherwise
+                    if deciding is not None:
+                        found[name] = (deciding, type(value.operator) is cst.Or)
         return found
+
+    def _mark_switched_operand(self, node: cst.BooleanOperation, func: cst.FunctionDef) -> None:
+        """`self.ignore_label is None or num_fg > 0` where the default configuration makes the left
+        operand True (`and`: False): a default export never evaluates the right one, which runs
+        only with another configuration (nnunet's compound losses, `ignore_label=None` by default;
+        measured on torch 2.13: such a module exports in both modes, and fails both once built
+        with a label)."""
+        switch, otherwise = self._config_switch(node.left, func)
+        deciding = switch if type(node.operator) is cst.And else otherwise
+        if deciding is not None:
+            for inner in iter_nodes(node.right):
+                self.switched_nodes.setdefault(id(inner), deciding)
 
     def _config_switch(self, test: cst.BaseExpression, func: cst.FunctionDef) -> tuple[str | None, str | None]:
         """Why the body, and why the `else`, of `if test:` runs only with a configuration other
@@ -575,7 +595,8 @@ class FileReach(ExportSites):
         if type(test) is cst.Name:
             flag = self._switch_flags(func).get(test.value)
             if flag is not None:
-                return flag, None
+                why, true_by_default = flag
+                return (None, why) if true_by_default else (why, None)
         found = self._field_switch(test, func)
         if found != (None, None):
             return found
@@ -945,18 +966,31 @@ class FileReach(ExportSites):
         self, call: cst.Call, value: cst.BaseExpression, default: Scalar, outer: frozenset[int]
     ) -> bool:
         """`value` is an argument of the `__init__` that makes `call`, which defaults to `default`,
-        is never rebound there, and no call of the file builds that class with another value."""
+        is never rebound there, and no call of the file builds that class with another value; or
+        one of a free function of the file that builds it (torchtune's `prepare_layer_dropout(...,
+        disable_on_eval=True)` building `LayerDropout(prob, disable_on_eval=disable_on_eval)`),
+        which no call of the file passes another value."""
         owner = self._call_owner.get(id(call))
         parent = self._class_of.get(id(owner)) if owner is not None else None
-        if type(value) is not cst.Name or parent is None or owner is not parent.methods.get("__init__"):
+        builder = owner is not None and parent is None and self.functions.get(owner.name.value) is owner
+        if type(value) is not cst.Name or owner is None or not (
+            builder or (parent is not None and owner is parent.methods.get("__init__"))
+        ):
             return False
         name = value.value
         param = next((p for p in all_params(owner.params) if p.name.value == name and p.default is not None), None)
         own = literal_value(param.default) if param is not None else UNKNOWN
-        return (
-            type(own) is type(default) and own == default and not rebinds(owner, name)
-            and not self._built_with(parent, name, default, outer)
-        )
+        if type(own) is not type(default) or own != default or rebinds(owner, name):
+            return False
+        if parent is not None:
+            return not self._built_with(parent, name, default, outer)
+        positional = [p.name.value for p in (*owner.params.posonly_params, *owner.params.params)]
+        slots = {name, str(positional.index(name))} if name in positional else {name}
+        for other in self._constructions().get(owner.name.value, ()):
+            literals = _call_literals(self._default_run(other), other)
+            if "*" in literals or any(literals.get(slot, [default]) != [default] for slot in slots):
+                return False
+        return True
 
     def _constructions(self) -> dict[str, list[cst.Call]]:
         """Calls in this file's functions and methods, by the last name of what they call (found
@@ -1111,6 +1145,12 @@ class FileReach(ExportSites):
                     for later in block.body[index + 1 :]:
                         self.training_only.update(id(inner) for inner in walk_statements(later))
                     break
+                in_eval = self._true_in_eval_by_default(statement.test, func)
+                if in_eval is not None:
+                    for later in block.body[index + 1 :]:
+                        for inner in walk_statements(later):
+                            self.switched.setdefault(id(inner), in_eval)
+                    break
                 optional = self._optional_when_false(statement.test, func)
                 if optional is not None:
                     for later in block.body[index + 1 :]:
@@ -1123,6 +1163,24 @@ class FileReach(ExportSites):
                         for inner in walk_statements(later):
                             self.switched.setdefault(id(inner), otherwise)
                     break
+
+    def _true_in_eval_by_default(self, test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
+        """Why `test` may be False in an eval export (None: it may be so by default), where an
+        operand of its `or` chain is `not self.training` alone or with switches the default
+        leaves on (torchtune's LayerDropout: `if self.prob == 0 or (self.disable_on_eval and
+        self.training is False): return ...`, `disable_on_eval=True` by default; measured on torch
+        2.13: built with any `prob`, the eval module exports in both modes, and fails both with
+        `disable_on_eval=False`): what follows `if test: return` runs only with another
+        configuration or in training mode."""
+        for disjunct in _conjuncts(test, cst.Or):
+            conjuncts = list(_conjuncts(disjunct))
+            if not any(_tests_not_training(part) for part in conjuncts):
+                continue
+            reasons = [self._config_switch(part, func)[1] for part in conjuncts if not _tests_not_training(part)]
+            if all(reasons):
+                said = "; ".join(reason for reason in reasons if reason)
+                return f"{said}, or when exporting in training mode" if said else None
+        return None
 
     def _optional_when_false(self, test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
         """The optional argument that `test` is True without (`x is None`, `not x`, or either
@@ -1778,7 +1836,14 @@ def _rest_evaluated_only_in_training(test: cst.BaseExpression) -> bool:
 
 
 def _tests_not_training(test: cst.BaseExpression) -> bool:
-    """`not self.training`: what it guards runs in an eval export, its `else` only in training mode."""
+    """`not self.training` (`self.training is False`, `self.training == False`): what it guards
+    runs in an eval export, its `else` only in training mode."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        return (
+            isinstance(target.operator, (cst.Is, cst.Equal)) and dotted(target.comparator) == "False"
+            and isinstance(test.left, cst.Attribute) and _tests_training(test.left)
+        )
     return (
         isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         and isinstance(test.expression, cst.Attribute) and _tests_training(test.expression)
@@ -2118,18 +2183,18 @@ def _closure(
     return reached
 
 
-def _conjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    """The operands of an `and` chain (the test itself when it is not one)."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        yield from _conjuncts(test.left)
-        yield from _conjuncts(test.right)
+def _conjuncts(test: cst.BaseExpression, operator: type[cst.BaseBooleanOp] = cst.And) -> Iterator[cst.BaseExpression]:
+    """The operands of an `and` chain (or a chain of `operator`; the test itself when it is not one)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, operator):
+        yield from _conjuncts(test.left, operator)
+        yield from _conjuncts(test.right, operator)
     else:
         yield test
 
 
-def _leftmost(test: cst.BaseExpression) -> cst.BaseExpression:
-    """The operand an `and` chain evaluates first."""
-    while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+def _leftmost(test: cst.BaseExpression, operator: type[cst.BaseBooleanOp] = cst.And) -> cst.BaseExpression:
+    """The operand an `and` chain (or a chain of `operator`) evaluates first."""
+    while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, operator):
         test = test.left
     return test
 
