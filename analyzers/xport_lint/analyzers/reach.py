@@ -103,6 +103,8 @@ class FileReach(ExportSites):
         self._call_sites: dict[int, list[tuple[cst.FunctionDef, cst.Call]]] = {}
         #: per helper: its parameters every call passes an argument that defaults to None, with why
         self._none_params: dict[int, dict[str, str]] = {}
+        #: per helper: its parameters defaulting to None that every call passes a value that is not None
+        self._passed_params: dict[int, frozenset[str]] = {}
         #: ids of the nodes of an `and` operand behind `name is not None` (an optional argument)
         self.optional_nodes: dict[int, str] = {}
         #: per function: its optional names that are not parameters defaulting to None, with why
@@ -326,9 +328,12 @@ class FileReach(ExportSites):
         """A helper's parameter with no default that every traced call passes an argument
         defaulting to None (or None, or such a parameter of its own caller) is None on a default
         export: `if mask is not None:` there guards code only a caller passing it runs (reformer's
-        `_hash_vectors(..., attention_mask)`, fed `forward`'s `attention_mask=None`). Known only
-        once the traced set is: the helper's statements are listed again with it. Not for a
-        function other files' traced code calls (their call sites are not all here)."""
+        `_hash_vectors(..., attention_mask)`, fed `forward`'s `attention_mask=None`). And the
+        converse: a parameter defaulting to None that every traced call passes a value that is not
+        None (`_masked_mean(x, mask=(x > 0).float())`) is passed on a default export, so what
+        `mask is not None` guards runs (measured on torch 2.13: a data branch there fails both
+        modes). Known only once the traced set is: the helper's statements are listed again with
+        it. Not for a function other files' traced code calls (their call sites are not all here)."""
         called_elsewhere = {name for name, _ in self.context.entries}
         for key, item in seen.items():
             if is_entry_method(item.func) or key not in self._call_sites or item.name in called_elsewhere:
@@ -337,21 +342,42 @@ class FileReach(ExportSites):
                 param.name.value: why for param in all_params(item.func.params)
                 if param.default is None and (why := self._none_from_callers(param.name.value, item.func, frozenset()))
             }
+            passed = frozenset(
+                name for param in all_params(item.func.params)
+                if defaults_to_none(name := param.name.value, item.func) and self._passed_by_callers(name, item.func)
+            )
+            if not found and not passed:
+                continue
             if found:
                 self._none_params[key] = found
-                del self._nodes[key]
-                # its calls under `mask is not None` are now made only when that is passed
-                self._plain_calls = {pair for pair in self._plain_calls if pair[0] != key}
-                self._optional_calls = {pair: name for pair, name in self._optional_calls.items() if pair[0] != key}
-                for node, statement in self.nodes(item.func):
-                    target = self.helper_for(item.cls, node.func) if type(node) is cst.Call else None  # type: ignore[attr-defined]
-                    if target is not None:
-                        self._note_call(item.func, target.func, statement)
+            if passed:
+                self._passed_params[key] = passed
+                self._forget_optional(item.func, passed)
+            del self._nodes[key]
+            # its calls under `mask is not None` are now made only when that is passed (or always)
+            self._plain_calls = {pair for pair in self._plain_calls if pair[0] != key}
+            self._optional_calls = {pair: name for pair, name in self._optional_calls.items() if pair[0] != key}
+            for node, statement in self.nodes(item.func):
+                target = self.helper_for(item.cls, node.func) if type(node) is cst.Call else None  # type: ignore[attr-defined]
+                if target is not None:
+                    self._note_call(item.func, target.func, statement)
 
-    def _none_from_callers(self, name: str, func: cst.FunctionDef, seen: frozenset[int]) -> str | None:
-        """Why parameter `name` of `func` is None unless a caller passes it (None: it may not be)."""
+    def _forget_optional(self, func: cst.FunctionDef, names: frozenset[str]) -> None:
+        """Drop what the first listing of `func` marked as run only when one of `names` is passed."""
+        for node, statement in self.nodes(func):
+            for key in (id(node), id(statement)):
+                for marked in (self.optional_only, self.optional_nodes):
+                    if marked.get(key) in names:
+                        del marked[key]
+
+    def _arguments_for(
+        self, name: str, func: cst.FunctionDef
+    ) -> list[tuple[cst.FunctionDef, cst.BaseExpression | None]] | None:
+        """What each traced call of `func` in the file passes its parameter `name` (None: not
+        passed), by keyword or position; None where a call unpacks `*args`/`**kwargs` or `name`
+        is no parameter a call fills."""
         sites = self._call_sites.get(id(func))
-        if not sites or id(func) in seen or is_entry_method(func):
+        if not sites or is_entry_method(func):
             return None
         params = [p.name.value for p in all_params(func.params)]
         if self._class_of.get(id(func)) is not None and not _is_static(func):
@@ -359,13 +385,22 @@ class FileReach(ExportSites):
         if name not in params:
             return None
         index = params.index(name)
+        found: list[tuple[cst.FunctionDef, cst.BaseExpression | None]] = []
         for caller, call in sites:
             if any(arg.star for arg in call.args):
                 return None
             keyword = next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
             positional = [arg for arg in call.args if arg.keyword is None]
             arg = keyword or (positional[index] if index < len(positional) else None)
-            value = arg.value if arg is not None else None
+            found.append((caller, arg.value if arg is not None else None))
+        return found
+
+    def _none_from_callers(self, name: str, func: cst.FunctionDef, seen: frozenset[int]) -> str | None:
+        """Why parameter `name` of `func` is None unless a caller passes it (None: it may not be)."""
+        arguments = self._arguments_for(name, func) if id(func) not in seen else None
+        if not arguments:
+            return None
+        for caller, value in arguments:
             if not isinstance(value, cst.Name):
                 return None
             if value.value == "None":
@@ -379,6 +414,31 @@ class FileReach(ExportSites):
             ):
                 return None
         return "every call passes it an argument that defaults to None"
+
+    def _passed_by_callers(self, name: str, func: cst.FunctionDef) -> bool:
+        """Every traced call of `func` passes its parameter `name` a value that is not None."""
+        arguments = self._arguments_for(name, func)
+        return bool(arguments) and all(
+            value is not None and self._not_none(value, caller, 0) for caller, value in arguments  # type: ignore[misc]
+        )
+
+    def _not_none(self, value: cst.BaseExpression, caller: cst.FunctionDef, depth: int) -> bool:
+        """`value`, in `caller`, is surely not None: a comparison, arithmetic, a call of a method
+        or function that is not one of the file's (`(x > 0).float()`, `torch.ones(...)`), an input
+        of the export with no default, or a name bound once to such a value."""
+        if isinstance(value, (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation, cst.Integer, cst.Float)):
+            return True
+        if isinstance(value, cst.Call):
+            return self.helper_for(self._class_of.get(id(caller)), value.func) is None and not (
+                isinstance(value.func, cst.Name) and value.func.value in self._file_classes)
+        if not isinstance(value, cst.Name) or value.value == "None" or depth > 4:
+            return False
+        if is_entry_method(caller) and any(
+            p.name.value == value.value and p.default is None for p in list(all_params(caller.params))[1:]
+        ) and not rebinds(caller, value.value):
+            return True
+        bound = _assigned_once_in(caller, self._flags).get(value.value)
+        return bound is not None and self._not_none(bound, caller, depth + 1)
 
     def _mark_training_only_helpers(
         self, roots: list[Traced], seen: dict[int, Traced], edges: dict[int, list[tuple[Traced, bool]]]
@@ -1203,11 +1263,13 @@ class FileReach(ExportSites):
         return self._optional(present, func)
 
     def _optional(self, test: cst.BaseExpression, func: cst.FunctionDef) -> str | None:
-        """The optional argument `test` checks for in `func` (see _optional_argument)."""
-        return _optional_argument(
+        """The optional argument `test` checks for in `func` (see _optional_argument), unless
+        every call of `func` passes it (see _mark_none_from_callers)."""
+        name = _optional_argument(
             test, func, self._flags, self._passed_by_parent(func), self._reasons(func),
             self._attributes_maybe_none(func), self._none_params.get(id(func), {}),
         )
+        return None if name in self._passed_params.get(id(func), ()) else name
 
     def _calls_a_training_test(self, test: cst.BaseExpression, func: cst.FunctionDef) -> bool:
         """`self.should_update(epoch)`, alone or as an operand of `and`, where every `return` of
@@ -1372,7 +1434,7 @@ class FileReach(ExportSites):
         """`(a is not None and a.any()) or (b is not None and b.any())`: each `.any()` runs only
         when its own optional argument is passed."""
         read = _read_from_optional(test, func)
-        if read is not None:
+        if read is not None and read not in self._passed_params.get(id(func), ()):
             # `mm_encoder_outputs.get("image")` of an argument that defaults to None (then `{}`)
             for node in iter_nodes(test):
                 self.optional_nodes.setdefault(id(node), read)
