@@ -26,7 +26,9 @@ class UnregisteredOutputClass(Rule):
     returns, where it is (or holds, in a returned tuple, list or dict) an instance of a class
     defined in the file that derives from nothing but `object` (a `@dataclass` or a plain class)
     and that the file does not register as a pytree node (`torch.utils._pytree.register_dataclass`,
-    `register_pytree_node`, ...), or a `types.SimpleNamespace`; through a name bound once too.
+    `register_pytree_node`, ...), or a `types.SimpleNamespace`; through a name bound once too, and
+    through a one-line helper of the file that returns the instance (`return _wrap(x)` of
+    `def _wrap(t): return Output(logits=t)`; measured on torch 2.13, both modes fail).
     A submodule's `forward` may return one: its parent reads it before export sees it.
 
     ## Why it fails torch.export
@@ -115,14 +117,18 @@ class UnregisteredOutputClass(Rule):
             return [e.value for e in value.elements if isinstance(e, cst.DictElement)]
         return [value]
 
-    def _unregistered(self, part: cst.BaseExpression) -> tuple[str | None, cst.ClassDef | None]:
-        """The name of the unregistered class `part` builds (through a name bound once), and its
-        definition when the file holds it; (None, None) for anything else."""
+    def _unregistered(self, part: cst.BaseExpression, depth: int = 0) -> tuple[str | None, cst.ClassDef | None]:
+        """The name of the unregistered class `part` builds (through a name bound once, or a
+        one-line helper of the file returning the instance), and its definition when the file
+        holds it; (None, None) for anything else."""
         flow, traced = self.ctx.flow, self.ctx.traced
         if isinstance(part, cst.Name) and flow is not None and traced is not None and flow.func is traced.func:
             part = flow.bound_once(part.value) or part
         if not isinstance(part, cst.Call):
             return None, None
+        if (flow is not None and depth < 4 and isinstance(part.func, cst.Name)
+                and part.func.value in self.ctx.program.functions and (inlined := flow.inlined(part)) is not None):
+            return self._unregistered(inlined, depth + 1)  # `return _wrap(x)` of `def _wrap(t): return Output(t)`
         if (self.ctx.resolve(part.func) or "") in _UNREGISTERED_LIBRARY:
             return dotted(part.func), None
         if not isinstance(part.func, cst.Name):
