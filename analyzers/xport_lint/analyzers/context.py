@@ -151,6 +151,7 @@ class RuleContext:
                 inline=self.flow.inlined if self.flow is not None else None, far=far,
                 ranks=declared_ranks(self.program, cls.name.value) or config_ranks(self.shape_config(), traced.func),
                 functions=self.program.functions, declared=self.shape_config(),
+                config_value=functools.partial(self.program.config_default, traced.cls),
             )
         found.read_at(self.statement)  # type: ignore[union-attr]  # `x = x.view(...)` reads the input `x`
         return found  # type: ignore[return-value]

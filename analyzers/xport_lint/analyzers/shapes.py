@@ -891,7 +891,7 @@ def init_buffers(
             number = found if type(found) is int else None
         return number
 
-    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    init = init_method(cls)
     if init is None:
         return {}
     found: dict[str, list[ExampleSizes]] = {}
@@ -1184,6 +1184,7 @@ class Sizes:
         inline: Callable[[cst.Call], cst.BaseExpression | None] | None = None,
         far: dict[str, BlockDims] | None = None, ranks: dict[int, int] | None = None,
         functions: dict[str, cst.FunctionDef] | None = None, declared: ShapeConfig | None = None,
+        config_value: Callable[[str], object] | None = None,
     ) -> None:
         """`leaves`: names whose value `evaluate` takes from its table (a Python number read
         from data, bounded by `torch._check`) instead of following their assignment.
@@ -1202,7 +1203,9 @@ class Sizes:
         is read through (`returned_at`), as the methods of the class are.
         `declared`: the export's declaration, whose entries of nested inputs (`{"batch": {"ids":
         {1: seq}}}`) are inputs of their own where the body reads them (`batch["ids"]`, `ids, mask
-        = batch`)."""
+        = batch`).
+        `config_value`: the default of a field of the configuration class the model is built
+        from, for a layer's size read from it (`nn.Conv1d(c, h, config.kernel_size)`)."""
         self.functions = functions or {}
         self.func = func
         self.leaves = leaves
@@ -1226,6 +1229,8 @@ class Sizes:
         self.methods = {
             s.name.value: s for s in (owner.body.body if owner is not None else ()) if isinstance(s, cst.FunctionDef)
         }
+        #: what reads a size the class's layers are built with (`layer_integer`)
+        self.layer_integer = layer_integer(owner, self.blocks.values(), config_value) if owner is not None else _integer
         # keyword-only inputs (`forward(self, *, x)`) follow the positional ones, as a tuple
         # `dynamic_shapes` lists them
         params = [p for p in (*func.params.params, *func.params.kwonly_params) if p.name.value not in ("self", "cls")]
@@ -1453,7 +1458,7 @@ class Sizes:
         built = init_layer_calls(owner).get(attr)
         if built is not None and (built.startswith(("torch", "nn.", "F.")) or built.rpartition(".")[2][:1].isupper()):
             return False  # a layer, a tensor, a `Parameter`
-        init = next((m for m in owner.body.body if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"), None)
+        init = init_method(owner)
         return init is not None and _assigns(init, attr) and not _assigns(self.func, attr) and not any(
             isinstance(n, cst.Call) and n.args and isinstance(n.args[0].value, cst.SimpleString)
             and n.args[0].value.evaluated_value == attr for n in _walk(init.body)
@@ -2300,7 +2305,7 @@ class Sizes:
         if kind.startswith("Adaptive"):
             size = _layer_argument(built, 0, "output_size")
             return size
-        geometry = _window_geometry(kind, built, spatial)
+        geometry = _window_geometry(kind, built, spatial, self.layer_integer)
         source = inner(index)
         if geometry is None or source is None:
             return None
@@ -3185,10 +3190,15 @@ _WINDOW_ARGUMENTS = {
 }
 
 
-def _window_geometry(kind: str, built: cst.Call | None, spatial: int) -> list[tuple[int, int, int, int]] | None:
+def _window_geometry(
+    kind: str, built: cst.Call | None, spatial: int,
+    integer: Callable[[cst.BaseExpression], int | None] = _integer,
+) -> list[tuple[int, int, int, int]] | None:
     """(kernel, stride, padding, dilation) per spatial dimension of a convolution or pooling built
-    with literal sizes (a pool's stride defaults to its kernel); None for anything else (a string
-    padding, `ceil_mode=True`, a size read from a variable)."""
+    with sizes `integer` reads (literals; `init_integer` adds `__init__`'s defaults and constants:
+    `nn.Conv2d(c, c, kernel_size, stride=stride)` in a block built with its defaults); a pool's
+    stride defaults to its kernel. None for anything else (a string padding, `ceil_mode=True`, a
+    size read from a variable)."""
     family = kind[:-2]
     names = _WINDOW_ARGUMENTS.get(family)
     if built is None or names is None or any(a.star for a in built.args):
@@ -3210,8 +3220,8 @@ def _window_geometry(kind: str, built: cst.Call | None, spatial: int) -> list[tu
     for key in ("kernel_size", "stride", "padding", "dilation"):
         value = given.get(key)
         numbers = (
-            [_integer(e.value) for e in value.elements] if isinstance(value, (cst.Tuple, cst.List))
-            else [_integer(value)] * spatial if value is not None else [None]
+            [integer(e.value) for e in value.elements] if isinstance(value, (cst.Tuple, cst.List))
+            else [integer(value)] * spatial if value is not None else [None]
         )
         if len(numbers) != spatial or None in numbers or (key in ("kernel_size", "stride") and 0 in numbers):
             return None
@@ -3287,11 +3297,16 @@ def _target_names(target: cst.BaseExpression) -> Iterator[str]:
         yield from _target_names(target.value)
 
 
+def init_method(cls: cst.ClassDef) -> cst.FunctionDef | None:
+    """The class's own `__init__`, where its body defines one."""
+    return next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+
+
 def init_constants(cls: cst.ClassDef) -> dict[str, int]:
     """`self.x` set once in `__init__` to an integer literal, or to an argument whose default is
     one (`max_len=512`: the model built with defaults, as an export example builds it); a tuple of
     them (`self.img_size = (224, 224)`) gives one entry per element (`img_size[0]`)."""
-    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    init = init_method(cls)
     if init is None:
         return {}
     defaults = init_defaults(cls)
@@ -3319,7 +3334,7 @@ def init_constants(cls: cst.ClassDef) -> dict[str, int]:
 def init_defaults(cls: cst.ClassDef) -> dict[str, int]:
     """`__init__`'s arguments with an integer default (`width=8`): their value in a model built
     with its defaults, as an export example builds it."""
-    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    init = init_method(cls)
     if init is None:
         return {}
     return {
@@ -3329,15 +3344,67 @@ def init_defaults(cls: cst.ClassDef) -> dict[str, int]:
     }
 
 
-def init_integer(cls: cst.ClassDef, expr: cst.BaseExpression) -> int | None:
+def defaults_as_built(cls: cst.ClassDef, classes: Iterable[cst.ClassDef]) -> dict[str, int]:
+    """`init_defaults` of `cls`, joined over the calls of the `__init__`s among `classes` (the
+    file's modules) that build it: an argument every call passes as one literal
+    (`Stem(kernel_size=3)`, or omits where the default is that literal) holds it; one the calls
+    give different values (or a name, or through `*args`/`**kwargs`) holds none. Not kept per
+    class node: an edit elsewhere in the file (the call building it) changes it."""
+    init = init_method(cls)
+    names = [p.name.value for p in init.params.params][1:] if init is not None else []
+    defaults = init_defaults(cls)
+    calls = [
+        node for other in classes if (builder := init_method(other)) is not None
+        for stmt in _statements(builder.body) for node in iter_nodes(stmt)
+        if type(node) is cst.Call and (dotted(node.func) or "").rpartition(".")[2] == cls.name.value
+    ]
+    values: dict[str, set[int | None]] = {name: set() for name in defaults}
+    for call in calls:
+        passed: dict[str, int | None] = {}
+        for position, arg in enumerate(call.args):  # type: ignore[attr-defined]
+            if arg.star:
+                return {}
+            name = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else ""
+            passed[name] = _integer(arg.value)
+        for name in values:
+            values[name].add(passed.get(name, defaults[name]))
+    built = {name: given.pop() if given else defaults[name] for name, given in values.items() if len(given) <= 1}
+    return {name: value for name, value in built.items() if value is not None}
+
+
+def layer_integer(
+    cls: cst.ClassDef, classes: Iterable[cst.ClassDef], config_value: Callable[[str], object] | None = None
+) -> Callable[[cst.BaseExpression], int | None]:
+    """What reads a size a layer of `cls` is built with (a convolution's kernel and stride):
+    `init_integer` with the defaults the file builds it with (`defaults_as_built`), or a field of
+    the configuration it is built from (`config.kernel_size`: `config_value`, its default in the
+    configuration class, as `init_buffers` reads a length)."""
+    @functools.cache
+    def defaults() -> dict[str, int]:
+        return defaults_as_built(cls, classes)
+
+    def integer(expr: cst.BaseExpression) -> int | None:
+        # the defaults only for a name, once: finding them walks every `__init__` of the file
+        found = init_integer(cls, expr, defaults() if isinstance(expr, cst.Name) else None)
+        if found is None and config_value is not None and isinstance(expr, cst.Attribute) and dotted(
+                expr.value) in ("config", "self.config"):
+            field = config_value(expr.attr.value)
+            return field if type(field) is int else None
+        return found
+
+    return integer
+
+
+def init_integer(cls: cst.ClassDef, expr: cst.BaseExpression, defaults: dict[str, int] | None = None) -> int | None:
     """The integer an argument of a layer built in `__init__` holds: a literal, an argument of
     `__init__` with an integer default (`nn.LayerNorm(width)`), or a constant it set
     (`nn.LayerNorm(self.width)`). A size a layer's weights fix whatever value the model is
-    built with; the default names the one an example built with defaults has."""
+    built with; the default names the one an example built with defaults has (`defaults`: those
+    to read, `init_defaults` unless given)."""
     if isinstance(expr, cst.Integer):
         return int(expr.evaluated_value)
     if isinstance(expr, cst.Name):
-        return init_defaults(cls).get(expr.value)
+        return (init_defaults(cls) if defaults is None else defaults).get(expr.value)
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
         return init_constants(cls).get(expr.attr.value)
     return None
@@ -3366,7 +3433,7 @@ def block_dims(block: cst.ClassDef, blocks: dict[str, cst.ClassDef]) -> BlockDim
 
 def init_call(cls: cst.ClassDef, attr: str) -> cst.Call | None:
     """The call `__init__` sets `self.<attr>` to (`nn.Conv1d(4, 2, 3)`), where it sets it once."""
-    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    init = init_method(cls)
     if init is None:
         return None
     found = [
@@ -3381,30 +3448,17 @@ def init_call(cls: cst.ClassDef, attr: str) -> cst.Call | None:
 _CONVOLUTIONS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}
 
 
-def conv_geometry(cls: cst.ClassDef, attr: str) -> list[tuple[int, int, int, int]] | None:
+def conv_geometry(
+    cls: cst.ClassDef, attr: str, integer: Callable[[cst.BaseExpression], int | None]
+) -> list[tuple[int, int, int, int]] | None:
     """(kernel, stride, padding, dilation) per spatial dimension of `self.<attr> = nn.ConvNd(...)`
-    set once in `__init__` with literal (or literal-tuple) sizes; None for anything else (a
-    string padding, a size read from a variable)."""
+    set once in `__init__` with sizes `integer` reads (`Sizes.layer_integer`: literals,
+    `__init__`'s defaults as the file builds it, constants it set, configuration fields); None for
+    anything else (a string padding, a size read from a variable)."""
     call = init_call(cls, attr)
-    kind = _CONVOLUTIONS.get((dotted(call.func) or "").rpartition(".")[2]) if call is not None else None
-    if call is None or kind is None or any(a.star for a in call.args):
-        return None
-    given = {"stride": cst.Integer("1"), "padding": cst.Integer("0"), "dilation": cst.Integer("1")}
-    names = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation")
-    for position, arg in enumerate(call.args):
-        keyword = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else ""
-        given[keyword] = arg.value
-    per_dim = []
-    for key in ("kernel_size", "stride", "padding", "dilation"):
-        value = given.get(key)
-        numbers = (
-            [_integer(e.value) for e in value.elements] if isinstance(value, (cst.Tuple, cst.List))
-            else [_integer(value)] * kind if value is not None else [None]
-        )
-        if len(numbers) != kind or None in numbers:
-            return None
-        per_dim.append(numbers)
-    return [tuple(column) for column in zip(*per_dim, strict=True)]  # type: ignore[misc]
+    kind = (dotted(call.func) or "").rpartition(".")[2] if call is not None else ""
+    spatial = _CONVOLUTIONS.get(kind)
+    return _window_geometry(kind, call, spatial, integer) if spatial else None
 
 
 def init_layers(cls: cst.ClassDef) -> dict[str, str]:
@@ -3418,7 +3472,7 @@ def init_layer_calls(cls: cst.ClassDef) -> dict[str, str]:
     (`nn.Linear`); for a class `__init__` takes as an argument (timm's `embed_layer=PatchEmbed`,
     then `self.patch_embed = embed_layer(...)`), the class its default names, the one a model
     built with its defaults has."""
-    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    init = init_method(cls)
     if init is None:
         return {}
     defaults = {

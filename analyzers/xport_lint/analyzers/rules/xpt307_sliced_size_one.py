@@ -55,7 +55,10 @@ class SlicedSizeOne(Rule):
     size 2 makes `x[1:]` one long). The slice may be bound to a name first, or handed back by a
     one-line helper. In non-strict mode it also flags such a slice returned as it is, reduced
     (`.sum(0)`, `.mean(0)`, `.amax(0)`) or converted (`.float()`). And a convolution built in
-    `__init__` with literal sizes (`self.conv = nn.Conv1d(4, 2, 3)`) applied along a named `Dim`
+    `__init__` with literal sizes (`self.conv = nn.Conv1d(4, 2, 3)`), or with `__init__`'s own
+    arguments (`kernel_size=5`: their defaults, or the one literal every class of the file builds
+    the module with) or a configuration's fields (`config.kernel_size`: their defaults in the
+    configuration class), applied along a named `Dim`
     whose range's low end makes its output `(w + 2p - d(k - 1) - 1) // s + 1` shorter than 1
     (both modes) or exactly 1 long (non-strict mode; strict too where an op computes on the
     output: arithmetic, `torch.relu`, `.flatten()`), the same for an `nn.Sequential` of such
@@ -226,7 +229,7 @@ class SlicedSizeOne(Rule):
         sizes = self.ctx.sizes()
         if sizes is None or id(node) in self.ctx.conditional():
             return
-        geometry = conv_geometry(traced.cls.node, attr)
+        geometry = conv_geometry(traced.cls.node, attr, sizes.layer_integer)
         chain = _convolution_chain(init_call(traced.cls.node, attr), self.ctx.resolve) if geometry is None else None
         spatial_count = len(geometry) if geometry is not None else chain[0] if chain is not None else 0
         config = self.ctx.shape_config()
@@ -532,6 +535,32 @@ class SlicedSizeOne(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Stem(torch.nn.Module):
+                def __init__(self, kernel_size=5):
+                    super().__init__()
+                    self.conv = torch.nn.Conv1d(4, 8, kernel_size)
+                def forward(self, x):
+                    return self.conv(x)  # expect: XPT307
+            def xport_example():
+                return {"model": Stem(), "args": (torch.randn(1, 4, 16),), "dynamic_shapes": {"x": {2: Dim("t")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Stem(torch.nn.Module):
+                def __init__(self, kernel_size=5):
+                    super().__init__()
+                    self.conv = torch.nn.Conv1d(4, 8, kernel_size)
+                def forward(self, x):
+                    return self.conv(x)  # expect: XPT307
+            def xport_example():
+                return {"model": Stem(), "args": (torch.randn(1, 4, 16),), "dynamic_shapes": {"x": {2: Dim("t", min=6)}}}
+            """,
+        ),
         Invalid(
             """
             import torch
