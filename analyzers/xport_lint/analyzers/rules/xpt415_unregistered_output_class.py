@@ -6,13 +6,9 @@ from ..model import Mode, Severity
 from ..names import dotted
 from ..rewrites import module_names, registered_output_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..walk import iter_nodes
 from ._conditions import short
+from ._pytree_classes import displayed_parts, unregistered_class
 
-#: what registers a class as a pytree node, as the last name of the call or decorator
-#: (`torch.utils._pytree.register_dataclass`, `register_pytree_node`, a library's own wrapper)
-_REGISTERS = ("register_dataclass", "register_pytree_node", "_register_pytree_node", "register_pytree_node_class",
-              "register_constant")
 #: library classes that are no pytree node either (measured on torch 2.13: both modes fail)
 _UNREGISTERED_LIBRARY = ("types.SimpleNamespace",)
 _OWN_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -83,7 +79,7 @@ class UnregisteredOutputClass(Rule):
             or not _directly_in(node, traced.func)
         ):
             return
-        for part in self._parts(node.value):
+        for part in displayed_parts(node.value):
             named, cls = self._unregistered(part)
             if named is not None:
                 rewrite = None if cls is None else registered_output_rewrite(
@@ -109,14 +105,6 @@ class UnregisteredOutputClass(Rule):
             return "strict: `AssertionError: Encountered unrecognized type UserDefinedObjectVariable`"
         return "non-strict: `RuntimeError: Found <class> in output, which is not a known type`"
 
-    def _parts(self, value: cst.BaseExpression) -> list[cst.BaseExpression]:
-        """`value` and, for a tuple, list or dict display, its elements (values)."""
-        if isinstance(value, (cst.Tuple, cst.List)):
-            return [e.value for e in value.elements if isinstance(e, cst.Element)]
-        if isinstance(value, cst.Dict):
-            return [e.value for e in value.elements if isinstance(e, cst.DictElement)]
-        return [value]
-
     def _unregistered(self, part: cst.BaseExpression, depth: int = 0) -> tuple[str | None, cst.ClassDef | None]:
         """The name of the unregistered class `part` builds (through a name bound once, or a
         one-line helper of the file returning the instance), and its definition when the file
@@ -133,11 +121,8 @@ class UnregisteredOutputClass(Rule):
             return dotted(part.func), None
         if not isinstance(part.func, cst.Name):
             return None, None
-        classes = {s.name.value: s for s in self.ctx.program.module.body if isinstance(s, cst.ClassDef)}
-        cls = classes.get(part.func.value)
-        if cls is None or not _plain(cls, classes) or _registered(self.ctx.program.module, cls.name.value):
-            return None, None
-        return cls.name.value, cls
+        cls = unregistered_class(self.ctx.program.module, part.func.value)
+        return (cls.name.value, cls) if cls is not None else (None, None)
 
     VALID = [
         Valid(
@@ -261,32 +246,3 @@ def _directly_in(node: cst.Return, func: cst.FunctionDef) -> bool:
         if not isinstance(current, _OWN_SCOPES):
             stack.extend(current.children)
     return False
-
-
-def _plain(cls: cst.ClassDef, classes: dict[str, cst.ClassDef], seen: frozenset[str] = frozenset()) -> bool:
-    """`cls` derives from nothing but `object` and other such classes of the file (so no
-    NamedTuple, tuple, dict, Enum, tensor subclass or library class that may be registered)."""
-    for base in cls.bases:
-        if base.keyword is not None or not isinstance(base.value, cst.Name):
-            return False
-        name = base.value.value
-        if name == "object":
-            continue
-        parent = classes.get(name)
-        if parent is None or name in seen or not _plain(parent, classes, seen | {cls.name.value}):
-            return False
-    return not any(_registers(d.decorator) for d in cls.decorators)
-
-
-def _registers(expr: cst.BaseExpression) -> bool:
-    target = expr.func if isinstance(expr, cst.Call) else expr
-    return (dotted(target) or "").rpartition(".")[2] in _REGISTERS
-
-
-def _registered(module: cst.Module, name: str) -> bool:
-    """The file registers the class `name` as a pytree node (a call whose first argument it is)."""
-    return any(
-        isinstance(node, cst.Call) and _registers(node) and node.args
-        and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == name
-        for node in iter_nodes(module)
-    )
