@@ -89,7 +89,8 @@ class TensorToPythonNumber(Rule):
     Python `math` functions (and `min`/`max` against another number) of a number read from a
     tensor that torch cannot carry as a symbol, per mode; and such a number given to
     `F.interpolate` as its `scale_factor`. Also `torch.as_tensor` of a number or list read from
-    data, and (strict) `.tolist()` of a tensor known not to hold integers.
+    data, (strict) `.tolist()` of a tensor known not to hold integers, and (non-strict) such a number
+    handed to a function of the file cached with `functools.lru_cache` / `functools.cache`.
 
     ## Why it fails torch.export
     Non-strict export runs these conversions on fake tensors through `__torch_function__`, which
@@ -120,7 +121,10 @@ class TensorToPythonNumber(Rule):
     of a tensor that does not hold integers ("Tensor.tolist() with non-integer tensor": floating
     point or booleans, a float buffer too) and takes it of integers; the dtype is read from the
     code that makes the tensor (a cast, the op, a factory, the export's example input, a buffer or
-    parameter `__init__` keeps), and where it does not say, no error is claimed.
+    parameter `__init__` keeps), and where it does not say, no error is claimed. A function cached
+    with `functools.lru_cache` hashes its arguments: a number read from data fails non-strict
+    export there ("unhashable type: non-nested SymInt", or a guard on a float), while strict export
+    exports some such calls and fails others (measured on torch 2.13), so only non-strict is claimed.
 
     ## Example
     ```python
@@ -208,7 +212,7 @@ class TensorToPythonNumber(Rule):
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "GuardOnDataDependentSymNode (specialized integer)"
     FAILS_WITH = {
-        Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"), TorchError("TypeError", "unsupported format string passed to"), TorchError("TypeError", "must be tuple of floats"), TorchError("RuntimeError", "unflatten got an unexpected error"), TorchError("TypeError", "must be real number"),),
+        Mode.NON_STRICT: (TorchError("TypeError", "unhashable type: non-nested SymInt"), TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"), TorchError("GuardOnDataDependentSymNode", "Could not extract specialized integer from data-dependent expression"), TorchError("TypeError", "unsupported format string passed to"), TorchError("TypeError", "must be tuple of floats"), TorchError("RuntimeError", "unflatten got an unexpected error"), TorchError("TypeError", "must be real number"),),
         Mode.STRICT: (
             TorchError("Unsupported", "Observed exception"),
             TorchError("Unsupported", "torch.* op returned non-Tensor"),
@@ -229,7 +233,7 @@ class TensorToPythonNumber(Rule):
         self._scale_from_data(node)
         self._class_count_from_data(node)
         self._unflatten_by_data(node)
-        if self._tensor_of_read(node) or self._non_integer_list(node):
+        if self._tensor_of_read(node) or self._non_integer_list(node) or self._cached_by_read(node):
             return
         if self._list_search(node):
             return
@@ -858,6 +862,27 @@ class TensorToPythonNumber(Rule):
         self.report(node, f"`{short(node)}` makes a tensor of a number read from tensor data: `torch.as_tensor` needs"
                     " its concrete value, which export does not have" + (f" ({caught.reason})" if caught else ""),
                     severity=caught.severity if caught else None, fix=fix)
+        return True
+
+    def _cached_by_read(self, node: cst.Call) -> bool:
+        """`_window(n)` of a function of the file decorated with `functools.lru_cache` / `cache`, `n`
+        a number read from data: the cache hashes its arguments, and non-strict export has no
+        concrete value to hash (measured on torch 2.13: "unhashable type: non-nested SymInt" for an
+        integer read, a guard on data for a float one; a static size exports; strict export
+        varies, so no claim there)."""
+        if self.ctx.mode is Mode.STRICT or not isinstance(node.func, cst.Name):
+            return False
+        function = self.ctx.program.functions.get(node.func.value)
+        if function is None or not any(
+            self.ctx.resolve(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            in ("functools.lru_cache", "functools.cache") for d in function.decorators
+        ):
+            return False
+        read = next((a.value for a in node.args if _read_number(self.ctx.value(a.value))), None)
+        if read is None:
+            return False
+        self.report(node, f"`{short(node)}` hands `{short(read)}`, a number read from tensor data, to a cached "
+                    "function: the cache hashes it, and non-strict export has no concrete value to hash")
         return True
 
     def _non_integer_list(self, node: cst.Call) -> bool:
