@@ -1,10 +1,11 @@
 """A convolution whose kernel and stride are arguments of its block's `__init__` (XPT307 through
 shapes.py's size terms): the block built with its defaults runs the defaults (a positional or
 keyword argument of the convolution, keyword-only in `__init__`, inside an `nn.Sequential`, a
-block of another file), or fields of the configuration class it is built from (`config.kernel_size`,
-`self.config.kernel_size`, their defaults in a dataclass); the model built with a literal (by keyword or position) runs that value,
-and with a name, one the shapes do not read: nothing is said.
-Torch 2.13's outcome checked in the same test, both modes."""
+block of another file, kept as `self.kernel_size` first), or fields of the configuration class it
+is built from (`config.kernel_size`, `self.config.kernel_size`, their defaults in a dataclass);
+the model built with a literal (by keyword or position, kept as `self.kernel_size` too) runs that
+value, and with a name, one the shapes do not read: nothing is said. Torch 2.13's outcome checked
+in the same test, both modes."""
 
 from __future__ import annotations
 
@@ -51,6 +52,16 @@ class Stem(torch.nn.Module):
 
     def forward(self, x):
         return self.net(x)
+"""
+_KEPT = """
+class Stem(torch.nn.Module):
+    def __init__(self, kernel_size=5):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.conv = torch.nn.Conv1d(4, 8, self.kernel_size)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
 """
 _CONFIGURED = """
 from dataclasses import dataclass
@@ -102,6 +113,8 @@ PROGRAMS: list[Program] = [
     _stem("built-larger-by-keyword", _STEM, 6, True, "Stem(kernel_size=7)"),
     _stem("built-with-the-default", _STEM, 4, True, "Stem(kernel_size=5)"),
     _stem("built-from-a-name", _STEM, 4, False, "Stem(kernel_size=KERNEL)"),
+    _stem("kept-default", _KEPT, 4, True),
+    _stem("kept-built-smaller", _KEPT, 4, False, "Stem(kernel_size=3)"),
 ]
 
 BATCH = ProgramBatch("convdefaults", {"spellings": PROGRAMS}, {})

@@ -3302,14 +3302,15 @@ def init_method(cls: cst.ClassDef) -> cst.FunctionDef | None:
     return next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
 
 
-def init_constants(cls: cst.ClassDef) -> dict[str, int]:
+def init_constants(cls: cst.ClassDef, defaults: dict[str, int] | None = None) -> dict[str, int]:
     """`self.x` set once in `__init__` to an integer literal, or to an argument whose default is
-    one (`max_len=512`: the model built with defaults, as an export example builds it); a tuple of
-    them (`self.img_size = (224, 224)`) gives one entry per element (`img_size[0]`)."""
+    one (`max_len=512`: the model built with defaults, as an export example builds it; `defaults`:
+    those to read, `init_defaults` unless given); a tuple of them (`self.img_size = (224, 224)`)
+    gives one entry per element (`img_size[0]`)."""
     init = init_method(cls)
     if init is None:
         return {}
-    defaults = init_defaults(cls)
+    defaults = init_defaults(cls) if defaults is None else defaults
     found: dict[str, list[int | None]] = {}
     for stmt in _statements(init.body):
         targets = stmt.targets if isinstance(stmt, cst.Assign) else []
@@ -3384,8 +3385,8 @@ def layer_integer(
         return defaults_as_built(cls, classes)
 
     def integer(expr: cst.BaseExpression) -> int | None:
-        # the defaults only for a name, once: finding them walks every `__init__` of the file
-        found = init_integer(cls, expr, defaults() if isinstance(expr, cst.Name) else None)
+        # the defaults only for a name or `self.<name>`, once: finding them walks every `__init__` of the file
+        found = init_integer(cls, expr, defaults() if isinstance(expr, (cst.Name, cst.Attribute)) else None)
         if found is None and config_value is not None and isinstance(expr, cst.Attribute) and dotted(
                 expr.value) in ("config", "self.config"):
             field = config_value(expr.attr.value)
@@ -3406,7 +3407,7 @@ def init_integer(cls: cst.ClassDef, expr: cst.BaseExpression, defaults: dict[str
     if isinstance(expr, cst.Name):
         return (init_defaults(cls) if defaults is None else defaults).get(expr.value)
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        return init_constants(cls).get(expr.attr.value)
+        return init_constants(cls, defaults).get(expr.attr.value)
     return None
 
 
