@@ -3,8 +3,8 @@ tensor that does not hold integers (floating point or booleans) fails strict exp
 with non-integer tensor") and exports non-strict; of integers it exports in both modes. And
 `torch.as_tensor` of a number or list read from data fails in both modes, whatever the dtype, where
 `torch.tensor` of the same read exports. The dtype comes from the code that makes the tensor
-(`dtypes.py`): a cast, the op, a factory, the export's example input, a buffer `__init__` keeps;
-unknown -> no strict error. Each spelling's torch outcome is checked in the same test, both modes;
+(`dtypes.py`): a cast, the op, a factory, the export's example input, a buffer `__init__` keeps,
+a helper's parameter where every call of the file passes one dtype; unknown -> no strict error. Each spelling's torch outcome is checked in the same test, both modes;
 the `torch.as_tensor` -> `torch.tensor` fix is proven where offered."""
 
 from __future__ import annotations
@@ -81,7 +81,51 @@ class A(nn.Module):
         return x * counts.tolist()[0]
 """)
 
+case("helper-parameter-given-a-softmax", None, "Unsupported", """
+def _as_list(t):
+    return t.tolist()
+
+
+class A(nn.Module):
+    def forward(self, x):
+        probs = x[0].softmax(dim=-1)
+        return x * _as_list(probs)[0]
+""")
+
+case("method-parameter-given-the-float-example-input", None, "Unsupported", """
+class A(nn.Module):
+    def _first_column(self, t):
+        return t[:, 0].tolist()
+
+    def forward(self, x):
+        return x * self._first_column(x)[0]
+
+
+def xport_example():
+    return {"model": A(), "args": (torch.randn(2, 3),)}
+""")
+
 # near misses: integral, or the dtype is not known (no strict error claimed)
+case("helper-parameter-given-argmax-exports", None, None, """
+def _as_list(t):
+    return t.tolist()
+
+
+class A(nn.Module):
+    def forward(self, x):
+        return x + _as_list(x.argmax(dim=-1))[0]
+""")
+
+case("helper-parameter-given-floats-and-integers-unknown", None, "Unsupported", """
+def _as_list(t):
+    return t.tolist()
+
+
+class A(nn.Module):
+    def forward(self, x):
+        return x + _as_list(x.argmax(dim=-1))[0] + _as_list(x.sum(dim=0))[0]
+""")
+
 case("count-tolist-exports", None, None, """
 class A(nn.Module):
     def forward(self, x):
@@ -181,6 +225,10 @@ class A(nn.Module):
 
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
+    ("helper-parameter-given-floats-and-integers-unknown", Mode.STRICT): (
+        "the helper's calls pass an integer tensor and one whose dtype is not known (the input of a tuple-form"
+        " example): their join is unknown, so no strict error is claimed"
+    ),
     ("tolist-of-a-submodule-output-unknown-dtype", Mode.STRICT): (
         "a submodule's output dtype is not read (`nn.Linear` gives floats, a user module anything): unknown, so no"
         " strict error is claimed"

@@ -370,7 +370,7 @@ class FileReach(ExportSites):
                     if marked.get(key) in names:
                         del marked[key]
 
-    def _arguments_for(
+    def arguments_for(
         self, name: str, func: cst.FunctionDef
     ) -> list[tuple[cst.FunctionDef, cst.BaseExpression | None]] | None:
         """What each traced call of `func` in the file passes its parameter `name` (None: not
@@ -397,7 +397,7 @@ class FileReach(ExportSites):
 
     def _none_from_callers(self, name: str, func: cst.FunctionDef, seen: frozenset[int]) -> str | None:
         """Why parameter `name` of `func` is None unless a caller passes it (None: it may not be)."""
-        arguments = self._arguments_for(name, func) if id(func) not in seen else None
+        arguments = self.arguments_for(name, func) if id(func) not in seen else None
         if not arguments:
             return None
         for caller, value in arguments:
@@ -417,7 +417,7 @@ class FileReach(ExportSites):
 
     def _passed_by_callers(self, name: str, func: cst.FunctionDef) -> bool:
         """Every traced call of `func` passes its parameter `name` a value that is not None."""
-        arguments = self._arguments_for(name, func)
+        arguments = self.arguments_for(name, func)
         return bool(arguments) and all(
             value is not None and self._not_none(value, caller, 0) for caller, value in arguments  # type: ignore[misc]
         )

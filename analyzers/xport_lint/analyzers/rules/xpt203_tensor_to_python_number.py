@@ -6,11 +6,12 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..dataflow import FunctionFlow, Kind, Value, is_tensor_like
+from ..dataflow import FunctionFlow, Kind, Value, all_params, is_tensor_like
 from ..dtypes import DType, TensorDTypes, example_dtypes, kept_tensors
 from ..model import Applicability, Mode, Severity
 from ..names import dotted
 from ..positions import code_of
+from ..reach import Traced
 from ..report import BlockReplacement, FixProposal
 from ..rewrites import scope_names
 from ..rewrites.common import parent_block
@@ -121,7 +122,8 @@ class TensorToPythonNumber(Rule):
     of a tensor that does not hold integers ("Tensor.tolist() with non-integer tensor": floating
     point or booleans, a float buffer too) and takes it of integers; the dtype is read from the
     code that makes the tensor (a cast, the op, a factory, the export's example input, a buffer or
-    parameter `__init__` keeps), and where it does not say, no error is claimed. A function cached
+    parameter `__init__` keeps, a helper's parameter where every call of the file passes one
+    dtype), and where it does not say, no error is claimed. A function cached
     with `functools.lru_cache` hashes its arguments: a number read from data fails non-strict
     export there ("unhashable type: non-nested SymInt", or a guard on a float), while strict export
     exports some such calls and fails others (measured on torch 2.13), so only non-strict is claimed.
@@ -839,11 +841,26 @@ class TensorToPythonNumber(Rule):
         key = f"dtypes:{id(flow)}"
         found = self.ctx.shared.get(key)
         if found is None:
-            resolve = self.ctx.resolve
-            inputs = example_dtypes(self.ctx.program.export_sites, traced.func, resolve) if traced else {}
-            kept = kept_tensors(traced.cls.node) if traced is not None and traced.cls is not None else {}
-            found = self.ctx.shared[key] = TensorDTypes(resolve, flow, inputs, kept)
+            found = self.ctx.shared[key] = self._dtypes_of(traced, flow, passed=True)
         return found  # type: ignore[return-value]
+
+    def _dtypes_of(self, traced: Traced | None, flow: FunctionFlow | None, passed: bool) -> TensorDTypes:
+        """`_dtypes` of `traced`; `passed`: a helper's parameters hold what every call of the file
+        passes, where those agree (one level of callers: theirs are not followed further)."""
+        program, resolve = self.ctx.program, self.ctx.resolve
+        inputs = example_dtypes(program.export_sites, traced.func, resolve) if traced else {}
+        if passed and traced is not None:
+            by_function = {id(item.func): item for item in program.traced}
+            for param in all_params(traced.func.params):
+                kinds = {
+                    self._dtypes_of(caller, program.flow(caller), passed=False).of(value) if value is not None
+                    and (caller := by_function.get(id(function))) is not None else None
+                    for function, value in program.arguments_for(param.name.value, traced.func) or [(None, None)]
+                }
+                if len(kinds) == 1 and (kind := kinds.pop()) is not None:
+                    inputs.setdefault(param.name.value, kind)
+        kept = kept_tensors(traced.cls.node) if traced is not None and traced.cls is not None else {}
+        return TensorDTypes(resolve, flow, inputs, kept)
 
     def _tensor_of_read(self, node: cst.Call) -> bool:
         """`torch.as_tensor(v.item())`, `torch.as_tensor(t.tolist())`: measured on torch 2.13, both
