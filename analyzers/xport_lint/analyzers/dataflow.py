@@ -1210,8 +1210,8 @@ class FunctionFlow:
                 base = self.value(receiver)
                 if is_tensor_like(base):
                     return self._tensor_method(node, method, base, args, receiver, node.args)
-                if base.has(Kind.SHAPE | Kind.DD_SIZE) or (base.has(Kind.DATA) and method in SHAPE_METHODS):
-                    return base  # torch.Size methods (numel, index); a size of data, as its `.shape` (_attribute)
+                if base.has(Kind.SHAPE | Kind.DD_SIZE) or (base.has(Kind.DATA_LIST) and method in SHAPE_METHODS):
+                    return base  # torch.Size methods (numel, index); a `.tolist()` list has none: fails as `.shape`
                 if base.has(Kind.NUMPY):
                     return base
         qualified = self.resolver.resolve(func)
