@@ -106,6 +106,28 @@ def xport_example():
 """)
 
 # near misses: integral, or the dtype is not known (no strict error claimed)
+case("float-example-input-rebound-to-counts-exports", None, None, """
+class A(nn.Module):
+    def forward(self, x):
+        x = (x > 0).sum(dim=0)
+        return x.tolist()[0] + x
+
+
+def xport_example():
+    return {"model": A(), "args": (torch.randn(2, 3),)}
+""")
+
+case("float-buffer-replaced-by-counts-in-forward-exports", None, None, """
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.counts = torch.zeros(3)
+
+    def forward(self, x):
+        self.counts = (x > 0).sum(dim=0)
+        return x + self.counts.tolist()[0]
+""")
+
 case("helper-parameter-given-argmax-exports", None, None, """
 def _as_list(t):
     return t.tolist()

@@ -15,6 +15,7 @@ import libcst as cst
 from .dataflow import FunctionFlow, Kind
 from .export_site import ExportSite
 from .names import dotted
+from .walk import iter_nodes
 
 
 class DType(enum.Enum):
@@ -109,8 +110,8 @@ class TensorDTypes:
     def _structural(self, expr: cst.BaseExpression, depth: int) -> DType | None:
         flow = self.flow
         if isinstance(expr, cst.Name):
-            if expr.value in self.inputs:
-                return self.inputs[expr.value]
+            if expr.value in self.inputs and (flow is None or len(flow.bindings(expr.value)) <= 1):
+                return self.inputs[expr.value]  # a parameter the function never binds again
             bound = flow.bound_once(expr.value) if flow is not None else None
             return self.of(bound, depth) if bound is not None else None
         if isinstance(expr, cst.Attribute):
@@ -211,8 +212,8 @@ def example_dtypes(
 
 
 def kept_tensors(cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
-    """`self.<name>` -> the expression `__init__` keeps there, where it keeps one once:
-    `self.register_buffer("w", expr)`, `self.w = expr`, `self.w = nn.Parameter(expr)`."""
+    """`self.<name>` -> the expression `__init__` keeps there, where it keeps one once and no other
+    method assigns it: `self.register_buffer("w", expr)`, `self.w = expr`, `self.w = nn.Parameter(expr)`."""
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
         return {}
@@ -231,7 +232,13 @@ def kept_tensors(cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
                     if isinstance(value, cst.Call) and (dotted(value.func) or "").endswith(("Parameter", "Buffer")):
                         value = value.args[0].value if value.args else value
                     kept.setdefault(target.target.attr.value, []).append(value)
-    return {name: values[0] for name, values in kept.items() if len(values) == 1}
+    rebound = {
+        target.attr.value for method in cls.body.body if isinstance(method, cst.FunctionDef) and method is not init
+        for node in iter_nodes(method) if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+        for target in ([t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target])
+        if isinstance(target, cst.Attribute) and dotted(target.value) == "self"
+    }  # another method may keep a tensor of another dtype there
+    return {name: values[0] for name, values in kept.items() if len(values) == 1 and name not in rebound}
 
 
 def _statements(init: cst.FunctionDef) -> list[cst.BaseSmallStatement]:
