@@ -128,6 +128,13 @@ class A(nn.Module):
         return x + self.counts.tolist()[0]
 """)
 
+case("floor-division-of-counts-tolist-exports", None, None, """
+class A(nn.Module):
+    def forward(self, x):
+        halves = (x > 0).sum(dim=0).div(2, rounding_mode="floor")
+        return x + halves.tolist()[0]
+""")
+
 case("helper-parameter-given-argmax-exports", None, None, """
 def _as_list(t):
     return t.tolist()

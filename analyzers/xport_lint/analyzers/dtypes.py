@@ -157,6 +157,8 @@ class TensorDTypes:
             return _CASTS[name]
         if name in ("to", "type") and not qualified and call.args:
             return self._dtype_named(call.args[0].value)
+        if name in ("div", "divide") and _keyword(call, "rounding_mode") is not None:
+            return None  # `div(..., rounding_mode="floor")` keeps integers integral
         if name in _INTEGER_OPS:
             return DType.INTEGRAL
         if name in _BOOLEAN_OPS:
