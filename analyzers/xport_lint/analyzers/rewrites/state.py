@@ -11,6 +11,7 @@ import libcst as cst
 
 from ..dataflow import FunctionFlow
 from ..model import Applicability
+from ..names import dotted
 from ..positions import code_of
 from ..report import BlockReplacement, FixProposal
 from ..shapes import kept_at
@@ -377,3 +378,39 @@ class _EntryAsName(cst.CSTTransformer):
         key = _constant_key(updated) if isinstance(updated.value, cst.Name) and updated.value.value == self.name \
             else None
         return cst.Name(self.locals[key], lpar=updated.lpar, rpar=updated.rpar) if key in self.locals else updated
+
+
+def identity_conversion_dropped(flow: FunctionFlow, func: cst.FunctionDef, conversion: cst.Call) -> FixProposal | None:
+    """`v = float(v)`, a top-level statement of `func`, where the only other binding of `v` is an
+    earlier top-level `v = t.item()` (or `v = float(t)`, or a one-line helper returning either; for
+    `int(v)`, `v = int(t)`) -> that
+    statement dropped: the conversion changes nothing (for a floating-point tensor, as the `.item()`
+    fixes assume) but binds the name twice, which keeps the branch, loop and size rewrites from
+    binding the tensor in its place. A step (unsafe as the rewrites it prepares are)."""
+    converter = dotted(conversion.func)
+    name = conversion.args[0].value if len(conversion.args) == 1 else None
+    if converter not in ("float", "int") or not isinstance(name, cst.Name) or len(flow.bindings(name.value)) != 2:
+        return None
+    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
+    bound = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+             and isinstance(s.body[0], cst.Assign) and len(s.body[0].targets) == 1
+             and isinstance(s.body[0].targets[0].target, cst.Name) and s.body[0].targets[0].target.value == name.value]
+    if len(bound) != 2 or body[bound[1]].body[0].value is not conversion:  # type: ignore[attr-defined]
+        return None
+    first = body[bound[0]].body[0].value  # type: ignore[attr-defined]
+    if isinstance(first, cst.Call):
+        first = flow.inlined(first) or first  # a one-line helper returning the read: `v = _peak(x)`
+    converted_before = isinstance(first, cst.Call) and (
+        dotted(first.func) == converter
+        or converter == "float" and isinstance(first.func, cst.Attribute) and first.func.attr.value == "item"
+        and not first.args
+    )
+    if not converted_before or any(_mentions_name(s, name.value) for s in body[:bound[0]]):
+        return None
+    return FixProposal(
+        f"Drop `{name.value} = {code_of(conversion)}`: `{name.value}` already holds that number (assumes"
+        f" {'a floating-point' if converter == 'float' else 'an integer'} tensor), and bound once it is within reach"
+        " of the rewrites (unsafe as the rewrites it prepares are)",
+        Applicability.UNSAFE, (),
+        blocks=(BlockReplacement(body[bound[0]], body[bound[1]], tuple(body[bound[0] : bound[1]])),), step=True,
+    )

@@ -16,7 +16,7 @@ from ..report import BlockReplacement, FixProposal
 from ..rewrites import scope_names
 from ..rewrites.common import parent_block
 from ..rewrites.predicates import TENSOR_MATH, data_bindings, tensor_value
-from ..rewrites.state import entries_as_locals
+from ..rewrites.state import entries_as_locals, identity_conversion_dropped
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..walk import iter_nodes
 from ._conditions import short
@@ -276,6 +276,10 @@ class TensorToPythonNumber(Rule):
             elif not caught and name == "int" and (truncated := self._truncated_math(node, read)) is not None:
                 fix = truncated
             elif not caught and (step := self._entries_step(node)) is not None:
+                fix = step
+            elif not caught and self.ctx.flow is not None and self.ctx.traced is not None and (
+                step := identity_conversion_dropped(self.ctx.flow, self.ctx.traced.func, node)
+            ) is not None:
                 fix = step
             elif not caught:
                 message += (" (no automatic fix: the number is used where export needs a concrete value, not "
