@@ -52,7 +52,10 @@ def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
         arg = call.args[0].value
         # `int(steps.item())`, `float(int(t))`: a conversion of a number read from a tensor
         read = is_tensor_like(flow.value(arg)) or (isinstance(arg, cst.Call) and _conversion(flow, arg) is not None)
-        return func.value if read else None
+        # `bool(float(t) > 0)`: a comparison of numbers read is a bool already, the tensor's a bool tensor
+        tested = func.value == "bool" and isinstance(arg, cst.Comparison) and any(
+            isinstance(n, cst.Call) and _conversion(flow, n) is not None for n in iter_nodes(arg))
+        return func.value if read or tested else None
     qualified = flow.resolver.resolve(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
     if qualified in _ROUNDING and len(call.args) == 1 and (_read_call(flow, call.args[0].value) or (
         isinstance(call.args[0].value, cst.BinaryOperation) and _arithmetic(flow, call.args[0].value)
@@ -72,8 +75,10 @@ def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
         return "sum"  # `sum(t.tolist())`, `sum(c for c in t.tolist())`: the read of `t.sum()`
     if qualified is None and isinstance(func, cst.Name) and func.value in _REDUCED and len(call.args) == 1 \
             and not call.args[0].star and call.args[0].keyword is None \
-            and elementwise(flow, call.args[0].value) is not None:
-        return func.value  # `any(p > 0.9 for p in probs.tolist())`: the read of `(probs > 0.9).any()`
+            and (elementwise(flow, call.args[0].value) is not None or _flat_list(flow, call.args[0].value)):
+        # `any(p > 0.9 for p in probs.tolist())`: the read of `(probs > 0.9).any()`; `max(x.flatten().tolist())`,
+        # of `x.flatten().max()`
+        return func.value
     return None
 
 
@@ -270,13 +275,15 @@ def _as_tensor(kind: str, call: cst.Call, flow: FunctionFlow) -> cst.BaseExpress
         return _bool_op_as_tensor(kind, call)
     if kind in _ROUNDING:
         return cst.parse_expression(f"{_operand(call.args[0].value)}.{_ROUNDING[kind]}()")
-    if kind in ("min", "max"):
+    if kind in ("min", "max") and len(call.args) == 2:
         # the side `_Unwrap` turned into a tensor (it is no literal), clamped by the literal
         tensor, bound = sorted((a.value for a in call.args), key=_number_literal)
         clamp = "clamp_min" if kind == "max" else "clamp_max"
         return cst.parse_expression(f"{_operand(tensor)}.{clamp}({code_of(bound)})")
     if kind in _REDUCED and (vectorised := elementwise(flow, call.args[0].value)) is not None:
         return cst.parse_expression(f"{code_of(vectorised)}.{_REDUCED[kind]}()")
+    if kind in _REDUCED and (flat := _flat_list(flow, call.args[0].value)) is not None:
+        return cst.parse_expression(f"{code_of(flat)}.{_REDUCED[kind]}()")
     if kind == "sum":
         summed = call.args[0].value
         if isinstance(summed, (cst.GeneratorExp, cst.ListComp)):
@@ -326,6 +333,37 @@ def _operand(expr: cst.BaseExpression) -> str:
     return code_of(inner) if simple else f"({code_of(inner)})"
 
 
+#: methods whose result has rank 1 whatever the tensor's rank, with the arguments that make it so
+_FLATTENING = {"flatten": (), "ravel": (), "view": ("-1",), "reshape": ("-1",)}
+
+
+def _flat_list(flow: FunctionFlow, expr: cst.BaseExpression) -> cst.Call | None:
+    """The tensor `t.flatten()` of `t.flatten().tolist()` (or `.ravel()`, `.view(-1)`,
+    `.reshape(-1)`): a list of numbers whatever the rank of `t`; None for anything else (the list
+    of a tensor of unknown rank may hold lists)."""
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "tolist"
+            and not expr.args):
+        return None
+    flat = expr.func.value
+    if not (isinstance(flat, cst.Call) and isinstance(flat.func, cst.Attribute)
+            and _FLATTENING.get(flat.func.attr.value) == tuple(code_of(a.value) for a in flat.args)
+            and not any(a.keyword or a.star for a in flat.args) and is_tensor_like(flow.value(flat))):
+        return None
+    return flat
+
+
+def _flat_element(flow: FunctionFlow, expr: cst.Subscript) -> cst.BaseExpression | None:
+    """`t.flatten().tolist()[-1]`, a constant index of a `_flat_list` -> `t.flatten()[-1]`, the 0-d
+    tensor of the same value; None for anything else."""
+    flat = _flat_list(flow, expr.value)
+    if flat is None or len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+        return None
+    index = expr.slice[0].slice.value
+    if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+        index = index.expression
+    return expr.with_changes(value=flat, lpar=[], rpar=[]) if isinstance(index, cst.Integer) else None
+
+
 class _Unwrap(cst.CSTTransformer):
     def __init__(self, flow: FunctionFlow, tensors: Iterable[str]) -> None:
         self.flow = flow
@@ -371,6 +409,13 @@ class _Unwrap(cst.CSTTransformer):
             return original  # left reading the number: `python_read` names it, and no fix is written
         op = TENSOR_MATH[self.flow.resolver.resolve(original.func)]  # type: ignore[index]
         return cst.parse_expression(f"{scope_names(self.flow).torch}.{op}({code_of(updated.args[0].value)})")
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        element = _flat_element(self.flow, original)
+        if element is None:
+            return updated
+        self.changed = True
+        return element
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         # `self.temp` of a one-line property reading a number (`return self.temperature.item()`)
@@ -431,6 +476,11 @@ def tensor_predicate(
     a Python value: it stays a Python condition). `tensors`: names a rewrite binds to tensors;
     `torch`: the name the file's new code calls torch by (see `common.Names`)."""
     tensors = set(tensors)
+    if (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "bool"
+            and flow.resolver.resolve(test.func) is None and len(test.args) == 1
+            and isinstance(test.args[0].value, (cst.BooleanOperation, cst.Comparison, cst.UnaryOperation))):
+        # `bool(a.item() > 0 and b.item() < 5)`: the truth of the test inside, `and` as logical_and
+        return tensor_predicate(flow, test.args[0].value, tensors, torch)
     if isinstance(test, cst.BooleanOperation):
         left = tensor_predicate(flow, test.left, tensors, torch)
         right = tensor_predicate(flow, test.right, tensors, torch)
@@ -714,6 +764,8 @@ def data_bindings(
                 or _read_call(flow, flow.inlined(value))  # `peak = _peak(x)` of `return t.max().item()`
             ):
                 tensor = tensor_value(flow, value)
+            elif isinstance(value, cst.Subscript) and _flat_element(flow, value) is not None:
+                tensor = tensor_value(flow, value)  # `last = x.flatten().tolist()[-1]`
             elif name in feeding and _arithmetic(flow, value) and _reads_only(flow, value, out):
                 tensor = tensor_value(flow, value, out)
             else:
