@@ -39,6 +39,7 @@ from .common import (
     usage_of,
 )
 from .predicates import (
+    bound_arithmetic,
     cond_predicate,
     data_bindings,
     elementwise,
@@ -396,23 +397,28 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp, func: cst.FunctionDef | N
     problem = guard_problem(node.test)
     if problem:
         return Rewrite(reason=problem)
+    bound = data_bindings(flow, func, [node]) if func is not None else {}
+    sides: list[cst.BaseExpression] = []
     for side in (node.body, node.orelse):
-        if not (is_tensor_like(flow.value(side)) or _is_number_literal(side)):
+        # arithmetic of the numbers read (`1.0 / peak` of a `peak` the rewrite binds) is a tensor once bound
+        computed = tensor_value(flow, side, bound) if bound_arithmetic(flow, side, bound) else None
+        if computed is not None and python_read(flow, computed, bound) is None:
+            sides.append(computed)
+        elif is_tensor_like(flow.value(side)) or _is_number_literal(side):
+            sides.append(side)
+        else:
             return Rewrite(reason=f"`{code_of(side)}` is neither a tensor nor a number: torch.where cannot select it")
     if not any(is_tensor_like(flow.value(side)) for side in (node.body, node.orelse)) and not _tensor_operand(
         flow, node
     ):
         return Rewrite(reason="both sides are numbers, and the one chosen is used as a Python number (a count, a"
                        " size): torch.where would hand a tensor there")
-    bound = data_bindings(flow, func, [node]) if func is not None else {}
     names = scope_names(flow)
     test = cond_predicate(flow, node.test, list(bound), names.torch)
     read = python_read(flow, test, bound)
     if read is not None:
         return Rewrite(reason=f"`{read}` holds Python values read from tensor data, which torch.where cannot take")
-    call = cst.parse_expression(
-        f"{names.torch}.where({code_of(test)}, {code_of(node.body)}, {code_of(node.orelse)})"
-    )
+    call = cst.parse_expression(f"{names.torch}.where({code_of(test)}, {code_of(sides[0])}, {code_of(sides[1])})")
     return Rewrite(
         fix=FixProposal(
             "Select with torch.where (computes both sides; broadcasts them to one shape)",

@@ -261,7 +261,12 @@ def reads_number(flow: FunctionFlow, call: cst.Call) -> bool:
 def read_arithmetic(flow: FunctionFlow, expr: cst.BaseExpression) -> bool:
     """Whether `expr` is arithmetic on numbers read from tensors in place and numbers written out
     (`int(n)`, `-(p * p.log()).sum().item()`), reading at least one: the rewrites write its tensor form."""
-    return _arithmetic(flow, expr) and _reads_only(flow, expr, ())
+    return bound_arithmetic(flow, expr, ())
+
+
+def bound_arithmetic(flow: FunctionFlow, expr: cst.BaseExpression, bound: Iterable[str]) -> bool:
+    """`read_arithmetic`, where the names `bound` (those a rewrite binds to tensors) count as reads."""
+    return _arithmetic(flow, expr) and _reads_only(flow, expr, bound)
 
 
 def _as_tensor(kind: str, call: cst.Call, flow: FunctionFlow) -> cst.BaseExpression:
