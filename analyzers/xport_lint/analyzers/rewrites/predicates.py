@@ -239,11 +239,14 @@ def _number_literal(expr: cst.BaseExpression) -> bool:
 
 def _summed_list(flow: FunctionFlow, expr: cst.BaseExpression) -> cst.BaseExpression | None:
     """The tensor `t` of `t.tolist()`, or of a comprehension handing back each element of it
-    unchanged (`c for c in t.tolist()`, no filter): what `sum()` of it adds up, or None."""
+    unchanged (`c for c in t.tolist()`, no filter), or the sum read of each of its rows (`r.sum().item()
+    for r in t`: the rows' sums add up to `t.sum()`): what `sum()` of it adds up, or None."""
     if isinstance(expr, (cst.GeneratorExp, cst.ListComp)):
         loop = expr.for_in
         if loop.ifs or loop.inner_for_in is not None or not isinstance(loop.target, cst.Name):
             return None
+        if _row_sum_read(flow, expr.elt, loop.target.value) and is_tensor_like(flow.value(loop.iter)):
+            return loop.iter
         if not (isinstance(expr.elt, cst.Name) and expr.elt.value == loop.target.value):
             return None
         expr = loop.iter
@@ -251,6 +254,16 @@ def _summed_list(flow: FunctionFlow, expr: cst.BaseExpression) -> cst.BaseExpres
             and not expr.args and is_tensor_like(flow.value(expr.func.value)):
         return expr.func.value
     return None
+
+
+def _row_sum_read(flow: FunctionFlow, expr: cst.BaseExpression, row: str) -> bool:
+    """`expr` reads the sum of the tensor `row` as a float: `row.sum().item()` or `float(row.sum())`."""
+    kind = _conversion(flow, expr) if isinstance(expr, cst.Call) else None
+    if kind not in ("item", "float"):
+        return False
+    summed = expr.func.value if kind == "item" else expr.args[0].value  # type: ignore[union-attr]
+    return (isinstance(summed, cst.Call) and isinstance(summed.func, cst.Attribute) and summed.func.attr.value == "sum"
+            and not summed.args and isinstance(summed.func.value, cst.Name) and summed.func.value.value == row)
 
 
 def reads_number(flow: FunctionFlow, call: cst.Call) -> bool:
@@ -290,11 +303,7 @@ def _as_tensor(kind: str, call: cst.Call, flow: FunctionFlow) -> cst.BaseExpress
     if kind in _REDUCED and (flat := _flat_list(flow, call.args[0].value)) is not None:
         return cst.parse_expression(f"{code_of(flat)}.{_REDUCED[kind]}()")
     if kind == "sum":
-        summed = call.args[0].value
-        if isinstance(summed, (cst.GeneratorExp, cst.ListComp)):
-            summed = summed.for_in.iter
-        assert isinstance(summed, cst.Call) and isinstance(summed.func, cst.Attribute)
-        return cst.parse_expression(f"{_operand(summed.func.value)}.sum()")
+        return cst.parse_expression(f"{_operand(_summed_list(flow, call.args[0].value))}.sum()")  # type: ignore[arg-type]
     inner = call.args[0].value.with_changes(lpar=[], rpar=[])
     simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
     wrapped = code_of(inner) if simple else f"({code_of(inner)})"
@@ -399,7 +408,8 @@ class _Unwrap(cst.CSTTransformer):
                 return self._python_math(original, updated)
             return self._through(inlined, updated)
         self.changed = True
-        return _as_tensor(kind, updated, self.flow)
+        # `sum()` of a list is the sum of the tensor the list is made from, as written (not as unwrapped)
+        return _as_tensor(kind, original if kind == "sum" else updated, self.flow)
 
     def _python_math(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """A call of Python's number functions on what became a tensor: `math.log(t.mean().item())`
