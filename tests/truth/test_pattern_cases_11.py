@@ -44,6 +44,8 @@ After the changes it prompted (the tests below keep these):
 Later, with batch 12: fixes 15/26 (`math.sqrt` of a read plus an epsilon dividing a tensor: `torch.sqrt`
 of the tensor, proven, tests/rules/test_number_functions_in_tests.py; `assert int((x > 100).sum()) == 0`:
 `.item()`, proven, tests/rules/test_integer_asserts.py).
+Later, with batch 13: fixes 16/26 (`mean = x.mean().item(); mean = float(mean)`: the conversion dropped,
+tests/rules/test_identity_conversion_steps.py).
 """
 
 from __future__ import annotations
@@ -536,7 +538,6 @@ _A_LOOP_AS_LONG_AS_THE_DATA = "a loop as long as the data says"
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
-    "float-after-item-in-a-ternary": "`float()` of a name already bound to `.item()`: the conversion is not followed back to the tensor",
     "tolist-pair-unpacked-and-compared": "the test compares two elements unpacked from `.tolist()`",
     "steps-from-a-helper-with-a-cap": _A_LOOP_AS_LONG_AS_THE_DATA + " (through a helper's `min(int(...), cap)`)",
     "stack-of-steps-counted-by-an-item": _A_LOOP_AS_LONG_AS_THE_DATA + " (the stacked size is the count)",

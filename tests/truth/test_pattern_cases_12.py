@@ -54,6 +54,8 @@ After the changes it prompted (the tests below keep these):
     - `assert int(count) == 0` on a tensor of integers: `.item()` (tests/rules/test_integer_asserts.py;
       measured, loaded from a file: `.item()` with no message exports in both modes, with a literal
       message still fails non-strict, where XPT103's `torch._check` fix follows)
+Later, with batch 13: fixes 20/25 (`max(x.flatten().tolist())`: `x.flatten().max()`,
+tests/rules/test_flat_list_elements.py).
 """
 
 from __future__ import annotations
@@ -442,7 +444,6 @@ NO_FIX: dict[str, str] = {
     "tolist-elements-compared": "the test compares two elements of a `.tolist()` bound to a name (the rank of the"
     " tensor indexed is not shown)",
     "last-of-a-tolist-tested": "`.tolist()[-1]`: an element of a list whose rank the code does not show",
-    "max-of-a-tolist-compared": "`max()` over a `.tolist()`: no elementwise form is written for it",
     "round-of-an-item-compared": "`round()` of a tensor raises TypeError under export; `torch.round(decimals=)` rounds"
     " the float32 value, not the double Python rounds",
     "math-exp-of-a-read-through-a-staticmethod": "`math.exp` of a read returned by a staticmethod: `torch.exp` would"
