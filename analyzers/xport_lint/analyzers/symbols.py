@@ -57,6 +57,8 @@ def _constant_value(node: cst.BaseExpression) -> Scalar | tuple[Scalar, ...] | N
 
 
 #: the bases that make a class an Enum, and those whose members equal their values
+#: container methods `__init__` adds submodules with (`self.layers.append(Block(dim))`)
+_ADDING_METHODS = frozenset({"append", "insert", "extend", "add_module", "register_module"})
 _ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 _VALUE_ENUM_BASES = frozenset({"enum.IntEnum", "enum.StrEnum", "enum.IntFlag", "str", "int"})
 
@@ -345,11 +347,18 @@ class FileSymbols:
                             self._optional_attributes.setdefault(id(init), set()).add(t.attr.value)
                         if isinstance(node.value, cst.Call):
                             self._note_constructed(node.value)
+                if isinstance(node.value, cst.Call) and not any(
+                    isinstance(target.target, cst.Attribute) for target in node.targets
+                ):
+                    # `dec = HDecLayer(...)`, later `self.decoder.insert(0, dec)` (demucs)
+                    self._note_constructed(node.value)
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 if node.func.attr.value in ("register_buffer", "register_parameter") and node.args:
                     first = node.args[0].value
                     if isinstance(first, cst.SimpleString):
                         out[first.evaluated_value] = Value(Kind.TENSOR)  # type: ignore[index]
+                elif node.func.attr.value in _ADDING_METHODS:
+                    self._note_constructed(node)  # `self.layers.append(Block(dim))`
         return out
 
     def _note_constructed(self, value: cst.Call) -> None:
