@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain, repeat
-from typing import Protocol
+from typing import Protocol, TypeGuard
 
 import libcst as cst
 
@@ -1833,13 +1833,16 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
     if init is None:
         return {}
     bound: dict[str, list[cst.BaseExpression]] = {}
-    local = {p.name.value for p in all_params(init.params)} | _bound_names(init.body)
     for statement in walk_statements(init.body):
         if isinstance(statement, cst.Assign | cst.AnnAssign | cst.AugAssign):
             targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
             for target in targets:
                 if (attribute := self_attribute(target)) is not None:
                     bound.setdefault(attribute, []).append(statement.value or target)  # type: ignore[attr-defined]
+    if not any(len(values) == 1 and (isinstance(values[0], cst.Lambda) or _is_partial(values[0]))
+               for values in bound.values()):
+        return {}  # nothing kept: no need to walk `__init__` for its names and functions (most classes)
+    local = {p.name.value for p in all_params(init.params)} | _bound_names(init.body)
     computed: _InitFunctions = {name: [] for name in local} | _local_functions_computed(init)
     out: dict[str, _KeptLambda] = {}
     for attribute, values in bound.items():
@@ -1848,12 +1851,16 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
             params = {p.name.value: _Returned.TENSOR for p in all_params(func.params)}  # forward's arguments
             out[attribute] = _KeptLambda(func, not (names_read(func.body) - set(params)) & local, func.body, params,
                                          computed)
-        elif len(values) == 1 and isinstance(func, cst.Call) and func.args and (
-            dotted(func.func) in ("functools.partial", "partial")
-        ):  # a call of it is a call of the function it wraps, with the arguments it binds
+        elif len(values) == 1 and _is_partial(func):
+            # a call of it is a call of the function it wraps, with the arguments it binds
             wrapped = func.with_changes(func=func.args[0].value, args=func.args[1:])
             out[attribute] = _KeptLambda(None, False, wrapped, {}, computed)
     return out
+
+
+def _is_partial(value: cst.BaseExpression) -> TypeGuard[cst.Call]:
+    """`functools.partial(f, ...)`: a function kept with some of its arguments bound."""
+    return isinstance(value, cst.Call) and bool(value.args) and dotted(value.func) in ("functools.partial", "partial")
 
 
 #: the functions `__init__` defines -> what each returns, with the function's parameters

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .dataflow import NOTHING, Kind, Value, all_params, walk_statements
+from .fact_store import PerStatement
 from .index import EMPTY_CONTEXT, NOT_MODULE_BASES, FileContext, Scalar, absolute_import
 from .names import ImportTable, dotted, is_standard_library
 from .walk import iter_nodes
@@ -423,6 +424,25 @@ class FileSymbols:
                 return info.attributes[name]
             info = next((self.classes[b] for b in info.bases if b in self.classes), None)
         return NOTHING
+
+
+def _init_assignments_of(cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
+    """`self.<name> = <value>` of `cls.__init__` (anywhere in its body), the last one of each name."""
+    out: dict[str, cst.BaseExpression] = {}
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+            for node in iter_nodes(stmt.body):
+                if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                    target = node.targets[0].target
+                    if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                            and target.value.value == "self"):
+                        out[target.attr.value] = node.value
+    return out
+
+
+#: a class's `__init__` assignments to `self`, walked once per class node (rules ask it per call
+#: of `self.<name>(...)` in traced code)
+init_assignments: PerStatement[dict[str, cst.BaseExpression]] = PerStatement(_init_assignments_of)  # type: ignore[arg-type]
 
 
 def defaults_to_none(name: str, func: cst.FunctionDef) -> bool:

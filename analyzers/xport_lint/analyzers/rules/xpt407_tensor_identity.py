@@ -8,6 +8,7 @@ from ..dataflow import is_tensor_like
 from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..symbols import init_assignments
 from ..walk import iter_nodes
 from ._conditions import short
 
@@ -91,12 +92,12 @@ class TensorIdentity(Rule):
             bound = self.ctx.flow.bound_once(expr.value)
             return bound is not None and bound is not expr and self._holds_tensors(bound, depth + 1)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-            built = _init_values(cls).get(expr.attr.value)
+            built = init_assignments(cls).get(expr.attr.value)
             return built is not None and self._built_holds_tensors(built, depth + 1)
         return False
 
     def _class_holds_tensors(self, cls: cst.ClassDef, depth: int) -> bool:
-        return any(self._built_holds_tensors(value, depth + 1) for value in _init_values(cls).values()) or any(
+        return any(self._built_holds_tensors(value, depth + 1) for value in init_assignments(cls).values()) or any(
             isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
             and node.func.attr.value in ("register_buffer", "register_parameter")
             for node in iter_nodes(cls)
@@ -195,17 +196,3 @@ class TensorIdentity(Rule):
             """
         ),
     ]
-
-
-def _init_values(cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
-    """`self.<name> = <value>` of `cls.__init__`, the last one of each name."""
-    out: dict[str, cst.BaseExpression] = {}
-    for stmt in cls.body.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
-            for node in iter_nodes(stmt.body):
-                if isinstance(node, cst.Assign) and len(node.targets) == 1:
-                    target = node.targets[0].target
-                    if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                            and target.value.value == "self"):
-                        out[target.attr.value] = node.value
-    return out

@@ -4,12 +4,11 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..context import RuleContext
 from ..dataflow import Kind, Value
 from ..model import Mode, Severity
 from ..rewrites import non_strict_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..walk import iter_nodes
+from ..symbols import init_assignments
 from ._conditions import short
 
 
@@ -62,11 +61,6 @@ class TorchscriptInternals(Rule):
         ),
     }
 
-    def __init__(self, ctx: RuleContext) -> None:
-        super().__init__(ctx)
-        #: id of a class node -> its `_init_values`
-        self._inits: dict[int, dict[str, cst.BaseExpression]] = {}
-
     def visit_Call(self, node: cst.Call) -> None:
         made_by = self._jit_submodule(node.func)
         if made_by is None:
@@ -97,7 +91,7 @@ class TorchscriptInternals(Rule):
             or not isinstance(func.value, cst.Name) or func.value.value != "self"
         ):
             return None
-        made = self._init_values(traced.cls.node).get(func.attr.value)
+        made = init_assignments(traced.cls.node).get(func.attr.value)
         if not isinstance(made, cst.Call) or not made.args:
             return None
         maker = self.ctx.resolve(made.func)
@@ -112,14 +106,6 @@ class TorchscriptInternals(Rule):
         if local or (made_of.startswith("torch.nn.") and made_of.rpartition(".")[2][:1].isupper()):
             return maker
         return None
-
-    def _init_values(self, cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
-        """`_init_values` of `cls`, once a file: every `self.<name>(...)` call in traced code
-        asks it (walking `__init__` per call was a tenth of a cold check)."""
-        known = self._inits.get(id(cls))
-        if known is None:
-            known = self._inits[id(cls)] = _init_values(cls)
-        return known
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if self.ctx.mode is not Mode.STRICT or not _script_object(node, self.ctx.value):
@@ -316,20 +302,6 @@ class TorchscriptInternals(Rule):
             """,
         ),
     ]
-
-
-def _init_values(cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
-    """What `__init__` of `cls` assigns to each `self.<attr>` (the last plain assignment)."""
-    found: dict[str, cst.BaseExpression] = {}
-    for stmt in cls.body.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
-            for node in iter_nodes(stmt.body):
-                if isinstance(node, cst.Assign) and len(node.targets) == 1:
-                    target = node.targets[0].target
-                    if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                            and target.value.value == "self"):
-                        found[target.attr.value] = node.value
-    return found
 
 
 def _script_object(node: cst.Attribute, value_of: Callable[[cst.BaseExpression], Value]) -> bool:
