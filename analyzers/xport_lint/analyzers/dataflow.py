@@ -20,7 +20,7 @@ from .fact_store import PerStatement
 from .index import RETURN_KINDS, FileContext, Returned
 from .names import documented_python_scalars, dotted, is_entry_method, self_attribute, tensor_method_names
 from .shapes import kept_at, method_at, names_read, read_entry_path, returned_at
-from .walk import children, iter_nodes
+from .walk import body_nodes, children, iter_nodes
 
 
 class Kind(enum.Flag):
@@ -370,7 +370,7 @@ class FunctionFlow:
         params = {param.name.value: param_value(param, nested) for param in all_params(nested.params)}
         if not params:
             return
-        for node in iter_nodes(nested.body):
+        for node in body_nodes(nested.body):
             if type(node) is cst.Name and node.value in params:  # type: ignore[attr-defined]
                 self._shadowed[id(node)] = params[node.value]  # type: ignore[attr-defined]
 
@@ -539,7 +539,7 @@ class FunctionFlow:
         return self.packed_args is not None and any(
             type(node) is cst.For and isinstance(node.target, cst.Name) and node.target.value == name  # type: ignore[attr-defined]
             and isinstance(node.iter, cst.Name) and node.iter.value == self.packed_args  # type: ignore[attr-defined]
-            for node in iter_nodes(self.func.body)
+            for node in body_nodes(self.func.body)
         )
 
     def _positions(self) -> dict[str, int]:
@@ -1004,7 +1004,7 @@ class FunctionFlow:
             defined: dict[str, list[cst.BaseExpression | None]] = {
                 param.name.value: [None] for param in all_params(self.func.params)
             }
-            for node in iter_nodes(self.func.body):
+            for node in body_nodes(self.func.body):
                 node_type = type(node)  # by exact type, as `_evaluate` dispatches
                 if node_type is cst.Assign:
                     for target in node.targets:  # type: ignore[attr-defined]
@@ -1409,7 +1409,7 @@ def _loop_attributes(func: cst.FunctionDef) -> dict[str, str | None]:
     """Loop variables of `func` bound to the elements of a `self.` attribute: `for layer in
     self.layers`, `for i, layer in enumerate(self.layers)` (None: a name also bound otherwise)."""
     out: dict[str, str | None] = {}
-    for node in iter_nodes(func.body):
+    for node in body_nodes(func.body):
         if type(node) is not cst.For:
             continue
         target, iterable = node.target, node.iter  # type: ignore[attr-defined]
@@ -1599,7 +1599,7 @@ def _attribute_writes(func: cst.FunctionDef) -> dict[int, Written]:
         for statement in walk_statements(func.body)
     ):
         return {}
-    closures = frozenset(node.name.value for node in iter_nodes(func.body) if type(node) is cst.FunctionDef)  # type: ignore[attr-defined]
+    closures = frozenset(node.name.value for node in body_nodes(func.body) if type(node) is cst.FunctionDef)  # type: ignore[attr-defined]
     return _AttributeWrites(func, closures).reads
 
 
@@ -2299,7 +2299,7 @@ def _uses(
         return cached
     tensors: set[str] = set()
     containers: set[str] = set()
-    walked = (n for n, _ in nodes) if nodes is not None else iter_nodes(func.body)
+    walked = (n for n, _ in nodes) if nodes is not None else body_nodes(func.body)
     for node in walked:
         if type(node) is cst.Attribute and isinstance(node.value, cst.Name):  # type: ignore[attr-defined]
             if node.attr.value in TENSOR_USES:  # type: ignore[attr-defined]

@@ -28,7 +28,7 @@ from .names import ENTRY_METHODS, dotted, is_entry_method
 from .positions import code_of
 from .shapes import init_buffers
 from .symbols import UNKNOWN, EnumMember, FileSymbols, ModuleClass, defaults_to_none, literal_value
-from .walk import iter_nodes, with_statements
+from .walk import body_nodes, iter_nodes, with_statements
 
 
 @dataclass
@@ -559,7 +559,7 @@ class FileReach(ExportSites):
         Python int, whatever tensors it holds (evolla's `kv_attn_mask = [m for m in ... if m is
         not None]; if not kv_attn_mask: raise ...; kv_attn_mask = torch.cat(kv_attn_mask)`)."""
         before = 0
-        for node in iter_nodes(func.body):
+        for node in body_nodes(func.body):
             node_type = type(node)
             if node_type in (cst.For, cst.While) and any(inner is statement for inner in iter_nodes(node)):
                 return False
@@ -1282,7 +1282,7 @@ class FileReach(ExportSites):
         helper = self.helper_for(self._class_of.get(id(func)), test.func)
         if helper is None:
             return False
-        returns = [node for node in iter_nodes(helper.func.body) if type(node) is cst.Return]
+        returns = [node for node in body_nodes(helper.func.body) if type(node) is cst.Return]
         return bool(returns) and all(
             ret.value is not None and _tests_training(ret.value) for ret in returns  # type: ignore[attr-defined]
         )
@@ -2059,7 +2059,7 @@ def _calls_and_reads_in(body: cst.BaseSuite) -> tuple[dict[str, list[cst.Call]],
     and how many times each name is read there."""
     calls: dict[str, list[cst.Call]] = {}
     reads: dict[str, int] = {}
-    for node in iter_nodes(body):
+    for node in body_nodes(body):
         node_type = type(node)
         if node_type is cst.Call:
             callee = dotted(node.func)  # type: ignore[attr-defined]

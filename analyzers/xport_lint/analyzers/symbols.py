@@ -16,7 +16,7 @@ from .dataflow import NOTHING, Kind, Value, all_params, walk_statements
 from .fact_store import PerStatement
 from .index import EMPTY_CONTEXT, NOT_MODULE_BASES, FileContext, Scalar, absolute_import
 from .names import ImportTable, dotted, is_standard_library
-from .walk import iter_nodes
+from .walk import body_nodes, iter_nodes
 
 
 @dataclass
@@ -431,7 +431,7 @@ def _init_assignments_of(cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
     out: dict[str, cst.BaseExpression] = {}
     for stmt in cls.body.body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
-            for node in iter_nodes(stmt.body):
+            for node in body_nodes(stmt.body):
                 if isinstance(node, cst.Assign) and len(node.targets) == 1:
                     target = node.targets[0].target
                     if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)

@@ -12,6 +12,8 @@ from itertools import repeat
 
 import libcst as cst
 
+from .fact_store import PerStatement
+
 # Fields that hold only whitespace, punctuation or comments: never interesting to a rule.
 _SKIPPED_FIELDS = frozenset(
     {
@@ -123,6 +125,16 @@ def iter_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         if kids:
             kids.reverse()
             extend(kids)
+
+
+def _listed(node: cst.CSTNode) -> list[cst.CSTNode]:
+    return list(iter_nodes(node))
+
+
+#: `iter_nodes` of a function's body, walked once per body while its tree is kept: each layer reads
+#: every body it meets for something of its own (calls, bindings, loops, closures, returns), and a
+#: list is read many times faster than the tree is walked
+body_nodes: PerStatement[list[cst.CSTNode]] = PerStatement(_listed)
 
 
 _STATEMENT_TYPES: dict[type, bool] = {}
