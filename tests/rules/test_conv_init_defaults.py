@@ -3,8 +3,10 @@ shapes.py's size terms): the block built with its defaults runs the defaults (a 
 keyword argument of the convolution, keyword-only in `__init__`, inside an `nn.Sequential`, a
 block of another file, kept as `self.kernel_size` first), or fields of the configuration class it
 is built from (`config.kernel_size`, `self.config.kernel_size`, their defaults in a dataclass);
-the model built with a literal (by keyword or position, kept as `self.kernel_size` too) runs that
-value, and with a name, one the shapes do not read: nothing is said. Torch 2.13's outcome checked
+the model built with a literal (by keyword or position, kept as `self.kernel_size` too, by a
+helper of the file, or a configuration built with a smaller field) runs that value, and with a
+name, one the shapes do not read: nothing is said. Blocks and configurations built in another
+file: tests/project/test_conv_defaults_across_files.py. Torch 2.13's outcome checked
 in the same test, both modes."""
 
 from __future__ import annotations
@@ -82,13 +84,19 @@ class Stem(torch.nn.Module):
     def forward(self, x):
         return self.conv(x)
 """
+_SMALL_STEM = """
+
+def small_stem():
+    return Stem(kernel_size=3)
+"""
 _BLOCK = "class Block(torch.nn.Module):\n    def forward(self, x):\n        return x\n" + _STEM
 
 
-def _stem(name: str, top: str, low: int, fails: bool, built: str = "Stem()", strict_fails: bool | None = None
-          ) -> Program:
+def _stem(name: str, top: str, low: int, fails: bool, built: str = "Stem()", strict_fails: bool | None = None,
+          bound_first: str = "") -> Program:
+    init = f"{bound_first}\nself.stem = {built}" if bound_first else f"self.stem = {built}"
     return Program(name, "return self.stem(x)", _LINE, f'{{"x": {{2: Dim("t", min={low})}}}}', fails=fails,
-                   strict_fails=strict_fails, top="KERNEL = 3\n" + top, init=f"self.stem = {built}")
+                   strict_fails=strict_fails, top="KERNEL = 3\n" + top, init=init)
 
 
 PROGRAMS: list[Program] = [
@@ -115,6 +123,12 @@ PROGRAMS: list[Program] = [
     _stem("built-from-a-name", _STEM, 4, False, "Stem(kernel_size=KERNEL)"),
     _stem("kept-default", _KEPT, 4, True),
     _stem("kept-built-smaller", _KEPT, 4, False, "Stem(kernel_size=3)"),
+    # built smaller outside an `__init__` (a helper of the file), or from a configuration built
+    # with a smaller field: every call of the file counts
+    _stem("built-smaller-by-helper", _STEM + _SMALL_STEM, 4, False, "small_stem()"),
+    _stem("config-built-smaller", _CONFIGURED, 4, False, "Stem(StemConfig(kernel_size=3, stride=1))"),
+    _stem("config-built-smaller-bound-first", _CONFIGURED, 4, False, "Stem(config)",
+          bound_first="config = StemConfig(kernel_size=3, stride=1)"),
 ]
 
 BATCH = ProgramBatch("convdefaults", {"spellings": PROGRAMS}, {})

@@ -21,11 +21,13 @@ from .shapes import (
     ShapeConfig,
     Sizes,
     config_ranks,
+    construction_arguments,
     declared_examples,
     declared_ranks,
     init_constants,
     init_layer_calls,
     init_layers,
+    joined_arguments,
     passed_config,
 )
 from .versions import NEWEST, TorchVersion
@@ -152,9 +154,20 @@ class RuleContext:
                 ranks=declared_ranks(self.program, cls.name.value) or config_ranks(self.shape_config(), traced.func),
                 functions=self.program.functions, declared=self.shape_config(),
                 config_value=functools.partial(self.program.config_default, traced.cls),
+                elsewhere=context.built_elsewhere(cls.name.value), config_built=self._configurations_built(),
+                module=self.program.module,
             )
         found.read_at(self.statement)  # type: ignore[union-attr]  # `x = x.view(...)` reads the input `x`
         return found  # type: ignore[return-value]
+
+    def _configurations_built(self) -> dict[str, int | None]:
+        """What the project's calls building the file's configuration classes pass them (this
+        file's calls and other files'), joined: a field's default holds where none gives another."""
+        configs = self.program.config_classes
+        if not configs:
+            return {}
+        here = construction_arguments(self.program.module, configs.__contains__)
+        return joined_arguments([*here.values(), *(self.program.context.built_elsewhere(name) for name in configs)])
 
     def conditional(self) -> set[int]:
         """Nodes of the traced function under an `if` or a conditional expression: what a rule

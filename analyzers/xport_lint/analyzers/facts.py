@@ -7,6 +7,7 @@ file: symbols -> export sites -> reach -> flows, each layer a module of its own.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
@@ -40,6 +41,7 @@ from .names import dotted, is_entry_method
 from .reach import AfterFailure, FileReach, Traced, callee_text, rebinds
 from .shapes import (
     block_dims,
+    construction_arguments,
     declared_ranks,
     number_inputs,
     passed_elsewhere,
@@ -468,6 +470,11 @@ class FileFacts(FileReach):
         never running (severity.after_failures)."""
         imports = dict(self.imports.aliases)
 
+        def imported_project_code(written: str) -> bool:
+            """A callee imported from a module that is neither torch nor the standard library's."""
+            root = imports.get(written.partition(".")[0], "").partition(".")[0]
+            return bool(root) and root != "torch" and root not in sys.stdlib_module_names
+
         def function(func: cst.FunctionDef) -> FunctionSummary:
             calls = self._written.get(id(func))
             passes = {written: dict(slots) for written, slots in self.passed.get(id(func), {}).items() if slots}
@@ -513,6 +520,7 @@ class FileFacts(FileReach):
             module, path, imports, classes, {n: function(f) for n, f in self.functions.items()}, exported, shapes,
             self.inline_helpers(), self.site_calls(), self.config_classes, self.config_switches(),
             defined_context_managers(self.module, self.resolve),
+            construction_arguments(self.module, imported_project_code),
         )
 
 

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from .names import is_standard_library
-from .shapes import BlockDims, ShapeConfig
+from .shapes import BlockDims, BuiltArguments, ShapeConfig, joined_arguments
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 16
+SUMMARY_VERSION = 17
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest;
 #: "data-list": the list `.tolist()` reads, whose `len()` is a size)
 PASSED_KINDS = ("tensor", "data-list", "data", "dd")
@@ -158,6 +158,8 @@ class ModuleSummary:
     #: the file's context managers (classes, `@contextmanager` generators, module-level instances)
     #: -> what entering one does, as plain data (`rules._context_managers.Defined`)
     contexts: dict[str, list[Any]] = field(default_factory=dict)
+    #: what the file's calls of classes of other files pass them (`shapes.construction_arguments`)
+    built: BuiltArguments = field(default_factory=dict)
 
     def names(self) -> tuple[Any, ...]:
         """What the file defines and imports (what other files' names resolve to), without what
@@ -178,7 +180,7 @@ class ModuleSummary:
             "shapes": {name: config.to_plain() for name, config in self.shapes.items()},
             "helpers": {name: [list(params), text] for name, (params, text) in self.helpers.items()},
             "site_calls": self.site_calls, "configs": self.configs, "switches": self.switches,
-            "contexts": self.contexts,
+            "contexts": self.contexts, "built": self.built,
             "functions": {n: function(f) for n, f in self.functions.items()},
             "classes": {
                 n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module, c.submodules,
@@ -257,10 +259,13 @@ class ModuleSummary:
             for p in contexts.values()
         ):
             raise TypeError("malformed context managers")
+        built = {str(written): {str(slot): v for slot, v in slots.items()} for written, slots in data["built"].items()}
+        if not all(v is None or type(v) is int for slots in built.values() for v in slots.values()):
+            raise TypeError("malformed construction arguments")
         return cls(
             data["module"], path, strings(data["imports"]), classes,
             {n: function(f) for n, f in data["functions"].items()}, list(exported), shapes, helpers, list(site_calls),
-            configs, list(switches), contexts,
+            configs, list(switches), contexts, built,
         )
 
 
@@ -374,6 +379,9 @@ class FileContext:
     #: callee as written in the file's traced code -> what that function of another file checks
     #: of its parameters (`FunctionSummary.checks`)
     checks: tuple[tuple[str, SizeChecks], ...] = ()
+    #: class of the file -> what other files' calls building it pass (`ModuleSummary.built`,
+    #: joined over those files: one integer literal per argument slot, or None where they differ)
+    built: tuple[tuple[str, tuple[tuple[str, int | None], ...]], ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -393,11 +401,16 @@ class FileContext:
             [list(s) for s in self.switched],
             [list(c) for c in self.literals],
             [[written, [list(part) for part in checks]] for written, checks in self.checks],
+            [[name, [list(slot) for slot in slots]] for name, slots in self.built],
         ])
 
     def config_defaults(self) -> ConfigDefaults:
         """The configuration classes of other files the file names, with their known defaults."""
         return {written: dict(fields) for written, fields in self.configs}
+
+    def built_elsewhere(self, name: str) -> dict[str, int | None]:
+        """What other files' calls building the file's class `name` pass it, per argument slot."""
+        return dict(next((slots for built, slots in self.built if built == name), ()))
 
     def context_manager(self, written: str) -> list[Any] | None:
         """What entering the context manager of another file written `written` does (None: unknown)."""
@@ -489,6 +502,7 @@ class ProjectIndex:
         self._exporting: dict[str, dict[str, bool]] = {}
         self._switched: dict[str, dict[str, str]] | None = None
         self._literals: dict[str, dict[str, str]] | None = None
+        self._built: dict[str, BuiltArguments] | None = None
         #: path -> the summary its context was computed from, and that context (a project check
         #: asks each file's context of one index up to three times: the re-index, the next round,
         #: the outcome)
@@ -818,15 +832,17 @@ class ProjectIndex:
         switched = tuple(sorted(self._switched_entries().get(module, {}).items()))
         literals = tuple(sorted(self._literal_calls().get(module, {}).items()))
         checks = tuple(sorted(self._checks.get(module, {}).items()))  # beside `returns`
+        built = tuple(sorted((name, tuple(sorted(slots.items()))) for name, slots in self._built_elsewhere().get(
+            module, {}).items()))
         if not (
             module_classes or plain_classes or entries or shapes or arguments or returns or helpers or blocks
-            or configs or contexts or exporting or checks
+            or configs or contexts or exporting or checks or built
         ) and path not in self.followed:
             return EMPTY_CONTEXT
         return FileContext(
             module_classes, plain_classes, entries, entries_only=path in self.followed, shapes=shapes,
             arguments=arguments, returns=returns, helpers=helpers, blocks=blocks, configs=configs, contexts=contexts,
-            exporting=exporting, switched=switched, literals=literals, checks=checks,
+            exporting=exporting, switched=switched, literals=literals, checks=checks, built=built,
         )
 
     def _contexts(self, summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
@@ -987,6 +1003,21 @@ class ProjectIndex:
             if calls:
                 self._literals.setdefault(module, {})[name] = json.dumps(calls, sort_keys=True)
         return self._literals
+
+    def _built_elsewhere(self) -> dict[str, BuiltArguments]:
+        """Per module, its classes that other files build with arguments, with what those calls
+        pass (`ModuleSummary.built` resolved to the class and joined: the same whatever order the
+        files come in)."""
+        if self._built is None:
+            self._built = {}
+            for summary in self.by_module.values():
+                for written, slots in summary.built.items():
+                    key = self.resolve_local(summary, written)
+                    if not isinstance(key, tuple) or key[0] == summary.module or self._class(key) is None:
+                        continue
+                    built = self._built.setdefault(key[0], {})
+                    built[key[1]] = joined_arguments((built.get(key[1], {}), slots))
+        return self._built
 
     def _data_arguments(self) -> dict[str, dict[str, dict[str, str]]]:
         """Per module, per function: the tensors and data-dependent values traced callers in other

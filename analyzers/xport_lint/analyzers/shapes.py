@@ -1184,7 +1184,8 @@ class Sizes:
         inline: Callable[[cst.Call], cst.BaseExpression | None] | None = None,
         far: dict[str, BlockDims] | None = None, ranks: dict[int, int] | None = None,
         functions: dict[str, cst.FunctionDef] | None = None, declared: ShapeConfig | None = None,
-        config_value: Callable[[str], object] | None = None,
+        config_value: Callable[[str], object] | None = None, elsewhere: dict[str, int | None] | None = None,
+        config_built: dict[str, int | None] | None = None, module: cst.Module | None = None,
     ) -> None:
         """`leaves`: names whose value `evaluate` takes from its table (a Python number read
         from data, bounded by `torch._check`) instead of following their assignment.
@@ -1205,7 +1206,11 @@ class Sizes:
         {1: seq}}}`) are inputs of their own where the body reads them (`batch["ids"]`, `ids, mask
         = batch`).
         `config_value`: the default of a field of the configuration class the model is built
-        from, for a layer's size read from it (`nn.Conv1d(c, h, config.kernel_size)`)."""
+        from, for a layer's size read from it (`nn.Conv1d(c, h, config.kernel_size)`).
+        `elsewhere`: what other files' calls building the class pass its `__init__`
+        (`defaults_as_built`), and `config_built` what the project's calls building a
+        configuration class pass it (`layer_integer`), for the same sizes; `module`: the file,
+        whose calls building the class `defaults_as_built` joins (else its module classes')."""
         self.functions = functions or {}
         self.func = func
         self.leaves = leaves
@@ -1217,6 +1222,7 @@ class Sizes:
         self.constants = constants or {}
         self.layers = layers or {}
         self.blocks = blocks or {}
+        self.module = module
         self._inner: dict[int, Sizes] = {}
         #: (id(size expression), test position) -> (the expression, its term over input sizes)
         self._formulas: dict[tuple[int, int | None], tuple[cst.BaseExpression, Term | None]] = {}
@@ -1230,7 +1236,9 @@ class Sizes:
             s.name.value: s for s in (owner.body.body if owner is not None else ()) if isinstance(s, cst.FunctionDef)
         }
         #: what reads a size the class's layers are built with (`layer_integer`)
-        self.layer_integer = layer_integer(owner, self.blocks.values(), config_value) if owner is not None else _integer
+        self.layer_integer = layer_integer(
+            owner, (module,) if module is not None else self.blocks.values(), config_value, elsewhere, config_built
+        ) if owner is not None else _integer
         # keyword-only inputs (`forward(self, *, x)`) follow the positional ones, as a tuple
         # `dynamic_shapes` lists them
         params = [p for p in (*func.params.params, *func.params.kwonly_params) if p.name.value not in ("self", "cls")]
@@ -1765,7 +1773,9 @@ class Sizes:
             return None
         inner = self._inner.get(id(block))
         if inner is None:
-            inner = self._inner[id(block)] = Sizes(forward, layers=init_layers(block), blocks=self.blocks)
+            inner = self._inner[id(block)] = Sizes(
+                forward, layers=init_layers(block), blocks=self.blocks, module=self.module
+            )
         returned = [
             stmt.value for stmt in _statements(forward.body) if isinstance(stmt, cst.Return) and stmt.value is not None
         ]
@@ -3345,21 +3355,66 @@ def init_defaults(cls: cst.ClassDef) -> dict[str, int]:
     }
 
 
-def defaults_as_built(cls: cst.ClassDef, classes: Iterable[cst.ClassDef]) -> dict[str, int]:
-    """`init_defaults` of `cls`, joined over the calls of the `__init__`s among `classes` (the
-    file's modules) that build it: an argument every call passes as one literal
-    (`Stem(kernel_size=3)`, or omits where the default is that literal) holds it; one the calls
-    give different values (or a name, or through `*args`/`**kwargs`) holds none. Not kept per
-    class node: an edit elsewhere in the file (the call building it) changes it."""
+#: a class as called (`Stem`, `blocks.Stem`) -> argument slot (position "0", "1", ... after
+#: `self`, a keyword, or "*" for a starred one) -> the one integer literal every call of a file that
+#: passes arguments gives there, or None (calls differ, or not an integer literal)
+BuiltArguments = dict[str, dict[str, int | None]]
+
+
+def construction_arguments(module: cst.Module, wanted: Callable[[str], bool]) -> BuiltArguments:
+    """What the file's calls of the classes `wanted` accepts as written (those of other files, in
+    the file's summary; its configuration classes) pass, joined per callee: an `__init__` default
+    or a configuration field's holds only where no call builds the class with another value
+    (`defaults_as_built`, `layer_integer`)."""
+    found: dict[str, list[dict[str, int | None]]] = {}
+    for node in iter_nodes(module):
+        written = dotted(node.func) if type(node) is cst.Call and node.args else None  # type: ignore[attr-defined]
+        if written is not None and wanted(written):
+            found.setdefault(written, []).append({
+                "*" if arg.star else arg.keyword.value if arg.keyword is not None else str(position):
+                None if arg.star else _integer(arg.value)
+                for position, arg in enumerate(node.args)  # type: ignore[attr-defined]
+            })
+    return {written: joined_arguments(calls) for written, calls in found.items()}
+
+
+def joined_arguments(calls: Iterable[dict[str, int | None]]) -> dict[str, int | None]:
+    """Per argument slot, the one integer the calls that give it pass, or None where they differ
+    (commutative: the same whatever order the calls or files come in)."""
+    joined: dict[str, int | None] = {}
+    for call in calls:
+        for slot, value in call.items():
+            joined[slot] = value if joined.get(slot, value) == value else None
+    return joined
+
+
+def _passed_as_default(passed: dict[str, int | None], name: str, default: int) -> bool:
+    """No call in `passed` (what the calls building a configuration pass it) gives the field
+    `name` another value than its `default`, positionally or through `*args`/`**kwargs` either."""
+    return not any(slot == "*" or slot.isdigit() for slot in passed) and passed.get(name, default) == default
+
+
+def defaults_as_built(
+    cls: cst.ClassDef, scope: Iterable[cst.CSTNode], elsewhere: dict[str, int | None] | None = None
+) -> dict[str, int]:
+    """`init_defaults` of `cls`, joined over the calls in `scope` (the file, or its module
+    classes) that build it and over what other files' calls pass (`elsewhere`: its entry of their
+    `construction_arguments`, joined by the project index): an argument every call of the file
+    passes as one literal (`Stem(kernel_size=3)`, or omits where the default is that literal)
+    holds it; one the calls give different values (or a name, or through `*args`/`**kwargs`), or
+    another file gives another value, holds none. Not kept per class node: an edit elsewhere in
+    the file (the call building it) changes it."""
     init = init_method(cls)
     names = [p.name.value for p in init.params.params][1:] if init is not None else []
     defaults = init_defaults(cls)
     calls = [
-        node for other in classes if (builder := init_method(other)) is not None
-        for stmt in _statements(builder.body) for node in iter_nodes(stmt)
+        node for root in scope for node in iter_nodes(root)
         if type(node) is cst.Call and (dotted(node.func) or "").rpartition(".")[2] == cls.name.value
     ]
     values: dict[str, set[int | None]] = {name: set() for name in defaults}
+    passed_elsewhere = list((elsewhere or {}).items())
+    if any(slot == "*" for slot, _ in passed_elsewhere):
+        return {}
     for call in calls:
         passed: dict[str, int | None] = {}
         for position, arg in enumerate(call.args):  # type: ignore[attr-defined]
@@ -3369,28 +3424,37 @@ def defaults_as_built(cls: cst.ClassDef, classes: Iterable[cst.ClassDef]) -> dic
             passed[name] = _integer(arg.value)
         for name in values:
             values[name].add(passed.get(name, defaults[name]))
+    for slot, value in passed_elsewhere:
+        name = names[int(slot)] if slot.isdigit() and int(slot) < len(names) else slot
+        if name in values:
+            values[name].update((defaults[name], value))
     built = {name: given.pop() if given else defaults[name] for name, given in values.items() if len(given) <= 1}
     return {name: value for name, value in built.items() if value is not None}
 
 
 def layer_integer(
-    cls: cst.ClassDef, classes: Iterable[cst.ClassDef], config_value: Callable[[str], object] | None = None
+    cls: cst.ClassDef, scope: Iterable[cst.CSTNode], config_value: Callable[[str], object] | None = None,
+    elsewhere: dict[str, int | None] | None = None, config_built: dict[str, int | None] | None = None,
 ) -> Callable[[cst.BaseExpression], int | None]:
     """What reads a size a layer of `cls` is built with (a convolution's kernel and stride):
-    `init_integer` with the defaults the file builds it with (`defaults_as_built`), or a field of
-    the configuration it is built from (`config.kernel_size`: `config_value`, its default in the
-    configuration class, as `init_buffers` reads a length)."""
+    `init_integer` with the defaults the project builds it with (`defaults_as_built`; `elsewhere`:
+    what other files' calls pass it), or a field of the configuration it is built from
+    (`config.kernel_size`: `config_value`, its default in the configuration class, as
+    `init_buffers` reads a length), where no call building a configuration class gives that
+    field another value (`config_built`: what those calls pass, joined)."""
     @functools.cache
     def defaults() -> dict[str, int]:
-        return defaults_as_built(cls, classes)
+        return defaults_as_built(cls, scope, elsewhere)
 
     def integer(expr: cst.BaseExpression) -> int | None:
-        # the defaults only for a name or `self.<name>`, once: finding them walks every `__init__` of the file
+        # the defaults only for a name or `self.<name>`, once: finding them walks the file
         found = init_integer(cls, expr, defaults() if isinstance(expr, (cst.Name, cst.Attribute)) else None)
         if found is None and config_value is not None and isinstance(expr, cst.Attribute) and dotted(
                 expr.value) in ("config", "self.config"):
             field = config_value(expr.attr.value)
-            return field if type(field) is int else None
+            if type(field) is int and _passed_as_default(config_built or {}, expr.attr.value, field):
+                return field
+            return None
         return found
 
     return integer
