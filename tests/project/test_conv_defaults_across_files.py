@@ -44,6 +44,20 @@ _SMALL_STEM = """
 def small_stem():
     return Stem(kernel_size=3)
 """
+_POOLED = """
+class Block(torch.nn.Module):
+    def forward(self, x):
+        return x
+
+
+class Pool(torch.nn.Module):
+    def __init__(self, kernel_size=2):
+        super().__init__()
+        self.pool = torch.nn.AvgPool1d(kernel_size)
+
+    def forward(self, x):
+        return self.pool(x)
+"""
 _CONFIGURED = """
 from dataclasses import dataclass
 
@@ -70,9 +84,10 @@ class Stem(torch.nn.Module):
 """
 
 
-def _project(name: str, top: str, init: str, low: int, fails: bool, block: str = _STEM) -> Program:
+def _project(name: str, top: str, init: str, low: int, fails: bool, block: str = _STEM,
+             strict_fails: bool | None = None) -> Program:
     return Program(name, "return self.stem(x)", _LINE, f'{{"x": {{2: Dim("t", min={low})}}}}', fails=fails,
-                   block=block, top=top, init=init)
+                   strict_fails=strict_fails, block=block, top=top, init=init)
 
 
 PROGRAMS: list[Program] = [
@@ -104,6 +119,9 @@ PROGRAMS: list[Program] = [
     _project("config-built-by-position", "from .blocks import Stem, StemConfig", "self.stem = Stem(StemConfig(3, 1))",
              4, False, _CONFIGURED),
     _project("config-defaults", "from .blocks import Stem", "self.stem = Stem()", 6, True, _CONFIGURED),
+    # an average pool of blocks.py: 1 long at the low end by its default fails non-strict export only
+    _project("pool-defaults", "from .blocks import Pool", "self.stem = Pool()", 2, True, _POOLED, strict_fails=False),
+    _project("pool-built-smaller", "from .blocks import Pool", "self.stem = Pool(kernel_size=1)", 2, False, _POOLED),
 ]
 
 #: (program, mode) -> why xport-lint's verdict differs from torch's

@@ -4,7 +4,8 @@ keyword argument of the convolution, keyword-only in `__init__`, inside an `nn.S
 block of another file, kept as `self.kernel_size` first), or fields of the configuration class it
 is built from (`config.kernel_size`, `self.config.kernel_size`, their defaults in a dataclass);
 the model built with a literal (by keyword or position, kept as `self.kernel_size` too, by a
-helper of the file, or a configuration built with a smaller field) runs that value, and with a
+helper of the file, or a configuration built with a smaller field) runs that value (an average
+pool's window too), and with a
 name, one the shapes do not read: nothing is said. Blocks and configurations built in another
 file: tests/project/test_conv_defaults_across_files.py. Torch 2.13's outcome checked
 in the same test, both modes."""
@@ -84,6 +85,15 @@ class Stem(torch.nn.Module):
     def forward(self, x):
         return self.conv(x)
 """
+_POOLED = """
+class Pool(torch.nn.Module):
+    def __init__(self, kernel_size=2):
+        super().__init__()
+        self.pool = torch.nn.AvgPool1d(kernel_size)
+
+    def forward(self, x):
+        return self.pool(x)
+"""
 _SMALL_STEM = """
 
 def small_stem():
@@ -129,6 +139,11 @@ PROGRAMS: list[Program] = [
     _stem("config-built-smaller", _CONFIGURED, 4, False, "Stem(StemConfig(kernel_size=3, stride=1))"),
     _stem("config-built-smaller-bound-first", _CONFIGURED, 4, False, "Stem(config)",
           bound_first="config = StemConfig(kernel_size=3, stride=1)"),
+    # a pool's window read the same way: 1 long at the low end fails non-strict export only
+    _stem("pool-default-one-long", _POOLED, 2, True, "Pool()", strict_fails=False),
+    _stem("pool-default-enough", _POOLED, 4, False, "Pool()"),
+    _stem("pool-built-larger-one-long", _POOLED, 4, True, "Pool(kernel_size=3)", strict_fails=False),
+    _stem("pool-built-smaller", _POOLED, 2, False, "Pool(1)"),
 ]
 
 BATCH = ProgramBatch("convdefaults", {"spellings": PROGRAMS}, {})

@@ -56,9 +56,10 @@ class SlicedSizeOne(Rule):
     one-line helper. In non-strict mode it also flags such a slice returned as it is, reduced
     (`.sum(0)`, `.mean(0)`, `.amax(0)`) or converted (`.float()`). And a convolution built in
     `__init__` with literal sizes (`self.conv = nn.Conv1d(4, 2, 3)`), or with `__init__`'s own
-    arguments (`kernel_size=5`: their defaults, or the one literal every class of the file builds
-    the module with) or a configuration's fields (`config.kernel_size`: their defaults in the
-    configuration class), applied along a named `Dim`
+    arguments (`kernel_size=5`: their defaults, or the one literal every call of the file builds
+    the module with, where no other file builds it with another) or a configuration's fields
+    (`config.kernel_size`: their defaults in the configuration class, where no call builds it with
+    another), applied along a named `Dim`
     whose range's low end makes its output `(w + 2p - d(k - 1) - 1) // s + 1` shorter than 1
     (both modes) or exactly 1 long (non-strict mode; strict too where an op computes on the
     output: arithmetic, `torch.relu`, `.flatten()`), the same for an `nn.Sequential` of such
@@ -68,8 +69,9 @@ class SlicedSizeOne(Rule):
     (both modes, whatever the range; with height and width both `Dim`s it exports). And `F.interpolate(x, scale_factor=0.5)`
     by a literal scale along a named `Dim` whose low end makes the output `trunc(scale * h)`
     shorter than 2 (both modes). And average pooling (`F.avg_pool1d`/`avg_pool2d`,
-    `nn.AvgPool1d`/`AvgPool2d`) or 2-d max pooling with literal windows whose output is exactly 1
-    long at a named `Dim`'s low end (non-strict mode). Slices, convolutions, pools and resizes under
+    `nn.AvgPool1d`/`AvgPool2d`) or 2-d max pooling with literal windows (a module's read as a
+    convolution's: `__init__`'s defaults where no call of the project builds it with another)
+    whose output is exactly 1 long at a named `Dim`'s low end (non-strict mode). Slices, convolutions, pools and resizes under
     an `if` are left out (the example may take the other side).
 
     ## Why it fails torch.export
@@ -362,12 +364,15 @@ class SlicedSizeOne(Rule):
         return None
 
     def _pool_module(self, attr: str) -> list[tuple[int, int, int, int]] | None:
-        """The window geometry of `self.<attr> = nn.AvgPool1d(2)` (2-d average or max pooling too)."""
+        """The window geometry of `self.<attr> = nn.AvgPool1d(2)` (2-d average or max pooling too),
+        its sizes read as a convolution's are (`Sizes.layer_integer`: `nn.AvgPool1d(kernel_size)`
+        with `__init__`'s default, where no call of the project builds the module with another)."""
         traced = self.ctx.traced
         built = init_call(traced.cls.node, attr) if traced is not None and traced.cls is not None else None
         kind = (self.ctx.resolve(built.func) or "").rpartition(".")[2] if built is not None else ""
         layer = {"AvgPool1d": "avg_pool1d", "AvgPool2d": "avg_pool2d", "MaxPool2d": "max_pool2d"}.get(kind)
-        return _window_geometry(kind, built, _POOLS[layer]) if layer is not None else None
+        sizes = self.ctx.sizes() if layer is not None else None
+        return _window_geometry(kind, built, _POOLS[layer], sizes.layer_integer) if layer and sizes else None
 
     @staticmethod
     def _pool_call(node: cst.Call, name: str) -> list[tuple[int, int, int, int]] | None:
