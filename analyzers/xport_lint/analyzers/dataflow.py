@@ -18,7 +18,14 @@ import libcst as cst
 
 from .fact_store import PerStatement
 from .index import RETURN_KINDS, FileContext, Returned
-from .names import documented_python_scalars, dotted, is_entry_method, self_attribute, tensor_method_names
+from .names import (
+    ImportTable,
+    documented_python_scalars,
+    dotted,
+    is_entry_method,
+    self_attribute,
+    tensor_method_names,
+)
 from .shapes import kept_at, method_at, names_read, read_entry_path, returned_at
 from .walk import body_nodes, children, iter_nodes
 
@@ -915,8 +922,7 @@ class FunctionFlow:
         free = names_read(func.body) - names
         if any(len(defined.get(name, ())) > (0 if foreign else 1) for name in free):
             return None
-        returning = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(func.body)])])
-        expr = method_at(_as_method(cst.FunctionDef(cst.Name("_"), params, returning)), call)
+        expr = method_at(_as_method(_returning("_", params, func.body)), call)
         if expr is None or isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber)):
             return expr
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
@@ -1169,19 +1175,6 @@ class FunctionFlow:
         """Bound only as the parameter it is (`inputs` of `forward(self, inputs)`)."""
         return self._definitions().get(name) == [None]
 
-    def _note_passed_by_kept(self, kept: _KeptLambda, call: cst.Call, args: list[Value]) -> None:
-        """`self.many(x)` of `self.many = lambda t: helpers.count(t) > limit`: what each call past
-        `__init__` in the lambda passes, for the project index to hand to that function's file (an
-        argument reading the lambda's parameters: what `forward` passes them; anything else: nothing known)."""
-        if kept.func is None or any(a.star for a in call.args):
-            return
-        names = [p.name.value for p in kept.func.params.params]
-        passed = dict(zip(names, args, strict=False))
-        for inner in kept.calls_past_init():
-            if not any(a.star for a in inner.args):
-                inner_args = [_joined(passed.get(n, NOTHING) for n in names_read(a.value)) for a in inner.args]
-                self.resolver.note_passed(self.func, inner, inner_args)
-
     def _dict_entry(self, node: cst.Subscript) -> cst.BaseExpression | None:
         """`stats["max"]` of `stats = {"max": x.max().item()}` (a dict display bound once, or
         written there): the expression its string key holds, read back as that value."""
@@ -1237,9 +1230,8 @@ class FunctionFlow:
             inlined = self.inlined(node)
             if inlined is not None:
                 return self.value(inlined)
-            if kept is not None:
-                self._note_passed_by_kept(kept, node, args)
-            if kept is not None and kept.reads_a_number(self.resolver.functions, self.resolver.context):
+            returned = kept.returned(self, node, args) if kept is not None else NOTHING
+            if returned.has(Kind.DATA) and not is_tensor_like(returned):
                 return mark(Kind.DATA, node)  # a lambda reading `__init__`'s names: a number read, not a tensor
         helper = self.resolver.call_helper(self, node, args)
         if helper is not None:
@@ -1384,8 +1376,8 @@ class FunctionFlow:
             return mark(Kind.NUMPY, node) if any_tensor else NOTHING
         if qualified.startswith(PYTHON_ONLY_MODULES):
             return NOTHING
-        if qualified.startswith("math."):
-            return _arith(_joined(args))
+        if qualified.startswith(("math.", "operator.")):
+            return _arith(_joined(args))  # `operator.gt(int(n), 3)` is `int(n) > 3`
         if _is_predicate(qualified) or _is_class_name(qualified):
             return NOTHING
         return RETURNED if any_tensor else NOTHING
@@ -1779,39 +1771,125 @@ def _as_method(function: cst.FunctionDef) -> cst.FunctionDef:
 @dataclass(frozen=True)
 class _KeptLambda:
     """A lambda kept on `self` by `__init__` (None: a `functools.partial`, never written in
-    `forward`): whether a call may be written as its body, and what it returns: `returned` (the
-    lambda's body, or the call the partial makes) with what its parameters hold, and the functions
-    `__init__` defines (a name it binds to anything else: nothing known)."""
+    `forward`): whether a call may be written as its body; `function`, the lambda (or the call the
+    partial makes) as a function of what a call passes it; the names `__init__` binds, each with
+    the functions it defines by that name (a nested `def`, a lambda; none: another value); and the
+    imports `__init__` makes."""
 
     func: cst.Lambda | None
     inlinable: bool
-    returned: cst.BaseExpression
-    params: dict[str, _Returned]
-    init_functions: _InitFunctions
+    function: cst.FunctionDef
+    init_names: dict[str, list[cst.FunctionDef]]
+    init_imports: ImportTable
 
-    def reads_a_number(self, file_functions: dict[str, cst.FunctionDef], context: FileContext) -> bool:
-        """Whether what it returns is a number read from data (`_what_is_returned`), through the
-        functions `__init__` defines, else the file's top-level ones (`_count(t) > limit`), else
-        other files' by their summaries (`helpers.count(t) > limit`), read at the call: they change
-        apart from the class this fact is kept for."""
-        def returns_of(name: str) -> list[tuple[cst.BaseExpression, cst.Parameters]] | Returned:
-            if name in self.init_functions:
-                return self.init_functions[name]
-            function = file_functions.get(name)
-            if function is not None:
-                return _returns_of(function)
-            return context.returned(name) or []
-
-        return _what_is_returned(self.returned, self.params, returns_of, frozenset()) is _Returned.NUMBER
+    def returned(self, caller: FunctionFlow, call: cst.Call, args: Sequence[Value]) -> Value:
+        """What `call` of it, made in `caller` (`args`: what it passes), returns: the dataflow of
+        `function` given those arguments, through the functions `__init__` defines, else the
+        file's (each solved for this call), else other files' by their summaries."""
+        return _KeptScope(self.init_names, self.init_imports, caller).returned(self.function, call, args)
 
     def calls_past_init(self) -> list[cst.Call]:
         """The calls in what it returns of a function neither a parameter nor `__init__` binds
         (`helpers.count(t)`): export traces them wherever `forward` calls the lambda."""
+        params = {param.name.value for param in all_params(self.function.params)}
         return [
-            node for node in iter_nodes(self.returned)
-            if type(node) is cst.Call and (name := dotted(node.func)) is not None  # type: ignore[attr-defined]
-            and name.partition(".")[0] not in self.params and name.partition(".")[0] not in self.init_functions
+            node for node in iter_nodes(self.function.body)
+            if type(node) is cst.Call and (root := _root(node.func)) is not None  # type: ignore[attr-defined]
+            and root not in params and root not in self.init_names
         ]
+
+
+class _KeptScope:
+    """The resolver of a kept lambda's flow and of the flows of the functions it calls, each
+    solved for one call (so it binds nothing in the file's flows): in `__init__`'s scope, or the
+    file's for a function of the file (no `init_names`, no `init_imports`). A name the scope binds
+    is one of its imports, a function it defines, else a value nothing is known of; the rest is
+    what the file's resolver says. What the lambda itself passes another file's function, `caller`
+    passes."""
+
+    def __init__(
+        self, init_names: dict[str, list[cst.FunctionDef]], init_imports: ImportTable | None, caller: FunctionFlow,
+        within: frozenset[str] = frozenset(),
+    ) -> None:
+        self.init_names = init_names
+        self.init_imports = init_imports
+        self.caller = caller
+        #: the functions being solved already, outside in (a recursive call: nothing known)
+        self.within = within
+        self.file = caller.resolver
+        self.context = self.file.context
+        self.functions = self.file.functions
+        self.optional_only: dict[int, str] = {}  # every `return` counts: the call passes what it passes
+
+    def returned(self, function: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> Value:
+        """What `function` returns at `call`, its parameters what `args` give them."""
+        return FunctionFlow(function, _passed_to(function, call, args), self, None).returns
+
+    def resolve(self, func: cst.BaseExpression) -> str | None:
+        root = _root(func)
+        if self.init_imports is not None and root in self.init_imports.aliases:
+            return self.init_imports.resolve(func)  # `import operator` in `__init__`
+        return None if root in self.init_names else self.file.resolve(func)
+
+    def call_helper(self, caller: FunctionFlow, call: cst.Call, args: Sequence[Value]) -> Value | None:
+        """What a call of a function of the scope or of the file returns, solved for this call."""
+        name = call.func.value if type(call.func) is cst.Name else None  # type: ignore[attr-defined]
+        if name in self.init_names:
+            functions, scope = self.init_names[name], (self.init_names, self.init_imports)
+        elif name in self.functions:
+            functions, scope = [self.functions[name]], ({}, None)  # a function of the file sees the file's names
+        else:
+            return None
+        if not functions or name in self.within:
+            return RETURNED if any(is_tensor_like(a) for a in args) else NOTHING  # nothing known of it
+        inner = _KeptScope(*scope, self.caller, self.within | {name})  # type: ignore[operator]
+        return _joined(inner.returned(function, call, args) for function in functions)
+
+    def self_attribute(self, cls: cst.ClassDef | None, name: str) -> Value:
+        return self.file.self_attribute(cls, name)
+
+    def while_exporting(self, test: cst.BaseExpression) -> bool | None:
+        return self.file.while_exporting(test)
+
+    def may_pass(self, caller: cst.FunctionDef, call: cst.Call, position: int, name: str) -> bool:
+        return bool(arguments_passing(call, position, name))
+
+    def one_line_helper(self, written: str) -> OneLineHelper | None:
+        return None if written.partition(".")[0] in self.init_names else self.file.one_line_helper(written)
+
+    def note_passed(self, caller: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> None:
+        if not self.within:  # a call in the lambda itself: `forward` makes it, through the lambda
+            self.file.note_passed(self.caller.func, call, args)
+
+    def call_submodule(self, caller: FunctionFlow, attribute: str, call: cst.Call, args: Sequence[Value]) -> None:
+        """Never called: the scope's flows have no class, so no `self.` attribute is a submodule."""
+
+
+def _root(func: cst.BaseExpression) -> str | None:
+    """The first name of a dotted callee (`helpers` of `helpers.count`; None: not dotted)."""
+    written = dotted(func)
+    return None if written is None else written.partition(".")[0]
+
+
+def _passed_to(function: cst.FunctionDef, call: cst.Call, args: Sequence[Value]) -> dict[str, Value]:
+    """What each parameter of `function` (which takes no `self`) holds at `call`: the join of the
+    arguments that may fill it (`arguments_passing`; none: it holds its default, no data)."""
+    params = function.params
+    positional = (*params.posonly_params, *params.params)
+    slots = {param.name.value: (i, param.name.value) for i, param in enumerate(positional)}
+    if isinstance(params.star_arg, cst.Param):
+        slots[params.star_arg.name.value] = (len(slots), f"*{params.star_arg.name.value}")
+    if params.star_kwarg is not None:
+        slots[params.star_kwarg.name.value] = (-1, f"**{params.star_kwarg.name.value}")
+    return {
+        param.name.value: _argument(call, args, *slots.get(param.name.value, (-1, param.name.value)))
+        for param in all_params(params)
+    }
+
+
+def _returning(name: str, params: cst.Parameters, returned: cst.BaseExpression) -> cst.FunctionDef:
+    """`def name(params): return returned`: a lambda as the function it is."""
+    return cst.FunctionDef(cst.Name(name), params, cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(returned)])]))
 
 
 def kept_lambda_calls(cls: cst.ClassDef, attribute: str) -> list[cst.Call]:
@@ -1820,14 +1898,18 @@ def kept_lambda_calls(cls: cst.ClassDef, attribute: str) -> list[cst.Call]:
     return kept.calls_past_init() if kept is not None else []
 
 
+#: the parameters of a `functools.partial` as a function: what a call passes it, by position and by name
+_PARTIAL_PARAMS = cst.Parameters(star_arg=cst.Param(cst.Name("__args")), star_kwarg=cst.Param(cst.Name("__kwargs")))
+
+
 def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
     """`self.count = lambda t: int((t > 0).sum())` in `cls`'s `__init__`, the only binding of
     `self.count` there: attribute -> the lambda, whether it reads no name `__init__` binds (its
     locals, loop and `with` targets, imports, nested defs: not `forward`'s), so that a call
-    `self.count(x)` may be written as the lambda's body, and what it returns, for
-    `_KeptLambda.reads_a_number` to read through the functions it calls (`lambda t: positives(t)`
-    of a nested `def positives(t): return int(t.sum())`, or `functools.partial(positives)`);
-    `lambda t: t * float(alpha)` returns a tensor."""
+    `self.count(x)` may be written as the lambda's body, and the lambda as a function, for
+    `_KeptLambda.returned` to solve through the functions it calls (`lambda t: positives(t)` of a
+    nested `def positives(t): return int(t.sum())`); `functools.partial(positives, k)` as
+    `def _(*a, **kw): return positives(k, *a, **kw)`."""
     assert isinstance(cls, cst.ClassDef)
     init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is None:
@@ -1843,18 +1925,29 @@ def _lambdas_kept_on_self(cls: cst.CSTNode) -> dict[str, _KeptLambda]:
                for values in bound.values()):
         return {}  # nothing kept: no need to walk `__init__` for its names and functions (most classes)
     local = {p.name.value for p in all_params(init.params)} | _bound_names(init.body)
-    computed: _InitFunctions = {name: [] for name in local} | _local_functions_computed(init)
+    init_names: dict[str, list[cst.FunctionDef]] = {name: [] for name in local} | _functions_defined(init)
+    init_imports = ImportTable()
+    for node in iter_nodes(init.body):
+        if type(node) is cst.Import or type(node) is cst.ImportFrom:
+            init_imports.add(node)  # type: ignore[arg-type]
     out: dict[str, _KeptLambda] = {}
     for attribute, values in bound.items():
         func = values[0]
         if len(values) == 1 and isinstance(func, cst.Lambda):
-            params = {p.name.value: _Returned.TENSOR for p in all_params(func.params)}  # forward's arguments
-            out[attribute] = _KeptLambda(func, not (names_read(func.body) - set(params)) & local, func.body, params,
-                                         computed)
+            params = {p.name.value for p in all_params(func.params)}
+            out[attribute] = _KeptLambda(func, not (names_read(func.body) - params) & local,
+                                         _returning(attribute, func.params, func.body), init_names, init_imports)
         elif len(values) == 1 and _is_partial(func):
-            # a call of it is a call of the function it wraps, with the arguments it binds
-            wrapped = func.with_changes(func=func.args[0].value, args=func.args[1:])
-            out[attribute] = _KeptLambda(None, False, wrapped, {}, computed)
+            # a call of it is a call of the function it wraps, with the arguments it binds first
+            bound_args = func.args[1:]
+            wrapped = func.with_changes(func=func.args[0].value, args=[
+                *(a for a in bound_args if a.keyword is None and a.star != "**"),
+                cst.Arg(cst.Name("__args"), star="*"),
+                *(a for a in bound_args if a.keyword is not None or a.star == "**"),
+                cst.Arg(cst.Name("__kwargs"), star="**"),
+            ])
+            out[attribute] = _KeptLambda(None, False, _returning(attribute, _PARTIAL_PARAMS, wrapped), init_names,
+                                         init_imports)
     return out
 
 
@@ -1863,139 +1956,19 @@ def _is_partial(value: cst.BaseExpression) -> TypeGuard[cst.Call]:
     return isinstance(value, cst.Call) and bool(value.args) and dotted(value.func) in ("functools.partial", "partial")
 
 
-#: the functions `__init__` defines -> what each returns, with the function's parameters
-_InitFunctions = dict[str, list[tuple[cst.BaseExpression, cst.Parameters]]]
-
-
-def _local_functions_computed(init: cst.FunctionDef) -> _InitFunctions:
-    """The functions `__init__` defines (a nested `def`, a name bound to a lambda) -> what they
-    return: the `def`'s `return` values, the lambda's body, each with the function's parameters."""
-    out: _InitFunctions = {}
+def _functions_defined(init: cst.FunctionDef) -> dict[str, list[cst.FunctionDef]]:
+    """The functions `__init__` defines, by name: its nested `def`s, and its names bound to a lambda
+    (as the function the lambda is)."""
+    out: dict[str, list[cst.FunctionDef]] = {}
     for node in iter_nodes(init.body):
         if type(node) is cst.FunctionDef:
-            out.setdefault(node.name.value, []).extend(_returns_of(node))  # type: ignore[attr-defined,arg-type]
+            out.setdefault(node.name.value, []).append(node)  # type: ignore[attr-defined,arg-type]
         elif type(node) is cst.Assign and isinstance(node.value, cst.Lambda):  # type: ignore[attr-defined]
             for target in node.targets:  # type: ignore[attr-defined]
                 if isinstance(target.target, cst.Name):
-                    out.setdefault(target.target.value, []).append((node.value.body, node.value.params))  # type: ignore[attr-defined]
+                    name = target.target.value
+                    out.setdefault(name, []).append(_returning(name, node.value.params, node.value.body))  # type: ignore[attr-defined]
     return out
-
-
-def _returns_of(function: cst.FunctionDef) -> list[tuple[cst.BaseExpression, cst.Parameters]]:
-    """The values `function` returns, each with its parameters."""
-    return [(n.value, function.params) for n in iter_nodes(function) if type(n) is cst.Return and n.value is not None]  # type: ignore[attr-defined]
-
-
-class _Returned(enum.IntEnum):
-    """What a kept lambda (or a function it calls) returns, as a test on it sees it; joined, the larger wins."""
-
-    OTHER = 0  # a Python value not read from data: a constant, a name of `__init__`, a size
-    NUMBER = 1  # a number read from tensor data: `int(...)`, `.item()`, a comparison of one
-    TENSOR = 2  # a tensor, or possibly one: an argument forward passes, an op on one (`t * float(alpha)`)
-
-
-#: calls that return a number from what they are given (`operator.gt(int(...), 3)`, `max(int(...), 1)`)
-_NUMBER_FUNCTIONS = frozenset({"abs", "min", "max", "round"})
-#: a tensor's attributes that are static Python facts (a size, the rank), not data
-_SIZE_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "device"})
-
-
-#: a function's name -> the values it returns, each with its parameters (none: not known), or
-#: what its file's summary says it returns (a function of another file)
-_ReturnsOf = Callable[[str], list[tuple[cst.BaseExpression, cst.Parameters]] | Returned]
-
-
-def _what_is_returned(
-    expr: cst.BaseExpression, params: dict[str, _Returned], returns_of: _ReturnsOf, seen: frozenset[str]
-) -> _Returned:
-    """What `expr` is, in a function whose parameters hold `params`: a conversion (`int`, `float`,
-    `bool`, `.item()`, `.tolist()`) is a number; an operator, a comparison or a number function
-    joins its operands (`int(t.sum()) > limit` a number, `t * float(alpha)` a tensor); a call of a
-    function `returns_of` knows (not `seen`) is what it returns given those arguments; a size is a
-    Python value; anything else reading a tensor parameter is a tensor."""
-    node_type = type(expr)
-    parts: Iterable[cst.BaseExpression]
-    if node_type is cst.Call:
-        func = expr.func  # type: ignore[attr-defined]
-        name = dotted(func)
-        method = func.attr.value if type(func) is cst.Attribute else None
-        if name in ("int", "float", "bool") or method in ("item", "tolist"):
-            return _Returned.NUMBER
-        if name == "len" or method in SHAPE_METHODS or method == "dim":
-            return _Returned.OTHER
-        called = [(func.body, func.params)] if type(func) is cst.Lambda else (  # type: ignore[attr-defined]
-            returns_of(name) if name is not None and name not in seen else [])
-        if isinstance(called, Returned):
-            return _summary_returned(called, expr, params, returns_of, seen)  # type: ignore[arg-type]
-        if called:
-            within = seen | {name} if name is not None else seen
-            return max(_what_is_returned(returned, _given(own, expr, params, returns_of, seen), returns_of, within)  # type: ignore[arg-type]
-                       for returned, own in called)
-        if name is None or not (name in _NUMBER_FUNCTIONS or name.startswith("operator.")):
-            return _reads_a_tensor(expr, params)
-        parts = [a.value for a in expr.args]  # type: ignore[attr-defined]
-    elif node_type is cst.Name:
-        return params.get(expr.value, _Returned.OTHER)  # type: ignore[attr-defined]
-    elif node_type is cst.Comparison:
-        parts = [expr.left, *(c.comparator for c in expr.comparisons)]  # type: ignore[attr-defined]
-    elif node_type is cst.BinaryOperation or node_type is cst.BooleanOperation:
-        parts = [expr.left, expr.right]  # type: ignore[attr-defined]
-    elif node_type is cst.UnaryOperation:
-        parts = [expr.expression]  # type: ignore[attr-defined]
-    elif node_type is cst.IfExp:
-        parts = [expr.body, expr.orelse]  # type: ignore[attr-defined]
-    elif node_type is cst.Subscript:
-        parts = [expr.value]  # type: ignore[attr-defined]  # `t.tolist()[0]` a number, `t[0]` a tensor
-    elif node_type is cst.Attribute:
-        if expr.attr.value in _SIZE_ATTRIBUTES:  # type: ignore[attr-defined]
-            return _Returned.OTHER
-        parts = [expr.value]  # type: ignore[attr-defined]
-    elif node_type is cst.Tuple or node_type is cst.List:
-        parts = [e.value for e in expr.elements]  # type: ignore[attr-defined]
-    else:
-        return _reads_a_tensor(expr, params)
-    return max((_what_is_returned(part, params, returns_of, seen) for part in parts), default=_Returned.OTHER)
-
-
-#: what a summary's kinds are to a test on the call (a kind not here: a tensor, or may be one)
-_SUMMARY_KINDS = {"DATA": _Returned.NUMBER, "SHAPE": _Returned.OTHER}
-
-
-def _summary_returned(
-    summary: Returned, call: cst.Call, params: dict[str, _Returned], returns_of: _ReturnsOf, seen: frozenset[str]
-) -> _Returned:
-    """What `call` of a function of another file returns by its `summary`: a number read from data
-    (`DATA`), a size, a tensor, or the arguments it hands back as they are (`_apply`'s reading)."""
-    passed = [kind for position, name, kinds in summary.optional if arguments_passing(call, position, name)
-              for kind in kinds]  # what the returns behind an argument the call passes add
-    kinds = [_SUMMARY_KINDS.get(kind, _Returned.TENSOR) for kind in (*summary.kinds, *passed)]
-    handed_back = [_what_is_returned(call.args[i].value, params, returns_of, seen)
-                   for position, name in summary.through for i in arguments_passing(call, position, name)]
-    elements = [_summary_returned(element, call, params, returns_of, seen) for element in summary.elements]
-    return max((*kinds, *handed_back, *elements), default=_Returned.OTHER)
-
-
-def _reads_a_tensor(expr: cst.BaseExpression, params: dict[str, _Returned]) -> _Returned:
-    """`expr` of no known result: a tensor where it reads a tensor parameter (`t.view(int(n), -1)`)."""
-    return _Returned.TENSOR if any(params.get(n) is _Returned.TENSOR for n in names_read(expr)) else _Returned.OTHER
-
-
-def _given(
-    own: cst.Parameters, call: cst.Call, params: dict[str, _Returned], returns_of: _ReturnsOf, seen: frozenset[str]
-) -> dict[str, _Returned]:
-    """What each parameter of a function a kept lambda calls holds at `call` (in a function whose own
-    parameters hold `params`): its argument's `_what_is_returned`; a tensor where the call does
-    not give it (a parameter a `functools.partial` leaves, forward's argument) or unpacks `*args`."""
-    names = [p.name.value for p in all_params(own)]
-    given: dict[str, cst.BaseExpression] = {}
-    if not any(a.star for a in call.args):
-        positional = [p.name.value for p in (*own.posonly_params, *own.params)]
-        given = dict(zip(positional, (a.value for a in call.args if a.keyword is None), strict=False))
-        given.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
-    return {
-        name: _what_is_returned(given[name], params, returns_of, seen) if name in given else _Returned.TENSOR
-        for name in names
-    }
 
 
 #: _lambdas_kept_on_self per class
