@@ -537,13 +537,16 @@ def test_a_declared_dim_reaches_a_patch_embedding_whose_class_is_a_constructor_d
 ) -> None:
     # timm's vit_tiny_patch16_224 with a named height Dim on torch 2.14.1: "Constraints violated
     # (height, width)" at PatchEmbed's `_assert(H == self.img_size[0], ...)`; the model is built
-    # with the default `embed_layer`
+    # with the default `embed_layer`. Past the assert, the patch projection's kernel and stride are
+    # `patch_size`'s default 16: on torch 2.13, `PatchEmbed` without the assert fails in both modes
+    # under that Dim ("Constraints violated (height)", guard `(height // 16) % (14 * (height // 16)) != 0`
+    # at the flatten), so that second failure is an error too
     files = {"pkg/__init__.py": "", "pkg/patch_embed.py": PATCH_EMBED, "pkg/vit.py": timm_vit(parameter, built)}
     findings = lint(tmp_path, files, """
         [tool.xport-lint.dynamic-shapes."pkg.vit.VisionTransformer"]
         x = { 2 = { name = "height", min = 32, max = 448 } }
     """)
-    assert found(findings) == [("patch_embed.py", 17, "XPT304", "error")]
+    assert found(findings) == [("patch_embed.py", 17, "XPT304", "error"), ("patch_embed.py", 18, "XPT307", "error")]
 
 
 def test_a_constructor_default_that_is_no_class_builds_no_known_submodule(tmp_path: Path) -> None:
