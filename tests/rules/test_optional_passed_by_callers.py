@@ -140,6 +140,23 @@ class A(nn.Module):
         return _pool(x, mask=(x > 0).float())
 """)
 
+case("passed-a-lookup-that-answers-none-exports", None, None, """
+def _pool(x, mask=None):
+    if mask is not None:
+        if mask.any():
+            return x[0]
+    return x.mean(dim=0)
+
+
+class A(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.masks = {}
+
+    def forward(self, x):
+        return _pool(x, self.masks.get("keep")) + _pool(x, mask=getattr(self, "keep", None))
+""")
+
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 

@@ -30,6 +30,9 @@ from .shapes import init_buffers
 from .symbols import UNKNOWN, EnumMember, FileSymbols, ModuleClass, defaults_to_none, literal_value
 from .walk import body_nodes, iter_nodes, with_statements
 
+#: methods that answer None when what they look up is missing
+_LOOKUPS_MAY_ANSWER_NONE = frozenset({"get", "pop", "setdefault"})
+
 
 @dataclass
 class Traced:
@@ -423,14 +426,20 @@ class FileReach(ExportSites):
         )
 
     def _not_none(self, value: cst.BaseExpression, caller: cst.FunctionDef, depth: int) -> bool:
-        """`value`, in `caller`, is surely not None: a comparison, arithmetic, a call of a method
-        or function that is not one of the file's (`(x > 0).float()`, `torch.ones(...)`), an input
-        of the export with no default, or a name bound once to such a value."""
+        """`value`, in `caller`, is surely not None: a comparison, arithmetic, a torch function or a
+        method that is not one of the file's nor a lookup that may answer None (`(x > 0).float()`,
+        `torch.ones(...)`; not `masks.get(k)`, `getattr(self, "m", None)`, another module's helper),
+        an input of the export with no default, or a name bound once to such a value."""
         if isinstance(value, (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation, cst.Integer, cst.Float)):
             return True
         if isinstance(value, cst.Call):
-            return self.helper_for(self._class_of.get(id(caller)), value.func) is None and not (
-                isinstance(value.func, cst.Name) and value.func.value in self._file_classes)
+            func = value.func
+            if not isinstance(func, cst.Attribute) or func.attr.value in _LOOKUPS_MAY_ANSWER_NONE:
+                return False
+            resolved = self.imports.resolve(func)
+            if resolved is not None:
+                return resolved.startswith("torch.")
+            return self.helper_for(self._class_of.get(id(caller)), func) is None
         if not isinstance(value, cst.Name) or value.value == "None" or depth > 4:
             return False
         if is_entry_method(caller) and any(
