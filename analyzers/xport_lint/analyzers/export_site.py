@@ -31,7 +31,6 @@ from .shapes import (
     declared_entry_ranks,
     declared_examples,
     declared_keyword_examples,
-    example_return,
 )
 from .symbols import FileSymbols
 from .walk import iter_nodes
@@ -62,11 +61,12 @@ class DeclaredInput:
 
 @dataclass(frozen=True)
 class ExportSite:
-    """One export: a `torch.export.export(model, args, ..., dynamic_shapes=...)` call, or the dict
-    an `xport_example()` returns; read once for every rule on it, through any spelling."""
+    """One export: a `torch.export.export(model, args, ..., dynamic_shapes=...)` call, or what an
+    `xport_example()` returns (`(model, args)`, `(model, args, kwargs)` or a dict); read once for
+    every rule on it, through any spelling."""
 
-    #: the export call, or what `xport_example()` returns as written (a `{"model": ..., "args":
-    #: ...}` dict, or a name or helper call that gives one): a node of the file, where findings
+    #: the export call, or what `xport_example()` returns as written (a tuple or `{"model": ...,
+    #: "args": ...}` dict, or a name or helper call that gives one): a node of the file, where findings
     #: about parts only a helper's `return` shows are reported
     node: cst.BaseExpression
     #: the export API called, or "xport_example"
@@ -176,22 +176,35 @@ class ExportSites(FileSymbols):
 
     @functools.cached_property
     def export_sites(self) -> list[ExportSite]:
-        """Every export site of the file: its export calls, then the dicts `xport_example()`
-        returns (`{"model": ..., "args": ..., "dynamic_shapes": ...}`)."""
+        """Every export site of the file: its export calls, then what `xport_example()` returns in
+        each form confirmation accepts: `(model, args)`, `(model, args, kwargs)` or `{"model": ...,
+        "args": ..., "kwargs": ..., "dynamic_shapes": ...}`, written there or bound to a name."""
         sites = [site for call in self.export_calls if (site := self.export_site(call.call)) is not None]
         example = self.functions.get("xport_example")
         body = example.body.body if example is not None and isinstance(example.body, cst.IndentedBlock) else ()
         for stmt in body:
             returned = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
-            value = self.follow(returned.value) if isinstance(returned, cst.Return) and returned.value else None
-            if isinstance(value, cst.Dict):
-                entries = {key: e.value for e in value.elements
-                           if isinstance(e, cst.DictElement) and isinstance(key := self._string(e.key), str)}
-                if "model" in entries and "args" in entries:
-                    sites.append(self._site(returned.value, "xport_example", entries["model"],  # type: ignore[union-attr]
-                                            entries["args"], entries.get("dynamic_shapes"), None,
-                                            entries.get("kwargs")))
+            if isinstance(returned, cst.Return) and returned.value is not None:
+                site = self._example_site(returned.value)
+                if site is not None:
+                    sites.append(site)
         return sites
+
+    def _example_site(self, returned: cst.BaseExpression) -> ExportSite | None:
+        """The export site of what `xport_example()` returns (None: not one of its forms)."""
+        value = self.follow(returned)
+        if isinstance(value, cst.Tuple) and len(value.elements) in (2, 3) and not any(
+            isinstance(e, cst.StarredElement) for e in value.elements
+        ):
+            model, args, *kwargs = (e.value for e in value.elements)
+            return self._site(returned, "xport_example", model, args, None, None, kwargs[0] if kwargs else None)
+        if isinstance(value, cst.Dict):
+            entries = {key: e.value for e in value.elements
+                       if isinstance(e, cst.DictElement) and isinstance(key := self._string(e.key), str)}
+            if "model" in entries:  # confirmation's "args" default to ()
+                return self._site(returned, "xport_example", entries["model"], entries.get("args"),
+                                  entries.get("dynamic_shapes"), None, entries.get("kwargs"))
+        return None
 
     def _site(
         self, node: cst.BaseExpression, api: str, model: cst.BaseExpression, args: cst.BaseExpression | None,
@@ -353,9 +366,8 @@ class ExportSites(FileSymbols):
         """How this file's export calls and `xport_example()` export each model class, by the
         class name as written (`Decoder`, `models.Decoder`); a class exported twice keeps the
         first declaration."""
-        examples = [f for n, f in self.functions.items() if n == "xport_example"]
         declared = _module_declaration(self.module)
-        if not self.export_calls and not examples and declared is None:
+        if not self.export_calls and "xport_example" not in self.functions and declared is None:
             return {}
         reader = self.shapes_reader = ShapesReader(self.module, self.imports.resolve)
         out: dict[str, ShapeConfig] = {}
@@ -378,17 +390,16 @@ class ExportSites(FileSymbols):
                 self.shape_declarations[cls] = call.call
                 if site.written_shapes is not None:
                     self.shape_expressions[cls] = site.written_shapes
-        for func in examples:
-            found = example_return(func)
-            if found is None:
+        for site in self.export_sites:
+            if site.api != "xport_example":
                 continue
-            cls = reader.model_class(found[0])
-            config = reader.config(found[1], f"`xport_example()` in {self.name or 'this file'}")
+            cls = site.model_class
+            config = self._config(site, f"`xport_example()` in {self.name or 'this file'}")
             if cls is not None and config is not None and cls not in out:
                 out[cls] = config
-                self.shape_declarations[cls] = func
-                if found[1] is not None:
-                    self.shape_expressions[cls] = found[1]
+                self.shape_declarations[cls] = self.functions["xport_example"]
+                if site.written_shapes is not None:
+                    self.shape_expressions[cls] = site.written_shapes
         return {cls: self._with_ranks(config, cls, reader) for cls, config in out.items()}
 
     def _with_ranks(self, config: ShapeConfig, cls: str, reader: ShapesReader) -> ShapeConfig:

@@ -657,28 +657,6 @@ def _assignments(module: cst.Module) -> Iterator[tuple[cst.BaseExpression, cst.B
                     yield small.targets[0].target, small.value
 
 
-def example_return(func: cst.FunctionDef) -> tuple[cst.BaseExpression, cst.BaseExpression | None] | None:
-    """(model, dynamic_shapes) of an `xport_example()` (xport-lint's confirmation convention):
-    it returns `(model, args)` or `{"model": ..., "args": ..., "dynamic_shapes": ...}`."""
-    returned = None
-    for stmt in func.body.body if isinstance(func.body, cst.IndentedBlock) else ():
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Return) and small.value is not None:
-                    returned = small.value
-    if isinstance(returned, cst.Tuple) and returned.elements:
-        return returned.elements[0].value, None
-    if isinstance(returned, cst.Dict):
-        entries = {
-            e.key.evaluated_value: e.value
-            for e in returned.elements
-            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
-        }
-        if "model" in entries:
-            return entries["model"], entries.get("dynamic_shapes")
-    return None
-
-
 _FACTORIES = ("torch.randn", "torch.rand", "torch.ones", "torch.zeros", "torch.empty", "torch.randint", "torch.full")
 
 #: the literal sizes of one example input (None: a size not written as a number), or None
