@@ -1,14 +1,14 @@
 """`len()` of the list `.tolist()` reads from a tensor is the tensor's first size, not data:
 measured on torch 2.13, each test of it exports non-strict (a static first size); strict exports it
 for a tensor of integers and fails on the `.tolist()` of a float tensor (Unsupported, whatever the
-list is used for, a known miss: no rule knows a tensor's dtype); a list built from the elements by a
-comprehension filtered on data stays data (non-strict fails on the filter)."""
+list is used for: XPT203 reads the float example input `xport_example()` returns); a list built
+from the elements by a comprehension filtered on data stays data (non-strict fails on the filter)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.truth.batches import CaseBatch, Cases, Mode, Program, ProgramBatch
+from tests.truth.batches import CaseBatch, Cases, Program, ProgramBatch
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -57,14 +57,7 @@ for name, body, example, non_strict, strict in _SPELLINGS:
     indented = "\n".join(" " * 8 + line for line in body.splitlines())
     CASES.case(name, non_strict, strict, _MODEL.format(body=indented, example=example))
 
-#: strict export fails on the `.tolist()` of a float tensor, which no rule reports: the tensor's dtype
-#: is not known statically (an integer tensor's `.tolist()` exports strict)
-KNOWN_MISSES = {
-    (name, Mode.STRICT): "strict export refuses `.tolist()` of a float tensor; no rule knows the dtype"
-    for name, *_, strict in _SPELLINGS if strict == "Unsupported" and "filtered" not in name
-}
-
-BATCH = CaseBatch(CASES, KNOWN_MISSES)
+BATCH = CaseBatch(CASES, {})
 test_torch_says_what_is_recorded = BATCH.torch_says_what_is_recorded()
 test_an_error_exactly_where_export_fails = BATCH.an_error_exactly_where_export_fails()
 

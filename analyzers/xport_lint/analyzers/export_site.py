@@ -394,7 +394,7 @@ class ExportSites(FileSymbols):
             if site.api != "xport_example":
                 continue
             cls = site.model_class
-            config = self._config(site, f"`xport_example()` in {self.name or 'this file'}")
+            config = reader.config(site.written_shapes, f"`xport_example()` in {self.name or 'this file'}")
             if cls is not None and config is not None and cls not in out:
                 out[cls] = config
                 self.shape_declarations[cls] = self.functions["xport_example"]
