@@ -35,8 +35,9 @@ The batch was written, and measured, before any change it prompted. Before (the 
     round XPT203's `.item()` fix of one `float()` overlapped one of its edits, which alone was
     dropped: `lo, hi = x.min().item(), x.max()` and a torch.cond of a number (export fails)
 After the changes it prompted (the tests below keep these):
-    cases: verdicts unchanged (27/28 non-strict, 22/24 strict, 0 false errors; the two misses are
-    detection's, left in KNOWN_MISSES)
+    cases: 27/28 non-strict, 23/24 strict, 0 false errors (the strict `len(x.tolist())` of a float
+    example is XPT203 since the dtype fact, b5e30de + ef2de63; the helper returning a dict of reads
+    is left in KNOWN_MISSES)
     fixes (non-strict): 19 proven, 8 no fix (`NO_FIX`, each with why), 0 failed, 1 missed: 19/28 (68 %)
     what changed, each a fact rather than a spelling:
     - a fix applies whole or waits for the next round (fixes.apply_fixes kept edits one by one: the
@@ -639,7 +640,6 @@ PROJECTS: list[Program] = [
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     ("moe-load-kept-in-a-dict-from-a-helper", Mode.NON_STRICT): "a helper returning a dict of reads, read by key",
     ("moe-load-kept-in-a-dict-from-a-helper", Mode.STRICT): "a helper returning a dict of reads, read by key",
-    ("len-of-a-tolist-compared", Mode.STRICT): "`len()` of a `.tolist()` fails strict export (Unsupported)",
 }
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered

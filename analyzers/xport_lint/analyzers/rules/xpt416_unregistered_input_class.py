@@ -4,7 +4,6 @@ import libcst as cst
 
 from ..export_site import ExportSite
 from ..model import Mode, Severity
-from ..rewrites import module_names, registered_output_rewrite
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
 from ._conditions import short
 from ._pytree_classes import displayed_parts, unregistered_class
@@ -37,10 +36,9 @@ class UnregisteredInputClass(Rule):
     its tensors as inputs of their own.
 
     ## Fix safety
-    Unsafe, for a dataclass: the fix registers it right after its definition, assuming nothing
-    else registers it (a second registration raises at import) and that no code relies on pytree
-    utilities treating it as a leaf. A plain class gets no fix: how to flatten it is the class's
-    knowledge.
+    No fix: registering the class changes the inputs' type for every caller of the module, and
+    the fix prover (which re-exports the rewritten module on inputs the original builds) cannot
+    show that it exports; a plain class's flattening is the class's knowledge.
 
     ## Modes
     Error in both modes.
@@ -72,13 +70,13 @@ class UnregisteredInputClass(Rule):
                         self._report(part, cls)
 
     def _report(self, part: cst.Call, cls: cst.ClassDef) -> None:
-        rewrite = registered_output_rewrite(cls, module_names(self.ctx.program.module), self.ctx.resolve)
-        advice = (f"the fix registers `{cls.name.value}` after its definition" if rewrite.fix
-                  else rewrite.reason or f"pass the tensors of `{cls.name.value}` as inputs of their own")
+        name = cls.name.value
+        advice = (f"register it as a pytree node at module level (a dataclass: `torch.export.register_dataclass({name})`),"
+                  " or pass its tensors as inputs of their own")
         words = ("`UserError`: not supported or pytree-flattenable" if self.ctx.mode is Mode.STRICT
                  else "`ValueError: Unsupported input type`")
-        self.report(part, f"the example input `{short(part)}` is an instance of `{cls.name.value}`, which is not a "
-                    f"pytree node: export fails on it ({words}; {advice})", fix=rewrite.fix)
+        self.report(part, f"the example input `{short(part)}` is an instance of `{name}`, which is not a "
+                    f"pytree node: export fails on it ({words}; {advice})")
 
     VALID = [
         Valid(
@@ -110,20 +108,7 @@ class UnregisteredInputClass(Rule):
                     return batch.features * 2
             def xport_example():
                 return {"model": Head(), "args": (Batch(torch.randn(2, 4)),)}  # expect: XPT416
-            """,
-            expected_replacement="""
-            import dataclasses
-            import torch
-            @dataclasses.dataclass
-            class Batch:
-                features: torch.Tensor
-            torch.export.register_dataclass(Batch)
-            class Head(torch.nn.Module):
-                def forward(self, batch):
-                    return batch.features * 2
-            def xport_example():
-                return {"model": Head(), "args": (Batch(torch.randn(2, 4)),)}  # expect: XPT416
-            """,
+            """
         ),
         Invalid(
             """
