@@ -24,6 +24,7 @@ from .shapes import (
     construction_arguments,
     declared_examples,
     declared_ranks,
+    defaults_as_built,
     init_constants,
     init_layer_calls,
     init_layers,
@@ -149,7 +150,12 @@ class RuleContext:
                 attr: kept for attr, written in init_layer_calls(cls).items() if (kept := context.block(written))
             } if context.blocks else None
             found = self.shared[key] = Sizes(
-                traced.func, constants=init_constants(cls), layers=init_layers(cls), blocks=blocks,
+                traced.func,
+                constants=init_constants(
+                    cls, defaults_as_built(cls, [self.program.module], context.built_elsewhere(cls.name.value)),
+                    self.resolve,
+                ),
+                layers=init_layers(cls), blocks=blocks,
                 inline=self.flow.inlined if self.flow is not None else None, far=far,
                 ranks=declared_ranks(self.program, cls.name.value) or config_ranks(self.shape_config(), traced.func),
                 functions=self.program.functions, declared=self.shape_config(),

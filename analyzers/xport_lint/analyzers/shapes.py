@@ -3290,15 +3290,37 @@ def init_method(cls: cst.ClassDef) -> cst.FunctionDef | None:
     return next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
 
 
-def init_constants(cls: cst.ClassDef, defaults: dict[str, int] | None = None) -> dict[str, int]:
+#: torch's helpers that repeat an integer into a tuple of that many (`_pair(16)` is `(16, 16)`)
+_REPEATS = {
+    "torch.nn.modules.utils._single": 1,
+    "torch.nn.modules.utils._pair": 2,
+    "torch.nn.modules.utils._triple": 3,
+    "torch.nn.modules.utils._quadruple": 4,
+}
+
+
+def init_constants(
+    cls: cst.ClassDef,
+    defaults: dict[str, int] | None = None,
+    resolve: Callable[[cst.BaseExpression], str | None] | None = None,
+) -> dict[str, int]:
     """`self.x` set once in `__init__` to an integer literal, or to an argument whose default is
     one (`max_len=512`: the model built with defaults, as an export example builds it; `defaults`:
-    those to read, `init_defaults` unless given); a tuple of them (`self.img_size = (224, 224)`)
-    gives one entry per element (`img_size[0]`)."""
+    those to read, `init_defaults` unless given); a tuple of them (`self.img_size = (224, 224)`,
+    `(patch_size, patch_size)`) or torch's repeat of one (`_pair(patch_size)`, as `resolve` names
+    the call) gives one entry per element (`img_size[0]`)."""
     init = init_method(cls)
     if init is None:
         return {}
     defaults = init_defaults(cls) if defaults is None else defaults
+    rebound = {name for node in iter_nodes(init.body) for name in _rebinds(node)}
+    defaults = {name: value for name, value in defaults.items() if name not in rebound}
+
+    def number(value: cst.BaseExpression | None) -> int | None:
+        if isinstance(value, cst.Integer):
+            return int(value.evaluated_value)
+        return defaults.get(value.value) if isinstance(value, cst.Name) else None
+
     found: dict[str, list[int | None]] = {}
     for stmt in _statements(init.body):
         targets = stmt.targets if isinstance(stmt, cst.Assign) else []
@@ -3306,18 +3328,36 @@ def init_constants(cls: cst.ClassDef, defaults: dict[str, int] | None = None) ->
             t = target.target
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                 value = stmt.value  # type: ignore[union-attr]
-                number = (
-                    int(value.evaluated_value) if isinstance(value, cst.Integer)
-                    else defaults.get(value.value) if isinstance(value, cst.Name) else None
-                )
-                found.setdefault(t.attr.value, []).append(number)
-                if isinstance(value, (cst.Tuple, cst.List)):
-                    for index, element in enumerate(value.elements):
-                        item = element.value if not isinstance(element, cst.StarredElement) else None
-                        found.setdefault(f"{t.attr.value}[{index}]", []).append(
-                            int(item.evaluated_value) if isinstance(item, cst.Integer) else None
-                        )
+                found.setdefault(t.attr.value, []).append(number(value))
+                for index, item in enumerate(_elements(value, resolve)):
+                    found.setdefault(f"{t.attr.value}[{index}]", []).append(number(item))
     return {name: values[0] for name, values in found.items() if len(values) == 1 and values[0] is not None}
+
+
+def _rebinds(node: cst.CSTNode) -> list[str]:
+    """The names an assignment statement part binds (`k = k * 2` rebinds the argument `k`: its
+    default is no longer what `self.x = k` holds)."""
+    if isinstance(node, cst.AssignTarget):
+        return list(_target_names(node.target))
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
+        return [node.target.value]
+    return []
+
+
+def _elements(
+    value: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None] | None
+) -> list[cst.BaseExpression | None]:
+    """The elements of a tuple or list display (None for a starred one), or of torch's repeat
+    of one argument (`_pair(k)`: `[k, k]`); none for anything else."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return [None if isinstance(e, cst.StarredElement) else e.value for e in value.elements]
+    if (
+        isinstance(value, cst.Call) and resolve is not None and len(value.args) == 1
+        and not value.args[0].star and value.args[0].keyword is None
+        and (count := _REPEATS.get(resolve(value.func) or "")) is not None
+    ):
+        return [value.args[0].value] * count
+    return []
 
 
 def init_defaults(cls: cst.ClassDef) -> dict[str, int]:
