@@ -155,7 +155,7 @@ class _Lowering:
         ]
         torch = self.names.torch
         predicate = cond_predicate(self.flow, test, self.bound, torch)
-        read = python_read(self.flow, predicate, self.bound)
+        read = python_read(self.flow, predicate, self.bound, test)
         if read is not None:
             return f"`{read}` holds Python values read from tensor data, which torch.cond's predicate cannot take"
         call = f"{torch}.cond({code_of(predicate)}, {true_fn}, {false_fn}, {tuple_text(operands)})"
@@ -415,7 +415,7 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp, func: cst.FunctionDef | N
                        " size): torch.where would hand a tensor there")
     names = scope_names(flow)
     test = cond_predicate(flow, node.test, list(bound), names.torch)
-    read = python_read(flow, test, bound)
+    read = python_read(flow, test, bound, node.test)
     if read is not None:
         return Rewrite(reason=f"`{read}` holds Python values read from tensor data, which torch.where cannot take")
     call = cst.parse_expression(f"{names.torch}.where({code_of(test)}, {code_of(sides[0])}, {code_of(sides[1])})")

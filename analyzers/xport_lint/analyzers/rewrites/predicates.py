@@ -801,13 +801,23 @@ def _reads_only(flow: FunctionFlow, expr: cst.BaseExpression, bound: Iterable[st
     return data <= set(bound) and bool(data or converts)
 
 
-def python_read(flow: FunctionFlow, predicate: cst.CSTNode, bound: Iterable[str] = ()) -> str | None:
+def python_read(
+    flow: FunctionFlow, predicate: cst.CSTNode, bound: Iterable[str] = (), test: cst.CSTNode | None = None
+) -> str | None:
     """The first call (or container entry, or name) left in a rewritten `predicate` that still
     reads a Python value from tensor data (`any(flags.tolist())`: a list's elements, whose truth
     depends on the tensor's rank, so no tensor form is written for it; `stats["max"]` of a dict of
     numbers read; `g` of `for layer, g in zip(layers, gates.tolist())`), or None. `bound`: names
-    the rewrite binds to tensors. A predicate holding one is a guard on data again."""
+    the rewrite binds to tensors. A predicate holding one is a guard on data again. `test`: the
+    condition `predicate` was written from, whose `int()` / `bool()` of a tensor left unchanged in it
+    is one (`int(r.sum())` of `sum(int(r.sum()) for r in x) > 0`: a comprehension's variable is a
+    tensor only in the flow of the original nodes); `float()` is not, XPT203 makes it `.item()`,
+    which the predicate carries (`sum(float(r.sum()) for r in x) > 0` proves so)."""
     bound = set(bound)
+    kept = set() if test is None else {
+        code_of(node) for node in iter_nodes(test)
+        if isinstance(node, cst.Call) and _conversion(flow, node) in ("int", "bool")
+    }
     for node in iter_nodes(predicate):
         if isinstance(node, cst.Name) and node.value not in bound and node.value in flow.env:
             value = flow.env[node.value]
@@ -825,6 +835,8 @@ def python_read(flow: FunctionFlow, predicate: cst.CSTNode, bound: Iterable[str]
             isinstance(n, cst.Name) and n.value in bound for n in iter_nodes(node)
         ):
             return code_of(node)  # `math.log(v)` of a name the rewrite binds to a tensor: a number again
+        if isinstance(node, cst.Call) and code_of(node) in kept:
+            return code_of(node)
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
             continue
         if node.func.attr.value in ("tolist", "item") and is_tensor_like(flow.value(node.func.value)):

@@ -311,6 +311,10 @@ class TensorToPythonNumber(Rule):
             self.report(node, f"`{short(node)}` turns a tensor into a Python number (no automatic fix: the number"
                         f" is tested by `{tested}`, which fails on the number `.item()` would read as well)")
             return
+        elif name == "float" and self._returned_in_a_dict(node):
+            self.report(node, f"`{short(node)}` turns a tensor into a Python number (no automatic fix: the number is"
+                        " returned in a dict, whose entries are not followed to where they are tested)")
+            return
         elif name == "float":
             fix = FixProposal("Use `.item()` (assumes a floating-point tensor)", Applicability.UNSAFE,
                               ((node, _item_of(arg)),))
@@ -399,6 +403,24 @@ class TensorToPythonNumber(Rule):
                 if value.has(Kind.DATA) and value.origin is node:
                     return short(inner.test)  # type: ignore[attr-defined]
         return None
+
+    def _returned_in_a_dict(self, node: cst.Call) -> bool:
+        """Whether `node` is a value of a dict display the traced function returns (written in the
+        `return`, or a name bound once to it): its callers read it by key (`stats["peak"]`), which the
+        dataflow does not follow, so whether `.item()`'s number is then tested is unknown (measured on
+        torch 2.13: `.item()` there, tested by the caller, fails non-strict export as `float()` did)."""
+        traced, flow = self.ctx.traced, self.ctx.flow
+        if traced is None or flow is None:
+            return False
+        for inner in iter_nodes(traced.func.body):
+            returned = inner.value if isinstance(inner, cst.Return) else None
+            if isinstance(returned, cst.Name):
+                returned = flow.bound_once(returned.value)
+            if isinstance(returned, cst.Dict) and any(
+                part is node for element in returned.elements for part in iter_nodes(element.value)
+            ):
+                return True
+        return False
 
     def _constant(self, expr: cst.BaseExpression) -> bool:
         """A tensor made from Python numbers (or sizes), or arithmetic of such tensors and
