@@ -10,8 +10,13 @@ from ..walk import iter_nodes
 
 #: what registers a class as a pytree node, as the last name of the call or decorator
 #: (`torch.utils._pytree.register_dataclass`, `register_pytree_node`, a library's own wrapper)
-_REGISTERS = ("register_dataclass", "register_pytree_node", "_register_pytree_node", "register_pytree_node_class",
-              "register_constant")
+_REGISTERS = (
+    "register_dataclass",
+    "register_pytree_node",
+    "_register_pytree_node",
+    "register_pytree_node_class",
+    "register_constant",
+)
 
 
 def unregistered_class(module: cst.Module, name: str) -> cst.ClassDef | None:
@@ -22,6 +27,12 @@ def unregistered_class(module: cst.Module, name: str) -> cst.ClassDef | None:
     if cls is None or not _plain(cls, classes) or _registered(module, name):
         return None
     return cls
+
+
+def not_a_pytree_node(named: str, words: str, advice: str) -> str:
+    """The message tail both rules report: the class, that export fails on it (torch's `words`
+    for the mode), and what to do."""
+    return f"`{named}`, which is not a pytree node: export fails on it ({words}; {advice})"
 
 
 def displayed_parts(value: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -56,7 +67,10 @@ def _registers(expr: cst.BaseExpression) -> bool:
 def _registered(module: cst.Module, name: str) -> bool:
     """The file registers the class `name` as a pytree node (a call whose first argument it is)."""
     return any(
-        isinstance(node, cst.Call) and _registers(node) and node.args
-        and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == name
+        isinstance(node, cst.Call)
+        and _registers(node)
+        and node.args
+        and isinstance(node.args[0].value, cst.Name)
+        and node.args[0].value.value == name
         for node in iter_nodes(module)
     )

@@ -7,7 +7,7 @@ from ..names import dotted
 from ..rewrites import module_names, registered_output_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
-from ._pytree_classes import displayed_parts, unregistered_class
+from ._pytree_classes import displayed_parts, not_a_pytree_node, unregistered_class
 
 #: library classes that are no pytree node either (measured on torch 2.13: both modes fail)
 _UNREGISTERED_LIBRARY = ("types.SimpleNamespace",)
@@ -74,26 +74,34 @@ class UnregisteredOutputClass(Rule):
     def visit_Return(self, node: cst.Return) -> None:
         traced = self.ctx.traced
         if (
-            node.value is None or traced is None or traced.reach is not None or traced.cls is None
-            or traced.func.name.value != "forward" or traced.cls.node.name.value in self.ctx.program.submodule_classes
+            node.value is None
+            or traced is None
+            or traced.reach is not None
+            or traced.cls is None
+            or traced.func.name.value != "forward"
+            or traced.cls.node.name.value in self.ctx.program.submodule_classes
             or not _directly_in(node, traced.func)
         ):
             return
         for part in displayed_parts(node.value):
             named, cls = self._unregistered(part)
             if named is not None:
-                rewrite = None if cls is None else registered_output_rewrite(
-                    cls, module_names(self.ctx.program.module), self.ctx.resolve
+                rewrite = (
+                    None
+                    if cls is None
+                    else registered_output_rewrite(cls, module_names(self.ctx.program.module), self.ctx.resolve)
                 )
                 advice = (
-                    f"the fix registers `{named}` after its definition" if rewrite is not None and rewrite.fix
-                    else rewrite.reason if rewrite is not None
+                    f"the fix registers `{named}` after its definition"
+                    if rewrite is not None and rewrite.fix
+                    else rewrite.reason
+                    if rewrite is not None
                     else f"no automatic fix: return a tuple, dict or NamedTuple in place of `{named}`"
                 )
                 self.report(
                     part,
-                    f"`forward` returns `{short(part)}`, an instance of `{named}`, which is not a pytree node: "
-                    f"export fails on it ({self._words(named)}; {advice})",
+                    f"`forward` returns `{short(part)}`, an instance of "
+                    + not_a_pytree_node(named, self._words(named), advice),
                     fix=None if rewrite is None else rewrite.fix,
                 )
                 return
@@ -114,8 +122,13 @@ class UnregisteredOutputClass(Rule):
             part = flow.bound_once(part.value) or part
         if not isinstance(part, cst.Call):
             return None, None
-        if (flow is not None and depth < 4 and isinstance(part.func, cst.Name)
-                and part.func.value in self.ctx.program.functions and (inlined := flow.inlined(part)) is not None):
+        if (
+            flow is not None
+            and depth < 4
+            and isinstance(part.func, cst.Name)
+            and part.func.value in self.ctx.program.functions
+            and (inlined := flow.inlined(part)) is not None
+        ):
             return self._unregistered(inlined, depth + 1)  # `return _wrap(x)` of `def _wrap(t): return Output(t)`
         if (self.ctx.resolve(part.func) or "") in _UNREGISTERED_LIBRARY:
             return dotted(part.func), None

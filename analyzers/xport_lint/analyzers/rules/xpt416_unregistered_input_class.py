@@ -6,7 +6,7 @@ from ..export_site import ExportSite
 from ..model import Mode, Severity
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
 from ._conditions import short
-from ._pytree_classes import displayed_parts, unregistered_class
+from ._pytree_classes import displayed_parts, not_a_pytree_node, unregistered_class
 
 
 class UnregisteredInputClass(Rule):
@@ -58,25 +58,35 @@ class UnregisteredInputClass(Rule):
     }
 
     def visit_Module(self, node: cst.Module) -> None:
-        reported: set[str] = set()  # each class once: its one fix registers it for every input
+        reported: set[str] = set()  # each class once: one registration serves every input
         for site in self.ctx.program.export_sites:
             for example in _inputs(site):
                 for part in displayed_parts(example):
-                    if isinstance(part, cst.Call) and isinstance(part.func, cst.Name) and (
-                        part.func.value not in reported
-                        and (cls := unregistered_class(self.ctx.program.module, part.func.value)) is not None
+                    if (
+                        isinstance(part, cst.Call)
+                        and isinstance(part.func, cst.Name)
+                        and (
+                            part.func.value not in reported
+                            and (cls := unregistered_class(self.ctx.program.module, part.func.value)) is not None
+                        )
                     ):
                         reported.add(part.func.value)
                         self._report(part, cls)
 
     def _report(self, part: cst.Call, cls: cst.ClassDef) -> None:
         name = cls.name.value
-        advice = (f"register it as a pytree node at module level (a dataclass: `torch.export.register_dataclass({name})`),"
-                  " or pass its tensors as inputs of their own")
-        words = ("`UserError`: not supported or pytree-flattenable" if self.ctx.mode is Mode.STRICT
-                 else "`ValueError: Unsupported input type`")
-        self.report(part, f"the example input `{short(part)}` is an instance of `{name}`, which is not a "
-                    f"pytree node: export fails on it ({words}; {advice})")
+        advice = (
+            f"register it as a pytree node at module level (a dataclass: `torch.export.register_dataclass({name})`),"
+            " or pass its tensors as inputs of their own"
+        )
+        words = (
+            "`UserError`: not supported or pytree-flattenable"
+            if self.ctx.mode is Mode.STRICT
+            else "`ValueError: Unsupported input type`"
+        )
+        self.report(
+            part, f"the example input `{short(part)}` is an instance of " + not_a_pytree_node(name, words, advice)
+        )
 
     VALID = [
         Valid(
