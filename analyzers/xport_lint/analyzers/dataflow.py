@@ -1684,6 +1684,16 @@ def _is_predicate(qualified: str) -> bool:
     return qualified.rpartition(".")[2].startswith(("is_", "has_", "_is_", "_has_"))
 
 
+#: methods that answer None when what they look up is missing (`masks.get(k)`, `cache.pop(k, None)`)
+_LOOKUPS_MAY_ANSWER_NONE = frozenset({"get", "pop", "setdefault"})
+
+
+def lookup_may_answer_none(call: cst.Call) -> bool:
+    """`call` is a method lookup that may answer None (`masks.get(k)`): whatever the mapping
+    holds, its value is optional, so a test of it is no test of a surely-present value."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _LOOKUPS_MAY_ANSWER_NONE
+
+
 _STATIC_COMPARISONS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 

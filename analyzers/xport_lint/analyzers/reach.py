@@ -20,7 +20,14 @@ from types import MappingProxyType
 
 import libcst as cst
 
-from .dataflow import all_params, annotation_names, arguments_passing, kept_lambda_calls, walk_statements
+from .dataflow import (
+    all_params,
+    annotation_names,
+    arguments_passing,
+    kept_lambda_calls,
+    lookup_may_answer_none,
+    walk_statements,
+)
 from .export_site import ExportSites, keyword_true
 from .fact_store import PerStatement
 from .index import EMPTY_CONTEXT, ConfigDefaults, FileContext, Reach, Scalar
@@ -29,9 +36,6 @@ from .positions import code_of
 from .shapes import init_buffers
 from .symbols import UNKNOWN, EnumMember, FileSymbols, ModuleClass, defaults_to_none, literal_value
 from .walk import body_nodes, iter_nodes, with_statements
-
-#: methods that answer None when what they look up is missing
-_LOOKUPS_MAY_ANSWER_NONE = frozenset({"get", "pop", "setdefault"})
 
 
 @dataclass
@@ -434,7 +438,7 @@ class FileReach(ExportSites):
             return True
         if isinstance(value, cst.Call):
             func = value.func
-            if not isinstance(func, cst.Attribute) or func.attr.value in _LOOKUPS_MAY_ANSWER_NONE:
+            if not isinstance(func, cst.Attribute) or lookup_may_answer_none(value):
                 return False
             resolved = self.imports.resolve(func)
             if resolved is not None:
