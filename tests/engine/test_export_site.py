@@ -193,3 +193,44 @@ def test_the_declared_shapes_a_size_test_is_judged_by_are_read_through_any_spell
     source = BRANCH.format(before=before, shapes=shapes)
     [finding] = [f for f in check_source(source, "m.py", EVERYTHING) if f.code == "XPT301"]
     assert finding.severity.value == "error" and "batch" in finding.message
+
+
+EXAMPLE = """
+import torch
+from torch.export import Dim
+{helper}
+class Net(torch.nn.Module):
+    def forward(self, tokens, *, mask):
+        return tokens * mask
+def xport_example():
+    {body}
+"""
+_SHAPES = '{"tokens": {0: Dim("batch")}}'
+_ARGS, _KWARGS = "(torch.randn(4, 8),)", '{"mask": torch.ones(4, 8, 2)}'
+
+#: one `xport_example()`, its inputs and shapes written four ways: (helper, body)
+EXAMPLE_FORMS = {
+    "dict": ("", f'return {{"model": Net(), "args": {_ARGS}, "kwargs": {_KWARGS}, "dynamic_shapes": {_SHAPES}}}'),
+    "dict-bound-to-a-name": (
+        "", f'example = {{"model": Net(), "args": {_ARGS}, "kwargs": {_KWARGS}, "dynamic_shapes": {_SHAPES}}}\n'
+        "    return example",
+    ),
+    "inputs-bound-first": (
+        "", f"inputs = {_ARGS}\n    named = {_KWARGS}\n"
+        f'    return {{"model": Net(), "args": inputs, "kwargs": named, "dynamic_shapes": {_SHAPES}}}',
+    ),
+    "dict-of-a-helper": (
+        "def _example(model, inputs, named):\n"
+        f'    return {{"model": model, "args": inputs, "kwargs": named, "dynamic_shapes": {_SHAPES}}}\n',
+        f"return _example(Net(), {_ARGS}, {_KWARGS})",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", EXAMPLE_FORMS)
+def test_the_ranks_of_an_examples_inputs_come_from_its_export_site(form: str) -> None:
+    """The example inputs whose ranks the declared shapes carry are the export site's, in every
+    form the site reads (not a second reading of the first `return`)."""
+    helper, body = EXAMPLE_FORMS[form]
+    sites = ExportSites(cst.parse_module(EXAMPLE.format(helper=helper, body=body)), True)
+    assert dict(sites.declared_shapes["Net"].ranks) == {"#0": 2, "mask": 3}

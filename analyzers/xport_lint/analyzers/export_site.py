@@ -24,8 +24,10 @@ from .index import EMPTY_CONTEXT, FileContext
 from .model import Mode
 from .names import dotted
 from .shapes import (
+    Declaration,
     DimKind,
     DimSpec,
+    ExampleInputs,
     ShapeConfig,
     ShapesReader,
     declared_entry_ranks,
@@ -95,6 +97,8 @@ class ExportSite:
     inputs: tuple[DeclaredInput, ...] = ()
     #: every key of a dict `dynamic_shapes`: (as written, followed to its string or None)
     keys: tuple[tuple[cst.BaseExpression, cst.SimpleString | None], ...] = ()
+    #: the keyword example inputs as written (`kwargs=`, an example's "kwargs"; None: not given)
+    written_kwargs: cst.BaseExpression | None = None
 
     @property
     def parameters(self) -> list[cst.Param]:
@@ -134,7 +138,7 @@ class ExportSites(FileSymbols):
         super().__init__(module, context, name, is_package)
         self.export_calls: list[ExportCall] = []
         #: model class as written -> the node that declares its shapes (export call, example)
-        self.shape_declarations: dict[str, cst.CSTNode] = {}
+        self.shape_declarations: dict[str, Declaration] = {}
         #: model class as written -> its `dynamic_shapes` expression in this file, and the reader
         #: that follows its names (for fixes that edit it)
         self.shape_expressions: dict[str, cst.BaseExpression] = {}
@@ -231,7 +235,7 @@ class ExportSites(FileSymbols):
             if isinstance(e, cst.DictElement) and isinstance(key := self._string(e.key), str)
         ) if isinstance(followed_kwargs, cst.Dict) else ()
         site = ExportSite(node, api, model, args, followed_args, written, shapes, model_class, forward, is_method,
-                          strict, examples, keyword_examples=keyword_examples)
+                          strict, examples, keyword_examples=keyword_examples, written_kwargs=kwargs)
         inputs, keys = self._inputs(site)
         return dataclasses.replace(site, inputs=inputs, keys=keys)
 
@@ -397,7 +401,9 @@ class ExportSites(FileSymbols):
             config = reader.config(site.written_shapes, f"`xport_example()` in {self.name or 'this file'}")
             if cls is not None and config is not None and cls not in out:
                 out[cls] = config
-                self.shape_declarations[cls] = self.functions["xport_example"]
+                self.shape_declarations[cls] = ExampleInputs(
+                    self.functions["xport_example"], site.written_args, site.written_kwargs
+                )
                 if site.written_shapes is not None:
                     self.shape_expressions[cls] = site.written_shapes
         return {cls: self._with_ranks(config, cls, reader) for cls, config in out.items()}
@@ -464,8 +470,8 @@ class ExportSites(FileSymbols):
 
     def place_shapes(self, path: str, line_of: Callable[[cst.CSTNode], int | None]) -> None:
         """Give each declaration of `declared_shapes` its file and line (for related information)."""
-        for cls, node in self.shape_declarations.items():
-            line = line_of(node)
+        for cls, declaration in self.shape_declarations.items():
+            line = line_of(declaration.at if isinstance(declaration, ExampleInputs) else declaration)
             if line is not None and cls in self.declared_shapes:
                 self.declared_shapes[cls] = dataclasses.replace(self.declared_shapes[cls], path=path, line=line)
 

@@ -663,18 +663,34 @@ _FACTORIES = ("torch.randn", "torch.rand", "torch.ones", "torch.zeros", "torch.e
 ExampleSizes = tuple[int | None, ...] | None
 
 
-def _declared_args(declaration: cst.CSTNode, reader: ShapesReader) -> cst.BaseExpression | None:
+@dataclass(frozen=True)
+class ExampleInputs:
+    """The example inputs an `xport_example()` gives, as written: its export site's args and
+    kwargs (the export site reads which `return` and which form)."""
+
+    #: the `xport_example()` function (where the declaration is, for related information)
+    at: cst.FunctionDef
+    args: cst.BaseExpression | None
+    kwargs: cst.BaseExpression | None
+
+
+#: what declares a class's shapes: an export call, or the inputs of the `xport_example()` site
+#: exporting it (a module-level `dynamic_shapes` shows no inputs)
+Declaration = cst.CSTNode | ExampleInputs
+
+
+def _declared_args(declaration: Declaration, reader: ShapesReader) -> cst.BaseExpression | None:
     """The example args of a declaration (an export call's second argument, an `xport_example()`'s
     "args"), followed."""
     args: cst.BaseExpression | None = None
     if isinstance(declaration, cst.Call) and len(declaration.args) > 1 and declaration.args[1].keyword is None:
         args = declaration.args[1].value
-    elif isinstance(declaration, cst.FunctionDef):
-        args = _example_args(declaration)
+    elif isinstance(declaration, ExampleInputs):
+        args = declaration.args
     return reader._follow(args) if args is not None else None
 
 
-def declared_examples(declaration: cst.CSTNode, reader: ShapesReader) -> tuple[ExampleSizes, ...]:
+def declared_examples(declaration: Declaration, reader: ShapesReader) -> tuple[ExampleSizes, ...]:
     """The example inputs' sizes, by position, of a declaration (an export call, or an
     `xport_example()` returning `(model, args)` or a dict with `args`): inputs written as
     factory calls (`torch.randn(2, 8)`) have them; others are None."""
@@ -687,7 +703,7 @@ def declared_examples(declaration: cst.CSTNode, reader: ShapesReader) -> tuple[E
     )
 
 
-def declared_entry_ranks(declaration: cst.CSTNode, reader: ShapesReader) -> tuple[tuple[str, int], ...]:
+def declared_entry_ranks(declaration: Declaration, reader: ShapesReader) -> tuple[tuple[str, int], ...]:
     """The number of dimensions of each tensor inside a nested example input (a dict or tuple of
     factory calls), keyed by its path as `ShapesReader.entries` keys it (`#0['ids']`)."""
     args = _declared_args(declaration, reader)
@@ -719,7 +735,7 @@ def _entry_ranks(
             _entry_ranks(inner, value, reader, out, depth + 1)
 
 
-def declared_keyword_examples(declaration: cst.CSTNode, reader: ShapesReader) -> dict[str, ExampleSizes]:
+def declared_keyword_examples(declaration: Declaration, reader: ShapesReader) -> dict[str, ExampleSizes]:
     """The keyword example inputs' sizes, by name, of a declaration (an export call's `kwargs=`,
     an `xport_example()` dict's "kwargs" or the third element of its tuple): as
     `declared_examples`, for `forward(self, *, x)`."""
@@ -727,8 +743,8 @@ def declared_keyword_examples(declaration: cst.CSTNode, reader: ShapesReader) ->
     if isinstance(declaration, cst.Call):
         kwargs = next((a.value for a in declaration.args if a.keyword is not None and a.keyword.value == "kwargs"),
                       None)
-    elif isinstance(declaration, cst.FunctionDef):
-        kwargs = _example_args(declaration, "kwargs")
+    elif isinstance(declaration, ExampleInputs):
+        kwargs = declaration.kwargs
     kwargs = reader._follow(kwargs) if kwargs is not None else None
     if not isinstance(kwargs, cst.Dict):
         return {}
@@ -791,23 +807,6 @@ def factory_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpressio
     ):
         return None
     return tuple(_integer(p) for p in positional)
-
-
-def _example_args(func: cst.FunctionDef, entry: str = "args") -> cst.BaseExpression | None:
-    """What `func` (an `xport_example()`) returns as its example's `entry`: "args" (the second
-    element of a tuple) or "kwargs" (the third)."""
-    element = 1 if entry == "args" else 2
-    for stmt in func.body.body if isinstance(func.body, cst.IndentedBlock) else ():
-        returned = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
-        if not isinstance(returned, cst.Return) or returned.value is None:
-            continue
-        value = returned.value
-        if isinstance(value, cst.Tuple) and len(value.elements) > element:
-            return value.elements[element].value
-        if isinstance(value, cst.Dict):
-            return next((e.value for e in value.elements if isinstance(e, cst.DictElement)
-                         and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == entry), None)
-    return None
 
 
 def number_inputs(sites: Iterable[Any]) -> dict[int, frozenset[str]]:
