@@ -54,6 +54,8 @@ After the changes it prompted (the tests below keep these):
 Later, with batch 11 (tests/truth/test_pattern_cases_11.py): 28/28 non-strict, 23/23 strict, 0 false
 errors; fixes 14/28 (the read kept on `self` by a method, and the tuple a method returns, proven).
 Later, with batch 12: fixes 15/28 (a helper's tuple bound whole and read by index, `stats[1]`, proven).
+Later, with batch 15: fixes 16/28 (a classmethod not reading `cls` is written at the call as a staticmethod
+is: classmethod-flag-negated proven, tests/rules/test_classmethods_as_static.py).
 """
 
 from __future__ import annotations
@@ -691,7 +693,6 @@ _A_LOOP_AS_LONG_AS_THE_DATA = "a loop as long as the data says"
 NO_FIX: dict[str, str] = {
     "count-and-rows-returned-by-a-helper-then-tested": _A_HELPER_TUPLE,
     "staticmethod-count-as-a-zeros-size": "`int()` is in a helper whose result is used as a size",
-    "classmethod-flag-negated": "the test calls a helper returning `bool()` of a read",
     "while-a-norm-read-through-a-helper": "the `while` test calls a helper comparing a read",
     "tolist-elements-compared-in-a-loop": "a per-element branch over `.tolist()` in a loop writing rows in place",
     "stack-over-a-loop-counted-by-a-read": _A_LOOP_AS_LONG_AS_THE_DATA + " (the stacked size is the count)",

@@ -52,6 +52,8 @@ After the changes it prompted (the tests below keep these):
     - a ternary's arm computing with the numbers the rewrite binds is a tensor, selected by
       torch.where (tests/rules/test_ternaries_of_read_arithmetic.py)
     - `sum()` of each row's sum read is the tensor's sum (tests/rules/test_sums_of_row_reads.py)
+Later, with batch 15: fixes 20/28 (71 %): a classmethod not reading `cls` is written at the call as a
+staticmethod is (moe-overflow-bool-of-any-through-a-classmethod proven, tests/rules/test_classmethods_as_static.py).
 """
 
 from __future__ import annotations
@@ -645,7 +647,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
     "row-tolist-first-and-last-compared": "`row = x[0].tolist()`, two elements compared: no rank fact for `x[0]`",
-    "moe-overflow-bool-of-any-through-a-classmethod": "a classmethod returning `bool()` of a tensor is not inlined",
     "moe-tokens-per-expert-from-a-bincount-tolist": "a bincount's length is data: the list has no static length",
     "sampler-window-unpacked-from-a-row-slice-tolist": "`a, b = x[0, :2].tolist()` unpacked: no rank fact",
     "byte-length-from-a-pad-count-through-a-helper": "`int()` in a helper whose result callers use as a size",

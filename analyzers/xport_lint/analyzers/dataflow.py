@@ -669,7 +669,9 @@ class FunctionFlow:
             # a staticmethod's statements as a function's (it takes no `self`)
             method = next((s for s in self.cls.body.body
                            if isinstance(s, cst.FunctionDef) and s.name.value == func.attr.value), None)
-            static = method is not None and {dotted(d.decorator) for d in method.decorators} == {"staticmethod"}
+            static_form = _STATIC_FORM(method) if method is not None and method.decorators else None
+            static = static_form is not None
+            method = static_form or method
             inlined = (method_at(method, value) or returned_at(method, value, not static, self._definitions())
                        if method is not None else None)
         if inlined is None and isinstance(func, cst.Name) and func.value in self.resolver.functions:
@@ -953,11 +955,11 @@ class FunctionFlow:
             return self._lambda_inlined(call, kept, foreign=True) if kept is not None else None
         if method is self.func:
             return None
-        decorators = {dotted(d.decorator) for d in method.decorators}
-        if decorators - {"staticmethod"}:
-            return None  # a property, a classmethod, a wrapper: not a plain call of the body
-        if decorators:  # a staticmethod
-            method = _as_method(method)
+        if method.decorators:
+            static_form = _STATIC_FORM(method)
+            if static_form is None:
+                return None  # a property, a classmethod reading its class, a wrapper: not a plain call of the body
+            method = _as_method(static_form)
         expr = method_at(method, by_position(call, [p.name.value for p in method.params.params[1:]]))
         if expr is None:
             return None  # more than a `return`, or called with keywords naming no parameter
@@ -1766,6 +1768,26 @@ def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
     yield from params.kwonly_params
     if params.star_kwarg is not None:
         yield params.star_kwarg
+
+
+def _static_form(method: cst.FunctionDef) -> cst.FunctionDef | None:
+    """`method` as a staticmethod reads it: itself if it is one; a `@classmethod` whose body never
+    reads its class parameter without that parameter (`def extent(cls, t): return t.min().item(),
+    t.max().item()` computes from its arguments alone, as a staticmethod does); None for any other
+    decorated method (a property, a wrapper)."""
+    decorators = {dotted(d.decorator) for d in method.decorators}
+    if decorators == {"staticmethod"}:
+        return method
+    params = method.params.params
+    if decorators != {"classmethod"} or not params or method.params.posonly_params:
+        return None
+    if params[0].name.value in names_read(method.body):
+        return None
+    return method.with_changes(decorators=[], params=method.params.with_changes(params=params[1:]))
+
+
+#: each method's static form, made once per method node (the facts of helpers are kept by node)
+_STATIC_FORM: PerStatement[cst.FunctionDef | None] = PerStatement(_static_form)  # type: ignore[arg-type]
 
 
 def _as_method(function: cst.FunctionDef) -> cst.FunctionDef:
