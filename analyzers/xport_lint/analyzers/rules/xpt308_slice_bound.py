@@ -52,7 +52,10 @@ class SliceBound(Rule):
     Error in both modes (torch 2.13), but for a literal length equal to the range's low end
     (`x[:, :4]` under `Dim("n", min=4)`): returned or reduced, it fails non-strict export only;
     under elementwise arithmetic (`x[:, :4] * 2`) it fails both (measured). `Dim.AUTO` and
-    `Dim.DYNAMIC` take the guards without a word: nothing reported.
+    `Dim.DYNAMIC` take the guards without a word: nothing reported. Along the outermost dimension
+    a cut at the low end exports in both modes (`x[:4]`, `x.narrow(0, 0, 4)` under
+    `Dim("b", min=4)`: the part stays contiguous, so no guard is recorded; measured): nothing
+    reported there.
     """
 
     CODE = "XPT308"
@@ -139,6 +142,8 @@ class SliceBound(Rule):
         if isinstance(node, cst.Subscript) and length >= spec.values()[1]:
             return False  # a cut at the range's top keeps every size: export traces no guard (narrow still checks it)
         at_low_end = length == spec.values()[0]
+        if at_low_end and index == 0:
+            return False  # the outermost dimension: whole or part, the cut stays contiguous and export guards nothing
         if at_low_end and self.ctx.mode is Mode.STRICT and not computed or not at_low_end and computed:
             return False  # strict: the low end fails only under arithmetic; below it, the plain visit reports
         guard = f"`{spec.name} != {length}` (the whole tensor or a part of it)" if at_low_end else (
@@ -184,6 +189,18 @@ class SliceBound(Rule):
                     return x[:, : x.shape[1] - 1] * 2  # a bound the symbols prove
             def xport_example():
                 return {"model": Trim(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("n", min=4)}}}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Lead(torch.nn.Module):
+                def forward(self, x):
+                    x = x[:2]  # the outermost dimension cut at the range's low end: no guard
+                    return x * 2 + x.narrow(0, 0, 2)
+            def xport_example():
+                return {"model": Lead(), "args": (torch.randn(4, 3, 8),), "dynamic_shapes": {"x": {0: Dim("b", min=2, max=128)}}}
             """
         ),
     ]
