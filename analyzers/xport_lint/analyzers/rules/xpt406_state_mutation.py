@@ -75,7 +75,10 @@ class StateMutation(Rule):
     self._seq_len_cached:` setting the key and the table; with a dynamic dim, an export traced on
     a hit fails on that test instead), and for an attribute given back what it holds (`self.t, n =
     self.update(x)` where `update` returns `self.t, n`): the exported program computes the same
-    outputs. (Strict export refuses an `nn.Buffer` or `nn.Parameter` built in `forward`: that one
+    outputs. Info too for state handed to the call paired with this one (RevIN's `forward(x,
+    "norm")` stores statistics that `forward(y, "denorm")` reads, or `forward` stores them and a
+    `reverse()` no method calls reads them): a model calling both in one forward exports them
+    together and equals eager (measured). (Strict export refuses an `nn.Buffer` or `nn.Parameter` built in `forward`: that one
     stays a warning in strict mode.)
     """
 
@@ -148,8 +151,15 @@ class StateMutation(Rule):
                             "recomputes on a miss: the program, traced on a miss, recomputes it on every call",
                             severity=Severity.INFO)
             elif self._read_across_calls(target.attr.value):
-                self.report(target, f"`{short(target)}` is set at export time; the graph drops it, and the module "
-                            "reads it back")
+                paired = self._paired_calls(target.attr.value)
+                if paired is not None and not self._read_across_calls(target.attr.value, paired[0]):
+                    self.report(target, f"`{short(target)}` is handed to a paired call ({paired[1]}), as a "
+                                "normalizer's statistics are: a model calling both in one forward exports them "
+                                "together and its graph equals eager; only the pair split across two exported "
+                                "calls reads a stale value", severity=Severity.INFO)
+                else:
+                    self.report(target, f"`{short(target)}` is set at export time; the graph drops it, and the "
+                                "module reads it back")
             else:
                 fix = None
                 if write is not None and traced.cls is not None and self.ctx.flow is not None:
@@ -329,7 +339,56 @@ class StateMutation(Rule):
             and _sizes_only(value, lambda n: self.ctx.value(n).has(_DATA))
         )
 
-    def _read_across_calls(self, name: str) -> bool:
+    def _paired_calls(self, name: str) -> tuple[frozenset[cst.CSTNode], str] | None:
+        """The blocks of the class whose reads of `self.<name>` belong to the call paired with the
+        writing one, and how that pair is spelled; None when the class has no such pair. A pair is
+        `forward` choosing by a string parameter (`if mode == "norm": ... elif mode == "denorm":
+        ...`) with the write reached from one branch only (RevIN: 'norm' stores the statistics,
+        'denorm' reads them), or a public method no method of the class calls, reading what
+        `forward` writes (`x = self.norm(x)` ... `self.norm.reverse(y)`). Measured on 2.13, both
+        modes: a parent calling both in one forward exports and equals eager on new inputs; a
+        RevIN exported alone in 'denorm' keeps the export's statistics."""
+        traced = self.ctx.traced
+        if traced is None or traced.cls is None:
+            return None
+        own = traced.cls.methods
+        forward = own.get("forward")
+        if forward is None:
+            return None
+        reaching = _methods_reaching(own, traced.func.name.value)
+        blocks: list[cst.CSTNode] = []
+        spelled = ""
+        branches = _string_branches(forward)
+        if branches:
+            writing = [
+                literal for literal, body in branches
+                if any(node is self.ctx.statement for node in iter_nodes(body)) or any(
+                    type(node) is cst.Call and isinstance(node.func, cst.Attribute)  # type: ignore[attr-defined]
+                    and dotted(node.func.value) == "self" and node.func.attr.value in reaching  # type: ignore[attr-defined]
+                    for node in iter_nodes(body)
+                )
+            ]
+            if len(writing) == 1:
+                blocks = [body for literal, body in branches if literal != writing[0]]
+                others = " / ".join(f'"{literal}"' for literal, _ in branches if literal != writing[0])
+                spelled = f'`forward` with "{writing[0]}" writes it, with {others} reads it'
+        if traced.func is forward or "forward" in reaching:
+            called = {
+                node.func.attr.value for func in own.values() for node in iter_nodes(func.body)  # type: ignore[attr-defined]
+                if type(node) is cst.Call and isinstance(node.func, cst.Attribute)
+                and dotted(node.func.value) == "self"  # type: ignore[attr-defined]
+            }
+            entries = [
+                func for method_name, func in own.items()
+                if not method_name.startswith("_") and method_name != "forward" and method_name not in called
+                and _reads(func.body, name)
+            ]
+            if entries:
+                blocks += [func.body for func in entries]
+                spelled = spelled or f"`forward` writes it, `{entries[0].name.value}()` reads it"
+        return (frozenset(blocks), spelled) if blocks else None
+
+    def _read_across_calls(self, name: str, paired: frozenset[cst.CSTNode] = frozenset()) -> bool:
         """`self.<name>` is state a later call reads: the writing function reads it before (or as)
         it writes it (`self.calls += 1`) with no write of its own before, or another method of
         the class (not `__init__`) reads it before writing it itself (or calling the writing
@@ -340,8 +399,9 @@ class StateMutation(Rule):
         traced, statement = self.ctx.traced, self.ctx.statement
         if traced is None or traced.cls is None:
             return True
+        in_pair = _inside(traced.cls.methods, paired)
         for method in traced.cls.methods.values():
-            if method.name.value == "__init__":
+            if method.name.value == "__init__" or method.body in in_pair:
                 continue
             listed = self.ctx.program.nodes(method) if method is traced.func else _listed(method)
             writes = [holder for node, holder in listed if holder is not None and _writes(holder, name)]
@@ -356,7 +416,10 @@ class StateMutation(Rule):
                     )) and not any(w is not statement and self.ctx.program.runs_before(method, w, statement)
                                    for w in writes):
                         return True
-                elif type(node) is cst.Attribute and _is_self(node, name) and not _stored(holder, node):  # type: ignore[arg-type]
+                elif (
+                    type(node) is cst.Attribute and _is_self(node, name) and not _stored(holder, node)  # type: ignore[arg-type]
+                    and node not in in_pair
+                ):
                     if method is traced.func:
                         if not written:
                             return True
@@ -901,6 +964,51 @@ def _reset_after(method: cst.FunctionDef, read: cst.CSTNode, name: str) -> bool:
                 return False
         return False
     return False
+
+
+def _string_branches(func: cst.FunctionDef) -> list[tuple[str, cst.BaseSuite]]:
+    """The blocks of `func`'s top-level `if P == "a": ... elif P == "b": ...` chain testing one of
+    its parameters against string literals, with their literals (empty: no such chain)."""
+    params = {p.name.value for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)}
+    for line in func.body.body if isinstance(func.body, cst.IndentedBlock) else ():
+        branches: list[tuple[str, cst.BaseSuite]] = []
+        tested: set[str] = set()
+        node: cst.BaseSuite | cst.If | cst.Else | None = line if isinstance(line, cst.If) else None
+        while isinstance(node, cst.If):
+            test = node.test
+            if not (
+                isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, cst.Equal) and isinstance(test.left, cst.Name)
+                and test.left.value in params and isinstance(test.comparisons[0].comparator, cst.SimpleString)
+            ):
+                break
+            tested.add(test.left.value)
+            branches.append((str(test.comparisons[0].comparator.evaluated_value), node.body))
+            node = node.orelse
+        if len(branches) >= 2 and len(tested) == 1:
+            return branches
+    return []
+
+
+def _inside(methods: Mapping[str, cst.FunctionDef], blocks: frozenset[cst.CSTNode]) -> set[cst.CSTNode]:
+    """The nodes within `blocks`, and the bodies of the methods called only from within them
+    (directly or through such methods): what runs only in those blocks."""
+    inside: set[cst.CSTNode] = {node for block in blocks for node in iter_nodes(block)}
+    grown = True
+    while grown:
+        grown = False
+        for name, func in methods.items():
+            if func.body in inside:
+                continue
+            sites = [
+                node for other in methods.values() for node in iter_nodes(other.body)
+                if type(node) is cst.Call and isinstance(node.func, cst.Attribute)  # type: ignore[attr-defined]
+                and dotted(node.func.value) == "self" and node.func.attr.value == name  # type: ignore[attr-defined]
+            ]
+            if sites and all(site in inside for site in sites):
+                inside.update(iter_nodes(func.body))
+                grown = True
+    return inside
 
 
 def _listed(func: cst.FunctionDef) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
