@@ -374,7 +374,8 @@ class StateMutation(Rule):
                 spelled = f'`forward` with "{writing[0]}" writes it, with {others} reads it'
         if traced.func is forward or "forward" in reaching:
             called = {
-                node.func.attr.value for func in own.values() for node in iter_nodes(func.body)  # type: ignore[attr-defined]
+                node.func.attr.value for func in (*own.values(), *self._inherited_methods(traced.cls).values())
+                for node in iter_nodes(func.body)  # type: ignore[attr-defined]
                 if type(node) is cst.Call and isinstance(node.func, cst.Attribute)
                 and dotted(node.func.value) == "self"  # type: ignore[attr-defined]
             }
