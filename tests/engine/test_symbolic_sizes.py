@@ -13,6 +13,7 @@ from xport_lint.analyzers.runner import size_facts
 from xport_lint.analyzers.shapes import (
     DimKind,
     DimSpec,
+    ExampleInputs,
     ShapesReader,
     Sizes,
     block_dims,
@@ -83,7 +84,9 @@ def test_example_sizes_come_from_factory_calls_at_the_declaration() -> None:
     """)
     func = module.body[0]
     assert isinstance(func, cst.FunctionDef)
-    assert declared_examples(func, reader) == ((2, 8), None)
+    returned = next(n for n in iter_nodes(func) if isinstance(n, cst.Dict))
+    args = next(e.value for e in returned.elements if isinstance(e.key, cst.SimpleString) and e.key.value == '"args"')
+    assert declared_examples(ExampleInputs(at=func, args=args, kwargs=None), reader) == ((2, 8), None)
 
 
 FORWARD = """
