@@ -172,7 +172,7 @@ class RuleContext:
         configs = self.program.config_classes
         if not configs:
             return {}
-        here = construction_arguments(self.program.module, configs.__contains__)
+        here = construction_arguments(self.program.module_nodes, configs.__contains__)
         return joined_arguments([*here.values(), *(self.program.context.built_elsewhere(name) for name in configs)])
 
     def conditional(self) -> set[int]:

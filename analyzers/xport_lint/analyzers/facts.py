@@ -520,7 +520,7 @@ class FileFacts(FileReach):
             module, path, imports, classes, {n: function(f) for n, f in self.functions.items()}, exported, shapes,
             self.inline_helpers(), self.site_calls(), self.config_classes, self.config_switches(),
             defined_context_managers(self.module, self.resolve),
-            construction_arguments(self.module, imported_project_code),
+            construction_arguments(self.module_nodes, imported_project_code),
         )
 
 

@@ -34,7 +34,7 @@ from .report import BlockReplacement, FixProposal, Report
 from .rule import Rule, Scope
 from .severity import TracedError, after_failures, in_mode, judge
 from .shapes import ShapeConfig, describe_size
-from .walk import iter_nodes, with_statements
+from .walk import iter_nodes
 
 log = logging.getLogger(__name__)
 
@@ -258,7 +258,7 @@ def _analyse(
             _walk(program.nodes(item.func), dispatch, ctx, path)
         ctx.traced = ctx.flow = None
     if module_wide:
-        _walk(with_statements(module, None, in_function=False), _dispatch(module_wide), ctx, path)
+        _walk(program.module_nodes, _dispatch(module_wide), ctx, path)
     stepped: list[int] = []
     findings, failures = _findings(ctx, locator, config, mode, program, path, stepped)
     findings = _proven_steps(findings, stepped, source, path, config, context)

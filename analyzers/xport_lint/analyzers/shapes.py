@@ -3378,13 +3378,15 @@ def init_defaults(cls: cst.ClassDef) -> dict[str, int]:
 BuiltArguments = dict[str, dict[str, int | None]]
 
 
-def construction_arguments(module: cst.Module, wanted: Callable[[str], bool]) -> BuiltArguments:
+def construction_arguments(
+    nodes: Iterable[tuple[cst.CSTNode, cst.CSTNode | None]], wanted: Callable[[str], bool]
+) -> BuiltArguments:
     """What the file's calls of the classes `wanted` accepts as written (those of other files, in
     the file's summary; its configuration classes) pass, joined per callee: an `__init__` default
     or a configuration field's holds only where no call builds the class with another value
-    (`defaults_as_built`, `layer_integer`)."""
+    (`defaults_as_built`, `layer_integer`). `nodes`: the file's (`FileSymbols.module_nodes`)."""
     found: dict[str, list[dict[str, int | None]]] = {}
-    for node in iter_nodes(module):
+    for node, _ in nodes:
         written = dotted(node.func) if type(node) is cst.Call and node.args else None  # type: ignore[attr-defined]
         if written is not None and wanted(written):
             found.setdefault(written, []).append({

@@ -7,6 +7,7 @@ to `self`, its loggers. Nothing here knows what is traced.
 from __future__ import annotations
 
 import builtins
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -16,7 +17,7 @@ from .dataflow import NOTHING, Kind, Value, all_params, walk_statements
 from .fact_store import PerStatement
 from .index import EMPTY_CONTEXT, NOT_MODULE_BASES, FileContext, Scalar, absolute_import
 from .names import ImportTable, dotted, is_standard_library
-from .walk import body_nodes, iter_nodes
+from .walk import body_nodes, iter_nodes, with_statements
 
 
 @dataclass
@@ -384,6 +385,13 @@ class FileSymbols:
             if leaf[:1].isupper():
                 return Value(Kind.MODULE)
         return NOTHING
+
+    @functools.cached_property
+    def module_nodes(self) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
+        """Every node of the file with its innermost statement, walked once per file: the
+        module-wide rules and the file's construction calls (`shapes.construction_arguments`)
+        both read it (each walked the whole tree for itself, a twentieth of a check)."""
+        return with_statements(self.module, None, in_function=False)
 
     def resolve(self, node: cst.BaseExpression) -> str | None:
         return self.imports.resolve(node)
