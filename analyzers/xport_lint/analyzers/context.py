@@ -152,7 +152,11 @@ class RuleContext:
             found = self.shared[key] = Sizes(
                 traced.func,
                 constants=init_constants(
-                    cls, defaults_as_built(cls, [self.program.module], context.built_elsewhere(cls.name.value)),
+                    cls,
+                    defaults_as_built(
+                        cls, self.program.calls_by_callee.get(cls.name.value, []),
+                        context.built_elsewhere(cls.name.value),
+                    ),
                     self.resolve,
                 ),
                 layers=init_layers(cls), blocks=blocks,
@@ -161,7 +165,7 @@ class RuleContext:
                 functions=self.program.functions, declared=self.shape_config(),
                 config_value=functools.partial(self.program.config_default, traced.cls),
                 elsewhere=context.built_elsewhere(cls.name.value), config_built=self._configurations_built(),
-                module=self.program.module,
+                calls=self.program.calls_by_callee,
             )
         found.read_at(self.statement)  # type: ignore[union-attr]  # `x = x.view(...)` reads the input `x`
         return found  # type: ignore[return-value]

@@ -41,6 +41,7 @@ from .names import dotted, is_entry_method
 from .reach import AfterFailure, FileReach, Traced, callee_text, rebinds
 from .shapes import (
     block_dims,
+    calls_by_callee,
     construction_arguments,
     declared_ranks,
     number_inputs,
@@ -425,6 +426,12 @@ class FileFacts(FileReach):
             in ("functools.lru_cache", "functools.cache")
             for d in func.decorators
         )
+
+    @functools.cached_property
+    def calls_by_callee(self) -> dict[str, list[cst.Call]]:
+        """The file's calls by the last part of the name they call (shapes.calls_by_callee): what
+        builds each class, found once per file, not once per class that asks."""
+        return calls_by_callee(node for node, _ in self.module_nodes)
 
     @functools.cached_property
     def _tensor_entries(self) -> dict[int, frozenset[str]]:

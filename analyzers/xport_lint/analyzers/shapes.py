@@ -1162,7 +1162,7 @@ class Sizes:
         far: dict[str, BlockDims] | None = None, ranks: dict[int, int] | None = None,
         functions: dict[str, cst.FunctionDef] | None = None, declared: ShapeConfig | None = None,
         config_value: Callable[[str], object] | None = None, elsewhere: dict[str, int | None] | None = None,
-        config_built: dict[str, int | None] | None = None, module: cst.Module | None = None,
+        config_built: dict[str, int | None] | None = None, calls: dict[str, list[cst.Call]] | None = None,
     ) -> None:
         """`leaves`: names whose value `evaluate` takes from its table (a Python number read
         from data, bounded by `torch._check`) instead of following their assignment.
@@ -1186,8 +1186,9 @@ class Sizes:
         from, for a layer's size read from it (`nn.Conv1d(c, h, config.kernel_size)`).
         `elsewhere`: what other files' calls building the class pass its `__init__`
         (`defaults_as_built`), and `config_built` what the project's calls building a
-        configuration class pass it (`layer_integer`), for the same sizes; `module`: the file,
-        whose calls building the class `defaults_as_built` joins (else its module classes')."""
+        configuration class pass it (`layer_integer`), for the same sizes; `calls`: the file's
+        calls by the name they call (`calls_by_callee`), whose calls building the class
+        `defaults_as_built` joins (else those in its module classes)."""
         self.functions = functions or {}
         self.func = func
         self.leaves = leaves
@@ -1199,7 +1200,7 @@ class Sizes:
         self.constants = constants or {}
         self.layers = layers or {}
         self.blocks = blocks or {}
-        self.module = module
+        self.calls = calls
         self._inner: dict[int, Sizes] = {}
         #: (id(size expression), test position) -> (the expression, its term over input sizes)
         self._formulas: dict[tuple[int, int | None], tuple[cst.BaseExpression, Term | None]] = {}
@@ -1214,7 +1215,7 @@ class Sizes:
         }
         #: what reads a size the class's layers are built with (`layer_integer`)
         self.layer_integer = layer_integer(
-            owner, (module,) if module is not None else self.blocks.values(), config_value, elsewhere, config_built
+            owner, functools.partial(_calls_building, owner, calls, self.blocks), config_value, elsewhere, config_built
         ) if owner is not None else _integer
         # keyword-only inputs (`forward(self, *, x)`) follow the positional ones, as a tuple
         # `dynamic_shapes` lists them
@@ -1751,7 +1752,7 @@ class Sizes:
         inner = self._inner.get(id(block))
         if inner is None:
             inner = self._inner[id(block)] = Sizes(
-                forward, layers=init_layers(block), blocks=self.blocks, module=self.module
+                forward, layers=init_layers(block), blocks=self.blocks, calls=self.calls
             )
         returned = [
             stmt.value for stmt in _statements(forward.body) if isinstance(stmt, cst.Return) and stmt.value is not None
@@ -3413,23 +3414,41 @@ def _passed_as_default(passed: dict[str, int | None], name: str, default: int) -
     return not any(slot == "*" or slot.isdigit() for slot in passed) and passed.get(name, default) == default
 
 
+def calls_by_callee(nodes: Iterable[cst.CSTNode]) -> dict[str, list[cst.Call]]:
+    """The calls among `nodes`, by the last part of the name they call (`Stem` for
+    `blocks.Stem(...)`): the calls that may build a class (`defaults_as_built`), found in one
+    pass over a file instead of one walk of it per class."""
+    found: dict[str, list[cst.Call]] = {}
+    for node in nodes:
+        if type(node) is cst.Call:
+            found.setdefault((dotted(node.func) or "").rpartition(".")[2], []).append(node)  # type: ignore[attr-defined]
+    return found
+
+
+def _calls_building(
+    cls: cst.ClassDef, calls: dict[str, list[cst.Call]] | None, blocks: dict[str, cst.ClassDef]
+) -> list[cst.Call]:
+    """The calls that may build `cls`: the file's (`calls`), else those in its module classes
+    (`blocks`). A function, not a method of `Sizes`: `Sizes.layer_integer` keeps it, and a bound
+    method there would hold the `Sizes` in a reference cycle, keeping the file's trees alive."""
+    if calls is None:
+        calls = calls_by_callee(node for block in blocks.values() for node in iter_nodes(block))
+    return calls.get(cls.name.value, [])
+
+
 def defaults_as_built(
-    cls: cst.ClassDef, scope: Iterable[cst.CSTNode], elsewhere: dict[str, int | None] | None = None
+    cls: cst.ClassDef, calls: Iterable[cst.Call], elsewhere: dict[str, int | None] | None = None
 ) -> dict[str, int]:
-    """`init_defaults` of `cls`, joined over the calls in `scope` (the file, or its module
-    classes) that build it and over what other files' calls pass (`elsewhere`: its entry of their
-    `construction_arguments`, joined by the project index): an argument every call of the file
-    passes as one literal (`Stem(kernel_size=3)`, or omits where the default is that literal)
-    holds it; one the calls give different values (or a name, or through `*args`/`**kwargs`), or
-    another file gives another value, holds none. Not kept per class node: an edit elsewhere in
-    the file (the call building it) changes it."""
+    """`init_defaults` of `cls`, joined over the `calls` that build it (the file's, or its module
+    classes': `calls_by_callee`) and over what other files' calls pass (`elsewhere`: its entry of
+    their `construction_arguments`, joined by the project index): an argument every call of the
+    file passes as one literal (`Stem(kernel_size=3)`, or omits where the default is that
+    literal) holds it; one the calls give different values (or a name, or through
+    `*args`/`**kwargs`), or another file gives another value, holds none. Not kept per class
+    node: an edit elsewhere in the file (the call building it) changes it."""
     init = init_method(cls)
     names = [p.name.value for p in init.params.params][1:] if init is not None else []
     defaults = init_defaults(cls)
-    calls = [
-        node for root in scope for node in iter_nodes(root)
-        if type(node) is cst.Call and (dotted(node.func) or "").rpartition(".")[2] == cls.name.value
-    ]
     values: dict[str, set[int | None]] = {name: set() for name in defaults}
     passed_elsewhere = list((elsewhere or {}).items())
     if any(slot == "*" for slot, _ in passed_elsewhere):
@@ -3452,21 +3471,22 @@ def defaults_as_built(
 
 
 def layer_integer(
-    cls: cst.ClassDef, scope: Iterable[cst.CSTNode], config_value: Callable[[str], object] | None = None,
+    cls: cst.ClassDef, calls: Callable[[], Iterable[cst.Call]], config_value: Callable[[str], object] | None = None,
     elsewhere: dict[str, int | None] | None = None, config_built: dict[str, int | None] | None = None,
 ) -> Callable[[cst.BaseExpression], int | None]:
     """What reads a size a layer of `cls` is built with (a convolution's kernel and stride):
-    `init_integer` with the defaults the project builds it with (`defaults_as_built`; `elsewhere`:
-    what other files' calls pass it), or a field of the configuration it is built from
-    (`config.kernel_size`: `config_value`, its default in the configuration class, as
+    `init_integer` with the defaults the project builds it with (`defaults_as_built` over what
+    `calls` gives, the calls building `cls`; `elsewhere`: what other files' calls pass it), or a
+    field of the configuration it is built from (`config.kernel_size`: `config_value`, its
+    default in the configuration class, as
     `init_buffers` reads a length), where no call building a configuration class gives that
     field another value (`config_built`: what those calls pass, joined)."""
     @functools.cache
     def defaults() -> dict[str, int]:
-        return defaults_as_built(cls, scope, elsewhere)
+        return defaults_as_built(cls, calls(), elsewhere)
 
     def integer(expr: cst.BaseExpression) -> int | None:
-        # the defaults only for a name or `self.<name>`, once: finding them walks the file
+        # the defaults only for a name or `self.<name>`, once: finding them may walk the classes
         found = init_integer(cls, expr, defaults() if isinstance(expr, (cst.Name, cst.Attribute)) else None)
         if found is None and config_value is not None and isinstance(expr, cst.Attribute) and dotted(
                 expr.value) in ("config", "self.config"):
