@@ -3420,8 +3420,8 @@ def calls_by_callee(nodes: Iterable[cst.CSTNode]) -> dict[str, list[cst.Call]]:
     pass over a file instead of one walk of it per class."""
     found: dict[str, list[cst.Call]] = {}
     for node in nodes:
-        if type(node) is cst.Call:
-            found.setdefault((dotted(node.func) or "").rpartition(".")[2], []).append(node)  # type: ignore[attr-defined]
+        if type(node) is cst.Call and (name := dotted(node.func)) is not None:  # type: ignore[attr-defined]
+            found.setdefault(name.rpartition(".")[2], []).append(node)  # type: ignore[attr-defined]
     return found
 
 

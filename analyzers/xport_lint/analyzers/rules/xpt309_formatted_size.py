@@ -40,9 +40,9 @@ class FormattedSize(Rule):
     No automatic fix: the message is the author's.
 
     ## Modes
-    Error in strict mode only; info in non-strict mode, whose export keeps the size symbolic
-    and exports (measured). `Dim.AUTO` and static
-    dimensions take the specialisation without a word: nothing reported.
+    Error in strict export; nothing in non-strict export, which keeps the size symbolic and
+    exports (measured). `Dim.AUTO` and static dimensions take the specialisation without a
+    word: nothing reported.
     """
 
     CODE = "XPT309"
