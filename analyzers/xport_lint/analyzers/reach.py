@@ -129,6 +129,8 @@ class FileReach(ExportSites):
         self._config_classes: ConfigDefaults | None = None
         #: per class: what a construction with `__init__`'s defaults leaves in `self.x` (see _init_defaults)
         self._defaults: dict[int, dict[str, _Value]] = {}
+        #: per class: the attributes a method other than `__init__` sets (see _set_elsewhere)
+        self._set_outside_init: dict[int, set[str]] = {}
         #: per function of the file: its value while exporting, where it wraps export guards
         self._wrappers: dict[int, bool | None] = {}
         self._guard_aliases: dict[str, str] | None = None
@@ -590,6 +592,52 @@ class FileReach(ExportSites):
                 elif not self.runs_before(func, statement, node):
                     return False
         return before > 0
+
+    def setting_guards(self, func: cst.FunctionDef, statement: cst.CSTNode) -> SettingGuards | None:
+        """The tests of settings around `statement` in `func` (`if self.subtract_last:` ...
+        `else:`), each with the branch holding it, and whether every call of `func` that returns
+        runs `statement` when those tests go that way (nothing else around it or before it may
+        skip it); an `if` on a setting that returns or raises before it counts as its `else`. A
+        setting is an attribute of `self` only `__init__` sets: it holds one value for the whole
+        call, so two methods testing it take the same branch (RevIN's `_get_statistics`
+        writes `self.mean` on the `else` path that `_normalize` reads it on). None: `statement` is
+        not in `func`'s own body."""
+        cls = self._class_of.get(id(func))
+        path = _path_to(func.body, statement)
+        if path is None:
+            return None
+        settled = self._set_elsewhere_once(cls) if cls is not None else None
+        guards: set[tuple[str, bool]] = set()
+        always = True
+        for before, around, suite in path:
+            for line in before:
+                leaving = _setting_test(line.test, settled) if (
+                    isinstance(line, cst.If) and line.orelse is None and _always_leaves(line.body)
+                ) else None
+                if leaving is not None:  # `if self.plain: return x`: what follows runs with the test False
+                    guards.add((leaving[0], not leaving[1]))
+                elif any(type(node) in (cst.Return, cst.Raise) for node in iter_nodes(line)):
+                    always = False
+            if around is None:
+                continue
+            tests = _branch_tests(around, suite) if isinstance(around, cst.If) else None
+            if tests is None:
+                always = False
+                continue
+            for test, taken in tests:
+                spelled = _setting_test(test, settled)
+                if spelled is None:
+                    always = False
+                else:
+                    guards.add((spelled[0], spelled[1] == taken))
+        return SettingGuards(frozenset(guards), always)
+
+    def _set_elsewhere_once(self, cls: ModuleClass) -> set[str]:
+        """_set_elsewhere, found once per class."""
+        found = self._set_outside_init.get(id(cls.node))
+        if found is None:
+            found = self._set_outside_init[id(cls.node)] = self._set_elsewhere(cls)
+        return found
 
     def traced_holder(self, statement: cst.CSTNode) -> cst.FunctionDef | None:
         """The traced function whose own body holds `statement` (None: none does)."""
@@ -2318,6 +2366,84 @@ def _places(body: cst.BaseSuite) -> dict[int, tuple[tuple[int, int], ...]]:
             ):
                 stack.extend((suite, place) for suite in _suites(statement))
     return out
+
+
+@dataclass(frozen=True)
+class SettingGuards:
+    """The setting tests around a statement with the branch holding it (`("self.subtract_last",
+    False)` for its `else`), and whether it runs on every call where they go that way."""
+
+    tests: frozenset[tuple[str, bool]]
+    always: bool
+
+    def implied_by(self, other: SettingGuards) -> bool:
+        """Wherever a statement under `other` runs, these tests go this way too."""
+        return self.tests <= other.tests
+
+
+def _path_to(
+    suite: cst.BaseSuite, target: cst.CSTNode
+) -> list[tuple[Sequence[cst.CSTNode], cst.BaseCompoundStatement | None, int]] | None:
+    """The blocks from `suite` down to `target`, outermost first: per block, the statements before
+    the one holding `target`, the compound statement holding it (None: the last block, which holds
+    `target` itself) and which of its suites (see _suites) does. Nested functions: not entered."""
+    statements: Sequence[cst.CSTNode] = suite.body if isinstance(suite, cst.IndentedBlock) else (
+        suite.body if isinstance(suite, cst.SimpleStatementSuite) else ()
+    )
+    for index, statement in enumerate(statements):
+        if statement is target or (
+            isinstance(statement, cst.SimpleStatementLine) and any(small is target for small in statement.body)
+        ):
+            return [(statements[:index], None, 0)]
+        if isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
+            statement, cst.FunctionDef | cst.ClassDef
+        ):
+            for which, inner in enumerate(_suites(statement)):
+                found = _path_to(inner, target)
+                if found is not None:
+                    return [(statements[:index], statement, which), *found]
+    return None
+
+
+def _branch_tests(statement: cst.If, which: int) -> list[tuple[cst.BaseExpression, bool]]:
+    """The tests deciding that the `which`-th suite of an `if`/`elif`/`else` chain runs, each with
+    the truth it needs: the earlier tests False, its own (if any) True."""
+    tests: list[tuple[cst.BaseExpression, bool]] = []
+    node: cst.If | cst.Else | None = statement
+    for _ in range(which):
+        assert isinstance(node, cst.If)
+        tests.append((node.test, False))
+        node = node.orelse
+    if isinstance(node, cst.If):
+        tests.append((node.test, True))
+    return tests
+
+
+def _setting_test(test: cst.BaseExpression, set_elsewhere: set[str] | None) -> tuple[str, bool] | None:
+    """`test` as written without a leading `not`, and whether it had none, when it reads nothing
+    but attributes of `self` no method other than `__init__` sets (settings) and literals; None
+    otherwise (a call, a parameter, state the module writes)."""
+    if set_elsewhere is None:
+        return None
+    positive = True
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, positive = test.expression, not positive
+    nodes = list(iter_nodes(test))
+    read = [node for node in nodes if isinstance(node, cst.Attribute)]
+    if not read or any(
+        not (isinstance(node.value, cst.Name) and node.value.value == "self") or node.attr.value in set_elsewhere
+        for node in read
+    ):
+        return None
+    attribute_names = {id(node.attr) for node in read}
+    if any(
+        isinstance(node, cst.Call | cst.Await | cst.Subscript | cst.NamedExpr | cst.Lambda)
+        or (isinstance(node, cst.Name) and id(node) not in attribute_names
+            and node.value not in ("self", "None", "True", "False"))
+        for node in nodes
+    ):
+        return None
+    return code_of(test), positive
 
 
 def _suites(statement: cst.BaseCompoundStatement) -> Iterator[cst.BaseSuite]:

@@ -14,6 +14,7 @@ from ..walk import iter_nodes, with_statements
 from ._conditions import short
 
 if TYPE_CHECKING:
+    from ..reach import SettingGuards
     from ..symbols import ModuleClass
 
 
@@ -61,7 +62,10 @@ class StateMutation(Rule):
     or read by a method called after the write, directly or through other methods, or after a
     call of the method that always writes it, or by a method that writes it itself before
     reading it, or that reads it after a call that may write it and resets it afresh right
-    after: `out = self.propagate(x); a = self._alpha; self._alpha = None`),
+    after: `out = self.propagate(x); a = self._alpha; self._alpha = None`; a write under tests of
+    settings, attributes only `__init__` sets, counts for the reads under the same tests:
+    RevIN's `if self.subtract_last: self.last = ... else: self.mean = ...`, read by
+    `_normalize` on the same branch after `_get_statistics` ran),
     reset afresh on each call (`self._conv_idx = [0]`, `self.cache = None`) or never read by
     the module, for the attribute's own values moved to a device or dtype
     (`self.freqs = [f.to(device) for f in self.freqs]`), and for state built once under
@@ -426,7 +430,7 @@ class StateMutation(Rule):
                             return True
                     elif not (
                         any(holder is not None and self.ctx.program.runs_before(method, w, holder) for w in writes)
-                        or self._helper_called_after_the_write(method)
+                        or self._written_first_on_its_setting_path(method, listed, holder)
                         or (holder is not None and self._consumed_after_a_write(method, listed, holder, name))
                     ):
                         return True
@@ -461,13 +465,35 @@ class StateMutation(Rule):
             for node, holder in listed
         )
 
-    def _writer_calls(self, listed: list[tuple[cst.CSTNode, cst.CSTNode | None]]) -> list[cst.CSTNode]:
+    def _written_first_on_its_setting_path(
+        self, method: cst.FunctionDef, listed: list[tuple[cst.CSTNode, cst.CSTNode | None]],
+        read: cst.CSTNode | None,
+    ) -> bool:
+        """`method` reads the attribute after this call wrote it: a call of the writing function
+        runs before the read in `method`, or every call of `method` runs after the write (see
+        _helper_called_after_the_write). A write under setting tests (`if self.subtract_last: ...
+        else: self.mean = ...`) counts for the reads under the same tests (`else: x = x -
+        self.mean`): a setting takes one branch for the whole call (reach.setting_guards)."""
+        guards = self.ctx.program.setting_guards(method, read) if read is not None else None
+        return any(
+            read is not None and self.ctx.program.runs_before(method, call, read)
+            for call in self._writer_calls(listed, guards)
+        ) or self._helper_called_after_the_write(method, read_guards=guards)
+
+    def _writer_calls(
+        self, listed: list[tuple[cst.CSTNode, cst.CSTNode | None]], read_guards: SettingGuards | None = None
+    ) -> list[cst.CSTNode]:
         """The statements of `listed` that call `self.<the writing function>(...)`, when every call
         of it writes the attribute (speechbrain's beam search: `forward` calls
-        `self.init_beam_search_data(...)`, which sets `self.beam_offset`, then reads it)."""
+        `self.init_beam_search_data(...)`, which sets `self.beam_offset`, then reads it), or every
+        call where the setting tests of a read (`read_guards`) go its way."""
         traced, statement = self.ctx.traced, self.ctx.statement
-        if traced is None or statement is None or not _always_runs(traced.func, statement):
+        if traced is None or statement is None:
             return []
+        if not _always_runs(traced.func, statement):
+            written = self.ctx.program.setting_guards(traced.func, statement)
+            if read_guards is None or written is None or not written.always or not written.implied_by(read_guards):
+                return []
         writer = traced.func.name.value
         return [
             holder for node, holder in listed
@@ -475,7 +501,8 @@ class StateMutation(Rule):
         ]
 
     def _helper_called_after_the_write(
-        self, method: cst.FunctionDef, seen: frozenset[cst.FunctionDef] = frozenset()
+        self, method: cst.FunctionDef, seen: frozenset[cst.FunctionDef] = frozenset(),
+        read_guards: SettingGuards | None = None,
     ) -> bool:
         """Every call of `self.<method>(...)` in the class is in the writing function after the
         write, or after a call of the writing function (which always writes it), or in a method
@@ -501,8 +528,11 @@ class StateMutation(Rule):
                     after = holder is not None and self.ctx.program.runs_before(traced.func, statement, holder)
                 else:
                     after = holder is not None and any(
-                        self.ctx.program.runs_before(other, call, holder) for call in self._writer_calls(listed)
-                    ) or (other is not method and self._helper_called_after_the_write(other, seen | {method}))
+                        self.ctx.program.runs_before(other, call, holder)
+                        for call in self._writer_calls(listed, read_guards)
+                    ) or (other is not method and self._helper_called_after_the_write(
+                        other, seen | {method}, read_guards
+                    ))
                 if not after:
                     return False
                 called = True
