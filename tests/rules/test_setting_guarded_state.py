@@ -109,6 +109,29 @@ class Norm(torch.nn.Module):
         [{}, {"center": "last"}, {"center": "none"}],
         False,
     ),
+    "written-on-both-branches-read-on-one": (
+        """
+class Norm(torch.nn.Module):
+    def __init__(self, independent=0):
+        super().__init__()
+        self.independent = independent
+
+    def forward(self, x):
+        if self.independent == 1:
+            self.feature = x.flip(1)
+        else:
+            self.feature = x.mean(1, keepdim=True)
+        return self._mix(x)
+
+    def _mix(self, x):
+        if self.independent == 1:
+            return x + self.feature
+        return x * 2
+""",
+        "feature",
+        [{}, {"independent": 1}],
+        False,
+    ),
     # counter-spellings: the same tests, but the read meets the previous call's value
     "read-before-the-write-on-its-path": (
         """
@@ -131,6 +154,26 @@ class Norm(torch.nn.Module):
             self.mean = x.mean(1, keepdim=True).detach()
 """,
         "mean",
+        [{}],
+        True,
+    ),
+    "read-before-the-write-on-the-same-branch": (
+        """
+class Norm(torch.nn.Module):
+    def __init__(self, independent=1):
+        super().__init__()
+        self.independent = independent
+        self.feature = torch.zeros(2, 1, 4)
+
+    def forward(self, x):
+        out = x * 2
+        if self.independent == 1:
+            out = x + self.feature
+        if self.independent == 1:
+            self.feature = x.mean(1, keepdim=True)
+        return out
+""",
+        "feature",
         [{}],
         True,
     ),

@@ -632,6 +632,25 @@ class FileReach(ExportSites):
                     guards.add((spelled[0], spelled[1] == taken))
         return SettingGuards(frozenset(guards), always)
 
+    def runs_before_where(
+        self, func: cst.FunctionDef, first: cst.CSTNode, later: cst.CSTNode, guards: SettingGuards
+    ) -> bool:
+        """Every run of `func` reaching statement `later` while the settings go as `guards` says
+        has run statement `first` before it: runs_before, or `first` runs whenever those settings
+        hold (see setting_guards) and a statement holding it, not `later`, runs before `later`
+        (`if self.use_future: self.mark = ...` above `self.mix(...)`)."""
+        if self.runs_before(func, first, later):
+            return True
+        written = self.setting_guards(func, first)
+        path = _path_to(func.body, first)
+        if written is None or path is None or not written.always or not written.implied_by(guards):
+            return False
+        return any(
+            around is not None and not any(node is later for node in iter_nodes(around))
+            and self.runs_before(func, around, later)
+            for _, around, _ in path
+        )
+
     def _set_elsewhere_once(self, cls: ModuleClass) -> set[str]:
         """_set_elsewhere, found once per class."""
         found = self._set_outside_init.get(id(cls.node))
@@ -2379,6 +2398,11 @@ class SettingGuards:
     def implied_by(self, other: SettingGuards) -> bool:
         """Wherever a statement under `other` runs, these tests go this way too."""
         return self.tests <= other.tests
+
+    def excludes(self, other: SettingGuards) -> bool:
+        """A test goes one way here and the other way under `other`: a module whose settings run
+        one of the statements never runs the other."""
+        return any((test, not taken) in other.tests for test, taken in self.tests)
 
 
 def _path_to(

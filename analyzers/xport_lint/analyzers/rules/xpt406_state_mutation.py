@@ -398,13 +398,16 @@ class StateMutation(Rule):
         it writes it (`self.calls += 1`) with no write of its own before, or another method of
         the class (not `__init__`) reads it before writing it itself (or calling the writing
         function, which always writes it), unless that method runs only as a helper of this call,
-        after the write, or resets the attribute afresh right after reading it. Written and then
+        after the write, or resets the attribute afresh right after reading it. A read under a
+        setting's test going the other way than the write's (`if self.independent == 1:` around
+        the read, its `else` around the write) never meets the written value. Written and then
         read in the same call, it is scratch state (measured on 2.13: such a module exports and
         equals eager)."""
         traced, statement = self.ctx.traced, self.ctx.statement
         if traced is None or traced.cls is None:
             return True
         in_pair = _inside(traced.cls.methods, paired)
+        write_guards = self.ctx.program.setting_guards(traced.func, statement) if statement is not None else None
         for method in traced.cls.methods.values():
             if method.name.value == "__init__" or method.body in in_pair:
                 continue
@@ -425,6 +428,9 @@ class StateMutation(Rule):
                     type(node) is cst.Attribute and _is_self(node, name) and not _stored(holder, node)  # type: ignore[arg-type]
                     and node not in in_pair
                 ):
+                    read_guards = self.ctx.program.setting_guards(method, holder) if holder is not None else None
+                    if write_guards is not None and read_guards is not None and write_guards.excludes(read_guards):
+                        continue  # settings hold for the module's life: no call running the write runs this read
                     if method is traced.func:
                         if not written:
                             return True
@@ -525,7 +531,10 @@ class StateMutation(Rule):
                 if type(node) is not cst.Call or _called_method(node, own, inherited, other) is not method:  # type: ignore[arg-type]
                     continue
                 if other is traced.func:
-                    after = holder is not None and self.ctx.program.runs_before(traced.func, statement, holder)
+                    after = holder is not None and (
+                        self.ctx.program.runs_before(traced.func, statement, holder) if read_guards is None
+                        else self.ctx.program.runs_before_where(traced.func, statement, holder, read_guards)
+                    )
                 else:
                     after = holder is not None and any(
                         self.ctx.program.runs_before(other, call, holder)
