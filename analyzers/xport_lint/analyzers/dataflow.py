@@ -300,8 +300,8 @@ class FunctionFlow:
         self._attribute_writes: dict[int, Written] | None = None
         #: a number read from data was kept on `self` here (`self.peak = float(x.max())`)
         self._kept_on_self = False
-        #: ids of reads where an `isinstance` test says the name holds a Python number
-        self._python_typed = self._reads_typed_python()
+        #: ids of reads where an `isinstance` test says what the name holds there, with what it says
+        self._narrowed = self._isinstance_narrowed_reads()
         self._solve()
         interesting = self._reassigned_differently(params)
         if interesting:
@@ -773,7 +773,10 @@ class FunctionFlow:
         node_type = type(node)
         if node_type is cst.Name:
             value = self._read(node)  # type: ignore[arg-type]
-            return python_part(value) if self._python_typed and id(node) in self._python_typed else value
+            if self._narrowed:
+                for narrowing in self._narrowed.get(id(node), ()):
+                    value = narrowed(value, narrowing)
+            return value
         if node_type is cst.Attribute:
             return self._attribute(node)
         if node_type is cst.Call:
@@ -827,27 +830,62 @@ class FunctionFlow:
                 return early
         return self.env.get(node.value, NOTHING)
 
-    def _reads_typed_python(self) -> set[int]:
-        """Reads of a name in the body of `if isinstance(name, (int, float)):` (or an `and` holding
-        it), before the body binds the name again: a Python number there, whatever else the name
-        may hold (kornia's gaussian kernel: `sigma = torch.tensor([[float(sigma)]], ...)`)."""
-        out: set[int] = set()
-        for statement in self.statements:
-            name = _typed_python(statement.test) if type(statement) is cst.If else None  # type: ignore[attr-defined]
-            if name is None:
-                continue
-            test = statement.test  # type: ignore[attr-defined]
-            while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-                if _typed_python(test.left) == name:  # `isinstance(f, Number) and f > 1`
-                    out.update(id(n) for n in iter_nodes(test.right) if type(n) is cst.Name and n.value == name)  # type: ignore[attr-defined]
-                test = test.left
-            for part in _in_order(statement.body):  # type: ignore[attr-defined]
-                binds = name in _bound_names(part)
-                if binds and not isinstance(part, cst.BaseSmallStatement):
-                    break  # a loop or a branch binding it: a later pass may read the new value
-                out.update(id(n) for n in iter_nodes(part) if type(n) is cst.Name and n.value == name)  # type: ignore[attr-defined]
-                if binds:
-                    break  # the value is read before the name is bound again
+    def _isinstance_narrowed_reads(self) -> dict[int, list[Narrowing]]:
+        """Reads of a name where an `isinstance` test says what it holds, whatever else the name
+        may hold elsewhere: the body of `if isinstance(n, (int, float)):` a Python number (kornia's
+        gaussian kernel: `sigma = torch.tensor([[float(sigma)]], ...)`), the `else` of
+        `isinstance(ref, torch.Tensor)` (and the rest of the block after `if isinstance(ref,
+        torch.Tensor): return ...`) no tensor (demucs' `center_trim`: `ref_size = ref`, an int
+        length), the side of an `and`/`or` or a conditional expression the test guards. A region
+        ends where it binds the name again."""
+        out: dict[int, list[Narrowing]] = {}
+
+        def written_as(test: cst.BaseExpression) -> cst.BaseExpression | None:
+            """The test a flag bound once stands for (`is_tensor = isinstance(ref, torch.Tensor)`,
+            `ref` never bound again), or a one-line helper's call written out."""
+            if type(test) is cst.Call:
+                return self.inlined(test)  # type: ignore[arg-type]
+            bound = self.bound_once(test.value) if type(test) is cst.Name else None  # type: ignore[attr-defined]
+            checked = bound.args[0].value if type(bound) is cst.Call and bound.args else None  # type: ignore[attr-defined]
+            return bound if type(checked) is cst.Name and self._never_rebound(checked.value) else None  # type: ignore[attr-defined]
+
+        def facts_of(test: cst.BaseExpression) -> tuple[Facts, Facts]:
+            return _isinstance_facts(test, written_as)
+
+        def note(facts: dict[str, Narrowing], region: Iterable[cst.CSTNode]) -> None:
+            for name, narrowing in facts.items():
+                for node in _reads_before_rebinding(region, name, narrowing):
+                    out.setdefault(id(node), []).append(narrowing)
+
+        ifs = {id(statement) for statement in self.statements if type(statement) is cst.If}
+        for node in iter_nodes(self.func.body):
+            node_type = type(node)
+            if node_type is cst.BooleanOperation:
+                holds, fails = facts_of(node.left)  # type: ignore[attr-defined]
+                note(holds if isinstance(node.operator, cst.And) else fails, [node.right])  # type: ignore[attr-defined]
+            elif node_type is cst.IfExp:
+                holds, fails = facts_of(node.test)  # type: ignore[attr-defined]
+                note(holds, [node.body])  # type: ignore[attr-defined]
+                note(fails, [node.orelse])  # type: ignore[attr-defined]
+            elif node_type is cst.If and id(node) in ifs:
+                holds, fails = facts_of(node.test)  # type: ignore[attr-defined]
+                note(holds, _in_order(node.body))  # type: ignore[attr-defined]
+                orelse = node.orelse  # type: ignore[attr-defined]
+                if orelse is not None:
+                    note(fails, _in_order(orelse.body) if type(orelse) is cst.Else else [orelse])
+            elif node_type is cst.IndentedBlock:
+                statements = node.body  # type: ignore[attr-defined]
+                for index, statement in enumerate(statements):
+                    if type(statement) is not cst.If or id(statement) not in ifs:
+                        continue
+                    # `if isinstance(ref, torch.Tensor): return ...`: what follows runs only where it fails
+                    holds, fails = facts_of(statement.test)
+                    orelse = statement.orelse
+                    rest = _flattened(statements[index + 1:])
+                    if _always_leaves(statement.body):
+                        note(fails, rest)
+                    elif type(orelse) is cst.Else and _always_leaves(orelse.body):
+                        note(holds, rest)
         return out
 
     def constant_tensor(self, expr: cst.BaseExpression, _through: frozenset[str] = frozenset()) -> bool:
@@ -2154,25 +2192,142 @@ _PYTHON_TYPES = frozenset({
     "int", "float", "bool", "complex", "str", "numbers.Number", "numbers.Real", "numbers.Integral", "Number", "Real",
     "Integral",
 })
+#: what `isinstance(x, ...)` names for a Python container: no tensor itself, though it may hold some
+_CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "set", "frozenset", "bytes", "List", "Tuple", "Dict"})
+#: `torch.Tensor` as `isinstance` names it (not `torch.FloatTensor`: a tensor of another dtype fails it)
+_TENSOR_TYPES = frozenset({"torch.Tensor", "Tensor", "th.Tensor"})
 
 
-def _typed_python(test: cst.BaseExpression) -> str | None:
-    """The name `test` says is a Python scalar where it holds: `isinstance(n, (int, float))`, or
-    either side of an `and`."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return _typed_python(test.left) or _typed_python(test.right)
-    if not (isinstance(test, cst.Call) and dotted(test.func) == "isinstance" and len(test.args) == 2):
-        return None
-    checked, types = test.args[0].value, test.args[1].value
-    named = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-    if isinstance(checked, cst.Name) and named and all(dotted(t) in _PYTHON_TYPES for t in named):
-        return checked.value
-    return None
+class Narrowing(enum.Enum):
+    """What an `isinstance` test says a name holds where it holds (or fails)."""
+
+    PYTHON_NUMBER = enum.auto()
+    NOT_A_TENSOR = enum.auto()
+    TENSOR = enum.auto()
+
+
+_TENSOR_ITSELF = Kind.TENSOR | Kind.MASK | Kind.DD_TENSOR | Kind.STRUCTURE
+
+
+def narrowed(value: Value, narrowing: Narrowing) -> Value:
+    """`value` where `narrowing` holds: a number keeps only what a Python scalar can hold; a value
+    that is no tensor keeps what is not a tensor (a number read from data stays one); a tensor
+    keeps only its tensor kinds, where the value may be one at all (the branch may never run)."""
+    if narrowing is Narrowing.PYTHON_NUMBER:
+        return python_part(value)
+    if narrowing is Narrowing.NOT_A_TENSOR:
+        kind = value.kind & ~_TENSOR_ITSELF
+        return Value(kind, value.origin) if kind else NOTHING
+    if not is_tensor_like(value):
+        return value
+    return Value(value.kind & (Kind.TENSOR | Kind.MASK | Kind.DD_TENSOR), value.origin)
+
+
+Facts = dict[str, Narrowing]
+
+
+def _isinstance_facts(
+    test: cst.BaseExpression, written_as: Callable[[cst.BaseExpression], cst.BaseExpression | None]
+) -> tuple[Facts, Facts]:
+    """What `test` says of names where it holds and where it fails: `isinstance(n, (int, float))`
+    holds for a Python number, `isinstance(t, torch.Tensor)` (or `torch.is_tensor(t)`) for a
+    tensor and fails for anything else; `not` swaps them, both sides of an `and` hold together,
+    both sides of an `or` fail together. `written_as` gives what a flag or a helper's call stands for."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        holds, fails = _isinstance_facts(test.expression, written_as)
+        return fails, holds
+    if isinstance(test, cst.BooleanOperation):
+        left, right = _isinstance_facts(test.left, written_as), _isinstance_facts(test.right, written_as)
+        if isinstance(test.operator, cst.And):
+            return {**right[0], **left[0]}, {}
+        return {}, {**right[1], **left[1]}
+    called = dotted(test.func) if isinstance(test, cst.Call) else None
+    if called not in ("isinstance", "torch.is_tensor"):
+        spelled = written_as(test) if isinstance(test, (cst.Name, cst.Call)) else None
+        return _isinstance_facts(spelled, lambda _: None) if spelled is not None else ({}, {})
+    if not isinstance(test, cst.Call) or len(test.args) not in (1, 2) or not isinstance(test.args[0].value, cst.Name):
+        return {}, {}
+    name = test.args[0].value.value
+    if called == "torch.is_tensor" and len(test.args) == 1:
+        return {name: Narrowing.TENSOR}, {name: Narrowing.NOT_A_TENSOR}
+    if called != "isinstance" or len(test.args) != 2:
+        return {}, {}
+    types = test.args[1].value
+    named = {dotted(e.value) for e in types.elements} if isinstance(types, cst.Tuple) else {dotted(types)}
+    if None in named or not named:
+        return {}, {}
+    if named <= _PYTHON_TYPES:
+        return {name: Narrowing.PYTHON_NUMBER}, {}
+    if named <= _PYTHON_TYPES | _CONTAINER_TYPES:
+        return {name: Narrowing.NOT_A_TENSOR}, {}
+    if named <= _TENSOR_TYPES:
+        return {name: Narrowing.TENSOR}, {name: Narrowing.NOT_A_TENSOR}
+    if named & _TENSOR_TYPES:  # `isinstance(r, (torch.Tensor, int))`: failing it, r is neither
+        return {}, {name: Narrowing.NOT_A_TENSOR}
+    return {}, {}
+
+
+def _reads_before_rebinding(region: Iterable[cst.CSTNode], name: str, narrowing: Narrowing) -> Iterator[cst.Name]:
+    """The reads of `name` in `region` (statements in order, or expressions) before it is bound
+    again; where it is no tensor, only its reads as a value itself (`n > 0`, `m = n`), not as a
+    container whose items may be tensors (`n[0]`, `n.mask`, `for t in n`, `torch.cat(n)`)."""
+    for part in region:
+        binds = name in _bound_names(part)
+        if binds and not isinstance(part, (cst.BaseSmallStatement, cst.BaseExpression)):
+            return  # a loop or a branch binding it: a later pass may read the new value
+        if narrowing is Narrowing.NOT_A_TENSOR:
+            yield from _reads_as_a_value(part, name)
+        else:
+            yield from (n for n in iter_nodes(part) if type(n) is cst.Name and n.value == name)  # type: ignore[misc]
+        if binds:
+            return  # the value is read before the name is bound again
+
+
+#: calls that read their argument as a Python value (`int(n)`), not as a container
+_PYTHON_CONVERSIONS = frozenset({"int", "float", "bool", "round", "abs"})
+
+
+def _reads_as_a_value(node: cst.CSTNode, name: str) -> Iterator[cst.Name]:
+    stack: list[tuple[cst.CSTNode, bool]] = [(node, False)]
+    while stack:
+        current, as_container = stack.pop()
+        current_type = type(current)
+        if current_type is cst.Name:
+            if not as_container and current.value == name:  # type: ignore[attr-defined]
+                yield current  # type: ignore[misc]
+            continue
+        if current_type in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        held: set[int] = set()
+        if current_type in (cst.Subscript, cst.Attribute, cst.StarredElement, cst.Element, cst.DictElement,
+                            cst.Return, cst.Yield, cst.For, cst.CompFor):
+            held.add(id(getattr(current, "iter", None) or current.value))  # type: ignore[attr-defined]
+        elif current_type is cst.Call and dotted(current.func) not in _PYTHON_CONVERSIONS:  # type: ignore[attr-defined]
+            held.update(id(arg) for arg in current.args)  # type: ignore[attr-defined]
+        elif current_type is cst.Arg and as_container:
+            held.add(id(current.value))  # type: ignore[attr-defined]
+        stack.extend((kid, id(kid) in held) for kid in children(current))
+
+
+def _always_leaves(body: cst.BaseSuite) -> bool:
+    """The block ends in `return`, `raise`, `continue` or `break`: what follows it in its own
+    block never runs after it."""
+    if type(body) is cst.SimpleStatementSuite:
+        last = body.body[-1] if body.body else None
+    else:
+        line = body.body[-1] if body.body else None
+        last = line.body[-1] if type(line) is cst.SimpleStatementLine and line.body else None  # type: ignore[union-attr]
+    return type(last) in (cst.Return, cst.Raise, cst.Continue, cst.Break)
 
 
 def _in_order(block: cst.BaseSuite) -> Iterator[cst.CSTNode]:
     """A block's statements in order, each small statement of a line on its own."""
-    for statement in block.body:
+    return _flattened(block.body)
+
+
+def _flattened(statements: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """`statements` in order, each small statement of a line on its own."""
+    for statement in statements:
         if type(statement) is cst.SimpleStatementLine:
             yield from statement.body
         else:
