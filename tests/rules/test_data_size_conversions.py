@@ -92,7 +92,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
     "float-of-a-masked-numel-scaling-a-tensor": "`float()` of the size: dropping it changes the number's type",
-    "int-of-a-masked-numel-through-a-helper": "`int()` is in a helper: dropping it there needs every call site's use",
 }
 
 BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)

@@ -379,6 +379,19 @@ class FileReach(ExportSites):
                     if marked.get(key) in names:
                         del marked[key]
 
+    def calls_of(self, item: Traced) -> list[tuple[Traced, cst.Call]] | None:
+        """Every traced call of the helper `item`, each with the traced function making it; None
+        where that is not all of them: an entry method, a function traced code of another file
+        reaches or calls, or one no traced call of the file makes."""
+        sites = self._call_sites.get(id(item.func))
+        if not sites or is_entry_method(item.func) or item.reach is not None:
+            return None
+        if any(entry.rpartition(".")[2] == item.func.name.value for entry, _ in self.context.entries):
+            return None
+        traced = {id(t.func): t for t in self.traced}
+        found = [(traced[id(caller)], call) for caller, call in sites if id(caller) in traced]
+        return found if len(found) == len(sites) else None
+
     def arguments_for(
         self, name: str, func: cst.FunctionDef
     ) -> list[tuple[cst.FunctionDef, cst.BaseExpression | None]] | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -62,7 +62,7 @@ class _Lowering:
 
     def __init__(
         self, flow: FunctionFlow, func: cst.FunctionDef, node: cst.If, names: Names, bound: Sequence[str] = (),
-        replaced: Sequence[cst.CSTNode] = (), hoisted: Sequence[str] = (),
+        replaced: Sequence[cst.CSTNode] = (), hoisted: Sequence[str] = (), views: Mapping[str, str] | None = None,
     ) -> None:
         self.flow = flow
         self.func = func
@@ -74,6 +74,9 @@ class _Lowering:
         self.bound = set(bound) | set(hoisted)
         #: names the test binds with `:=`, bound before the `torch.cond` call by the fix
         self.hoisted = list(hoisted)
+        #: of the names the fix binds to tensors, those bound to an element of one (`lo` of
+        #: `self.stats[0].item()`): name -> the tensor it is a view of
+        self.views = views or {}
 
     @cached_property
     def available(self) -> list[str]:
@@ -141,6 +144,11 @@ class _Lowering:
         operands = self.operands([*body, *tail], [*orelse, *tail])
         if not operands:
             return "the branches read no tensor to pass as operands"
+        viewed = [self.views[name] for name in operands if name in self.views]
+        if len(set(viewed)) < len(viewed):
+            # measured on torch 2.13: `lo, hi = self.stats[0], self.stats[1]` as two operands fails both
+            # modes ("Encountered aliasing during higher order op tracing"); one such view exports
+            return "two operands would be views of one tensor, which torch.cond refuses as aliasing"
         declared = declared_outer(self.func)
         for stmts in moved:
             problem = moved_code_problem(stmts, operands, declared)
@@ -285,7 +293,8 @@ def cond_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.If) -> Rew
         orelse, last = rest, rest[-1]
         within += rest
     bound = data_bindings(flow, func, within)
-    lowering = _Lowering(flow, func, node, names, list(bound), within[1:], [name for name, _ in hoisted])
+    views = {name: code_of(tensor.value) for name, (_, tensor) in bound.items() if isinstance(tensor, cst.Subscript)}
+    lowering = _Lowering(flow, func, node, names, list(bound), within[1:], [name for name, _ in hoisted], views)
     if any(name in lowering.used_after for name, _ in hoisted):
         return Rewrite(reason="the number the test binds with `:=` is read after the `if` as well")
     results: list[str] | str | None = None

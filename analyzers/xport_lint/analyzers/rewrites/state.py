@@ -267,7 +267,7 @@ def helper_tuple_at_call(flow: FunctionFlow, func: cst.FunctionDef, name: str) -
                  and any(_mentions_name(e.value, name) for e in s.body[0].targets[0].target.elements)), None)
     assign = line.body[0] if line is not None else None
     call = assign.value if isinstance(assign, cst.Assign) else None
-    if assign is None or not isinstance(call, cst.Call) or len(flow.bindings(name)) != 1:
+    if assign is None or call is None or len(flow.bindings(name)) != 1:
         return None
     values = _returned_reads(flow, call, len(assign.targets[0].target.elements))  # type: ignore[attr-defined]
     if values is None:
@@ -284,7 +284,7 @@ def indexed_helper_tuple_at_call(flow: FunctionFlow, func: cst.FunctionDef, name
     -> `stats_0, stats_1 = x.mean().item(), x.std().item()` and a local in place of each entry: what
     `helper_tuple_at_call` writes for the unpacked tuple, with `entries_as_locals`' names."""
     call = flow.bound_once(name)
-    values = _returned_reads(flow, call, None) if isinstance(call, cst.Call) else None
+    values = _returned_reads(flow, call, None) if call is not None else None
     if values is None:
         return None
     return _entries_step(
@@ -300,14 +300,22 @@ _AT_THE_CALL = ("Write what `{call}` returns at the call: the numbers it reads s
                 " (the same values; unsafe as the rewrites it prepares are)")
 
 
-def _returned_reads(flow: FunctionFlow, call: cst.Call, length: int | None) -> cst.Tuple | None:
-    """The tuple of `length` elements (None: any) the helper `call` calls returns, written at the
-    call, where one is a number read from data; None unless the call passes plain names or
-    attributes (written in the helper's place, each is read where the helper reads it) and the
-    tuple reads back as written."""
-    if not all(isinstance(a.value, cst.Name | cst.Attribute) and a.keyword is None and not a.star for a in call.args):
+def _returned_reads(flow: FunctionFlow, value: cst.BaseExpression, length: int | None) -> cst.Tuple | None:
+    """The tuple of `length` elements (None: any) that `value` computes, written where it is read,
+    where one is a number read from data: the call of a helper returning it, or `self.bounds` of a
+    one-line `@property` (`return self.stats[0].item(), self.stats[1].item()`). None unless the call
+    passes plain names or attributes (written in the helper's place, each is read where the helper
+    reads it) and the tuple reads back as written."""
+    if isinstance(value, cst.Attribute):
+        written = flow.property_inlined(value)
+        if not isinstance(written, cst.Tuple) or length not in (None, len(written.elements)):
+            return None
+    elif isinstance(value, cst.Call) and all(
+        isinstance(a.value, cst.Name | cst.Attribute) and a.keyword is None and not a.star for a in value.args
+    ):
+        written = flow.returned_tuple(value, length)
+    else:
         return None
-    written = flow.returned_tuple(call, length)
     if written is None or not any(read_arithmetic(flow, e.value) for e in written.elements):
         return None
     values = cst.Tuple([cst.Element(e.value) for e in written.elements], lpar=[], rpar=[])

@@ -61,9 +61,11 @@ class ScalarBranch(ConditionRule, Rule):
     reads (`torch.where(mask.any(), -x, x)`: both sides computed, broadcast to one shape); a
     number tested through a name bound once and read only there (`flip = bool(mask.any())`, or
     unpacked from a tuple) is bound as the tensor (`flip = mask.any()`); none where it is read
-    elsewhere too. A number unpacked from the tuple a one-line helper or method of the file returns
-    (`lo, hi = _bounds(x)`) is first written at the call (`lo, hi = x.min().item(), x.max().item()`,
-    a step offered only where the fixes after it pay). An `assert` on such a number becomes `torch._check(...)` of its test (its message goes;
+    elsewhere too. A number unpacked from the tuple a one-line helper, method or `@property` of the file
+    returns (`lo, hi = _bounds(x)`, `lo, hi = self.bounds`) is first written at the use (`lo, hi = x.min().item(), x.max().item()`,
+    a step offered only where the fixes after it pay). No `torch.cond` takes two numbers read from
+    elements of one tensor (`self.stats[0].item()`, `self.stats[1].item()`): it refuses such operands as
+    aliasing (measured on torch 2.13, both modes). An `assert` on such a number becomes `torch._check(...)` of its test (its message goes;
     measured on torch 2.13: exports in both modes, the check raises at run time). A validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment, since strict export rejects `torch._check`'s message callable) instead.
 
     ## Modes

@@ -158,7 +158,9 @@ class TensorToPythonNumber(Rule):
     fails non-strict where `torch.zeros(u.shape[0], 3)` exports in both modes and equals eager).
     Elsewhere (a branch, `range()`, a repeated list) no fix: the number would fail
     there instead. `int(t)` of a tensor used only there (`longest = int(lengths.max())`, then
-    `tokens[:, :longest]`) becomes `t.item()` on the same assumption. Kept in an entry of a dict or
+    `tokens[:, :longest]`) becomes `t.item()` on the same assumption, and so does one a helper returns
+    where every traced call of it in the file is used only there (`return int((t > 0).sum())`, then
+    `torch.zeros(_count(x), 2)`; measured on torch 2.13: exports in both modes and equals eager). Kept in an entry of a dict or
     list literal read only entry by entry (`cfg = {"pad": int(extra.item())}`, then `cfg["pad"]`),
     each entry first becomes a local name (the same values), a step offered only where the fixes after it
     then fix the size (measured on torch 2.13: `x.repeat(cfg["reps"])` so fixed exports and
@@ -478,30 +480,53 @@ class TensorToPythonNumber(Rule):
         """Whether the converted number is used only where export carries a symbol: the size of
         a tensor made or viewed (`_SIZING`), a tensor's index or slice bound; written there, or
         reaching it through names bound once (`n = int(t)`, an element of `n, _ = int(t), 0`, an
-        alias `m = n`) read only there, or through a one-line helper handing its argument back.
+        alias `m = n`) read only there, through a one-line helper handing its argument back, or
+        returned by a helper every traced call of which is so used (`return int((t > 0).sum())`,
+        then `torch.zeros(_count(x), 2)`).
         Elsewhere (a branch, `range()`, a list repeated) dropping `int()` only moves the failure,
         and an op whose output size it sets for later code to slice (`logits.topk(k.item())`)
         exports but fails at run time (measured)."""
         if self.ctx.traced is None or self.ctx.flow is None:
             return False
-        func = self.ctx.traced.func
+        return self._uses(self.ctx.traced, self.ctx.flow, sizes_only).carried(self.ctx.flow, node)
+
+    def _uses(self, item: Traced, flow: FunctionFlow, sizes_only: bool) -> _Uses:
+        """The uses of `item`'s values, built once per function."""
         cache = self.ctx.shared.setdefault("sized_positions" if sizes_only else "carried_positions", {})
         assert isinstance(cache, dict)
-        if id(func) not in cache:
-            cache[id(func)] = _Uses(func, self._carried_positions(func.body, sizes_only),
-                                    lambda inlined: self._carried_positions(inlined, sizes_only))
-        return cache[id(func)].carried(self.ctx.flow, node)
+        if id(item.func) not in cache:
+            cache[id(item.func)] = _Uses(
+                item.func, self._carried_positions(flow, item.func.body, sizes_only),
+                lambda inlined: self._carried_positions(flow, inlined, sizes_only),
+                lambda: self._result_carried(item, sizes_only),
+            )
+        return cache[id(item.func)]
 
-    def _carried_positions(self, code: cst.CSTNode, sizes_only: bool = False) -> set[int]:
+    def _result_carried(self, item: Traced, sizes_only: bool) -> bool:
+        """Whether every traced call of the helper `item` is used only where export carries a
+        symbol, in the function making it (False where some call is not known: see `calls_of`)."""
+        asked = self.ctx.shared.setdefault("results_carried", {})
+        assert isinstance(asked, dict)
+        key = (id(item.func), sizes_only)
+        if key not in asked:
+            asked[key] = False  # a recursive helper: not carried
+            calls = self.ctx.program.calls_of(item)
+            asked[key] = calls is not None and all(
+                self._uses(caller, flow := self.ctx.program.flow(caller), sizes_only).carried(flow, call)
+                for caller, call in calls
+            )
+        return asked[key]
+
+    def _carried_positions(self, flow: FunctionFlow, code: cst.CSTNode, sizes_only: bool = False) -> set[int]:
         """ids of the expressions of `code` (a function's body, or what a helper computes written
-        at its call) in a position export carries a symbol in (`sizes_only`: the sizes of
-        `_SIZING` calls and `split` sections, no index or slice bound)."""
+        at its call; `flow` is that function's) in a position export carries a symbol in
+        (`sizes_only`: the sizes of `_SIZING` calls and `split` sections, no index or slice bound)."""
         positions: list[cst.BaseExpression] = []
         for node in iter_nodes(code):
             if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
                 callee = self.ctx.resolve(node.func)
                 name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
-                method = isinstance(node.func, cst.Attribute) and is_tensor_like(self.ctx.value(node.func.value))
+                method = isinstance(node.func, cst.Attribute) and is_tensor_like(flow.value(node.func.value))
                 known = (callee or "").startswith("torch.") or (callee is None and method)
                 if name in _SIZING and known:
                     sized = node.args
@@ -518,7 +543,7 @@ class TensorToPythonNumber(Rule):
             if isinstance(node, cst.Call) and node.args and self.ctx.resolve(node.func) in _CHECKS:
                 # `torch._check(k <= 8)`: a test of the symbol export records, not a guard
                 positions.extend(n for n in iter_nodes(node.args[0].value) if isinstance(n, cst.BaseExpression))
-            elif not sizes_only and isinstance(node, cst.Subscript) and is_tensor_like(self.ctx.value(node.value)):
+            elif not sizes_only and isinstance(node, cst.Subscript) and is_tensor_like(flow.value(node.value)):
                 for element in node.slice:
                     part = element.slice
                     if isinstance(part, cst.Index) and len(node.slice) == 1:
@@ -1586,11 +1611,16 @@ class _Uses:
     carries a symbol (`positions`). Built once per function, on the first conversion asked about."""
 
     def __init__(
-        self, func: cst.FunctionDef, positions: set[int], positions_in: Callable[[cst.CSTNode], set[int]]
+        self, func: cst.FunctionDef, positions: set[int], positions_in: Callable[[cst.CSTNode], set[int]],
+        result_carried: Callable[[], bool],
     ) -> None:
         self.positions = positions
         #: the carried positions of other code: what a helper computes, written at its call
         self.positions_in = positions_in
+        #: whether the function's result is used only in carried positions, at every call of it
+        self.result_carried = result_carried
+        #: id(expression) of what the function's `return`s hand back
+        self.returned: set[int] = set()
         #: id(expression) -> the names `name = expression` (or a tuple's element of it) binds
         self.bound_to: dict[int, list[str]] = {}
         #: name -> its reads (not a target, a keyword or an attribute's name)
@@ -1616,6 +1646,8 @@ class _Uses:
                         self.passed_to[id(arg.value)] = node
             elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _CARRYING_ARITHMETIC):
                 self.operand_of[id(node.left)] = self.operand_of[id(node.right)] = node
+            elif isinstance(node, cst.Return) and node.value is not None:
+                self.returned.add(id(node.value))
             elif isinstance(node, cst.Name) and id(node) not in skipped:
                 self.reads.setdefault(node.value, []).append(node)
 
@@ -1639,6 +1671,8 @@ class _Uses:
             return True
         if depth > 8:
             return False
+        if id(expr) in self.returned:
+            return self.result_carried()
         arithmetic = self.operand_of.get(id(expr))
         if arithmetic is not None:
             return self.carried(flow, arithmetic, depth + 1)
