@@ -21,7 +21,8 @@ patch_size)`: the argument's default), torch's `_single/_pair/_triple/_quadruple
 that many copies, and the defaults as the file and the project build the class
 (`defaults_as_built`: `PatchEmbed(patch_size=1)` elsewhere in the file holds 1; calls giving
 different values hold none), and not an argument `__init__` rebinds. The misses above are left
-(KNOWN_MISSES), as is timm's own `to_2tuple` (a project helper, not torch's).
+(KNOWN_MISSES). A pair made by a helper of the file (timm's `to_2tuple` reduced, `to_pair`) is read
+since batch 16 (`shapes.repeat_count`).
 """
 
 from __future__ import annotations
@@ -156,9 +157,26 @@ class HalvedEmbed(torch.nn.Module):
 """
 
 
-def _block(name: str, body: str, shapes: str, fails: bool, imported: str, args: str = _IMAGE, **more: str) -> Program:
+def _block(
+    name: str,
+    body: str,
+    shapes: str,
+    fails: bool,
+    imported: str,
+    args: str = _IMAGE,
+    **more: str,
+) -> Program:
     """A program whose forward uses `imported` of `blocks.py`."""
-    return Program(name, body, args, shapes, fails=fails, block=_BLOCKS, top=f"from .blocks import {imported}", **more)
+    return Program(
+        name,
+        body,
+        args,
+        shapes,
+        fails=fails,
+        block=_BLOCKS,
+        top=f"from .blocks import {imported}",
+        **more,
+    )
 
 
 def _local_embed(name: str, check: str, shapes: str, fails: bool, **more: str) -> Program:
@@ -177,7 +195,14 @@ def _local_embed(name: str, check: str, shapes: str, fails: bool, **more: str) -
 
 PROGRAMS: list[Program] = [
     # diffusers' Upsample2D: a batch size tested after submodules
-    _block("file-upsample-batch-test", "return self.up(x)", _BATCH_128, True, "Upsample", init="self.up = Upsample()"),
+    _block(
+        "file-upsample-batch-test",
+        "return self.up(x)",
+        _BATCH_128,
+        True,
+        "Upsample",
+        init="self.up = Upsample()",
+    ),
     _block(
         "file-upsample-batch-test-max-32",
         "return self.up(x)",
@@ -195,7 +220,12 @@ PROGRAMS: list[Program] = [
         init="self.up = Upsample()\nself.conv = torch.nn.Conv2d(4, 4, 3, padding=1)",
     ),
     _block(
-        "file-upsample-bound", "return self.up(x)", _BATCH_128, True, "UpsampleBound", init="self.up = UpsampleBound()"
+        "file-upsample-bound",
+        "return self.up(x)",
+        _BATCH_128,
+        True,
+        "UpsampleBound",
+        init="self.up = UpsampleBound()",
     ),
     _block(
         "file-helper-batch-test",
@@ -204,7 +234,14 @@ PROGRAMS: list[Program] = [
         True,
         "maybe_contiguous",
     ),
-    _block("file-stage-upsample", "return self.stage(x)", _BATCH_128, True, "UpStage", init="self.stage = UpStage()"),
+    _block(
+        "file-stage-upsample",
+        "return self.stage(x)",
+        _BATCH_128,
+        True,
+        "UpStage",
+        init="self.stage = UpStage()",
+    ),
     _block(
         "file-stage-list-upsample",
         "return self.stage(x)",
@@ -230,7 +267,13 @@ PROGRAMS: list[Program] = [
         top=_LOCAL_HELPER,
     ),
     Program(
-        "local-upsample", "return self.up(x)", _IMAGE, _BATCH_128, fails=True, top=_LOCAL_UP, init="self.up = LocalUp()"
+        "local-upsample",
+        "return self.up(x)",
+        _IMAGE,
+        _BATCH_128,
+        fails=True,
+        top=_LOCAL_UP,
+        init="self.up = LocalUp()",
     ),
     Program(
         "inline-batch-test",
@@ -316,8 +359,18 @@ PROGRAMS: list[Program] = [
         args=_PIXELS,
         init="self.patch_embed = PatchEmbed()",
     ),
-    _local_embed("torch-pair-assert", "torch._assert(H % self.patch_size[0] == 0, 'not divisible')", _HW, True),
-    _local_embed("torch-pair-check-bound", "p = self.patch_size[1]\n        torch._check(W % p == 0)", _HW, True),
+    _local_embed(
+        "torch-pair-assert",
+        "torch._assert(H % self.patch_size[0] == 0, 'not divisible')",
+        _HW,
+        True,
+    ),
+    _local_embed(
+        "torch-pair-check-bound",
+        "p = self.patch_size[1]\n        torch._check(W % p == 0)",
+        _HW,
+        True,
+    ),
     _local_embed(
         "torch-pair-assert-multiples",
         "torch._assert(H % self.patch_size[0] == 0, 'not divisible')",
@@ -339,20 +392,34 @@ PROGRAMS: list[Program] = [
 _TWO_DEEP = "a submodule of another file passing its input to its own submodule (passed on one level only)"
 #: (program, mode) -> why xport-lint's verdict still differs from torch's
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    **{("file-helper-batch-test", m): "a size branch in a helper function of another file" for m in Mode},
-    **{("local-helper-batch-test", m): "a size branch in a helper function of this file" for m in Mode},
+    **{
+        (
+            "file-helper-batch-test",
+            m,
+        ): "a size branch in a helper function of another file"
+        for m in Mode
+    },
+    **{
+        (
+            "local-helper-batch-test",
+            m,
+        ): "a size branch in a helper function of this file"
+        for m in Mode
+    },
     **{("file-stage-upsample", m): _TWO_DEEP for m in Mode},
     **{("file-stage-list-upsample", m): _TWO_DEEP + ", through a ModuleList loop" for m in Mode},
     **{
-        ("file-stages-loop", m): "a ModuleList of submodules of another file looped over, then " + _TWO_DEEP
+        (
+            "file-stages-loop",
+            m,
+        ): "a ModuleList of submodules of another file looped over, then " + _TWO_DEEP
         for m in Mode
     },
     **{
-        ("file-pair-embed-two-sizes", m): "a class built with two patch sizes: neither default holds (no error)"
-        for m in Mode
-    },
-    **{
-        ("file-patch-embed-to-pair", m): "a pair made by a helper of the project (timm's to_2tuple), not torch's"
+        (
+            "file-pair-embed-two-sizes",
+            m,
+        ): "a class built with two patch sizes: neither default holds (no error)"
         for m in Mode
     },
 }

@@ -14,7 +14,16 @@ BEFORE (the engine at 8796d93, no XPT309): no error on the strict failures linte
 message-bound-first, assert-message-dynamic, message-to-a-helper).
 AFTER: 12/13 strict failures flagged, 0/8 near misses, nothing in non-strict mode.
 XPT309 (formatted-size) reads the sizes each f-string part formats (`Sizes.refs`), strict only.
-Left: `return x, f"{H}"` (a lone formatted size returned) fails strict too and is not flagged
+Second set, timm's `to_2tuple` reduced: `self.patch_size = to_pair(patch_size)`, `to_pair` a helper of
+the class's file returning `value if isinstance(value, tuple) else (value, value)` (or `if isinstance(...):
+return tuple(value)` then `return (value, value)`), then `torch._assert(H % self.patch_size[0] == 0, ...)`
+under `Dim("height", min=32, max=448)`: fails both modes with `patch_size=16`, exports with 1 (measured).
+BEFORE (8796d93): no error on the failing ones. AFTER: `shapes.repeat_count` reads how many copies of an
+integer argument such a helper returns (its `isinstance` tests of container types False for an integer),
+and `init_constants` gives one entry per copy: 3/3 failing flagged, 0/2 near misses.
+Left: timm's own spelling (`to_2tuple = _ntuple(2)`, a closure of another module, and `_init_img_size`
+returning the pair) is not read.
+Also left: `return x, f"{H}"` (a lone formatted size returned) fails strict too and is not flagged
 (KNOWN_MISSES); `str(H)`, `"%d" % H` and `torch._check(c, lambda: f"{H}")` fail for other reasons
 (measured: strict `Unsupported`; `%` fails both modes) and are not this batch's.
 """
@@ -56,6 +65,54 @@ class Check(torch.nn.Module):
         return y * 2
 """
 _HELPER = "def check(condition, message):\n    assert condition, message"
+_PAIRS = """
+def to_pair(value):
+    return value if isinstance(value, tuple) else (value, value)
+
+
+def to_pair_checked(value):
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    return (value, value)
+
+
+class Block(torch.nn.Module):
+    def __init__(self, patch_size=16):
+        super().__init__()
+        self.patch_size = to_pair(patch_size)
+
+    def forward(self, x):
+        B, C, H, W = x.shape
+        torch._assert(H % self.patch_size[0] == 0, "height not divisible")
+        return x * 2
+
+
+class CheckedEmbed(torch.nn.Module):
+    def __init__(self, patch_size=16):
+        super().__init__()
+        self.patch_size = to_pair_checked(patch_size)
+
+    def forward(self, x):
+        B, C, H, W = x.shape
+        p = self.patch_size[0]
+        torch._check(H % p == 0)
+        return x * 2
+"""
+_LOCAL_PAIRS = """
+def to_pair(value):
+    return value if isinstance(value, tuple) else (value, value)
+
+
+class LocalEmbed(torch.nn.Module):
+    def __init__(self, patch_size=16):
+        super().__init__()
+        self.patch_size = to_pair(patch_size)
+
+    def forward(self, x):
+        B, C, H, W = x.shape
+        torch._assert(H % self.patch_size[0] == 0, "no")
+        return x * 2
+"""
 
 
 def _strict_only(name: str, body: str, shapes: str = _HEIGHT, **more: str) -> Program:
@@ -68,7 +125,10 @@ def _exports(name: str, body: str, shapes: str = _HEIGHT, **more: str) -> Progra
 
 
 PROGRAMS: list[Program] = [
-    _strict_only("assert-message", _UNPACK + "torch._assert(H % 1 == 0, f'height {H}')\nreturn x * 2"),
+    _strict_only(
+        "assert-message",
+        _UNPACK + "torch._assert(H % 1 == 0, f'height {H}')\nreturn x * 2",
+    ),
     _strict_only(
         "assert-message-dynamic",
         _UNPACK + "torch._assert(H > 0, f'height {H}')\nreturn x * 2",
@@ -79,14 +139,29 @@ PROGRAMS: list[Program] = [
         _UNPACK + "torch._assert(H % 1 == 0, f'h {H}')\nreturn x * 2",
         '{"x": {2: 16 * Dim("k", min=2, max=28)}}',
     ),
-    _strict_only("message-read-inline", "torch._assert(x.shape[2] > 0, f'height {x.shape[2]}')\nreturn x * 2"),
-    _strict_only("message-bound-first", _UNPACK + "msg = f'height {H}'\ntorch._assert(H > 0, msg)\nreturn x * 2"),
+    _strict_only(
+        "message-read-inline",
+        "torch._assert(x.shape[2] > 0, f'height {x.shape[2]}')\nreturn x * 2",
+    ),
+    _strict_only(
+        "message-bound-first",
+        _UNPACK + "msg = f'height {H}'\ntorch._assert(H > 0, msg)\nreturn x * 2",
+    ),
     _strict_only("message-bound-unused", _UNPACK + "msg = f'height {H}'\nreturn x * 2"),
-    _strict_only("message-to-a-helper", _UNPACK + "check(H > 0, f'height {H}')\nreturn x * 2", top=_HELPER),
+    _strict_only(
+        "message-to-a-helper",
+        _UNPACK + "check(H > 0, f'height {H}')\nreturn x * 2",
+        top=_HELPER,
+    ),
     _strict_only("two-sizes-joined", _UNPACK + "s = f'{H}{W}'\nreturn x * 2"),
     _strict_only("size-call-formatted", "s = f'h {x.size(2)}'\nreturn x * 2"),
     _strict_only("half-formatted", _UNPACK + "s = f'h {H // 2}'\nreturn x * 2"),
-    _strict_only("submodule-of-this-file", "return self.check(x)", top=_LOCAL_BLOCK, init="self.check = Check()"),
+    _strict_only(
+        "submodule-of-this-file",
+        "return self.check(x)",
+        top=_LOCAL_BLOCK,
+        init="self.check = Check()",
+    ),
     _strict_only(
         "timm-patch-embed-other-file",
         "return self.patch_embed(x)",
@@ -98,18 +173,26 @@ PROGRAMS: list[Program] = [
     _strict_only("returned-lone-size", _UNPACK + "return x * 2, f'{H}'"),
     # near misses: each exports in both modes
     _exports(
-        "assert-message-auto", _UNPACK + "torch._assert(H > 0, f'height {H}')\nreturn x * 2", '{"x": {2: Dim.AUTO}}'
+        "assert-message-auto",
+        _UNPACK + "torch._assert(H > 0, f'height {H}')\nreturn x * 2",
+        '{"x": {2: Dim.AUTO}}',
     ),
     _exports(
         "assert-message-static-dim",
         _UNPACK + "torch._assert(H > 0, f'height {H}')\nreturn x * 2",
         '{"x": {0: Dim("b", min=2, max=8)}}',
     ),
-    _exports("python-assert-message", _UNPACK + "assert H % 1 == 0, f'height {H}'\nreturn x * 2"),
+    _exports(
+        "python-assert-message",
+        _UNPACK + "assert H % 1 == 0, f'height {H}'\nreturn x * 2",
+    ),
     _exports("plain-message", "torch._assert(x.shape[2] > 0, 'height')\nreturn x * 2"),
     _exports("lone-size-bound", _UNPACK + "s = f'{H}'\nreturn x * 2"),
     _exports("lone-size-message", _UNPACK + "torch._assert(H > 0, f'{H}')\nreturn x * 2"),
-    _exports("raise-not-taken", _UNPACK + "if x.dim() != 4:\n    raise ValueError(f'height {H}')\nreturn x * 2"),
+    _exports(
+        "raise-not-taken",
+        _UNPACK + "if x.dim() != 4:\n    raise ValueError(f'height {H}')\nreturn x * 2",
+    ),
     _exports(
         "timm-patch-embed-batch-dim",
         "return self.patch_embed(x)",
@@ -119,11 +202,63 @@ PROGRAMS: list[Program] = [
     ),
 ]
 
+PAIRS: list[Program] = [
+    Program(
+        "pair-helper-other-file",
+        "return self.e(x)",
+        _PIXELS,
+        _HEIGHT,
+        fails=True,
+        block=_PAIRS,
+        init="self.e = Block()",
+    ),
+    Program(
+        "pair-helper-other-file-patch-one",
+        "return self.e(x)",
+        _PIXELS,
+        _HEIGHT,
+        fails=False,
+        block=_PAIRS,
+        init="self.e = Block(patch_size=1)",
+    ),
+    Program(
+        "pair-checked-helper-bound",
+        "return self.e(x)",
+        _PIXELS,
+        _HEIGHT,
+        fails=True,
+        block=_PAIRS,
+        top="from .blocks import CheckedEmbed",
+        init="self.e = CheckedEmbed()",
+    ),
+    Program(
+        "pair-helper-this-file",
+        "return self.e(x)",
+        _PIXELS,
+        _HEIGHT,
+        fails=True,
+        top=_LOCAL_PAIRS,
+        init="self.e = LocalEmbed()",
+    ),
+    Program(
+        "pair-helper-this-file-patch-one",
+        "return self.e(x)",
+        _PIXELS,
+        _HEIGHT,
+        fails=False,
+        top=_LOCAL_PAIRS,
+        init="self.e = LocalEmbed(1)",
+    ),
+]
+
 #: (program, mode) -> why xport-lint's verdict still differs from torch's
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    ("returned-lone-size", Mode.STRICT): "a lone formatted size (`f'{H}'`) returned: only joined strings are read",
+    (
+        "returned-lone-size",
+        Mode.STRICT,
+    ): "a lone formatted size (`f'{H}'`) returned: only joined strings are read",
 }
 
-BATCH = ProgramBatch("shapes16", {"batch": PROGRAMS}, KNOWN_MISSES)
+BATCH = ProgramBatch("shapes16", {"formatted sizes": PROGRAMS, "project pairs": PAIRS}, KNOWN_MISSES)
 test_error_exactly_where_export_fails = BATCH.error_exactly_where_export_fails()
 test_recall_and_false_errors = BATCH.recall_and_false_errors()

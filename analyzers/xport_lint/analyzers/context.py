@@ -158,6 +158,7 @@ class RuleContext:
                         context.built_elsewhere(cls.name.value),
                     ),
                     self.resolve,
+                    self.program.functions,
                 ),
                 layers=init_layers(cls), blocks=blocks,
                 inline=self.flow.inlined if self.flow is not None else None, far=far,

@@ -3303,12 +3303,14 @@ def init_constants(
     cls: cst.ClassDef,
     defaults: dict[str, int] | None = None,
     resolve: Callable[[cst.BaseExpression], str | None] | None = None,
+    functions: dict[str, cst.FunctionDef] | None = None,
 ) -> dict[str, int]:
     """`self.x` set once in `__init__` to an integer literal, or to an argument whose default is
     one (`max_len=512`: the model built with defaults, as an export example builds it; `defaults`:
     those to read, `init_defaults` unless given); a tuple of them (`self.img_size = (224, 224)`,
-    `(patch_size, patch_size)`) or torch's repeat of one (`_pair(patch_size)`, as `resolve` names
-    the call) gives one entry per element (`img_size[0]`)."""
+    `(patch_size, patch_size)`), torch's repeat of one (`_pair(patch_size)`, as `resolve` names
+    the call) or a helper of the file's `functions` repeating its integer argument
+    (`to_2tuple(patch_size)`: `repeat_count`) gives one entry per element (`img_size[0]`)."""
     init = init_method(cls)
     if init is None:
         return {}
@@ -3329,7 +3331,7 @@ def init_constants(
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                 value = stmt.value  # type: ignore[union-attr]
                 found.setdefault(t.attr.value, []).append(number(value))
-                for index, item in enumerate(_elements(value, resolve)):
+                for index, item in enumerate(_elements(value, resolve, functions or {})):
                     found.setdefault(f"{t.attr.value}[{index}]", []).append(number(item))
     return {name: values[0] for name, values in found.items() if len(values) == 1 and values[0] is not None}
 
@@ -3345,19 +3347,105 @@ def _rebinds(node: cst.CSTNode) -> list[str]:
 
 
 def _elements(
-    value: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None] | None
+    value: cst.BaseExpression,
+    resolve: Callable[[cst.BaseExpression], str | None] | None,
+    functions: dict[str, cst.FunctionDef],
 ) -> list[cst.BaseExpression | None]:
-    """The elements of a tuple or list display (None for a starred one), or of torch's repeat
-    of one argument (`_pair(k)`: `[k, k]`); none for anything else."""
+    """The elements of a tuple or list display (None for a starred one), or of a repeat of one
+    argument (`_pair(k)`, or a helper of the file's `functions` that `repeat_count` reads:
+    `[k, k]`); none for anything else."""
     if isinstance(value, (cst.Tuple, cst.List)):
         return [None if isinstance(e, cst.StarredElement) else e.value for e in value.elements]
-    if (
-        isinstance(value, cst.Call) and resolve is not None and len(value.args) == 1
+    if not (
+        isinstance(value, cst.Call) and len(value.args) == 1
         and not value.args[0].star and value.args[0].keyword is None
-        and (count := _REPEATS.get(resolve(value.func) or "")) is not None
     ):
-        return [value.args[0].value] * count
-    return []
+        return []
+    count = _REPEATS.get(resolve(value.func) or "") if resolve is not None else None
+    if count is None and isinstance(value.func, cst.Name) and value.func.value in functions:
+        count = repeat_count(functions[value.func.value])
+    return [value.args[0].value] * count if count is not None else []
+
+
+#: types an integer is no instance of (`isinstance(16, (tuple, list))` is False)
+_CONTAINERS = frozenset({
+    "tuple", "list", "str", "Iterable", "Sequence", "abc.Iterable", "abc.Sequence", "collections.abc.Iterable",
+    "collections.abc.Sequence", "typing.Iterable", "typing.Sequence",
+})
+
+
+def repeat_count(helper: cst.FunctionDef) -> int | None:
+    """How many copies of an integer first argument a helper returns (timm's `to_2tuple`,
+    `value if isinstance(value, tuple) else (value, value)`: 2), its `if`s and conditional
+    expressions taken as an integer takes them (`isinstance` of a container type is False); None
+    where a statement or test is another kind."""
+    params = helper.params
+    if not params.params or isinstance(params.star_arg, cst.Param) or any(p.default is None for p in params.params[1:]):
+        return None
+    name = params.params[0].name.value
+    for stmt in _top_level(helper.body):
+        if isinstance(stmt, cst.If) and stmt.orelse is None:
+            taken = _integer_test(stmt.test, name)
+            if taken is None:
+                return None
+            if taken:
+                inner = _top_level(stmt.body)
+                return _copies(inner[0].value, name) if len(inner) == 1 and isinstance(inner[0], cst.Return) else None
+        elif isinstance(stmt, cst.Return):
+            return _copies(stmt.value, name)
+        elif not (isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.SimpleString)):
+            return None  # not a docstring
+    return None
+
+
+def _top_level(body: cst.BaseSuite) -> list[cst.CSTNode]:
+    """A block's own statements in order, the small ones of each line apart (nested blocks closed)."""
+    if not isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    lines = body.body
+    return [small for line in lines for small in (line.body if isinstance(line, cst.SimpleStatementLine) else [line])]
+
+
+def _integer_test(test: cst.BaseExpression, name: str) -> bool | None:
+    """The value of `test` where `name` holds an integer, or None where it does not follow."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _integer_test(test.expression, name)
+        return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        left = _integer_test(test.left, name)
+        deciding = isinstance(test.operator, cst.Or)
+        return deciding if left is deciding else None if left is None else _integer_test(test.right, name)
+    if not (isinstance(test, cst.Call) and dotted(test.func) == "isinstance" and len(test.args) == 2):
+        return None
+    checked, types = test.args[0].value, test.args[1].value
+    listed = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+    if isinstance(checked, cst.Name) and checked.value == name and all(dotted(t) in _CONTAINERS for t in listed):
+        return False
+    return None
+
+
+def _copies(value: cst.BaseExpression | None, name: str) -> int | None:
+    """How many copies of `name` an expression returned holds: `(k, k)`, `(k,) * 2`,
+    `tuple(repeat(k, 2))`, one side of `a if isinstance(k, ...) else b` as an integer takes it."""
+    if isinstance(value, cst.IfExp):
+        taken = _integer_test(value.test, name)
+        return None if taken is None else _copies(value.body if taken else value.orelse, name)
+    if isinstance(value, cst.Tuple) and value.elements and all(
+        isinstance(e, cst.Element) and isinstance(e.value, cst.Name) and e.value.value == name for e in value.elements
+    ):
+        return len(value.elements)
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+        once, times = _copies(value.left, name), _integer(value.right)
+        return once * times if once is not None and times is not None else None
+    if isinstance(value, cst.Call) and dotted(value.func) == "tuple" and len(value.args) == 1:
+        inner = value.args[0].value
+        if (
+            isinstance(inner, cst.Call) and dotted(inner.func) in ("repeat", "itertools.repeat")
+            and len(inner.args) == 2 and isinstance(inner.args[0].value, cst.Name)
+            and inner.args[0].value.value == name
+        ):
+            return _integer(inner.args[1].value)
+    return None
 
 
 def init_defaults(cls: cst.ClassDef) -> dict[str, int]:
