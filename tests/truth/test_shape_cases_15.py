@@ -157,26 +157,9 @@ class HalvedEmbed(torch.nn.Module):
 """
 
 
-def _block(
-    name: str,
-    body: str,
-    shapes: str,
-    fails: bool,
-    imported: str,
-    args: str = _IMAGE,
-    **more: str,
-) -> Program:
+def _block(name: str, body: str, shapes: str, fails: bool, imported: str, args: str = _IMAGE, **more: str) -> Program:
     """A program whose forward uses `imported` of `blocks.py`."""
-    return Program(
-        name,
-        body,
-        args,
-        shapes,
-        fails=fails,
-        block=_BLOCKS,
-        top=f"from .blocks import {imported}",
-        **more,
-    )
+    return Program(name, body, args, shapes, fails=fails, block=_BLOCKS, top=f"from .blocks import {imported}", **more)
 
 
 def _local_embed(name: str, check: str, shapes: str, fails: bool, **more: str) -> Program:
@@ -195,14 +178,7 @@ def _local_embed(name: str, check: str, shapes: str, fails: bool, **more: str) -
 
 PROGRAMS: list[Program] = [
     # diffusers' Upsample2D: a batch size tested after submodules
-    _block(
-        "file-upsample-batch-test",
-        "return self.up(x)",
-        _BATCH_128,
-        True,
-        "Upsample",
-        init="self.up = Upsample()",
-    ),
+    _block("file-upsample-batch-test", "return self.up(x)", _BATCH_128, True, "Upsample", init="self.up = Upsample()"),
     _block(
         "file-upsample-batch-test-max-32",
         "return self.up(x)",
@@ -220,12 +196,7 @@ PROGRAMS: list[Program] = [
         init="self.up = Upsample()\nself.conv = torch.nn.Conv2d(4, 4, 3, padding=1)",
     ),
     _block(
-        "file-upsample-bound",
-        "return self.up(x)",
-        _BATCH_128,
-        True,
-        "UpsampleBound",
-        init="self.up = UpsampleBound()",
+        "file-upsample-bound", "return self.up(x)", _BATCH_128, True, "UpsampleBound", init="self.up = UpsampleBound()"
     ),
     _block(
         "file-helper-batch-test",
@@ -234,14 +205,7 @@ PROGRAMS: list[Program] = [
         True,
         "maybe_contiguous",
     ),
-    _block(
-        "file-stage-upsample",
-        "return self.stage(x)",
-        _BATCH_128,
-        True,
-        "UpStage",
-        init="self.stage = UpStage()",
-    ),
+    _block("file-stage-upsample", "return self.stage(x)", _BATCH_128, True, "UpStage", init="self.stage = UpStage()"),
     _block(
         "file-stage-list-upsample",
         "return self.stage(x)",
@@ -267,13 +231,7 @@ PROGRAMS: list[Program] = [
         top=_LOCAL_HELPER,
     ),
     Program(
-        "local-upsample",
-        "return self.up(x)",
-        _IMAGE,
-        _BATCH_128,
-        fails=True,
-        top=_LOCAL_UP,
-        init="self.up = LocalUp()",
+        "local-upsample", "return self.up(x)", _IMAGE, _BATCH_128, fails=True, top=_LOCAL_UP, init="self.up = LocalUp()"
     ),
     Program(
         "inline-batch-test",
@@ -359,18 +317,8 @@ PROGRAMS: list[Program] = [
         args=_PIXELS,
         init="self.patch_embed = PatchEmbed()",
     ),
-    _local_embed(
-        "torch-pair-assert",
-        "torch._assert(H % self.patch_size[0] == 0, 'not divisible')",
-        _HW,
-        True,
-    ),
-    _local_embed(
-        "torch-pair-check-bound",
-        "p = self.patch_size[1]\n        torch._check(W % p == 0)",
-        _HW,
-        True,
-    ),
+    _local_embed("torch-pair-assert", "torch._assert(H % self.patch_size[0] == 0, 'not divisible')", _HW, True),
+    _local_embed("torch-pair-check-bound", "p = self.patch_size[1]\n        torch._check(W % p == 0)", _HW, True),
     _local_embed(
         "torch-pair-assert-multiples",
         "torch._assert(H % self.patch_size[0] == 0, 'not divisible')",
@@ -392,34 +340,16 @@ PROGRAMS: list[Program] = [
 _TWO_DEEP = "a submodule of another file passing its input to its own submodule (passed on one level only)"
 #: (program, mode) -> why xport-lint's verdict still differs from torch's
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    **{
-        (
-            "file-helper-batch-test",
-            m,
-        ): "a size branch in a helper function of another file"
-        for m in Mode
-    },
-    **{
-        (
-            "local-helper-batch-test",
-            m,
-        ): "a size branch in a helper function of this file"
-        for m in Mode
-    },
+    **{("file-helper-batch-test", m): "a size branch in a helper function of another file" for m in Mode},
+    **{("local-helper-batch-test", m): "a size branch in a helper function of this file" for m in Mode},
     **{("file-stage-upsample", m): _TWO_DEEP for m in Mode},
     **{("file-stage-list-upsample", m): _TWO_DEEP + ", through a ModuleList loop" for m in Mode},
     **{
-        (
-            "file-stages-loop",
-            m,
-        ): "a ModuleList of submodules of another file looped over, then " + _TWO_DEEP
+        ("file-stages-loop", m): "a ModuleList of submodules of another file looped over, then " + _TWO_DEEP
         for m in Mode
     },
     **{
-        (
-            "file-pair-embed-two-sizes",
-            m,
-        ): "a class built with two patch sizes: neither default holds (no error)"
+        ("file-pair-embed-two-sizes", m): "a class built with two patch sizes: neither default holds (no error)"
         for m in Mode
     },
 }
