@@ -692,7 +692,6 @@ _A_LOOP_AS_LONG_AS_THE_DATA = "a loop as long as the data says"
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
     "count-and-rows-returned-by-a-helper-then-tested": _A_HELPER_TUPLE,
-    "staticmethod-count-as-a-zeros-size": "`int()` is in a helper whose result is used as a size",
     "while-a-norm-read-through-a-helper": "the `while` test calls a helper comparing a read",
     "tolist-elements-compared-in-a-loop": "a per-element branch over `.tolist()` in a loop writing rows in place",
     "stack-over-a-loop-counted-by-a-read": _A_LOOP_AS_LONG_AS_THE_DATA + " (the stacked size is the count)",

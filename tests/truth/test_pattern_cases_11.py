@@ -543,7 +543,6 @@ NO_FIX: dict[str, str] = {
     "stack-of-steps-counted-by-an-item": _A_LOOP_AS_LONG_AS_THE_DATA + " (the stacked size is the count)",
     "split-by-an-int-of-an-item": "the number of pieces is the data",
     "interpolate-scale-from-an-item": "the resampling kernel needs a concrete float in both modes",
-    "repeat-by-an-int-of-a-sum-through-a-helper": "`int()` is in a helper whose result is used as a size",
     "masked-select-numel-as-a-range": _A_LOOP_AS_LONG_AS_THE_DATA + " (the selected count)",
     "len-of-masked-rows-compared-in-a-ternary": "the branch tests a size the data decides, and its arms differ in shape",
     "unique-values-looped": _A_LOOP_AS_LONG_AS_THE_DATA + " (one step per distinct value)",

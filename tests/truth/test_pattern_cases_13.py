@@ -649,7 +649,6 @@ NO_FIX: dict[str, str] = {
     "row-tolist-first-and-last-compared": "`row = x[0].tolist()`, two elements compared: no rank fact for `x[0]`",
     "moe-tokens-per-expert-from-a-bincount-tolist": "a bincount's length is data: the list has no static length",
     "sampler-window-unpacked-from-a-row-slice-tolist": "`a, b = x[0, :2].tolist()` unpacked: no rank fact",
-    "byte-length-from-a-pad-count-through-a-helper": "`int()` in a helper whose result callers use as a size",
     "graph-degree-list-comprehension-of-ints-max-tested": "`max()` over a comprehension of `int()` of rows",
     "int-of-an-item-rolls-the-columns": "`x.roll(k, 1)` with a `k` read from data: no tensor form of the shift",
     "property-pair-of-buffer-items-unpacked": "a property returning a tuple of reads is not written at its use",

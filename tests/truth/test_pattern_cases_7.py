@@ -613,8 +613,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
-    "repeats-from-a-module-level-helper": "`int(t.max())` is returned by a helper; the size it becomes is in"
-    " the caller",
     "split-into-as-many-parts-as-a-read-count": "the number of pieces is the data",
     "chunks-counted-by-bool-of-a-threshold": "a ternary of two numbers used as `chunk`'s count: a tensor"
     " selected by torch.where cannot be a count",

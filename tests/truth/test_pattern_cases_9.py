@@ -680,8 +680,6 @@ class Chatty(nn.Module):
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 _A_LOOP_AS_LONG_AS_THE_DATA = "a loop as long as the data says"
-_HELPER_RESULT = ("`int()` is in a helper whose result is used as a size; XPT203's fix (measured: without `int()` it"
-                  " exports in both modes) follows a number's uses within one function only")
 
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
@@ -696,8 +694,6 @@ NO_FIX: dict[str, str] = {
     "split-into-pieces-of-a-read-size": "the number of pieces is the data",
     "pad-amount-through-a-partial": "`F.pad` is called through a `functools.partial` bound to a name, so the"
     " amount is not known to be used only as a size (measured: `F.pad(x, (0, p.item()))` exports in both modes)",
-    "slice-bound-read-by-a-staticmethod": _HELPER_RESULT,
-    "view-rows-read-through-a-helper": _HELPER_RESULT,
     "match-on-a-read-mode": "no rewrite of a `match` is written (torch.cond takes one test: each `case` would be one)",
     "sum-of-a-generator-over-a-read-range": "a sum of as many terms as the data says",
 }
