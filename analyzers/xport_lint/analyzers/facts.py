@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 import libcst as cst
 
@@ -516,6 +516,7 @@ class FileFacts(FileReach):
             if written.partition(".")[0] not in self._file_classes
             and (qualified := _qualified(self.imports.aliases, written)) is not None
         }
+        exports = sorted(shapes)
         # submodules of other files a declared model of this file passes its inputs to
         for written, config in passed_elsewhere(
             self.classes, self.declared_shapes, lambda parent: declared_ranks(self, parent)
@@ -528,6 +529,8 @@ class FileFacts(FileReach):
             self.inline_helpers(), self.site_calls(), self.config_classes, self.config_switches(),
             defined_context_managers(self.module, self.resolve),
             construction_arguments(self.module_nodes, imported_project_code),
+            exports,
+            blocks_built(self.module, self.module_nodes, self.classes, self.functions, imported_project_code),
         )
 
 
@@ -617,6 +620,37 @@ def _built_in(init: cst.FunctionDef, classes: dict[str, ModuleClass]) -> dict[st
             name = next(iter(built)) if len(built) == 1 else None
             out[attribute] = name if out.get(attribute, name) == name else None
     return out
+
+
+def blocks_built(
+    module: cst.Module,
+    nodes: Sequence[tuple[cst.CSTNode, cst.CSTNode | None]],
+    module_classes: Collection[str],
+    functions: Collection[str],
+    wanted: Callable[[str], bool],
+) -> list[str]:
+    """The classes `wanted` accepts (of other files, as written) that the file's model code
+    builds: a call in one of its module classes, or in a function of the file a module class
+    calls (`self.block = make_block()`). A class a free function builds for the user (kornia's
+    `SigLip2Builder`) is a model of its own, exported with its own example: not counted.
+    `nodes`: the file's (`FileSymbols.module_nodes`), in source order."""
+    tops = {id(statement) for statement in module.body}
+    top: cst.CSTNode | None = None
+    built: dict[str, set[str]] = {}  # top-level statement's name -> the classes its calls build
+    called: set[str] = set()  # the file's functions a module class calls
+    for node, _ in nodes:
+        if id(node) in tops:
+            top = node
+        if type(node) is not cst.Call or not isinstance(top, (cst.ClassDef, cst.FunctionDef)):
+            continue
+        written = dotted(node.func)  # type: ignore[attr-defined]
+        if written is None:
+            continue
+        if wanted(written):
+            built.setdefault(top.name.value, set()).add(written)
+        elif top.name.value in module_classes and written in functions:
+            called.add(written)
+    return sorted({w for name in (*module_classes, *called) for w in built.get(name, ())})
 
 
 def _submodules_written(init: cst.FunctionDef, project: Callable[[str], bool]) -> dict[str, str]:

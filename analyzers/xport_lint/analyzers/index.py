@@ -27,7 +27,7 @@ from .names import is_standard_library
 from .shapes import BlockDims, BuiltArguments, ShapeConfig, joined_arguments
 
 #: bump when the summary's shape changes
-SUMMARY_VERSION = 17
+SUMMARY_VERSION = 18
 #: what a call passes a callee of another file, weakest first (a slot keeps the strongest;
 #: "data-list": the list `.tolist()` reads, whose `len()` is a size)
 PASSED_KINDS = ("tensor", "data-list", "data", "dd")
@@ -160,6 +160,12 @@ class ModuleSummary:
     contexts: dict[str, list[Any]] = field(default_factory=dict)
     #: what the file's calls of classes of other files pass them (`shapes.construction_arguments`)
     built: BuiltArguments = field(default_factory=dict)
+    #: model classes of other files the file's own export sites export (qualified name): the keys
+    #: of `shapes` that are no submodule a declared model passes its inputs to
+    exports: list[str] = field(default_factory=list)
+    #: classes of other files (as written) the file's model code builds: in a module class, or in
+    #: a function of the file one calls (`facts.blocks_built`)
+    blocks: list[str] = field(default_factory=list)
 
     def names(self) -> tuple[Any, ...]:
         """What the file defines and imports (what other files' names resolve to), without what
@@ -180,7 +186,8 @@ class ModuleSummary:
             "shapes": {name: config.to_plain() for name, config in self.shapes.items()},
             "helpers": {name: [list(params), text] for name, (params, text) in self.helpers.items()},
             "site_calls": self.site_calls, "configs": self.configs, "switches": self.switches,
-            "contexts": self.contexts, "built": self.built,
+            "contexts": self.contexts, "built": self.built, "exports": self.exports,
+            "blocks": self.blocks,
             "functions": {n: function(f) for n, f in self.functions.items()},
             "classes": {
                 n: [c.bases, {m: function(f) for m, f in c.methods.items()}, c.module, c.submodules,
@@ -262,10 +269,13 @@ class ModuleSummary:
         built = {str(written): {str(slot): v for slot, v in slots.items()} for written, slots in data["built"].items()}
         if not all(v is None or type(v) is int for slots in built.values() for v in slots.values()):
             raise TypeError("malformed construction arguments")
+        exports, blocks = data["exports"], data["blocks"]
+        if not all(isinstance(e, str) for e in (*exports, *blocks)):
+            raise TypeError("malformed exports or blocks")
         return cls(
             data["module"], path, strings(data["imports"]), classes,
             {n: function(f) for n, f in data["functions"].items()}, list(exported), shapes, helpers, list(site_calls),
-            configs, list(switches), contexts, built,
+            configs, list(switches), contexts, built, list(exports), list(blocks),
         )
 
 
@@ -382,6 +392,9 @@ class FileContext:
     #: class of the file -> what other files' calls building it pass (`ModuleSummary.built`,
     #: joined over those files: one integer literal per argument slot, or None where they differ)
     built: tuple[tuple[str, tuple[tuple[str, int | None], ...]], ...] = ()
+    #: classes of the file other files' model code builds (`ModuleSummary.blocks`) and no other
+    #: file's export site exports (`ModuleSummary.exports`): blocks of another file's model
+    blocks_elsewhere: tuple[str, ...] = ()
 
     def digest(self) -> str:
         """Stable text for the findings cache key."""
@@ -402,6 +415,7 @@ class FileContext:
             [list(c) for c in self.literals],
             [[written, [list(part) for part in checks]] for written, checks in self.checks],
             [[name, [list(slot) for slot in slots]] for name, slots in self.built],
+            list(self.blocks_elsewhere),
         ])
 
     def config_defaults(self) -> ConfigDefaults:
@@ -503,6 +517,7 @@ class ProjectIndex:
         self._switched: dict[str, dict[str, str]] | None = None
         self._literals: dict[str, dict[str, str]] | None = None
         self._built: dict[str, BuiltArguments] | None = None
+        self._blocks_built: dict[str, set[str]] | None = None
         #: path -> the summary its context was computed from, and that context (a project check
         #: asks each file's context of one index up to three times: the re-index, the next round,
         #: the outcome)
@@ -834,15 +849,17 @@ class ProjectIndex:
         checks = tuple(sorted(self._checks.get(module, {}).items()))  # beside `returns`
         built = tuple(sorted((name, tuple(sorted(slots.items()))) for name, slots in self._built_elsewhere().get(
             module, {}).items()))
+        blocks_elsewhere = tuple(sorted(self._blocks_elsewhere().get(module, ())))
         if not (
             module_classes or plain_classes or entries or shapes or arguments or returns or helpers or blocks
-            or configs or contexts or exporting or checks or built
+            or configs or contexts or exporting or checks or built or blocks_elsewhere
         ) and path not in self.followed:
             return EMPTY_CONTEXT
         return FileContext(
             module_classes, plain_classes, entries, entries_only=path in self.followed, shapes=shapes,
             arguments=arguments, returns=returns, helpers=helpers, blocks=blocks, configs=configs, contexts=contexts,
             exporting=exporting, switched=switched, literals=literals, checks=checks, built=built,
+            blocks_elsewhere=blocks_elsewhere,
         )
 
     def _contexts(self, summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
@@ -1018,6 +1035,27 @@ class ProjectIndex:
                     built = self._built.setdefault(key[0], {})
                     built[key[1]] = joined_arguments((built.get(key[1], {}), slots))
         return self._built
+
+    def _blocks_elsewhere(self) -> dict[str, set[str]]:
+        """Per module, its classes that other files' model code builds (`ModuleSummary.blocks`)
+        and no export site of another file exports (`ModuleSummary.exports`): the same whatever
+        order the files come in."""
+        if self._blocks_built is None:
+            built: dict[str, set[str]] = {}
+            exported: set[tuple[str, str]] = set()
+            for summary in self.by_module.values():
+                for written in summary.blocks:
+                    key = self.resolve_local(summary, written)
+                    if isinstance(key, tuple) and key[0] != summary.module and self._class(key) is not None:
+                        built.setdefault(key[0], set()).add(key[1])
+                for qualified in summary.exports:
+                    key = self.lookup(qualified)
+                    if key is not None and key[0] != summary.module:
+                        exported.add(key)
+            self._blocks_built = {
+                module: {name for name in names if (module, name) not in exported} for module, names in built.items()
+            }
+        return self._blocks_built
 
     def _data_arguments(self) -> dict[str, dict[str, dict[str, str]]]:
         """Per module, per function: the tensors and data-dependent values traced callers in other

@@ -171,8 +171,9 @@ class FileSymbols:
         self._class_of: dict[int, ModuleClass] = {}
         self._file_classes: dict[str, cst.ClassDef] = {}
         self._enum_members: dict[str, dict[str, EnumMember | Scalar] | None] = {}
-        #: classes of this file that another class builds as a submodule: their forward's arguments
-        #: after the first come from the parent, not from the export's example
+        #: classes of this file that another class builds as a submodule (of this file, or of another:
+        #: `FileContext.blocks_elsewhere`): their forward's arguments after the first come from the
+        #: parent, not from the export's example
         self.submodule_classes: set[str] = set()
         #: per `__init__`: the attributes it sets from arguments defaulting to None
         self._optional_attributes: dict[int, set[str]] = {}
@@ -180,6 +181,8 @@ class FileSymbols:
         #: tuple of literals (kornia's `_LM_MODELS = ("homography", ...)`), None where bound again
         self._constants: dict[str, Scalar | tuple[Scalar, ...] | None] = {}
         self._collect_top_level(module.body)
+        # a class another file builds is a block of that file's model, as one this file builds
+        self.submodule_classes.update(name for name in context.blocks_elsewhere if name in self._file_classes)
         self.constants = {name: value for name, value in self._constants.items() if value is not None}
         for local, full in self.imports.aliases.items():
             if full.startswith("."):
