@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..model import Mode, Severity
@@ -8,23 +10,68 @@ from ..shapes import DimKind
 from ..walk import iter_nodes
 from ._conditions import short
 
+#: `%` conversions as Python reads them: flags, width, precision, length, then the conversion
+_PERCENT = re.compile(r"%(\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?(.)")
+#: per spelling, the dimension kinds whose size makes each export mode fail (measured on torch
+#: 2.13 under `Dim("height")` and `Dim.DYNAMIC`). `Dim.AUTO` fails the `str`, `bare`, `integer`
+#: (strict) and `spec` spellings too, but only where nothing specialised the size first (a 0 or
+#: 1 in the example, an earlier test narrows it silently): not claimed. A static size is an int.
+_KEPT = frozenset({DimKind.NAMED, DimKind.DYNAMIC})
+_FAILING: dict[str, dict[Mode, frozenset[DimKind]]] = {
+    # f"height {H}", "height %s" % (H,): the joined text specialises the size (strict)
+    "joined": {Mode.STRICT: _KEPT},
+    # str(H), repr(H): Dynamo cannot trace them on a symbolic size (strict `Unsupported`)
+    "str": {Mode.STRICT: _KEPT},
+    # "h %s" % H, its operand no tuple: strict `Unsupported` (Dynamo fails on `str % SymInt`)
+    "bare": {Mode.STRICT: _KEPT},
+    # "%d" % H, "%d" % (H,): specialises the size in non-strict export too; strict `Unsupported`
+    "integer": {Mode.NON_STRICT: _KEPT, Mode.STRICT: _KEPT},
+    # f"{H:d}", f"{H:>4}": `SymInt.__format__` takes no format spec (non-strict `TypeError`)
+    "spec": {Mode.NON_STRICT: _KEPT},
+}
+
+
+_WHY = {
+    "joined": "strict export specialises it to the example's value and fails (a plain message, or an "
+    "`assert`'s, which Python builds only on failure, does not)",
+    "str": "strict export cannot trace `str`/`repr` of a symbolic size and fails (`Unsupported`); a plain "
+    "message, or an `assert`'s, which Python builds only on failure, does not",
+    "bare": "strict export cannot trace `%` of a string and a symbolic size and fails (`Unsupported`); a "
+    "plain message, or an `assert`'s, which Python builds only on failure, does not",
+    "integer": "`%d` specialises it to the example's value (export fails; strict: `Unsupported`); a plain "
+    "message, or an `assert`'s, which Python builds only on failure, does not",
+    "spec": "non-strict export fails in `SymInt.__format__`, which takes no format spec (`TypeError`); a plain "
+    "message, or an `assert`'s, which Python builds only on failure, does not",
+}
+
 
 class FormattedSize(Rule):
-    """An f-string that joins a size of a named or `Dim.DYNAMIC` dimension with other text (strict export specialises it).
+    """A size of a dynamic dimension made into text on every export path: an f-string joining it with other text, `str()`, `%`, a format spec.
 
     ## What it does
-    Flags an f-string evaluated on every export of `forward` that formats an
-    input's size together with other text (`f"height {H}"`, `f"{H}x{W}"`, `f"half {H // 2}"`),
-    where that dimension is declared with a named `Dim` (or a derived one) or `Dim.DYNAMIC`:
-    passed to `torch._assert` or a helper, bound to a name, even unused. Left alone: a lone
-    `f"{H}"`, the message of an `assert` (Python builds it only when the assertion fails), a
-    string under an `if` (the example may take the other side).
+    Flags text built from an input's size on every export of `forward` (passed to
+    `torch._assert` or a helper, bound to a name, even unused), where export keeps that size
+    symbolic (a named or derived `Dim`, or `Dim.DYNAMIC`) and the spelling makes it fail:
+    - an f-string joining the size with other text (`f"height {H}"`, `f"{H}x{W}"`,
+      `f"half {H // 2}"`) or `"height %s" % (H,)`: strict export;
+    - `str(H)`, `repr(H)`, or `"height %s" % H` (an operand that is no tuple): strict export;
+    - `"height %d" % H` (`%i`, also in a tuple): both modes;
+    - a format spec, `f"{H:d}"`, `f"{H:>4}"`: non-strict export.
+
+    Left alone: a lone `f"{H}"` and `"{}".format(H)` (they export), the message of an
+    `assert` (Python builds it only when the assertion fails), text under an `if` (the example
+    may take the other side), a static dimension's size (a Python int), and a `Dim.AUTO` one: the
+    spellings but the joining ones fail under it too, but only where nothing specialised the size
+    first (a 0 or 1 in the example, an earlier test narrows it without a word).
 
     ## Why it fails torch.export
-    Strict export (Dynamo) builds the joined string from the size's value: the symbolic size
-    becomes the example's, so export fails with `Constraints violated (height)! ... You marked
-    height as dynamic but your code specialized it to be a constant (224)` (measured on torch
-    2.13; non-strict export keeps the size symbolic and exports).
+    Joined into text, the symbolic size becomes the example's value: export fails with
+    `Constraints violated (height)! ... You marked height as dynamic but your code specialized
+    it to be a constant (224)`. Strict export (Dynamo) cannot trace `str`/`repr` of a symbolic
+    size (`Unsupported: Failed to trace builtin operator`) nor `%` of a string and one, other
+    than `%s` of a tuple (`Unsupported: Observed exception`); non-strict export calls `SymInt.__format__`, which takes no format
+    spec (`TypeError: unsupported format string passed to SymInt.__format__`). All measured on
+    torch 2.13.
 
     ## Example
     ```python
@@ -40,40 +87,89 @@ class FormattedSize(Rule):
     No automatic fix: the message is the author's.
 
     ## Modes
-    Error in strict export; nothing in non-strict export, which keeps the size symbolic and
-    exports (measured). `Dim.AUTO` and static dimensions take the specialisation without a
-    word: nothing reported.
+    Error in the modes each spelling fails in (above); the others export and get nothing.
     """
 
     CODE = "XPT309"
     NAME = "formatted-size"
-    SEVERITY = None
+    SEVERITY = Severity.ERROR
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "ConstraintViolationError"
-    FAILS_WITH = {Mode.STRICT: (TorchError("UserError", "Constraints violated"),)}
+    FAILS_WITH = {
+        Mode.NON_STRICT: (
+            TorchError("UserError", "Constraints violated"),
+            TorchError("TypeError", "unsupported format string passed to SymInt.__format__"),
+        ),
+        Mode.STRICT: (
+            TorchError("UserError", "Constraints violated"),
+            TorchError("Unsupported", "Failed to trace builtin operator"),
+            TorchError("Unsupported", "repr_impl not implemented"),
+            TorchError("Unsupported", "Observed exception"),
+        ),
+    }
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
-        if len(node.parts) < 2 or id(node) in self._lazy():
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression) and (
+                (part.format_spec and part.conversion is None and self._check(node, part.expression, "spec"))
+                or (len(node.parts) > 1 and self._check(node, part.expression, "joined"))
+            ):
+                return
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if (
+            isinstance(node.func, cst.Name)
+            and node.func.value in ("str", "repr")
+            and len(node.args) == 1
+            and not node.args[0].star
+            and node.args[0].keyword is None
+        ):
+            self._check(node, node.args[0].value, "str")
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if not isinstance(node.operator, cst.Modulo) or not isinstance(node.left, cst.SimpleString):
             return
+        text = node.left.evaluated_value
+        if not isinstance(text, str):
+            return
+        conversions = [m.group(2) for m in _PERCENT.finditer(text) if m.group(2) != "%"]
+        if any(m.group(1) for m in _PERCENT.finditer(text)) or "*" in text:
+            return  # a mapping key, or a width taken from the operands: not placed here
+        operands = [e.value for e in node.right.elements] if isinstance(node.right, cst.Tuple) else [node.right]
+        if len(operands) != len(conversions):
+            return  # Python raises its own TypeError
+        bare = not isinstance(node.right, cst.Tuple)
+        joined = len(conversions) > 1 or _PERCENT.sub("", text) != ""
+        for conversion, operand in zip(conversions, operands, strict=True):
+            if conversion in ("d", "i"):
+                self._check(node, operand, "integer")
+            elif conversion in ("s", "r"):
+                if bare:
+                    self._check(node, operand, "bare")
+                elif joined:
+                    self._check(node, operand, "joined")
+
+    def _check(self, node: cst.CSTNode, value: cst.BaseExpression, spelling: str) -> bool:
+        """Report `node` where `value` reads a size `spelling` makes this mode's export fail on."""
+        failing = _FAILING[spelling].get(self.ctx.mode)
+        if not failing or id(node) in self._lazy():
+            return False
         sizes = self.ctx.sizes()
         if sizes is None:
-            return
+            return False
         config = self.ctx.shape_config()
-        for part in node.parts:
-            if not isinstance(part, cst.FormattedStringExpression):
-                continue
-            for param, position, index in sizes.refs(part.expression) or ():
-                spec = config.dim(param, position, index)
-                if spec.kind in (DimKind.NAMED, DimKind.DYNAMIC):
-                    note = config.note()
-                    self.report(
-                        node,
-                        f"`{short(node)}` formats the size `{param}.shape[{index}]` ({spec.text()}, "
-                        f"{config.source}) into a string: strict export specialises it to the example's value "
-                        "and fails (a plain message, or an `assert`'s, which Python builds only on failure, does not)",
-                        notes=(note,) if note is not None else (),
-                    )
-                    return
+        for param, position, index in sizes.refs(value) or ():
+            spec = config.dim(param, position, index)
+            if spec.kind in failing:
+                note = config.note()
+                self.report(
+                    node,
+                    f"`{short(node)}` makes the size `{param}.shape[{index}]` ({spec.text()}, {config.source}) "
+                    f"text: {_WHY[spelling]}",
+                    notes=(note,) if note is not None else (),
+                )
+                return True
+        return False
 
     def _lazy(self) -> set[int]:
         """Nodes of the traced function a default export may not evaluate: under an `if`, an
@@ -98,6 +194,21 @@ class FormattedSize(Rule):
         return found  # type: ignore[return-value]
 
     VALID = [
+        Valid(
+            """
+            import torch
+            from torch.export import Dim
+            class Tiles(torch.nn.Module):
+                def forward(self, x):
+                    B, C, H, W = x.shape
+                    kept = f"{H}"
+                    shown = "width {}".format(W)
+                    return x * 2
+            def export():
+                shapes = {"x": {2: Dim("h", min=16, max=64), 3: Dim("w", min=16, max=64)}}
+                return torch.export.export(Tiles(), (torch.randn(2, 3, 32, 32),), dynamic_shapes=shapes, strict=True)
+            """
+        ),
         Valid(
             """
             import torch
@@ -129,6 +240,48 @@ class FormattedSize(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Tiles(torch.nn.Module):
+                def forward(self, x):
+                    B, C, H, W = x.shape
+                    name = "tiles_" + str(W)  # expect: XPT309
+                    return x * 2
+            def export():
+                shapes = {"x": {3: Dim("w", min=16, max=64)}}
+                return torch.export.export(Tiles(), (torch.randn(2, 3, 32, 32),), dynamic_shapes=shapes, strict=True)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Tiles(torch.nn.Module):
+                def forward(self, x):
+                    B, C, H, W = x.shape
+                    torch._assert(H % 8 == 0, "height %d" % H)  # expect: XPT309
+                    return x * 2
+            def xport_example():
+                shapes = {"x": {2: Dim("h", min=16, max=64)}}
+                return {"model": Tiles(), "args": (torch.randn(2, 3, 32, 32),), "dynamic_shapes": shapes}
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Tiles(torch.nn.Module):
+                def forward(self, x):
+                    B, C, H, W = x.shape
+                    label = f"{W:>4}"  # expect: XPT309
+                    return x * 2
+            def xport_example():
+                shapes = {"x": {3: Dim("w", min=16, max=64)}}
+                return {"model": Tiles(), "args": (torch.randn(2, 3, 32, 32),), "dynamic_shapes": shapes}
+            """
+        ),
         Invalid(
             """
             import torch
