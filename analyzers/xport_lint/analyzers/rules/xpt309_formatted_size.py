@@ -46,7 +46,7 @@ _WHY = {
 
 
 class FormattedSize(Rule):
-    """A size of a dynamic dimension made into text on every export path: an f-string joining it with other text, `str()`, `%`, a format spec.
+    """A size of a named or `Dim.DYNAMIC` dimension made into text on every export path (an f-string joining it with text, `str()`, `%`, a format spec).
 
     ## What it does
     Flags text built from an input's size on every export of `forward` (passed to
