@@ -141,13 +141,15 @@ class FormattedSize(Rule):
         bare = not isinstance(node.right, cst.Tuple)
         joined = len(conversions) > 1 or _PERCENT.sub("", text) != ""
         for conversion, operand in zip(conversions, operands, strict=True):
-            if conversion in ("d", "i"):
-                self._check(node, operand, "integer")
-            elif conversion in ("s", "r"):
-                if bare:
-                    self._check(node, operand, "bare")
-                elif joined:
-                    self._check(node, operand, "joined")
+            spelling = (
+                "integer"
+                if conversion in ("d", "i")
+                else ("bare" if bare else "joined" if joined else None)
+                if conversion in ("s", "r")
+                else None
+            )
+            if spelling is not None and self._check(node, operand, spelling):
+                return  # one finding per expression, however many sizes it formats
 
     def _check(self, node: cst.CSTNode, value: cst.BaseExpression, spelling: str) -> bool:
         """Report `node` where `value` reads a size `spelling` makes this mode's export fail on."""
