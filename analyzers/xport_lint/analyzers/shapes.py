@@ -1617,6 +1617,16 @@ class Sizes:
         inlined = self.called(expr)
         return self._shape_of(inlined) if inlined is not None else None
 
+    def shape_refs(self, expr: cst.BaseExpression) -> list[SizeRef] | None:
+        """Every dimension of the input whose whole shape `expr` is (`x.shape`, `x.size()`, a
+        name bound to one), where its rank is known; else None."""
+        tensor = self._shape_of(expr)
+        if not isinstance(tensor, cst.Name) or not self._input(tensor.value):
+            return None
+        position = self.positions[tensor.value]
+        rank = self.ranks.get(position)
+        return [(tensor.value, position, index) for index in range(rank)] if rank is not None else None
+
     def _numel(self, expr: cst.BaseExpression) -> list[SizeRef] | None:
         """Every dimension of the input whose `numel()` `expr` is (its size is their product),
         where its rank is known; else None."""

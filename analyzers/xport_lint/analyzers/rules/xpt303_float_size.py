@@ -5,8 +5,9 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..model import Mode, Severity
+from ..model import Applicability, Mode, Severity
 from ..names import dotted
+from ..report import FixProposal
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import DimKind, DimSpec, SizeRef, Sizes
 from ..walk import iter_nodes
@@ -19,7 +20,7 @@ _MATH_FLOAT = frozenset({"math.sqrt", "math.log", "math.log2", "math.log10", "ma
 
 
 class FloatSize(Rule):
-    """A size computed through a float (`round(x.shape[0] / 2)`) on a dimension with a named `Dim`.
+    """A size computed through a float (`round(x.shape[0] / 2)`) on a dimension with a named `Dim`, or asked for a Python number (`int(H)`).
 
     ## What it does
     Flags `round()`, `int()`, `math.floor()`/`ceil()`/`trunc()` of an expression that divides
@@ -28,6 +29,12 @@ class FloatSize(Rule):
     (`int(math.sqrt(n))`), and `math.sqrt(x.shape[-1])` itself in non-strict mode. With static
     shapes, `Dim.AUTO` or `Dim.DYNAMIC` export succeeds (measured on torch 2.13) and nothing is
     reported, except `Dim.DYNAMIC` under a float step by one or `math.sqrt` (see Modes).
+
+    In non-strict mode, also `int()` or `float()` of a size with no float step (`int(H)`,
+    `int(x.size(2))`, `float(H)`, `int(H // 2)`): Python asks the symbolic size for a number,
+    which makes it a constant. Under a named `Dim` whatever the arithmetic; under `Dim.DYNAMIC`
+    where one value of the result holds the size to one value (`H`, `H + 1`, `2 * H`; not
+    `H // 2`). Strict export keeps it symbolic (measured: exports).
 
     ## Why it fails torch.export
     The result is a symbolic float turned into an int; using it as a size or slice bound makes
@@ -44,6 +51,11 @@ class FloatSize(Rule):
     Integer arithmetic on the size (`(x.shape[0] + 1) // 2`) where the range allows it, or
     `Dim.AUTO` for that dimension, which lets export pick the range the code supports.
 
+    ## Fix safety
+    `int()` of integer arithmetic on sizes (`int(H)`, `int(H // 2)`): the fix drops the `int()`,
+    whose value in Python is its argument's (a size already is an int). Safe. No fix for
+    `float()` or a float step: the value would change.
+
     ## Modes
     Error in both modes, where the dimension has a named `Dim` (torch 2.13); nothing where
     the range is bounded and every slice bound the result makes stays within its low end
@@ -55,6 +67,8 @@ class FloatSize(Rule):
     (or `math.log`, `math.exp`) of a size: error in non-strict mode under a named `Dim` or
     `Dim.DYNAMIC` (Python asks the size for a float: it becomes a constant), nothing in strict
     mode (measured: `x / math.sqrt(x.shape[-1])` exports); `s ** -0.5` stays symbolic in both.
+    `int()`/`float()` of a size with no float step: error in non-strict mode (above), nothing in
+    strict mode.
     """
 
     CODE = "XPT303"
@@ -73,7 +87,7 @@ class FloatSize(Rule):
         if name in _MATH_FLOAT and len(node.args) == 1 and id(node) not in self._converted:
             self._math_float(node)
             return
-        if name not in _TO_INT or len(node.args) != 1:
+        if name not in _TO_INT | {"float"} or len(node.args) != 1 or node.args[0].star or node.args[0].keyword:
             return
         self._converted.update(
             id(inner) for inner in iter_nodes(node.args[0].value)
@@ -87,6 +101,10 @@ class FloatSize(Rule):
         numbers = _init_numbers(traced.cls.node) if traced is not None and traced.cls is not None else {}
         argument = _inlined(node.args[0].value, sizes, numbers)
         if not _float_arithmetic(argument):
+            if name in ("int", "float"):
+                self._python_number(node, name, argument, sizes)
+            return
+        if name == "float":
             return
         refs = sizes.refs(_sized_operands(argument))
         if not refs:
@@ -144,6 +162,59 @@ class FloatSize(Rule):
             "float: non-strict export makes it a constant and fails (`x.shape[-1] ** -0.5` stays symbolic)",
             notes=(note,) if note is not None else (),
         )
+
+    def _python_number(self, node: cst.Call, name: str, argument: cst.BaseExpression, sizes: Sizes) -> None:
+        """`int(H)`, `float(x.size(2))`, `int(H // 2)`: non-strict export asks the symbolic size
+        for a Python number, which specialises it (measured on torch 2.13: a named `Dim` fails
+        whatever the arithmetic; `Dim.DYNAMIC` fails where the value pins the size to one value,
+        `H`, `H + 1`, `2 * H`, not `H // 2`; strict keeps it symbolic)."""
+        if self.ctx.mode is Mode.STRICT:
+            return
+        refs = sizes.refs(argument)
+        if not refs:
+            return
+        config = self.ctx.shape_config()
+        kept = {ref: spec for ref in refs if (spec := config.dim(*ref)).kind in (DimKind.NAMED, DimKind.DYNAMIC)}
+        pins = len(kept) == 1 and _pins(argument, sizes)
+        failing = [(ref, spec) for ref, spec in kept.items() if spec.kind is DimKind.NAMED or pins]
+        if not failing:
+            return
+        (param, _, index), spec = failing[0]
+        note = config.note()
+        written = node.args[0].value
+        fix = (
+            FixProposal("Drop `int()`: the size already is an int", Applicability.SAFE, ((node, _parenthesized(written)),))
+            if name == "int" and _integral(argument, sizes) and id(node) not in self._made_text()
+            else None
+        )
+        self.report(
+            node,
+            f"`{short(node)}` asks the size `{param}.shape[{index}]` ({spec.text()}, {config.source}) for a Python "
+            f"{name}: non-strict export makes it a constant and fails (the size itself already is an int)",
+            fix=fix,
+            notes=(note,) if note is not None else (),
+        )
+
+    def _made_text(self) -> set[int]:
+        """Expressions of the traced function made text in place (`str(int(H))`, `f"{int(H)}"`,
+        `"%d" % int(H)`): dropping their `int()` would leave a size made text, which fails strict
+        export (XPT309), so they get no fix. Found once per function."""
+        traced = self.ctx.traced
+        assert traced is not None
+        key = f"float-size:text:{id(traced.func)}"
+        found = self.ctx.shared.get(key)
+        if found is None:
+            found = self.ctx.shared[key] = set()
+            for inner in iter_nodes(traced.func.body):
+                if isinstance(inner, cst.Call) and dotted(inner.func) in ("str", "repr", "format") and inner.args:
+                    found.add(id(inner.args[0].value))
+                elif isinstance(inner, cst.FormattedStringExpression):
+                    found.add(id(inner.expression))
+                elif isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Modulo):
+                    right = inner.right
+                    found.update(id(e.value) for e in (right.elements if isinstance(right, cst.Tuple) else ()))
+                    found.add(id(right))
+        return found  # type: ignore[return-value]
 
     def _proven_in_range(self, call: cst.Call, sizes: Sizes, ref: SizeRef, spec: DimSpec) -> bool:
         """Whether export proves the guards of the slices `call`'s result bounds, as torch 2.13
@@ -214,6 +285,30 @@ class FloatSize(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Crop(torch.nn.Module):
+                def forward(self, x):
+                    B, C, H, W = x.shape
+                    top = int(H) // 4  # expect: XPT303
+                    return x[:, :, top:]
+            def xport_example():
+                return {"model": Crop(), "args": (torch.randn(2, 3, 32, 32),), "dynamic_shapes": {"x": {2: Dim("h", min=16, max=64)}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Crop(torch.nn.Module):
+                def forward(self, x):
+                    B, C, H, W = x.shape
+                    top = H // 4  # expect: XPT303
+                    return x[:, :, top:]
+            def xport_example():
+                return {"model": Crop(), "args": (torch.randn(2, 3, 32, 32),), "dynamic_shapes": {"x": {2: Dim("h", min=16, max=64)}}}
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -310,6 +405,47 @@ _FLOAT_ARITHMETIC: dict[type, Callable[[float, float], float]] = {
 _TO_INT_VALUE: dict[str, Callable[[float], int]] = {
     "round": round, "int": int, "math.floor": math.floor, "math.ceil": math.ceil, "math.trunc": math.trunc,
 }
+
+
+def _pins(expr: cst.BaseExpression, sizes: Sizes) -> bool:
+    """Whether `expr` is one size, or it shifted or scaled by an integer (`H`, `H + 1`, `2 * H`):
+    a single value of it holds the size to a single value."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract, cst.Multiply)):
+        if isinstance(expr.left, cst.Integer):
+            return _pins(expr.right, sizes)
+        return isinstance(expr.right, cst.Integer) and _pins(expr.left, sizes)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return _pins(expr.expression, sizes)
+    return _size_leaf(expr, sizes)
+
+
+def _integral(expr: cst.BaseExpression, sizes: Sizes) -> bool:
+    """Whether `expr` is integer arithmetic on sizes and integers (`int()` of it is itself)."""
+    if isinstance(expr, cst.Integer):
+        return True
+    if isinstance(expr, cst.BinaryOperation):
+        return isinstance(expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)) and (
+            _integral(expr.left, sizes) and _integral(expr.right, sizes)
+        )
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, (cst.Minus, cst.Plus)) and _integral(expr.expression, sizes)
+    return _size_leaf(expr, sizes)
+
+
+def _size_leaf(expr: cst.BaseExpression, sizes: Sizes) -> bool:
+    """A name unpacked from a shape, `x.shape[i]`, `x.size(i)`, `len(x)` or `x.numel()` of an input."""
+    if isinstance(expr, cst.Name):
+        return expr.value in sizes.unpacked and bool(sizes.refs(expr))
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "numel":
+        return bool(sizes.refs(expr))
+    return isinstance(expr, (cst.Subscript, cst.Call)) and sizes.ref(expr) is not None
+
+
+def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`expr` where `int(expr)` stood: in parentheses unless it is one term."""
+    if isinstance(expr, (cst.Name, cst.Subscript, cst.Call, cst.Attribute, cst.Integer)) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _float_arithmetic(expr: cst.BaseExpression) -> bool:

@@ -26,8 +26,12 @@ _FAILING: dict[str, dict[Mode, frozenset[DimKind]]] = {
     "bare": {Mode.STRICT: _KEPT},
     # "%d" % H, "%d" % (H,): specialises the size in non-strict export too; strict `Unsupported`
     "integer": {Mode.NON_STRICT: _KEPT, Mode.STRICT: _KEPT},
-    # f"{H:d}", f"{H:>4}": `SymInt.__format__` takes no format spec (non-strict `TypeError`)
+    # f"{H:d}", f"{H:>4}", format(H, "d"): `SymInt.__format__` takes no format spec (non-strict `TypeError`)
     "spec": {Mode.NON_STRICT: _KEPT},
+    # format(H), format(H, "d"): strict cannot make the size a constant (`AsPythonConstantNotImplementedError`)
+    "format": {Mode.STRICT: _KEPT},
+    # str(x.shape), str(x.size()) with a symbolic dimension: as `str` of the size (strict `Unsupported`)
+    "shape": {Mode.STRICT: _KEPT},
 }
 
 
@@ -42,11 +46,15 @@ _WHY = {
     "message, or an `assert`'s, which Python builds only on failure, does not",
     "spec": "non-strict export fails in `SymInt.__format__`, which takes no format spec (`TypeError`); a plain "
     "message, or an `assert`'s, which Python builds only on failure, does not",
+    "format": "strict export cannot trace `format()` of a symbolic size and fails; a plain message, or an "
+    "`assert`'s, which Python builds only on failure, does not",
+    "shape": "strict export cannot trace `str`/`repr` of a shape holding a symbolic size and fails (`Unsupported`); "
+    "a plain message, or an `assert`'s, which Python builds only on failure, does not",
 }
 
 
 class FormattedSize(Rule):
-    """A size of a named or `Dim.DYNAMIC` dimension made into text on every export path (an f-string joining it with text, `str()`, `%`, a format spec).
+    """A size of a named or `Dim.DYNAMIC` dimension made into text on every export path (an f-string joining it with text, `str()`, `%`, `format()`, a format spec).
 
     ## What it does
     Flags text built from an input's size on every export of `forward` (passed to
@@ -54,11 +62,16 @@ class FormattedSize(Rule):
     symbolic (a named or derived `Dim`, or `Dim.DYNAMIC`) and the spelling makes it fail:
     - an f-string joining the size with other text (`f"height {H}"`, `f"{H}x{W}"`,
       `f"half {H // 2}"`) or `"height %s" % (H,)`: strict export;
-    - `str(H)`, `repr(H)`, or `"height %s" % H` (an operand that is no tuple): strict export;
+    - `str(H)`, `repr(H)`, `str(int(H))`, `str(x.shape)`, `str((H, W))`, `format(H)`, or
+      `"height %s" % H` (an operand that is no tuple), and `f"{H}" + "px"`: strict export;
     - `"height %d" % H` (`%i`, also in a tuple): both modes;
-    - a format spec, `f"{H:d}"`, `f"{H:>4}"`: non-strict export.
+    - a format spec, `f"{H:d}"`, `f"{H:>4}"`, `format(H, "d")`: non-strict export (and strict
+      for `format()`).
 
-    Left alone: a lone `f"{H}"` and `"{}".format(H)` (they export), the message of an
+    The same through a one-line helper of the project (`def _name(v): return "h" + str(v)`,
+    called as `_name(H)`): the finding is on the call.
+
+    Left alone: a lone `f"{H}"`, `f"{x.shape}"` and `"{}".format(H)` (they export), the message of an
     `assert` (Python builds it only when the assertion fails), text under an `if` (the example
     may take the other side), a static dimension's size (a Python int), and a `Dim.AUTO` one: the
     spellings but the joining ones fail under it too, but only where nothing specialised the size
@@ -105,51 +118,30 @@ class FormattedSize(Rule):
             TorchError("Unsupported", "Failed to trace builtin operator"),
             TorchError("Unsupported", "repr_impl not implemented"),
             TorchError("Unsupported", "Observed exception"),
+            TorchError("AsPythonConstantNotImplementedError", "is not a constant"),
         ),
     }
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringExpression) and (
-                (part.format_spec and part.conversion is None and self._check(node, part.expression, "spec"))
-                or (len(node.parts) > 1 and self._check(node, part.expression, "joined"))
-            ):
-                return
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if (
-            isinstance(node.func, cst.Name)
-            and node.func.value in ("str", "repr")
-            and len(node.args) == 1
-            and not node.args[0].star
-            and node.args[0].keyword is None
-        ):
-            self._check(node, node.args[0].value, "str")
+        self._judge(node, node)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if not isinstance(node.operator, cst.Modulo) or not isinstance(node.left, cst.SimpleString):
+        self._judge(node, node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._judge(node, node):
             return
-        text = node.left.evaluated_value
-        if not isinstance(text, str):
-            return
-        conversions = [m.group(2) for m in _PERCENT.finditer(text) if m.group(2) != "%"]
-        if any(m.group(1) for m in _PERCENT.finditer(text)) or "*" in text:
-            return  # a mapping key, or a width taken from the operands: not placed here
-        operands = [e.value for e in node.right.elements] if isinstance(node.right, cst.Tuple) else [node.right]
-        if len(operands) != len(conversions):
-            return  # Python raises its own TypeError
-        bare = not isinstance(node.right, cst.Tuple)
-        joined = len(conversions) > 1 or _PERCENT.sub("", text) != ""
-        for conversion, operand in zip(conversions, operands, strict=True):
-            spelling = (
-                "integer"
-                if conversion in ("d", "i")
-                else ("bare" if bare else "joined" if joined else None)
-                if conversion in ("s", "r")
-                else None
-            )
-            if spelling is not None and self._check(node, operand, spelling):
-                return  # one finding per expression, however many sizes it formats
+        sizes = self.ctx.sizes()
+        inlined = sizes.called(node) if sizes is not None else None
+        if inlined is not None:  # a one-line helper making its argument text: `_name(H)`
+            for inner in iter_nodes(inlined):
+                if self._judge(inner, node):
+                    return
+
+    def _judge(self, node: cst.CSTNode, at: cst.CSTNode) -> bool:
+        """Report `at` where `node` makes a size text in a failing spelling: `node` is `at`, or
+        part of what the helper `at` calls returns, written at the call. One finding each."""
+        return any(self._check(at, value, spelling) for value, spelling in _spellings(node))
 
     def _check(self, node: cst.CSTNode, value: cst.BaseExpression, spelling: str) -> bool:
         """Report `node` where `value` reads a size `spelling` makes this mode's export fail on."""
@@ -160,7 +152,10 @@ class FormattedSize(Rule):
         if sizes is None:
             return False
         config = self.ctx.shape_config()
-        for param, position, index in sizes.refs(value) or ():
+        while _call_of(value, ("int",)):  # `str(int(H))`: the same size
+            value = value.args[0].value  # type: ignore[attr-defined]
+        read = sizes.refs(value) if spelling != "shape" else sizes.shape_refs(value)
+        for param, position, index in read or ():
             spec = config.dim(param, position, index)
             if spec.kind in failing:
                 note = config.note()
@@ -298,4 +293,86 @@ class FormattedSize(Rule):
                 return torch.export.export(Patches(), (torch.randn(2, 3, 32, 32),), dynamic_shapes=shapes, strict=True)
             """
         ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            def _described(shape):
+                return "input " + str(shape)
+            class Patches(torch.nn.Module):
+                def forward(self, x):
+                    label = _described(x.shape)  # expect: XPT309
+                    return x * 2
+            def export():
+                shapes = {"x": {2: Dim.DYNAMIC}}
+                return torch.export.export(Patches(), (torch.randn(2, 3, 32, 32),), dynamic_shapes=shapes, strict=True)
+            """
+        ),
     ]
+
+
+def _call_of(node: cst.CSTNode, names: tuple[str, ...]) -> bool:
+    """`node` is `name(value)` of one of `names`, one positional argument."""
+    return (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in names
+        and len(node.args) == 1 and not node.args[0].star and node.args[0].keyword is None
+    )
+
+
+def _lone_field(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`H` of `f"{H}"`: an f-string of one field, no conversion or spec."""
+    if isinstance(node, cst.FormattedString) and len(node.parts) == 1:
+        part = node.parts[0]
+        if isinstance(part, cst.FormattedStringExpression) and part.conversion is None and part.format_spec is None:
+            return part.expression
+    return None
+
+
+def _spellings(node: cst.CSTNode) -> list[tuple[cst.BaseExpression, str]]:  # noqa: C901 - one table
+    """What `node` makes text, with the spelling it uses (a key of `_FAILING`)."""
+    if isinstance(node, cst.FormattedString):
+        out: list[tuple[cst.BaseExpression, str]] = []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                if part.format_spec and part.conversion is None:
+                    out.append((part.expression, "spec"))
+                if len(node.parts) > 1:
+                    out.append((part.expression, "joined"))
+        return out
+    if isinstance(node, cst.Call):
+        if _call_of(node, ("str", "repr")):
+            value = node.args[0].value
+            return [(value, "str"), (value, "shape")]
+        if isinstance(node.func, cst.Name) and node.func.value == "format" and 1 <= len(node.args) <= 2:
+            value = node.args[0].value
+            spec = node.args[1].value if len(node.args) == 2 else None
+            given = not isinstance(spec, cst.SimpleString) or spec.evaluated_value != ""
+            return [(value, "format"), *([(value, "spec")] if spec is not None and given else [])]
+        return []
+    if not isinstance(node, cst.BinaryOperation):
+        return []
+    if isinstance(node.operator, cst.Add):  # f"{H}" + "x": a joining f-string in two pieces
+        return [
+            (field, "joined") for side, other in ((node.left, node.right), (node.right, node.left))
+            if (field := _lone_field(side)) is not None and isinstance(other, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))
+        ]
+    if not isinstance(node.operator, cst.Modulo) or not isinstance(node.left, cst.SimpleString):
+        return []
+    text = node.left.evaluated_value
+    if not isinstance(text, str):
+        return []
+    conversions = [m.group(2) for m in _PERCENT.finditer(text) if m.group(2) != "%"]
+    if any(m.group(1) for m in _PERCENT.finditer(text)) or "*" in text:
+        return []  # a mapping key, or a width taken from the operands: not placed here
+    operands = [e.value for e in node.right.elements] if isinstance(node.right, cst.Tuple) else [node.right]
+    if len(operands) != len(conversions):
+        return []  # Python raises its own TypeError
+    bare = not isinstance(node.right, cst.Tuple)
+    joined = len(conversions) > 1 or _PERCENT.sub("", text) != ""
+    out = []
+    for conversion, operand in zip(conversions, operands, strict=True):
+        if conversion in ("d", "i"):
+            out.append((operand, "integer"))
+        elif conversion in ("s", "r") and (bare or joined):
+            out.append((operand, "bare" if bare else "joined"))
+    return out
