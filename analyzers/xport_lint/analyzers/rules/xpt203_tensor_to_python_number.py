@@ -1679,6 +1679,10 @@ class _Uses:
         call = self.passed_to.get(id(expr))
         if call is not None:
             inlined = flow.inlined(call)
+            if inlined is None and _builtin_extreme(call):
+                # `max(n, 1)` of symbols is a symbol (measured on torch 2.13: `torch.zeros(max(k.item(),
+                # 1), 8)`, `x[: min(k.item(), 2)]` export in both modes and equal eager)
+                return self.carried(flow, call, depth + 1)
             if inlined is expr:
                 # `_h(n)` of `def _h(v): return v`: the number handed back is used where the call is
                 return self.carried(flow, call, depth + 1)
@@ -1692,6 +1696,14 @@ class _Uses:
             and all(self.carried(flow, read, depth + 1) for read in self.reads[name])
             for name in names
         )
+
+
+def _builtin_extreme(call: cst.Call) -> bool:
+    """`max(a, b, ...)` / `min(...)` of positional numbers (not of one iterable)."""
+    return (
+        isinstance(call.func, cst.Name) and call.func.value in ("max", "min") and len(call.args) >= 2
+        and all(arg.keyword is None and not arg.star for arg in call.args)
+    )
 
 
 def _target_nodes(target: cst.CSTNode) -> list[cst.Name]:
