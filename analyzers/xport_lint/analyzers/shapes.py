@@ -1720,6 +1720,8 @@ class Sizes:
             numbers = [_integer(a.value) for a in expr.args]
             if None in numbers or any(n < 0 for n in numbers):  # type: ignore[operator]
                 return None
+            if method == "t" and not numbers and index in (0, 1):  # a matrix's transpose
+                return self._dim_of(func.value, 1 - index, depth)
             if method in ("transpose", "swapaxes") and len(numbers) == 2:
                 a, b = numbers
                 moved = b if index == a else a if index == b else index
@@ -3841,12 +3843,23 @@ def _judge_branch(
     return Verdict(Severity.WARNING, f"{described} ({where}); export narrows the range to the example's side")
 
 
+def judge_pieces(refs: list[SizeRef], config: ShapeConfig) -> Verdict:
+    """A tensor split into one piece per index of the sizes `refs` (`x.unbind(0)`, `for row in
+    x`): Python needs one number of pieces, so export fixes the size, as for a loop."""
+    return _with_note(_judge_count(refs, config), config)
+
+
 def _judge_loop(expr: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig) -> Verdict:
     refs = sizes.refs(expr) if sizes is not None else None
     if refs is None:
         if not config.any_dynamic():
             return NO_FINDING
         return Verdict(Severity.WARNING, f"{config.source} makes some input sizes dynamic")
+    return _judge_count(refs, config)
+
+
+def _judge_count(refs: list[SizeRef], config: ShapeConfig) -> Verdict:
+    """A number of iterations or pieces that reads the sizes `refs`."""
     dynamic = {ref: spec for ref in refs if (spec := config.dim(*ref)).kind is not DimKind.STATIC}
     if not dynamic:
         return NO_FINDING

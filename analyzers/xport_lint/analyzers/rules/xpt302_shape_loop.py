@@ -1,15 +1,16 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..dataflow import Kind
+from ..dataflow import Kind, is_tensor_like
 from ..model import Mode, Severity
 from ..names import dotted
 from ..rewrites import range_loop_rewrite, stacked_rows_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import judge_loop
+from ..shapes import SizeRef, judge_loop, judge_pieces
 from ._conditions import short
 from ._guards import statement_line
 
@@ -18,15 +19,20 @@ if TYPE_CHECKING:
 
 
 class ShapeLoop(Rule):
-    """A `for` loop over `range()` of a tensor's size: export unrolls it for the example size.
+    """A `for` loop over `range()` of a tensor's size, or a tensor split into one piece per index of a dynamic dimension: export fixes the size.
 
     ## What it does
     Flags `for`/comprehension loops over `range(x.size(0))`, `range(len(x))`,
-    `range(x.shape[1])` and the like in traced code.
+    `range(x.shape[1])` and the like in traced code; and a tensor split into one piece per
+    index of an input's dimension: `x.unbind(d)`, `torch.unbind(x, d)`, `for row in x`, `[f(r)
+    for r in x]`, `list(x)`, `tuple(x)`, `x.split(1, d)`, `x.chunk(n, d)` with `n` read from a
+    size (also of a tensor computed from the input, where the ops keep that dimension).
 
     ## Why it fails torch.export
     Python runs the loop while tracing, so the graph holds exactly as many copies of the body
-    as the example's size, and a guard fixing that size. Other sizes are rejected (static
+    as the example's size, and a guard fixing that size. Splitting a tensor into pieces hands
+    Python one object per index, as many as the example's size, with the same guard (measured
+    on torch 2.13: both modes fail under a named `Dim` or `Dim.DYNAMIC`). Other sizes are rejected (static
     shapes) or raise `ConstraintViolationError` (a `Dim` on that size).
 
     ## Example
@@ -59,7 +65,8 @@ class ShapeLoop(Rule):
     whatever it does across a batch). It assumes
     the carried tensors keep their shapes from step to step, which scan requires. Loops that
     `break`, index with the counter in any other way, read it afterwards or fill lists used
-    otherwise get no fix; the diagnostic says why.
+    otherwise get no fix; the diagnostic says why. A tensor split into pieces gets none: the
+    rewrite is a vectorised op over the dimension, which depends on what is done with each piece.
 
     ## Modes
     The severity follows how the model is exported (both modes, torch 2.13): nothing for a static
@@ -81,6 +88,7 @@ class ShapeLoop(Rule):
 
     def visit_For(self, node: cst.For) -> None:
         self._check(node.iter, node)
+        self._pieces(node.iter, node.iter, 0)  # `for row in x`
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
@@ -88,11 +96,63 @@ class ShapeLoop(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         # `torch.stack([... for i in range(len(x))])`: the comprehension the stack consumes
-        if dotted(node.func) == "torch.stack" and node.args and isinstance(node.args[0].value, cst.ListComp):
+        name = dotted(node.func)
+        if name == "torch.stack" and node.args and isinstance(node.args[0].value, cst.ListComp):
             self._stacks[id(node.args[0].value.for_in)] = node
+        if any(arg.star for arg in node.args):
+            return
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        function = self.ctx.resolve(node.func) or name
+        if function in _TORCH_PIECES and node.args:
+            tensor, rest, kind = node.args[0].value, node.args[1:], function.rpartition(".")[2]
+        elif isinstance(node.func, cst.Attribute) and method in _PIECES:
+            tensor, rest, kind = node.func.value, node.args, method
+        elif name in ("list", "tuple") and len(node.args) == 1:
+            tensor, rest, kind = node.args[0].value, (), "unbind"
+        else:
+            return
+        if kind == "unbind":
+            dim = _argument(rest, 0, "dim")
+            self._pieces(node, tensor, 0 if dim is None else _literal(dim))
+        elif kind == "split" and (size := _argument(rest, 0, "split_size")) is not None and _literal(size) == 1:
+            dim = _argument(rest, 1, "dim")
+            self._pieces(node, tensor, 0 if dim is None else _literal(dim))
+        elif kind == "chunk" and (count := _argument(rest, 0, "chunks")) is not None:
+            self._counted(node, tensor, count)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self._check(node.iter, None, self._stacks.get(id(node)))
+        self._pieces(node.iter, node.iter, 0)  # `[f(row) for row in x]`
+
+    def _pieces(self, node: cst.CSTNode, tensor: cst.BaseExpression, dim: int | None) -> None:
+        """Report `node`, which splits `tensor` into one piece per index of its dimension `dim`,
+        where that dimension is an input's kept dynamic."""
+        sizes = self.ctx.sizes()
+        if dim is None or sizes is None or not is_tensor_like(self.ctx.value(tensor)):
+            return
+        if dim < 0:
+            rank = sizes.rank(tensor)
+            dim = dim + rank if rank is not None and dim >= -rank else None
+        ref = sizes.dim_of(tensor, dim) if dim is not None else None
+        if ref is not None:
+            self._report_pieces(node, [ref], f"one piece per index of `{ref[0]}.shape[{ref[2]}]`")
+
+    def _counted(self, node: cst.Call, tensor: cst.BaseExpression, count: cst.BaseExpression) -> None:
+        """`x.chunk(n)` with `n` read from an input's size: as many pieces as that size."""
+        sizes = self.ctx.sizes()
+        if sizes is None or not is_tensor_like(self.ctx.value(tensor)):
+            return
+        refs = sizes.refs(count)
+        if refs:
+            self._report_pieces(node, refs, f"as many pieces as `{short(count)}`")
+
+    def _report_pieces(self, node: cst.CSTNode, refs: list[SizeRef], what: str) -> None:
+        verdict = judge_pieces(refs, self.ctx.shape_config())
+        if verdict.severity is not None:
+            self.report(
+                node, f"`{short(node)}` makes {what}: {verdict.reason} (no automatic fix: use a vectorised op over "
+                "the dimension)", severity=verdict.severity, notes=verdict.notes,
+            )
 
     def _check(self, iterable: cst.BaseExpression, loop: cst.For | None, stack: cst.Call | None = None) -> None:
         if not (isinstance(iterable, cst.Call) and dotted(iterable.func) == "range"):
@@ -168,6 +228,17 @@ class ShapeLoop(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Rows(torch.nn.Module):
+                def forward(self, x):
+                    return sum(x.unbind(0))  # expect: XPT302
+            def xport_example():
+                return {"model": Rows(), "args": (torch.randn(8, 16),), "dynamic_shapes": {"x": {0: Dim("b")}}}
+            """
+        ),
         Invalid(
             """
             import torch
@@ -440,3 +511,27 @@ class ShapeLoop(Rule):
             other_args="(torch.randn(6, 4),)",
         ),
     ]
+
+
+#: tensor methods splitting a tensor along a dimension
+_PIECES = frozenset({"unbind", "split", "chunk"})
+#: torch functions doing the same, the tensor first
+_TORCH_PIECES = frozenset({"torch.unbind", "torch.split", "torch.chunk"})
+
+
+def _argument(args: Sequence[cst.Arg], position: int, keyword: str) -> cst.BaseExpression | None:
+    """The expression passed as parameter `keyword`, the `position`-th positional of `args`."""
+    for arg in args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [arg.value for arg in args if arg.keyword is None]
+    return positional[position] if len(positional) > position else None
+
+
+def _literal(expr: cst.BaseExpression) -> int | None:
+    """An integer literal's value (`-1` too), else None."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, cst.Integer):
+        return -int(expr.expression.evaluated_value)
+    return None

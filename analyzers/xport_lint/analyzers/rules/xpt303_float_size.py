@@ -5,6 +5,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from ..dataflow import is_tensor_like
 from ..model import Applicability, Mode, Severity
 from ..names import dotted
 from ..report import FixProposal
@@ -20,7 +21,7 @@ _MATH_FLOAT = frozenset({"math.sqrt", "math.log", "math.log2", "math.log10", "ma
 
 
 class FloatSize(Rule):
-    """A size computed through a float (`round(x.shape[0] / 2)`) on a dimension with a named `Dim`, or asked for a Python number (`int(H)`).
+    """A size computed through a float (`round(x.shape[0] / 2)`) on a dimension with a named `Dim`, or asked for a Python number (`int(H)`, `len(x)`).
 
     ## What it does
     Flags `round()`, `int()`, `math.floor()`/`ceil()`/`trunc()` of an expression that divides
@@ -34,7 +35,9 @@ class FloatSize(Rule):
     `int(x.size(2))`, `float(H)`, `int(H // 2)`): Python asks the symbolic size for a number,
     which makes it a constant. Under a named `Dim` whatever the arithmetic; under `Dim.DYNAMIC`
     where one value of the result holds the size to one value (`H`, `H + 1`, `2 * H`; not
-    `H // 2`). Strict export keeps it symbolic (measured: exports).
+    `H // 2`). Strict export keeps it symbolic (measured: exports). The same for `len(x)` of a
+    tensor whose first dimension is a named `Dim` or `Dim.DYNAMIC` (`Tensor.__len__` must return
+    an int), also of a tensor computed from the input.
 
     ## Why it fails torch.export
     The result is a symbolic float turned into an int; using it as a size or slice bound makes
@@ -53,8 +56,9 @@ class FloatSize(Rule):
 
     ## Fix safety
     `int()` of integer arithmetic on sizes (`int(H)`, `int(H // 2)`): the fix drops the `int()`,
-    whose value in Python is its argument's (a size already is an int). Safe. No fix for
-    `float()` or a float step: the value would change.
+    whose value in Python is its argument's (a size already is an int). Safe. `len(x)` becomes
+    `x.shape[0]`, the same number. Safe. No fix for `float()` or a float step: the value would
+    change.
 
     ## Modes
     Error in both modes, where the dimension has a named `Dim` (torch 2.13); nothing where
@@ -67,8 +71,8 @@ class FloatSize(Rule):
     (or `math.log`, `math.exp`) of a size: error in non-strict mode under a named `Dim` or
     `Dim.DYNAMIC` (Python asks the size for a float: it becomes a constant), nothing in strict
     mode (measured: `x / math.sqrt(x.shape[-1])` exports); `s ** -0.5` stays symbolic in both.
-    `int()`/`float()` of a size with no float step: error in non-strict mode (above), nothing in
-    strict mode.
+    `int()`/`float()` of a size with no float step, and `len()` of a tensor: error in non-strict
+    mode (above), nothing in strict mode.
     """
 
     CODE = "XPT303"
@@ -87,7 +91,10 @@ class FloatSize(Rule):
         if name in _MATH_FLOAT and len(node.args) == 1 and id(node) not in self._converted:
             self._math_float(node)
             return
-        if name not in _TO_INT | {"float"} or len(node.args) != 1 or node.args[0].star or node.args[0].keyword:
+        if name not in _TO_INT | {"float", "len"} or len(node.args) != 1 or node.args[0].star or node.args[0].keyword:
+            return
+        if name == "len":
+            self._length(node)
             return
         self._converted.update(
             id(inner) for inner in iter_nodes(node.args[0].value)
@@ -195,6 +202,34 @@ class FloatSize(Rule):
             notes=(note,) if note is not None else (),
         )
 
+    def _length(self, node: cst.Call) -> None:
+        """`len(x)` of a tensor whose first dimension is kept dynamic: `Tensor.__len__` must hand
+        Python an int, so non-strict export makes the size a constant and fails (measured on torch
+        2.13 under a named `Dim` and `Dim.DYNAMIC`, also of a tensor computed from the input;
+        strict export and `Dim.AUTO` keep it). `x.shape[0]` is the same number, kept symbolic."""
+        sizes = self.ctx.sizes()
+        tensor = node.args[0].value
+        if self.ctx.mode is Mode.STRICT or sizes is None or not is_tensor_like(self.ctx.value(tensor)):
+            return
+        ref = sizes.ref(node)
+        if ref is None:
+            return
+        config = self.ctx.shape_config()
+        spec = config.dim(*ref)
+        if spec.kind not in (DimKind.NAMED, DimKind.DYNAMIC):
+            return
+        size = cst.Subscript(
+            cst.Attribute(_parenthesized(tensor), cst.Name("shape")), [cst.SubscriptElement(cst.Index(cst.Integer("0")))]
+        )
+        note = config.note()
+        self.report(
+            node,
+            f"`{short(node)}` asks for the size `{ref[0]}.shape[{ref[2]}]` ({spec.text()}, {config.source}) as a "
+            "Python int (`Tensor.__len__`): non-strict export makes it a constant and fails (`.shape[0]` keeps it)",
+            fix=FixProposal("Use `.shape[0]`: the same size, kept symbolic", Applicability.SAFE, ((node, size),)),
+            notes=(note,) if note is not None else (),
+        )
+
     def _made_text(self) -> set[int]:
         """Expressions of the traced function made text in place (`str(int(H))`, `f"{int(H)}"`,
         `"%d" % int(H)`): dropping their `int()` would leave a size made text, which fails strict
@@ -289,11 +324,31 @@ class FloatSize(Rule):
             """
             import torch
             from torch.export import Dim
+            class Scale(torch.nn.Module):
+                def forward(self, x):
+                    return x / len(x)  # expect: XPT303
+            def xport_example():
+                return {"model": Scale(), "args": (torch.randn(8, 16),), "dynamic_shapes": {"x": {0: Dim("b")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Scale(torch.nn.Module):
+                def forward(self, x):
+                    return x / x.shape[0]  # expect: XPT303
+            def xport_example():
+                return {"model": Scale(), "args": (torch.randn(8, 16),), "dynamic_shapes": {"x": {0: Dim("b")}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
             class Crop(torch.nn.Module):
                 def forward(self, x):
                     B, C, H, W = x.shape
-                    top = int(H) // 4  # expect: XPT303
-                    return x[:, :, top:]
+                    pixels = int(H) * W  # expect: XPT303
+                    return x.reshape(B, C, pixels)
             def xport_example():
                 return {"model": Crop(), "args": (torch.randn(2, 3, 32, 32),), "dynamic_shapes": {"x": {2: Dim("h", min=16, max=64)}}}
             """,
@@ -303,8 +358,8 @@ class FloatSize(Rule):
             class Crop(torch.nn.Module):
                 def forward(self, x):
                     B, C, H, W = x.shape
-                    top = H // 4  # expect: XPT303
-                    return x[:, :, top:]
+                    pixels = H * W  # expect: XPT303
+                    return x.reshape(B, C, pixels)
             def xport_example():
                 return {"model": Crop(), "args": (torch.randn(2, 3, 32, 32),), "dynamic_shapes": {"x": {2: Dim("h", min=16, max=64)}}}
             """,
