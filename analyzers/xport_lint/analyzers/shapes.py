@@ -3880,9 +3880,17 @@ def _equality_of_sizes(test: cst.BaseExpression, sizes: Sizes) -> bool:
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
     target = test.comparisons[0]
-    return isinstance(target.operator, (cst.Equal, cst.NotEqual)) and bool(
-        sizes.ref(sizes.followed(test.left)) and sizes.ref(sizes.followed(target.comparator))
+    return isinstance(target.operator, (cst.Equal, cst.NotEqual)) and _one_size(test.left, sizes) and _one_size(
+        target.comparator, sizes
     )
+
+
+def _one_size(expr: cst.BaseExpression, sizes: Sizes) -> bool:
+    """`x.shape[1]`, `x.size(1)`, or a name bound to one or unpacked from a shape (`h` of `b, c, h, w = x.shape`)."""
+    expr = sizes.followed(expr)
+    if isinstance(expr, cst.Name) and expr.value in sizes.unpacked:
+        return len(sizes.refs(expr) or ()) == 1
+    return sizes.ref(expr) is not None
 
 
 def _example_size(ref: SizeRef, examples: tuple[ExampleSizes, ...]) -> int | None:

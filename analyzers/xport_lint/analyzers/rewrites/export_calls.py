@@ -9,6 +9,7 @@ import libcst as cst
 
 from ..model import Applicability
 from ..report import FixProposal
+from ..shapes import ShapesReader, SizeRef
 from .common import Rewrite
 
 
@@ -81,6 +82,22 @@ def narrowed_dim_rewrite(
     new = declared.with_changes(args=args)
     text = cst.Module([]).code_for_node(new)
     return Rewrite(FixProposal(f"Declare `{text}` ({why})", Applicability.UNSAFE, ((declared, new),)))
+
+
+def shared_dim_rewrite(
+    shapes: cst.BaseExpression | None, reader: ShapesReader, first: SizeRef, second: SizeRef
+) -> Rewrite:
+    """Two input sizes export needs equal, declared with two named Dims in `shapes` (this file's
+    `dynamic_shapes`, None: declared in another file): the second declared with the first's Dim
+    (the test stays; with one Dim it always holds)."""
+    if shapes is None:
+        return Rewrite(reason="the dynamic_shapes are declared in another file")
+    keep, replace = reader.spec_node(shapes, *first), reader.spec_node(shapes, *second)
+    if keep is None or replace is None:
+        return Rewrite(reason="the two Dims are not written in one dynamic_shapes of this file")
+    title = f"Declare `{second[0]}.shape[{second[2]}]` with the Dim of `{first[0]}.shape[{first[2]}]`"
+    title += " (assumes the two sizes are always equal)"
+    return Rewrite(FixProposal(title, Applicability.UNSAFE, ((replace, keep),)))
 
 
 _DIM_CALLS = ("torch.export.Dim", "torch.export.dynamic_shapes.Dim")

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import Applicability, Mode, Severity
-from ..report import FixProposal
+from ..model import Mode, Severity
 from ..rewrites import Rewrite
+from ..rewrites.export_calls import shared_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Verdict, judge_branch
 from ..walk import iter_nodes
@@ -113,16 +113,7 @@ class ShapeBranch(ConditionRule, Rule):
         if verdict.shared is None or traced is None or traced.cls is None or program.shapes_reader is None:
             return None
         shapes = program.shape_expressions.get(traced.cls.node.name.value)
-        if shapes is None:
-            return Rewrite(reason="the dynamic_shapes are declared in another file")
-        (first, second) = verdict.shared
-        keep = program.shapes_reader.spec_node(shapes, *first)
-        replace = program.shapes_reader.spec_node(shapes, *second)
-        if keep is None or replace is None:
-            return Rewrite(reason="the two Dims are not written in one dynamic_shapes of this file")
-        title = f"Declare `{second[0]}.shape[{second[2]}]` with the Dim of `{first[0]}.shape[{first[2]}]`"
-        fix = FixProposal(f"{title} (assumes the two sizes are always equal)", Applicability.UNSAFE, ((replace, keep),))
-        return Rewrite(fix)
+        return shared_dim_rewrite(shapes, program.shapes_reader, *verdict.shared)
 
     def rewrite(self, node: cst.CSTNode) -> Rewrite | None:
         # with static shapes every size is fixed anyway: keeping both sides with torch.cond only

@@ -5,7 +5,7 @@ import libcst as cst
 from ..model import Mode, Severity
 from ..names import dotted
 from ..rewrites.common import Rewrite
-from ..rewrites.export_calls import narrowed_dim_rewrite
+from ..rewrites.export_calls import narrowed_dim_rewrite, shared_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import (
     CHECK_APIS,
@@ -13,6 +13,7 @@ from ..shapes import (
     DimKind,
     ShapeConfig,
     Sizes,
+    Verdict,
     arguments_written,
     holding_range,
     judge_branch,
@@ -62,7 +63,9 @@ class ShapeGuard(Rule):
     Unsafe: the `Dim(...)` written in this file's `dynamic_shapes` gets the `min`/`max` where the
     condition holds (the example satisfies it, or eager would fail too), so the exported program
     accepts exactly the sizes the code allows. Not offered where the condition leaves one size
-    (that is a static dimension, not a range) or the `Dim` is declared elsewhere.
+    (that is a static dimension, not a range) or the `Dim` is declared elsewhere. Two sizes
+    under two named `Dim`s tested equal (`assert h == w`, sizes unpacked from `.shape` too): the
+    second declared with the first's `Dim`, as XPT301 does (assumes they are always equal).
 
     ## Modes
     Error in both modes (torch 2.13) under a named `Dim` whose range the condition splits, and
@@ -176,11 +179,19 @@ class ShapeGuard(Rule):
         if verdict.severity is not Severity.ERROR:
             return
         reason = verdict.reason.replace(", or use torch.cond)", ")")
-        rewrite = self._narrowing(test, sizes, config)
+        rewrite = self._shared(verdict) or self._narrowing(test, sizes, config)
         if rewrite.reason:
             reason += f" (no automatic fix: {rewrite.reason})"
         self.report(node, f"{keyword} on the size `{short(test)}`: {reason}", fix=rewrite.fix, notes=verdict.notes,
                     statement=statement, related=related)
+
+    def _shared(self, verdict: Verdict) -> Rewrite | None:
+        """Two named Dims the test needs equal (`assert h == w`): one shared Dim, as for XPT301."""
+        program, traced = self.ctx.program, self.ctx.traced
+        if verdict.shared is None or traced is None or traced.cls is None or program.shapes_reader is None:
+            return None
+        shapes = program.shape_expressions.get(traced.cls.node.name.value)
+        return shared_dim_rewrite(shapes, program.shapes_reader, *verdict.shared)
 
     def _narrowing(self, test: cst.BaseExpression, sizes: Sizes, config: ShapeConfig) -> Rewrite:
         """The named Dim declared with the range the guard enforces (the example holds it: eager

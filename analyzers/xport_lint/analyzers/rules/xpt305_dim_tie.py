@@ -96,7 +96,8 @@ class DimTie(Rule):
     `Dim` (the pieces fix its size or need it a multiple of the count), `view`/`reshape` to
     literal sizes that fix the element count, and a `-1` that needs a named size divisible by
     the other target sizes, literals or constants `__init__` sets (`x.view(b, n, self.num_heads,
-    -1)`), and `unflatten` parts that do; a `Linear` built in `__init__` with
+    -1)`), and `unflatten` parts that do (also `x.unflatten(2, (h // 2, 2))`, as `view` does),
+    and `F.pixel_unshuffle(x, r)`, which needs the last two sizes multiples of `r`; a `Linear` built in `__init__` with
     literal sizes (or `F.linear` with a parameter of literal sizes) applied to a tensor whose
     last size is a named `Dim` (its weight fixes that size), as `LayerNorm(8)` fixes the last
     size and `GroupNorm`/`BatchNormNd`/`ConvNd` the channels of a batched input; and `expand` to a
@@ -205,6 +206,9 @@ class DimTie(Rule):
             return
         if name in ("torch.nn.functional.max_pool1d", "torch.max_pool1d"):
             self._pooled_1d(node)
+            return
+        if name in ("torch.nn.functional.pixel_unshuffle", "torch.pixel_unshuffle") and len(node.args) == 2:
+            self._unshuffled(node)
             return
         if name == "torch.where" and len(node.args) == 3 and not any(a.keyword or a.star for a in node.args):
             # the condition broadcasts against both values as they do against each other
@@ -1066,8 +1070,11 @@ class DimTie(Rule):
         if axis is None or not dims or not -len(dims) <= axis < len(dims) or not isinstance(parts, (cst.Tuple, cst.List)):
             return
         numbers = [_signed(e.value) for e in parts.elements]
+        if None in numbers:  # `x.unflatten(2, (h // 2, 2))`: as a reshape's target sizes
+            self._split_by(node, [e.value for e in parts.elements], setting)
+            return
         dim = dims[axis % len(dims)]
-        if None in numbers or numbers.count(-1) > 1 or dim.ref is None or not dim.exact:
+        if numbers.count(-1) > 1 or dim.ref is None or not dim.exact:
             return
         spec = setting[1].dim(*dim.ref)
         product = math.prod(n for n in numbers if n != -1)
@@ -1078,6 +1085,26 @@ class DimTie(Rule):
         self.report(node, f"`{short(node)}`: splitting {_name(dim)} ({spec.text()}) {what}: export fails with "
                           "ConstraintViolationError (Constraints violated); declare it as a multiple of a root "
                           f"Dim (`{product} * d`)" + ("" if -1 in numbers else " or static"))
+
+    def _unshuffled(self, node: cst.Call) -> None:
+        """`F.pixel_unshuffle(x, r)`: the last two sizes must be multiples of `r`, a guard a named
+        `Dim` does not give unless its scale and offset are (measured on torch 2.13: fails in both
+        modes under `Dim("h")`, exports declared `2 * hh`)."""
+        setting = self._setting()
+        if setting is None or id(node) in self._conditional() or any(a.keyword or a.star for a in node.args):
+            return
+        by = setting[0].integer(node.args[1].value)
+        dims = self._operand(node.args[0].value, setting)
+        if by is None or by < 2 or not dims or len(dims) < 3:
+            return
+        for dim in dims[-2:]:
+            spec = setting[1].dim(*dim.ref) if dim.ref is not None and dim.exact else None
+            if spec is None or spec.kind is not DimKind.NAMED or (spec.scale % by == 0 and spec.offset % by == 0):
+                continue
+            self.report(node, f"`{short(node)}` needs {_name(dim)} ({spec.text()}) a multiple of {by}: export "
+                              "fails with ConstraintViolationError (Constraints violated); declare it as a derived "
+                              f"`Dim` (`{by} * {spec.name}`)")
+            return
 
     def _expanded(self, node: cst.Call, tensor: cst.BaseExpression) -> None:
         """`x.expand(4, 3)`, `x.expand(y.shape[0], -1)`: each size given (not -1) must be the
