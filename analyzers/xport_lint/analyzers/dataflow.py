@@ -27,6 +27,7 @@ from .names import (
     tensor_method_names,
 )
 from .shapes import kept_at, method_at, names_read, read_entry_path, returned_at
+from .syntax import integer_literal
 from .walk import body_nodes, children, iter_nodes
 
 
@@ -1755,21 +1756,11 @@ def _is_whole_shape(node: cst.BaseExpression) -> bool:
     )
 
 
-def _literal_int(node: cst.BaseExpression | None) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(node.value, 0)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(
-        node.expression, cst.Integer
-    ):
-        return -int(node.expression.value, 0)
-    return None
-
-
 def _is_later_dim(node: cst.BaseExpression | None) -> bool:
     """A literal dim other than the first. Data makes the first dim of what nonzero, unique,
     masked_select and boolean-mask indexing return; a later one (`.shape[1]`), or one counted
     from the end of a rank the code does not show (`.shape[-1]`), is not shown to be data."""
-    index = _literal_int(node)
+    index = integer_literal(node)
     return index is not None and index != 0
 
 
@@ -2478,4 +2469,3 @@ def _uses(
 
 def _used_as_tensors(func: cst.FunctionDef) -> frozenset[str]:
     return _uses(func)[0]
-

@@ -15,6 +15,7 @@ import libcst as cst
 from .dataflow import FunctionFlow, Kind
 from .export_site import ExportSite
 from .names import dotted
+from .syntax import keyword_argument
 from .walk import iter_nodes
 
 
@@ -150,14 +151,14 @@ class TensorDTypes:
         else:
             inlined = self.flow.inlined(call) if self.flow is not None else None
             return self.of(inlined, depth) if inlined is not None and inlined is not call else None
-        given = _keyword(call, "dtype")
+        given = keyword_argument(call, "dtype")
         if given is not None:
             return self._dtype_named(given)
         if name in _CASTS and not qualified:
             return _CASTS[name]
         if name in ("to", "type") and not qualified and call.args:
             return self._dtype_named(call.args[0].value)
-        if name in ("div", "divide") and _keyword(call, "rounding_mode") is not None:
+        if name in ("div", "divide") and keyword_argument(call, "rounding_mode") is not None:
             return None  # `div(..., rounding_mode="floor")` keeps integers integral
         if name in _INTEGER_OPS:
             return DType.INTEGRAL
@@ -192,10 +193,6 @@ class TensorDTypes:
         """`torch.float32`, `torch.long`: its class; anything else (`x.dtype`, a tensor) unknown."""
         qualified = self.resolve(expr) or ""
         return _DTYPE_NAMES.get(qualified.removeprefix("torch.")) if qualified.startswith("torch.") else None
-
-
-def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
-    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
 
 def example_dtypes(

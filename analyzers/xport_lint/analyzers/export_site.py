@@ -35,6 +35,7 @@ from .shapes import (
     declared_keyword_examples,
 )
 from .symbols import FileSymbols
+from .syntax import keyword_argument
 from .walk import iter_nodes
 
 EXPORT_APIS = frozenset(
@@ -168,12 +169,13 @@ class ExportSites(FileSymbols):
             site = None
             if api in EXPORT_APIS and call.args and call.args[0].keyword is None:
                 positional = [a for a in call.args[1:] if a.keyword is None]
-                strict = _keyword(call, "strict")
+                strict = keyword_argument(call, "strict")
                 site = self._site(
-                    call, api, call.args[0].value, positional[0].value if positional else _keyword(call, "args"),
-                    _keyword(call, "dynamic_shapes"),
+                    call, api, call.args[0].value,
+                    positional[0].value if positional else keyword_argument(call, "args"),
+                    keyword_argument(call, "dynamic_shapes"),
                     None if strict is None else isinstance(strict, cst.Name) and strict.value == "True",
-                    _keyword(call, "kwargs"),
+                    keyword_argument(call, "kwargs"),
                 )
             self._sites[key] = site
         return self._sites[key]
@@ -545,7 +547,3 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, (cst.Tuple, cst.List)):
         return [name for e in target.elements for name in _target_names(e.value)]
     return []
-
-
-def _keyword(call: cst.Call, keyword: str) -> cst.BaseExpression | None:
-    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)

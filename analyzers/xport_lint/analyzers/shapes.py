@@ -27,6 +27,7 @@ import libcst as cst
 from .fact_store import PerStatement
 from .model import Mode, Severity
 from .names import dotted
+from .syntax import integer_literal
 from .walk import children, iter_nodes
 
 _DIM = ("torch.export.Dim", "torch.export.dynamic_shapes.Dim")
@@ -443,13 +444,17 @@ class ShapesReader:
         """`2 * dx`, `dx + 1`, `2 * dx - 1`: a derived `Dim` (torch allows `a * dim + b`)."""
         left, right = self._follow(expr.left), self._follow(expr.right)
         if isinstance(expr.operator, cst.Multiply):
-            number, other = (_integer(left), right) if _integer(left) is not None else (_integer(right), left)
+            number, other = (
+                (integer_literal(left), right) if integer_literal(left) is not None else (integer_literal(right), left)
+            )
             inner = self.spec(other) if number is not None else None
             if inner is None or inner.kind is not DimKind.NAMED:
                 return None
             return dataclasses.replace(inner, scale=inner.scale * number, offset=inner.offset * number)
         if isinstance(expr.operator, (cst.Add, cst.Subtract)):
-            number, other = (_integer(right), left) if _integer(right) is not None else (_integer(left), right)
+            number, other = (
+                (integer_literal(right), left) if integer_literal(right) is not None else (integer_literal(left), right)
+            )
             if number is None or (isinstance(expr.operator, cst.Subtract) and other is right):
                 return None
             inner = self.spec(other)
@@ -496,7 +501,7 @@ class ShapesReader:
             if keyword == "name" and isinstance(value, cst.SimpleString):
                 name = str(value.evaluated_value)
             elif keyword in ("min", "max"):
-                number = _integer(self._follow(value))
+                number = integer_literal(self._follow(value))
                 if number is None:
                     return None
                 low, high = (number, high) if keyword == "min" else (low, number)
@@ -605,7 +610,7 @@ def _dims_call(
         if arg.keyword is None and isinstance(arg.value, cst.SimpleString):
             names.append(str(arg.value.evaluated_value))
         elif arg.keyword is not None and arg.keyword.value in bounds:
-            bounds[arg.keyword.value] = _integer(arg.value)
+            bounds[arg.keyword.value] = integer_literal(arg.value)
             if bounds[arg.keyword.value] is None:
                 return None
         else:
@@ -627,15 +632,6 @@ def _size_read(expr: cst.BaseExpression) -> bool:
         method, count = expr.func.attr.value, len(expr.args)
         return (method == "size" and count == 1) or (method in ("numel", "dim") and count == 0)
     return False
-
-
-def _integer(expr: cst.BaseExpression) -> int | None:
-    if isinstance(expr, cst.Integer):
-        return int(expr.evaluated_value)
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        inner = _integer(expr.expression)
-        return -inner if inner is not None else None
-    return None
 
 
 def _assignments(module: cst.Module) -> Iterator[tuple[cst.BaseExpression, cst.BaseExpression]]:
@@ -806,7 +802,7 @@ def factory_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpressio
         isinstance(p, cst.Integer) for p in positional
     ):
         return None
-    return tuple(_integer(p) for p in positional)
+    return tuple(integer_literal(p) for p in positional)
 
 
 def number_inputs(sites: Iterable[Any]) -> dict[int, frozenset[str]]:
@@ -820,7 +816,7 @@ def number_inputs(sites: Iterable[Any]) -> dict[int, frozenset[str]]:
         if site.forward is None or site.examples is None:
             continue
         for param, example in zip(site.positional, site.examples, strict=False):
-            number = isinstance(example, (cst.Integer, cst.Float)) or _integer(example) is not None
+            number = isinstance(example, (cst.Integer, cst.Float)) or integer_literal(example) is not None
             (numbers if number else others).setdefault(id(site.forward), set()).add(param.name.value)
     return {key: frozenset(names - others.get(key, set())) for key, names in numbers.items()}
 
@@ -859,7 +855,7 @@ def init_buffers(
     defaults = init_defaults(cls) if with_defaults else {}
 
     def length(expr: cst.BaseExpression) -> int | None:
-        number = _integer(expr)
+        number = integer_literal(expr)
         if number is None and isinstance(expr, cst.Name) and expr.value not in bound:
             number = defaults.get(expr.value)
         if (number is None and config_value is not None and isinstance(expr, cst.Attribute)
@@ -910,7 +906,7 @@ _SIZE_KEEPING_METHODS = frozenset({"tril", "triu", "bool", "float", "half", "lon
 
 def _buffer_sizes(
     expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None],
-    length: Callable[[cst.BaseExpression], int | None] = _integer,
+    length: Callable[[cst.BaseExpression], int | None] = integer_literal,
     local: Callable[[str], cst.BaseExpression | None] = lambda name: None,
     expanding: frozenset[str] = frozenset(),
 ) -> ExampleSizes:
@@ -938,7 +934,9 @@ def _buffer_sizes(
         return (a[0], b[0]) if a is not None and b is not None and len(a) == len(b) == 1 else None
     if isinstance(expr, cst.Call) and resolve(expr.func) in ("torch.cat", "torch.concat") and expr.args:
         parts = expr.args[0].value
-        axis = next((_integer(a.value) for a in expr.args[1:] if a.keyword is None or a.keyword.value == "dim"), 0)
+        axis = next(
+            (integer_literal(a.value) for a in expr.args[1:] if a.keyword is None or a.keyword.value == "dim"), 0
+        )
         if not isinstance(parts, (cst.Tuple, cst.List)) or axis is None:
             return None
         shapes = [sizes(e.value) for e in parts.elements]
@@ -957,7 +955,7 @@ def _buffer_sizes(
         numbers = [a.value for a in expr.args if a.keyword is None and not a.star]
         if len(numbers) == 1 and isinstance(numbers[0], (cst.Tuple, cst.List)):
             numbers = [e.value for e in numbers[0].elements]
-        wanted = [_integer(n) for n in numbers]
+        wanted = [integer_literal(n) for n in numbers]
         if inner is None or None in inner or None in wanted or any(a.keyword is not None or a.star for a in expr.args):
             return None
         method = expr.func.attr.value
@@ -1216,7 +1214,7 @@ class Sizes:
         #: what reads a size the class's layers are built with (`layer_integer`)
         self.layer_integer = layer_integer(
             owner, functools.partial(_calls_building, owner, calls, self.blocks), config_value, elsewhere, config_built
-        ) if owner is not None else _integer
+        ) if owner is not None else integer_literal
         # keyword-only inputs (`forward(self, *, x)`) follow the positional ones, as a tuple
         # `dynamic_shapes` lists them
         params = [p for p in (*func.params.params, *func.params.kwonly_params) if p.name.value not in ("self", "cls")]
@@ -1478,7 +1476,7 @@ class Sizes:
         """Whether `expr` is a count that cannot be negative: a literal, `self.n` of `__init__`, a
         `counts` parameter."""
         expr = self.followed(expr)
-        number = _integer(expr)
+        number = integer_literal(expr)
         if number is None:
             number = self._constant(expr)
         if number is not None:
@@ -1565,7 +1563,7 @@ class Sizes:
         if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Slice):
             # `h, w = x.shape[-2:]`, `h, w = x.shape[2:]`: the element counted from the slice's start
             part = value.slice[0].slice
-            start = _integer(part.lower) if part.lower is not None else 0
+            start = integer_literal(part.lower) if part.lower is not None else 0
             if part.upper is not None or part.step is not None or start is None or index < 0 or (
                 start < 0 and start + index >= 0
             ):
@@ -1585,7 +1583,7 @@ class Sizes:
         """The tensor and dimension `sizes[at]` reads: of `t.shape`/`t.size()`, or of a slice of
         them from a non-negative start (`t.size()[:-1]`, `t.shape[1:]`, also bound to a name first:
         `input_shape = x.size()[:-1]`, then `input_shape[1]`), where `at` is non-negative."""
-        index = _integer(at)
+        index = integer_literal(at)
         tensor = self._shape_of(sizes)
         if tensor is not None or index is None or index < 0:
             return tensor, index
@@ -1596,7 +1594,7 @@ class Sizes:
                 and isinstance(listed.slice[0].slice, cst.Slice)):
             return None, index
         part = listed.slice[0].slice
-        start = _integer(part.lower) if part.lower is not None else 0
+        start = integer_literal(part.lower) if part.lower is not None else 0
         if part.step is not None or start is None or start < 0:
             return None, index
         return self._shape_of(listed.value), start + index
@@ -1659,7 +1657,7 @@ class Sizes:
             func = expr.func
             if isinstance(func, cst.Attribute) and func.attr.value == "size" and len(expr.args) == 1:
                 tensor = func.value
-                index = _integer(expr.args[0].value)
+                index = integer_literal(expr.args[0].value)
             elif isinstance(func, cst.Name) and func.value == "len" and len(expr.args) == 1:
                 tensor, index = expr.args[0].value, 0
             else:
@@ -1717,7 +1715,7 @@ class Sizes:
             method = func.attr.value
             if method in _KEEP_ALL_METHODS:
                 return self._dim_of(func.value, index, depth)
-            numbers = [_integer(a.value) for a in expr.args]
+            numbers = [integer_literal(a.value) for a in expr.args]
             if None in numbers or any(n < 0 for n in numbers):  # type: ignore[operator]
                 return None
             if method == "t" and not numbers and index in (0, 1):  # a matrix's transpose
@@ -1797,7 +1795,7 @@ class Sizes:
             tensor, index = self._listed_size(expr.value, expr.slice[0].slice.value)
         elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size"
               and len(expr.args) == 1 and expr.args[0].keyword is None):
-            tensor, index = expr.func.value, _integer(expr.args[0].value)
+            tensor, index = expr.func.value, integer_literal(expr.args[0].value)
         if tensor is None or index is None:
             return None
         key = (id(expr), self._at)
@@ -1819,7 +1817,7 @@ class Sizes:
         """The integer `expr` always holds: a literal, through names bound once, or `self.k` /
         `self.size[0]` as `__init__` sets it (the `k` of `s // k`, a window or patch size)."""
         expr = self.followed(expr)
-        return _integer(expr) if _integer(expr) is not None else self._constant(expr)
+        return integer_literal(expr) if integer_literal(expr) is not None else self._constant(expr)
 
     def _rank(self, expr: cst.BaseExpression, depth: int) -> int | None:
         """How many dimensions the tensor `expr` has, where the inputs' ranks and the ops show it
@@ -2014,7 +2012,7 @@ class Sizes:
             return None
         given = [a.value for a in args[1:2] if a.keyword is None] + [a.value for a in args if a.keyword is not None
                                                                      and a.keyword.value == "dim"]
-        axis = _integer(given[0]) if given else 0
+        axis = integer_literal(given[0]) if given else 0
         rank = self._rank(tensor, depth + 1)
         if axis is None or rank is None or not -rank <= axis < rank:
             return None
@@ -2059,7 +2057,7 @@ class Sizes:
         if method in _KEEP_ALL_METHODS:
             return self._size_term(tensor, index, depth + 1)
         rank = self._rank(tensor, depth + 1)
-        numbers = [_integer(a.value) for a in args if a.keyword is None]
+        numbers = [integer_literal(a.value) for a in args if a.keyword is None]
         if method in ("transpose", "swapaxes") and len(numbers) == 2 and rank is not None and None not in numbers:
             a, b = (n + rank if n < 0 else n for n in numbers)  # type: ignore[operator]
             return self._size_term(tensor, b if index == a else a if index == b else index, depth + 1)
@@ -2067,7 +2065,7 @@ class Sizes:
             return self._size_term(tensor, 1 - index, depth + 1)
         if method == "permute":
             order = _listed(args)
-            place = _integer(order[index]) if order is not None and index < len(order) else None
+            place = integer_literal(order[index]) if order is not None and index < len(order) else None
             return self._size_term(tensor, place, depth + 1) if place is not None else None
         if method == "unsqueeze" and len(numbers) == 1 and numbers[0] is not None and rank is not None:
             at = numbers[0] + rank + 1 if numbers[0] < 0 else numbers[0]
@@ -2089,7 +2087,7 @@ class Sizes:
             times = _listed(args)
             if times is None or len(times) < rank or index >= len(times):
                 return None
-            count = _integer(times[index])
+            count = integer_literal(times[index])
             place = index - (len(times) - rank)
             inner = self._size_term(tensor, place, depth + 1) if place >= 0 else 1
             return None if count is None or inner is None else _times(count, inner)
@@ -2097,7 +2095,7 @@ class Sizes:
             wanted = _listed(args)
             if wanted is None or index >= len(wanted):
                 return None
-            if _integer(wanted[index]) == -1:
+            if integer_literal(wanted[index]) == -1:
                 place = index - (len(wanted) - rank)
                 return self._size_term(tensor, place, depth + 1) if place >= 0 else None
             return self._term(wanted[index], depth + 1)
@@ -2120,7 +2118,7 @@ class Sizes:
         """`view`/`reshape`: a size given is that size; `-1` is the input's element count over the others."""
         if wanted is None or index >= len(wanted):
             return None
-        if _integer(wanted[index]) != -1:
+        if integer_literal(wanted[index]) != -1:
             return self._term(wanted[index], depth + 1)
         others = [self._term(w, depth + 1) for i, w in enumerate(wanted) if i != index]
         whole = self._product(tensor, range(rank), depth)
@@ -2147,7 +2145,7 @@ class Sizes:
         must agree); `torch.stack`: a new dimension as long as the list."""
         tensors = [e.value for e in parts.elements if isinstance(e, cst.Element)]
         given = [a for a in args[1:] if a.keyword is None or a.keyword.value == "dim"]
-        dim = _integer(given[0].value) if given else 0
+        dim = integer_literal(given[0].value) if given else 0
         rank = self._rank(tensors[0], depth + 1) if tensors else None
         if dim is None or not tensors or len(tensors) != len(parts.elements) or (dim < 0 and rank is None):
             return None
@@ -2194,7 +2192,7 @@ class Sizes:
                 return self._term(part.value, depth + 1) if isinstance(part, cst.Element) else None
             return self._term(size, depth + 1) if rank == 3 else None
         scale = named.get("scale_factor")
-        factor = _integer(scale) if scale is not None and not isinstance(scale, cst.Float) else None
+        factor = integer_literal(scale) if scale is not None and not isinstance(scale, cst.Float) else None
         if isinstance(scale, cst.Float) and float(scale.evaluated_value).is_integer():
             factor = int(scale.evaluated_value)
         inner = self._size_term(tensor, index, depth + 1)
@@ -2204,7 +2202,7 @@ class Sizes:
         self, tensor: cst.BaseExpression, factor: cst.BaseExpression, index: int, depth: int
     ) -> Term | None:
         """`F.pixel_shuffle(x, r)` of (N, C, H, W): (N, C // r², H * r, W * r)."""
-        times, rank = _integer(factor), self._rank(tensor, depth + 1)
+        times, rank = integer_literal(factor), self._rank(tensor, depth + 1)
         inner = self._size_term(tensor, index, depth + 1)
         if times is None or times < 1 or rank is None or rank < 3 or inner is None:
             return None
@@ -2332,7 +2330,7 @@ class Sizes:
                     e.slice.value, cst.Name) and e.slice.value.value == "None")]) - 1
                 kept.extend(range(at, at + rank - rest))
                 at += rank - rest
-            elif isinstance(part, cst.Index) and _integer(part.value) is not None:
+            elif isinstance(part, cst.Index) and integer_literal(part.value) is not None:
                 at += 1
             elif isinstance(part, cst.Slice) and part.lower is None and part.upper is None and part.step is None:
                 kept.append(at)
@@ -2373,7 +2371,7 @@ class Sizes:
         """An integer-valued size expression (`x.shape[0] * 2`, `h // 2`, `4`) as a term."""
         if depth > _DEPTH:
             return None
-        number = _integer(expr)
+        number = integer_literal(expr)
         if number is None:
             number = self._constant(expr)
         if number is not None:
@@ -2403,7 +2401,7 @@ class Sizes:
         if isinstance(expr, cst.Subscript):
             if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
                 return None
-            index = _integer(expr.slice[0].slice.value)
+            index = integer_literal(expr.slice[0].slice.value)
             if index is None:
                 return None
             suffix, expr = f"[{index}]", expr.value
@@ -2610,7 +2608,7 @@ def _count_param(param: cst.Param) -> bool:
     """`past: int = 0`, `offset=2`: a parameter defaulting to a non-negative integer literal,
     annotated `int` or not at all."""
     annotation = param.annotation.annotation if param.annotation is not None else None
-    default = _integer(param.default) if param.default is not None else None
+    default = integer_literal(param.default) if param.default is not None else None
     return default is not None and default >= 0 and (
         annotation is None or isinstance(annotation, cst.Name) and annotation.value == "int"
     )
@@ -3142,8 +3140,8 @@ def _flatten_span(args: Sequence[cst.Arg], rank: int) -> tuple[int | None, int |
     plain = [a.value for a in args if a.keyword is None]
     first = named.get("start_dim", plain[0] if plain else None)
     last = named.get("end_dim", plain[1] if len(plain) > 1 else None)
-    start = _integer(first) if first is not None else 0
-    end = _integer(last) if last is not None else -1
+    start = integer_literal(first) if first is not None else 0
+    end = integer_literal(last) if last is not None else -1
     if start is None or end is None:
         return None, None
     return start + rank if start < 0 else start, end + rank if end < 0 else end
@@ -3158,7 +3156,7 @@ def _reduced(args: Sequence[cst.Arg]) -> tuple[int | None, bool]:
     kept = isinstance(keep, cst.Name) and keep.value == "True"
     if keep is not None and not (isinstance(keep, cst.Name) and keep.value in ("True", "False")):
         return None, False
-    return (_integer(dim) if dim is not None else None), kept
+    return (integer_literal(dim) if dim is not None else None), kept
 
 
 def _first_element(expr: cst.BaseExpression | None) -> cst.BaseExpression | None:
@@ -3178,7 +3176,7 @@ def _layer_argument(built: cst.Call | None, position: int, keyword: str, spatial
     if isinstance(value, (cst.Tuple, cst.List)):
         element = value.elements[spatial] if spatial < len(value.elements) else None
         value = element.value if isinstance(element, cst.Element) else None
-    return _integer(value) if value is not None else None
+    return integer_literal(value) if value is not None else None
 
 
 _WINDOW_ARGUMENTS = {
@@ -3192,7 +3190,7 @@ _WINDOW_ARGUMENTS = {
 
 def _window_geometry(
     kind: str, built: cst.Call | None, spatial: int,
-    integer: Callable[[cst.BaseExpression], int | None] = _integer,
+    integer: Callable[[cst.BaseExpression], int | None] = integer_literal,
 ) -> list[tuple[int, int, int, int]] | None:
     """(kernel, stride, padding, dilation) per spatial dimension of a convolution or pooling built
     with sizes `integer` reads (literals; `init_integer` adds `__init__`'s defaults and constants:
@@ -3209,7 +3207,7 @@ def _window_geometry(
     for position, arg in enumerate(built.args):
         keyword = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else ""
         given[keyword] = arg.value
-    if _integer(given.get("output_padding", cst.Integer("0"))) != 0:
+    if integer_literal(given.get("output_padding", cst.Integer("0"))) != 0:
         return None  # a transposed convolution's extra output size: not modelled
     if "ceil_mode" in given and not (isinstance(given["ceil_mode"], cst.Name) and given["ceil_mode"].value == "False"):
         return None
@@ -3447,7 +3445,7 @@ def _copies(value: cst.BaseExpression | None, name: str) -> int | None:
     ):
         return len(value.elements)
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
-        once, times = _copies(value.left, name), _integer(value.right)
+        once, times = _copies(value.left, name), integer_literal(value.right)
         return once * times if once is not None and times is not None else None
     if isinstance(value, cst.Call) and dotted(value.func) == "tuple" and len(value.args) == 1:
         inner = value.args[0].value
@@ -3456,7 +3454,7 @@ def _copies(value: cst.BaseExpression | None, name: str) -> int | None:
             and len(inner.args) == 2 and isinstance(inner.args[0].value, cst.Name)
             and inner.args[0].value.value == name
         ):
-            return _integer(inner.args[1].value)
+            return integer_literal(inner.args[1].value)
     return None
 
 
@@ -3492,7 +3490,7 @@ def construction_arguments(
         if written is not None and wanted(written):
             found.setdefault(written, []).append({
                 "*" if arg.star else arg.keyword.value if arg.keyword is not None else str(position):
-                None if arg.star else _integer(arg.value)
+                None if arg.star else integer_literal(arg.value)
                 for position, arg in enumerate(node.args)  # type: ignore[attr-defined]
             })
     return {written: joined_arguments(calls) for written, calls in found.items()}
@@ -3559,7 +3557,7 @@ def defaults_as_built(
             if arg.star:
                 return {}
             name = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else ""
-            passed[name] = _integer(arg.value)
+            passed[name] = integer_literal(arg.value)
         for name in values:
             values[name].add(passed.get(name, defaults[name]))
     for slot, value in passed_elsewhere:

@@ -18,6 +18,7 @@ from ..rewrites.common import parent_block
 from ..rewrites.predicates import TENSOR_MATH, data_bindings, tensor_value
 from ..rewrites.state import entries_as_locals, identity_conversion_dropped
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..syntax import argument
 from ..walk import iter_nodes
 from ._conditions import short
 from ._fallbacks import caught_fallback
@@ -531,13 +532,13 @@ class TensorToPythonNumber(Rule):
                 if name in _SIZING and known:
                     sized = node.args
                     if callee in _RESAMPLING:
-                        size = _argument(node, 1, "size")
+                        size = argument(node.args, 1, "size")
                         sized = [cst.Arg(size)] if size is not None else []
                     for arg in sized:
                         elements = arg.value.elements if isinstance(arg.value, (cst.Tuple, cst.List)) else None
                         positions.extend([e.value for e in elements] if elements is not None else [arg.value])
                 elif name in _SIZED_BY_LIST and known:
-                    sections = _argument(node, 1 if callee is not None and not method else 0, "split_size_or_sections")
+                    sections = argument(node.args, 1 if callee is not None and not method else 0, "split_size_or_sections")
                     if isinstance(sections, (cst.Tuple, cst.List)):
                         positions.extend(e.value for e in sections.elements)
             if isinstance(node, cst.Call) and node.args and self.ctx.resolve(node.func) in _CHECKS:
@@ -634,7 +635,7 @@ class TensorToPythonNumber(Rule):
         if not (isinstance(func, cst.Attribute) and func.attr.value == "unflatten"
                 and is_tensor_like(self.ctx.value(func.value))):
             return
-        dim, sizes = _argument(node, 0, "dim"), _argument(node, 1, "sizes")
+        dim, sizes = argument(node.args, 0, "dim"), argument(node.args, 1, "sizes")
         fixable = True
         if isinstance(sizes, cst.Name) and self.ctx.flow is not None and self.ctx.traced is not None:
             # `part = (k, -1)` bound once: the sizes, rewritten where bound if only this call reads them
@@ -664,7 +665,7 @@ class TensorToPythonNumber(Rule):
         floats only, so a factor read from data fails in both modes, converted or not."""
         if self.ctx.resolve(node.func) not in _RESAMPLING:
             return
-        scale = _argument(node, 2, "scale_factor")
+        scale = argument(node.args, 2, "scale_factor")
         if scale is not None and _read_number(self.ctx.value(scale)):
             self.report(scale, f"`{short(scale)}` is a number read from tensor data, given as `scale_factor`: "
                         "the resampling kernel needs a concrete float in both modes (no automatic fix: a size "
@@ -676,7 +677,7 @@ class TensorToPythonNumber(Rule):
         torch 2.13; a `num_classes` written out exports)."""
         if self.ctx.resolve(node.func) != "torch.nn.functional.one_hot" or any(a.star for a in node.args):
             return
-        labels, classes = _argument(node, 0, "tensor"), _argument(node, 1, "num_classes")
+        labels, classes = argument(node.args, 0, "tensor"), argument(node.args, 1, "num_classes")
         if classes is not None and not (isinstance(classes, cst.UnaryOperation) and code_of(classes) == "-1"):
             return
         if labels is None or not is_tensor_like(self.ctx.value(labels)):
@@ -1715,15 +1716,6 @@ def _target_nodes(target: cst.CSTNode) -> list[cst.Name]:
     if isinstance(target, cst.StarredElement):
         return _target_nodes(target.value)
     return []
-
-
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
-    """The expression `call` passes as its parameter `keyword`, the `position`-th positional."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-    return positional[position] if len(positional) > position else None
 
 
 def _unconverted(arg: cst.BaseExpression) -> cst.BaseExpression:

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -11,6 +10,7 @@ from ..names import dotted
 from ..rewrites import range_loop_rewrite, stacked_rows_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import SizeRef, judge_loop, judge_pieces
+from ..syntax import argument, integer_literal
 from ._conditions import short
 from ._guards import statement_line
 
@@ -112,12 +112,12 @@ class ShapeLoop(Rule):
         else:
             return
         if kind == "unbind":
-            dim = _argument(rest, 0, "dim")
-            self._pieces(node, tensor, 0 if dim is None else _literal(dim))
-        elif kind == "split" and (size := _argument(rest, 0, "split_size")) is not None and _literal(size) == 1:
-            dim = _argument(rest, 1, "dim")
-            self._pieces(node, tensor, 0 if dim is None else _literal(dim))
-        elif kind == "chunk" and (count := _argument(rest, 0, "chunks")) is not None:
+            dim = argument(rest, 0, "dim")
+            self._pieces(node, tensor, 0 if dim is None else integer_literal(dim))
+        elif kind == "split" and (size := argument(rest, 0, "split_size")) is not None and integer_literal(size) == 1:
+            dim = argument(rest, 1, "dim")
+            self._pieces(node, tensor, 0 if dim is None else integer_literal(dim))
+        elif kind == "chunk" and (count := argument(rest, 0, "chunks")) is not None:
             self._counted(node, tensor, count)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
@@ -517,21 +517,3 @@ class ShapeLoop(Rule):
 _PIECES = frozenset({"unbind", "split", "chunk"})
 #: torch functions doing the same, the tensor first
 _TORCH_PIECES = frozenset({"torch.unbind", "torch.split", "torch.chunk"})
-
-
-def _argument(args: Sequence[cst.Arg], position: int, keyword: str) -> cst.BaseExpression | None:
-    """The expression passed as parameter `keyword`, the `position`-th positional of `args`."""
-    for arg in args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [arg.value for arg in args if arg.keyword is None]
-    return positional[position] if len(positional) > position else None
-
-
-def _literal(expr: cst.BaseExpression) -> int | None:
-    """An integer literal's value (`-1` too), else None."""
-    if isinstance(expr, cst.Integer):
-        return int(expr.evaluated_value)
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, cst.Integer):
-        return -int(expr.expression.evaluated_value)
-    return None

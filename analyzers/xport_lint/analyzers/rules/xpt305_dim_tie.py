@@ -28,6 +28,7 @@ from ..shapes import (
     term_refs,
     term_value,
 )
+from ..syntax import argument, integer_literal
 from ..walk import iter_nodes
 from ._conditions import short
 from ._helper_ops import judge_helper_call
@@ -308,7 +309,7 @@ class DimTie(Rule):
         named = [d for d in dims if d.ref is not None]
         # without a `-1` the element count is a constant: `Dim.DYNAMIC` refuses that as a named Dim does
         # (measured: `x.reshape(x.shape[0], 4, 8)` of `(2, d)` fails under `Dim.DYNAMIC`, exports under `Dim.AUTO`)
-        counted = all(_signed(target) != -1 for target in targets)
+        counted = all(integer_literal(target) != -1 for target in targets)
         pinning = (DimKind.NAMED, DimKind.DYNAMIC) if counted else (DimKind.NAMED,)
         if len(named) != 1 or config.dim(*named[0].ref).kind not in pinning or config.dim(  # type: ignore[misc]
             *named[0].ref  # type: ignore[misc]
@@ -317,7 +318,7 @@ class DimTie(Rule):
         total = math.prod(d.size for d in dims if d.ref is None)  # type: ignore[misc]
         rest = 1
         for target in targets:
-            number = _signed(target)
+            number = integer_literal(target)
             if number is None:
                 number = sizes.integer(target)  # `self.num_heads` as `__init__` sets it
             if number == -1:
@@ -361,8 +362,8 @@ class DimTie(Rule):
         if setting is None or id(node) in self._conditional() or not args:
             return
         dims = self._operand(tensor, setting)
-        axis = _keyword(args, "dim", 1)
-        axis = _signed(axis) if axis is not None else 0
+        axis = argument(args, 1, "dim")
+        axis = integer_literal(axis) if axis is not None else 0
         count = args[0].value
         if dims is None or axis is None or not -len(dims) <= axis < len(dims) or args[0].keyword is not None:
             return
@@ -411,7 +412,7 @@ class DimTie(Rule):
     def _split_list(self, node: cst.Call, listed: cst.List | cst.Tuple, dim: _Dim, spec: DimSpec) -> None:
         """Pieces listed as literals fix the total; one piece written as the size less the
         literals (`[2, w - 2]`) sums to it, so only its length of 1 is guarded (non-strict)."""
-        numbers = [_signed(e.value) for e in listed.elements]
+        numbers = [integer_literal(e.value) for e in listed.elements]
         if None not in numbers:
             self.report(node, f"`{short(node)}`: splitting {_name(dim)} ({spec.text()}): the listed sizes fix its "
                               "total, so export fails with ConstraintViolationError (Constraints violated); declare "
@@ -423,7 +424,7 @@ class DimTie(Rule):
         rest = sum(n for n in numbers if n is not None)
         piece = computed[0] if len(computed) == 1 else None
         if not (isinstance(piece, cst.BinaryOperation) and isinstance(piece.operator, cst.Subtract)
-                and _signed(piece.right) == rest and _size_of(piece.left, self._setting()[0]).ref == dim.ref):  # type: ignore[index]
+                and integer_literal(piece.right) == rest and _size_of(piece.left, self._setting()[0]).ref == dim.ref):  # type: ignore[index]
             return  # not the size less the literals: what the pieces add up to is not known
         if self.ctx.mode is Mode.STRICT or spec.values()[0] > rest + 1:
             return
@@ -512,7 +513,7 @@ class DimTie(Rule):
         sizes = setting[0]
         value = sizes.followed(expr.value)
         if isinstance(value, cst.Call) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
-            index = _signed(expr.slice[0].slice.value)
+            index = integer_literal(expr.slice[0].slice.value)
             if index is not None and index >= 0 and _split_like(value):
                 return self._piece(value, index, setting, depth + 1)  # `x.split(2, 1)[0]`
         inner = self._operand(expr.value, setting, depth + 1)
@@ -534,17 +535,17 @@ class DimTie(Rule):
                     return None
                 continue  # an integer index drops the dimension
             if isinstance(part, cst.Slice) and part.step is not None:
-                if part.lower is not None or part.upper is not None or (_signed(part.step) or 0) < 2:
+                if part.lower is not None or part.upper is not None or (integer_literal(part.step) or 0) < 2:
                     return None
-                out.append(_strided(dim, _signed(part.step)))  # type: ignore[arg-type]
+                out.append(_strided(dim, integer_literal(part.step)))  # type: ignore[arg-type]
                 continue
             if not isinstance(part, cst.Slice):
                 return None
             if part.lower is None and part.upper is None:
                 out.append(dim)
                 continue
-            lower = _signed(part.lower) if part.lower is not None else 0
-            upper = _signed(part.upper) if part.upper is not None else 0
+            lower = integer_literal(part.lower) if part.lower is not None else 0
+            upper = integer_literal(part.upper) if part.upper is not None else 0
             if lower is None or upper is None or lower < 0 or upper > 0 or dim.affine is None:
                 out.append(_Dim(dim.ref, dim.size, None) if dim.ref is not None else _UNKNOWN)
             elif dim.ref is not None:  # `[1:]`, `[:-1]`, `[1:-1]`: the size less the cut
@@ -565,12 +566,12 @@ class DimTie(Rule):
         dims = self._operand(tensor, setting, depth + 1) if tensor is not None else None
         if dims is None or not args:
             return None
-        axis = _keyword(args, "dim", 1)
-        axis = _signed(axis) if axis is not None else 0
+        axis = argument(args, 1, "dim")
+        axis = integer_literal(axis) if axis is not None else 0
         if axis is None or not -len(dims) <= axis < len(dims):
             return None
         first = args[0].value
-        sizes_list = [_signed(e.value) for e in first.elements] if isinstance(first, (cst.List, cst.Tuple)) else None
+        sizes_list = [integer_literal(e.value) for e in first.elements] if isinstance(first, (cst.List, cst.Tuple)) else None
         piece = _Dim(size=sizes_list[index]) if sizes_list and index < len(sizes_list) and None not in sizes_list else _UNKNOWN
         return [piece if i == axis % len(dims) else d for i, d in enumerate(dims)]
 
@@ -602,7 +603,7 @@ class DimTie(Rule):
                 return None
             if method in _KEEP_ALL_METHODS:
                 return dims
-            numbers = [_signed(a.value) for a in call.args]
+            numbers = [integer_literal(a.value) for a in call.args]
             if method == "expand" and len(numbers) >= len(dims) and not any(a.keyword or a.star for a in call.args):
                 # `cls.expand(x.shape[0], -1, -1)`: -1 keeps a size, the others are the sizes given
                 kept = [*([None] * (len(numbers) - len(dims))), *dims]
@@ -649,8 +650,8 @@ class DimTie(Rule):
             parts = self._parts(call, setting, depth)
             if not parts:
                 return None
-            axis = _keyword(call.args, "dim", 1)
-            axis = _signed(axis) if axis is not None else 0
+            axis = argument(call.args, 1, "dim")
+            axis = integer_literal(axis) if axis is not None else 0
             if axis is None or not -len(parts[0]) - 1 <= axis <= len(parts[0]):
                 return None
             axis %= len(parts[0]) + 1
@@ -697,11 +698,11 @@ class DimTie(Rule):
             positional = [e.value for e in positional[0].elements]
         if not positional:
             return None
-        if len(positional) == 1 and _signed(positional[0]) is None and _size_of(positional[0], sizes).ref is None:
+        if len(positional) == 1 and integer_literal(positional[0]) is None and _size_of(positional[0], sizes).ref is None:
             return None  # one argument that may be a whole shape (`torch.zeros(shape)`)
         out = []
         for size in positional:
-            number = _signed(size)
+            number = integer_literal(size)
             out.append(_Dim(size=number) if number is not None and number >= 0 else _size_of(size, sizes))
         return out
 
@@ -718,12 +719,12 @@ class DimTie(Rule):
                 targets = [e.value for e in targets[0].elements]
         out: list[_Dim] = []
         for target in targets:
-            number = _signed(target)
+            number = integer_literal(target)
             if number is not None:
                 out.append(_Dim(size=number) if number >= 0 else _UNKNOWN)
                 continue
             out.append(_size_of(target, sizes))
-        if [_signed(t) for t in targets].count(-1) == 1:
+        if [integer_literal(t) for t in targets].count(-1) == 1:
             refs = [d for d in dims if d.ref is not None]
             constants = [d.size for d in dims if d.ref is None]
             kept = [d.size for d in out if d.ref is None and d.size is not None]
@@ -731,7 +732,7 @@ class DimTie(Rule):
                 total, rest = math.prod(constants), math.prod(kept)  # type: ignore[arg-type]
                 scale, offset = refs[0].affine
                 if rest and (total * scale) % rest == 0 and (total * offset) % rest == 0:
-                    at = [_signed(t) for t in targets].index(-1)
+                    at = [integer_literal(t) for t in targets].index(-1)
                     out[at] = _Dim(refs[0].ref, None, (total * scale // rest, total * offset // rest))
         return out
 
@@ -750,8 +751,8 @@ class DimTie(Rule):
     def _cat(self, call: cst.Call, setting: tuple, depth: int) -> list[_Dim] | None:
         """`torch.cat(parts, dim)`: the other dimensions of the first part; along `dim`, the sum."""
         parts = self._parts(call, setting, depth)
-        axis = _keyword(call.args, "dim", 1)
-        axis = _signed(axis) if axis is not None else 0
+        axis = argument(call.args, 1, "dim")
+        axis = integer_literal(axis) if axis is not None else 0
         if not parts or axis is None or not -len(parts[0]) <= axis < len(parts[0]):
             return None
         axis %= len(parts[0])
@@ -785,9 +786,9 @@ class DimTie(Rule):
     def _padded(self, call: cst.Call, dims: list[_Dim] | None) -> list[_Dim] | None:
         """`F.pad(x, (left, right, top, bottom))` by literals, constant mode: each padded size grows."""
         pad = call.args[1].value if len(call.args) > 1 and call.args[1].keyword is None else None
-        if dims is None or not isinstance(pad, (cst.Tuple, cst.List)) or _keyword(call.args, "mode", 2) is not None:
+        if dims is None or not isinstance(pad, (cst.Tuple, cst.List)) or argument(call.args, 2, "mode") is not None:
             return None
-        amounts = [_signed(e.value) for e in pad.elements]
+        amounts = [integer_literal(e.value) for e in pad.elements]
         if None in amounts or len(amounts) % 2 or len(amounts) // 2 > len(dims):
             return None
         out = list(dims)
@@ -855,8 +856,8 @@ class DimTie(Rule):
             parts = self._parts(node, setting, 0)
             if not parts:
                 return
-            axis = _keyword(node.args, "dim", 1)
-            axis = _signed(axis) if axis is not None else 0
+            axis = argument(node.args, 1, "dim")
+            axis = integer_literal(axis) if axis is not None else 0
             if axis is None:
                 return
             skip = axis % len(parts[0]) if name in _CAT and -len(parts[0]) <= axis < len(parts[0]) else None
@@ -1006,10 +1007,10 @@ class DimTie(Rule):
                 return
             kind = (self.ctx.resolve(call.func) or "").rpartition(".")[2]
             if kind == "Flatten":
-                start, end = (_keyword(call.args, keyword, position) for position, keyword in enumerate(
+                start, end = (argument(call.args, position, keyword) for position, keyword in enumerate(
                     ("start_dim", "end_dim")))
-                first = _signed(start) if start is not None else 1
-                last = _signed(end) if end is not None else -1
+                first = integer_literal(start) if start is not None else 1
+                last = integer_literal(end) if end is not None else -1
                 merged = _merged(dims, first, last) if first is not None and last is not None else None
                 if merged is None:
                     return
@@ -1035,7 +1036,7 @@ class DimTie(Rule):
         if call is None or any(a.star for a in call.args):
             return None
         if kind == "LayerNorm":
-            size = self._built_size(_keyword(call.args, "normalized_shape", 0) or cst.Name("None"))
+            size = self._built_size(argument(call.args, 0, "normalized_shape") or cst.Name("None"))
             return (-1, size, f"the norm's {size} features") if size is not None else None
         spatial = {"1d": 1, "2d": 2, "3d": 3}.get(kind[-2:])
         channels = {"GroupNorm": ("num_channels", 1), "Conv": ("in_channels", 0), "BatchNorm": ("num_features", 0)}
@@ -1043,7 +1044,7 @@ class DimTie(Rule):
         if family not in channels or (family != "GroupNorm" and (spatial is None or rank != spatial + 2)):
             return None  # an unbatched input: which dimension is the channels' is not known
         keyword, position = channels[family]
-        size = self._built_size(_keyword(call.args, keyword, position) or cst.Name("None"))
+        size = self._built_size(argument(call.args, position, keyword) or cst.Name("None"))
         return (1, size, f"the layer's {size} input channels") if size is not None and rank >= 2 else None
 
     def _functional_linear(self, node: cst.Call) -> None:
@@ -1065,11 +1066,11 @@ class DimTie(Rule):
         setting = self._setting()
         if setting is None or id(node) in self._conditional() or any(a.keyword or a.star for a in node.args):
             return
-        axis, parts = _signed(node.args[0].value), node.args[1].value
+        axis, parts = integer_literal(node.args[0].value), node.args[1].value
         dims = self._operand(tensor, setting)
         if axis is None or not dims or not -len(dims) <= axis < len(dims) or not isinstance(parts, (cst.Tuple, cst.List)):
             return
-        numbers = [_signed(e.value) for e in parts.elements]
+        numbers = [integer_literal(e.value) for e in parts.elements]
         if None in numbers:  # `x.unflatten(2, (h // 2, 2))`: as a reshape's target sizes
             self._split_by(node, [e.value for e in parts.elements], setting)
             return
@@ -1112,7 +1113,7 @@ class DimTie(Rule):
         setting = self._setting()
         if setting is None or id(node) in self._conditional() or any(a.keyword or a.star for a in node.args):
             return
-        numbers = [_signed(arg.value) for arg in node.args]
+        numbers = [integer_literal(arg.value) for arg in node.args]
         targets = [_Dim(size=n) if n is not None else _size_of(a.value, setting[0]) for n, a in zip(
             numbers, node.args, strict=True)]
         dims = self._operand(tensor, setting)
@@ -1193,7 +1194,7 @@ class DimTie(Rule):
         args = [a.value for a in node.args]
         if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
             args = [e.value for e in args[0].elements]
-        target = [_signed(a) for a in args]
+        target = [integer_literal(a) for a in args]
         if any(a.keyword is not None or a.star for a in node.args) or target.count(-1) > 1:
             return
         dims = self._operand(tensor, setting)
@@ -1663,16 +1664,6 @@ def _splits_cleanly(spec: DimSpec, size: int) -> bool:
     return spec.derived and size > 0 and spec.scale % size == 0 and spec.offset % size == 0
 
 
-def _signed(expr: cst.BaseExpression) -> int | None:
-    if isinstance(expr, cst.Integer):
-        return int(expr.evaluated_value)
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(
-        expr.expression, cst.Integer
-    ):
-        return -int(expr.expression.evaluated_value)
-    return None
-
-
 def _declared_as(
     reader: ShapesReader, shapes: cst.BaseExpression, ref: SizeRef, old: cst.BaseExpression, new: cst.BaseExpression
 ) -> tuple[cst.CSTNode, cst.CSTNode] | None:
@@ -1698,14 +1689,6 @@ def _root(dim: _Dim, spec: DimSpec) -> tuple[str, int, int]:
 def _name(dim: _Dim) -> str:
     name, _, index = dim.ref  # type: ignore[misc]
     return f"`{name}.shape[{index}]`" + ("" if dim.exact else " (as the ops before change it)")
-
-
-def _keyword(args: Sequence[cst.Arg], keyword: str, position: int) -> cst.BaseExpression | None:
-    """An argument given by `keyword`, or at `position` without a keyword."""
-    for index, arg in enumerate(args):
-        if (arg.keyword is not None and arg.keyword.value == keyword) or (arg.keyword is None and index == position):
-            return arg.value
-    return None
 
 
 def _whole(expr: cst.BaseExpression) -> int | None:
@@ -1751,10 +1734,10 @@ def _broadcast(a: list[_Dim] | None, b: list[_Dim] | None) -> list[_Dim] | None:
 def _interleaved(call: cst.Call, dims: list[_Dim]) -> list[_Dim] | None:
     """`x.repeat_interleave(2, dim=1)`: that dimension `2` times as long (without `dim`, a
     flattened tensor, and a tensor of repeats: not modelled)."""
-    repeats = _keyword(call.args, "repeats", 0)
-    axis = _keyword(call.args, "dim", 1)
-    times = _signed(repeats) if repeats is not None else None
-    at = _signed(axis) if axis is not None else None
+    repeats = argument(call.args, 0, "repeats")
+    axis = argument(call.args, 1, "dim")
+    times = integer_literal(repeats) if repeats is not None else None
+    at = integer_literal(axis) if axis is not None else None
     if times is None or times < 1 or at is None or not -len(dims) <= at < len(dims):
         return None
     return [_repeated(d, times) if i == at % len(dims) else d for i, d in enumerate(dims)]
@@ -1763,9 +1746,9 @@ def _interleaved(call: cst.Call, dims: list[_Dim]) -> list[_Dim] | None:
 def _flattened(call: cst.Call, dims: list[_Dim]) -> list[_Dim] | None:
     """`x.flatten(0, 1)`: the dimensions from `start_dim` to `end_dim` become their product,
     where at most one of them is an input's size (times the constants), else unknown."""
-    start, end = _keyword(call.args, "start_dim", 0), _keyword(call.args, "end_dim", 1)
-    first = _signed(start) if start is not None else 0
-    last = _signed(end) if end is not None else -1
+    start, end = argument(call.args, 0, "start_dim"), argument(call.args, 1, "end_dim")
+    first = integer_literal(start) if start is not None else 0
+    last = integer_literal(end) if end is not None else -1
     if first is None or last is None or not dims:
         return None
     return _merged(dims, first, last)

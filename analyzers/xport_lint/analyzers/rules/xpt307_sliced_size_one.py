@@ -16,7 +16,6 @@ from ..shapes import (
     DimSpec,
     SizeRef,
     _flatten_span,
-    _integer,
     _listed,
     _window_geometry,
     conv_geometry,
@@ -24,6 +23,7 @@ from ..shapes import (
     term_refs,
     term_value,
 )
+from ..syntax import integer_literal
 from ..walk import iter_nodes
 from ._conditions import short
 
@@ -351,7 +351,7 @@ class SlicedSizeOne(Rule):
             method = use.func.attr.value
             if method == "flatten":
                 start, end = _flatten_span(use.args, rank)
-            elif method in ("view", "reshape") and (listed := _listed(use.args)) and _integer(listed[-1]) == -1:
+            elif method in ("view", "reshape") and (listed := _listed(use.args)) and integer_literal(listed[-1]) == -1:
                 start, end = len(listed) - 1, rank - 1
             else:
                 continue

@@ -4,7 +4,8 @@ import libcst as cst
 
 from ..model import Mode, Severity
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
-from ..shapes import _integer, dim_range_problem
+from ..shapes import dim_range_problem
+from ..syntax import integer_literal
 
 _DIMS = ("torch.export.Dim", "torch.export.dynamic_shapes.Dim")
 _HINTS = tuple(f"{base}.{hint}" for base in _DIMS for hint in ("AUTO", "DYNAMIC", "STATIC"))
@@ -78,7 +79,7 @@ class InvalidDim(Rule):
         for position, arg in enumerate(node.args):
             keyword = arg.keyword.value if arg.keyword is not None else None
             if keyword in bounds:
-                number = _integer(arg.value)
+                number = integer_literal(arg.value)
                 if number is None:
                     return  # not a literal: the range is not known here
                 bounds[keyword] = number

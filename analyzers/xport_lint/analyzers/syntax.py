@@ -1,0 +1,33 @@
+"""What an expression says on its face: an integer literal's value, the argument a call passes
+for a parameter. Shared by the fact layers and the rules so each reads source one way."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+
+def integer_literal(expr: cst.BaseExpression | None) -> int | None:
+    """The value of an integer literal, negated ones too (`-1`, `- -2`); None for anything else."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = integer_literal(expr.expression)
+        return -inner if inner is not None else None
+    return None
+
+
+def argument(args: Sequence[cst.Arg], position: int, keyword: str) -> cst.BaseExpression | None:
+    """The expression passed as parameter `keyword`: by that name, else as the `position`-th
+    positional argument (`*` arguments are not counted)."""
+    for arg in args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [arg.value for arg in args if arg.keyword is None and not arg.star]
+    return positional[position] if len(positional) > position else None
+
+
+def keyword_argument(call: cst.Call, keyword: str) -> cst.BaseExpression | None:
+    """The expression `call` passes by the name `keyword` (None when not passed by name)."""
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
