@@ -20,6 +20,10 @@ failures flagged, strict 0 of 9, no false error. AFTER (XPT303 reads `int()`/`fl
 non-strict mode; XPT309 the spellings above): non-strict 11/11, strict 9/9, no error on the 13
 (non-strict) and 15 (strict) exporting programs. The `int()` fix (drop it: a size already is an
 int) proves out on each of the 7 programs it is offered for; none where the `int()` is made text.
+Later: `f"{int(H)}"` and `"%s" % (int(H),)` fail non-strict as `int(H)` does. `f"{H}"` and
+`"%s" % (H,)` export in both modes, but where the text is used (`x * len(s)`) non-strict export
+gives a program that differs from eager and strict fails (measured), so no fix drops the `int()`
+of a size made text in any spelling.
 """
 
 from __future__ import annotations
@@ -108,6 +112,10 @@ case("fstring-shape", None, None, "s = f'{x.shape}'\nreturn x * 2")
 case("format-static-batch", None, None, "s = format(B, 'd')\nreturn x * 2")
 case("helper-lone-fstring", None, None, "s = _lone(H)\nreturn x * 2")
 
+# -- int() made text in a spelling that exports for a bare size: still no fix (see NO_FIX) ---------
+case("lone-fstring-int", "UserError", None, "s = f'{int(H)}'\nreturn x * 2")
+case("percent-tuple-int", "UserError", None, "s = '%s' % (int(H),)\nreturn x * 2")
+
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 #: failing programs (non-strict) whose error has no fix, and why none is offered
@@ -117,6 +125,9 @@ NO_FIX: dict[str, str] = {
     "float-dynamic": "float() of a size, as above",
     "format-spec": "the text is the author's: no rewrite",
     "str-int": "the text is the author's; dropping int() leaves str(H), which fails strict export",
+    "lone-fstring-int": "dropping int() leaves f'{H}': exports, but where the text is used the non-strict "
+    "program differs from eager (measured with `x * len(s)`)",
+    "percent-tuple-int": "as lone-fstring-int, for '%s' % (H,)",
 }
 
 BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)

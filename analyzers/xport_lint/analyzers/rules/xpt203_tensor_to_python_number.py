@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 import string
 from collections.abc import Callable
 
@@ -23,9 +22,8 @@ from ..walk import iter_nodes
 from ._conditions import short
 from ._fallbacks import caught_fallback
 from ._guards import eager_only
+from ._text import percent_operands
 
-#: a `%` conversion: its spec, then its type (`%%` is a literal percent)
-_PERCENT = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
 #: the conversions that need a number (`%s`, `%r`, `%a` show the symbol, and export non-strict)
 _NUMERIC = frozenset("diouxXeEfFgGc")
 _BOTH = frozenset(Mode)
@@ -1019,13 +1017,7 @@ class TensorToPythonNumber(Rule):
             self._formatted(node.expression, f"with `:{spec}`")
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if not (isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))):
-            return
-        conversions = _PERCENT.findall(node.left.evaluated_value if isinstance(node.left.evaluated_value, str) else "")
-        conversions = [c for c in conversions if c != "%"]
-        right = node.right
-        operands = [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
-        for operand, conversion in zip(operands, conversions, strict=False):
+        for operand, conversion in percent_operands(node):
             # strict export refuses every `%` of data; non-strict only a number's conversions
             if self.ctx.mode is Mode.STRICT or conversion in _NUMERIC:
                 self._formatted(operand, f"with `{short(node.left)}`")

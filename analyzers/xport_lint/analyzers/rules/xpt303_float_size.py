@@ -13,6 +13,7 @@ from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import DimKind, DimSpec, SizeRef, Sizes
 from ..walk import iter_nodes
 from ._conditions import short
+from ._text import text_operands
 
 #: calls that turn a float computed from a size back into an int
 _TO_INT = frozenset({"round", "int", "math.floor", "math.ceil", "math.trunc"})
@@ -233,22 +234,16 @@ class FloatSize(Rule):
     def _made_text(self) -> set[int]:
         """Expressions of the traced function made text in place (`str(int(H))`, `f"{int(H)}"`,
         `"%d" % int(H)`): dropping their `int()` would leave a size made text, which fails strict
-        export (XPT309), so they get no fix. Found once per function."""
+        export (XPT309) or, where the text is used, differs from eager, so they get no fix. Found
+        once per function."""
         traced = self.ctx.traced
         assert traced is not None
         key = f"float-size:text:{id(traced.func)}"
         found = self.ctx.shared.get(key)
         if found is None:
-            found = self.ctx.shared[key] = set()
-            for inner in iter_nodes(traced.func.body):
-                if isinstance(inner, cst.Call) and dotted(inner.func) in ("str", "repr", "format") and inner.args:
-                    found.add(id(inner.args[0].value))
-                elif isinstance(inner, cst.FormattedStringExpression):
-                    found.add(id(inner.expression))
-                elif isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Modulo):
-                    right = inner.right
-                    found.update(id(e.value) for e in (right.elements if isinstance(right, cst.Tuple) else ()))
-                    found.add(id(right))
+            found = self.ctx.shared[key] = {
+                id(value) for inner in iter_nodes(traced.func.body) for value in text_operands(inner)
+            }
         return found  # type: ignore[return-value]
 
     def _proven_in_range(self, call: cst.Call, sizes: Sizes, ref: SizeRef, spec: DimSpec) -> bool:
