@@ -99,9 +99,9 @@ class ShapeLoop(Rule):
         name = dotted(node.func)
         if name == "torch.stack" and node.args and isinstance(node.args[0].value, cst.ListComp):
             self._stacks[id(node.args[0].value.for_in)] = node
-        if any(arg.star for arg in node.args):
-            return
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        if (method is not None and method not in _PIECES) or any(arg.star for arg in node.args):
+            return  # `a.b.f(...)` can split only as a method named so: most traced calls are not
         function = self.ctx.resolve(node.func) or name
         if function in _TORCH_PIECES and node.args:
             tensor, rest, kind = node.args[0].value, node.args[1:], function.rpartition(".")[2]
