@@ -7,16 +7,20 @@ import libcst as cst
 
 from ..dataflow import is_tensor_like
 from ..model import Applicability, Mode, Severity
-from ..names import dotted
+from ..names import dotted, self_attribute
 from ..report import FixProposal
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import DimKind, DimSpec, SizeRef, Sizes
-from ..walk import iter_nodes
+from ..walk import children, iter_nodes
 from ._conditions import short
 from ._text import text_operands
 
 #: calls that turn a float computed from a size back into an int
 _TO_INT = frozenset({"round", "int", "math.floor", "math.ceil", "math.trunc"})
+#: torch functions making a new tensor whose positional arguments are its sizes
+_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn", "torch.arange"})
+#: tensor methods doing the same
+_NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_empty"})
 #: Python's float functions: a size passed to one is read as a Python float
 _MATH_FLOAT = frozenset({"math.sqrt", "math.log", "math.log2", "math.log10", "math.exp"})
 
@@ -62,9 +66,13 @@ class FloatSize(Rule):
     change.
 
     ## Modes
-    Error in both modes, where the dimension has a named `Dim` (torch 2.13); nothing where
-    the range is bounded and every slice bound the result makes stays within its low end
-    (export proves the guards by intervals). Past the first dimension, non-strict export also
+    Error in both modes, where the dimension has a named `Dim` (torch 2.13) and the result is
+    used as a slice bound, a `view`/`reshape` size, in a test, or anything else that guards it;
+    nothing where the range is bounded and every slice bound the result makes stays within its
+    low end (export proves the guards by intervals), nor where the result is never read or only
+    scales a tensor (`x * n`: measured, exports in both modes). As a new tensor's size
+    (`torch.zeros(n)`, `x.new_zeros(n)`): error in non-strict mode where the result can be 0 or 1
+    over the range (specialised), nothing in strict mode (measured). Past the first dimension, non-strict export also
     needs a slice's end below the low end and its start at most two below it: an error in
     non-strict mode only there (measured). A float step by one
     (`int(x.shape[0] / 1)`): error in non-strict mode under a named `Dim` or `Dim.DYNAMIC` (the
@@ -128,17 +136,109 @@ class FloatSize(Rule):
         (param, _, index), spec = named[0]
         if not by_one and len(set(refs)) == 1 and self._proven_in_range(node, sizes, named[0][0], spec):
             return  # every bound it makes stays within the declared range: export proves its guards
+        if by_one:
+            why: str | None = "non-strict export makes the result a constant and fails"
+        elif name == "int" and self.ctx.mode is Mode.NON_STRICT:
+            why = "export cannot prove its guards for the whole range and fails"
+        else:
+            why = self._guarded(node, *named[0])
+        if why is None:
+            return  # no guard on the result that fails: it stays a symbolic int
         note = config.note()
-        why = (
-            "non-strict export makes the result a constant and fails" if by_one
-            else "export cannot prove its guards for the whole range and fails"
-        )
         self.report(
             node,
             f"`{short(node)}` turns the size `{param}.shape[{index}]` ({spec.text()}, {config.source}) into a "
             f"float and back: {why}",
             notes=(note,) if note is not None else (),
         )
+
+    def _guarded(self, call: cst.Call, ref: SizeRef, spec: DimSpec) -> str | None:
+        """Why export fails on `call`'s result (None: it adds no guard that fails). Measured on torch 2.13 under
+        a named `Dim`: `n = math.floor(H / 2)` (or `round`, `ceil`, `trunc`) never read, read by
+        `x * n`, or a statement on its own, exports in both modes; as a slice bound or a
+        `reshape` size it fails in both. As a new tensor's size (`x.new_zeros(n)`,
+        `torch.zeros(n)`) strict export keeps it; non-strict fails where the result can be 0 or
+        1 over the range (`H / 4` with `min=4`: a size of one is specialised), not where it
+        cannot (`H / 2`). `int(H / 2)` fails non-strict even unread (Python asks the float for
+        an int): the caller does not ask this there."""
+        guards = "export cannot prove its guards for the whole range and fails"
+        traced = self.ctx.traced
+        if traced is None:
+            return guards
+        parents = {id(child): node for node in iter_nodes(traced.func) for child in children(node)}
+        uses = self._uses(call, parents)
+        if uses is None or "guard" in uses:
+            return guards
+        if "size" not in uses or self.ctx.mode is Mode.STRICT:
+            return None
+        sizes = self.ctx.sizes()
+        low = spec.values()[0]
+        smallest = _value(call, sizes, ref, int(low)) if sizes is not None and low != -math.inf else None
+        if smallest is not None and smallest >= 2:
+            return None
+        return "as a new tensor's size it can be 0 or 1 over the range, which non-strict export specialises, and fails"
+
+    def _uses(self, call: cst.Call, parents: dict[int, cst.CSTNode]) -> set[str] | None:
+        """How `call`'s result is read, in place or through the names or `self.` attribute it is
+        bound to: `scale` (arithmetic with a tensor), `size` (a new tensor's size), `guard`
+        (anything else); None where the binding is not followed."""
+        traced = self.ctx.traced
+        assert traced is not None
+        parent = parents.get(id(call))
+        if isinstance(parent, cst.Expr):
+            return set()
+        if isinstance(parent, cst.Element) and isinstance(tuple_ := parents.get(id(parent)), cst.Tuple):
+            statement = parents.get(id(tuple_))
+            targets = statement.targets if isinstance(statement, cst.Assign) else ()
+            if len(targets) != 1 or not isinstance(target := targets[0].target, cst.Tuple):
+                return None
+            elements = target.elements
+            if len(elements) != len(tuple_.elements) or any(isinstance(e, cst.StarredElement) for e in elements):
+                return None
+            bound = [elements[[id(e) for e in tuple_.elements].index(id(parent))].value]
+        elif isinstance(parent, cst.Assign):
+            bound = [target.target for target in parent.targets]
+        else:
+            return {self._use(call, parents)}
+        written = {
+            id(name) for node in iter_nodes(traced.func) if isinstance(node, cst.AssignTarget)
+            for name in iter_nodes(node.target) if isinstance(name, cst.Name)
+        }
+        uses: set[str] = set()
+        for target in bound:
+            if isinstance(target, cst.Name):
+                uses.update(
+                    self._use(node, parents) for node in iter_nodes(traced.func)
+                    if isinstance(node, cst.Name) and node.value == target.value and id(node) not in written
+                    and not isinstance(parents.get(id(node)), cst.Attribute)  # `a.n` is not `n`
+                )
+            elif (attribute := self_attribute(target)) is not None and traced.cls is not None:
+                read = any(
+                    self_attribute(node) == attribute and node is not target
+                    for node in iter_nodes(traced.cls.node) if isinstance(node, cst.Attribute)
+                )
+                uses.update({"guard"} if read else set())
+            else:
+                return None
+        return uses
+
+    def _use(self, operand: cst.BaseExpression, parents: dict[int, cst.CSTNode]) -> str:
+        """How one read of the result is used (see `_uses`)."""
+        parent = parents.get(id(operand))
+        if isinstance(parent, cst.BinaryOperation) and isinstance(
+            parent.operator, (cst.Multiply, cst.Add, cst.Subtract, cst.Divide)
+        ):
+            other = parent.right if parent.left is operand else parent.left
+            return "scale" if is_tensor_like(self.ctx.value(other)) else "guard"
+        if isinstance(parent, cst.Element) and isinstance(parents.get(id(parent)), (cst.Tuple, cst.List)):
+            parent = parents.get(id(parents.get(id(parent))))  # `torch.zeros((n, 3))`
+        call = parents.get(id(parent)) if isinstance(parent, cst.Arg) and parent.keyword is None else None
+        if isinstance(call, cst.Call):
+            name = self.ctx.resolve(call.func) or ""
+            method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+            if name in _FACTORIES or (method in _NEW_FACTORIES and not name.startswith("torch.")):
+                return "size"
+        return "guard"
 
     @property
     def _converted(self) -> set[int]:

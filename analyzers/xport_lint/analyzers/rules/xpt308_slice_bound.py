@@ -260,12 +260,21 @@ def _expands(part: cst.BaseSlice) -> bool:
 
 
 def _floored(bound: cst.BaseExpression, sizes: Sizes, ref: SizeRef) -> bool:
-    """`n // 2`, `(n + 1) // 2` of the size `ref` (names bound once followed)."""
-    bound = sizes.followed(bound)
+    """`n // 2`, `(n + 1) // 2` of the size `ref` (names bound once followed), negated too: the
+    ceiling `-(-n // 4)` and a start counted from the end, `-(n // 4)` (measured: both fail as
+    `n // 4` does)."""
+    bound = _unnegated(sizes.followed(bound))
     if not (isinstance(bound, cst.BinaryOperation) and isinstance(bound.operator, cst.FloorDivide)):
         return False
     divisor = sizes.evaluate(bound.right, {})
-    return isinstance(divisor, int) and divisor >= 2 and sizes.refs(bound.left) == [ref]
+    return isinstance(divisor, int) and divisor >= 2 and sizes.refs(_unnegated(bound.left)) == [ref]
+
+
+def _unnegated(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`expr` without the unary minus signs in front of it."""
+    while isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return expr
 
 
 def _capped(bound: cst.BaseExpression, sizes: Sizes, ref: SizeRef) -> int | None:
