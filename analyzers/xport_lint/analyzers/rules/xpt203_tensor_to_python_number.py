@@ -199,7 +199,9 @@ class TensorToPythonNumber(Rule):
     number read from data as one of several indices (`x[:, k.item()]`: IndexError, measured on
     torch 2.13, where `x[k.item()]` alone, a slice bound and `x.select(1, k.item())` export),
     `.tolist()` of a tensor known to hold floating point or booleans; the
-    other conversions export there. An error in both modes for `torch.as_tensor` of a read, and
+    other conversions export there, except `int()` of a boolean tensor (`int(x.sum() > 0)`), which
+    guards on the symbolic bool (measured; fix `.long().item()` where the number is a size, index or
+    slice bound). An error in both modes for `torch.as_tensor` of a read, and
     for `F.one_hot(labels)` without
     `num_classes` (or with -1), which reads its class count from the data (measured on torch 2.13;
     a count written out exports). The `math` functions are
@@ -243,6 +245,8 @@ class TensorToPythonNumber(Rule):
         if self._format_method(node) or self._number_function(node):
             return
         name = dotted(node.func)
+        if name == "int" and self.ctx.mode is Mode.STRICT:
+            self._int_of_bool(node)
         if name not in ("int", "float", "bool", "len") or len(node.args) != 1 or self.ctx.mode is Mode.STRICT:
             return
         if self.ctx.resolve(node.func) is not None:
@@ -305,8 +309,9 @@ class TensorToPythonNumber(Rule):
                               " carries", Applicability.UNSAFE, ((node, _item_of(arg)),))
         elif name == "int" and self._carried(node):
             # `longest = int(lengths.max())` read only as a size or a slice bound
-            fix = FixProposal("Use `.item()` (assumes an integer tensor)", Applicability.UNSAFE,
-                              ((node, _item_of(arg)),))
+            fix = self._long_item(node) or FixProposal(
+                "Use `.item()` (assumes an integer tensor)", Applicability.UNSAFE, ((node, _item_of(arg)),)
+            )
         elif name == "float" and (tested := self._tested(node)) is not None:
             # `.item()` would carry the number as a symbol, which the test then fails on instead
             self.report(node, f"`{short(node)}` turns a tensor into a Python number (no automatic fix: the number"
@@ -336,6 +341,33 @@ class TensorToPythonNumber(Rule):
             message += (" (no automatic fix: the number is used where export needs a concrete value, not only as a"
                         " size, a slice bound or a lone index; keep the tensor there)")
         self.report(node, message, fix=fix)
+
+    def _int_of_bool(self, node: cst.Call) -> None:
+        """`int(x.sum() > 0)` in strict mode: Dynamo reads the boolean tensor as a symbolic bool and
+        `int()` of it guards on its value (measured on torch 2.13: `Could not guard on data-dependent
+        expression Eq(u0, 1)`, even where the number is never used; `float()` of it, `.item()` of
+        it and `int()` of an integer tensor export)."""
+        if len(node.args) != 1 or node.args[0].star or node.args[0].keyword or self.ctx.resolve(node.func):
+            return
+        arg = node.args[0].value
+        if not is_tensor_like(self.ctx.value(arg)) or self._constant(arg) or self._dtypes().of(arg) is not DType.BOOL:
+            return
+        caught = caught_fallback(self.ctx, node)
+        fix = self._long_item(node) if caught is None and self._carried(node) else None
+        self.report(node, f"`{short(node)}` turns a boolean tensor into a Python int: strict export reads it as a "
+                    "symbolic bool and `int()` guards on its value" + (f" ({caught.reason})" if caught else ""),
+                    severity=caught.severity if caught else None, fix=fix)
+
+    def _long_item(self, node: cst.Call) -> FixProposal | None:
+        """`int(b)` of a boolean tensor as `b.long().item()`: the same 0 or 1, read as a symbolic int
+        (measured on torch 2.13: exports in both modes where the number is a size, index or slice
+        bound). None where the tensor is not known to hold booleans."""
+        arg = node.args[0].value
+        if self._dtypes().of(arg) is not DType.BOOL:
+            return None
+        long = cst.Call(cst.Attribute(_item_of(arg).func.value, cst.Name("long")))  # type: ignore[attr-defined]
+        return FixProposal("Use `.long().item()`: the same 0 or 1, read as an integer", Applicability.SAFE,
+                           ((node, _item_of(long)),))
 
     def _entries_step(self, node: cst.Call) -> FixProposal | None:
         """`cfg = {"pad": int(extra.item())}` (or a list literal) whose entries are read only one by
