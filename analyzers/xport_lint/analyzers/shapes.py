@@ -1884,8 +1884,9 @@ class Sizes:
                 return rank if keep else None if dim is None else rank - 1
             return None
         name = (dotted(func) or "").rpartition(".")[2] if _is_module_call(func) else ""
-        if name in _KEEP_ALL_FUNCTIONS or name in ("pad", "interpolate", "cat", "concat", "concatenate",
-                                                   "pixel_shuffle", "narrow"):
+        if name in _KEEP_ALL_FUNCTIONS or name in _FUNCTIONAL_POOLS or name in (
+            "pad", "interpolate", "cat", "concat", "concatenate", "pixel_shuffle", "narrow"
+        ):
             target = first
             if name in ("cat", "concat", "concatenate"):
                 target = _first_element(first)
@@ -1983,6 +1984,11 @@ class Sizes:
             return self._padded_term(first, args[1].value, index, depth)
         if name == "interpolate" and first is not None:
             return self._resized_term(first, args, index, depth)
+        if name in _FUNCTIONAL_POOLS and first is not None:
+            kind = _FUNCTIONAL_POOLS[name]  # `F.max_pool2d(x, 2)`: as `nn.MaxPool2d(2)` applied to `x`
+            built = cst.Call(cst.Name(kind), args[1:])
+            return self._one_layer_term(kind, built, lambda i: self._size_term(first, i, depth + 1),
+                                        self._rank(first, depth + 1), index)
         if name in ("matmul", "bmm") and len(args) == 2:
             return self._product_term(args[0].value, args[1].value, index, depth)
         if name == "pixel_shuffle" and first is not None and len(args) == 2:
@@ -3183,8 +3189,15 @@ _WINDOW_ARGUMENTS = {
     "Conv": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation"),
     "ConvTranspose": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "output_padding", "groups",
                       "bias", "dilation"),
-    "MaxPool": ("kernel_size", "stride", "padding", "dilation"),
-    "AvgPool": ("kernel_size", "stride", "padding"),
+    "MaxPool": ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices"),
+    "AvgPool": ("kernel_size", "stride", "padding", "ceil_mode"),
+}
+#: torch.nn.functional's pools (their input first), as the layer of the same arguments
+_FUNCTIONAL_POOLS = {
+    f"{function}{n}d": f"{layer}{n}d" for n in (1, 2, 3) for function, layer in (
+        ("max_pool", "MaxPool"), ("avg_pool", "AvgPool"), ("adaptive_avg_pool", "AdaptiveAvgPool"),
+        ("adaptive_max_pool", "AdaptiveMaxPool"),
+    ) if f"{layer}{n}d" in _LAYER_RANKS
 }
 
 
@@ -3209,8 +3222,9 @@ def _window_geometry(
         given[keyword] = arg.value
     if integer_literal(given.get("output_padding", cst.Integer("0"))) != 0:
         return None  # a transposed convolution's extra output size: not modelled
-    if "ceil_mode" in given and not (isinstance(given["ceil_mode"], cst.Name) and given["ceil_mode"].value == "False"):
-        return None
+    for flag in ("ceil_mode", "return_indices"):  # a rounded-up size; a tuple of outputs
+        if flag in given and not (isinstance(given[flag], cst.Name) and given[flag].value == "False"):
+            return None
     given.setdefault("stride", given.get("kernel_size", cst.Integer("0")))
     if isinstance(given["stride"], cst.Name) and given["stride"].value == "None":
         given["stride"] = given.get("kernel_size", cst.Integer("0"))

@@ -1,12 +1,16 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..model import Mode, Severity
+from ..names import dotted
 from ..rewrites import Rewrite
 from ..rewrites.export_calls import shared_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import Verdict, judge_branch
+from ..shapes import Op, Verdict, judge_branch
+from ..syntax import integer_literal
 from ..walk import iter_nodes
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 from .xpt304_shape_guard import tested_parameters
@@ -50,7 +54,9 @@ class ShapeBranch(ConditionRule, Rule):
     `torch.cond` on the size predicate, as for XPT101, so both sides stay in the graph and the
     size can vary. It assumes the branches are free of side effects; with branches that return
     different sizes, `Dim.AUTO` may still narrow the range (the proof in the test suite checks
-    each example on a size that takes the other branch).
+    each example on a size that takes the other branch). Not offered where a branch slices the
+    tested size, nor where a pool or strided op divides it (`F.max_pool2d(x, 2)`): measured,
+    `torch.cond` fails there.
 
     ## Modes
     The severity follows how the model is exported (both modes; measured on torch 2.13 by
@@ -125,7 +131,36 @@ class ShapeBranch(ConditionRule, Rule):
         if sliced:
             return Rewrite(reason=f"a branch slices `{sliced}` along the size it tests, which guards that size "
                                   "again inside torch.cond (measured: ConstraintViolationError)")
+        if self._tests_divided_size(node):
+            return Rewrite(reason="the tested size is divided by a pool or strided op: torch.cond cannot return a tensor "
+                                  "of that size (measured: its output strides are not a product of sizes)")
         return branch_rewrite(self.ctx, node)
+
+    def _tests_divided_size(self, node: cst.CSTNode) -> bool:
+        """`if h.shape[2] == 8:` where `h = F.max_pool2d(x, 2)`: the size is `(s - 2) // 2 + 1`
+        of the input's, and torch 2.13's cond fails on branch outputs of such sizes; also a pool
+        whose output size is not modelled (`ceil_mode=True`)."""
+        sizes, test = self.ctx.sizes(), getattr(node, "test", None)
+        if sizes is None or test is None:
+            return False
+        for inner in iter_nodes(test):
+            read = sizes.followed(inner) if isinstance(inner, cst.Name) else inner
+            if isinstance(read, cst.Subscript) and isinstance(read.value, cst.Attribute) and (
+                read.value.attr.value == "shape" and len(read.slice) == 1 and isinstance(read.slice[0].slice, cst.Index)
+            ):
+                tensor, index = read.value.value, integer_literal(read.slice[0].slice.value)
+            elif isinstance(read, cst.Call) and isinstance(read.func, cst.Attribute) and read.func.attr.value == "size" and (
+                len(read.args) == 1
+            ):
+                tensor, index = read.func.value, integer_literal(read.args[0].value)
+            else:
+                continue
+            if index is None:
+                continue
+            term = sizes.size_term(tensor, index)
+            if _divided(term) or (term is None and _pooled(sizes.followed(tensor))):
+                return True
+        return False
 
     def _slices_tested_size(self, node: cst.CSTNode) -> str | None:
         """`x[:, :n]` in a branch on `x.shape[1]`: the name of the sliced input, or None."""
@@ -487,3 +522,18 @@ class ShapeBranch(ConditionRule, Rule):
             other_args="(torch.randn(2, 6, 3),)",
         ),
     ]
+
+
+def _divided(term: object) -> bool:
+    """A size term with a floor division by 2 or more in it."""
+    if not isinstance(term, Op):
+        return False
+    return (term.kind == "//" and isinstance(term.right, int) and term.right >= 2) or _divided(term.left) or _divided(
+        term.right
+    )
+
+
+def _pooled(expr: cst.BaseExpression) -> bool:
+    """`F.max_pool2d(...)`, `F.avg_pool1d(...)`: a pool's output, written in place."""
+    name = (dotted(expr.func) or "") if isinstance(expr, cst.Call) else ""
+    return re.search(r"(^|\.)(max|avg)_pool[123]d$", name) is not None
