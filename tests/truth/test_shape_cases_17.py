@@ -22,7 +22,9 @@ the rule, its outcomes measured on torch first): non-strict 0 of 7 failures flag
 (`f'h {H:>4}'`), no false error. AFTER (XPT309 reads `str`/`repr`, `%` and format specs, under a named `Dim` or `Dim.DYNAMIC`):
 non-strict 6/7, strict 15/19 (the known misses below: `Dim.AUTO`, not claimed, and a helper), no
 error on the 22 (non-strict) and 10 (strict) exporting programs. Since batch 18's engine (XPT309
-reads what a one-line helper returns): strict 16/19, the helper found.
+reads what a one-line helper returns): strict 16/19, the helper found. Later, one template written
+as two adjacent literals, `('height ' '%d') % H`: measured failing both modes, found once XPT309
+read `%` through `rules/_text.py` (missed in both before).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ PROGRAMS: list[Program] = [
     # %d: both modes under a kept-symbolic size, strict only under Dim.AUTO
     _program("percent-d", "s = 'height %d' % H", True, True),
     _program("percent-d-tuple", "s = '%d x %d' % (H, W)", True, True),
+    _program("percent-d-concatenated", "s = ('height ' '%d') % H", True, True),
     _program("percent-i-message", "torch._assert(H > 0, 'height %i' % H)", True, True),
     _program("percent-d-dynamic", "s = 'height %d' % H", True, True, _DYNAMIC),
     _program("percent-d-auto", "s = 'height %d' % H", False, True, _AUTO),

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from ..model import Mode, Severity
@@ -9,9 +7,8 @@ from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import DimKind
 from ..walk import iter_nodes
 from ._conditions import short
+from ._text import call_of, text_spellings
 
-#: `%` conversions as Python reads them: flags, width, precision, length, then the conversion
-_PERCENT = re.compile(r"%(\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?(.)")
 #: per spelling, the dimension kinds whose size makes each export mode fail (measured on torch
 #: 2.13 under `Dim("height")` and `Dim.DYNAMIC`). `Dim.AUTO` fails the `str`, `bare`, `integer`
 #: (strict) and `spec` spellings too, but only where nothing specialised the size first (a 0 or
@@ -141,7 +138,7 @@ class FormattedSize(Rule):
     def _judge(self, node: cst.CSTNode, at: cst.CSTNode) -> bool:
         """Report `at` where `node` makes a size text in a failing spelling: `node` is `at`, or
         part of what the helper `at` calls returns, written at the call. One finding each."""
-        return any(self._check(at, value, spelling) for value, spelling in _spellings(node))
+        return any(self._check(at, value, spelling) for value, spelling in text_spellings(node))
 
     def _check(self, node: cst.CSTNode, value: cst.BaseExpression, spelling: str) -> bool:
         """Report `node` where `value` reads a size `spelling` makes this mode's export fail on."""
@@ -152,7 +149,7 @@ class FormattedSize(Rule):
         if sizes is None:
             return False
         config = self.ctx.shape_config()
-        while _call_of(value, ("int",)):  # `str(int(H))`: the same size
+        while call_of(value, ("int",)):  # `str(int(H))`: the same size
             value = value.args[0].value  # type: ignore[attr-defined]
         read = sizes.refs(value) if spelling != "shape" else sizes.shape_refs(value)
         for param, position, index in read or ():
@@ -310,69 +307,3 @@ class FormattedSize(Rule):
         ),
     ]
 
-
-def _call_of(node: cst.CSTNode, names: tuple[str, ...]) -> bool:
-    """`node` is `name(value)` of one of `names`, one positional argument."""
-    return (
-        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in names
-        and len(node.args) == 1 and not node.args[0].star and node.args[0].keyword is None
-    )
-
-
-def _lone_field(node: cst.BaseExpression) -> cst.BaseExpression | None:
-    """`H` of `f"{H}"`: an f-string of one field, no conversion or spec."""
-    if isinstance(node, cst.FormattedString) and len(node.parts) == 1:
-        part = node.parts[0]
-        if isinstance(part, cst.FormattedStringExpression) and part.conversion is None and part.format_spec is None:
-            return part.expression
-    return None
-
-
-def _spellings(node: cst.CSTNode) -> list[tuple[cst.BaseExpression, str]]:  # noqa: C901 - one table
-    """What `node` makes text, with the spelling it uses (a key of `_FAILING`)."""
-    if isinstance(node, cst.FormattedString):
-        out: list[tuple[cst.BaseExpression, str]] = []
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringExpression):
-                if part.format_spec and part.conversion is None:
-                    out.append((part.expression, "spec"))
-                if len(node.parts) > 1:
-                    out.append((part.expression, "joined"))
-        return out
-    if isinstance(node, cst.Call):
-        if _call_of(node, ("str", "repr")):
-            value = node.args[0].value
-            return [(value, "str"), (value, "shape")]
-        if isinstance(node.func, cst.Name) and node.func.value == "format" and 1 <= len(node.args) <= 2:
-            value = node.args[0].value
-            spec = node.args[1].value if len(node.args) == 2 else None
-            given = not isinstance(spec, cst.SimpleString) or spec.evaluated_value != ""
-            return [(value, "format"), *([(value, "spec")] if spec is not None and given else [])]
-        return []
-    if not isinstance(node, cst.BinaryOperation):
-        return []
-    if isinstance(node.operator, cst.Add):  # f"{H}" + "x": a joining f-string in two pieces
-        return [
-            (field, "joined") for side, other in ((node.left, node.right), (node.right, node.left))
-            if (field := _lone_field(side)) is not None and isinstance(other, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))
-        ]
-    if not isinstance(node.operator, cst.Modulo) or not isinstance(node.left, cst.SimpleString):
-        return []
-    text = node.left.evaluated_value
-    if not isinstance(text, str):
-        return []
-    conversions = [m.group(2) for m in _PERCENT.finditer(text) if m.group(2) != "%"]
-    if any(m.group(1) for m in _PERCENT.finditer(text)) or "*" in text:
-        return []  # a mapping key, or a width taken from the operands: not placed here
-    operands = [e.value for e in node.right.elements] if isinstance(node.right, cst.Tuple) else [node.right]
-    if len(operands) != len(conversions):
-        return []  # Python raises its own TypeError
-    bare = not isinstance(node.right, cst.Tuple)
-    joined = len(conversions) > 1 or _PERCENT.sub("", text) != ""
-    out = []
-    for conversion, operand in zip(conversions, operands, strict=True):
-        if conversion in ("d", "i"):
-            out.append((operand, "integer"))
-        elif conversion in ("s", "r") and (bare or joined):
-            out.append((operand, "bare" if bare else "joined"))
-    return out
