@@ -12,7 +12,10 @@ on torch 2.13.0 in both modes on a (2, 3, 16, 16) input, the height declared
 
 BEFORE (the engine at 6c6eb59, the batch written after measuring torch): 0 of 4 failures flagged
 in either mode; AFTER: 2/4 in both modes (the two known misses stay), no false error. XPT301's
-`torch.cond` fix is not offered on a size a pool divides: measured, it fails export there.
+`torch.cond` fix is not offered on a size a pool divides: measured, it fails export there. Later,
+a pool layer (`nn.MaxPool2d(3, 2, ceil_mode=True)` as `self.pool`): the engine at a35fe7e offered
+torch.cond on its size and the fix failed (`cond's output stride is not a simple accumulative
+multiplication of sizes`); now none is offered (`Sizes.windowed` covers layers).
 """
 
 from __future__ import annotations
@@ -29,16 +32,18 @@ CASES = Cases("")
 _H = '{"x": {2: Dim("h", min=4, max=64)}}'
 
 
-def case(name: str, fails: bool, lines: str, shapes: str = _H) -> None:
-    """`lines` of `forward`; fails (a constraint violation) in both modes or neither."""
+def case(name: str, fails: bool, lines: str, shapes: str = _H, init: str = "") -> None:
+    """`lines` of `forward` (after `init` in `__init__`); fails (a constraint violation) in both
+    modes or neither."""
     body = "\n".join("        " + line for line in lines.strip().splitlines())
+    built = f"    def __init__(self):\n        super().__init__()\n        {init}\n\n" if init else ""
     failure = "UserError" if fails else None
     CASES.case(name, failure, failure, f"""
 from torch.export import Dim
 
 
 class M(nn.Module):
-    def forward(self, x):
+{built}    def forward(self, x):
 {body}
 
 
@@ -60,13 +65,15 @@ case("adaptive-pool-fixed-output", False, "h = F.adaptive_avg_pool2d(x, 4)\n" + 
 case("max-pool-static-batch", False, "h = F.max_pool2d(x, 2)\nif h.shape[0] == 2:\n    return h * 2\nreturn h")
 case("max-pool-auto", False, "h = F.max_pool2d(x, 2)\n" + _TESTED, '{"x": {2: Dim.AUTO}}')
 case("avg-pool-ceil-mode", True, "h = F.avg_pool2d(x, 3, 2, 0, True)\nif h.shape[2] > 4:\n    return h * 2\nreturn h")
+case("max-pool-layer-ceil-mode", True, "h = self.pool(x)\nif h.shape[2] > 4:\n    return h * 2\nreturn h",
+     init="self.pool = nn.MaxPool2d(3, 2, ceil_mode=True)")
 case("max-pool-reshaped", True, "h = F.max_pool2d(x, 2)\nreturn h.reshape(2, 3, 8, 8)")
 
 _CEIL = "ceil_mode=True rounds the pooled size up: not modelled, so the size is unknown and nothing is claimed"
 _RESHAPE = "XPT305 reads a view's input sizes through size-keeping ops, not through a pool"
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    **{("avg-pool-ceil-mode", mode): _CEIL for mode in Mode},
+    **{(name, mode): _CEIL for name in ("avg-pool-ceil-mode", "max-pool-layer-ceil-mode") for mode in Mode},
     **{("max-pool-reshaped", mode): _RESHAPE for mode in Mode},
 }
 _POOLED = ("torch.cond on a pooled size fails (measured: `cond's output stride is not a simple accumulative "
@@ -74,6 +81,7 @@ _POOLED = ("torch.cond on a pooled size fails (measured: `cond's output stride i
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
     "max-pool-tested": _POOLED, "avg-pool-keywords-tested": _POOLED, "avg-pool-ceil-mode": _POOLED + " (a warning there)",
+    "max-pool-layer-ceil-mode": _POOLED + " (a warning there)",
 }
 
 BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)

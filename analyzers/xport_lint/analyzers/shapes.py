@@ -1649,27 +1649,43 @@ class Sizes:
         """`x.shape[1]`, `x.size(1)`, `x.size()[1]`, `len(x)` of a `forward` parameter `x` (or
         of a tensor computed from one, where the ops keep the dimension; or handed back by a
         one-line helper: `_rows(x)` of `def _rows(t): return t.shape[0]`)."""
-        tensor: cst.BaseExpression | None = None
-        index = None
-        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
-            tensor, index = self._listed_size(expr.value, expr.slice[0].slice.value)
-        elif isinstance(expr, cst.Call):
-            func = expr.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "size" and len(expr.args) == 1:
-                tensor = func.value
-                index = integer_literal(expr.args[0].value)
-            elif isinstance(func, cst.Name) and func.value == "len" and len(expr.args) == 1:
-                tensor, index = expr.args[0].value, 0
-            else:
-                inlined = self.called(expr)
-                return self.ref(inlined) if inlined is not None else None
-        if index is not None and tensor is not None:
-            index = self._from_start(tensor, index)
-        if index is None or tensor is None:
+        read = self.size_read(expr)
+        if read is None:
+            inlined = self.called(expr) if isinstance(expr, cst.Call) else None
+            return self.ref(inlined) if inlined is not None else None
+        tensor, index = read[0], self._from_start(*read)
+        if index is None:
             return None
         if isinstance(tensor, cst.Name):
             return self.through(tensor.value, index)
         return self._dim_of(tensor, index, 1)
+
+    def size_read(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
+        """The tensor and dimension (as written: -1 stays -1) of `t.shape[k]`, `t.size(k)`,
+        `t.size()[k]`, `shape[k]` of `shape = t.shape`, `len(t)`; None for anything else."""
+        tensor: cst.BaseExpression | None = None
+        index = None
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            tensor, index = self._listed_size(expr.value, expr.slice[0].slice.value)
+        elif isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].star:
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "size":
+                tensor, index = func.value, integer_literal(expr.args[0].value)
+            elif isinstance(func, cst.Name) and func.value == "len":
+                tensor, index = expr.args[0].value, 0
+        return (tensor, index) if tensor is not None and index is not None else None
+
+    def windowed(self, expr: cst.BaseExpression) -> bool:
+        """Whether the tensor `expr` comes out of a pool (`F.max_pool2d(...)`, or a layer of this
+        model: `self.pool(x)` of `nn.AvgPool2d`), whose sizes are divided by its stride even where
+        the size model gives none (`ceil_mode=True`)."""
+        expr = self.followed(expr)
+        if not isinstance(expr, cst.Call):
+            return False
+        layer = self._layer(expr)
+        name = (dotted(expr.func) or "").rpartition(".")[2] if _is_module_call(expr.func) else ""
+        kind = layer[0] if layer is not None else _FUNCTIONAL_POOLS.get(name, "")
+        return kind[:-2] in ("MaxPool", "AvgPool")
 
     def through(self, tensor: str, index: int, depth: int = 0) -> SizeRef | None:
         """The input dimension that dimension `index` of the tensor named `tensor` is: the input's

@@ -1,16 +1,12 @@
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from ..model import Mode, Severity
-from ..names import dotted
 from ..rewrites import Rewrite
 from ..rewrites.export_calls import shared_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Op, Verdict, judge_branch
-from ..syntax import integer_literal
 from ..walk import iter_nodes
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 from .xpt304_shape_guard import tested_parameters
@@ -144,21 +140,11 @@ class ShapeBranch(ConditionRule, Rule):
         if sizes is None or test is None:
             return False
         for inner in iter_nodes(test):
-            read = sizes.followed(inner) if isinstance(inner, cst.Name) else inner
-            if isinstance(read, cst.Subscript) and isinstance(read.value, cst.Attribute) and (
-                read.value.attr.value == "shape" and len(read.slice) == 1 and isinstance(read.slice[0].slice, cst.Index)
-            ):
-                tensor, index = read.value.value, integer_literal(read.slice[0].slice.value)
-            elif isinstance(read, cst.Call) and isinstance(read.func, cst.Attribute) and read.func.attr.value == "size" and (
-                len(read.args) == 1
-            ):
-                tensor, index = read.func.value, integer_literal(read.args[0].value)
-            else:
+            read = sizes.size_read(sizes.followed(inner) if isinstance(inner, cst.Name) else inner)
+            if read is None:
                 continue
-            if index is None:
-                continue
-            term = sizes.size_term(tensor, index)
-            if _divided(term) or (term is None and _pooled(sizes.followed(tensor))):
+            term = sizes.size_term(*read)
+            if _divided(term) or (term is None and sizes.windowed(read[0])):
                 return True
         return False
 
@@ -532,8 +518,3 @@ def _divided(term: object) -> bool:
         term.right
     )
 
-
-def _pooled(expr: cst.BaseExpression) -> bool:
-    """`F.max_pool2d(...)`, `F.avg_pool1d(...)`: a pool's output, written in place."""
-    name = (dotted(expr.func) or "") if isinstance(expr, cst.Call) else ""
-    return re.search(r"(^|\.)(max|avg)_pool[123]d$", name) is not None
