@@ -71,7 +71,8 @@ class SlicedSizeOne(Rule):
     shorter than 2 (both modes). And average pooling (`F.avg_pool1d`/`avg_pool2d`,
     `nn.AvgPool1d`/`AvgPool2d`) or 2-d max pooling with literal windows (a module's read as a
     convolution's: `__init__`'s defaults where no call of the project builds it with another)
-    whose output is exactly 1 long at a named `Dim`'s low end (non-strict mode). Slices, convolutions, pools and resizes under
+    whose output is exactly 1 long at a named `Dim`'s low end (non-strict mode; strict too where an op
+    computes on the output). Slices, convolutions, pools and resizes under
     an `if` are left out (the example may take the other side).
 
     ## Why it fails torch.export
@@ -104,9 +105,10 @@ class SlicedSizeOne(Rule):
     convolution's output merged with another dimension: torch 2.13 guards
     `(h // 4) % (4 * (h // 4)) != 0`, which it cannot prove (measured: `min=8` and `min=16` fail
     in both modes; `k=3, stride=2` and a size declared `4 * p` export); no automatic fix.
-    Pools 1 long at the low end fail non-strict export only (measured: `F.avg_pool1d(x, 2)`,
-    `F.max_pool2d(x, 2)`, `nn.MaxPool2d(2)` under `Dim("t")` fail non-strict export, `min=4`
-    exports, strict exports both). A resize by a scale: torch 2.13
+    Pools 1 long at the low end fail non-strict export, and strict export once an op computes on
+    the output, as convolutions do (measured: `F.avg_pool1d(x, 2)`, `F.max_pool2d(x, 2)`,
+    `nn.MaxPool2d(2)` under `Dim("t")` fail non-strict export, `min=4` exports; strict fails on
+    `* 2`, `torch.relu`, `.flatten(1)` of the output and exports it returned or permuted). A resize by a scale: torch 2.13
     guards `trunc(scale * h) >= 2` (measured: 0.5 and 0.25 fail under `Dim("h")`, export under
     `Dim("h", min=8)`; 1.5 and 2.0 export). `Dim.AUTO` narrows the range without a word: nothing
     reported.
@@ -395,8 +397,14 @@ class SlicedSizeOne(Rule):
         """Average pooling, and 2-d max pooling, on a named `Dim` whose range's low end makes the
         pooled size `(w + 2p - k) // s + 1` exactly 1: non-strict export guards it `!= 1` and
         fails (measured on torch 2.13: `F.avg_pool1d(x, 2)`, `F.max_pool2d(x, 2)` and
-        `nn.MaxPool2d(2)` under `Dim("t")`; `min=4` exports; strict exports both)."""
-        if geometry is None or self.ctx.mode is not Mode.NON_STRICT or not node.args or node.args[0].keyword:
+        `nn.MaxPool2d(2)` under `Dim("t")`; `min=4` exports), strict export too once an op
+        computes on the output, as after a convolution (measured: `* 2`, `+ 1`, `torch.relu`,
+        `.flatten(1)` fail; the output returned, permuted, summed or convolved exports)."""
+        traced = self.ctx.traced
+        if geometry is None or traced is None or not node.args or node.args[0].keyword:
+            return
+        computed_on = self._computed_on(node, traced.func) if self.ctx.mode is Mode.STRICT else None
+        if self.ctx.mode is Mode.STRICT and computed_on is None:
             return
         sizes = self.ctx.sizes()
         if sizes is None or not self.ctx.shape_config().any_named() or id(node) in self.ctx.conditional():
@@ -412,9 +420,11 @@ class SlicedSizeOne(Rule):
                 continue
             enough = next(w for w in range(low, low + kernel + 2 * stride + 2) if (w + 2 * padding - kernel) // stride >= 1)
             rewrite = self._narrowed(ref, spec, enough)
+            guard = (f"`{short(computed_on)}` computes on it, which guards it `!= 1`, and strict export fails"
+                     if computed_on is not None else "non-strict export guards it `!= 1` and fails")
             message = (f"`{short(node)}` (kernel {kernel}, stride {stride}) on `{ref[0]}.shape[{ref[2]}]` in "
-                       f"`{spec.text()}`: its output is 1 long at {spec.name} = {low}: non-strict export guards it "
-                       f"`!= 1` and fails with ConstraintViolationError; declare `{spec.name}` with `min={enough}`")
+                       f"`{spec.text()}`: its output is 1 long at {spec.name} = {low}: {guard} with "
+                       f"ConstraintViolationError; declare `{spec.name}` with `min={enough}`")
             if rewrite.reason:
                 message += f" (no automatic fix: {rewrite.reason})"
             self.report(node, message, fix=rewrite.fix)
@@ -478,6 +488,19 @@ class SlicedSizeOne(Rule):
         return narrowed_dim_rewrite(declared, self.ctx.resolve, low, spec.high, why)
 
     VALID = [
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.export import Dim
+            class Smooth(torch.nn.Module):
+                def forward(self, x):
+                    return F.avg_pool1d(x, 2)
+            def export():
+                shapes = {"x": {2: Dim("t")}}
+                return torch.export.export(Smooth(), (torch.randn(1, 2, 8),), dynamic_shapes=shapes, strict=True)
+            """
+        ),
         Valid(
             """
             import torch
@@ -586,6 +609,32 @@ class SlicedSizeOne(Rule):
                     return F.avg_pool1d(x, 2)  # expect: XPT307
             def xport_example():
                 return {"model": Smooth(), "args": (torch.randn(1, 2, 8),), "dynamic_shapes": {"x": {2: Dim("t", min=4)}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.export import Dim
+            class Smooth(torch.nn.Module):
+                def forward(self, x):
+                    h = F.avg_pool1d(x, 2)  # expect: XPT307
+                    return h * 2
+            def export():
+                shapes = {"x": {2: Dim("t")}}
+                return torch.export.export(Smooth(), (torch.randn(1, 2, 8),), dynamic_shapes=shapes, strict=True)
+            """,
+            expected_replacement="""
+            import torch
+            import torch.nn.functional as F
+            from torch.export import Dim
+            class Smooth(torch.nn.Module):
+                def forward(self, x):
+                    h = F.avg_pool1d(x, 2)  # expect: XPT307
+                    return h * 2
+            def export():
+                shapes = {"x": {2: Dim("t", min=4)}}
+                return torch.export.export(Smooth(), (torch.randn(1, 2, 8),), dynamic_shapes=shapes, strict=True)
             """,
         ),
         Invalid(
