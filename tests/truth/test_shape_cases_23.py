@@ -8,10 +8,21 @@ declared as named, and torch must still agree:
   on the output (`* 2`, `+ 1`, `torch.relu`, `.flatten(1)`), as after a convolution, and exports
   the output returned, permuted, summed or convolved.
 
-BEFORE (the engine at 191cfda, the batch written after measuring torch): non-strict 10 of 10
-failures flagged, strict 0 of 5, no false error. AFTER (XPT307 reports a pool's 1-long output in
-strict mode where an op computes on it): strict 5/5, no false error on the 5 programs that export
-strict.
+- a pool that rounds its output up (`ceil_mode=True`) with a stride of 2 or more along a named
+  `Dim`, with or without a range, fails both modes by itself: torch guards that the last window
+  starts inside the input (`2*((h - 1) // 2) < h`), which holds but which it cannot prove (after
+  a strided convolution it raises an `AssertionError` simplifying it). Layers, keywords, the
+  functional and `torch.` spellings, 1-d pools, a stride read from `__init__`'s default, a pool
+  inside an `nn.Sequential` after a convolution: all fail. Stride 1, `Dim.DYNAMIC` (also with a
+  range), `Dim.AUTO`, `2 * Dim("k")`, a static size, `ceil_mode=False`, adaptive pools export.
+
+BEFORE (the engine at 191cfda, the batch's first part written after measuring torch): non-strict
+10 of 10 pool failures flagged, strict 0 of 5, no false error. AFTER (XPT307 reports a pool's
+1-long output in strict mode where an op computes on it): strict 5/5, no false error on the 5
+programs that export strict. The second part, BEFORE (the engine at 7916810): 0 of 14 ceil-mode
+failures flagged in either mode; AFTER (XPT310): 14/14 in both modes, no error on its 9 exporting
+programs. XPT310's fix (`Dim.DYNAMIC` over the same range) proves out on each program it is
+offered for.
 """
 
 from __future__ import annotations
@@ -30,15 +41,23 @@ _FROM_2 = '{"x": {2: Dim("h", min=2, max=64)}}'
 _VIOLATION = "UserError"
 
 
-def case(name: str, non_strict: bool, strict: bool, lines: str, shapes: str, init: str = "", rank: int = 4) -> None:
-    """`lines` of `forward` (after `init` in `__init__`); each flag: that mode fails with a
-    constraint violation."""
+def case(
+    name: str, non_strict: bool, strict: bool, lines: str, shapes: str, init: str = "", rank: int = 4,
+    stride_default: bool = False, failure: str = _VIOLATION, other: str | None = None,
+) -> None:
+    """`lines` of `forward` (after `init` in `__init__`, which takes `stride=2` where
+    `stride_default`); each flag: that mode fails with a constraint violation (or the assertion
+    torch raises simplifying it: `failure`); `other`: the sizes of an input that exports, where
+    not a taller one."""
     body = "\n".join("        " + line for line in lines.strip().splitlines())
     built = "".join("\n        " + line for line in init.strip().splitlines())
-    ctor = f"    def __init__(self):\n        super().__init__(){built}\n\n" if init else ""
+    if stride_default:
+        built = "\n        self.stride = stride" + built
+    params = ", stride=2" if stride_default else ""
+    ctor = f"    def __init__(self{params}):\n        super().__init__(){built}\n\n" if init else ""
     sizes = "2, 3, 16, 16" if rank == 4 else "2, 3, 16"
-    other = "2, 3, 20, 16" if rank == 4 else "2, 3, 20"
-    CASES.case(name, _VIOLATION if non_strict else None, _VIOLATION if strict else None, f"""
+    other = other or ("2, 3, 20, 16" if rank == 4 else "2, 3, 20")
+    CASES.case(name, failure if non_strict else None, failure if strict else None, f"""
 from torch.export import Dim
 
 
@@ -69,6 +88,39 @@ case("functional-max-pool-times", True, True, "h = F.max_pool2d(x, 2)\nreturn h 
 case("functional-max-pool-returned", True, False, "return F.max_pool2d(x, 2)", _FROM_2)
 case("avg-pool-1d-plus", True, True, "h = F.avg_pool1d(x, 2)\nreturn h + 1", _FROM_2, rank=3)
 case("avg-pool-summed", True, False, "h = self.pool(x)\nreturn h.sum()", _FROM_2, "self.pool = nn.AvgPool2d(2)")
+
+# -- a pool rounding up (ceil_mode=True, stride >= 2) along a named Dim: both modes, by itself ---
+_H = '{"x": {2: Dim("h", min=4, max=64)}}'
+_CEIL = "self.pool = nn.MaxPool2d(3, 2, ceil_mode=True)"
+case("ceil-layer-returned", True, True, "return self.pool(x)", _H, _CEIL)
+case("ceil-layer-times", True, True, "h = self.pool(x)\nreturn h * 2", _H, _CEIL)
+case("ceil-layer-unbounded", True, True, "return self.pool(x)", '{"x": {2: Dim("h")}}', _CEIL)
+case("ceil-layer-keywords", True, True, "return self.pool(x)", _H,
+     "self.pool = nn.MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=True)")
+case("ceil-layer-stride-over-kernel", True, True, "return self.pool(x)", _H, "self.pool = nn.MaxPool2d(2, 3, ceil_mode=True)")
+case("ceil-layer-padded-avg", True, True, "return self.pool(x)", _H, "self.pool = nn.AvgPool2d(3, 2, 1, ceil_mode=True)")
+case("ceil-layer-init-default", True, True, "return self.pool(x)", _H,
+     "self.pool = nn.MaxPool2d(3, self.stride, ceil_mode=True)", stride_default=True)
+case("ceil-layer-width", True, True, "return self.pool(x)", '{"x": {3: Dim("w", min=4, max=64)}}', _CEIL,
+     other="2, 3, 16, 20")
+case("ceil-functional-keyword", True, True, "return F.max_pool2d(x, 3, 2, ceil_mode=True)", _H)
+case("ceil-functional-positional", True, True, "h = F.avg_pool2d(x, 3, 2, 0, True)\nreturn h", _H)
+case("ceil-torch-function", True, True, "return torch.max_pool2d(x, 3, 2, 0, 1, True)", _H)
+case("ceil-1d", True, True, "return self.pool(x)", _H, "self.pool = nn.AvgPool1d(3, 2, ceil_mode=True)", rank=3)
+case("ceil-after-conv", True, True, "h = self.conv(x)\nreturn self.pool(h)", _H, "self.conv = nn.Conv2d(3, 8, 3, 2, 1)\n" + _CEIL,
+     failure="AssertionError")
+case("ceil-in-sequential", True, True, "return self.features(x)", '{"x": {2: Dim("h", min=8, max=64), 3: Dim("w", min=8, max=64)}}',
+     "self.features = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, ceil_mode=True))")
+# near misses: export in both modes
+case("ceil-stride-one", False, False, "return self.pool(x)", _H, "self.pool = nn.MaxPool2d(3, 1, ceil_mode=True)")
+case("ceil-dynamic", False, False, "return self.pool(x) * 2", '{"x": {2: Dim.DYNAMIC}}', _CEIL)
+case("ceil-dynamic-ranged", False, False, "return self.pool(x) * 2", '{"x": {2: Dim.DYNAMIC(min=4, max=64)}}', _CEIL)
+case("ceil-auto", False, False, "return self.pool(x) * 2", '{"x": {2: Dim.AUTO}}', _CEIL)
+case("ceil-derived-even", False, False, "return self.pool(x) * 2", '{"x": {2: 2 * Dim("k", min=2, max=32)}}', _CEIL)
+case("ceil-static-height", False, False, "return self.pool(x) * 2", '{"x": {0: Dim("b", min=1, max=8)}}', _CEIL)
+case("ceil-off", False, False, "return self.pool(x) * 2", _H, "self.pool = nn.MaxPool2d(2, 2, ceil_mode=False)")
+case("ceil-adaptive", False, False, "return self.pool(x) * 2", _H, "self.pool = nn.AdaptiveAvgPool2d(7)")
+case("ceil-under-branch", False, False, "if x.shape[0] > 8:\n    return self.pool(x)\nreturn x", _H, _CEIL)
 
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}

@@ -432,6 +432,13 @@ class ShapesReader:
                     return DimSpec(kind)
         if isinstance(expr, cst.Name) and expr.value in self.dim_bindings:
             return self.dim_bindings[expr.value]
+        hint = self.resolve(expr.func) if isinstance(expr, cst.Call) else None
+        if hint is not None and all(a.keyword is not None and a.keyword.value in ("min", "max") for a in expr.args):
+            ranged = self._named(expr)  # type: ignore[arg-type]  # `Dim.DYNAMIC(min=4, max=64)`: a hint with a range
+            for base in _DIM:
+                for kind in (DimKind.AUTO, DimKind.DYNAMIC):
+                    if hint == f"{base}.{kind.name}":
+                        return DimSpec(kind, low=ranged.low, high=ranged.high) if ranged is not None else None
         if isinstance(expr, cst.Call) and (self.resolve(expr.func) or "") in _DIM:
             return self._named(expr)
         if isinstance(expr, cst.BinaryOperation):
@@ -477,6 +484,11 @@ class ShapesReader:
         if isinstance(dims, (cst.Tuple, cst.List)) and index < len(dims.elements):
             return dims.elements[index].value
         return None
+
+    def declaration(self, shapes: cst.BaseExpression, key: str, position: int, index: int) -> cst.BaseExpression | None:
+        """What `spec_node` names, followed to its binding (`h` of `h = Dim("h")`: the call)."""
+        node = self.spec_node(shapes, key, position, index)
+        return self._follow(node) if node is not None else None
 
     def dims_node(self, shapes: cst.BaseExpression, key: str, position: int) -> cst.BaseExpression | None:
         """The `{0: batch}` (or `(batch, None)`) that declares input `key`'s (or the entry at
@@ -1674,6 +1686,36 @@ class Sizes:
             elif isinstance(func, cst.Name) and func.value == "len":
                 tensor, index = expr.args[0].value, 0
         return (tensor, index) if tensor is not None and index is not None else None
+
+    def rounded_up_pool(self, call: cst.Call) -> tuple[cst.BaseExpression, int, list[int | None]] | None:
+        """`(tensor, spatial dimensions, stride of each)` where `call` applies a max or average
+        pool built with `ceil_mode=True` to `tensor`: `F.max_pool2d(x, 3, 2, ceil_mode=True)`,
+        `self.pool(x)` of such a layer, or `self.features(x)` of an `nn.Sequential` holding one
+        after layers that carry its input's sizes (convolutions, pools, norms, activations): the
+        pool's sizes then read the same input dimensions as the `Sequential`'s."""
+        if not call.args or call.args[0].keyword is not None or any(a.star for a in call.args):
+            return None
+        first = call.args[0].value
+        layer = self._layer(call)
+        if layer is not None and layer[0] == "Sequential":
+            members = layer[1].args if layer[1] is not None else ()
+            for member in members:
+                if member.keyword is not None or member.star or not isinstance(member.value, cst.Call):
+                    return None
+                kind = (dotted(member.value.func) or "").rpartition(".")[2]
+                strides = rounded_up_strides(kind, member.value, self.layer_integer)
+                if strides is not None:
+                    return first, len(strides), strides
+                if kind not in _CARRYING_LAYERS:
+                    return None
+            return None
+        if layer is not None:
+            strides = rounded_up_strides(layer[0], layer[1], self.layer_integer)
+        else:
+            name = (dotted(call.func) or "").rpartition(".")[2] if _is_module_call(call.func) else ""
+            kind = _FUNCTIONAL_POOLS.get(name, "")
+            strides = rounded_up_strides(kind, cst.Call(cst.Name(kind), call.args[1:])) if kind else None
+        return (first, len(strides), strides) if strides is not None else None
 
     def windowed(self, expr: cst.BaseExpression) -> bool:
         """Whether the tensor `expr` comes out of a pool (`F.max_pool2d(...)`, or a layer of this
@@ -3215,6 +3257,39 @@ _FUNCTIONAL_POOLS = {
         ("adaptive_max_pool", "AdaptiveMaxPool"),
     ) if f"{layer}{n}d" in _LAYER_RANKS
 }
+
+
+#: layers whose output's spatial sizes are functions of their input's (a size stays dynamic through them)
+_CARRYING_LAYERS = _KEEP_ALL_LAYERS | {
+    f"{family}{n}d" for family in ("Conv", "ConvTranspose", "MaxPool", "AvgPool") for n in (1, 2, 3)
+}
+
+
+def rounded_up_strides(
+    kind: str, built: cst.Call | None, integer: Callable[[cst.BaseExpression], int | None] = integer_literal,
+) -> list[int | None] | None:
+    """The stride along each spatial dimension (None: not read) of a max or average pool `built`
+    with `ceil_mode=True` (`nn.MaxPool2d(3, 2, ceil_mode=True)`, the sixth argument by position),
+    whose output size is rounded up; None for any other layer or pool. The stride defaults to
+    the kernel."""
+    family = kind[:-2]
+    if family not in ("MaxPool", "AvgPool") or built is None or any(a.star for a in built.args):
+        return None
+    names = _WINDOW_ARGUMENTS[family]
+    given: dict[str, cst.BaseExpression] = {}
+    for position, arg in enumerate(built.args):
+        given[arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else ""] = (
+            arg.value)
+    ceil = given.get("ceil_mode")
+    if not (isinstance(ceil, cst.Name) and ceil.value == "True"):
+        return None
+    stride = given.get("stride")
+    if stride is None or (isinstance(stride, cst.Name) and stride.value == "None"):
+        stride = given.get("kernel_size")
+    spatial = int(kind[-2])
+    if isinstance(stride, (cst.Tuple, cst.List)):
+        return [integer(e.value) for e in stride.elements] if len(stride.elements) == spatial else None
+    return [integer(stride) if stride is not None else None] * spatial
 
 
 def _window_geometry(

@@ -1,5 +1,5 @@
-"""Edits at the export call: `strict=False`, the size a sized dimension gives a `Dim`, and a
-`Dim`'s range narrowed to what the code needs."""
+"""Edits at the export call: `strict=False`, the size a sized dimension gives a `Dim`, a
+`Dim`'s range narrowed to what the code needs, and a named `Dim` made `Dim.DYNAMIC`."""
 
 from __future__ import annotations
 
@@ -82,6 +82,30 @@ def narrowed_dim_rewrite(
     new = declared.with_changes(args=args)
     text = cst.Module([]).code_for_node(new)
     return Rewrite(FixProposal(f"Declare `{text}` ({why})", Applicability.UNSAFE, ((declared, new),)))
+
+
+def dynamic_dim_rewrite(
+    entry: cst.BaseExpression | None,
+    declared: cst.BaseExpression | None,
+    resolve: Callable[[cst.BaseExpression], str | None],
+    low: int | None,
+    high: int | None,
+    why: str,
+) -> Rewrite:
+    """The `dynamic_shapes` entry `entry`, which declares the named `Dim(...)` call `declared`,
+    replaced by `Dim.DYNAMIC` over the same range (`min=low, max=high`): export keeps the size
+    dynamic and accepts a guard that holds over the range where a named Dim needs torch to
+    prove it."""
+    if entry is None or not isinstance(declared, cst.Call) or resolve(declared.func) not in _DIM_CALLS:
+        return Rewrite(reason="the Dim is not a `Dim(...)` call this file writes")
+    hint = cst.Attribute(declared.func, cst.Name("DYNAMIC"))
+    args = [
+        cst.Arg(cst.Integer(str(value)), keyword=cst.Name(keyword), equal=_EQUAL)
+        for keyword, value in (("min", low), ("max", high)) if value is not None
+    ]
+    new: cst.BaseExpression = cst.Call(hint, args) if args else hint
+    text = cst.Module([]).code_for_node(new)
+    return Rewrite(FixProposal(f"Declare the dimension `{text}` ({why})", Applicability.UNSAFE, ((entry, new),)))
 
 
 def shared_dim_rewrite(
