@@ -23,6 +23,18 @@ programs that export strict. The second part, BEFORE (the engine at 7916810): 0 
 failures flagged in either mode; AFTER (XPT310): 14/14 in both modes, no error on its 9 exporting
 programs. XPT310's fix (`Dim.DYNAMIC` over the same range) proves out on each program it is
 offered for.
+
+- a pooled (or convolved) size fixed or merged by a view: literal target sizes (`h.reshape(2, 3,
+  8, 8)`, `h.view(2, 3 * 8 * 8)`) tie the pooled size to a constant; a pool whose output is
+  `h // s` (kernel = stride) merged with static sizes (`.flatten(2)`, `.reshape(2, 3, -1)`) makes
+  torch guard `(h // 2) % (8 * (h // 2)) != 0`, which it cannot prove, as after a patch
+  convolution. Both fail both modes. An adaptive pool's fixed output, `Dim.DYNAMIC` (the pooled
+  size may equal the constant over a range), both spatial sizes `Dim`s, `2 * Dim("k")` and a
+  permute export.
+
+The third part, BEFORE (the engine at fe817bc): 0 of 9 failures flagged in either mode; AFTER (XPT305 reads a tensor's sizes
+as shapes.py's terms where its own model has none, and folds `3 * 8 * 8`; XPT307 reads a pool's
+`h // s` merged as a patch convolution's): 9/9 in both modes, no error on its 5 exporting programs.
 """
 
 from __future__ import annotations
@@ -122,10 +134,38 @@ case("ceil-off", False, False, "return self.pool(x) * 2", _H, "self.pool = nn.Ma
 case("ceil-adaptive", False, False, "return self.pool(x) * 2", _H, "self.pool = nn.AdaptiveAvgPool2d(7)")
 case("ceil-under-branch", False, False, "if x.shape[0] > 8:\n    return self.pool(x)\nreturn x", _H, _CEIL)
 
+# -- a pooled size merged or fixed by a view: both modes --------------------------------------
+case("pool-reshaped-literal", True, True, "h = F.max_pool2d(x, 2)\nreturn h.reshape(2, 3, 8, 8)", _H)
+case("pool-viewed-arithmetic", True, True, "h = F.max_pool2d(x, 2)\nreturn h.view(2, 3 * 8 * 8)", _H)
+case("pool-layer-reshaped", True, True, "h = self.pool(x)\nreturn h.reshape(6, 64)", _H, "self.pool = nn.AvgPool2d(2)")
+case("conv-viewed-literal", True, True, "h = self.conv(x)\nreturn h.view(2, 256)", _H, "self.conv = nn.Conv2d(3, 4, 3, 2, 1)")
+case("pool-merged-minus-one", True, True, "h = F.max_pool2d(x, 2)\nreturn h.reshape(2, 3, -1)", _H)
+case("pool-flattened", True, True, "h = F.max_pool2d(x, 2)\nreturn h.flatten(2)", _H)
+case("pool-layer-flattened", True, True, "h = self.pool(x)\nreturn h.flatten(1)", _H, "self.pool = nn.MaxPool2d(2)")
+case("pool-1d-viewed", True, True, "h = F.avg_pool1d(x, 2)\nreturn h.view(2, -1)", _H, rank=3)
+case("pool-by-4-flattened", True, True, "h = F.max_pool2d(x, 4)\nreturn h.flatten(2)", '{"x": {2: Dim("h", min=8, max=64)}}')
+# near misses: export in both modes
+case("adaptive-pool-reshaped", False, False, "h = F.adaptive_avg_pool2d(x, 4)\nreturn h.reshape(2, 48)", _H)
+case("pool-reshaped-dynamic", False, False, "h = F.max_pool2d(x, 2)\nreturn h.reshape(2, 3, 8, 8)", '{"x": {2: Dim.DYNAMIC}}',
+     other="2, 3, 16, 16")
+case("pool-flattened-both-dims", False, False, "h = F.max_pool2d(x, 2)\nreturn h.flatten(2)",
+     '{"x": {2: Dim("h", min=4, max=64), 3: Dim("w", min=4, max=64)}}')
+case("pool-flattened-derived", False, False, "h = F.max_pool2d(x, 2)\nreturn h.flatten(2)", '{"x": {2: 2 * Dim("k", min=2, max=32)}}')
+case("pool-permuted", False, False, "h = F.max_pool2d(x, 2)\nreturn h.permute(0, 2, 3, 1)", _H)
+
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 #: failing programs (non-strict) whose error has no fix, and why none is offered
-NO_FIX: dict[str, str] = {}
+_LITERAL = ("the literal sizes are the author's: which of them should follow the input is the model's choice, "
+            "so no rewrite is offered")
+_MERGED = ("declaring the size a multiple of the stride narrows what export accepts: no automatic fix, as after "
+           "a patch convolution")
+NO_FIX: dict[str, str] = {
+    **dict.fromkeys(("pool-reshaped-literal", "pool-viewed-arithmetic", "pool-layer-reshaped", "conv-viewed-literal"),
+                    _LITERAL),
+    **dict.fromkeys(("pool-merged-minus-one", "pool-flattened", "pool-layer-flattened", "pool-1d-viewed",
+                     "pool-by-4-flattened"), _MERGED),
+}
 
 BATCH = CaseBatch(CASES, KNOWN_MISSES, NO_FIX)
 test_torch_says_what_is_recorded = BATCH.torch_says_what_is_recorded()

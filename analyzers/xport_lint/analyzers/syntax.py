@@ -18,6 +18,21 @@ def integer_literal(expr: cst.BaseExpression | None) -> int | None:
     return None
 
 
+_FOLDED = {
+    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
+    cst.FloorDivide: lambda a, b: a // b if b else None,
+}
+
+
+def integer_constant(expr: cst.BaseExpression | None) -> int | None:
+    """`integer_literal`, also through `+ - * //` of such literals (`3 * 8 * 8`, `(64 - 1) // 2`):
+    a size written as arithmetic on numbers is as fixed as one written out."""
+    if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _FOLDED:
+        left, right = integer_constant(expr.left), integer_constant(expr.right)
+        return _FOLDED[type(expr.operator)](left, right) if left is not None and right is not None else None
+    return integer_literal(expr)
+
+
 def argument(args: Sequence[cst.Arg], position: int, keyword: str) -> cst.BaseExpression | None:
     """The expression passed as parameter `keyword`: by that name, else as the `position`-th
     positional argument (`*` arguments are not counted)."""

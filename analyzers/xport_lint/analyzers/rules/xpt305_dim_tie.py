@@ -28,7 +28,7 @@ from ..shapes import (
     term_refs,
     term_value,
 )
-from ..syntax import argument, integer_literal
+from ..syntax import argument, integer_constant, integer_literal
 from ..walk import iter_nodes
 from ._conditions import short
 from ._helper_ops import judge_helper_call
@@ -95,7 +95,8 @@ class DimTie(Rule):
     `Dim` and the other a different named `Dim` (or the same one moved: `x[1:]` against `x`), or
     a constant other than 1. It also flags `chunk`/`split` along a dimension with a plain named
     `Dim` (the pieces fix its size or need it a multiple of the count), `view`/`reshape` to
-    literal sizes that fix the element count, and a `-1` that needs a named size divisible by
+    literal sizes that fix the element count (also arithmetic on literals, `3 * 8 * 8`, and of a
+    tensor out of a pool or convolution whose sizes change over a named `Dim`'s range), and a `-1` that needs a named size divisible by
     the other target sizes, literals or constants `__init__` sets (`x.view(b, n, self.num_heads,
     -1)`), and `unflatten` parts that do (also `x.unflatten(2, (h // 2, 2))`, as `view` does),
     and `F.pixel_unshuffle(x, r)`, which needs the last two sizes multiples of `r`; a `Linear` built in `__init__` with
@@ -1194,12 +1195,15 @@ class DimTie(Rule):
         args = [a.value for a in node.args]
         if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
             args = [e.value for e in args[0].elements]
-        target = [integer_literal(a) for a in args]
+        target = [integer_constant(a) for a in args]
         if any(a.keyword is not None or a.star for a in node.args) or target.count(-1) > 1:
             return
         dims = self._operand(tensor, setting)
         if None in target and self._split_by(node, args, setting):
             return  # `H // 7, 7`: whatever the other sizes are
+        if (not dims or any(not d.exact for d in dims)) and None not in target and -1 not in target:
+            self._count_of_terms(node, tensor, setting)
+            return
         if not dims or any(not d.exact for d in dims):
             return
         if None in target:
@@ -1229,6 +1233,38 @@ class DimTie(Rule):
                           f"{_name(first)} ({spec.text()}) to a constant and fails with ConstraintViolationError "
                           "(Constraints violated); compute the sizes from the input (`x.shape[0]`) or use -1 for "
                           "the dynamic dimension")
+
+    def _count_of_terms(self, node: cst.Call, tensor: cst.BaseExpression, setting: tuple) -> None:
+        """`h.reshape(2, 3, 8, 8)` of `h = F.max_pool2d(x, 2)`: literal sizes fix the element count
+        of a tensor whose sizes shapes.py writes as terms over the inputs (through pools,
+        convolutions, ...). Where the terms reading a named Dim change over its range, the count
+        cannot be constant, and export fails (measured on torch 2.13, both modes: the pooled size
+        is guarded equal to a constant)."""
+        sizes, config = setting[0], setting[1]
+        rank = sizes.rank(tensor)
+        terms = [sizes.size_term(tensor, index) for index in range(rank)] if rank is not None else []
+        if not terms or any(term is None for term in terms):
+            return
+        named: dict[SizeRef, list[object]] = {}
+        for term in terms:
+            refs = set(term_refs(term))
+            kinds = {config.dim(*ref).kind for ref in refs}
+            if kinds <= {DimKind.STATIC}:
+                continue  # a constant, whatever the example's static sizes are
+            if len(refs) != 1 or kinds != {DimKind.NAMED} or config.dim(*next(iter(refs))).derived:
+                return
+            named.setdefault(next(iter(refs)), []).append(term)
+        for ref, factors in sorted(named.items()):
+            spec = config.dim(*ref)
+            low, high = spec.values()
+            top = int(high) if high != math.inf else low * 4 + 64
+            counts = {math.prod(term_value(t, {ref: value}) or 0 for t in factors) for value in (low, top)}
+            if len(counts) == 2:
+                self.report(node, f"`{short(node)}`: the literal sizes fix the element count, and `{short(tensor)}`'s "
+                                  f"sizes change with `{ref[0]}.shape[{ref[2]}]` ({spec.text()}), so export ties it "
+                                  "to a constant and fails with ConstraintViolationError (Constraints violated); "
+                                  "compute the sizes from the tensor (`h.shape[2]`) or use -1 for the dynamic one")
+                return
 
     def _tie(self, a: _Dim, b: _Dim, config: ShapeConfig, broadcast: bool = True) -> str | None:
         """Why export fails on needing `a` and `b` equal, or None. `broadcast`: a size 1 on

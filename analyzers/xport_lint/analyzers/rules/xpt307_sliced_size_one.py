@@ -64,9 +64,10 @@ class SlicedSizeOne(Rule):
     (both modes) or exactly 1 long (non-strict mode; strict too where an op computes on the
     output: arithmetic, `torch.relu`, `.flatten()`), the same for an `nn.Sequential` of such
     convolutions (and layers keeping every size; one after the last convolution computes on its
-    output). And a patch convolution, whose output is `w // s` (`k=4, stride=4`), merged with
-    static dimensions by `.flatten()`, `.view(b, c, -1)` or `.reshape(...)` under a named `Dim`
-    (both modes, whatever the range; with height and width both `Dim`s it exports). And `F.interpolate(x, scale_factor=0.5)`
+    output). And a patch convolution, whose output is `w // s` (`k=4, stride=4`), or a pool of
+    that output (`F.max_pool2d(x, 2)`, `nn.MaxPool2d(4)`), merged with static dimensions by
+    `.flatten()`, `.view(b, c, -1)` or `.reshape(...)` under a named `Dim` (both modes, whatever
+    the range; with height and width both `Dim`s it exports). And `F.interpolate(x, scale_factor=0.5)`
     by a literal scale along a named `Dim` whose low end makes the output `trunc(scale * h)`
     shorter than 2 (both modes). And average pooling (`F.avg_pool1d`/`avg_pool2d`,
     `nn.AvgPool1d`/`AvgPool2d`) or 2-d max pooling with literal windows (a module's read as a
@@ -403,12 +404,10 @@ class SlicedSizeOne(Rule):
         traced = self.ctx.traced
         if geometry is None or traced is None or not node.args or node.args[0].keyword:
             return
-        computed_on = self._computed_on(node, traced.func) if self.ctx.mode is Mode.STRICT else None
-        if self.ctx.mode is Mode.STRICT and computed_on is None:
-            return
         sizes = self.ctx.sizes()
         if sizes is None or not self.ctx.shape_config().any_named() or id(node) in self.ctx.conditional():
             return
+        computed_on = self._computed_on(node, traced.func) if self.ctx.mode is Mode.STRICT else None
         config = self.ctx.shape_config()
         for spatial, (kernel, stride, padding, _) in enumerate(geometry):
             ref = sizes.dim_of(node.args[0].value, 2 + spatial)  # (N, C, *spatial): a batched input
@@ -417,6 +416,14 @@ class SlicedSizeOne(Rule):
                 continue
             low = int(spec.values()[0])
             if (low + 2 * padding - kernel) // stride + 1 != 1:
+                # `w // s` merged with static sizes: as a patch convolution's output (both modes)
+                merging = self._merging(node, 2 + spatial, traced.func) if _floor_division(
+                    geometry[spatial]) else None
+                if merging is not None:
+                    self._report_merged(node, merging, geometry[spatial], ref, spec)
+                    return
+                continue
+            if self.ctx.mode is Mode.STRICT and computed_on is None:
                 continue
             enough = next(w for w in range(low, low + kernel + 2 * stride + 2) if (w + 2 * padding - kernel) // stride >= 1)
             rewrite = self._narrowed(ref, spec, enough)
