@@ -27,7 +27,7 @@ import libcst as cst
 from .fact_store import PerStatement
 from .model import Mode, Severity
 from .names import dotted
-from .syntax import integer_literal
+from .syntax import INTEGER_ARITHMETIC, integer_literal
 from .walk import children, iter_nodes
 
 _DIM = ("torch.export.Dim", "torch.export.dynamic_shapes.Dim")
@@ -432,14 +432,14 @@ class ShapesReader:
                     return DimSpec(kind)
         if isinstance(expr, cst.Name) and expr.value in self.dim_bindings:
             return self.dim_bindings[expr.value]
-        hint = self.resolve(expr.func) if isinstance(expr, cst.Call) else None
-        if hint is not None and all(a.keyword is not None and a.keyword.value in ("min", "max") for a in expr.args):
+        hint = (self.resolve(expr.func) or "") if isinstance(expr, cst.Call) else None
+        if hint and all(a.keyword is not None and a.keyword.value in ("min", "max") for a in expr.args):
             ranged = self._named(expr)  # type: ignore[arg-type]  # `Dim.DYNAMIC(min=4, max=64)`: a hint with a range
             for base in _DIM:
                 for kind in (DimKind.AUTO, DimKind.DYNAMIC):
                     if hint == f"{base}.{kind.name}":
                         return DimSpec(kind, low=ranged.low, high=ranged.high) if ranged is not None else None
-        if isinstance(expr, cst.Call) and (self.resolve(expr.func) or "") in _DIM:
+        if isinstance(expr, cst.Call) and hint in _DIM:
             return self._named(expr)
         if isinstance(expr, cst.BinaryOperation):
             return self._derived(expr)
@@ -1696,9 +1696,12 @@ class Sizes:
         if not call.args or call.args[0].keyword is not None or any(a.star for a in call.args):
             return None
         first = call.args[0].value
-        layer = self._layer(call)
-        if layer is not None and layer[0] == "Sequential":
-            members = layer[1].args if layer[1] is not None else ()
+        applied = self._applied_layer(call)
+        if applied is None:
+            return None
+        kind, built, integer = applied
+        if kind == "Sequential":
+            members = built.args if built is not None else ()
             for member in members:
                 if member.keyword is not None or member.star or not isinstance(member.value, cst.Call):
                     return None
@@ -1709,12 +1712,7 @@ class Sizes:
                 if kind not in _CARRYING_LAYERS:
                     return None
             return None
-        if layer is not None:
-            strides = rounded_up_strides(layer[0], layer[1], self.layer_integer)
-        else:
-            name = (dotted(call.func) or "").rpartition(".")[2] if _is_module_call(call.func) else ""
-            kind = _FUNCTIONAL_POOLS.get(name, "")
-            strides = rounded_up_strides(kind, cst.Call(cst.Name(kind), call.args[1:])) if kind else None
+        strides = rounded_up_strides(kind, built, integer)
         return (first, len(strides), strides) if strides is not None else None
 
     def windowed(self, expr: cst.BaseExpression) -> bool:
@@ -1722,12 +1720,21 @@ class Sizes:
         model: `self.pool(x)` of `nn.AvgPool2d`), whose sizes are divided by its stride even where
         the size model gives none (`ceil_mode=True`)."""
         expr = self.followed(expr)
-        if not isinstance(expr, cst.Call):
-            return False
-        layer = self._layer(expr)
-        name = (dotted(expr.func) or "").rpartition(".")[2] if _is_module_call(expr.func) else ""
-        kind = layer[0] if layer is not None else _FUNCTIONAL_POOLS.get(name, "")
-        return kind[:-2] in ("MaxPool", "AvgPool")
+        applied = self._applied_layer(expr) if isinstance(expr, cst.Call) else None
+        return applied is not None and applied[0][:-2] in ("MaxPool", "AvgPool")
+
+    def _applied_layer(
+        self, call: cst.Call,
+    ) -> tuple[str, cst.Call | None, Callable[[cst.BaseExpression], int | None]] | None:
+        """The layer `call` applies, the call building it and what reads that call's sizes: a layer
+        of this model (`self.pool(x)`, its sizes read with `__init__`'s defaults) or a functional
+        pool (`F.max_pool2d(x, 2)` read as `MaxPool2d(2)`, its sizes literals)."""
+        layer = self._layer(call)
+        if layer is not None:
+            return layer[0], layer[1], self.layer_integer
+        name = (dotted(call.func) or "").rpartition(".")[2] if _is_module_call(call.func) else ""
+        kind = _FUNCTIONAL_POOLS.get(name)
+        return (kind, cst.Call(cst.Name(kind), call.args[1:]), integer_literal) if kind else None
 
     def through(self, tensor: str, index: int, depth: int = 0) -> SizeRef | None:
         """The input dimension that dimension `index` of the tensor named `tensor` is: the input's
@@ -1762,7 +1769,7 @@ class Sizes:
             if layer in _ADD_OR_CHANGE_LAST_LAYERS:
                 adds = layer == "Embedding"
                 return self._through_last_changed(adds, first, index, depth) if first is not None else None
-            keeps = layer in _KEEP_ALL_LAYERS or (layer in _KEEP_FIRST_LAYERS and index == 0)
+            keeps = layer in KEEP_ALL_LAYERS or (layer in _KEEP_FIRST_LAYERS and index == 0)
             if layer in self.blocks and not keeps:
                 return self._through_block(self.blocks[layer], expr, index, depth)
             kept = self.far.get(func.attr.value)
@@ -1771,7 +1778,7 @@ class Sizes:
             return self._dim_of(first, index, depth) if keeps and first is not None else None
         if isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value in _MODULES):
             method = func.attr.value
-            if method in _KEEP_ALL_METHODS:
+            if method in KEEP_ALL_METHODS:
                 return self._dim_of(func.value, index, depth)
             numbers = [integer_literal(a.value) for a in expr.args]
             if None in numbers or any(n < 0 for n in numbers):  # type: ignore[operator]
@@ -1788,7 +1795,7 @@ class Sizes:
                 return self._dim_of(func.value, index - (index > numbers[0]), depth)  # type: ignore[operator]
             return None
         name = dotted(func) or ""
-        if first is not None and name.rpartition(".")[2] in _KEEP_ALL_FUNCTIONS and name.split(".")[0] in _MODULES:
+        if first is not None and name.rpartition(".")[2] in KEEP_ALL_FUNCTIONS and name.split(".")[0] in _MODULES:
             return self._dim_of(first, index, depth)
         inlined = self.called(expr)
         return self._dim_of(inlined, index, depth + 1) if inlined is not None else None
@@ -1923,17 +1930,17 @@ class Sizes:
         if isinstance(func, cst.Attribute) and not _is_module(func.value):
             method, tensor = func.attr.value, func.value
             if method in ("view", "reshape", "expand", "repeat", "permute"):
-                sizes = _listed(args)
+                sizes = view_sizes(args)
                 return len(sizes) if sizes is not None else None
             rank = self._rank(tensor, depth + 1)
             if rank is None:
                 return None
-            if method in _KEEP_ALL_METHODS or method in ("transpose", "swapaxes", "narrow", "t"):
+            if method in KEEP_ALL_METHODS or method in ("transpose", "swapaxes", "narrow", "t"):
                 return rank
             if method == "unsqueeze":
                 return rank + 1
             if method == "flatten":
-                start, end = _flatten_span(args, rank)
+                start, end = flatten_span(args, rank)
                 return None if start is None else rank - (end - start)  # type: ignore[operator]
             if method == "unflatten" and len(args) == 2 and isinstance(args[1].value, (cst.Tuple, cst.List)):
                 return rank + len(args[1].value.elements) - 1
@@ -1942,7 +1949,7 @@ class Sizes:
                 return rank if keep else None if dim is None else rank - 1
             return None
         name = (dotted(func) or "").rpartition(".")[2] if _is_module_call(func) else ""
-        if name in _KEEP_ALL_FUNCTIONS or name in _FUNCTIONAL_POOLS or name in (
+        if name in KEEP_ALL_FUNCTIONS or name in _FUNCTIONAL_POOLS or name in (
             "pad", "interpolate", "cat", "concat", "concatenate", "pixel_shuffle", "narrow"
         ):
             target = first
@@ -2034,7 +2041,7 @@ class Sizes:
         if isinstance(func, cst.Attribute) and not _is_module(func.value):
             return self._method_term(func.attr.value, func.value, args, index, depth)
         name = (dotted(func) or "").rpartition(".")[2] if _is_module_call(func) else ""
-        if name in _KEEP_ALL_FUNCTIONS and first is not None:
+        if name in KEEP_ALL_FUNCTIONS and first is not None:
             return self._size_term(first, index, depth + 1)
         if name in ("cat", "concat", "concatenate", "stack") and isinstance(first, (cst.List, cst.Tuple)):
             return self._joined_term(name == "stack", first, args, index, depth)
@@ -2118,7 +2125,7 @@ class Sizes:
     def _method_term(  # noqa: C901 - one table
         self, method: str, tensor: cst.BaseExpression, args: Sequence[cst.Arg], index: int, depth: int
     ) -> Term | None:
-        if method in _KEEP_ALL_METHODS:
+        if method in KEEP_ALL_METHODS:
             return self._size_term(tensor, index, depth + 1)
         rank = self._rank(tensor, depth + 1)
         numbers = [integer_literal(a.value) for a in args if a.keyword is None]
@@ -2128,7 +2135,7 @@ class Sizes:
         if method == "t" and rank == 2:
             return self._size_term(tensor, 1 - index, depth + 1)
         if method == "permute":
-            order = _listed(args)
+            order = view_sizes(args)
             place = integer_literal(order[index]) if order is not None and index < len(order) else None
             return self._size_term(tensor, place, depth + 1) if place is not None else None
         if method == "unsqueeze" and len(numbers) == 1 and numbers[0] is not None and rank is not None:
@@ -2137,7 +2144,7 @@ class Sizes:
         if rank is None:
             return None
         if method == "flatten":
-            start, end = _flatten_span(args, rank)
+            start, end = flatten_span(args, rank)
             if start is None or end is None:
                 return None
             if index < start:
@@ -2146,9 +2153,9 @@ class Sizes:
                 return self._size_term(tensor, index + end - start, depth + 1)
             return self._product(tensor, range(start, end + 1), depth)
         if method in ("view", "reshape"):
-            return self._reshaped_term(tensor, rank, _listed(args), index, depth)
+            return self._reshaped_term(tensor, rank, view_sizes(args), index, depth)
         if method == "repeat":
-            times = _listed(args)
+            times = view_sizes(args)
             if times is None or len(times) < rank or index >= len(times):
                 return None
             count = integer_literal(times[index])
@@ -2156,7 +2163,7 @@ class Sizes:
             inner = self._size_term(tensor, place, depth + 1) if place >= 0 else 1
             return None if count is None or inner is None else _times(count, inner)
         if method == "expand":
-            wanted = _listed(args)
+            wanted = view_sizes(args)
             if wanted is None or index >= len(wanted):
                 return None
             if integer_literal(wanted[index]) == -1:
@@ -2288,7 +2295,7 @@ class Sizes:
             if not bindings:
                 continue
             layer, layers = _layer_loop(loop)
-            listed = _module_list(init_call(self._owner, layers.attr.value)) if (
+            listed = module_list(init_call(self._owner, layers.attr.value)) if (
                 isinstance(layers, cst.Attribute) and isinstance(layers.value, cst.Name)
                 and layers.value.value == "self") else None
             if layer is None or listed is None or not all(_applies(stmt, layer, name) for stmt in bindings):
@@ -2349,7 +2356,7 @@ class Sizes:
     def _one_layer_term(
         self, kind: str, built: cst.Call | None, inner: Callable[[int], Term | None], rank: int | None, index: int
     ) -> Term | None:
-        if kind in _KEEP_ALL_LAYERS:
+        if kind in KEEP_ALL_LAYERS:
             return inner(index)
         if rank is None:
             return None
@@ -2367,7 +2374,7 @@ class Sizes:
         if kind.startswith("Adaptive"):
             size = _layer_argument(built, 0, "output_size")
             return size
-        geometry = _window_geometry(kind, built, spatial, self.layer_integer)
+        geometry = window_geometry(kind, built, spatial, self.layer_integer)
         source = inner(index)
         if geometry is None or source is None:
             return None
@@ -2553,10 +2560,8 @@ class Sizes:
             left, right = self.evaluate(expr.left, sizes, depth + 1), self.evaluate(expr.right, sizes, depth + 1)
             if left is None or right is None:
                 return None
-            operation = _ARITHMETIC.get(type(expr.operator))
-            if operation is None or (right == 0 and type(expr.operator) in (cst.FloorDivide, cst.Modulo)):
-                return None
-            return operation(int(left), int(right))
+            operation = INTEGER_ARITHMETIC.get(type(expr.operator))
+            return operation(int(left), int(right)) if operation is not None else None
         if isinstance(expr, cst.Comparison):
             left = self.evaluate(expr.left, sizes, depth + 1)
             for target in expr.comparisons:
@@ -3019,18 +3024,18 @@ class _Arguments(cst.CSTTransformer):
 _ELEMENTWISE_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 #: how a model names torch and its functional module
 _MODULES = ("torch", "F", "nn", "functional")
-_KEEP_ALL_METHODS = frozenset({
+KEEP_ALL_METHODS = frozenset({
     "float", "half", "double", "bfloat16", "contiguous", "clone", "detach", "to", "type_as", "relu", "sigmoid",
     "tanh", "exp", "abs", "neg", "sqrt", "rsqrt", "softmax", "log_softmax", "clamp", "masked_fill", "cumsum",
     "mul", "add", "sub", "div", "pow", "sin", "cos", "gelu", "silu", "relu_", "mul_", "add_",
     "triu", "tril", "log", "square", "reciprocal", "sign", "floor", "ceil", "masked_fill_",
 })
-_KEEP_ALL_FUNCTIONS = frozenset({
+KEEP_ALL_FUNCTIONS = frozenset({
     "relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "layer_norm", "normalize",
     "exp", "abs", "clamp", "leaky_relu", "elu", "mish", "hardswish", "cumsum", "sqrt", "rsqrt", "triu", "tril",
 })
 #: submodules whose output has every dimension of their input
-_KEEP_ALL_LAYERS = frozenset({
+KEEP_ALL_LAYERS = frozenset({
     "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
     "InstanceNorm2d", "Dropout", "Dropout1d", "Dropout2d", "Identity", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid",
     "Softmax", "LeakyReLU", "Mish", "Hardswish", "ELU",
@@ -3044,10 +3049,6 @@ _KEEP_FIRST_LAYERS = frozenset({
     "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "Flatten",
 })
 
-_ARITHMETIC: dict[type, Callable[[int, int], int]] = {
-    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
-    cst.FloorDivide: lambda a, b: a // b, cst.Modulo: lambda a, b: a % b,
-}
 _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,
     cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
@@ -3072,12 +3073,10 @@ Term = Any
 
 _DEPTH = 24
 _TERM_OPERATORS: dict[type, str] = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.FloorDivide: "//"}
-_TERM_ARITHMETIC: dict[str, Callable[[int, int], int]] = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "//": lambda a, b: a // b,
-}
+_TERM_ARITHMETIC = {symbol: INTEGER_ARITHMETIC[operator] for operator, symbol in _TERM_OPERATORS.items()}
 #: number of dimensions each layer adds to its input's (Sequential: the sum over its layers)
 _LAYER_RANKS: dict[str, int] = {
-    **dict.fromkeys(_KEEP_ALL_LAYERS, 0), "Linear": 0, "Embedding": 1, "Sequential": 0,
+    **dict.fromkeys(KEEP_ALL_LAYERS, 0), "Linear": 0, "Embedding": 1, "Sequential": 0,
     **dict.fromkeys((
         "Conv1d", "Conv2d", "Conv3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
         "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
@@ -3106,9 +3105,7 @@ def term_value(term: Term, sizes: dict[Any, int]) -> int | None:
         return term
     if isinstance(term, Op):
         left, right = term_value(term.left, sizes), term_value(term.right, sizes)
-        if left is None or right is None or (term.kind == "//" and right == 0):
-            return None
-        return _TERM_ARITHMETIC[term.kind](left, right)
+        return _TERM_ARITHMETIC[term.kind](left, right) if left is not None and right is not None else None
     return sizes.get(term)
 
 
@@ -3163,7 +3160,7 @@ def _targets_within(stmt: cst.CSTNode) -> set[str]:
     return {inner.value for target in targets for inner in iter_nodes(target) if isinstance(inner, cst.Name)}
 
 
-def _module_list(built: cst.Call | None) -> list[cst.Call] | None:
+def module_list(built: cst.Call | None) -> list[cst.Call] | None:
     """The layers of `nn.ModuleList([nn.Linear(4, 4), ...])`, `nn.ModuleList([nn.Linear(4, 4) for _ in ...])`
     or `nn.ModuleList(nn.Linear(4, 4) for _ in ...)`."""
     if built is None or not (dotted(built.func) or "").endswith("ModuleList") or len(built.args) != 1:
@@ -3189,7 +3186,7 @@ def _is_module_call(func: cst.BaseExpression) -> bool:
     return isinstance(func, cst.Attribute) and (dotted(func) or "").split(".")[0] in _MODULES
 
 
-def _listed(args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None:
+def view_sizes(args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None:
     """The sizes of `view(a, b)` / `view((a, b))`; None with keywords or a starred argument."""
     if any(a.keyword is not None or a.star for a in args):
         return None
@@ -3199,7 +3196,7 @@ def _listed(args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None:
     return [a.value for a in args]
 
 
-def _flatten_span(args: Sequence[cst.Arg], rank: int) -> tuple[int | None, int | None]:
+def flatten_span(args: Sequence[cst.Arg], rank: int) -> tuple[int | None, int | None]:
     named = {a.keyword.value: a.value for a in args if a.keyword is not None}
     plain = [a.value for a in args if a.keyword is None]
     first = named.get("start_dim", plain[0] if plain else None)
@@ -3260,7 +3257,7 @@ _FUNCTIONAL_POOLS = {
 
 
 #: layers whose output's spatial sizes are functions of their input's (a size stays dynamic through them)
-_CARRYING_LAYERS = _KEEP_ALL_LAYERS | {
+_CARRYING_LAYERS = KEEP_ALL_LAYERS | {
     f"{family}{n}d" for family in ("Conv", "ConvTranspose", "MaxPool", "AvgPool") for n in (1, 2, 3)
 }
 
@@ -3292,7 +3289,7 @@ def rounded_up_strides(
     return [integer(stride) if stride is not None else None] * spatial
 
 
-def _window_geometry(
+def window_geometry(
     kind: str, built: cst.Call | None, spatial: int,
     integer: Callable[[cst.BaseExpression], int | None] = integer_literal,
 ) -> list[tuple[int, int, int, int]] | None:
@@ -3752,7 +3749,7 @@ def init_call(cls: cst.ClassDef, attr: str) -> cst.Call | None:
     return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
 
 
-_CONVOLUTIONS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}
+CONVOLUTIONS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}
 
 
 def conv_geometry(
@@ -3764,8 +3761,8 @@ def conv_geometry(
     anything else (a string padding, a size read from a variable)."""
     call = init_call(cls, attr)
     kind = (dotted(call.func) or "").rpartition(".")[2] if call is not None else ""
-    spatial = _CONVOLUTIONS.get(kind)
-    return _window_geometry(kind, call, spatial, integer) if spatial else None
+    spatial = CONVOLUTIONS.get(kind)
+    return window_geometry(kind, call, spatial, integer) if spatial else None
 
 
 def init_layers(cls: cst.ClassDef) -> dict[str, str]:

@@ -3,7 +3,7 @@ for a parameter. Shared by the fact layers and the rules so each reads source on
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
@@ -18,18 +18,19 @@ def integer_literal(expr: cst.BaseExpression | None) -> int | None:
     return None
 
 
-_FOLDED = {
+#: Python's integer arithmetic by operator; a division or remainder by 0 gives None
+INTEGER_ARITHMETIC: dict[type, Callable[[int, int], int | None]] = {
     cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
-    cst.FloorDivide: lambda a, b: a // b if b else None,
+    cst.FloorDivide: lambda a, b: a // b if b else None, cst.Modulo: lambda a, b: a % b if b else None,
 }
 
 
 def integer_constant(expr: cst.BaseExpression | None) -> int | None:
-    """`integer_literal`, also through `+ - * //` of such literals (`3 * 8 * 8`, `(64 - 1) // 2`):
+    """`integer_literal`, also through `+ - * // %` of such literals (`3 * 8 * 8`, `(64 - 1) // 2`):
     a size written as arithmetic on numbers is as fixed as one written out."""
-    if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _FOLDED:
+    if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in INTEGER_ARITHMETIC:
         left, right = integer_constant(expr.left), integer_constant(expr.right)
-        return _FOLDED[type(expr.operator)](left, right) if left is not None and right is not None else None
+        return INTEGER_ARITHMETIC[type(expr.operator)](left, right) if left is not None and right is not None else None
     return integer_literal(expr)
 
 

@@ -10,9 +10,9 @@ from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import (
-    _KEEP_ALL_FUNCTIONS,
-    _KEEP_ALL_LAYERS,
-    _KEEP_ALL_METHODS,
+    KEEP_ALL_FUNCTIONS,
+    KEEP_ALL_LAYERS,
+    KEEP_ALL_METHODS,
     DimKind,
     DimSpec,
     Op,
@@ -20,11 +20,11 @@ from ..shapes import (
     ShapesReader,
     SizeRef,
     Sizes,
-    _module_list,
     declared_examples,
     init_buffers,
     init_call,
     init_integer,
+    module_list,
     term_refs,
     term_value,
 )
@@ -590,7 +590,7 @@ class DimTie(Rule):
                 return [*dims[:-1], _Dim(size=features[1]) if features is not None else _UNKNOWN]
             if layer == "Embedding":
                 return [*dims, _UNKNOWN]
-            if layer in _KEEP_ALL_LAYERS:
+            if layer in KEEP_ALL_LAYERS:
                 return dims
             return self._from_terms(call, sizes)
         name = self.ctx.resolve(func) or ""
@@ -602,7 +602,7 @@ class DimTie(Rule):
             dims = self._operand(func.value, setting, depth + 1)
             if dims is None:
                 return None
-            if method in _KEEP_ALL_METHODS:
+            if method in KEEP_ALL_METHODS:
                 return dims
             numbers = [integer_literal(a.value) for a in call.args]
             if method == "expand" and len(numbers) >= len(dims) and not any(a.keyword or a.star for a in call.args):
@@ -672,7 +672,7 @@ class DimTie(Rule):
         if name == "torch.nn.functional.linear" and len(call.args) >= 2 and first is not None:
             dims, weight = self._operand(first, setting, depth + 1), self._operand(call.args[1].value, setting, depth + 1)
             return [*dims[:-1], weight[0]] if dims and weight and len(weight) == 2 else None
-        if first is not None and name.rpartition(".")[2] in _KEEP_ALL_FUNCTIONS and name.startswith("torch."):
+        if first is not None and name.rpartition(".")[2] in KEEP_ALL_FUNCTIONS and name.startswith("torch."):
             return self._operand(first, setting, depth + 1)
         return self._from_terms(call, sizes)  # `F.pixel_shuffle`, `F.max_pool2d`, a block: as shapes.py models it
 
@@ -962,7 +962,7 @@ class DimTie(Rule):
         if setting is None or traced is None or traced.cls is None or id(node) in self._conditional():
             return
         sizes, config = setting[0], setting[1]
-        listed = _module_list(init_call(traced.cls.node, attr))
+        listed = module_list(init_call(traced.cls.node, attr))
         first = listed[0] if listed else None
         if first is None or (self.ctx.resolve(first.func) or "").rpartition(".")[2] != "Linear" or not first.args:
             return
@@ -1024,7 +1024,7 @@ class DimTie(Rule):
                 if reason is not None:
                     self.report(node, f"`{short(node)}`: the {given[0]} input features of its `Linear` tie {reason}")
                 return
-            elif kind not in _KEEP_ALL_LAYERS:
+            elif kind not in KEEP_ALL_LAYERS:
                 return
 
     def _layer_input(self, attr: str, rank: int) -> tuple[int, int, str] | None:

@@ -10,18 +10,18 @@ from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import (
-    _CONVOLUTIONS,
-    _KEEP_ALL_LAYERS,
+    CONVOLUTIONS,
+    KEEP_ALL_LAYERS,
     DimKind,
     DimSpec,
     SizeRef,
-    _flatten_span,
-    _listed,
-    _window_geometry,
     conv_geometry,
+    flatten_span,
     init_call,
     term_refs,
     term_value,
+    view_sizes,
+    window_geometry,
 )
 from ..syntax import integer_literal
 from ..walk import iter_nodes
@@ -353,8 +353,8 @@ class SlicedSizeOne(Rule):
                 continue
             method = use.func.attr.value
             if method == "flatten":
-                start, end = _flatten_span(use.args, rank)
-            elif method in ("view", "reshape") and (listed := _listed(use.args)) and integer_literal(listed[-1]) == -1:
+                start, end = flatten_span(use.args, rank)
+            elif method in ("view", "reshape") and (listed := view_sizes(use.args)) and integer_literal(listed[-1]) == -1:
                 start, end = len(listed) - 1, rank - 1
             else:
                 continue
@@ -375,7 +375,7 @@ class SlicedSizeOne(Rule):
         kind = (self.ctx.resolve(built.func) or "").rpartition(".")[2] if built is not None else ""
         layer = {"AvgPool1d": "avg_pool1d", "AvgPool2d": "avg_pool2d", "MaxPool2d": "max_pool2d"}.get(kind)
         sizes = self.ctx.sizes() if layer is not None else None
-        return _window_geometry(kind, built, _POOLS[layer], sizes.layer_integer) if layer and sizes else None
+        return window_geometry(kind, built, _POOLS[layer], sizes.layer_integer) if layer and sizes else None
 
     @staticmethod
     def _pool_call(node: cst.Call, name: str) -> list[tuple[int, int, int, int]] | None:
@@ -490,8 +490,7 @@ class SlicedSizeOne(Rule):
             return Rewrite(reason="the dynamic_shapes are declared in another file")
         if spec.derived:
             return Rewrite(reason="the Dim is derived: narrow its root's range")
-        node = program.shapes_reader.spec_node(shapes, *ref)
-        declared = program.shapes_reader._follow(node) if node is not None else None
+        declared = program.shapes_reader.declaration(shapes, *ref)
         return narrowed_dim_rewrite(declared, self.ctx.resolve, low, spec.high, why)
 
     VALID = [
@@ -852,8 +851,8 @@ def _convolution_chain(
         return None
     kinds = [(resolve(a.value.func) or "").rpartition(".")[2] if isinstance(a.value, cst.Call) and not (
         a.keyword or a.star) else "" for a in built.args]
-    spatial = {_CONVOLUTIONS[k] for k in kinds if k in _CONVOLUTIONS}
-    if len(spatial) != 1 or not all(k in _CONVOLUTIONS or k in _KEEP_ALL_LAYERS for k in kinds):
+    spatial = {CONVOLUTIONS[k] for k in kinds if k in CONVOLUTIONS}
+    if len(spatial) != 1 or not all(k in CONVOLUTIONS or k in KEEP_ALL_LAYERS for k in kinds):
         return None
-    last = max(i for i, k in enumerate(kinds) if k in _CONVOLUTIONS)
+    last = max(i for i, k in enumerate(kinds) if k in CONVOLUTIONS)
     return spatial.pop(), last < len(kinds) - 1
