@@ -198,15 +198,17 @@ class TensorDTypes:
 def example_dtypes(
     sites: list[ExportSite], func: cst.FunctionDef, resolve: Callable[[cst.BaseExpression], str | None]
 ) -> dict[str, DType]:
-    """The dtype class of each positional parameter of `func` that every export of it in the file
-    gives an example of one class (`torch.randn(2, 3)`: floating point)."""
+    """The dtype class of each parameter of `func` that every export of it in the file gives an
+    example of one class (`torch.randn(2, 3)`: floating point), positionally or by keyword."""
     seen: dict[str, set[DType | None]] = {}
     examples = TensorDTypes(resolve)
     for site in sites:
-        if site.forward is not func or site.examples is None:
+        if site.forward is not func:
             continue
-        for param, example in zip(site.positional, site.examples, strict=False):
+        for param, example in zip(site.positional, site.examples or (), strict=False):
             seen.setdefault(param.name.value, set()).add(examples.of(example))
+        for name, example, _ in site.keyword_examples:
+            seen.setdefault(name, set()).add(examples.of(example))
     return {name: kinds.pop() for name, kinds in seen.items() if len(kinds) == 1 and None not in kinds}
 
 

@@ -27,6 +27,7 @@ from .dataflow import (
     walk_statements,
 )
 from .defined_contexts import defined_context_managers
+from .dtypes import DType, example_dtypes
 from .fact_store import PerStatement
 from .index import (
     EMPTY_CONTEXT,
@@ -402,6 +403,9 @@ class FileFacts(FileReach):
                 values[param.name.value] = param_value(param, item.func, self.nodes(item.func), block=block)
                 if param.name.value in self._number_inputs.get(key, ()):
                     values[param.name.value] = NOTHING  # the example passes a Python number: a constant
+                elif param.name.value in self._mask_inputs.get(key, ()):
+                    # the example passes a boolean tensor: indexing with it selects by data
+                    values[param.name.value] |= Value(Kind.TENSOR | Kind.MASK)
             if parent is not None and 0 <= index < len(parent) and parent[index].has(_FROM_PARENT):
                 # what a parent module's call passes read from data (`is_global_attn=flag.item()`)
                 values[param.name.value] |= parent[index]
@@ -437,6 +441,18 @@ class FileFacts(FileReach):
     def _tensor_entries(self) -> dict[int, frozenset[str]]:
         """The tensors inside the nested example inputs of each exported `forward` (shapes.tensor_entries)."""
         return tensor_entries(self.export_sites, self.reader) if self.export_sites else {}
+
+    @functools.cached_property
+    def _mask_inputs(self) -> dict[int, frozenset[str]]:
+        """`forward` parameters every export site of the file fills with a boolean tensor
+        (`x > 0`, `torch.ones(4, dtype=torch.bool)`): `x[mask]` has as many rows as it holds
+        `True` (measured on torch 2.13: `if x[mask].numel() == 0:` fails export in both modes)."""
+        out: dict[int, frozenset[str]] = {}
+        for site in self.export_sites:
+            if site.forward is not None and id(site.forward) not in out:
+                dtypes = example_dtypes(self.export_sites, site.forward, self.resolve)
+                out[id(site.forward)] = frozenset(name for name, kind in dtypes.items() if kind is DType.BOOL)
+        return out
 
     @functools.cached_property
     def _number_inputs(self) -> dict[int, frozenset[str]]:
