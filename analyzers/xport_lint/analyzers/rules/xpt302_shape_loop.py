@@ -127,8 +127,10 @@ class ShapeLoop(Rule):
     def _pieces(self, node: cst.CSTNode, tensor: cst.BaseExpression, dim: int | None) -> None:
         """Report `node`, which splits `tensor` into one piece per index of its dimension `dim`,
         where that dimension is an input's kept dynamic."""
+        if dim is None or not self.ctx.shape_config().any_dynamic():
+            return  # every size is static: as many pieces each run
         sizes = self.ctx.sizes()
-        if dim is None or sizes is None or not is_tensor_like(self.ctx.value(tensor)):
+        if sizes is None or not is_tensor_like(self.ctx.value(tensor)):
             return
         if dim < 0:
             rank = sizes.rank(tensor)
@@ -139,6 +141,8 @@ class ShapeLoop(Rule):
 
     def _counted(self, node: cst.Call, tensor: cst.BaseExpression, count: cst.BaseExpression) -> None:
         """`x.chunk(n)` with `n` read from an input's size: as many pieces as that size."""
+        if not self.ctx.shape_config().any_dynamic():
+            return
         sizes = self.ctx.sizes()
         if sizes is None or not is_tensor_like(self.ctx.value(tensor)):
             return
@@ -160,7 +164,8 @@ class ShapeLoop(Rule):
         for arg in iterable.args:
             value = self.ctx.value(arg.value)
             if value.has(Kind.SHAPE) and not value.has(Kind.DATA | Kind.DD_SIZE | Kind.TENSOR):
-                verdict = judge_loop(arg.value, self.ctx.sizes(), self.ctx.shape_config())
+                config = self.ctx.shape_config()  # with every size static, the loop runs alike each time
+                verdict = judge_loop(arg.value, self.ctx.sizes() if config.any_dynamic() else None, config)
                 if verdict.severity is None:
                     return
                 message = f"loop over range(`{short(arg.value)}`) is unrolled for one size: {verdict.reason}"

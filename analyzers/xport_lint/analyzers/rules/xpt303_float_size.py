@@ -308,9 +308,11 @@ class FloatSize(Rule):
         Python an int, so non-strict export makes the size a constant and fails (measured on torch
         2.13 under a named `Dim` and `Dim.DYNAMIC`, also of a tensor computed from the input;
         strict export and `Dim.AUTO` keep it). `x.shape[0]` is the same number, kept symbolic."""
+        if self.ctx.mode is Mode.STRICT or not self.ctx.shape_config().any_dynamic():
+            return
         sizes = self.ctx.sizes()
         tensor = node.args[0].value
-        if self.ctx.mode is Mode.STRICT or sizes is None or not is_tensor_like(self.ctx.value(tensor)):
+        if sizes is None or not is_tensor_like(self.ctx.value(tensor)):
             return
         ref = sizes.ref(node)
         if ref is None:

@@ -169,8 +169,9 @@ class DimTie(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:  # noqa: C901 - one dispatch
         func = node.func
-        if self._setting() is not None:
-            judge_helper_call(self, node, self._conditional(), keep_fixes=True)  # its fixes edit the declaration
+        if self._setting() is None:
+            return  # each judgement below needs a named Dim or Dim.DYNAMIC (building `sizes` costs)
+        judge_helper_call(self, node, self._conditional(), keep_fixes=True)  # its fixes edit the declaration
         if isinstance(func, cst.Attribute) and func.attr.value in ("view", "reshape") and node.args:
             self._reshape(node, func.value)
             return

@@ -126,8 +126,8 @@ class FormattedSize(Rule):
         self._judge(node, node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._judge(node, node):
-            return
+        if not self.ctx.shape_config().any_dynamic() or self._judge(node, node):
+            return  # a static size formats as a number
         sizes = self.ctx.sizes()
         inlined = sizes.called(node) if sizes is not None else None
         if inlined is not None:  # a one-line helper making its argument text: `_name(H)`
@@ -143,12 +143,12 @@ class FormattedSize(Rule):
     def _check(self, node: cst.CSTNode, value: cst.BaseExpression, spelling: str) -> bool:
         """Report `node` where `value` reads a size `spelling` makes this mode's export fail on."""
         failing = _FAILING[spelling].get(self.ctx.mode)
-        if not failing or id(node) in self._lazy():
+        config = self.ctx.shape_config()
+        if not failing or not config.any_dynamic() or id(node) in self._lazy():
             return False
         sizes = self.ctx.sizes()
         if sizes is None:
             return False
-        config = self.ctx.shape_config()
         while call_of(value, ("int",)):  # `str(int(H))`: the same size
             value = value.args[0].value  # type: ignore[attr-defined]
         read = sizes.refs(value) if spelling != "shape" else sizes.shape_refs(value)
