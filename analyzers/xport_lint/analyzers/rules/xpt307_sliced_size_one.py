@@ -135,6 +135,8 @@ class SlicedSizeOne(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         """`x[1:].clone()`, `torch.relu(x[1:])`: an op that computes a new tensor of the slice;
         `x[1:].sum(0)`: one that fails non-strict export only; `self.conv(x)`: a convolution."""
+        if not self.ctx.shape_config().any_named():
+            return  # each judgement needs a named `Dim` (reading a layer's geometry builds `sizes`)
         func = node.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             self._convolution(node, func.attr.value)
