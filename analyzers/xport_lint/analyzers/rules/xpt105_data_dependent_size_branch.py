@@ -19,7 +19,9 @@ class DataDependentSizeBranch(ConditionRule, Rule):
     ## What it does
     Flags conditions on `.shape`/`.size()`/`len()`/`.numel()` of tensors produced by
     `nonzero`, boolean-mask indexing, `masked_select`, `unique` or `argwhere`
-    (`if keep.shape[0] == 0:` after `keep = scores > t`; `boxes[keep]`).
+    (`if keep.shape[0] == 0:` after `keep = scores > t`; `boxes[keep]`). A mask is a comparison or
+    logical op in the traced code, a `.bool()` cast, or an input the export's example fills with a
+    boolean tensor (`forward(self, x, mask)` exported with `(x, x > 0)`).
 
     ## Why it fails torch.export
     Those ops are fine under export: their output size becomes an unbacked symbol `u0`. But a
