@@ -109,7 +109,7 @@ class ConditionRule:
                 value = self.ctx.value(operand)  # type: ignore[attr-defined]
                 if classify(value) is not self.CONDITION:
                     continue
-                if self.CONDITION is Condition.DATA and decided_by_checks(self.ctx, operand):  # type: ignore[attr-defined]
+                if self.CONDITION in (Condition.DATA, Condition.DD_SIZE) and decided_by_checks(self.ctx, operand):  # type: ignore[attr-defined]
                     continue
                 if self.CONDITION is Condition.TENSOR and _container_tested(self.ctx, operand, node):  # type: ignore[attr-defined]
                     continue
@@ -173,7 +173,8 @@ _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
 def _bound(comparison: cst.BaseExpression) -> tuple[str, str, int] | None:
-    """`name OP integer` (either way round) as (name, op, integer), else None."""
+    """`checked OP integer` (either way round) as (checked's code, op, integer), where `checked` is
+    a name or a size read (`n`, `b.shape[0]`, `b.numel()`, `len(b)`), else None."""
     if not isinstance(comparison, cst.Comparison) or len(comparison.comparisons) != 1:
         return None
     target = comparison.comparisons[0]
@@ -181,31 +182,53 @@ def _bound(comparison: cst.BaseExpression) -> tuple[str, str, int] | None:
     left, right = comparison.left, target.comparator
     if op not in _FLIPPED:
         return None
-    if isinstance(left, cst.Name) and isinstance(right, cst.Integer):
-        return left.value, op, int(right.evaluated_value)
-    if isinstance(right, cst.Name) and isinstance(left, cst.Integer):
-        return right.value, _FLIPPED[op], int(left.evaluated_value)
+    if isinstance(left, _CHECKABLE) and isinstance(right, cst.Integer):
+        return code_of(left), op, int(right.evaluated_value)
+    if isinstance(right, _CHECKABLE) and isinstance(left, cst.Integer):
+        return code_of(right), _FLIPPED[op], int(left.evaluated_value)
     return None
 
 
+#: what a `torch._check` bounds: a name, or a size read from a tensor
+_CHECKABLE = (cst.Name, cst.Subscript, cst.Call, cst.Attribute)
+
+
+class _Checked(cst.CSTTransformer):
+    """`operand` with each bounded size read (`b.shape[0]`) replaced by a name standing for it."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        super().__init__()
+        self.names = names
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+        if isinstance(original, (cst.Subscript, cst.Call, cst.Attribute)):
+            name = self.names.get(code_of(original))
+            if name is not None:
+                return cst.Name(name)
+        return updated
+
+
 def decided_by_checks(ctx: RuleContext, operand: cst.BaseExpression) -> bool:
-    """Whether `torch._check(n <= 5)`-style assertions in the traced function settle `operand`
-    (`n < 6`, `n * 2 < 11`, `m < 7` after `m = n + 1`): export then knows the answer without a
-    guard (measured: ExportDB's `constrain_as_value_example` and these variants export on 2.13)."""
+    """Whether `torch._check(n <= 5)`-style assertions before `operand` in the traced function
+    settle it (`n < 6`, `n * 2 < 11`, `m < 7` after `m = n + 1`; `b.shape[0] == 0` after
+    `torch._check(b.shape[0] > 0)`): export then knows the answer without a guard (measured:
+    ExportDB's `constrain_as_value_example` and these variants export on 2.13)."""
     if ctx.traced is None:
         return False
     bounds: dict[str, tuple[float, float]] = {}
     for node, _ in ctx.program.nodes(ctx.traced.func):
+        if node is operand:
+            break  # a check after the test does not decide it
         if not isinstance(node, cst.Call) or not node.args:
             continue
         api = ctx.resolve(node.func)
         first = node.args[0].value
-        if api == "torch._check_is_size" and isinstance(first, cst.Name):
-            low, high = bounds.get(first.value, (-math.inf, math.inf))
-            bounds[first.value] = (max(low, 0), high)
+        if api == "torch._check_is_size" and isinstance(first, _CHECKABLE):
+            low, high = bounds.get(code_of(first), (-math.inf, math.inf))
+            bounds[code_of(first)] = (max(low, 0), high)
         elif api == "torch._check" and (bound := _bound(first)) is not None:
-            name, check_op, limit = bound
-            low, high = bounds.get(name, (-math.inf, math.inf))
+            checked, check_op, limit = bound
+            low, high = bounds.get(checked, (-math.inf, math.inf))
             if check_op in (">=", "=="):
                 low = max(low, limit)
             if check_op == ">":
@@ -214,9 +237,13 @@ def decided_by_checks(ctx: RuleContext, operand: cst.BaseExpression) -> bool:
                 high = min(high, limit)
             if check_op == "<":
                 high = min(high, limit - 1)
-            bounds[name] = (low, high)
+            bounds[checked] = (low, high)
     if not bounds:
         return False
+    stand_ins = {code: f"_checked_{i}" for i, code in enumerate(bounds) if not code.isidentifier()}
+    if stand_ins:
+        operand = operand.visit(_Checked(stand_ins))  # type: ignore[assignment]
+        bounds = {stand_ins.get(code, code): bound for code, bound in bounds.items()}
     values = Sizes(ctx.traced.func, frozenset(bounds))
     read = values.leaves_read(operand)
     if read is None or len(read) != 1:
