@@ -166,6 +166,10 @@ class ShapeGuard(Rule):
             return
         if at is not None:
             test = sizes.followed(test)  # `ok = x.shape[1] <= 64`, then `_ensure(ok)`
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            for part in (test.left, test.right):  # `assert H % p == 0 and W % p == 0`: each part holds
+                self._check(part, keyword, at)
+            return
         node, statement = at[:2] if at is not None else (test, None)
         related = ((at[2], f"`{short(at[2])}` passes the size test"),) if at is not None and at[2] is not at[0] else ()
         pinned = pinned_to_held_value(test, sizes, config)  # `H == self.img_size[0]`, set from a config
@@ -207,9 +211,7 @@ class ShapeGuard(Rule):
         shapes = program.shape_expressions.get(traced.cls.node.name.value)
         if shapes is None:
             return Rewrite(reason="the dynamic_shapes are declared in another file")
-        reader = program.shapes_reader
-        node = reader.spec_node(shapes, *refs[0])
-        declared = reader._follow(node) if node is not None else None
+        declared = program.shapes_reader.declaration(shapes, *refs[0])
         return narrowed_dim_rewrite(declared, self.ctx.resolve, *bounds, "the range the guard enforces")
 
     VALID = [

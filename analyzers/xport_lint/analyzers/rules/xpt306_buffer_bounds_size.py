@@ -164,8 +164,7 @@ class BufferBoundsSize(Rule):
         shapes = program.shape_expressions.get(traced.cls.node.name.value)
         if shapes is None or program.shapes_reader is None:
             return Rewrite(reason="the dynamic_shapes are declared in another file")
-        node = program.shapes_reader.spec_node(shapes, *ref)
-        declared = program.shapes_reader._follow(node) if node is not None else None
+        declared = program.shapes_reader.declaration(shapes, *ref)
         return narrowed_dim_rewrite(declared, self.ctx.resolve, low, length, "the buffer's length")
 
     VALID = [
