@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Mode, Severity
+from ..names import dotted
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import DimKind, DimSpec, SizeRef, Sizes
 from ._conditions import short
@@ -119,7 +120,11 @@ class SliceBound(Rule):
         spec = self.ctx.shape_config().dim(*ref)
         if spec.kind is not DimKind.NAMED or spec.derived or id(node) in self.ctx.conditional():
             return False
-        halved = next((bound for bound in (lower, upper) if bound is not None and _floored(bound, sizes, ref)), None)
+        # strict export keeps `int(n // 2)` the symbolic size (non-strict makes it a constant first: XPT303)
+        through_int = self.ctx.mode is Mode.STRICT
+        halved = next(
+            (bound for bound in (lower, upper) if bound is not None and _floored(bound, sizes, ref, through_int)), None,
+        )
         if halved is not None and not computed:
             message = (
                 f"`{short(node)}`: `{short(halved)}` floor-divides `{tensor}.shape[{index}]` ({spec.text()}); "
@@ -259,11 +264,13 @@ def _expands(part: cst.BaseSlice) -> bool:
     )
 
 
-def _floored(bound: cst.BaseExpression, sizes: Sizes, ref: SizeRef) -> bool:
+def _floored(bound: cst.BaseExpression, sizes: Sizes, ref: SizeRef, through_int: bool = False) -> bool:
     """`n // 2`, `(n + 1) // 2` of the size `ref` (names bound once followed), negated too: the
     ceiling `-(-n // 4)` and a start counted from the end, `-(n // 4)` (measured: both fail as
-    `n // 4` does)."""
+    `n // 4` does); `through_int`: also inside `int(...)`."""
     bound = _unnegated(sizes.followed(bound))
+    while through_int and isinstance(bound, cst.Call) and dotted(bound.func) == "int" and len(bound.args) == 1:
+        bound = _unnegated(sizes.followed(bound.args[0].value))
     if not (isinstance(bound, cst.BinaryOperation) and isinstance(bound.operator, cst.FloorDivide)):
         return False
     divisor = sizes.evaluate(bound.right, {})
