@@ -2,7 +2,9 @@
 `torch._check(b.shape[0] > 0)`, torch 2.13 knows `b.shape[0] == 0` is False and exports in both
 modes. The check names the size as the test does (`b.shape[0]`, `b.numel()`, `b.size(0)`, or a
 name bound to it); a check of another bound, of another tensor, or after the test decides nothing.
-`len(b)` in the check itself fails non-strict export (XPT203: `Tensor.__len__` needs an int)."""
+`len(b)` in the check itself fails non-strict export (XPT203: `Tensor.__len__` needs an int).
+Without a check, torch knows a data-dependent size is at least 0: `b.shape[0] >= 0` (or `< 0`, or
+`+ 1 > 0`) is decided and exports; `>= 1` is not."""
 
 from __future__ import annotations
 
@@ -49,6 +51,13 @@ _SPELLINGS = [
     ("bound-that-does-not-decide", _checked("torch._check(b.shape[0] < 10)", "b.shape[0] == 0"), *_FAILS),
     ("another-tensor-checked", _checked("c = boxes[scores > 0.2]\ntorch._check(c.shape[0] > 0)", "b.shape[0] == 0"),
      *_FAILS),
+    ("rows-at-least-zero", "if b.shape[0] >= 0:\n    return b * 2\nreturn b", None, None),
+    ("numel-below-zero-else", "if b.numel() < 0:\n    return b\nelse:\n    return b * 2", None, None),
+    ("nonzero-count-at-least-zero", "n = (scores > 0.5).nonzero().shape[0]\nif n >= 0:\n    return boxes * 2\nreturn boxes",
+     None, None),
+    ("rows-plus-one-positive", "if b.shape[0] + 1 > 0:\n    return b * 2\nreturn b", None, None),
+    ("len-at-least-zero", "if len(b) >= 0:\n    return b * 2\nreturn b", "GuardOnDataDependentSymNode", None),
+    ("rows-at-least-one", "if b.shape[0] >= 1:\n    return b * 2\nreturn b", *_FAILS),
     ("checked-after-the-test", "if b.shape[0] == 0:\n    return boxes\ntorch._check(b.shape[0] > 0)\nreturn boxes * 2",
      *_FAILS),
 ]

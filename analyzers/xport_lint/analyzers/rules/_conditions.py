@@ -109,7 +109,9 @@ class ConditionRule:
                 value = self.ctx.value(operand)  # type: ignore[attr-defined]
                 if classify(value) is not self.CONDITION:
                     continue
-                if self.CONDITION in (Condition.DATA, Condition.DD_SIZE) and decided_by_checks(self.ctx, operand):  # type: ignore[attr-defined]
+                if self.CONDITION in (Condition.DATA, Condition.DD_SIZE) and decided_by_checks(
+                    self.ctx, operand, sizes_of_data=self.CONDITION is Condition.DD_SIZE,  # type: ignore[attr-defined]
+                ):
                     continue
                 if self.CONDITION is Condition.TENSOR and _container_tested(self.ctx, operand, node):  # type: ignore[attr-defined]
                     continue
@@ -193,6 +195,19 @@ def _bound(comparison: cst.BaseExpression) -> tuple[str, str, int] | None:
 _CHECKABLE = (cst.Name, cst.Subscript, cst.Call, cst.Attribute)
 
 
+def _data_sizes_read(ctx: RuleContext, operand: cst.BaseExpression) -> list[str]:
+    """The code of each data-dependent size `operand` reads whole (`sel.shape[0]`, `n`, `len(sel)`)."""
+    found: list[str] = []
+    stack = [operand]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _CHECKABLE) and ctx.value(node).has(Kind.DD_SIZE):
+            found.append(code_of(node))
+        elif isinstance(node, (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation, cst.ComparisonTarget)):
+            stack.extend(child for child in node.children if isinstance(child, cst.BaseExpression | cst.ComparisonTarget))
+    return found
+
+
 class _Checked(cst.CSTTransformer):
     """`operand` with each bounded size read (`b.shape[0]`) replaced by a name standing for it."""
 
@@ -208,14 +223,18 @@ class _Checked(cst.CSTTransformer):
         return updated
 
 
-def decided_by_checks(ctx: RuleContext, operand: cst.BaseExpression) -> bool:
+def decided_by_checks(ctx: RuleContext, operand: cst.BaseExpression, sizes_of_data: bool = False) -> bool:
     """Whether `torch._check(n <= 5)`-style assertions before `operand` in the traced function
     settle it (`n < 6`, `n * 2 < 11`, `m < 7` after `m = n + 1`; `b.shape[0] == 0` after
     `torch._check(b.shape[0] > 0)`): export then knows the answer without a guard (measured:
-    ExportDB's `constrain_as_value_example` and these variants export on 2.13)."""
+    ExportDB's `constrain_as_value_example` and these variants export on 2.13). `sizes_of_data`:
+    the sizes `operand` reads are data-dependent sizes, which torch knows are at least 0 (measured:
+    `if x[mask].shape[0] >= 0:` exports in both modes, `> 0` fails)."""
     if ctx.traced is None:
         return False
-    bounds: dict[str, tuple[float, float]] = {}
+    bounds: dict[str, tuple[float, float]] = (
+        dict.fromkeys(_data_sizes_read(ctx, operand), (0, math.inf)) if sizes_of_data else {}
+    )
     for node, _ in ctx.program.nodes(ctx.traced.func):
         if node is operand:
             break  # a check after the test does not decide it
