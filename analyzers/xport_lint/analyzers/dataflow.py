@@ -1144,6 +1144,8 @@ class FunctionFlow:
             left = self.value(node.left)
             if left.has(Kind.DATA) and not is_tensor_like(left):
                 return left
+        if tensor_membership(node, self.value):
+            return Value(Kind.DATA, node)
         # `is`, membership (`"mask" in kwargs`) and comparisons with strings or None are about
         # Python objects, not tensor data
         if any(isinstance(t.operator, _STATIC_COMPARISONS) for t in node.comparisons) or any(
@@ -1737,6 +1739,24 @@ def lookup_may_answer_none(call: cst.Call) -> bool:
 
 _STATIC_COMPARISONS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def tensor_membership(node: cst.Comparison, value: Callable[[cst.BaseExpression], Value]) -> bool:
+    """`0 in mask` (or `not in`) of a tensor: `Tensor.__contains__` reads `(mask == 0).any()` as a
+    Python bool (measured on torch 2.13: a branch on it fails both modes); membership in a
+    structure of tensors (`"logits" in outputs`) asks about its keys."""
+    if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn)):
+        return False
+    comparator = node.comparisons[0].comparator
+    if isinstance(comparator, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.GeneratorExp)):
+        return False  # `t in (a, b)`: identity first, element by element
+    container = value(comparator)
+    if not is_tensor_like(container) or container.has(Kind.STRUCTURE):
+        return False
+    # a number looked for (`0 in mask`, `n in ids` of a size or a read): a key (`edge_type in
+    # value_dict`, of a parameter taken for a tensor) is no claim
+    left = node.left.expression if isinstance(node.left, cst.UnaryOperation) else node.left
+    return isinstance(left, (cst.Integer, cst.Float)) or value(left).has(Kind.DATA | Kind.SHAPE | Kind.DD_SIZE)
 
 
 def _is_bool_literal(target: cst.ComparisonTarget) -> bool:

@@ -104,24 +104,24 @@ def check_rewrite(flow: FunctionFlow, node: cst.If) -> Rewrite | None:
     )
 
 
-def assert_rewrite(flow: FunctionFlow, node: cst.Assert) -> Rewrite:
-    """`assert n > 0, msg` of a number read from data -> `torch._check(n > 0)`: non-strict export
-    fails on such an assert (measured on torch 2.13) and keeps `torch._check` as a runtime check
-    (exports in both modes). Its message goes: strict export rejects `torch._check`'s message
-    callable."""
-    problem = guard_problem(node.test)
+def assert_rewrite(flow: FunctionFlow, node: cst.Assert | cst.Call, test: cst.BaseExpression) -> Rewrite:
+    """`assert n > 0, msg` (or `torch._assert(n > 0, msg)`) of a number read from data ->
+    `torch._check(n > 0)`: export fails on such an assert (measured on torch 2.13) and keeps
+    `torch._check` as a runtime check (exports in both modes). Its message goes: strict export
+    rejects `torch._check`'s message callable."""
+    problem = guard_problem(test)
     if problem:
         return Rewrite(reason=problem)
-    if asks_the_value(node.test):
+    if asks_the_value(test):
         # measured on torch 2.13: `torch._check(not n > 0)` fails non-strict export (`not` asks the value)
         return Rewrite(reason="`not`, `and`, `or` and a chained comparison ask for the value inside `torch._check` too")
     names = scope_names(flow)
-    check = cst.parse_expression(f"{names.torch}._check({code_of(node.test.with_changes(lpar=[], rpar=[]))})")
+    check = cst.parse_expression(f"{names.torch}._check({code_of(test.with_changes(lpar=[], rpar=[]))})")
     return Rewrite(
         fix=FixProposal(
             f"Replace the assert with a runtime check ({CHECK_SAFETY})",
             Applicability.UNSAFE,
-            ((node, cst.Expr(check)),),
+            ((node, cst.Expr(check) if isinstance(node, cst.Assert) else check),),
             imports=names.imports,
         )
     )

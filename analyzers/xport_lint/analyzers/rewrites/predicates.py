@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from ..dataflow import FunctionFlow, Kind, is_tensor_like
+from ..dataflow import FunctionFlow, Kind, is_tensor_like, tensor_membership
 from ..positions import code_of
 from ..walk import iter_nodes
 from .common import scope_names
@@ -79,7 +79,15 @@ def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
         # `any(p > 0.9 for p in probs.tolist())`: the read of `(probs > 0.9).any()`; `max(x.flatten().tolist())`,
         # of `x.flatten().max()`
         return func.value
+    if qualified is None and isinstance(func, cst.Name) and func.value in ("any", "all") and len(call.args) == 1 \
+            and not call.args[0].star and call.args[0].keyword is None and _plain_tensor(flow, call.args[0].value):
+        return func.value  # `all(t)`: the truth of each element of a 1-d tensor (eager raises on wider rows)
     return None
+
+
+def _plain_tensor(flow: FunctionFlow, expr: cst.BaseExpression) -> bool:
+    value = flow.value(expr)
+    return is_tensor_like(value) and not value.has(Kind.STRUCTURE)
 
 
 #: Python's reductions of an iterable, and the tensor method reducing the same way over a 1-d tensor
@@ -226,7 +234,10 @@ def _clamp(call: cst.Call) -> cst.BaseExpression | None:
 
 
 def _read_call(flow: FunctionFlow, expr: cst.BaseExpression | None) -> bool:
-    """`expr` is itself a read of a number from a tensor (`t.item()`, `int(t)`, `math.ceil(...)`)."""
+    """`expr` is itself a read of a number from a tensor (`t.item()`, `int(t)`, `math.ceil(...)`),
+    or of a bool (`0 in mask`)."""
+    if isinstance(expr, cst.Comparison):
+        return tensor_membership(expr, flow.value)
     return isinstance(expr, cst.Call) and _conversion(flow, expr) is not None
 
 
@@ -302,6 +313,8 @@ def _as_tensor(kind: str, call: cst.Call, flow: FunctionFlow) -> cst.BaseExpress
         return cst.parse_expression(f"{code_of(vectorised)}.{_REDUCED[kind]}()")
     if kind in _REDUCED and (flat := _flat_list(flow, call.args[0].value)) is not None:
         return cst.parse_expression(f"{code_of(flat)}.{_REDUCED[kind]}()")
+    if kind in ("any", "all") and _plain_tensor(flow, call.args[0].value):
+        return cst.parse_expression(f"{_operand(call.args[0].value)}.{kind}()")
     if kind == "sum":
         return cst.parse_expression(f"{_operand(_summed_list(flow, call.args[0].value))}.sum()")  # type: ignore[arg-type]
     inner = call.args[0].value.with_changes(lpar=[], rpar=[])
@@ -364,6 +377,27 @@ def _flat_list(flow: FunctionFlow, expr: cst.BaseExpression) -> cst.Call | None:
             and not any(a.keyword or a.star for a in flat.args) and is_tensor_like(flow.value(flat))):
         return None
     return flat
+
+
+def read_list_source(flow: FunctionFlow, expr: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression | None:
+    """The tensor `t` whose `t.tolist()` `expr` is: written there, a name bound once to it (or to a
+    name that is), or what a one-line helper hands back (`_h(t.tolist())`); None for anything else.
+    `t` is a name or an attribute, so it reads the same tensor where `expr` is."""
+    if depth > 8:
+        return None
+    if isinstance(expr, cst.Name):
+        bound = flow.bound_once(expr.value)
+        return read_list_source(flow, bound, depth + 1) if bound is not None else None
+    if not isinstance(expr, cst.Call):
+        return None
+    if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "tolist" and not expr.args:
+        tensor = expr.func.value
+        if isinstance(tensor, (cst.Name, cst.Attribute)) and is_tensor_like(flow.value(tensor)):
+            return None if isinstance(tensor, cst.Name) and flow.bound_once(tensor.value) is None and (
+                tensor.value not in flow.params) else tensor
+        return None
+    inlined = flow.inlined(expr)
+    return read_list_source(flow, inlined, depth + 1) if inlined is not None and inlined is not expr else None
 
 
 def _flat_element(flow: FunctionFlow, expr: cst.Subscript) -> cst.BaseExpression | None:
@@ -459,6 +493,11 @@ class _Unwrap(cst.CSTTransformer):
         unwrapped = self.changed
         self.changed = self._outer.pop() or unwrapped
         first = updated.comparisons[0]
+        if tensor_membership(original, self.flow.value):
+            # `0 in mask` is Tensor.__contains__: `(mask == 0).any()`, read as a Python bool
+            self.changed = True
+            found = f"({code_of(first.comparator)} == {code_of(updated.left)}).any()"
+            return cst.parse_expression(found if isinstance(first.operator, cst.In) else f"{found}.logical_not()")
         if unwrapped and len(updated.comparisons) == 1 and isinstance(first.operator, (cst.Is, cst.IsNot)) \
                 and isinstance(first.comparator, cst.Name) and first.comparator.value in ("True", "False"):
             # `bool(t) is False` with `bool(t)` become a bool tensor: identity with a literal is
@@ -774,8 +813,8 @@ def data_bindings(
                 if len(source) != 1 or len(source[0][0].targets) != 1 or len(everything.names[value.value]) != 2:
                     break
                 value, alias = source[0][1], alias + 1
-            if isinstance(value, cst.Call) and (
-                _conversion(flow, value) is not None or _math_of_a_read(flow, value)
+            if _read_call(flow, value) or isinstance(value, cst.Call) and (
+                _math_of_a_read(flow, value)
                 or _read_call(flow, flow.inlined(value))  # `peak = _peak(x)` of `return t.max().item()`
             ):
                 tensor = tensor_value(flow, value)

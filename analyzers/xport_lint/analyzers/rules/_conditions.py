@@ -14,6 +14,7 @@ from ..dataflow import Kind, Value, is_tensor_like
 from ..positions import code_of
 from ..rewrites import Rewrite, check_rewrite, cond_rewrite
 from ..shapes import Sizes, Verdict, constant_over
+from ..syntax import argument
 
 if TYPE_CHECKING:
     from ..runner import RuleContext
@@ -55,6 +56,8 @@ def conditions(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
         yield node.test
     elif isinstance(node, cst.CompIf):
         yield node.test
+    elif isinstance(node, cst.Call) and (test := argument(node.args, 0, "condition")) is not None:
+        yield test  # `torch._assert(test, message)`, the only call a rule hands here
     elif isinstance(node, cst.Match) and any(_compares_values(case.pattern) for case in node.cases):
         yield node.subject
 
@@ -75,6 +78,15 @@ def _compares_values(pattern: cst.MatchPattern) -> bool:
     if isinstance(pattern, cst.MatchOr):
         return any(_compares_values(element.pattern) for element in pattern.patterns)
     return isinstance(pattern, cst.MatchAs) and pattern.pattern is not None and _compares_values(pattern.pattern)
+
+
+def asserted_test(ctx: RuleContext, node: cst.Call) -> cst.BaseExpression | None:
+    """The test of `torch._assert(test, message)`: torch runs a Python `assert` of it, so bool() of
+    the test, whatever the message (measured on torch 2.13: a tensor or a number read from data
+    there fails both modes, `torch._assert_async` of the tensor exports)."""
+    if ctx.resolve(node.func) != "torch._assert" or any(a.star for a in node.args):
+        return None
+    return argument(node.args, 0, "condition")
 
 
 def plain_message(message: cst.BaseExpression | None) -> bool:

@@ -7,7 +7,8 @@ from ..report import FixProposal
 from ..rewrites import module_names
 from ..rewrites.predicates import guard_problem, tensor_predicate
 from ..rule import Invalid, Rule, TorchError, Valid
-from ._conditions import Condition, classify, plain_message, short
+from ..syntax import argument
+from ._conditions import Condition, asserted_test, classify, plain_message, short, tested
 
 
 class TensorAssert(Rule):
@@ -15,7 +16,9 @@ class TensorAssert(Rule):
 
     ## What it does
     Flags `assert` statements in traced code whose condition is a tensor
-    (`assert (x >= 0).all()`). An `assert` on a number read with `.item()` is XPT104's: its
+    (`assert (x >= 0).all()`, `assert not t.isnan().any()`), and `torch._assert(condition, message)`
+    of one (torch runs a Python `assert` of it: measured on torch 2.13, it fails both modes
+    whatever the message). An `assert` on a number read with `.item()` is XPT104's: its
     message decides (measured on torch 2.13, int and float reads alike: with no message non-strict
     export turns it into a runtime assertion, with one it fails; `int()` / `bool()` of the tensor
     fail non-strict whatever the message).
@@ -45,8 +48,9 @@ class TensorAssert(Rule):
 
     ## Modes
     Error in non-strict export. In strict export, an error only where the message is not a string
-    literal (an f-string with a field, `%`/`.format` formatting, a name); an assert with no
-    message or a literal one exports there.
+    literal (an f-string with a field, `%`/`.format` formatting, a name) or the test is `not` of a
+    tensor (measured: "Data-dependent branching"); an assert of a tensor with no message or a
+    literal one exports there. `torch._assert` of a tensor is an error in both modes.
     """
 
     CODE = "XPT103"
@@ -56,32 +60,54 @@ class TensorAssert(Rule):
     PYTORCH_NAME = "GuardOnDataDependentSymNode"
     FAILS_WITH = {
         Mode.NON_STRICT: (TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"),),
-        Mode.STRICT: (TorchError("Unsupported", "Data-dependent branching"),),
+        Mode.STRICT: (
+            TorchError("Unsupported", "Data-dependent branching"),
+            TorchError("UserError", "Could not guard on data-dependent expression"),
+        ),
     }
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        if classify(self.ctx.value(node.test)) is not Condition.TENSOR:
+        if not self._tests_a_tensor(node.test):
             return
-        if self.ctx.mode is Mode.STRICT and plain_message(node.msg):
-            return  # Dynamo turns it into torch._assert_async itself
-        if guard_problem(node.test):
-            self.report(node.test, f"assert on the tensor value `{short(node.test)}`")
+        if self.ctx.mode is Mode.STRICT and plain_message(node.msg) and classify(self.ctx.value(node.test)) is Condition.TENSOR:
+            # Dynamo turns it into torch._assert_async itself; not `not t.any()` (measured on
+            # torch 2.13: "Data-dependent branching", where `a and t.all()` exports)
+            return
+        self._report(node, node.test, node.msg, "assert")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # `torch._assert(test, message)` asserts in Python inside torch: no mode keeps it
+        test = asserted_test(self.ctx, node)
+        if test is not None and self._tests_a_tensor(test):
+            self._report(node, test, argument(node.args, 1, "message"), "torch._assert")
+
+    def _tests_a_tensor(self, test: cst.BaseExpression) -> bool:
+        return classify(self.ctx.value(test)) is Condition.TENSOR or any(
+            classify(self.ctx.value(operand)) is Condition.TENSOR for operand in tested(test)
+        )
+
+    def _report(
+        self, node: cst.Assert | cst.Call, test: cst.BaseExpression, message: cst.BaseExpression | None, keyword: str
+    ) -> None:
+        finding = f"{keyword} on the tensor value `{short(test)}`"
+        if guard_problem(test):
+            self.report(test, finding)
             return
         names = module_names(self.ctx.program.module)
-        test = tensor_predicate(self.ctx.flow, node.test, torch=names.torch) if self.ctx.flow is not None else None
-        args = [cst.Arg(test or node.test)]
+        predicate = tensor_predicate(self.ctx.flow, test, torch=names.torch) if self.ctx.flow is not None else None
+        args = [cst.Arg(predicate or test)]
         # a message that formats values would be computed while tracing (`f"{loss.item():.3f}"`
         # fails non-strict export itself): only a literal message is kept
-        if node.msg is not None and plain_message(node.msg):
-            args.append(cst.Arg(node.msg))
+        if message is not None and plain_message(message):
+            args.append(cst.Arg(message))
         call = cst.Call(cst.parse_expression(f"{names.torch}._assert_async"), args)
         fix = FixProposal(
             "Use torch._assert_async (raises RuntimeError, kept under -O)",
             Applicability.UNSAFE,
-            ((node, cst.Expr(call)),),
+            ((node, cst.Expr(call) if isinstance(node, cst.Assert) else call),),
             imports=names.imports,
         )
-        self.report(node.test, f"assert on the tensor value `{short(node.test)}`", fix=fix)
+        self.report(test, finding, fix=fix)
 
     VALID = [
         Valid(
@@ -120,6 +146,26 @@ class TensorAssert(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Masked(torch.nn.Module):
+                def forward(self, x, mask):
+                    torch._assert(mask.sum() > 0, "empty mask")  # expect: XPT103
+                    return x * mask
+            def xport_example():
+                return Masked(), (torch.randn(4), torch.tensor([1, 0, 1, 1]))
+            """,
+            expected_replacement="""
+            import torch
+            class Masked(torch.nn.Module):
+                def forward(self, x, mask):
+                    torch._assert_async(mask.sum() > 0, "empty mask")  # expect: XPT103
+                    return x * mask
+            def xport_example():
+                return Masked(), (torch.randn(4), torch.tensor([1, 0, 1, 1]))
+            """,
+        ),
         Invalid(
             """
             import torch

@@ -12,7 +12,7 @@ from ..rewrites.state import entries_as_locals, helper_tuple_at_call, indexed_he
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Verdict
 from ..walk import iter_nodes
-from ._conditions import Condition, ConditionRule, branch_rewrite, plain_message, short
+from ._conditions import Condition, ConditionRule, asserted_test, branch_rewrite, plain_message, short
 from ._fallbacks import caught_fallback
 
 
@@ -132,6 +132,10 @@ class ScalarBranch(ConditionRule, Rule):
         if messaged or asks_the_value(node.test):
             self.check_conditions(node, "assert")
 
+    def visit_Call(self, node: cst.Call) -> None:
+        if asserted_test(self.ctx, node) is not None:  # a Python assert inside torch, whatever the message
+            self.check_conditions(node, "torch._assert")
+
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self.check_conditions(node, "comprehension filter")
 
@@ -139,7 +143,10 @@ class ScalarBranch(ConditionRule, Rule):
         if isinstance(node, cst.Assert):
             # `ok = bool(t)`, `assert ok`: XPT203 binds the tensor and XPT103 asserts it instead
             bare = isinstance(node.test, cst.Name)
-            return assert_rewrite(self.ctx.flow, node) if self.ctx.flow is not None and not bare else None
+            return assert_rewrite(self.ctx.flow, node, node.test) if self.ctx.flow is not None and not bare else None
+        if isinstance(node, cst.Call):
+            test = asserted_test(self.ctx, node)
+            return assert_rewrite(self.ctx.flow, node, test) if self.ctx.flow is not None and test is not None else None
         if isinstance(node, cst.CompIf):
             return Rewrite(reason="the filter makes a Python list whose length is data; a boolean mask of the"
                            " tensor the numbers are read from (`x[t > 0]`) selects the same entries as a tensor")

@@ -2,25 +2,34 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..dataflow import is_tensor_like
-from ..model import Mode, Severity
+from ..dataflow import Kind, is_tensor_like
+from ..model import Applicability, Mode, Severity
+from ..positions import code_of
+from ..report import FixProposal
+from ..rewrites.predicates import read_list_source
 from ..rule import Invalid, Rule, TorchError, Valid
 from ._conditions import short
 
 _OPS = frozenset({"equal", "allclose", "is_nonzero"})
+#: Python's builtins that compare or test the elements of what they iterate, in Python
+_ELEMENT_TESTS = frozenset({"max", "min", "sorted"})
 
 
 class DataDependentPythonValue(Rule):
-    """A torch op that returns a Python bool computed from tensor data (`torch.equal`, `allclose`).
+    """A Python value computed from tensor data: `torch.equal`, `allclose`, `max(t)`, `sorted(t.tolist())`.
 
     ## What it does
     Flags `torch.equal`, `torch.allclose`, `torch.is_nonzero` and their method forms in traced
-    code.
+    code, and Python's `max()`, `min()` and `sorted()` of one tensor, and `sorted()` of a list read
+    from one (`t.tolist()`). (`any(t)` and `all(t)` are XPT104's: a bool read from data, tested.)
 
     ## Why it fails torch.export
     Their output is a Python value, not a tensor, and it depends on the data: fake tensors cannot
     produce it. Non-strict export raises `DataDependentOutputException: aten.equal.default`;
-    strict export raises `Unsupported: Data dependent operator`.
+    strict export raises `Unsupported: Data dependent operator`. The builtins compare the elements
+    in Python, a guard on data (measured on torch 2.13: `sorted()` fails both modes; `max(t)` and `min(t)` fail non-strict with `TypeError: maximum() missing 1
+    required positional arguments` and export strict; `max(t.tolist())`, `max(x.shape)` and
+    `max(v for v in t)` export in both).
 
     ## Example
     ```python
@@ -30,13 +39,13 @@ class DataDependentPythonValue(Rule):
 
     ## Use instead
     `torch.isclose(x, y).all()` or `(x == y).all()` keep the answer a tensor; select with
-    `torch.where` or `torch.cond`.
+    `torch.where` or `torch.cond`. `t.max()` and `t.sort().values` keep the others tensors.
 
     ## Fix safety
     No automatic fix.
 
     ## Modes
-    Error in both modes (torch 2.13).
+    Error in both modes (torch 2.13), but `max()`/`min()` of a tensor: non-strict only.
     """
 
     CODE = "XPT202"
@@ -45,12 +54,24 @@ class DataDependentPythonValue(Rule):
     STRICT_SEVERITY = Severity.ERROR
     PYTORCH_NAME = "DataDependentOutputException"
     FAILS_WITH = {
-        Mode.NON_STRICT: (TorchError("DataDependentOutputException", "aten."),),
-        Mode.STRICT: (TorchError("Unsupported", "Data dependent operator"),),
+        Mode.NON_STRICT: (
+            TorchError("DataDependentOutputException", "aten."),
+            TorchError("TypeError", "missing 1 required positional arguments"),
+            TorchError("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression"),
+        ),
+        Mode.STRICT: (
+            TorchError("Unsupported", "Data dependent operator"),
+            TorchError("Unsupported", "sort with non-constant keys"),
+            TorchError("Unsupported", "Failed to trace builtin operator"),
+            TorchError("Unsupported", "Data-dependent branching"),
+        ),
     }
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if isinstance(func, cst.Name) and func.value in _ELEMENT_TESTS:
+            self._element_test(node, func.value)
+            return
         if not isinstance(func, cst.Attribute) or func.attr.value not in _OPS:
             return
         qualified = self.ctx.resolve(func)
@@ -58,6 +79,57 @@ class DataDependentPythonValue(Rule):
         is_method = qualified is None and is_tensor_like(self.ctx.value(func.value))
         if is_torch_fn or is_method:
             self.report(node, f"`{short(node)}` returns a Python bool computed from tensor data")
+
+    def _element_test(self, node: cst.Call, builtin: str) -> None:
+        """`max(t)`, `sorted(t.tolist())`, `any(t > 0)`: the builtin compares or tests the elements."""
+        positional = [a for a in node.args if a.keyword is None]
+        if self.ctx.resolve(node.func) is not None or len(positional) != 1 or any(a.star for a in node.args):
+            return  # shadowed, two values compared, or a starred list
+        iterated = positional[0].value
+        if isinstance(iterated, (cst.List, cst.Tuple, cst.Set, cst.GeneratorExp, cst.ListComp)):
+            return
+        value = self.ctx.value(iterated)
+        tensor = is_tensor_like(value) and not value.has(Kind.STRUCTURE)
+        read_list = builtin == "sorted" and value.has(Kind.DATA_LIST)
+        if not (tensor or read_list) or (builtin in ("max", "min") and self.ctx.mode is Mode.STRICT):
+            return
+        what = "the list read from" if read_list and not tensor else "the elements of"
+        message = f"`{short(node)}`: Python's `{builtin}()` compares {what} tensor data " \
+                  f"`{short(iterated)}` one by one, a guard on data"
+        replacement, reason = self._tensor_form(node, builtin, iterated, tensor)
+        if replacement is None:
+            self.report(node, f"{message} (no automatic fix: {reason})")
+            return
+        fix = FixProposal(f"Compute it with torch: `{code_of(replacement)}`", Applicability.UNSAFE, ((node, replacement),))
+        self.report(node, message, fix=fix)
+
+    def _tensor_form(
+        self, node: cst.Call, builtin: str, iterated: cst.BaseExpression, tensor: bool
+    ) -> tuple[cst.BaseExpression | None, str]:
+        """torch's op for the builtin over a 1-d tensor (eager raises on the rows of a wider one):
+        `max(t)` -> `t.max()`, `sorted(t)` -> `t.sort().values`, `sorted(t.tolist())` ->
+        `t.sort().values.tolist()` (measured on torch 2.13: each exports in both modes and equals
+        eager). None, with why, where the tensor is a helper's parameter (another caller may pass a
+        list)."""
+        func = self.ctx.traced.func if self.ctx.traced is not None else None
+        if func is not None and func.name.value != "forward" and isinstance(iterated, cst.Name) and any(
+            p.name.value == iterated.value for p in func.params.params
+        ):
+            return None, f"`{iterated.value}` is a parameter of `{func.name.value}`, whose other callers may pass a list"
+        if builtin in ("max", "min"):
+            return cst.parse_expression(f"{_receiver_code(iterated)}.{builtin}()"), ""
+        source, listed = iterated, False
+        if not tensor:
+            read = read_list_source(self.ctx.flow, iterated) if self.ctx.flow is not None else None
+            if read is None:
+                return None, f"`{short(iterated)}` is not the list of one tensor read here; sort that tensor"
+            source, listed = read, True
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if set(keywords) - {"reverse"}:
+            return None, "a `key=` orders by what it computes"
+        descending = f"descending={code_of(keywords['reverse'])}" if "reverse" in keywords else ""
+        sorted_code = f"{_receiver_code(source)}.sort({descending}).values"
+        return cst.parse_expression(f"{sorted_code}.tolist()" if listed else sorted_code), ""
 
     VALID = [
         Valid(
@@ -95,4 +167,32 @@ class DataDependentPythonValue(Rule):
                 return Cache(), (torch.ones(3), torch.ones(3))
             """
         ),
+        Invalid(
+            """
+            import torch
+            class Longest(torch.nn.Module):
+                def forward(self, x, lengths):
+                    ordered = sorted(lengths.tolist(), reverse=True)  # expect: XPT202
+                    return x * ordered[0]
+            def xport_example():
+                return Longest(), (torch.randn(4), torch.tensor([5, 3, 7, 1]))
+            """,
+            expected_replacement="""
+            import torch
+            class Longest(torch.nn.Module):
+                def forward(self, x, lengths):
+                    ordered = lengths.sort(descending=True).values.tolist()  # expect: XPT202
+                    return x * ordered[0]
+            def xport_example():
+                return Longest(), (torch.randn(4), torch.tensor([5, 3, 7, 1]))
+            """,
+            other_args="(torch.randn(4), torch.tensor([2, 9, 4, 1]))",
+        ),
     ]
+
+
+def _receiver_code(expr: cst.BaseExpression) -> str:
+    """`expr`'s code as the receiver of a method call: parenthesised unless it is a name, an
+    attribute, a call or a subscript."""
+    code = code_of(expr)
+    return code if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"({code})"

@@ -14,7 +14,7 @@ from ..reach import Traced
 from ..report import BlockReplacement, FixProposal
 from ..rewrites import scope_names
 from ..rewrites.common import parent_block
-from ..rewrites.predicates import TENSOR_MATH, data_bindings, tensor_value
+from ..rewrites.predicates import TENSOR_MATH, data_bindings, read_list_source, tensor_value
 from ..rewrites.state import entries_as_locals, identity_conversion_dropped
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..syntax import argument
@@ -90,7 +90,9 @@ class TensorToPythonNumber(Rule):
     tensor that torch cannot carry as a symbol, per mode; and such a number given to
     `F.interpolate` as its `scale_factor`. Also `torch.as_tensor` of a number or list read from
     data, (strict) `.tolist()` of a tensor known not to hold integers, and (non-strict) such a number
-    handed to a function of the file cached with `functools.lru_cache` / `functools.cache`.
+    handed to a function of the file cached with `functools.lru_cache` / `functools.cache`. A list
+    read from data used whole as an index (`x[t.tolist()]`, `x[[s[0], s[1]]]`), and a number read
+    from data given to `F.one_hot` as `num_classes`, in both modes.
 
     ## Why it fails torch.export
     Non-strict export runs these conversions on fake tensors through `__torch_function__`, which
@@ -589,9 +591,9 @@ class TensorToPythonNumber(Rule):
         tensor into a Python int (`__index__`) and has no concrete value for it (measured on
         torch 2.13: "Could not extract specialized integer"); non-strict export indexes with the
         tensor, and a slice bound (`x[i:]`) is carried in both."""
-        if self.ctx.mode is not Mode.STRICT or self.ctx.flow is None:
+        if self.ctx.flow is None or not is_tensor_like(self.ctx.value(node.value)):
             return
-        if not is_tensor_like(self.ctx.value(node.value)):
+        if self._read_list_index(node) or self.ctx.mode is not Mode.STRICT:
             return
         for element in node.slice:
             index = element.slice.value if isinstance(element.slice, cst.Index) else None
@@ -605,6 +607,43 @@ class TensorToPythonNumber(Rule):
                             "indices: strict export refuses the symbol there (IndexError; `x[n]` alone, a slice "
                             f"bound, or `{short(node.value)}.select(dim, n)` export)")
                 return
+
+    def _read_list_index(self, node: cst.Subscript) -> bool:
+        """`x[t.tolist()]` (or `rows = t.tolist()`, then `x[rows]`): a Python list of numbers read
+        from data as an index, which torch turns back into a tensor needing each number concrete
+        (measured on torch 2.13: "Could not extract specialized integer", both modes, also for
+        `x[[s[0], s[1]]]` and `x[s[:1]]`; `i, j = t.tolist()` then `x[i]` exports, and so do
+        `x[s[0]]` and `x[t]`)."""
+        for element in node.slice:
+            index = element.slice.value if isinstance(element.slice, cst.Index) else None
+            if index is not None and self._read_list(index):
+                message = f"`{short(index)}` is a list read from tensor data used as an index: torch needs each of " \
+                          "its numbers concrete in both modes"
+                source = read_list_source(self.ctx.flow, index)
+                if source is not None:
+                    # `x[t.tolist()]` (or of a name bound to it) -> `x[t]`: the same rows (or mask, of booleans)
+                    fix = FixProposal(f"Index with the tensor `{short(source)}`", Applicability.UNSAFE,
+                                      ((index, source),))
+                    self.report(index, message, fix=fix)
+                else:
+                    self.report(index, f"{message} (no automatic fix: index with the tensor it is read from)")
+                return True
+        return False
+
+    def _read_list(self, index: cst.BaseExpression) -> bool:
+        """`t.tolist()`, a part of it (`s[:1]`), a name bound once to either, or a list display of
+        numbers read from data (`[s[0], s[1]]`); not a name unpacked from it (`i, j = t.tolist()`:
+        each a number) nor one element (`s[0]`)."""
+        if isinstance(index, cst.List):
+            return any(_read_number(self.ctx.value(e.value)) for e in index.elements)
+        if not self.ctx.value(index).has(Kind.DATA_LIST):
+            return False
+        if isinstance(index, cst.Name):
+            bound = self.ctx.flow.bound_once(index.value) if self.ctx.flow is not None else None
+            return bound is not None and self._read_list(bound)
+        if isinstance(index, cst.Subscript):
+            return all(isinstance(e.slice, cst.Slice) for e in index.slice)
+        return isinstance(index, cst.Call)
 
     def _zero_dim_read(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """A whole-tensor reduction of tensor data (`s.argmax()`, `torch.argmax(s)`), written
@@ -708,6 +747,17 @@ class TensorToPythonNumber(Rule):
         if self.ctx.resolve(node.func) != "torch.nn.functional.one_hot" or any(a.star for a in node.args):
             return
         labels, classes = argument(node.args, 0, "tensor"), argument(node.args, 1, "num_classes")
+        converted_here = self.ctx.mode is Mode.NON_STRICT and classes is not None and any(
+            isinstance(n, cst.Call) and dotted(n.func) in ("int", "float") and len(n.args) == 1
+            and is_tensor_like(self.ctx.value(n.args[0].value)) for n in iter_nodes(classes)
+        )  # `int(t.max()) + 1`: the conversion's own finding says it there
+        if classes is not None and _read_number(self.ctx.value(classes)) and not converted_here:
+            # `num_classes=t.max().item() + 1`: the output's width, which one_hot needs concrete
+            # (measured on torch 2.13: "Could not extract specialized integer", both modes)
+            self.report(classes, f"`num_classes={short(classes)}` is a number read from tensor data: one_hot "
+                        "needs the class count as a concrete int in both modes (no automatic fix: give the count "
+                        "the model knows)")
+            return
         if classes is not None and not (isinstance(classes, cst.UnaryOperation) and code_of(classes) == "-1"):
             return
         if labels is None or not is_tensor_like(self.ctx.value(labels)):
@@ -1189,6 +1239,25 @@ class TensorToPythonNumber(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Gather(torch.nn.Module):
+                def forward(self, x, rows):
+                    return x[rows.tolist()] * 2  # expect: XPT203
+            def xport_example():
+                return Gather(), (torch.randn(4, 8), torch.tensor([2, 0]))
+            """,
+            expected_replacement="""
+            import torch
+            class Gather(torch.nn.Module):
+                def forward(self, x, rows):
+                    return x[rows] * 2  # expect: XPT203
+            def xport_example():
+                return Gather(), (torch.randn(4, 8), torch.tensor([2, 0]))
+            """,
+            other_args="(torch.randn(4, 8), torch.tensor([3, 1]))",
+        ),
         Invalid(
             """
             import torch
