@@ -3649,7 +3649,8 @@ def defaults_as_built(
     init = init_method(cls)
     names = [p.name.value for p in init.params.params][1:] if init is not None else []
     defaults = init_defaults(cls)
-    values: dict[str, set[int | None]] = {name: set() for name in defaults}
+    # a required argument too (`Heads(8)` of `def __init__(self, n)`): what every call passes
+    values: dict[str, set[int | None]] = {name: set() for name in [*defaults, *names]}
     passed_elsewhere = list((elsewhere or {}).items())
     if any(slot == "*" for slot, _ in passed_elsewhere):
         return {}
@@ -3661,12 +3662,12 @@ def defaults_as_built(
             name = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else ""
             passed[name] = integer_literal(arg.value)
         for name in values:
-            values[name].add(passed.get(name, defaults[name]))
+            values[name].add(passed.get(name, defaults.get(name)))
     for slot, value in passed_elsewhere:
         name = names[int(slot)] if slot.isdigit() and int(slot) < len(names) else slot
         if name in values:
-            values[name].update((defaults[name], value))
-    built = {name: given.pop() if given else defaults[name] for name, given in values.items() if len(given) <= 1}
+            values[name].update((defaults[name], value) if name in defaults else (value,))
+    built = {name: given.pop() if given else defaults.get(name) for name, given in values.items() if len(given) <= 1}
     return {name: value for name, value in built.items() if value is not None}
 
 

@@ -96,7 +96,9 @@ class DimTie(Rule):
     a constant other than 1. It also flags `chunk`/`split` along a dimension with a plain named
     `Dim` (the pieces fix its size or need it a multiple of the count), `view`/`reshape` to
     literal sizes that fix the element count (also arithmetic on literals, `3 * 8 * 8`, and of a
-    tensor out of a pool or convolution whose sizes change over a named `Dim`'s range), and a `-1` that needs a named size divisible by
+    tensor out of a pool or convolution whose sizes change over a named `Dim`'s range; a size the
+    target keeps, `x.view(b, 8, 4, 4)` of `(b, n, 16)`, cancels: `n` is fixed to 8), a constant
+    where a named size was beside a `-1` elsewhere (`x.view(b, 8, -1)`), and a `-1` that needs a named size divisible by
     the other target sizes, literals or constants `__init__` sets (`x.view(b, n, self.num_heads,
     -1)`), and `unflatten` parts that do (also `x.unflatten(2, (h // 2, 2))`, as `view` does),
     and `F.pixel_unshuffle(x, r)`, which needs the last two sizes multiples of `r`; a `Linear` built in `__init__` with
@@ -308,15 +310,13 @@ class DimTie(Rule):
         where one named size is in the element count, the other sizes are constants, and the
         target's constants do not divide theirs."""
         sizes, config = setting[0], setting[1]
-        named = [d for d in dims if d.ref is not None]
+        if any(d.ref is None and d.size is None for d in dims):
+            return False
         # without a `-1` the element count is a constant: `Dim.DYNAMIC` refuses that as a named Dim does
         # (measured: `x.reshape(x.shape[0], 4, 8)` of `(2, d)` fails under `Dim.DYNAMIC`, exports under `Dim.AUTO`)
         counted = all(integer_literal(target) != -1 for target in targets)
         pinning = (DimKind.NAMED, DimKind.DYNAMIC) if counted else (DimKind.NAMED,)
-        if len(named) != 1 or config.dim(*named[0].ref).kind not in pinning or config.dim(  # type: ignore[misc]
-            *named[0].ref  # type: ignore[misc]
-        ).derived or any(d.ref is None and d.size is None for d in dims):
-            return False
+        named = [d for d in dims if d.ref is not None]
         total = math.prod(d.size for d in dims if d.ref is None)  # type: ignore[misc]
         rest = 1
         for target in targets:
@@ -327,8 +327,12 @@ class DimTie(Rule):
                 continue
             if number is None:
                 size = _size_of(target, sizes)
-                if size.ref == named[0].ref:
-                    return False  # the named size kept: the `-1` is a constant
+                kept = next((d for d in named if d.ref == size.ref), None) if size.ref is not None else None
+                if kept is not None:
+                    # a size the target keeps (`x.view(b, 8, 4, 4)` of `(b, n, 16)`): the same factor on
+                    # both sides; the other sizes decide (measured: fails in both modes, n tied to 8)
+                    named.remove(kept)
+                    continue
                 if size.ref is None or config.dim(*size.ref).kind is not DimKind.STATIC:
                     return False
                 position, index = size.ref[1], size.ref[2]
@@ -337,6 +341,10 @@ class DimTie(Rule):
                 if number is None:
                     return False
             rest *= number
+        if len(named) != 1 or config.dim(*named[0].ref).kind not in pinning or config.dim(  # type: ignore[misc]
+            *named[0].ref  # type: ignore[misc]
+        ).derived:
+            return False  # none left (the `-1` or the count a constant), or two: not this test
         if rest <= 0 or total % rest == 0 and not counted:
             return False
         spec = config.dim(*named[0].ref)  # type: ignore[misc]
@@ -1208,7 +1216,8 @@ class DimTie(Rule):
         if not dims or any(not d.exact for d in dims):
             return
         if None in target:
-            self._divides(node, dims, args, setting)
+            if -1 not in target or not self._literal_where_named(node, dims, args, setting):
+                self._divides(node, dims, args, setting)
             return
         config = setting[1]
         # without a -1 the element count is a constant: `Dim.DYNAMIC` refuses that as a named Dim does
@@ -1234,6 +1243,27 @@ class DimTie(Rule):
                           f"{_name(first)} ({spec.text()}) to a constant and fails with ConstraintViolationError "
                           "(Constraints violated); compute the sizes from the input (`x.shape[0]`) or use -1 for "
                           "the dynamic dimension")
+
+    def _literal_where_named(self, node: cst.Call, dims: list[_Dim], targets: list[cst.BaseExpression], setting: tuple) -> bool:
+        """`x.view(b, 8, -1)` of `(b, n, 16)`: a constant where a named size was, the rank kept, splits it
+        as a literal does beside a `-1` alone (measured: fails in both modes, where `x.view(b, -1, 4, 4)`
+        exports)."""
+        sizes, config = setting[0], setting[1]
+        if len(targets) != len(dims):
+            return False
+        for dim, target in zip(dims, targets, strict=True):
+            number = integer_literal(target)
+            number = sizes.integer(target) if number is None else number
+            if number is None or number == -1 or dim.ref is None or not dim.exact:
+                continue
+            spec = config.dim(*dim.ref)
+            if spec.kind is not DimKind.NAMED or _splits_cleanly(spec, number):
+                continue
+            self.report(node, f"`{short(node)}`: the size {number} where {_name(dim)} ({spec.text()}) was splits it, "
+                              "so export ties it to a constant and fails with ConstraintViolationError (Constraints "
+                              "violated); keep the size (`x.shape[i]`) or put the -1 there")
+            return True
+        return False
 
     def _count_of_terms(self, node: cst.Call, tensor: cst.BaseExpression, setting: tuple) -> None:
         """`h.reshape(2, 3, 8, 8)` of `h = F.max_pool2d(x, 2)`: literal sizes fix the element count

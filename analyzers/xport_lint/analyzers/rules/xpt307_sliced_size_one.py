@@ -15,6 +15,7 @@ from ..shapes import (
     DimKind,
     DimSpec,
     SizeRef,
+    Sizes,
     conv_geometry,
     flatten_span,
     init_call,
@@ -50,7 +51,8 @@ class SlicedSizeOne(Rule):
     ## What it does
     In a model's `forward`, flags elementwise arithmetic (`x[1:] - x[:-1]`, `x[:, 1:] * 2`) and
     ops that compute a new tensor (`.clone()`, `.contiguous()`, `torch.relu`, `.sigmoid()`, ...)
-    on a slice of an input by literal bounds (`[k:]`, `[:-k]`, `[k:-j]`) along a dimension declared
+    on a slice of an input by literal bounds (`[k:]`, `[:-k]`, `[k:-j]`, or its own size less `k`,
+    `[: h - k]` of `h = x.shape[1]`) along a dimension declared
     with a named `Dim` whose range holds the size where the slice is one long (`Dim("n")`: the
     size 2 makes `x[1:]` one long). The slice may be bound to a name first, or handed back by a
     one-line helper. In non-strict mode it also flags such a slice returned as it is, reduced
@@ -178,7 +180,9 @@ class SlicedSizeOne(Rule):
             if id(sliced) in self._reported():
                 continue  # one finding per slice: the first op that fails on it
             tensor = sliced.value.value
-            cuts = [(index, cut) for index, element in enumerate(sliced.slice) if (cut := _cut(element.slice))]
+            position = sizes.positions.get(tensor, -1)
+            cuts = [(index, cut) for index, element in enumerate(sliced.slice)
+                    if (cut := _cut(element.slice, sizes, (tensor, position, index)))]
             if not cuts or sizes.through(tensor, 0) != (tensor, sizes.positions.get(tensor), 0):
                 continue  # no slice by literals of a `forward` input as it came in
             if id(node) in self.ctx.conditional():
@@ -804,13 +808,19 @@ class SlicedSizeOne(Rule):
     ]
 
 
-def _cut(part: cst.BaseSlice) -> int:
-    """How much a slice by literals takes off a size (`[1:]`, `[:-1]`: 1; `[1:-1]`: 2); 0 for
-    any other index."""
+def _cut(part: cst.BaseSlice, sizes: Sizes, sliced: SizeRef) -> int:
+    """How much a slice by literals takes off a size (`[1:]`, `[:-1]`: 1; `[1:-1]`: 2; `[: h - 1]`
+    of the size `h` it slices, `sliced`: 1, measured on torch 2.13 to guard `h - 1 != 1` as
+    `[:-1]` does); 0 for any other index."""
     if not isinstance(part, cst.Slice) or part.step is not None:
         return 0
     lower = _number(part.lower) if part.lower is not None else 0
     upper = _number(part.upper) if part.upper is not None else 0
+    stop = part.upper
+    if upper is None and isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.Subtract):
+        taken = _number(stop.right)
+        same = sizes.refs(sizes.followed(stop.left)) == [sliced]
+        upper = -taken if taken is not None and taken > 0 and same else None
     if lower is None or upper is None or lower < 0 or upper > 0:
         return 0
     return lower - upper
