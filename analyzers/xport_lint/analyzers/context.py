@@ -167,6 +167,7 @@ class RuleContext:
                 config_value=functools.partial(self.program.config_default, traced.cls),
                 elsewhere=context.built_elsewhere(cls.name.value), config_built=self._configurations_built(),
                 calls=self.program.calls_by_callee,
+                module_constants={name: v for name, v in self.program.constants.items() if type(v) is int},
             )
         found.read_at(self.statement)  # type: ignore[union-attr]  # `x = x.view(...)` reads the input `x`
         return found  # type: ignore[return-value]

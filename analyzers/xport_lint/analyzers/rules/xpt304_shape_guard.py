@@ -71,7 +71,10 @@ class ShapeGuard(Rule):
     Error in both modes (torch 2.13) under a named `Dim` whose range the condition splits, and
     under `Dim.DYNAMIC` where it holds only at the example's size (`torch._check(x.shape[0] ==
     4)`: export pins the size and fails); nothing where the range decides it, for static sizes,
-    under `Dim.AUTO`, or under `Dim.DYNAMIC` where it only narrows the range (`<= 16`).
+    under `Dim.AUTO`, or under `Dim.DYNAMIC` where it only narrows the range (`<= 16`). A size
+    declared as a derived `Dim` (`2 * h`, `h + 1`) is an error only where the test holds at one size
+    (`== 32`): a guard that only narrows it (`% 4 == 0`, `> 40`) exports in both modes, kept as a
+    run-time check of the exported program (measured on torch 2.13).
     """
 
     CODE = "XPT304"
