@@ -205,7 +205,7 @@ def test_statistics_and_rules_mark_fixes_as_check_does(tmp_path: Path) -> None:
     assert "XPT101\t[~] tensor-branch" in stats and "XPT407\t[*] tensor-identity" in stats
     rules = {line.split()[0]: line for line in run("rules", cwd=tmp_path).stdout.splitlines() if line.startswith("XPT")}
     assert rules["XPT101"].startswith("XPT101 [~]") and rules["XPT102"].startswith("XPT102 [~]")
-    assert rules["XPT407"].startswith("XPT407 [*]") and rules["XPT202"].startswith("XPT202    ")
+    assert rules["XPT407"].startswith("XPT407 [*]") and rules["XPT205"].startswith("XPT205    ")
     listed = {row["code"]: row for row in json.loads(run("rules", "--format", "json", cwd=tmp_path).stdout)}
     assert listed["XPT407"]["fix_applicability"] == ["safe"] and listed["XPT102"]["fix_applicability"] == ["unsafe"]
 
