@@ -94,6 +94,8 @@ class FileReach(ExportSites):
         self.optional_only: dict[int, str] = {}
         #: per function, the names it assigns once (`exists_cache = past is not None and ...`)
         self._flags: dict[int, dict[str, cst.BaseExpression | None]] = {}
+        #: (function id, local) -> its value while exporting (see _guard_flag)
+        self._guard_flags: dict[tuple[int, str], bool | None] = {}
         #: per function, its locals bound once to `<switch> and ...` or `<switch> or ...`, with
         #: why and their default truth (see _switch_flags)
         self._switch_flag_names: dict[int, dict[str, tuple[str, bool]]] = {}
@@ -545,9 +547,8 @@ class FileReach(ExportSites):
                     for arg in node.args[1:]:  # type: ignore[attr-defined]
                         if isinstance(arg.value, cst.Lambda):
                             self.unevaluated.update(id(inner) for inner in iter_nodes(arg.value.body))
-                elif node_type is cst.IfExp and type(node.test) is cst.BooleanOperation:  # type: ignore[attr-defined]
-                    # `() if (output_attentions and is_global_attn) else None`
-                    self._mark_optional_operands(node.test, func)  # type: ignore[attr-defined]
+                elif node_type is cst.IfExp:
+                    self._mark_side_not_taken(node, func)  # type: ignore[arg-type]
                 elif node_type is cst.BooleanOperation:
                     self._mark_switched_operand(node, func)  # type: ignore[arg-type]
                 elif node_type is cst.For and (switch := self._empty_by_default(node, func)) is not None:  # type: ignore[arg-type]
@@ -1542,6 +1543,17 @@ class FileReach(ExportSites):
         self._mark_optional_operands(test.left, func)
         self._mark_optional_operands(test.right, func)
 
+    def _mark_side_not_taken(self, node: cst.IfExp, func: cst.FunctionDef) -> None:
+        """`1.0 if torch.compiler.is_compiling() else float(t)`: export never evaluates the side
+        its guard rules out; `() if (output_attentions and is_global_attn) else None`: the body runs
+        only where the optional operands are given."""
+        taken = self._while_exporting(node.test, func) if self.mentions_guards else None
+        if taken is not None:
+            self.unevaluated.update(id(inner) for inner in iter_nodes(node.orelse if taken else node.body))
+        self._mark_unevaluated(node.test, func)
+        if type(node.test) is cst.BooleanOperation:
+            self._mark_optional_operands(node.test, func)
+
     def _mark_unevaluated(self, test: cst.BaseExpression, func: cst.FunctionDef) -> None:
         """`A and B` where A is False while exporting (`A or B`: True): export never evaluates B."""
         while isinstance(test, cst.BooleanOperation):
@@ -1570,12 +1582,31 @@ class FileReach(ExportSites):
                 return self.guard_wrapper(wrapper)
             return known
         if isinstance(test, cst.Name) and func is not None and self.mentions_guards:
-            # `is_compiling = torch.compiler.is_compiling()` earlier in the function
-            value = self._assigned_once(func).get(test.value)
-            return self._while_exporting(value) if isinstance(value, cst.Call) else None
+            return self._guard_flag(test.value, func)
         if _tests_half_precision(test, self):
             return False  # a default export is fp32
         return None
+
+    def _guard_flag(self, name: str, func: cst.FunctionDef) -> bool | None:
+        """The value while exporting of a local `func` binds once to a test of export guards
+        (`is_tracing = torch.jit.is_tracing() or torch.compiler.is_compiling()`), where an `|=`
+        (`&=`) after cannot change a True (False) one: transformers' `is_tracing` helper."""
+        key = (id(func), name)
+        if key in self._guard_flags:
+            return self._guard_flags[key]
+        self._guard_flags[key] = None  # `a = not b`, `b = not a`: neither is known
+        value, augmented = _bound_once_then_augmented(func, name)
+        known = self._while_exporting(value, func) if value is not None else None
+        for statement in augmented:
+            kept = _KEPT_BY.get(type(statement.operator))
+            if known is None or known is kept:
+                continue  # `flag |= ...` after a True
+            operand = self._while_exporting(statement.value, func) if kept is not None else None
+            # `flag |= guard` on the function's own level: it runs on every path
+            top_level = any(statement in line.body for line in func.body.body if isinstance(line, cst.SimpleStatementLine))
+            known = operand if top_level and operand is kept else (known if top_level and operand is known else None)
+        self._guard_flags[key] = known
+        return known
 
     def guard_wrapper(self, func: cst.FunctionDef) -> bool | None:
         """What a function of the file returns while exporting, whatever its arguments, where
@@ -2276,6 +2307,28 @@ def _later_parameter(name: str, func: cst.FunctionDef) -> bool:
     return name in params[1:]
 
 
+#: the truth an augmented assignment keeps, whatever its operand (`flag |= x` keeps a True)
+_KEPT_BY: dict[type, bool] = {cst.BitOrAssign: True, cst.BitAndAssign: False}
+
+
+def _bound_once_then_augmented(func: cst.FunctionDef, name: str) -> tuple[cst.BaseExpression | None, list[cst.AugAssign]]:
+    """The one expression `func` assigns `name` (None: not exactly one), and its augmented
+    assignments, in order."""
+    values: list[cst.BaseExpression | None] = []
+    augmented: list[cst.AugAssign] = []
+    for statement in walk_statements(func.body):
+        if isinstance(statement, cst.AugAssign) and isinstance(statement.target, cst.Name):
+            if statement.target.value == name:
+                augmented.append(statement)
+        else:
+            for target in _assigned_targets(statement):
+                if isinstance(target, cst.Name) and target.value == name:
+                    values.append(statement.value if isinstance(statement, (cst.Assign, cst.AnnAssign)) else None)
+                elif any(type(node) is cst.Name and node.value == name for node in iter_nodes(target)):
+                    values.append(None)  # `a, flag = ...`
+    return (values[0] if len(values) == 1 else None), augmented
+
+
 def _assigned_once(func: cst.FunctionDef) -> dict[str, cst.BaseExpression | None]:
     """Name -> the expression it is bound to, for names the function assigns exactly once (None
     for names assigned more than once or augmented)."""
@@ -2795,6 +2848,13 @@ class _DefaultRun:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             env[statement.name.value] = None
             return None
+        if isinstance(statement, cst.Try) and statement.orelse is None and statement.finalbody is None:
+            # `try: return torch.compiler.is_compiling()` / `except Exception: ...` (transformers'
+            # `is_torchdynamo_compiling`): a value the body returns is what a call gives where the API
+            # is there; the handlers are the fallback for a torch without it
+            outcome = self.block(statement.body, dict(env))
+            if outcome is not None and outcome[0] == "return" and outcome[1] is not None:
+                return outcome
         # loops, `with`, `try`: what they bind is unknown, and a `return` there too
         body = getattr(statement, "body", None)
         if not isinstance(body, cst.BaseSuite) or any(isinstance(inner, cst.Return) for inner in walk_statements(body)):
@@ -2868,7 +2928,12 @@ class _DefaultRun:
             value = self.expr(small.value, env)
             for target in targets:
                 self._bind(target, value, env)
-        elif isinstance(small, (cst.AugAssign, cst.Del)):
+        elif isinstance(small, cst.AugAssign):
+            # `is_tracing |= <anything>` keeps a True (`&=`: a False) an export guard gave
+            kept = _KEPT_BY.get(type(small.operator))
+            current = self.expr(small.target, env) if kept is not None else None
+            self._bind(small.target, current if current is not None and current.value is kept else None, env)
+        elif isinstance(small, cst.Del):
             self._bind(small.target, None, env)
         elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             self._effect(small.value, env)
