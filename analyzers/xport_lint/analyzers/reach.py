@@ -1603,7 +1603,8 @@ class FileReach(ExportSites):
                 continue  # `flag |= ...` after a True
             operand = self._while_exporting(statement.value, func) if kept is not None else None
             # `flag |= guard` on the function's own level: it runs on every path
-            top_level = any(statement in line.body for line in func.body.body if isinstance(line, cst.SimpleStatementLine))
+            lines = [line for line in func.body.body if isinstance(line, cst.SimpleStatementLine)]
+            top_level = any(statement in line.body for line in lines)
             known = operand if top_level and operand is kept else (known if top_level and operand is known else None)
         self._guard_flags[key] = known
         return known
@@ -2311,7 +2312,9 @@ def _later_parameter(name: str, func: cst.FunctionDef) -> bool:
 _KEPT_BY: dict[type, bool] = {cst.BitOrAssign: True, cst.BitAndAssign: False}
 
 
-def _bound_once_then_augmented(func: cst.FunctionDef, name: str) -> tuple[cst.BaseExpression | None, list[cst.AugAssign]]:
+def _bound_once_then_augmented(
+    func: cst.FunctionDef, name: str
+) -> tuple[cst.BaseExpression | None, list[cst.AugAssign]]:
     """The one expression `func` assigns `name` (None: not exactly one), and its augmented
     assignments, in order."""
     values: list[cst.BaseExpression | None] = []
