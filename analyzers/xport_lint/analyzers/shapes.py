@@ -1352,6 +1352,22 @@ class Sizes:
         path = read_entry_path(expr, self._input) if self.entries else None
         return (path, self.entries[path][0]) if path in self.entries else None
 
+    def reads_input(self, node: cst.Name) -> bool:
+        """Whether this read of a `forward` input's name reads the input itself: the name is never
+        rebound, or is read before (or in) the statement that first rebinds it (`x = torch.cat([cls,
+        x], 1)` reads the input; `x + self.pos` after it reads the cat)."""
+        name = node.value
+        if name not in self.positions:
+            return False
+        if name not in self.reassigned:
+            return True
+        if name not in self._values:
+            return False  # rebound in a loop, by `+=`, under a condition
+        if self._read_in is None:
+            self._read_in = _reads_of(self.func.body, self._values.keys())
+        at, first = self._read_in.get(id(node)), self._first_rebound.get(name)
+        return at is not None and first is not None and at <= first
+
     def _input(self, tensor: str | None) -> bool:
         """Whether `tensor` still names the `forward` input where the current test reads it."""
         if tensor is None or tensor not in self.positions:
@@ -1881,6 +1897,11 @@ class Sizes:
         """Dimension `index` of the tensor `expr` as a term over the input sizes, by the per-op
         model below (None: an op not modelled made it)."""
         return self._size_term(expr, index, 0)
+
+    def number_term(self, expr: cst.BaseExpression) -> Term | None:
+        """The integer size expression `expr` (`n * c` of `b, n, c = x.shape`) as a term over the
+        input sizes (None: not one the model reads)."""
+        return self._term(expr, 0)
 
     def integer(self, expr: cst.BaseExpression) -> int | None:
         """The integer `expr` always holds: a literal, through names bound once, or `self.k` /

@@ -57,6 +57,9 @@ class _Dim:
 
 _UNKNOWN = _Dim(affine=None)
 
+#: the sizes a size expression of one input size is evaluated at to read it as `k * s + c`
+_AFFINE_PROBES = (1, 2, 3, 7, 64, 1001)
+
 
 _ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
@@ -189,6 +192,10 @@ class DimTie(Rule):
             return
         if isinstance(func, cst.Attribute) and func.attr.value in ("masked_fill", "masked_fill_") and node.args:
             self._check(node, func.value, node.args[0].value, matmul=False)  # the mask broadcasts to the tensor
+            return
+        shaped_as = _shaped_as(node, self.ctx.resolve(func) or "")
+        if shaped_as is not None:  # `x.expand_as(y)`, `torch.broadcast_to(x, y.shape)`: as `x + y` broadcasts
+            self._check(node, *shaped_as, matmul=False)
             return
         if isinstance(func, cst.Attribute) and func.attr.value == "expand" and node.args:
             self._expanded(node, func.value)
@@ -385,8 +392,12 @@ class DimTie(Rule):
             self._chunked_derived(node, method, count, dim, spec, setting[1])
             return
         if isinstance(count, (cst.List, cst.Tuple)):
-            self._split_list(node, count, dim, spec)
-            return
+            # `[n // 2, n - n // 2]`: a piece floor-dividing the size (measured: fails in both modes
+            # at any `min`, torch cannot prove the pieces' guards over the range; `2 * d` exports)
+            count = next((e.value for e in count.elements if self._divided(e.value, dim, setting[0])), count)
+            if isinstance(count, (cst.List, cst.Tuple)):
+                self._split_list(node, count, dim, spec)
+                return
         by = self._divided(count, dim, setting[0])
         if by is not None:
             if spec.scale % by == 0 and spec.offset % by == 0:
@@ -422,7 +433,7 @@ class DimTie(Rule):
     def _split_list(self, node: cst.Call, listed: cst.List | cst.Tuple, dim: _Dim, spec: DimSpec) -> None:
         """Pieces listed as literals fix the total; one piece written as the size less the
         literals (`[2, w - 2]`) sums to it, so only its length of 1 is guarded (non-strict)."""
-        numbers = [integer_literal(e.value) for e in listed.elements]
+        numbers = [self._setting()[0].integer(e.value) for e in listed.elements]  # type: ignore[index]
         if None not in numbers:
             self.report(node, f"`{short(node)}`: splitting {_name(dim)} ({spec.text()}): the listed sizes fix its "
                               "total, so export fails with ConstraintViolationError (Constraints violated); declare "
@@ -459,7 +470,7 @@ class DimTie(Rule):
         if depth > 12:
             return None
         if isinstance(expr, cst.Name):
-            if sizes.through(expr.value, 0) == (expr.value, sizes.positions.get(expr.value), 0):
+            if sizes.reads_input(expr):
                 position = sizes.positions[expr.value]
                 example = examples[position] if position < len(examples) else None
                 if example is None:
@@ -720,7 +731,6 @@ class DimTie(Rule):
         """`view`/`reshape` target sizes: literals are constants, `x.shape[i]` that input size,
         and a lone `-1` (or `flatten()`) the element count over the rest where one input size
         times constants makes it."""
-        sizes = setting[0]
         if flat:
             targets: list[cst.BaseExpression] = [cst.UnaryOperation(cst.Minus(), cst.Integer("1"))]
         else:
@@ -733,18 +743,63 @@ class DimTie(Rule):
             if number is not None:
                 out.append(_Dim(size=number) if number >= 0 else _UNKNOWN)
                 continue
-            out.append(_size_of(target, sizes))
+            out.append(self._target_size(target, setting))
         if [integer_literal(t) for t in targets].count(-1) == 1:
-            refs = [d for d in dims if d.ref is not None]
-            constants = [d.size for d in dims if d.ref is None]
-            kept = [d.size for d in out if d.ref is None and d.size is not None]
-            if len(refs) == 1 and refs[0].affine is not None and None not in constants and len(kept) == len(out) - 1:
+            at = [integer_literal(t) for t in targets].index(-1)
+            remaining = list(dims)
+            given = []
+            for index, dim in enumerate(out):
+                same = next((d for d in remaining if dim.ref is not None and (d.ref, d.affine) == (dim.ref, dim.affine)), None)
+                if same is not None:  # `x.reshape(b, -1)` of `b, n, c = x.shape`: `b` cancels
+                    remaining.remove(same)
+                elif index != at:
+                    given.append(dim)
+            refs = [d for d in remaining if d.ref is not None]
+            constants = [d.size for d in remaining if d.ref is None]
+            kept = [d.size for d in given if d.ref is None and d.size is not None]
+            if len(refs) == 1 and refs[0].affine is not None and None not in constants and len(kept) == len(given):
                 total, rest = math.prod(constants), math.prod(kept)  # type: ignore[arg-type]
                 scale, offset = refs[0].affine
                 if rest and (total * scale) % rest == 0 and (total * offset) % rest == 0:
-                    at = [integer_literal(t) for t in targets].index(-1)
                     out[at] = _Dim(refs[0].ref, None, (total * scale // rest, total * offset // rest))
         return out
+
+    @staticmethod
+    def _target_size(target: cst.BaseExpression, setting: tuple) -> _Dim:
+        """A size a `view`/`reshape` is given: an input's size (a static one as its example's
+        size), or an affine function of one declared size times static ones (`n * c` of
+        `b, n, c = x.shape` with `c` static: `16 * n`); else unknown."""
+        sizes, config, examples = setting[0], setting[1], setting[2]
+
+        def example(ref: SizeRef) -> int | None:
+            name, position, index = ref
+            if config.dim(name, position, index).kind is not DimKind.STATIC or position >= len(examples):
+                return None
+            shape = examples[position]
+            return shape[index] if shape is not None and index < len(shape) else None
+
+        plain = _size_of(target, sizes)
+        if plain.ref is not None:
+            size = example(plain.ref)
+            return plain if size is None else _Dim(size=size)
+        term = sizes.number_term(target)
+        refs = set(term_refs(term)) if term is not None else set()
+        static = {ref: size for ref in refs if (size := example(ref)) is not None}
+        free = refs - set(static)
+        if term is None or len(free) > 1:
+            return _UNKNOWN
+        if not free:
+            value = term_value(term, static)
+            return _Dim(size=value) if value is not None else _UNKNOWN
+        ref = free.pop()
+        values = [term_value(term, {**static, ref: at}) for at in _AFFINE_PROBES]
+        if None in values:
+            return _UNKNOWN
+        scale = values[1] - values[0]  # type: ignore[operator]
+        offset = values[0] - scale * _AFFINE_PROBES[0]  # type: ignore[operator]
+        if any(v != scale * at + offset for v, at in zip(values, _AFFINE_PROBES, strict=True)) or scale <= 0:
+            return _UNKNOWN
+        return _Dim(ref, None, (scale, offset))
 
     def _parts(self, call: cst.Call, setting: tuple, depth: int) -> list[list[_Dim]] | None:
         sequence = call.args[0].value if call.args and call.args[0].keyword is None else None
@@ -1080,7 +1135,7 @@ class DimTie(Rule):
         dims = self._operand(tensor, setting)
         if axis is None or not dims or not -len(dims) <= axis < len(dims) or not isinstance(parts, (cst.Tuple, cst.List)):
             return
-        numbers = [integer_literal(e.value) for e in parts.elements]
+        numbers = [setting[0].integer(e.value) for e in parts.elements]  # `self.num_heads` as `__init__` sets it
         if None in numbers:  # `x.unflatten(2, (h // 2, 2))`: as a reshape's target sizes
             self._split_by(node, [e.value for e in parts.elements], setting)
             return
@@ -1774,6 +1829,32 @@ def _size_of(expr: cst.BaseExpression, sizes: Sizes) -> _Dim:
         isinstance(expr, cst.Name) and expr.value in sizes.unpacked
     )
     return _Dim(refs[0]) if refs is not None and len(refs) == 1 and plain else _UNKNOWN
+
+
+def _shaped_as(call: cst.Call, name: str) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(x, y) of a call giving `x` the shape of the tensor `y`: `x.expand_as(y)`,
+    `x.broadcast_to(y.shape)`, `torch.broadcast_to(x, y.size())`, `x.expand(y.shape)`."""
+    func, args = call.func, [a for a in call.args if a.keyword is None and not a.star]
+    if len(args) != len(call.args):
+        return None
+    if isinstance(func, cst.Attribute) and not name.startswith("torch.") and len(args) == 1:
+        if func.attr.value == "expand_as":
+            return func.value, args[0].value
+        shape_of = _shape_owner(args[0].value)
+        if func.attr.value in ("broadcast_to", "expand") and shape_of is not None:
+            return func.value, shape_of
+    if name == "torch.broadcast_to" and len(args) == 2 and (shape_of := _shape_owner(args[1].value)) is not None:
+        return args[0].value, shape_of
+    return None
+
+
+def _shape_owner(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`y` of `y.shape` or `y.size()`."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "shape":
+        return expr.value
+    if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size":
+        return expr.func.value
+    return None
 
 
 def _split_like(call: cst.Call) -> bool:
