@@ -100,6 +100,24 @@ class ExportSite:
     keys: tuple[tuple[cst.BaseExpression, cst.SimpleString | None], ...] = ()
     #: the keyword example inputs as written (`kwargs=`, an example's "kwargs"; None: not given)
     written_kwargs: cst.BaseExpression | None = None
+    #: whether `keyword_examples` holds every keyword input (none given, or a dict display of
+    #: string keys)
+    keywords_read: bool = True
+
+    @property
+    def passed_parameters(self) -> list[str] | None:
+        """The names of `forward`'s parameters the export gives an input, in order: the first
+        `len(args)` and the keyword inputs (None: not known, or `*args`/`**kwargs` take some)."""
+        if self.forward is None or self.examples is None or not self.keywords_read:
+            return None
+        params = self.forward.params
+        if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
+            return None
+        positional = [p.name.value for p in [*params.posonly_params, *params.params]][1 if self.is_method else 0:]
+        if len(self.examples) > len(positional):
+            return None
+        keywords = {name for name, _, _ in self.keyword_examples}
+        return [*positional[: len(self.examples)], *(p.name.value for p in self.parameters if p.name.value in keywords)]
 
     @property
     def parameters(self) -> list[cst.Param]:
@@ -236,8 +254,12 @@ class ExportSites(FileSymbols):
             (key, self.follow(e.value), e.value) for e in followed_kwargs.elements
             if isinstance(e, cst.DictElement) and isinstance(key := self._string(e.key), str)
         ) if isinstance(followed_kwargs, cst.Dict) else ()
+        keywords_read = followed_kwargs is None or (
+            isinstance(followed_kwargs, cst.Dict) and len(keyword_examples) == len(followed_kwargs.elements)
+        )
         site = ExportSite(node, api, model, args, followed_args, written, shapes, model_class, forward, is_method,
-                          strict, examples, keyword_examples=keyword_examples, written_kwargs=kwargs)
+                          strict, examples, keyword_examples=keyword_examples, written_kwargs=kwargs,
+                          keywords_read=keywords_read)
         inputs, keys = self._inputs(site)
         return dataclasses.replace(site, inputs=inputs, keys=keys)
 

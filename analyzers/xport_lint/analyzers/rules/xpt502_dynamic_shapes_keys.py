@@ -2,26 +2,31 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..export_site import ExportSite
 from ..model import Applicability, Mode, Severity
 from ..report import FixProposal
 from ..rule import Invalid, Rule, Scope, TorchError, Valid
 
 
 class DynamicShapesKeys(Rule):
-    """`dynamic_shapes` names an argument that `forward` does not have.
+    """`dynamic_shapes` keys that are not the inputs the export passes to `forward`.
 
     ## What it does
     For `torch.export.export(Model(...), args, dynamic_shapes={...})` (or an `xport_example()`
     returning `{"model": ..., "args": ..., "dynamic_shapes": ...}`) with `Model` defined in the
     same file, checks that every key of the `dynamic_shapes` dict is a parameter of
-    `Model.forward` (or of the exported function). The dict, its keys and the model are read
-    through names bound once (`shapes = {...}`, `key, _ = "x", 0`) and one-line helpers of the
-    project (`dynamic_shapes=_h(shapes)`).
+    `Model.forward` (or of the exported function), and, where the example arguments and keyword
+    inputs are written out, that the keys are exactly the parameters they fill: a key for a
+    parameter left to its default (`"mask": None` where only `x` is passed) and a passed input
+    with no key are errors too. The dict, its keys and the model are read through names bound
+    once (`shapes = {...}`, `key, _ = "x", 0`) and one-line helpers of the project
+    (`dynamic_shapes=_h(shapes)`).
 
     ## Why it fails torch.export
-    Export matches `dynamic_shapes` to inputs by name and refuses a mismatch:
+    Export matches `dynamic_shapes` to the inputs it is given by name and refuses a mismatch:
     `UserError: When dynamic_shapes is specified as a dict, its top-level keys must be the arg
-    names ['x'] of inputs, but here they are ['y']`.
+    names ['x'] of inputs, but here they are ['y']` (or `['x', 'mask']` for a parameter the call
+    leaves to its default; measured on torch 2.13, both modes).
 
     ## Example
     ```python
@@ -81,6 +86,32 @@ class DynamicShapesKeys(Rule):
                 where = written if program.statement_of(written) is not None else site.node
                 self.report(where, f"dynamic_shapes key {key!r} is not an argument of forward ({names})", fix=fix,
                             statement=program.statement_of(where))
+            if not unknown:
+                self._passed_inputs(site, keyed)
+
+    def _passed_inputs(self, site: ExportSite, keyed: list[tuple[cst.BaseExpression, cst.SimpleString, object]]) -> None:
+        """The keys must be the inputs the export passes, no more, no fewer (measured on torch 2.13,
+        both modes): a key for a parameter left to its default (`"mask": None` where only `x` is
+        given) fails, as does a passed input with no key."""
+        program = self.ctx.program
+        passed = site.passed_parameters
+        if passed is None or len(keyed) != len(site.keys) or len(keyed) != len(site.dynamic_shapes.elements):  # type: ignore[union-attr]
+            return  # a key not read (`**others`, a computed name): what the dict holds is not known
+        wanted = ", ".join(repr(name) for name in passed) or "none"
+        for written, _, key in keyed:
+            if key not in passed:
+                where = written if program.statement_of(written) is not None else site.node
+                self.report(where, f"dynamic_shapes key {key!r} names an argument the export does not pass "
+                                   f"(forward's `{key}` takes its default): export wants the keys {wanted}",
+                            statement=program.statement_of(where))
+        missing = [name for name in passed if name not in {key for _, _, key in keyed}]
+        if missing:
+            shapes = site.written_shapes if site.written_shapes is not None else site.node
+            where = shapes if program.statement_of(shapes) is not None else site.node
+            names = ", ".join(f"`{name}`" for name in missing)
+            self.report(where, f"dynamic_shapes has no key for {names}, which the export passes: export wants the "
+                               f"keys {wanted} (`None` for an input with no dynamic size)",
+                        statement=program.statement_of(where))
 
     VALID = [
         Valid(
@@ -99,6 +130,34 @@ class DynamicShapesKeys(Rule):
         )
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Masked(torch.nn.Module):
+                def forward(self, x, mask=None):
+                    return x * 2 if mask is None else x * mask
+            def xport_example():
+                return Masked(), (torch.randn(2, 8),)
+            def export():
+                shapes = {"x": {0: Dim("batch")}, "mask": None}  # expect: XPT502
+                return torch.export.export(Masked(), (torch.randn(2, 8),), dynamic_shapes=shapes)
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Masked(torch.nn.Module):
+                def forward(self, x, mask=None):
+                    return x * 2 if mask is None else x * mask
+            def xport_example():
+                return Masked(), (torch.randn(2, 8), torch.ones(2, 8))
+            def export():
+                args = (torch.randn(2, 8), torch.ones(2, 8))
+                return torch.export.export(Masked(), args, dynamic_shapes={"x": {0: Dim("batch")}})  # expect: XPT502
+            """
+        ),
         Invalid(
             """
             import torch
