@@ -1366,7 +1366,9 @@ class Sizes:
         if self._read_in is None:
             self._read_in = _reads_of(self.func.body, self._values.keys())
         at, first = self._read_in.get(id(node)), self._first_rebound.get(name)
-        return at is not None and first is not None and at <= first
+        if at is None:
+            return self._input(name)  # a read written for the analysis (a helper's body at its call)
+        return first is not None and at <= first
 
     def _input(self, tensor: str | None) -> bool:
         """Whether `tensor` still names the `forward` input where the current test reads it."""

@@ -183,8 +183,8 @@ class SlicedSizeOne(Rule):
             position = sizes.positions.get(tensor, -1)
             cuts = [(index, cut) for index, element in enumerate(sliced.slice)
                     if (cut := _cut(element.slice, sizes, (tensor, position, index)))]
-            if not cuts or sizes.through(tensor, 0) != (tensor, sizes.positions.get(tensor), 0):
-                continue  # no slice by literals of a `forward` input as it came in
+            if not cuts or not sizes.reads_input(sliced.value):
+                continue  # no slice by literals of a `forward` input as it came in (`x = x[:, 1:]` is one)
             if id(node) in self.ctx.conditional():
                 return
             config = self.ctx.shape_config()

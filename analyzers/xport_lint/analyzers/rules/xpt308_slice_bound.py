@@ -93,7 +93,7 @@ class SliceBound(Rule):
             for index, element in enumerate(node.slice):
                 part = element.slice
                 if isinstance(part, cst.Slice) and part.step is None:
-                    if self._judge(node, node.value.value, index, part.lower, part.upper, computed):
+                    if self._judge(node, node.value, index, part.lower, part.upper, computed):
                         return
         elif isinstance(node, cst.Call):
             func = node.func
@@ -103,20 +103,21 @@ class SliceBound(Rule):
                 return
             dim, start, length = (a.value for a in node.args)
             if isinstance(dim, cst.Integer):
-                self._judge(node, func.value.value, int(dim.evaluated_value), start, length, computed)
+                self._judge(node, func.value, int(dim.evaluated_value), start, length, computed)
 
     def _judge(
-        self, node: cst.CSTNode, tensor: str, index: int, lower: cst.BaseExpression | None,
+        self, node: cst.CSTNode, read: cst.Name, index: int, lower: cst.BaseExpression | None,
         upper: cst.BaseExpression | None, computed: bool,
     ) -> bool:
-        """Report the slice of `tensor` along `index` from `lower` to `upper` (a length for
+        """Report the slice of the input `read` reads along `index` from `lower` to `upper` (a length for
         `narrow`) if it fails export; whether it did. `computed`: judged as the operand of
         arithmetic, in strict mode (where a length equal to the range's low end fails only so)."""
         if self.ctx.traced is None or not self.ctx.shape_config().any_named():
             return False  # only a named `Dim` is reported: without one, sizes need not be followed
         traced, sizes = self.ctx.traced, self.ctx.sizes()
-        if traced is None or sizes is None or sizes.through(tensor, 0) != (tensor, sizes.positions.get(tensor), 0):
+        if traced is None or sizes is None or not sizes.reads_input(read):
             return False  # not a `forward` input as it came in
+        tensor = read.value
         ref = (tensor, sizes.positions[tensor], index)
         spec = self.ctx.shape_config().dim(*ref)
         if spec.kind is not DimKind.NAMED or spec.derived or id(node) in self.ctx.conditional():
