@@ -6,14 +6,14 @@ the range holds larger sizes). Measured on torch 2.13 in both modes. Near misses
 low end leaves the slice longer than 1, and the batch declared instead.
 
 Figures (BEFORE is this file run on the engine of `5dc9469`): failing programs with an error,
-non-strict 3/5 -> 5/5, strict 0/1 before and after (a known miss); exporting programs with one
-0/2 and 0/6 before and after."""
+non-strict 3/5 -> 5/5, strict 0/1 -> 1/1 (arithmetic on the slice through the rebound name);
+exporting programs with one 0/2 and 0/6 before and after."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.truth.batches import Mode, Program, ProgramBatch
+from tests.truth.batches import Program, ProgramBatch
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -36,13 +36,6 @@ PROGRAMS: list[Program] = [
     Program("strip-cls-rebound-batch", "x = x[:, 1:]\nreturn x.mean(dim=1)", _ARGS, '{"x": {0: Dim("b")}}', fails=False),
 ]
 
-#: `x = x[:, :4]` then `x * 2`: strict export fails at the arithmetic, which reads the slice
-#: through the rebound name; XPT308 judges arithmetic on a slice written in it
-KNOWN_MISSES = {
-    ("first-four-rebound", Mode.STRICT): "XPT308's strict judgement of arithmetic on a slice reads the slice written "
-    "in the operand, not one a rebound name holds",
-}
-
-BATCH = ProgramBatch("reboundslice", {"spellings": PROGRAMS}, KNOWN_MISSES)
+BATCH = ProgramBatch("reboundslice", {"spellings": PROGRAMS}, {})
 test_error_exactly_where_export_fails = BATCH.error_exactly_where_export_fails()
 test_recall_and_false_errors = BATCH.recall_and_false_errors()

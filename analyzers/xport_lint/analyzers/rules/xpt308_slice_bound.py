@@ -86,7 +86,11 @@ class SliceBound(Rule):
                                       judge=lambda written: self._slice(written, computed=True))
 
     def _slice(self, node: cst.CSTNode, computed: bool) -> None:
-        """`x[..., a:b]` or `x.narrow(dim, start, length)` of an input: each sliced dimension judged."""
+        """`x[..., a:b]` or `x.narrow(dim, start, length)` of an input: each sliced dimension judged;
+        an operand of arithmetic through the name it is bound to (`x = x[:, :4]`, then `x * 2`)."""
+        sizes = self.ctx.sizes() if computed and isinstance(node, cst.Name) and self.ctx.traced is not None else None
+        if sizes is not None and self.ctx.shape_config().any_named():
+            node = sizes.followed(node)
         if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and not any(
             not isinstance(e.slice, (cst.Slice, cst.Index)) or _expands(e.slice) for e in node.slice
         ):
