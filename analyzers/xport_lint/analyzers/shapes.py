@@ -1670,13 +1670,14 @@ class Sizes:
         return [(tensor, self.positions[tensor], index) for index in range(rank)] if rank is not None else None
 
     def _from_start(self, tensor: cst.BaseExpression, index: int) -> int | None:
-        """`index` counted from the start: a negative one of an input whose rank is known (the
-        example's, or `b, c, h, w = x.shape` in the body), else None."""
+        """`index` counted from the start: a negative one of a tensor whose rank is known (an
+        input's from the example, or `b, c, h, w = x.shape` in the body; a rebound name's from the
+        ops that made it), else None."""
         if index >= 0:
             return index
-        if not isinstance(tensor, cst.Name) or not self._input(tensor.value):
+        if not isinstance(tensor, cst.Name):
             return None
-        rank = self.ranks.get(self.positions[tensor.value])
+        rank = self._rank(tensor, 0)
         return index + rank if rank is not None and index >= -rank else None
 
     def ref(self, expr: cst.BaseExpression) -> SizeRef | None:
@@ -1691,7 +1692,7 @@ class Sizes:
         if index is None:
             return None
         if isinstance(tensor, cst.Name):
-            return self.through(tensor.value, index)
+            return self.through(tensor.value, index, read=tensor)
         return self._dim_of(tensor, index, 1)
 
     def size_read(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
@@ -1758,17 +1759,19 @@ class Sizes:
         kind = _FUNCTIONAL_POOLS.get(name)
         return (kind, cst.Call(cst.Name(kind), call.args[1:]), integer_literal) if kind else None
 
-    def through(self, tensor: str, index: int, depth: int = 0) -> SizeRef | None:
+    def through(self, tensor: str, index: int, depth: int = 0, read: cst.Name | None = None) -> SizeRef | None:
         """The input dimension that dimension `index` of the tensor named `tensor` is: the input's
         own, or followed through the ops that keep it (`h = self.proj(x)`: `Linear` keeps every
         dimension but the last; `self.norm(h)`, `h.float()`, `torch.relu(h)`, `h * 2` keep all;
-        `transpose`/`permute`/`unsqueeze` move it). None where an op not modelled made it."""
-        if self._input(tensor):
+        `transpose`/`permute`/`unsqueeze` move it). None where an op not modelled made it. `read`:
+        the name as read, which places a read of a rebound input (`x = self.proj(x)`, then
+        `x.shape[1]` reads the projection)."""
+        if self.reads_input(read) if read is not None else self._input(tensor):
             return tensor, self.positions[tensor], index
-        if depth > 12 or tensor in self.positions:
+        if depth > 12 or (tensor in self.positions and (read is None or tensor not in self._values)):
             return None
-        value = self.bound(tensor)
-        return self._dim_of(value, index, depth + 1) if value is not None else None
+        value = self.bound(tensor, read)
+        return self._dim_of(value, index, depth + 1) if value is not None and value is not read else None
 
     def dim_of(self, expr: cst.BaseExpression, index: int) -> SizeRef | None:
         """The input dimension that dimension `index` of the tensor `expr` computes is (see `through`)."""
@@ -1779,7 +1782,7 @@ class Sizes:
         if entry is not None:
             return entry[0], entry[1], index
         if isinstance(expr, cst.Name):
-            return self.through(expr.value, index, depth)
+            return self.through(expr.value, index, depth, read=expr)
         if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _ELEMENTWISE_OPERATORS:
             return self._dim_of(expr.left, index, depth) or self._dim_of(expr.right, index, depth)
         if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
@@ -1927,9 +1930,10 @@ class Sizes:
         if entry is not None:
             return self.entries[entry[0]][1]
         if isinstance(expr, cst.Name):
-            if self._input(expr.value):
+            if self.reads_input(expr):
                 return self.ranks.get(self.positions[expr.value])
-            value = self.bound(expr.value, expr) if expr.value not in self.positions else None
+            followed = expr.value not in self.positions or expr.value in self._values
+            value = self.bound(expr.value, expr) if followed else None
             return self._rank(value, depth + 1) if value is not None and value is not expr else None
         held = self._held(expr)
         if held is not None:
