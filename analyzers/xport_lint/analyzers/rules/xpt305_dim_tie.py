@@ -108,7 +108,12 @@ class DimTie(Rule):
     literal sizes (or `F.linear` with a parameter of literal sizes) applied to a tensor whose
     last size is a named `Dim` (its weight fixes that size), as `LayerNorm(8)` fixes the last
     size and `GroupNorm`/`BatchNormNd`/`ConvNd` the channels of a batched input; and `expand` to a
-    literal size other than the input's (or 1), or to another input's size. A constant tied to
+    literal size other than the input's (or 1), or to another input's size; `expand_as(y)`,
+    `broadcast_to(y.shape)` and `expand(y.shape)` broadcast as `x + y` does. A `split` piece that
+    floor-divides the split size (`[n // 2, n - n // 2]`) needs it a multiple. A `view` target's
+    sizes read as sizes (`x.view(b, n * c)` of `b, n, c = x.shape` folds `n` into the features a
+    `Linear` then fixes). Each read of a rebound input name is the value bound last before it
+    (`x = torch.cat([cls, x], 1)`, then `x + self.pos_embed`). A constant tied to
     `Dim.DYNAMIC` is flagged too (export specialises it and fails). Also followed: `einsum` with
     `...`, a strided slice `x[::2]` (`ceil(s / 2)`: tied to another root's `Dim` or a constant
     it fails), `ConvTranspose` layers, `x.new_zeros(...)`, an `nn.Sequential` of `Flatten`,
