@@ -38,6 +38,8 @@ NEVER_WHILE_EXPORTING = {
     "fp16-clamp": "        if x.dtype == torch.float16 and torch.isinf(x).any():\n            x = torch.clamp(x, -1.0, 1.0)\n        return x\n",
     # export never evaluates the right operand: `not True and ...` stops at the left
     "short-circuit": "        if not torch.compiler.is_compiling() and (x[-1] == 0).all():\n            return x * 2\n        return x\n",
+    # the side of a conditional expression a guard rules out
+    "guarded-conditional-expression": "        return x if torch.compiler.is_compiling() else (x * 2 if x.sum() > 0 else x)\n",
 }
 TRAINING_ONLY = {
     "helper-called-only-in-training": "        if self.training:\n            x = self.noisy(x)\n        return x\n\n"
@@ -48,6 +50,10 @@ TRAINING_ONLY = {
     "                return x * 2\n        return x\n",
     "after-not-training-return": "        if not self.training:\n            return x\n        if x.sum() > 0:\n            return x * 2\n"
     "        return x\n",
+    # the side of a conditional expression only training mode takes, in a statement both run
+    "training-conditional-expression": "        return (x * 2 if x.sum() > 0 else x) if self.training else x\n",
+    "not-training-conditional-expression": "        y = x if not self.training else (x * 2 if x.sum() > 0 else x)\n"
+    "        return y\n",
 }
 
 

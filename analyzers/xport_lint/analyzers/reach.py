@@ -82,6 +82,9 @@ class FileReach(ExportSites):
         self._holders: dict[int, cst.FunctionDef] | None = None
         #: ids of statements only an export in training mode runs (under `if self.training:`)
         self.training_only: set[int] = set()
+        #: ids of the nodes only a training-mode export evaluates, in a statement that runs in
+        #: both (the side of `a if self.training else b`)
+        self.training_only_nodes: set[int] = set()
         #: ids of statements that run only with a configuration other than the default, with the
         #: condition said (`only with `experts_implementation="eager"`: ...` for a transformers experts class)
         self.switched: dict[int, str] = {}
@@ -1545,11 +1548,16 @@ class FileReach(ExportSites):
 
     def _mark_side_not_taken(self, node: cst.IfExp, func: cst.FunctionDef) -> None:
         """`1.0 if torch.compiler.is_compiling() else float(t)`: export never evaluates the side
-        its guard rules out; `() if (output_attentions and is_global_attn) else None`: the body runs
-        only where the optional operands are given."""
+        its guard rules out, and an eval-mode export the side a training test guards; `() if
+        (output_attentions and is_global_attn) else None`: the body runs only where the optional
+        operands are given."""
         taken = self._while_exporting(node.test, func) if self.mentions_guards else None
         if taken is not None:
             self.unevaluated.update(id(inner) for inner in iter_nodes(node.orelse if taken else node.body))
+        elif _tests_training(node.test):  # `float(t.max()) if self.training else 1.0`
+            self.training_only_nodes.update(id(inner) for inner in iter_nodes(node.body))
+        elif _tests_not_training(node.test):
+            self.training_only_nodes.update(id(inner) for inner in iter_nodes(node.orelse))
         self._mark_unevaluated(node.test, func)
         if type(node.test) is cst.BooleanOperation:
             self._mark_optional_operands(node.test, func)

@@ -146,6 +146,8 @@ def _condition(reach: FileReach, node: int, statement: int | None) -> str | None
         return optional_reason(reach.optional_nodes[node], reach)
     if node in reach.switched_nodes:
         return reach.switched_nodes[node]
+    if node in reach.training_only_nodes:
+        return TRAINING_ONLY
     if statement is None:
         return None
     if statement in reach.training_only:
