@@ -143,8 +143,9 @@ def test_a_linear_layer_changes_the_last_dimension_and_an_embedding_adds_one() -
     assert sizes.through("h", -1) is None and sizes.through("h", 2) is None  # the layer's width
     assert sizes.through("e", 1) == ("ids", 1, 1) and sizes.through("e", -2) == ("ids", 1, -1)
     assert sizes.through("e", -1) is None and sizes.through("e", 2) is None  # the embedding's width
-    sizes.ranks = {}  # ranks unknown: only what holds whatever the rank
-    assert sizes.through("h", 0) == ("x", 0, 0) and sizes.through("h", 1) is None
+    unranked = sizes_of(LAST_CHANGED)
+    unranked.ranks = {}  # ranks unknown: only what holds whatever the rank
+    assert unranked.through("h", 0) == ("x", 0, 0) and unranked.through("h", 1) is None
 
 
 def test_an_op_not_modelled_leaves_the_size_unknown() -> None:

@@ -1315,7 +1315,7 @@ class Sizes:
             and name not in bound_otherwise and name not in self.unpacked
             and not any(in_loop for *_, in_loop in bindings)
         } if placed else {}
-        #: id(a `Name` reading such a local) -> the index of the statement it is read in, found
+        #: id(a `Name` reading such a local or an input) -> the index of the statement it is read in, found
         #: when `bound` first asks (a walk of the whole body: most `Sizes` are never asked)
         self._read_in: dict[int, int] | None = None
         self._at: int | None = None
@@ -1329,7 +1329,7 @@ class Sizes:
         if values is None:
             return None
         if node is not None and self._read_in is None:
-            self._read_in = _reads_of(self.func.body, self._values.keys())
+            self._read_in = _reads_of(self.func.body, {*self._values, *self.positions})
         at = self._read_in.get(id(node), self._at) if node is not None else self._at  # type: ignore[union-attr]
         if at is None:
             return None
@@ -1361,14 +1361,14 @@ class Sizes:
             return False
         if name not in self.reassigned:
             return True
-        if name not in self._values:
-            return False  # rebound in a loop, by `+=`, under a condition
         if self._read_in is None:
-            self._read_in = _reads_of(self.func.body, self._values.keys())
+            self._read_in = _reads_of(self.func.body, {*self._values, *self.positions})
         at, first = self._read_in.get(id(node)), self._first_rebound.get(name)
-        if at is None:
-            return self._input(name)  # a read written for the analysis (a helper's body at its call)
-        return first is not None and at <= first
+        if at is None or first is None:
+            # a read written for the analysis (a helper's body at its call), or an input rebound
+            # only in a loop or by `+=`: where the current test reads it
+            return self._input(name)
+        return at <= first
 
     def _input(self, tensor: str | None) -> bool:
         """Whether `tensor` still names the `forward` input where the current test reads it."""
