@@ -2869,11 +2869,15 @@ def _straight_line(helper: cst.FunctionDef, method: bool) -> cst.FunctionDef | N
 
 def _free_names(helper: cst.FunctionDef) -> set[str]:
     """The names `helper` reads that it does not bind (its globals)."""
-    own = {p.name.value for p in helper.params.params} | {
+    return names_read(helper.body) - {p.name.value for p in helper.params.params} - _bound_locals(helper)
+
+
+def _bound_locals(helper: cst.FunctionDef) -> set[str]:
+    """The names `helper`'s assignments bind."""
+    return {
         n.value for s in _statements(helper.body) if isinstance(s, cst.Assign)
         for t in s.targets for n in iter_nodes(t.target) if isinstance(n, cst.Name)
     }
-    return names_read(helper.body) - own
 
 
 #: calls that assert their first argument (timm's `_assert` is torch's)
@@ -2930,12 +2934,46 @@ def tested_parameters(helper: cst.FunctionDef) -> dict[str, tuple[cst.CSTNode, c
     return found
 
 
-def tested_sizes(helper: cst.FunctionDef) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
+def tested_sizes(helper: cst.FunctionDef) -> list[tuple[cst.BaseExpression, cst.BaseExpression, cst.CSTNode]]:
     """The checks of `helper` that read its parameters inside an expression (`torch._check(t.shape[-1]
-    % k == 0)`): a call guards that expression with its arguments in place of the parameters."""
+    % k == 0)`; `n = t.shape[1]`, then `assert n == expected`), each as written, with the locals
+    bound once written out (`t.shape[1] == expected`), and its statement: a call guards that
+    expression with its arguments in place of the parameters."""
     params = {p.name.value for p in helper.params.params} - {"self", "cls"}
-    return [(tested, statement) for tested, statement, *_ in _checks(helper) if not isinstance(tested, cst.Name)
-            and any(isinstance(node, cst.Name) and node.value in params for node in iter_nodes(tested))]
+    held = _locals_held(helper)
+    own = _bound_locals(helper) - params
+    found = []
+    for tested, statement, *_ in _checks(helper):
+        written = _locals_written(tested, held) if not isinstance(tested, cst.Name) else None
+        read = names_read(written) if written is not None else set()
+        if written is not None and read & params and not read & own:  # no local of the helper left
+            found.append((tested, written, statement))
+    return found
+
+
+def _locals_held(helper: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """The locals a helper binds once to a value it shows (`n = t.shape[1]`, `_, n, _ = t.shape`),
+    parameters aside."""
+    params = {p.name.value for p in helper.params.params}
+    body = helper.body.body if isinstance(helper.body, cst.IndentedBlock) else ()
+    bindings = [pair for line in body for pair in (_unpacked_shape(line) or _bound_names(line))]
+    names = [name for name, _ in bindings]
+    return {
+        name: value for name, value in bindings if value is not None and names.count(name) == 1 and name not in params
+    }
+
+
+def _locals_written(tested: cst.BaseExpression, held: dict[str, cst.BaseExpression]) -> cst.BaseExpression | None:
+    """`tested` with the locals of `held` it reads written out (`n = t.size(0)`, `half = n // 2`,
+    then `half > 4`: `t.size(0) // 2 > 4`), a few deep; None where that fails."""
+    written: cst.BaseExpression | None = tested
+    read = names_read(tested)
+    for _ in range(_DEPTH_OF_LOCALS):
+        if written is None or not read & held.keys():
+            break
+        written = arguments_written(written, held)
+        read = names_read(written) if written is not None else set()
+    return written
 
 
 def _bound_names(line: cst.CSTNode) -> list[tuple[str, cst.BaseExpression | None]]:
@@ -2998,20 +3036,11 @@ def written_size_checks(helper: cst.FunctionDef) -> tuple[tuple[str, ...], tuple
     if not tests:
         return None
     params = tuple(p.name.value for p in helper.params.params)
-    body = helper.body.body if isinstance(helper.body, cst.IndentedBlock) else ()
-    bindings = [pair for line in body for pair in (_unpacked_shape(line) or _bound_names(line))]
-    names = [name for name, _ in bindings]
-    held = {name: value for name, value in bindings
-            if value is not None and names.count(name) == 1 and name not in params}
+    held = _locals_held(helper)
     checks = []
     for tested in tests:
-        written: cst.BaseExpression | None = tested
-        read = names_read(tested)
-        for _ in range(_DEPTH_OF_LOCALS):  # `n = t.size(0)`, `half = n // 2`, then `half > 4`
-            if written is None or not read & held.keys():
-                break
-            written = arguments_written(written, held)
-            read = names_read(written) if written is not None else set()
+        written = _locals_written(tested, held)
+        read = names_read(written) if written is not None else set()
         if written is not None and read and read <= set(params):
             checks.append(cst.Module([]).code_for_node(written))
     return (params, tuple(checks)) if checks else None

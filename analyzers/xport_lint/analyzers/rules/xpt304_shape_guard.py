@@ -134,9 +134,9 @@ class ShapeGuard(Rule):
             if value is not None and id(test) not in seen:  # type: ignore[operator]
                 seen.add(id(test))  # type: ignore[attr-defined]
                 self._check(value, f"`{short(call.func)}` checking its `{param}`", at=(test, statement, call))
-        for test, statement in tested_sizes(helper):
+        for test, unfolded, statement in tested_sizes(helper):
             arguments = {param: _argument(call, params, param) for param in params}
-            written = arguments_written(test, {k: v for k, v in arguments.items() if v is not None})
+            written = arguments_written(unfolded, {k: v for k, v in arguments.items() if v is not None})
             seen = self.ctx.shared.setdefault("xpt304:helper-checks", set())
             if written is not None and id(test) not in seen:  # type: ignore[operator]
                 seen.add(id(test))  # type: ignore[attr-defined]
