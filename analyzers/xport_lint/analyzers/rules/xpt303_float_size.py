@@ -601,8 +601,8 @@ def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _float_arithmetic(expr: cst.BaseExpression) -> bool:
-    """`a / b`, a product with a float literal, or a call of Python's float functions
-    (`math.sqrt`), anywhere in `expr`."""
+    """`a / b`, a product with a float literal, a power by one (`n ** 0.5`), or a call of
+    Python's float functions (`math.sqrt`), anywhere in `expr`."""
     stack: list[cst.CSTNode] = [expr]
     while stack:
         node = stack.pop()
@@ -611,6 +611,7 @@ def _float_arithmetic(expr: cst.BaseExpression) -> bool:
         if isinstance(node, cst.BinaryOperation) and (
             isinstance(node.operator, cst.Divide)
             or (isinstance(node.operator, cst.Multiply) and isinstance(node.left, cst.Float) | isinstance(node.right, cst.Float))
+            or (isinstance(node.operator, cst.Power) and isinstance(node.right, cst.Float))
         ):
             return True
         stack.extend(node.children)
@@ -683,9 +684,14 @@ def _init_numbers(cls: cst.ClassDef) -> dict[str, cst.BaseNumber]:
 
 def _sized_operands(expr: cst.BaseExpression) -> cst.BaseExpression:
     """`x.shape[0] / 2` read as `x.shape[0] // 2` (the same sizes, in integer arithmetic the
-    size analysis reads); float literals as 1; `math.sqrt(n)` as `n`."""
+    size analysis reads); float literals as 1; `math.sqrt(n)` and `n ** 0.5` as `n`."""
 
     class _Integral(cst.CSTTransformer):
+        def leave_BinaryOperation(self, original: cst.BinaryOperation, updated: cst.BinaryOperation) -> cst.BaseExpression:
+            if isinstance(updated.operator, cst.Power):  # `n ** 0.5` reads `n`
+                return updated.left.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            return updated
+
         def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
             if dotted(original.func) in _MATH_FLOAT and len(updated.args) == 1:
                 return updated.args[0].value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
