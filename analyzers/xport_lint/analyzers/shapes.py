@@ -900,6 +900,12 @@ def init_buffers(
                 t = target.target
                 if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                     value = stmt.value
+                    kind = (resolve(value.func) or "").rpartition(".")[2] if isinstance(value, cst.Call) else ""
+                    if kind in _WEIGHT_ARGUMENTS:  # `self.pos = nn.Embedding(64, 16)`: `self.pos.weight` is (64, 16)
+                        lengths = [length(argument) if (argument := _argument_of(value, position, keyword)) is not None
+                                   else None for position, keyword in _WEIGHT_ARGUMENTS[kind]]
+                        found.setdefault(f"{t.attr.value}.weight", []).append(tuple(lengths))
+                        continue
                     if (isinstance(value, cst.Call) and (dotted(value.func) or "").endswith(("Parameter", "Buffer"))
                             and value.args):
                         value = value.args[0].value  # `nn.Parameter(...)`, `nn.Buffer(..., persistent=False)`
@@ -909,6 +915,12 @@ def init_buffers(
         if len(values) == 1 and values[0] is not None and None not in values[0]
     }  # type: ignore[misc]
 
+
+#: layers whose `weight` is sized by their constructor: its dimensions' (position, keyword)
+_WEIGHT_ARGUMENTS = {
+    "Embedding": ((0, "num_embeddings"), (1, "embedding_dim")),
+    "Linear": ((1, "out_features"), (0, "in_features")),
+}
 
 #: what keeps every size of the tensor it is given (its other arguments are not sizes)
 _SIZE_KEEPING_FUNCTIONS = frozenset({"torch.tril", "torch.triu"})
@@ -1222,6 +1234,8 @@ class Sizes:
         #: the node is kept beside each answer so its id stays its own
         self._ranks_seen: dict[tuple[int, int | None], tuple[cst.BaseExpression, int | None]] = {}
         self._terms_seen: dict[tuple[int, int, int | None], tuple[cst.BaseExpression, Term | None]] = {}
+        #: per `view` argument: (the argument, the sizes it lists), so a size written out is one node
+        self._listed_seen: dict[int, tuple[cst.BaseExpression, list[cst.BaseExpression] | None]] = {}
         #: the methods of the class whose `forward` this is (`self._length(x)` reads through a one-line one)
         owner = self._owner = next((c for c in self.blocks.values() if any(s is func for s in c.body.body)), None)
         self.methods = {
@@ -1592,19 +1606,26 @@ class Sizes:
             return None if isinstance(element, cst.StarredElement) else element.value
         return None
 
-    def _unpacked_ref(self, name: str, out: list[SizeRef]) -> bool:
+    def _unpacked_place(self, name: str) -> tuple[cst.BaseExpression, int] | None:
+        """The tensor and dimension (from its end where negative) of a name unpacked from its
+        shape: `b, c, h, w = x.shape`, also of a slice of it (`h, w = x.shape[-2:]`: the element
+        counted from the slice's start)."""
         value, index = self.unpacked[name]
         if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Slice):
-            # `h, w = x.shape[-2:]`, `h, w = x.shape[2:]`: the element counted from the slice's start
             part = value.slice[0].slice
             start = integer_literal(part.lower) if part.lower is not None else 0
             if part.upper is not None or part.step is not None or start is None or index < 0 or (
                 start < 0 and start + index >= 0
             ):
-                return False
+                return None
             value, index = value.value, start + index
         tensor = self._shape_of(value)
-        index = self._from_start(tensor, index) if tensor is not None else None
+        return (tensor, index) if tensor is not None else None
+
+    def _unpacked_ref(self, name: str, out: list[SizeRef]) -> bool:
+        place = self._unpacked_place(name)
+        tensor = place[0] if place is not None else None
+        index = self._from_start(tensor, place[1]) if place is not None else None
         found = self._dim_of(tensor, index, 1) if tensor is not None and index is not None else None
         if found is None:
             return False
@@ -1632,6 +1653,72 @@ class Sizes:
         if part.step is not None or start is None or start < 0:
             return None, index
         return self._shape_of(listed.value), start + index
+
+    def view_targets(self, args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None:
+        """The sizes `view`/`reshape` is given, also as a shape built from another's
+        (`x.view(x.size()[:-1] + (h, d))`, `x.view(*x.shape[:-1], h, d)`, through a name bound
+        once): each size read from a shape written out as `t.shape[i]`. None where one is not known."""
+        if any(a.keyword is not None for a in args):
+            return None
+        if len(args) == 1 and not args[0].star:
+            listed = self._listed(args[0].value)
+            if listed is not None:
+                return listed
+            followed = self.followed(args[0].value)
+            if isinstance(followed, (cst.Tuple, cst.List)) or self._shape_of(followed) is not None or (
+                isinstance(followed, cst.BinaryOperation) and not self.is_number(followed)
+            ):
+                return None  # a shape whose sizes are not known
+            return [args[0].value]
+        out: list[cst.BaseExpression] = []
+        for arg in args:
+            listed = self._listed(arg.value) if arg.star else [arg.value]
+            if listed is None:
+                return None
+            out += listed
+        return out
+
+    def _listed(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.BaseExpression] | None:
+        """The sizes a shape expression lists: a tuple, `t.shape`/`t.size()` and slices of it by
+        literals (of a tensor whose rank is known), and `+` of those."""
+        seen = self._listed_seen.get(id(expr))
+        if seen is not None:
+            return seen[1]
+        found = self._listed_of(expr, depth)
+        self._listed_seen[id(expr)] = (expr, found)
+        return found
+
+    def _listed_of(self, expr: cst.BaseExpression, depth: int) -> list[cst.BaseExpression] | None:
+        if depth > 8:
+            return None
+        followed = self.followed(expr)
+        if isinstance(followed, (cst.Tuple, cst.List)):
+            out: list[cst.BaseExpression] = []
+            for element in followed.elements:
+                listed = self._listed(element.value, depth + 1) if isinstance(element, cst.StarredElement) else [
+                    element.value]
+                if listed is None:
+                    return None
+                out += listed
+            return out
+        if isinstance(followed, cst.BinaryOperation) and isinstance(followed.operator, cst.Add):
+            left, right = self._listed(followed.left, depth + 1), self._listed(followed.right, depth + 1)
+            return left + right if left is not None and right is not None else None
+        part: cst.Slice | None = None
+        sliced = followed.slice[0].slice if isinstance(followed, cst.Subscript) and len(followed.slice) == 1 else None
+        if isinstance(sliced, cst.Slice):
+            part, followed = sliced, followed.value  # type: ignore[attr-defined]
+        tensor = self._shape_of(followed)
+        rank = self._rank(tensor, depth + 1) if tensor is not None else None
+        if tensor is None or rank is None:
+            return None
+        bounds = [0 if part is None or part.lower is None else integer_literal(part.lower),
+                  rank if part is None or part.upper is None else integer_literal(part.upper)]
+        if None in bounds or (part is not None and part.step is not None):
+            return None
+        start, stop = (b + rank if b < 0 else b for b in bounds)  # type: ignore[operator]
+        return [cst.Subscript(cst.Attribute(tensor, cst.Name("shape")), [cst.SubscriptElement(cst.Index(
+            cst.Integer(str(index))))]) for index in range(max(start, 0), min(stop, rank))]
 
     def _shape_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The tensor of `t.shape` / `t.size()`, also handed back by a helper (`_shape(x)` of
@@ -1943,7 +2030,7 @@ class Sizes:
             return None if None in ranks else max(ranks)  # type: ignore[type-var]
         if isinstance(expr, cst.Subscript):
             return self._indexed(expr, depth, None)  # type: ignore[return-value]
-        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+        if not isinstance(expr, cst.Call) or not arguments_read(expr):
             return None
         func, args = expr.func, expr.args
         first = args[0].value if args and args[0].keyword is None else None
@@ -1961,7 +2048,7 @@ class Sizes:
         if isinstance(func, cst.Attribute) and not _is_module(func.value):
             method, tensor = func.attr.value, func.value
             if method in ("view", "reshape", "expand", "repeat", "permute"):
-                sizes = view_sizes(args)
+                sizes = self.view_targets(args) if method in ("view", "reshape") else view_sizes(args)
                 return len(sizes) if sizes is not None else None
             rank = self._rank(tensor, depth + 1)
             if rank is None:
@@ -2044,9 +2131,9 @@ class Sizes:
                 return None
             index += rank
         if isinstance(expr, cst.Name):
-            if self._input(expr.value):
+            if self.reads_input(expr):
                 return expr.value, self.positions[expr.value], index
-            if expr.value in self.positions:
+            if expr.value in self.positions and expr.value not in self._first_rebound:
                 return self._looped(expr.value, index)
             if expr.value in self.unpacked and expr.value not in self.reassigned:
                 return self._piece_term(self.unpacked[expr.value][0], index, depth)
@@ -2062,7 +2149,7 @@ class Sizes:
             return self._operator_term(expr, index, depth)
         if isinstance(expr, cst.Subscript):
             return self._indexed(expr, depth, index)  # type: ignore[return-value]
-        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+        if not isinstance(expr, cst.Call) or not arguments_read(expr):
             return None
         func, args = expr.func, expr.args
         first = args[0].value if args and args[0].keyword is None else None
@@ -2184,7 +2271,7 @@ class Sizes:
                 return self._size_term(tensor, index + end - start, depth + 1)
             return self._product(tensor, range(start, end + 1), depth)
         if method in ("view", "reshape"):
-            return self._reshaped_term(tensor, rank, view_sizes(args), index, depth)
+            return self._reshaped_term(tensor, rank, self.view_targets(args), index, depth)
         if method == "repeat":
             times = view_sizes(args)
             if times is None or len(times) < rank or index >= len(times):
@@ -2277,7 +2364,7 @@ class Sizes:
         from_end = rank - 1 - index
         if inner is None or from_end >= len(amounts) // 2:
             return inner
-        return Op("+", inner, Op("+", amounts[2 * from_end], amounts[2 * from_end + 1]))  # type: ignore[arg-type]
+        return _plus(inner, _plus(amounts[2 * from_end], amounts[2 * from_end + 1]))
 
     def _resized_term(self, tensor: cst.BaseExpression, args: Sequence[cst.Arg], index: int, depth: int) -> Term | None:
         """`F.interpolate`: batch and channels kept; a spatial size is `size=` or an integer `scale_factor` times it."""
@@ -2293,10 +2380,7 @@ class Sizes:
                 part = size.elements[index - 2] if index - 2 < len(size.elements) else None
                 return self._term(part.value, depth + 1) if isinstance(part, cst.Element) else None
             return self._term(size, depth + 1) if rank == 3 else None
-        scale = named.get("scale_factor")
-        factor = integer_literal(scale) if scale is not None and not isinstance(scale, cst.Float) else None
-        if isinstance(scale, cst.Float) and float(scale.evaluated_value).is_integer():
-            factor = int(scale.evaluated_value)
+        factor = _whole_factor(named.get("scale_factor"))
         inner = self._size_term(tensor, index, depth + 1)
         return None if factor is None or inner is None else _times(factor, inner)
 
@@ -2395,6 +2479,10 @@ class Sizes:
             width = _layer_argument(built, 1, "out_features" if kind == "Linear" else "embedding_dim")
             last = rank - 1 if kind == "Linear" else rank
             return (width if width is not None else None) if index == last else inner(index)
+        if kind == "Upsample":  # `nn.Upsample(scale_factor=2)`: as `F.interpolate` of the same arguments
+            factor = _whole_factor(_argument_of(built, 1, "scale_factor"))
+            source = inner(index)
+            return source if index < 2 else None if factor is None or source is None else _times(factor, source)
         spatial = _SPATIAL.get(kind)
         if spatial is None or rank != spatial + 2 or index >= rank:
             return None  # an unbatched input: which dimension is which is not known
@@ -2482,9 +2570,8 @@ class Sizes:
             if expr.value in self.leaves:
                 return None
             if expr.value in self.unpacked and expr.value not in self.reassigned:
-                value, place = self.unpacked[expr.value]
-                tensor = self._shape_of(value)
-                return self._size_term(tensor, place, depth + 1) if tensor is not None else None
+                found = self._unpacked_place(expr.value)
+                return self._size_term(found[0], found[1], depth + 1) if found is not None else None
             value = self.bound(expr.value, expr)
             return self._term(value, depth + 1) if value is not None and value is not expr else None
         if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _TERM_OPERATORS:
@@ -2492,6 +2579,9 @@ class Sizes:
             if left is None or right is None:
                 return None
             return Op(_TERM_OPERATORS[type(expr.operator)], left, right)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            inner = self._term(expr.expression, depth + 1)  # `(-h) % 7`: the pad up to a multiple of 7
+            return Op("-", 0, inner) if inner is not None else None
         ref = self.ref(expr)
         if ref is not None:
             return ref
@@ -3124,7 +3214,7 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
 
 @dataclass(frozen=True)
 class Op:
-    """A size computed from two others: `kind` is "+", "-", "*" or "//"."""
+    """A size computed from two others: `kind` is "+", "-", "*", "//" or "%"."""
 
     kind: str
     left: Term
@@ -3135,11 +3225,13 @@ class Op:
 Term = Any
 
 _DEPTH = 24
-_TERM_OPERATORS: dict[type, str] = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.FloorDivide: "//"}
+_TERM_OPERATORS: dict[type, str] = {
+    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.FloorDivide: "//", cst.Modulo: "%",
+}
 _TERM_ARITHMETIC = {symbol: INTEGER_ARITHMETIC[operator] for operator, symbol in _TERM_OPERATORS.items()}
 #: number of dimensions each layer adds to its input's (Sequential: the sum over its layers)
 _LAYER_RANKS: dict[str, int] = {
-    **dict.fromkeys(KEEP_ALL_LAYERS, 0), "Linear": 0, "Embedding": 1, "Sequential": 0,
+    **dict.fromkeys(KEEP_ALL_LAYERS, 0), "Linear": 0, "Embedding": 1, "Sequential": 0, "Upsample": 0,
     **dict.fromkeys((
         "Conv1d", "Conv2d", "Conv3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
         "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
@@ -3170,6 +3262,12 @@ def term_value(term: Term, sizes: dict[Any, int]) -> int | None:
         left, right = term_value(term.left, sizes), term_value(term.right, sizes)
         return _TERM_ARITHMETIC[term.kind](left, right) if left is not None and right is not None else None
     return sizes.get(term)
+
+
+def _plus(a: Term, b: Term) -> Term:
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    return a if b == 0 else b if a == 0 else Op("+", a, b)
 
 
 def _times(a: Term, b: Term) -> Term:
@@ -3249,6 +3347,14 @@ def _is_module_call(func: cst.BaseExpression) -> bool:
     return isinstance(func, cst.Attribute) and (dotted(func) or "").split(".")[0] in _MODULES
 
 
+def arguments_read(call: cst.Call) -> bool:
+    """Whether the size model reads `call`'s arguments: none is starred, but for the sizes of
+    `view`/`reshape` (`x.view(*x.shape[:-1], h, d)`: see `Sizes.view_targets`)."""
+    return not any(a.star for a in call.args) or (
+        isinstance(call.func, cst.Attribute) and call.func.attr.value in ("view", "reshape")
+    )
+
+
 def view_sizes(args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None:
     """The sizes of `view(a, b)` / `view((a, b))`; None with keywords or a starred argument."""
     if any(a.keyword is not None or a.star for a in args):
@@ -3289,14 +3395,28 @@ def _first_element(expr: cst.BaseExpression | None) -> cst.BaseExpression | None
     return None
 
 
-def _layer_argument(built: cst.Call | None, position: int, keyword: str, spatial: int = 0) -> int | None:
-    """A layer's integer constructor argument (`nn.Linear(8, 4)`'s out_features); `spatial`: the
-    element of a tuple argument (an adaptive pool's `(7, 7)`)."""
+def _argument_of(built: cst.Call | None, position: int, keyword: str) -> cst.BaseExpression | None:
+    """A layer's constructor argument as written, by keyword or position."""
     if built is None:
         return None
     value = next((a.value for a in built.args if a.keyword is not None and a.keyword.value == keyword), None)
     if value is None and len(built.args) > position and all(a.keyword is None for a in built.args[: position + 1]):
         value = built.args[position].value
+    return value
+
+
+def _whole_factor(scale: cst.BaseExpression | None) -> int | None:
+    """A `scale_factor` that is a whole number (`2`, `2.0`)."""
+    if isinstance(scale, cst.Float):
+        value = float(scale.evaluated_value)
+        return int(value) if value.is_integer() else None
+    return integer_literal(scale) if scale is not None else None
+
+
+def _layer_argument(built: cst.Call | None, position: int, keyword: str, spatial: int = 0) -> int | None:
+    """A layer's integer constructor argument (`nn.Linear(8, 4)`'s out_features); `spatial`: the
+    element of a tuple argument (an adaptive pool's `(7, 7)`)."""
+    value = _argument_of(built, position, keyword)
     if isinstance(value, (cst.Tuple, cst.List)):
         element = value.elements[spatial] if spatial < len(value.elements) else None
         value = element.value if isinstance(element, cst.Element) else None

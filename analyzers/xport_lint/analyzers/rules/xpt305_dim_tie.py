@@ -20,6 +20,7 @@ from ..shapes import (
     ShapesReader,
     SizeRef,
     Sizes,
+    arguments_read,
     declared_examples,
     init_buffers,
     init_call,
@@ -208,6 +209,11 @@ class DimTie(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value == "unflatten" and len(node.args) == 2:
             self._unflattened(node, func.value)
             return
+        if isinstance(func, cst.Attribute) and func.attr.value in ("topk", "kthvalue") and not (
+            self.ctx.resolve(func) or ""
+        ).startswith("torch."):
+            self._ranked(node, func.value, node.args)
+            return
         if isinstance(func, cst.Attribute) and func.attr.value in ("chunk", "split") and not (
             self.ctx.resolve(func) or ""
         ).startswith("torch."):
@@ -215,6 +221,9 @@ class DimTie(Rule):
                 self._split(node, func.attr.value, func.value, node.args)
             return
         name = self.ctx.resolve(func) or ""
+        if name in ("torch.topk", "torch.kthvalue") and node.args and node.args[0].keyword is None:
+            self._ranked(node, node.args[0].value, node.args[1:])  # `torch.topk(x, 5, dim=1)`
+            return
         if name in ("torch.split", "torch.chunk") and len(node.args) >= 2 and node.args[0].keyword is None:
             self._split(node, name[6:], node.args[0].value, node.args[1:])  # `torch.split(x, k, dim=1)`
             return
@@ -304,6 +313,10 @@ class DimTie(Rule):
                 continue
             by = sizes.integer(split.right)
             size = _size_of(split.left, sizes)
+            if size.ref is None and by is not None and self._split_unproven(
+                node, _from_term(sizes.number_term(split.left)), by, config
+            ):
+                return True  # `Hp // 7` of `Hp = H + (7 - H % 7) % 7`
             spec = config.dim(*size.ref) if size.ref is not None else None
             if by is None or by < 2 or spec is None or spec.kind is not DimKind.NAMED:
                 continue
@@ -315,6 +328,43 @@ class DimTie(Rule):
                               f"(`{by} * {spec.name}`)")
             return True
         return False
+
+    def _split_unproven(self, node: cst.Call, dim: _Dim, by: int, config: ShapeConfig) -> bool:
+        """Splitting by `by` a size computed from a named size with `%` (Swin's pad up to a window
+        multiple, `h + (7 - h % 7) % 7`): export cannot show `by` divides it for the whole range,
+        though it always does, and fails in both modes (measured, as `view(b, -1, 7, c)`,
+        `view(b, hp // 7, 7, c)` and `unflatten(1, (-1, 7))`; merging it exports, and so does the
+        split where the `Dim` is declared `7 * d`). Sizes written with `//` alone are not judged:
+        strict export proves some of them."""
+        if dim.ref is None or dim.term is None or by < 2 or not _has_remainder(dim.term):
+            return False
+        spec = config.dim(*dim.ref)
+        if spec.kind is not DimKind.NAMED or _proven_multiple(dim.term, by, config):
+            return False
+        self.report(node, f"`{short(node)}`: splits a size computed with `%` from {_name(dim)} ({spec.text()}) "
+                          f"by {by}: export cannot show {by} divides it for every size in the range and fails with "
+                          "ConstraintViolationError (Constraints violated); declare it as a derived `Dim` "
+                          f"(`{by} * {spec.name}`) so the remainder is 0")
+        return True
+
+    def _split_computed(self, node: cst.Call, dims: list[_Dim], targets: list[cst.BaseExpression], setting: tuple) -> bool:
+        """`x.view(b, -1, 7, c)` of a tensor whose size `b` and `c` are kept around one size
+        computed with `%` from a named size: the literals between split it (`_split_unproven`)."""
+        sizes = setting[0]
+        given = [self._target_size(target, setting) for target in targets]
+        dims = _with_examples(dims, setting)
+        first = 0
+        while first < min(len(dims), len(targets)) and _same_size(dims[first], given[first], targets[first]):
+            first += 1
+        last = 0
+        while last < min(len(dims), len(targets)) - first and _same_size(dims[-1 - last], given[-1 - last], targets[-1 - last]):
+            last += 1
+        middle, split = dims[first:len(dims) - last], targets[first:len(targets) - last]
+        numbers = [integer_literal(t) if integer_literal(t) is not None else sizes.integer(t) for t in split]
+        if len(middle) != 1 or len(split) < 2 or numbers.count(-1) > 1:
+            return False
+        by = math.prod(n for n in numbers if n is not None and n != -1)
+        return self._split_unproven(node, middle[0], by, setting[1])
 
     def _divides(self, node: cst.Call, dims: list[_Dim], targets: list[cst.BaseExpression], setting: tuple) -> bool:
         """`x.reshape(x.shape[0], 2, -1)` of `(4, d)`: the `-1` is `4 * d / 8`, so export needs
@@ -435,6 +485,38 @@ class DimTie(Rule):
                               "over the range, and fails with ConstraintViolationError (Constraints violated); "
                               f"use `unflatten({dim.ref[2]}, ({count.value}, -1))` and index the pieces")  # type: ignore[index]
 
+    def _ranked(self, node: cst.Call, tensor: cst.BaseExpression, args: Sequence[cst.Arg]) -> None:
+        """`x.topk(k, dim)` / `x.kthvalue(k, dim)` along a named size: export guards `k <= n`. A
+        constant `k` above the declared `min` splits the range; a `k` that floor-divides the size
+        (`n // 2`) is one export cannot show below it (measured: both fail in both modes at every
+        `min` tried; `k` at most `min` exports)."""
+        setting = self._setting()
+        if setting is None or id(node) in self._conditional() or any(a.star for a in args):
+            return
+        sizes, config = setting[0], setting[1]
+        count, axis = argument(args, 0, "k"), argument(args, 1, "dim")
+        axis_number = integer_literal(axis) if axis is not None else -1
+        dims = self._operand(tensor, setting)
+        if count is None or axis_number is None or not dims or not -len(dims) <= axis_number < len(dims):
+            return
+        dim = dims[axis_number % len(dims)]
+        spec = config.dim(*dim.ref) if dim.ref is not None and dim.exact else None
+        if spec is None or spec.kind is not DimKind.NAMED:
+            return
+        number = sizes.integer(count)
+        low = spec.values()[0]
+        if number is not None and number > low:
+            self.report(node, f"`{short(node)}`: k = {number} needs {_name(dim)} ({spec.text()}) at least {number}: "
+                              f"export guards `{number} <= {spec.name}`, which splits the declared range, and fails "
+                              f"with ConstraintViolationError (Constraints violated); declare `min={number}`")
+            return
+        term = sizes.number_term(count) if number is None else None
+        if term is not None and set(term_refs(term)) == {dim.ref} and _floor_divides(term):
+            self.report(node, f"`{short(node)}`: k = `{short(count)}` floor-divides {_name(dim)} ({spec.text()}): "
+                              f"export guards `k <= {spec.name}` and cannot show it, so it fails with "
+                              "ConstraintViolationError (Constraints violated); compute k from a `Dim` declared "
+                              "for it, or use a constant k at most the declared `min`")
+
     def _split_list(self, node: cst.Call, listed: cst.List | cst.Tuple, dim: _Dim, spec: DimSpec) -> None:
         """Pieces listed as literals fix the total; one piece written as the size less the
         literals (`[2, w - 2]`) sums to it, so only its length of 1 is guarded (non-strict)."""
@@ -519,7 +601,7 @@ class DimTie(Rule):
             if isinstance(left, (cst.Integer, cst.Float)):
                 return self._operand(right, setting, depth + 1)
             return _broadcast(self._operand(left, setting, depth + 1), self._operand(right, setting, depth + 1))
-        if isinstance(expr, cst.Call) and not any(arg.star for arg in expr.args):
+        if isinstance(expr, cst.Call) and arguments_read(expr):
             return self._called(expr, setting, depth)
         return None
 
@@ -683,7 +765,8 @@ class DimTie(Rule):
             axis %= len(parts[0]) + 1
             return [*parts[0][:axis], _Dim(size=len(parts)), *parts[0][axis:]]
         if name == "torch.nn.functional.pad" and first is not None:
-            return self._padded(call, self._operand(first, setting, depth + 1))
+            padded = self._padded(call, self._operand(first, setting, depth + 1))
+            return padded if padded is not None else self._from_terms(call, sizes)  # pads computed from sizes
         if name == "torch.einsum":
             found = self._einsum(call, setting, depth)
             return found[1] if found is not None else None
@@ -737,11 +820,11 @@ class DimTie(Rule):
         and a lone `-1` (or `flatten()`) the element count over the rest where one input size
         times constants makes it."""
         if flat:
-            targets: list[cst.BaseExpression] = [cst.UnaryOperation(cst.Minus(), cst.Integer("1"))]
+            targets: list[cst.BaseExpression] | None = [cst.UnaryOperation(cst.Minus(), cst.Integer("1"))]
         else:
-            targets = [a.value for a in call.args]
-            if len(targets) == 1 and isinstance(targets[0], (cst.Tuple, cst.List)):
-                targets = [e.value for e in targets[0].elements]
+            targets = setting[0].view_targets(call.args)  # also `x.size()[:-1] + (h, d)`
+        if targets is None:
+            return None
         out: list[_Dim] = []
         for target in targets:
             number = integer_literal(target)
@@ -774,14 +857,10 @@ class DimTie(Rule):
         """A size a `view`/`reshape` is given: an input's size (a static one as its example's
         size), or an affine function of one declared size times static ones (`n * c` of
         `b, n, c = x.shape` with `c` static: `16 * n`); else unknown."""
-        sizes, config, examples = setting[0], setting[1], setting[2]
+        sizes = setting[0]
 
         def example(ref: SizeRef) -> int | None:
-            name, position, index = ref
-            if config.dim(name, position, index).kind is not DimKind.STATIC or position >= len(examples):
-                return None
-            shape = examples[position]
-            return shape[index] if shape is not None and index < len(shape) else None
+            return _static_example(ref, setting)
 
         plain = _size_of(target, sizes)
         if plain.ref is not None:
@@ -797,14 +876,8 @@ class DimTie(Rule):
             value = term_value(term, static)
             return _Dim(size=value) if value is not None else _UNKNOWN
         ref = free.pop()
-        values = [term_value(term, {**static, ref: at}) for at in _AFFINE_PROBES]
-        if None in values:
-            return _UNKNOWN
-        scale = values[1] - values[0]  # type: ignore[operator]
-        offset = values[0] - scale * _AFFINE_PROBES[0]  # type: ignore[operator]
-        if any(v != scale * at + offset for v, at in zip(values, _AFFINE_PROBES, strict=True)) or scale <= 0:
-            return _UNKNOWN
-        return _Dim(ref, None, (scale, offset))
+        affine = _affine(term, ref, static)
+        return _Dim(ref, None, affine) if affine is not None else _UNKNOWN
 
     def _parts(self, call: cst.Call, setting: tuple, depth: int) -> list[list[_Dim]] | None:
         sequence = call.args[0].value if call.args and call.args[0].keyword is None else None
@@ -1145,6 +1218,10 @@ class DimTie(Rule):
             self._split_by(node, [e.value for e in parts.elements], setting)
             return
         dim = dims[axis % len(dims)]
+        if numbers.count(-1) == 1 and self._split_unproven(
+            node, dim, math.prod(n for n in numbers if n != -1), setting[1]  # type: ignore[misc]
+        ):
+            return
         if numbers.count(-1) > 1 or dim.ref is None or not dim.exact:
             return
         spec = setting[1].dim(*dim.ref)
@@ -1261,15 +1338,17 @@ class DimTie(Rule):
         setting = self._setting()
         if setting is None or id(node) in self._conditional():
             return
-        args = [a.value for a in node.args]
-        if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
-            args = [e.value for e in args[0].elements]
+        args = setting[0].view_targets(node.args)  # also `x.view(*x.shape[:-1], h, d)`
+        if args is None:
+            return
         target = [integer_constant(a) for a in args]
-        if any(a.keyword is not None or a.star for a in node.args) or target.count(-1) > 1:
+        if target.count(-1) > 1:
             return
         dims = self._operand(tensor, setting)
         if None in target and self._split_by(node, args, setting):
             return  # `H // 7, 7`: whatever the other sizes are
+        if dims and self._split_computed(node, dims, args, setting):
+            return
         if (not dims or any(not d.exact for d in dims)) and None not in target and -1 not in target:
             self._count_of_terms(node, tensor, setting)
             return
@@ -1310,7 +1389,7 @@ class DimTie(Rule):
         exports)."""
         sizes, config = setting[0], setting[1]
         if len(targets) != len(dims):
-            return False
+            return self._literal_after_kept(node, dims, targets, setting)
         for dim, target in zip(dims, targets, strict=True):
             number = integer_literal(target)
             number = sizes.integer(target) if number is None else number
@@ -1322,6 +1401,29 @@ class DimTie(Rule):
             self.report(node, f"`{short(node)}`: the size {number} where {_name(dim)} ({spec.text()}) was splits it, "
                               "so export ties it to a constant and fails with ConstraintViolationError (Constraints "
                               "violated); keep the size (`x.shape[i]`) or put the -1 there")
+            return True
+        return False
+
+    def _literal_after_kept(self, node: cst.Call, dims: list[_Dim], targets: list[cst.BaseExpression], setting: tuple) -> bool:
+        """`x.view(b, 8, 2, -1)` or `x.view(b, 4, -1)` of `(b, n, 16)`, the rank changed: after the
+        sizes kept, the first size given is a constant where a named size is, and export compares
+        the two (measured: fails in both modes, the size pinned or guarded `!= 4`; a 1 put there
+        exports)."""
+        sizes, config = setting[0], setting[1]
+        kept = _with_examples(dims, setting)
+        for dim, plain, target in zip(dims, kept, targets, strict=False):
+            if _same_size(plain, self._target_size(target, setting), target):
+                continue
+            number = integer_literal(target)
+            number = sizes.integer(target) if number is None else number
+            if number is None or number in (-1, 1) or dim.ref is None or not dim.exact:
+                return False
+            spec = config.dim(*dim.ref)
+            if spec.kind is not DimKind.NAMED or _splits_cleanly(spec, number):
+                return False
+            self.report(node, f"`{short(node)}`: the size {number} where {_name(dim)} ({spec.text()}) is splits it, so "
+                              "export compares it with the constant and fails with ConstraintViolationError "
+                              "(Constraints violated); keep the size (`x.shape[i]`) or put the -1 there")
             return True
         return False
 
@@ -1539,6 +1641,32 @@ class DimTie(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.export import Dim
+            class Windows(torch.nn.Module):
+                def forward(self, x):
+                    b, h, c = x.shape
+                    pad = (7 - h % 7) % 7  # up to a multiple of the window
+                    x = F.pad(x, (0, 0, 0, pad))
+                    return x.view(b, -1, 7, c)  # expect: XPT305
+            def xport_example():
+                return {"model": Windows(), "args": (torch.randn(2, 10, 4),), "dynamic_shapes": {"x": {1: Dim("h", max=64)}}}
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class Best(torch.nn.Module):
+                def forward(self, x):
+                    return x.topk(5, dim=1).values  # expect: XPT305
+            def xport_example():
+                return {"model": Best(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("n", min=2, max=64)}}}
+            """
+        ),
         Invalid(
             """
             import torch
@@ -1942,7 +2070,23 @@ def _from_term(term: object) -> _Dim:
     if isinstance(term, tuple):
         return _Dim(term, None, (scale, offset))  # type: ignore[arg-type]
     refs = term_refs(term) if term is not None else []
-    return _Dim(refs[0], None, None, term=whole) if len(set(refs)) == 1 else _UNKNOWN
+    if len(set(refs)) != 1:
+        return _UNKNOWN
+    affine = _affine(whole, refs[0], {})  # `(h - 1) // 1 + 1` of a 1x1 convolution: `h`
+    return _Dim(refs[0], None, affine) if affine is not None else _Dim(refs[0], None, None, term=whole)
+
+
+def _affine(term: object, ref: SizeRef, static: dict[SizeRef, int]) -> tuple[int, int] | None:
+    """`term` of the size `ref` (the others `static`) read as `k * s + c` (k > 0) where it is
+    one on every probe, else None."""
+    values = [term_value(term, {**static, ref: at}) for at in _AFFINE_PROBES]
+    if None in values:
+        return None
+    scale = values[1] - values[0]  # type: ignore[operator]
+    offset = values[0] - scale * _AFFINE_PROBES[0]  # type: ignore[operator]
+    if any(v != scale * at + offset for v, at in zip(values, _AFFINE_PROBES, strict=True)) or scale <= 0:
+        return None
+    return scale, offset
 
 
 def _sampled_tie(a: _Dim, b: _Dim, specs: list[DimSpec | None]) -> str | None:
@@ -1969,6 +2113,62 @@ def _sampled_tie(a: _Dim, b: _Dim, specs: list[DimSpec | None]) -> str | None:
     return (f"{_name(a)} ({spec.text()}) to a size computed from it that equals it only for some of its "
             "range: export guards that and fails with ConstraintViolationError (Constraints violated); "
             "declare it as a derived `Dim` for which they are equal (`2 * h` for a stride 2)")
+
+
+def _static_example(ref: SizeRef, setting: tuple) -> int | None:
+    """The example's size of a size declared static (None: declared dynamic, or not known)."""
+    config, examples = setting[1], setting[2]
+    name, position, index = ref
+    if config.dim(name, position, index).kind is not DimKind.STATIC or position >= len(examples):
+        return None
+    shape = examples[position]
+    return shape[index] if shape is not None and index < len(shape) else None
+
+
+def _with_examples(dims: list[_Dim], setting: tuple) -> list[_Dim]:
+    """`dims` with each size declared static as its example's constant."""
+    return [_Dim(size=size) if d.ref is not None and d.exact and (size := _static_example(d.ref, setting)) is not None
+            else d for d in dims]
+
+
+def _same_size(dim: _Dim, given: _Dim, target: cst.BaseExpression) -> bool:
+    """Whether a `view` target size keeps `dim` as it is (the same input size, or constant)."""
+    if integer_literal(target) == -1:
+        return False
+    if dim.ref is not None:
+        return given.ref == dim.ref and given.affine == dim.affine and dim.affine is not None
+    return dim.size is not None and given.size == dim.size
+
+
+def _floor_divides(term: object) -> bool:
+    return isinstance(term, Op) and (term.kind == "//" or _floor_divides(term.left) or _floor_divides(term.right))
+
+
+def _has_remainder(term: object) -> bool:
+    return isinstance(term, Op) and (term.kind == "%" or _has_remainder(term.left) or _has_remainder(term.right))
+
+
+def _proven_multiple(term: object, by: int, config: ShapeConfig) -> bool:
+    """Whether `term` is a multiple of `by` as sympy shows it: a constant multiple, an input size
+    declared as a multiple (`7 * d`), sums and products of those, and a remainder by `k` of a
+    multiple of `k` (0)."""
+    if isinstance(term, int):
+        return term % by == 0
+    if isinstance(term, tuple):
+        spec = config.dim(*term)
+        return spec.kind is DimKind.NAMED and spec.scale % by == 0 and spec.offset % by == 0
+    if not isinstance(term, Op):
+        return False
+    if term.kind in ("+", "-"):
+        return _proven_multiple(term.left, by, config) and _proven_multiple(term.right, by, config)
+    if term.kind == "*":
+        return _proven_multiple(term.left, by, config) or _proven_multiple(term.right, by, config)
+    if term.kind == "%":
+        return isinstance(term.right, int) and term.right > 0 and (
+            _proven_multiple(term.left, term.right, config)  # 0
+            or term.right % by == 0 and _proven_multiple(term.left, by, config)
+        )
+    return False
 
 
 def _value_at(dim: _Dim, size: int) -> int | None:

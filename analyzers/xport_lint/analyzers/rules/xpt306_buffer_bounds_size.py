@@ -69,7 +69,8 @@ class BufferBoundsSize(Rule):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         value = node.value
-        if not (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self"):
+        held = _held_name(value)
+        if held is None:
             return
         traced = self.ctx.traced
         if traced is None or traced.cls is None or not any(isinstance(e.slice, cst.Slice) for e in node.slice):
@@ -88,11 +89,11 @@ class BufferBoundsSize(Rule):
                 cls.node, self.ctx.resolve, lambda field: self.ctx.program.config_default(cls, field),  # type: ignore[arg-type,return-value,misc]
                 with_defaults=assumed) for assumed in (False, True))
         exact, assumed = found  # type: ignore[misc]
-        shape = exact.get(value.attr.value)  # type: ignore[union-attr]
+        shape = exact.get(held)  # type: ignore[union-attr]
         # a length from an `__init__` default (`arange(max_positions)`) may be another in the model
         # a parent builds: it bounds an unbounded `Dim` whatever it is, and claims nothing else
         from_default = shape is None
-        shape = shape if shape is not None else assumed.get(value.attr.value)  # type: ignore[union-attr]
+        shape = shape if shape is not None else assumed.get(held)  # type: ignore[union-attr]
         if shape is None or len(node.slice) > len(shape):
             return
         for dim, element in enumerate(node.slice):
@@ -107,7 +108,7 @@ class BufferBoundsSize(Rule):
                 continue
             if spec.kind is DimKind.NAMED and not spec.derived and spec.values()[1] == length and self._strided_last(
                     node, dim, shape, sizes):
-                self.report(node, f"`{short(node)}` slices the last dimension of `self.{value.attr.value}` ({length} "
+                self.report(node, f"`{short(node)}` slices the last dimension of `self.{held}` ({length} "
                                   f"long) by `{refs[0][0]}.shape[{refs[0][2]}]`, declared `{spec.text()}`: a slice "
                                   f"to the whole length is contiguous and a shorter one is not, so export "
                                   f"guards `!= {length}` and fails with ConstraintViolationError; declare "
@@ -117,7 +118,7 @@ class BufferBoundsSize(Rule):
                 continue
             declared = "any size" if spec.values()[1] == math.inf else f"up to {spec.high}"
             rewrite = self._narrowing(refs[0], spec.low, length)
-            message = (f"`{short(node)}` slices `self.{value.attr.value}` ({length} long on dimension {dim}) by "
+            message = (f"`{short(node)}` slices `self.{held}` ({length} long on dimension {dim}) by "
                        f"`{refs[0][0]}.shape[{refs[0][2]}]`, declared `{spec.text()}` ({declared}): export adds "
                        f"the guard `<= {length}` and fails with ConstraintViolationError")
             if rewrite.reason:
@@ -226,3 +227,14 @@ class BufferBoundsSize(Rule):
             other_args="(torch.randn(2, 40, 8),)",
         ),
     ]
+
+
+def _held_name(value: cst.BaseExpression) -> str | None:
+    """The name `init_buffers` gives the tensor `value` reads: `pos` of `self.pos`, `pos.weight`
+    of an embedding's `self.pos.weight`."""
+    if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self":
+        return value.attr.value
+    if isinstance(value, cst.Attribute) and value.attr.value == "weight":
+        owner = _held_name(value.value)
+        return f"{owner}.weight" if owner is not None and "." not in owner else None
+    return None
