@@ -3,11 +3,11 @@ keeps (issue 24: ops that specialise a `Dim`): `x.view(b, 8, 2, -1)` or `x.view(
 `(b, n, 16)`. Export compares the named size with the constant (pinned to 8, guarded `!= 4`, or
 guarded even for a 2 beside a `-1`) and fails with a constraint violation in both modes (torch
 2.13). Spellings: on the input, after a layer that keeps the size, through the shape unpacked
-first, `reshape`. Near misses: a 1 put there (an added dimension), the `-1` there, the size kept.
+first, `reshape`, a block's own `forward` given the input whole. Near misses: a 1 put there (an added dimension), the `-1` there, the size kept.
 
-Figures (BEFORE is this file run on the engine of `86bc58f`): failing programs with an error 4/5
--> 5/5 in both modes (the one after a layer is new: the other four were judged as element counts
-and splits already); exporting programs with one 0/3 before and after."""
+Figures (BEFORE is this file run on the engine of `86bc58f`): failing programs with an error 4/6
+-> 6/6 in both modes (after a layer and in a block are new: the other four were judged as element
+counts and splits already); exporting programs with one 0/4 before and after."""
 
 from __future__ import annotations
 
@@ -22,8 +22,20 @@ _ARGS = "(torch.randn(2, 8, 16),)"
 _SEQ = '{"x": {1: Dim("n", min=2, max=64)}}'
 
 
-def _viewed(name: str, body: str, fails: bool = True, init: str = "") -> Program:
-    return Program(name, body, _ARGS, _SEQ, fails=fails, init=init)
+_HEADS = """
+class Heads(torch.nn.Module):
+    def __init__(self, heads):
+        super().__init__()
+        self.heads = heads
+
+    def forward(self, x):
+        b, n, c = x.shape
+        return x.view(b, {sizes}).sum(-1)
+"""
+
+
+def _viewed(name: str, body: str, fails: bool = True, init: str = "", top: str = "") -> Program:
+    return Program(name, body, _ARGS, _SEQ, fails=fails, init=init, top=top)
 
 
 PROGRAMS: list[Program] = [
@@ -33,7 +45,11 @@ PROGRAMS: list[Program] = [
     _viewed("even-beside-minus-one", "return x.view(x.shape[0], 2, -1, 16)"),
     _viewed("unpacked-first", "b, n, c = x.shape\nreturn x.reshape(b, 16, -1)"),
     _viewed("heads-of-init", "b, n, c = x.shape\nreturn x.view(b, self.heads, -1, c).sum(1)", init="self.heads = 4"),
+    _viewed("in-a-block-built-with-an-argument", "return self.heads(x)", init="self.heads = Heads(4)",
+            top=_HEADS.format(sizes="8, self.heads, -1")),
     # near misses
+    _viewed("block-keeping-the-size", "return self.heads(x)", fails=False, init="self.heads = Heads(4)",
+            top=_HEADS.format(sizes="n, self.heads, c // self.heads")),
     _viewed("one-added", "return x.view(x.shape[0], 1, -1, 16)", fails=False),
     _viewed("minus-one-there", "b, n, c = x.shape\nreturn x.view(b, -1, 4, 4)", fails=False),
     _viewed("size-kept", "b, n, c = x.shape\nreturn x.view(b, n, 2, 8)", fails=False),

@@ -261,15 +261,8 @@ LATER: list[Program] = [
 ]
 
 #: (program, mode) -> why xport-lint's verdict still differs from torch's; a listed program that
-#: now gets the right verdict fails its test, so the entry goes
-_MISSED = {
-    "window-pad-to-multiple": "a pad computed with `%` and a `view(..., -1, 4)` of the padded size: torch guards "
-                              "divisibility its solver cannot prove; the ties of `view` over a computed size are "
-                              "not modelled",
-}
-KNOWN_MISSES: dict[tuple[str, Mode], str] = {
-    **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},
-}
+#: now gets the right verdict fails its test, so the entry goes (none left)
+KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
 
 

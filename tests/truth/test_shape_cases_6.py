@@ -393,7 +393,6 @@ _MISSED: dict[str, str] = {
                                     "(unpacking iterates dimension 0) before the `reshape` to a fixed count",
     "patch-embed-padded-to-multiple": "a size padded to a multiple with `%` (`H + (p - H % p) % p`) then "
                                       "convolved: torch's guards on the padded size are not modelled",
-    "window-partition-padded-first": "as the patch embedding: a size padded to a multiple with `%`, then viewed",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},

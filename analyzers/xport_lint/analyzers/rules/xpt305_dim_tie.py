@@ -1355,7 +1355,7 @@ class DimTie(Rule):
         if not dims or any(not d.exact for d in dims):
             return
         if None in target:
-            if -1 not in target or not self._literal_where_named(node, dims, args, setting):
+            if -1 not in target or not self._literal_where_named(node, dims, args, setting, tensor):
                 self._divides(node, dims, args, setting)
             return
         config = setting[1]
@@ -1383,13 +1383,15 @@ class DimTie(Rule):
                           "(Constraints violated); compute the sizes from the input (`x.shape[0]`) or use -1 for "
                           "the dynamic dimension")
 
-    def _literal_where_named(self, node: cst.Call, dims: list[_Dim], targets: list[cst.BaseExpression], setting: tuple) -> bool:
+    def _literal_where_named(
+        self, node: cst.Call, dims: list[_Dim], targets: list[cst.BaseExpression], setting: tuple, tensor: cst.BaseExpression
+    ) -> bool:
         """`x.view(b, 8, -1)` of `(b, n, 16)`: a constant where a named size was, the rank kept, splits it
         as a literal does beside a `-1` alone (measured: fails in both modes, where `x.view(b, -1, 4, 4)`
         exports)."""
         sizes, config = setting[0], setting[1]
         if len(targets) != len(dims):
-            return self._literal_after_kept(node, dims, targets, setting)
+            return self._literal_after_kept(node, dims, targets, setting, tensor)
         for dim, target in zip(dims, targets, strict=True):
             number = integer_literal(target)
             number = sizes.integer(target) if number is None else number
@@ -1404,15 +1406,21 @@ class DimTie(Rule):
             return True
         return False
 
-    def _literal_after_kept(self, node: cst.Call, dims: list[_Dim], targets: list[cst.BaseExpression], setting: tuple) -> bool:
+    def _literal_after_kept(
+        self, node: cst.Call, dims: list[_Dim], targets: list[cst.BaseExpression], setting: tuple, tensor: cst.BaseExpression
+    ) -> bool:
         """`x.view(b, 8, 2, -1)` or `x.view(b, 4, -1)` of `(b, n, 16)`, the rank changed: after the
         sizes kept, the first size given is a constant where a named size is, and export compares
         the two (measured: fails in both modes, the size pinned or guarded `!= 4`; a 1 put there
-        exports)."""
+        exports). A size read from the viewed input itself is kept (`b` of `b, n, c = x.shape` in
+        a block, whose static sizes have no example)."""
         sizes, config = setting[0], setting[1]
         kept = _with_examples(dims, setting)
-        for dim, plain, target in zip(dims, kept, targets, strict=False):
-            if _same_size(plain, self._target_size(target, setting), target):
+        own = (tensor.value, sizes.positions[tensor.value]) if isinstance(tensor, cst.Name) and sizes.reads_input(
+            tensor) else None
+        for index, (dim, plain, target) in enumerate(zip(dims, kept, targets, strict=False)):
+            given = self._target_size(target, setting)
+            if _same_size(plain, given, target) or (own is not None and given.ref == (*own, index)):
                 continue
             number = integer_literal(target)
             number = sizes.integer(target) if number is None else number
