@@ -391,8 +391,6 @@ _MISSED: dict[str, str] = {
                                         "bound `h.shape[1]` is `t + 1` after a `cat`",
     "heads-merged-to-fixed-tokens": "the attention output's dims are lost through `q, k, v = ....permute(...)` "
                                     "(unpacking iterates dimension 0) before the `reshape` to a fixed count",
-    "patch-embed-padded-to-multiple": "a size padded to a multiple with `%` (`H + (p - H % p) % p`) then "
-                                      "convolved: torch's guards on the padded size are not modelled",
 }
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {
     **{(name, mode): why for name, why in _MISSED.items() for mode in Mode},

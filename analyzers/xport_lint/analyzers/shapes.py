@@ -3264,6 +3264,41 @@ def term_value(term: Term, sizes: dict[Any, int]) -> int | None:
     return sizes.get(term)
 
 
+def has_remainder(term: Term) -> bool:
+    """Whether `term` takes a remainder (`h + (7 - h % 7) % 7`, a size padded up to a multiple)."""
+    return isinstance(term, Op) and (term.kind == "%" or has_remainder(term.left) or has_remainder(term.right))
+
+
+def term_low(term: Term, lows: dict[Any, int]) -> int | None:
+    """The least value torch's range analysis gives `term` where each input size is at least its
+    `lows`: sums and products of bounds, `a // k` of the bound, and any `a % k` in [0, k - 1]
+    whatever `a` is (so `h + (4 - h % 4) % 4` is at least `h`, not the multiple of 4 it always
+    is). None where a size has no bound or an operation is not one of these."""
+    bounds = _term_bounds(term, lows)
+    return bounds[0] if bounds is not None else None
+
+
+def _term_bounds(term: Term, lows: dict[Any, int]) -> tuple[float, float] | None:
+    if isinstance(term, int):
+        return term, term
+    if not isinstance(term, Op):
+        return (lows[term], math.inf) if term in lows else None
+    if term.kind == "%":
+        return (0, term.right - 1) if isinstance(term.right, int) and term.right > 0 else None
+    left, right = _term_bounds(term.left, lows), _term_bounds(term.right, lows)
+    if left is None or right is None:
+        return None
+    if term.kind == "+":
+        return left[0] + right[0], left[1] + right[1]
+    if term.kind == "-":
+        return left[0] - right[1], left[1] - right[0]
+    if term.kind == "*" and left[0] >= 0 and right[0] >= 0:
+        return left[0] * right[0], left[1] * right[1]
+    if term.kind == "//" and isinstance(term.right, int) and term.right > 0:
+        return left[0] // term.right, left[1] if left[1] == math.inf else left[1] // term.right
+    return None
+
+
 def _plus(a: Term, b: Term) -> Term:
     if isinstance(a, int) and isinstance(b, int):
         return a + b

@@ -22,6 +22,7 @@ from ..shapes import (
     Sizes,
     arguments_read,
     declared_examples,
+    has_remainder,
     init_buffers,
     init_call,
     init_integer,
@@ -336,7 +337,7 @@ class DimTie(Rule):
         `view(b, hp // 7, 7, c)` and `unflatten(1, (-1, 7))`; merging it exports, and so does the
         split where the `Dim` is declared `7 * d`). Sizes written with `//` alone are not judged:
         strict export proves some of them."""
-        if dim.ref is None or dim.term is None or by < 2 or not _has_remainder(dim.term):
+        if dim.ref is None or dim.term is None or by < 2 or not has_remainder(dim.term):
             return False
         spec = config.dim(*dim.ref)
         if spec.kind is not DimKind.NAMED or _proven_multiple(dim.term, by, config):
@@ -2150,10 +2151,6 @@ def _same_size(dim: _Dim, given: _Dim, target: cst.BaseExpression) -> bool:
 
 def _floor_divides(term: object) -> bool:
     return isinstance(term, Op) and (term.kind == "//" or _floor_divides(term.left) or _floor_divides(term.right))
-
-
-def _has_remainder(term: object) -> bool:
-    return isinstance(term, Op) and (term.kind == "%" or _has_remainder(term.left) or _has_remainder(term.right))
 
 
 def _proven_multiple(term: object, by: int, config: ShapeConfig) -> bool:

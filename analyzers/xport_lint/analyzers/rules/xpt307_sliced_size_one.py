@@ -14,11 +14,14 @@ from ..shapes import (
     KEEP_ALL_LAYERS,
     DimKind,
     DimSpec,
+    ShapeConfig,
     SizeRef,
     Sizes,
     conv_geometry,
     flatten_span,
+    has_remainder,
     init_call,
+    term_low,
     term_refs,
     term_value,
     view_sizes,
@@ -246,14 +249,16 @@ class SlicedSizeOne(Rule):
         config = self.ctx.shape_config()
         for spatial in range(spatial_count):
             ref = sizes.dim_of(node.args[0].value, 2 + spatial)  # (N, C, *spatial): batched input
-            spec = config.dim(*ref) if ref is not None else None
             term = sizes.size_term(node, 2 + spatial)
+            padded = term is not None and has_remainder(term) and len(set(term_refs(term))) == 1
+            ref = term_refs(term)[0] if padded and ref is None else ref  # a size padded up to a multiple first
+            spec = config.dim(*ref) if ref is not None else None
             if ref is None or spec is None or spec.kind is not DimKind.NAMED or spec.derived or term is None:
                 continue
-            if term_refs(term) != [ref]:
+            if term_refs(term) != [ref] and not (padded and set(term_refs(term)) == {ref}):
                 continue
             low = int(spec.values()[0])
-            shortest = term_value(term, {ref: low})
+            shortest = _least(term, ref, low)
             if shortest is None:
                 continue
             fails_here = shortest < 1 or shortest == 1 and (
@@ -261,17 +266,21 @@ class SlicedSizeOne(Rule):
                 or self._computed_on(node, traced.func) is not None
             )
             if not fails_here:
+                # a size padded up to a multiple of the stride merges cleanly (measured: `min=8` exports)
                 merging = self._merging(node, 2 + spatial, traced.func) if geometry is not None and _floor_division(
-                    geometry[spatial]) else None
+                    geometry[spatial]) and not padded else None
                 if merging is not None:
                     self._report_merged(node, merging, geometry[spatial], ref, spec)  # type: ignore[index]
                     return
                 continue
-            enough = next((size for size in range(low, low + 256) if (term_value(term, {ref: size}) or 0) >= 2), None)
+            enough = next((size for size in range(low, low + 256) if (_least(term, ref, size) or 0) >= 2), None)
             if enough is None:
                 continue
             rewrite = self._narrowed(ref, spec, enough)
             what = (
+                f"can be {shortest} long at {spec.name} = {low} as export bounds it (a `%` counted from 0): "
+                "export needs it at least 1 long, cannot show it and fails with ConstraintViolationError"
+                if shortest < 1 and padded else
                 f"is {shortest} long at {spec.name} = {low}: export needs it at least 1 long and fails with "
                 "ConstraintViolationError" if shortest < 1 else
                 f"is 1 long at {spec.name} = {low}: non-strict export guards it `!= 1` and fails with "
@@ -417,10 +426,17 @@ class SlicedSizeOne(Rule):
         config = self.ctx.shape_config()
         for spatial, (kernel, stride, padding, _) in enumerate(geometry):
             ref = sizes.dim_of(node.args[0].value, 2 + spatial)  # (N, C, *spatial): a batched input
+            pooled = sizes.size_term(node.args[0].value, 2 + spatial) if ref is None else None
+            if pooled is not None and has_remainder(pooled) and len(set(term_refs(pooled))) == 1:
+                self._pooled_padded(node, pooled, (kernel, stride, padding), config, computed_on)
+                return
             spec = config.dim(*ref) if ref is not None else None
             if ref is None or spec is None or spec.kind is not DimKind.NAMED or spec.derived:
                 continue
             low = int(spec.values()[0])
+            if (low + 2 * padding - kernel) // stride + 1 < 1:
+                self._pooled_padded(node, ref, (kernel, stride, padding), config, computed_on)
+                return  # the window does not fit the shortest size: export guards `w >= k` (both modes)
             if (low + 2 * padding - kernel) // stride + 1 != 1:
                 # `w // s` merged with static sizes: as a patch convolution's output (both modes)
                 merging = self._merging(node, 2 + spatial, traced.func) if _floor_division(
@@ -442,6 +458,44 @@ class SlicedSizeOne(Rule):
                 message += f" (no automatic fix: {rewrite.reason})"
             self.report(node, message, fix=rewrite.fix)
             return
+
+    def _pooled_padded(
+        self, node: cst.Call, size: object, window: tuple[int, int, int], config: ShapeConfig, computed_on: cst.CSTNode | None
+    ) -> None:
+        """A pool whose window may not fit the shortest size: of the size itself, or of a size
+        padded up to a multiple of the window first (`pad = (4 - h % 4) % 4`), which export bounds
+        from below by `h` (the `%` counted from 0). Where the pooled size can be below 1 over the
+        declared range export cannot show the window fits and fails in both modes; where it can be
+        1, as a pool of the size itself does (measured on torch 2.13: `F.avg_pool2d` by 4 under
+        `Dim("h")`, with or without the pad, fails in both modes; `min=8` exports)."""
+        ref = term_refs(size)[0]
+        spec = config.dim(*ref)
+        if spec.kind is not DimKind.NAMED or spec.derived:
+            return
+        kernel, stride, padding = window
+        low = int(spec.values()[0])
+        least = _least(size, ref, low)
+        if least is None:
+            return
+        shortest = (least + 2 * padding - kernel) // stride + 1
+        if shortest > 1 or shortest == 1 and self.ctx.mode is Mode.STRICT and computed_on is None:
+            return
+        enough = next((w for w in range(low, low + 256) if ((_least(size, ref, w) or 0) + 2 * padding - kernel)
+                       // stride >= 1), None)
+        if enough is None:
+            return
+        rewrite = self._narrowed(ref, spec, enough)
+        what = ("can be below 1 long as export bounds it (a `%` counted from 0): export needs it at least 1 long, "
+                "cannot show it" if shortest < 1 and has_remainder(size) else
+                f"is {shortest} long at {spec.name} = {low}: export needs it at least 1 long" if shortest < 1 else
+                "can be 1 long: export guards it `!= 1`")
+        padded = " padded up to a multiple," if has_remainder(size) else ""
+        message = (f"`{short(node)}` (kernel {kernel}, stride {stride}) on `{ref[0]}.shape[{ref[2]}]`{padded} in "
+                   f"`{spec.text()}`: its output {what} and fails with ConstraintViolationError; declare "
+                   f"`{spec.name}` with `min={enough}`")
+        if rewrite.reason:
+            message += f" (no automatic fix: {rewrite.reason})"
+        self.report(node, message, fix=rewrite.fix)
 
     def _resize(self, node: cst.Call) -> None:
         """`F.interpolate(x, scale_factor=0.5)` of an input of known rank: along each spatial
@@ -868,3 +922,12 @@ def _convolution_chain(
         return None
     last = max(i for i, k in enumerate(kinds) if k in CONVOLUTIONS)
     return spatial.pop(), last < len(kinds) - 1
+
+
+def _least(term: object, ref: SizeRef, low: int) -> int | None:
+    """The size `term` has where `ref` is `low`; for a size padded up to a multiple (a `%` in it),
+    the least export's range analysis gives it (`term_low`)."""
+    if has_remainder(term):
+        least = term_low(term, {ref: low})
+        return int(least) if least is not None else None
+    return term_value(term, {ref: low})
