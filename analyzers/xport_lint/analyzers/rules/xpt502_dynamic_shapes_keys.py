@@ -42,6 +42,10 @@ class DynamicShapesKeys(Rule):
     Unsafe: when there are as many unknown keys as parameters without a key, each unknown key
     is renamed to the next such parameter, in order (assumes that is the argument meant). A key
     bound to a name is renamed where it is written, when that name is read nowhere else.
+    Safe: a key for a parameter the export does not pass is removed from the dict written in
+    place (no declaration of an input that is not given can hold; the dict read nowhere else).
+    A passed input with no key gets no fix: whether its sizes are meant to be dynamic is not
+    in the code.
 
     ## Modes
     Error in both modes.
@@ -103,7 +107,7 @@ class DynamicShapesKeys(Rule):
                 where = written if program.statement_of(written) is not None else site.node
                 self.report(where, f"dynamic_shapes key {key!r} names an argument the export does not pass "
                                    f"(forward's `{key}` takes its default): export wants the keys {wanted}",
-                            statement=program.statement_of(where))
+                            fix=self._without_key(site, written, str(key)), statement=program.statement_of(where))
         missing = [name for name in passed if name not in {key for _, _, key in keyed}]
         if missing:
             shapes = site.written_shapes if site.written_shapes is not None else site.node
@@ -112,6 +116,22 @@ class DynamicShapesKeys(Rule):
             self.report(where, f"dynamic_shapes has no key for {names}, which the export passes: export wants the "
                                f"keys {wanted} (`None` for an input with no dynamic size)",
                         statement=program.statement_of(where))
+
+    def _without_key(self, site: ExportSite, written: cst.BaseExpression, key: str) -> FixProposal | None:
+        """The dict written in place without the entry whose key is `written` (it names `key`: the
+        export passes no such input, so no declaration of it can hold), where no other reader sees
+        the dict."""
+        program, shapes = self.ctx.program, site.dynamic_shapes
+        assert isinstance(shapes, cst.Dict)
+        entry = next((e for e in shapes.elements if isinstance(e, cst.DictElement) and e.key is written), None)
+        if entry is None or program.statement_of(shapes) is None or site.written_shapes is None or not program.read_once(
+            program.follow_names(site.written_shapes)[1]
+        ):
+            return None
+        kept = [e for e in shapes.elements if e is not entry]
+        if kept and entry is shapes.elements[-1]:
+            kept[-1] = kept[-1].with_changes(comma=entry.comma)  # the last entry keeps the dict's trailing comma
+        return FixProposal(f"Remove the key {key!r}", Applicability.SAFE, ((shapes, shapes.with_changes(elements=kept)),))
 
     VALID = [
         Valid(
@@ -142,7 +162,19 @@ class DynamicShapesKeys(Rule):
             def export():
                 shapes = {"x": {0: Dim("batch")}, "mask": None}  # expect: XPT502
                 return torch.export.export(Masked(), (torch.randn(2, 8),), dynamic_shapes=shapes)
-            """
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class Masked(torch.nn.Module):
+                def forward(self, x, mask=None):
+                    return x * 2 if mask is None else x * mask
+            def xport_example():
+                return Masked(), (torch.randn(2, 8),)
+            def export():
+                shapes = {"x": {0: Dim("batch")}}  # expect: XPT502
+                return torch.export.export(Masked(), (torch.randn(2, 8),), dynamic_shapes=shapes)
+            """,
         ),
         Invalid(
             """
