@@ -961,9 +961,12 @@ def _buffer_sizes(
         axis = next(
             (integer_literal(a.value) for a in expr.args[1:] if a.keyword is None or a.keyword.value == "dim"), 0
         )
+        repeated = 1
+        if isinstance(parts, cst.BinaryOperation) and isinstance(parts.operator, cst.Multiply):
+            repeated, parts = integer_literal(parts.right) or 0, parts.left  # `[torch.outer(t, inv)] * 2`
         if not isinstance(parts, (cst.Tuple, cst.List)) or axis is None:
             return None
-        shapes = [sizes(e.value) for e in parts.elements]
+        shapes = [sizes(e.value) for e in parts.elements] * repeated
         if not shapes or any(s is None or None in s or len(s) != len(shapes[0]) for s in shapes):  # type: ignore[arg-type]
             return None
         at = axis % len(shapes[0])  # type: ignore[arg-type]

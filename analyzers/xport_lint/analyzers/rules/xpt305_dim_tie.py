@@ -1084,17 +1084,18 @@ class DimTie(Rule):
             return
         dims = self._operand(node.args[0].value, setting)
         features = self._features(attr)
-        fixed = ((-1, features[0], f"the layer's {features[0]} input features") if features is not None
+        fixed = ([(-1, features[0], f"the layer's {features[0]} input features")] if features is not None
                  else self._layer_input(attr, len(dims)) if dims else None)
         if dims and fixed is None:
             self._chained(node, attr, dims, setting[1])
             return
         if not dims or fixed is None:
             return
-        index, size, what = fixed
-        reason = self._tie(dims[index], _Dim(size=size), setting[1], broadcast=False)
-        if reason is not None:
-            self.report(node, f"`{short(node)}`: {what} tie {reason}")
+        for index, size, what in fixed:
+            reason = self._tie(dims[index], _Dim(size=size), setting[1], broadcast=False) if -len(dims) <= index else None
+            if reason is not None:
+                self.report(node, f"`{short(node)}`: {what} tie {reason}")
+                return
 
     def _first_listed_layer(self, node: cst.Call, looped: tuple[str, str]) -> None:
         """`layer(x)` of `for layer in self.layers` over `nn.ModuleList([nn.Linear(8, 8), ...])`:
@@ -1170,18 +1171,24 @@ class DimTie(Rule):
             elif kind not in KEEP_ALL_LAYERS:
                 return
 
-    def _layer_input(self, attr: str, rank: int) -> tuple[int, int, str] | None:
-        """(dimension, size, what) a layer built in `__init__` with literal sizes needs of its
-        input of `rank` dimensions: `LayerNorm(8)` the last size 8; `GroupNorm(2, 4)`,
-        `BatchNorm2d(4)` and `Conv2d(3, ...)` the channels (dimension 1 of a batched input)."""
+    def _layer_input(self, attr: str, rank: int) -> list[tuple[int, int, str]] | None:
+        """(dimension, size, what) of each size a layer built in `__init__` with literal sizes
+        needs of its input of `rank` dimensions: `LayerNorm(8)` the last size 8 (`LayerNorm([8,
+        16, 16])` the last three); `GroupNorm(2, 4)`, `BatchNorm2d(4)` and `Conv2d(3, ...)` the
+        channels (dimension 1 of a batched input)."""
         traced = self.ctx.traced
         call = init_call(traced.cls.node, attr) if traced is not None and traced.cls is not None else None
         kind = (self.ctx.resolve(call.func) or "").rpartition(".")[2] if call is not None else ""
         if call is None or any(a.star for a in call.args):
             return None
         if kind == "LayerNorm":
-            size = self._built_size(argument(call.args, 0, "normalized_shape") or cst.Name("None"))
-            return (-1, size, f"the norm's {size} features") if size is not None else None
+            shape = argument(call.args, 0, "normalized_shape") or cst.Name("None")
+            listed = [e.value for e in shape.elements] if isinstance(shape, (cst.List, cst.Tuple)) else [shape]
+            sizes = [self._built_size(size) for size in listed]
+            if None in sizes:
+                return None
+            what = f"the norm's normalized shape {tuple(sizes)}" if len(sizes) > 1 else f"the norm's {sizes[0]} features"
+            return [(index - len(sizes), size, what) for index, size in enumerate(sizes)]  # type: ignore[misc]
         spatial = {"1d": 1, "2d": 2, "3d": 3}.get(kind[-2:])
         channels = {"GroupNorm": ("num_channels", 1), "Conv": ("in_channels", 0), "BatchNorm": ("num_features", 0)}
         family = "GroupNorm" if kind == "GroupNorm" else kind[:-2]
@@ -1189,7 +1196,7 @@ class DimTie(Rule):
             return None  # an unbatched input: which dimension is the channels' is not known
         keyword, position = channels[family]
         size = self._built_size(argument(call.args, position, keyword) or cst.Name("None"))
-        return (1, size, f"the layer's {size} input channels") if size is not None and rank >= 2 else None
+        return [(1, size, f"the layer's {size} input channels")] if size is not None and rank >= 2 else None
 
     def _functional_linear(self, node: cst.Call) -> None:
         """`F.linear(x, self.w)`: the weight's last size (its input features) must be `x`'s."""

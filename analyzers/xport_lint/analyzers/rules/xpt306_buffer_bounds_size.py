@@ -8,7 +8,8 @@ from ..model import Mode, Severity
 from ..rewrites.common import Rewrite
 from ..rewrites.export_calls import narrowed_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
-from ..shapes import DimKind, Sizes, init_buffers
+from ..shapes import DimKind, ShapeConfig, Sizes, init_buffers, term_refs, term_value
+from ..syntax import integer_literal
 from ..walk import iter_nodes
 from ._conditions import short
 from ._helper_ops import judge_helper_call
@@ -99,6 +100,10 @@ class BufferBoundsSize(Rule):
         for dim, element in enumerate(node.slice):
             part = element.slice
             end = sizes.slice_end(part) if isinstance(part, cst.Slice) else None
+            if end is None and isinstance(part, cst.Slice) and dim < len(shape):
+                if self._computed_end(node, part, held, shape[dim], dim, config, sizes):
+                    return
+                continue
             if end is None:
                 continue  # only the size itself plus offsets (`: seq_len`, `past : seq_len + past`)
             refs = [end]
@@ -126,6 +131,41 @@ class BufferBoundsSize(Rule):
             note = config.note()
             self.report(node, message, fix=rewrite.fix, notes=(note,) if note is not None else ())
             return
+
+    def _computed_end(
+        self, node: cst.Subscript, part: cst.Slice, held: str, length: int, dim: int, config: ShapeConfig, sizes: Sizes
+    ) -> bool:
+        """`self.pos[: x.shape[1]]` where `x.shape[1]` is computed from a named size by the ops
+        before (a stride-2 convolution: `(f - 1) // 2 + 1`): export adds the guard that it is at
+        most the buffer's length, which splits the declared range where the size passes it at
+        the range's top (measured on torch 2.13, both modes: Whisper's positional slice after its
+        strided convolution under `Dim("frames", max=100)` fails, `max=40` exports)."""
+        if part.lower is not None and integer_literal(part.lower) != 0 or part.step is not None or part.upper is None:
+            return False
+        term = sizes.number_term(part.upper)
+        refs = set(term_refs(term)) if term is not None else set()
+        if len(refs) != 1:
+            return False
+        ref = refs.pop()
+        spec = config.dim(*ref)
+        if spec.kind is not DimKind.NAMED or spec.derived or spec.values()[1] == math.inf:
+            return False
+        low, high = int(spec.values()[0]), int(spec.values()[1])
+        top = term_value(term, {ref: high})
+        if top is None or top <= length:
+            return False
+        fits = next((size for size in range(high, low - 1, -1) if (term_value(term, {ref: size}) or 0) <= length), None)
+        rewrite = self._narrowing(ref, spec.low, fits) if fits is not None else Rewrite(
+            reason="no size of the range fits the buffer")
+        message = (f"`{short(node)}` slices `self.{held}` ({length} long on dimension {dim}) by `{short(part.upper)}`, "
+                   f"computed from `{ref[0]}.shape[{ref[2]}]` (`{spec.text()}`): it is {top} at the range's top, so "
+                   f"export adds the guard `<= {length}` and fails with ConstraintViolationError")
+        if rewrite.reason:
+            message += f" (no automatic fix: {rewrite.reason})"
+        elif fits is not None:
+            message += f"; declare `max={fits}`"
+        self.report(node, message, fix=rewrite.fix)
+        return True
 
     def _strided_last(self, node: cst.Subscript, dim: int, shape: tuple[int, ...], sizes: Sizes) -> bool:
         """Non-strict export only: `dim` is the buffer's last dimension and a dimension the slice
