@@ -1311,6 +1311,13 @@ class Sizes:
                             self._first_rebound.setdefault(name, index)
                         elif name in self.positions:
                             bound_otherwise.add(name)
+            elif isinstance(stmt, cst.AugAssign) and isinstance(stmt.target, cst.Name) and type(
+                stmt.operator
+            ) in _AUGMENTED:
+                # `attn += bias` as `attn = attn + bias`: its own read of `attn` sees the binding before
+                value = cst.BinaryOperation(stmt.target, _AUGMENTED[type(stmt.operator)](), stmt.value)
+                self._note(stmt.target, value, assigned)
+                placed.setdefault(stmt.target.value, []).append((index, value, id(stmt) in top, id(stmt) in in_loops))
             elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
                 if isinstance(stmt.target, cst.Name):
                     bound_otherwise.add(stmt.target.value)
@@ -3223,6 +3230,12 @@ class Op:
     left: Term
     right: Term
 
+
+#: augmented assignments read as the binary operation they bind (`a += b`: `a = a + b`)
+_AUGMENTED: dict[type, type] = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+}
 
 #: a size: an input dimension (SizeRef), a constant, or an `Op` over two sizes
 Term = Any

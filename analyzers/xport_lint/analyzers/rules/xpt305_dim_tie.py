@@ -175,6 +175,11 @@ class DimTie(Rule):
         elif isinstance(node.operator, cst.MatrixMultiply):
             self._check(node, node.left, node.right, matmul=True)
 
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        """`attn += bias` broadcasts as `attn + bias` does."""
+        if isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)):
+            self._check(node, node.target, node.value, matmul=False)
+
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, _COMPARISONS):
             self._check(node, node.left, node.comparisons[0].comparator, matmul=False)  # `x > y` broadcasts
@@ -666,7 +671,21 @@ class DimTie(Rule):
     def _piece(self, value: cst.BaseExpression, index: int, setting: tuple, depth: int) -> list[_Dim] | None:
         """Piece `index` of `x.chunk(n, dim)` / `x.split(k, dim)`: the split dimension is not
         modelled (measured: a tie through a chunk of `2 * d` exports), a list of literal split
-        sizes gives each piece its own."""
+        sizes gives each piece its own. `q, k, v = qkv.unbind(0)` (or `torch.unbind(qkv, d)`):
+        each the tensor without that dimension; `q, k, v = qkv.permute(2, 0, 3, 1, 4)`:
+        unpacking a tensor iterates its first dimension."""
+        if isinstance(value, cst.Call) and _unbinds(value, self.ctx.resolve(value.func) or ""):
+            method = isinstance(value.func, cst.Attribute) and not (self.ctx.resolve(value.func) or "").startswith("torch.")
+            tensor = value.func.value if method else value.args[0].value  # type: ignore[attr-defined]
+            dims = self._operand(tensor, setting, depth + 1)
+            axis = argument(value.args if method else value.args[1:], 0, "dim")
+            axis = integer_literal(axis) if axis is not None else 0
+            if dims is None or axis is None or not -len(dims) <= axis < len(dims):
+                return None
+            return [d for i, d in enumerate(dims) if i != axis % len(dims)]
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _ITERATED:
+            dims = self._operand(value, setting, depth + 1)
+            return dims[1:] if dims else None
         if not isinstance(value, cst.Call) or not _split_like(value):
             return None
         func = value.func
@@ -2004,6 +2023,17 @@ def _shape_owner(expr: cst.BaseExpression) -> cst.BaseExpression | None:
     if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size":
         return expr.func.value
     return None
+
+
+#: methods giving one tensor, which unpacking iterates along its first dimension
+_ITERATED = frozenset({"permute", "reshape", "view", "transpose", "flatten", "unflatten", "contiguous"})
+
+
+def _unbinds(call: cst.Call, name: str) -> bool:
+    """`t.unbind(d)` or `torch.unbind(t, d)`."""
+    if name == "torch.unbind":
+        return bool(call.args) and call.args[0].keyword is None
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "unbind" and not name.startswith("torch.")
 
 
 def _split_like(call: cst.Call) -> bool:
