@@ -380,7 +380,6 @@ def test_bert_embeddings_spellings_of_the_position_buffer_slice(
 
 @pytest.mark.parametrize("sliced", [
     ":, past_key_values_length : seq_length - past_key_values_length",  # a difference: not the size plus a count
-    ":, : seq_length * 2",
     ":, seq_length :",
 ])
 def test_a_slice_end_that_is_not_the_size_plus_a_count_is_left_alone(tmp_path: Path, sliced: str) -> None:
@@ -389,6 +388,16 @@ def test_a_slice_end_that_is_not_the_size_plus_a_count_is_left_alone(tmp_path: P
         input_ids = { 1 = { name = "seq", min = 2, max = 128 } }
     """)
     assert [f for f in found(findings) if f[2] == "XPT306"] == []
+
+
+def test_a_slice_end_computed_from_the_size_past_the_buffer_at_the_range_top(tmp_path: Path) -> None:
+    # `: seq_length * 2` reaches 256 of a 64-long buffer at `max=128`: export guards it `<= 64`
+    # (tests/rules/test_sizes_fixed_in_init.py measures the spelling on torch 2.13)
+    findings = lint(tmp_path, {"text.py": bert_embeddings(NN_BUFFER, UNPACKED, ":, : seq_length * 2", KEYWORDS)}, """
+        [tool.xport-lint.dynamic-shapes."text.TextModel"]
+        input_ids = { 1 = { name = "seq", min = 2, max = 128 } }
+    """)
+    assert [f for f in found(findings) if f[2] == "XPT306"] == [("text.py", 14, "XPT306", "error")]
 
 
 def test_bert_embeddings_within_the_buffer_export(tmp_path: Path) -> None:

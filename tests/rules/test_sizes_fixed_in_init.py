@@ -1,14 +1,15 @@
 """Sizes `__init__` fixes, met by a named `Dim` (issue 24): a `LayerNorm` over a normalized shape
 that includes a spatial size (`LayerNorm([8, 16, 16])` pins both; XPT305); a rotary cache built
 as `torch.cat([torch.outer(t, inv_freq)] * 2, dim=-1)` of 64 positions, sliced by a sequence
-declared longer (XPT306); a positional table sliced by the length a strided convolution computes
+declared longer (XPT306); position ids sliced by twice the length (XPT306); a positional table
+sliced by the length a strided convolution computes
 (Whisper's `self.positional_embedding[: x.shape[1]]` after a stride-2 `Conv1d`: at `max=100` the
 length reaches 50 of a 20-long table; XPT306). Each fails with a constraint violation in both
 modes (torch 2.13). Near misses: the norm over the channels only, or over static sizes; the
 declared ranges that fit (`max=64`, `max=40`).
 
-Figures (BEFORE is this file run on the engine of `86bc58f`): failing programs with an error 0/5
--> 5/5 in both modes; exporting programs with one 0/5 before and after."""
+Figures (BEFORE is this file run on the engine of `86bc58f`): failing programs with an error 0/6
+-> 6/6 in both modes; exporting programs with one 0/6 before and after."""
 
 from __future__ import annotations
 
@@ -50,7 +51,13 @@ PROGRAMS: list[Program] = [
     Program("table-after-a-strided-conv", _ENCODED, "(torch.randn(2, 8, 40),)", _frames(100), fails=True, init=_AUDIO),
     Program("table-after-a-strided-conv-named", _ENCODED_NAMED, "(torch.randn(2, 8, 40),)", _frames(100), fails=True,
             init=_AUDIO),
+    Program("position-ids-sliced-by-twice-the-length", "n = x.shape[1]\nreturn self.pos[:, : n * 2] * 2",
+            "(torch.randn(2, 8),)", '{"x": {1: Dim("n", min=2, max=40)}}', fails=True,
+            init="self.register_buffer('pos', torch.arange(64).expand((1, -1)))"),
     # near misses
+    Program("position-ids-twice-the-length-fits", "n = x.shape[1]\nreturn self.pos[:, : n * 2] * 2",
+            "(torch.randn(2, 8),)", '{"x": {1: Dim("n", min=2, max=32)}}', fails=False,
+            init="self.register_buffer('pos', torch.arange(64).expand((1, -1)))"),
     Program("norm-over-channels", "return self.norm(x.permute(0, 2, 3, 1))", _IMAGE, _HW, fails=False,
             init="self.norm = torch.nn.LayerNorm([3])"),
     Program("norm-over-static-sizes", "return self.norm(x)", _IMAGE, '{"x": {0: Dim("b")}}', fails=False,
