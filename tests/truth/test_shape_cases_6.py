@@ -387,8 +387,6 @@ _MISSED: dict[str, str] = {
                                    "(`max_positions=32`), which a caller may override: not read as a length",
     "rotary-gathered-by-position-ids-apart": "indexing a buffer by a tensor (`cos_cached[position_ids]`) is not "
                                              "modelled: its dims are the index's, then the buffer's rest",
-    "cls-prefixed-past-position-table": "XPT306 bounds a plain input size by a buffer's length; here the slice "
-                                        "bound `h.shape[1]` is `t + 1` after a `cat`",
     "heads-merged-to-fixed-tokens": "the attention output's dims are lost through `q, k, v = ....permute(...)` "
                                     "(unpacking iterates dimension 0) before the `reshape` to a fixed count",
 }
