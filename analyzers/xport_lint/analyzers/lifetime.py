@@ -12,6 +12,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 PR_SET_PDEATHSIG = 1
 #: how often the fallback watchdog looks at the parent, seconds
@@ -47,3 +51,15 @@ def die_with_parent(parent: int, *then: Callable[[], None]) -> None:
         os.kill(os.getpid(), signal.SIGKILL)  # the parent died before the signal was armed
     for step in then:
         step()
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Kill a pool's children now (work in progress is abandoned) and wait for its manager
+    thread to end. Not waiting raced interpreter exit: Python 3.11's exit hook wakes every
+    manager thread through a pipe the thread may be closing at that moment, and printed
+    "OSError: Bad file descriptor" to stderr as the server stopped."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.kill()
+    pool.shutdown(wait=True)

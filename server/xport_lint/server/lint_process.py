@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from xport_lint.analyzers.lifetime import die_with_parent
+from xport_lint.analyzers.lifetime import die_with_parent, stop_pool
 
 if TYPE_CHECKING:  # the engine is imported in the child only
     from concurrent.futures import ProcessPoolExecutor
@@ -207,7 +207,4 @@ class LintProcess:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        processes = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.kill()
+        stop_pool(pool)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from xport_lint.analyzers.lifetime import die_with_parent
+from xport_lint.analyzers.lifetime import die_with_parent, stop_pool
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -253,10 +253,7 @@ class ModelsService:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        processes = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.kill()
+        stop_pool(pool)
 
 
 service = ModelsService()
