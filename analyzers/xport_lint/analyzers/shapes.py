@@ -1688,6 +1688,50 @@ class Sizes:
             out += listed
         return out
 
+    def loop_instances(self, test: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+        """`test` once per size a loop over a shape gives its target (`for dim in x.shape[-2:]:
+        if dim % 2 != 0: ...` is `x.shape[2] % 2 != 0`, then `x.shape[3] % 2 != 0`: Python runs
+        the loop once per size and export guards each); None where no such loop holds `test`."""
+        ids = {id(node) for node in _walk(test)}
+        for loop in self._loops:
+            target = loop.target
+            if not isinstance(target, cst.Name) or not any(
+                id(node) in ids for stmt in _statements(loop.body) for node in _walk(stmt)
+            ):
+                continue
+            if not any(isinstance(n, cst.Name) and n.value == target.value for n in _walk(test)):
+                continue
+            listed = self._listed(_unwrapped_shape(loop.iter))
+            if not listed:
+                return None
+            return [test.visit(_NameReplaced(target.value, size)) for size in listed]  # type: ignore[misc]
+        return None
+
+    def compared_whole(self, test: cst.BaseExpression, operator: type[cst.BaseCompOp]) -> list[cst.Comparison] | None:
+        """A comparison of whole shapes by `operator` (`x.shape[2:] == (32, 32)`, `tuple(x.shape[-2:])
+        == self.img_size`, `x.shape[1:] != self.pos.shape`), `cst.Equal` or `cst.NotEqual`, as the comparisons of
+        its sizes one by one (Python compares tuples element by element; export guards each):
+        where one side lists sizes, the other's element `i` is read `other[i]`. None for
+        anything else. The comparison may be bound to a name first, unpacked, or a helper's."""
+        test = self.followed(test)
+        if isinstance(test, cst.Name) and test.value in self.unpacked and test.value not in self.reassigned:
+            test = self.followed(self._unpacked_part(test.value) or test)
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, operator)):
+            return None
+        sides = [_unwrapped_shape(self.followed(side)) for side in (test.left, test.comparisons[0].comparator)]
+        listed = [self._listed(side) for side in sides]
+        if all(found is None for found in listed):
+            return None
+        count = len(next(found for found in listed if found is not None))
+        elements = [found if found is not None else [
+            cst.Subscript(side, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))]) for i in range(count)
+        ] for side, found in zip(sides, listed, strict=True)]
+        if len(elements[0]) != len(elements[1]) or not count:
+            return None
+        compared = test.comparisons[0].operator
+        return [cst.Comparison(a, [cst.ComparisonTarget(compared, b)]) for a, b in zip(*elements, strict=True)]
+
     def _listed(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.BaseExpression] | None:
         """The sizes a shape expression lists: a tuple, `t.shape`/`t.size()` and slices of it by
         literals (of a tensor whose rank is known), and `+` of those."""
@@ -1718,7 +1762,7 @@ class Sizes:
         sliced = followed.slice[0].slice if isinstance(followed, cst.Subscript) and len(followed.slice) == 1 else None
         if isinstance(sliced, cst.Slice):
             part, followed = sliced, followed.value  # type: ignore[attr-defined]
-        tensor = self._shape_of(followed)
+        tensor = self._shape_of(_unwrapped_shape(followed))  # `tuple(x.size())[2:]`
         rank = self._rank(tensor, depth + 1) if tensor is not None else None
         if tensor is None or rank is None:
             return None
@@ -2088,6 +2132,10 @@ class Sizes:
             target = _first_element(first)
             rank = self._rank(target, depth + 1) if target is not None else None
             return None if rank is None else rank + 1
+        if name == "flatten" and first is not None:  # `torch.flatten(x, 1)`: as `x.flatten(1)`
+            rank = self._rank(first, depth + 1)
+            start, end = flatten_span(args[1:], rank) if rank is not None else (None, None)
+            return None if start is None or rank is None else rank - (end - start)  # type: ignore[operator]
         if name in ("matmul", "bmm") and len(args) == 2:
             ranks = [self._rank(a.value, depth + 1) for a in args]
             return None if None in ranks or min(ranks) < 2 else max(ranks)  # type: ignore[type-var,operator]
@@ -2186,7 +2234,7 @@ class Sizes:
             return self._product_term(args[0].value, args[1].value, index, depth)
         if name == "pixel_shuffle" and first is not None and len(args) == 2:
             return self._shuffled_term(first, args[1].value, index, depth)
-        if name == "narrow" and first is not None:  # `torch.narrow(x, dim, start, length)`: as `x.narrow(...)`
+        if name in ("narrow", "flatten") and first is not None:  # `torch.narrow(x, 0, 1, n)`: as `x.narrow(0, 1, n)`
             return self._method_term(name, first, args[1:], index, depth)
         inlined = self.called(expr)
         if inlined is not None:
@@ -2589,6 +2637,11 @@ class Sizes:
             if left is None or right is None:
                 return None
             return Op(_TERM_OPERATORS[type(expr.operator)], left, right)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Power):
+            base, exponent = self._term(expr.left, depth + 1), self._term(expr.right, depth + 1)
+            if isinstance(base, int) and isinstance(exponent, int):  # `2 ** self.num_upsamplers`
+                return INTEGER_ARITHMETIC[cst.Power](base, exponent)
+            return None
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
             inner = self._term(expr.expression, depth + 1)  # `(-h) % 7`: the pad up to a multiple of 7
             return Op("-", 0, inner) if inner is not None else None
@@ -3280,9 +3333,64 @@ def term_value(term: Term, sizes: dict[Any, int]) -> int | None:
     return sizes.get(term)
 
 
-def has_remainder(term: Term) -> bool:
-    """Whether `term` takes a remainder (`h + (7 - h % 7) % 7`, a size padded up to a multiple)."""
-    return isinstance(term, Op) and (term.kind == "%" or has_remainder(term.left) or has_remainder(term.right))
+class _NameReplaced(cst.CSTTransformer):
+    """Every read of `name` replaced by `value`."""
+
+    def __init__(self, name: str, value: cst.BaseExpression) -> None:
+        super().__init__()
+        self.name, self.value = name, value
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self.value if original_node.value == self.name else updated_node
+
+
+def _unwrapped_shape(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`tuple(s)`, `list(s)`, `torch.Size(s)`: the sizes `s` they copy."""
+    if (isinstance(expr, cst.Call) and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star
+            and dotted(expr.func) in ("tuple", "list", "torch.Size", "Size")):
+        return expr.args[0].value
+    return expr
+
+
+def has_operation(term: Term, kind: str) -> bool:
+    """Whether `term` applies `kind` anywhere ("%": a size padded up to a multiple, `h + (7 - h %
+    7) % 7`; "//": a floor division)."""
+    return isinstance(term, Op) and (
+        term.kind == kind or has_operation(term.left, kind) or has_operation(term.right, kind))
+
+
+def proven_multiple(term: Term, by: int, config: ShapeConfig) -> bool:
+    """Whether `term` is a multiple of `by` as sympy shows it: a constant multiple, an input size
+    declared as a multiple (`7 * d`), sums and products of those, and a remainder by `k` of a
+    multiple of `k` (0)."""
+    if isinstance(term, int):
+        return term % by == 0
+    if isinstance(term, tuple):
+        spec = config.dim(*term)
+        return spec.kind is DimKind.NAMED and spec.scale % by == 0 and spec.offset % by == 0
+    if not isinstance(term, Op):
+        return False
+    if term.kind in ("+", "-"):
+        return proven_multiple(term.left, by, config) and proven_multiple(term.right, by, config)
+    if term.kind == "*":
+        return proven_multiple(term.left, by, config) or proven_multiple(term.right, by, config)
+    if term.kind == "%":
+        return isinstance(term.right, int) and term.right > 0 and (
+            proven_multiple(term.left, term.right, config)  # 0
+            or term.right % by == 0 and proven_multiple(term.left, by, config)
+        )
+    return False
+
+
+def unshown_remainder(term: Term, config: ShapeConfig) -> bool:
+    """Whether `term` takes a remainder `a % k` that sympy cannot show to be 0 (`h % 2` of a
+    `Dim("h")`; of `2 * Dim("d")` it is 0): export's guards on such a size stay unproven."""
+    if not isinstance(term, Op):
+        return False
+    if term.kind == "%" and not (isinstance(term.right, int) and term.right > 0
+                                 and proven_multiple(term.left, term.right, config)):
+        return True
+    return unshown_remainder(term.left, config) or unshown_remainder(term.right, config)
 
 
 def term_low(term: Term, lows: dict[Any, int]) -> int | None:
@@ -4108,6 +4216,16 @@ def _judge_branch(
     test: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig, mode: Mode,
     examples: tuple[ExampleSizes, ...] = (),
 ) -> Verdict:
+    instances = sizes.loop_instances(test) if sizes is not None else None
+    if instances:  # `for dim in x.shape[-2:]: if dim % 2: ...`: each size the loop gives
+        verdicts = [_judge_branch(instance, sizes, config, mode, examples) for instance in instances]
+        return next((v for v in verdicts if v.severity is Severity.ERROR), verdicts[0])
+    whole = sizes.compared_whole(test, cst.NotEqual) if sizes is not None and id(test) in sizes.raised_on else None
+    if sizes is not None and whole is not None:
+        # `if x.shape[-2:] != self.img_size: raise`: it raises unless each size equals its part
+        sizes.raised_on.update(id(part) for part in whole)
+        verdicts = [_judge_branch(part, sizes, config, mode, examples) for part in whole]
+        return next((v for v in verdicts if v.severity is Severity.ERROR), verdicts[0])
     if sizes is not None and id(test) in sizes.raised_on:  # ViT's `if height != self.image_size[0]: raise`
         checked = _size_against_held(test, sizes, cst.NotEqual)
         if checked is not None and config.dim(*checked[0]).kind is DimKind.STATIC:

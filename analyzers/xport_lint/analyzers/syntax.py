@@ -22,6 +22,7 @@ def integer_literal(expr: cst.BaseExpression | None) -> int | None:
 INTEGER_ARITHMETIC: dict[type, Callable[[int, int], int | None]] = {
     cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
     cst.FloorDivide: lambda a, b: a // b if b else None, cst.Modulo: lambda a, b: a % b if b else None,
+    cst.Power: lambda a, b: a**b if 0 <= b <= 64 else None,  # `2 ** self.num_upsamplers`
 }
 
 

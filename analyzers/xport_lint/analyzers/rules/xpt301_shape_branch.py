@@ -22,7 +22,10 @@ class ShapeBranch(ConditionRule, Rule):
     is that input's size where the ops keep it (`h = self.proj(x)`: `Linear` keeps every
     dimension but the last; norms, activations, dropout, elementwise arithmetic keep all;
     `transpose`/`permute`/`unsqueeze` move them; convolutions and pooling keep the batch); an op
-    not modelled leaves the size unknown.
+    not modelled leaves the size unknown. An `if` that raises on shapes compared whole (`if
+    x.shape[-2:] != self.img_size: raise ...`) is judged size by size, as Python compares them;
+    a test on the target of a loop over a shape (`for dim in x.shape[-2:]: if dim % 2: ...`) is
+    judged on each size the loop gives.
 
     ## Why it fails torch.export
     Python evaluates the branch once, on the example input; the graph holds one side only and a

@@ -41,7 +41,10 @@ class ShapeGuard(Rule):
     the finding is on the helper's check, the line torch names, with the call as a note. A
     function of another file is judged the same way from its summary's checks (locals bound once
     or unpacked from `.shape` written out: `n = t.size(0)`, then `if n > 8: raise ...`), with
-    the finding on the call.
+    the finding on the call. Shapes compared whole (`assert tuple(x.shape[-2:]) == self.img_size`,
+    `assert x.shape[1:] == self.pos.shape`, `x.shape == y.shape`) are judged size by size, as
+    Python compares them (one finding, on the assert), and an assert in a loop over a shape
+    (`for s in x.shape[2:]: assert s <= 512`) on each size the loop gives.
 
     ## Why it fails torch.export
     export records the condition as a guard on the size. A named `Dim` promises every size of its
@@ -157,40 +160,52 @@ class ShapeGuard(Rule):
                 self._check(written, f"`{short(call.func)}` checking `{check}`", at=(call, None, call))
 
     def _check(
-        self, test: cst.BaseExpression, keyword: str, at: tuple[cst.CSTNode, cst.CSTNode, cst.Call] | None = None
-    ) -> None:
-        """Report `test` where it narrows a named Dim; `at`: the helper's check (node, statement)
-        that tests it, where torch fails, instead of `test` itself, and the call passing it."""
+        self, test: cst.BaseExpression, keyword: str, at: tuple[cst.CSTNode, cst.CSTNode, cst.Call] | None = None,
+        whole: cst.BaseExpression | None = None,
+    ) -> bool:
+        """Report `test` where it narrows a named Dim; whether it did. `at`: the helper's check
+        (node, statement) that tests it, where torch fails, instead of `test` itself, and the call
+        passing it; `whole`: the comparison of whole shapes `test` is one size's part of, the
+        finding's place."""
         config = self.ctx.shape_config()
         if not any(spec.kind in (DimKind.NAMED, DimKind.DYNAMIC) for _, dims in config.inputs for _, spec in dims):
-            return
+            return False
         sizes = self.ctx.sizes()
         if sizes is None:
-            return
+            return False
         if at is not None:
             test = sizes.followed(test)  # `ok = x.shape[1] <= 64`, then `_ensure(ok)`
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-            for part in (test.left, test.right):  # `assert H % p == 0 and W % p == 0`: each part holds
-                self._check(part, keyword, at)
-            return
-        node, statement = at[:2] if at is not None else (test, None)
+            # `assert H % p == 0 and W % p == 0`: each part holds
+            return any([self._check(part, keyword, at) for part in (test.left, test.right)])
+        instances = sizes.loop_instances(test) if whole is None and at is None else None
+        if instances:  # `for s in x.shape[2:]: assert s <= 512`: each size the loop gives
+            return any(self._check(instance, keyword, at, whole=test) for instance in instances)
+        parts = sizes.compared_whole(test, cst.Equal) if whole is None else None
+        if parts is not None:
+            # `assert x.shape[2:] == self.img_size`: each size equals its part (one finding)
+            return any(self._check(part, keyword, at, whole=test) for part in parts)
+        node, statement = at[:2] if at is not None else (whole or test, None)
+        said = f"`{short(test)}`" + (f" (of `{short(whole)}`)" if whole is not None else "")
         related = ((at[2], f"`{short(at[2])}` passes the size test"),) if at is not None and at[2] is not at[0] else ()
         pinned = pinned_to_held_value(test, sizes, config)  # `H == self.img_size[0]`, set from a config
         if pinned is not None:
-            self.report(node, f"{keyword} on the size `{short(test)}`: {pinned.reason}", notes=pinned.notes,
+            self.report(node, f"{keyword} on the size {said}: {pinned.reason}", notes=pinned.notes,
                         statement=statement, related=related)
-            return
+            return True
         if not sizes.refs(test):
-            return
+            return False
         verdict = judge_branch(test, sizes, config, self.ctx.mode, self.ctx.example_sizes())
         if verdict.severity is not Severity.ERROR:
-            return
+            return False
         reason = verdict.reason.replace(", or use torch.cond)", ")")
-        rewrite = self._shared(verdict) or self._narrowing(test, sizes, config)
+        rewrite = self._shared(verdict) or (
+            self._narrowing(test, sizes, config) if whole is None else Rewrite(reason="the shapes are compared whole"))
         if rewrite.reason:
             reason += f" (no automatic fix: {rewrite.reason})"
-        self.report(node, f"{keyword} on the size `{short(test)}`: {reason}", fix=rewrite.fix, notes=verdict.notes,
+        self.report(node, f"{keyword} on the size {said}: {reason}", fix=rewrite.fix, notes=verdict.notes,
                     statement=statement, related=related)
+        return True
 
     def _shared(self, verdict: Verdict) -> Rewrite | None:
         """Two named Dims the test needs equal (`assert h == w`): one shared Dim, as for XPT301."""
@@ -305,6 +320,21 @@ class ShapeGuard(Rule):
                 return {"model": Encoder(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("seq", max=64)}}}
             """,
             other_args="(torch.randn(2, 40),)",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class PatchEmbed(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.img_size = (32, 32)
+                def forward(self, x):
+                    assert tuple(x.shape[-2:]) == self.img_size, "input size"  # expect: XPT304
+                    return x.flatten(2)
+            def xport_example():
+                return {"model": PatchEmbed(), "args": (torch.randn(1, 3, 32, 32),), "dynamic_shapes": {"x": {2: Dim("h"), 3: Dim("w")}}}
+            """,
         ),
         Invalid(
             """

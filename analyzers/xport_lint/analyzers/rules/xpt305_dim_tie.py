@@ -22,13 +22,15 @@ from ..shapes import (
     Sizes,
     arguments_read,
     declared_examples,
-    has_remainder,
+    has_operation,
     init_buffers,
     init_call,
     init_integer,
     module_list,
+    proven_multiple,
     term_refs,
     term_value,
+    unshown_remainder,
 )
 from ..syntax import argument, integer_constant, integer_literal
 from ..walk import iter_nodes
@@ -75,6 +77,13 @@ _STACK = ("torch.stack",)
 _NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_empty", "new_full"})
 #: layers whose output changes the last dimension only
 _LAST_CHANGED = frozenset({"Linear", "LazyLinear", "Bilinear"})
+#: losses of class scores against class indices (or probabilities of the input's shape)
+_CLASS_LOSSES = frozenset({"cross_entropy", "nll_loss"})
+#: losses of an input against a target: class losses, and elementwise ones (which broadcast)
+_LOSSES = _CLASS_LOSSES | frozenset({
+    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "kl_div",
+})
 #: reductions over the dimensions they are given (`x.mean(0)` drops dimension 0)
 _REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod"})
 
@@ -131,8 +140,17 @@ class DimTie(Rule):
     judged with the call's arguments in place and reported on the call. A size
     tied to one computed from it that no affine form holds (down by a strided conv or pool and
     back up) is judged on the declared range: flagged where the two are equal for some of its
-    sizes and not others. An op not modelled leaves sizes unknown (no finding); ops under an
-    `if` are left out (the example may take the other side).
+    sizes and not others: `x[..., 0::2, :]` joined with `x[..., 1::2, :]` (Swin's patch merging,
+    YOLO's focus, `rotate_half`) is `(h + 1) // 2` against `h // 2`, equal for even sizes only.
+    Two sizes always equal are flagged too where one takes a remainder sympy cannot show to be 0
+    (the halves of `x` padded by `h % 2` first). `F.scaled_dot_product_attention` ties the
+    dimensions before the last two (batch, heads) as broadcasting does; `F.cross_entropy` /
+    `F.nll_loss` tie the targets to the samples (and class indices to the dimensions after the
+    classes); elementwise losses (`F.mse_loss`) broadcast. A size computed from a named one
+    through strided convolutions and pools, flattened into a fixed `Linear`, is judged on the
+    declared range: flagged where it equals the features for some sizes and not others (an old
+    ResNet head's `AvgPool2d(4)` then `view(b, -1)`). An op not modelled leaves sizes unknown (no
+    finding); ops under an `if` are left out (the example may take the other side).
 
     ## Why it fails torch.export
     The op adds the guard `s0 == s1` (or `s0 == 4`, `s0 % 2 == 0`): two named `Dim`s become
@@ -252,6 +270,11 @@ class DimTie(Rule):
         if name == "torch.nn.functional.linear" and len(node.args) >= 2 and not any(a.keyword or a.star for a in node.args):
             self._functional_linear(node)
             return
+        if name.rpartition(".")[2] in _LOSSES and name.startswith("torch.nn.functional.") and len(node.args) >= 2 and (
+            not any(a.keyword or a.star for a in node.args[:2])
+        ):
+            self._loss(node, name)
+            return
         if name == "torch.nn.functional.scaled_dot_product_attention" and len(node.args) >= 3 and not any(
             a.keyword or a.star for a in node.args[:3]
         ):
@@ -342,10 +365,10 @@ class DimTie(Rule):
         `view(b, hp // 7, 7, c)` and `unflatten(1, (-1, 7))`; merging it exports, and so does the
         split where the `Dim` is declared `7 * d`). Sizes written with `//` alone are not judged:
         strict export proves some of them."""
-        if dim.ref is None or dim.term is None or by < 2 or not has_remainder(dim.term):
+        if dim.ref is None or dim.term is None or by < 2 or not has_operation(dim.term, "%"):
             return False
         spec = config.dim(*dim.ref)
-        if spec.kind is not DimKind.NAMED or _proven_multiple(dim.term, by, config):
+        if spec.kind is not DimKind.NAMED or proven_multiple(dim.term, by, config):
             return False
         self.report(node, f"`{short(node)}`: splits a size computed with `%` from {_name(dim)} ({spec.text()}) "
                           f"by {by}: export cannot show {by} divides it for every size in the range and fails with "
@@ -517,7 +540,7 @@ class DimTie(Rule):
                               f"with ConstraintViolationError (Constraints violated); declare `min={number}`")
             return
         term = sizes.number_term(count) if number is None else None
-        if term is not None and set(term_refs(term)) == {dim.ref} and _floor_divides(term):
+        if term is not None and set(term_refs(term)) == {dim.ref} and has_operation(term, "//"):
             self.report(node, f"`{short(node)}`: k = `{short(count)}` floor-divides {_name(dim)} ({spec.text()}): "
                               f"export guards `k <= {spec.name}` and cannot show it, so it fails with "
                               "ConstraintViolationError (Constraints violated); compute k from a `Dim` declared "
@@ -587,6 +610,8 @@ class DimTie(Rule):
             return [_Dim(size=n) for n in shape] if shape is not None else None
         if isinstance(expr, cst.Subscript):
             return self._sliced(expr, setting, depth)
+        if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            return self._operand(expr.expression, setting, depth + 1)  # `-x2`, `~mask`: elementwise
         if isinstance(expr, cst.BinaryOperation):
             a, b = self._operand(expr.left, setting, depth + 1), self._operand(expr.right, setting, depth + 1)
             if isinstance(expr.operator, cst.MatrixMultiply):
@@ -640,6 +665,17 @@ class DimTie(Rule):
             if isinstance(part, cst.Index) and isinstance(part.value, cst.Name) and part.value.value == "None":
                 out.append(_Dim(size=1))  # `mask[:, None, :]`: a new dimension of size 1
                 continue
+            if isinstance(part, cst.Index) and isinstance(part.value, cst.Ellipsis):
+                # `x[..., ::2, :]`: the dimensions no other index takes, kept
+                indexing = [e for e in expr.slice if not (isinstance(e.slice, cst.Index) and (
+                    isinstance(e.slice.value, cst.Ellipsis) or (
+                        isinstance(e.slice.value, cst.Name) and e.slice.value.value == "None")))]
+                kept = len(inner) - len(indexing)
+                if kept < 0 or position + kept > len(inner):
+                    return None
+                out.extend(inner[position:position + kept])
+                position += kept
+                continue
             if position >= len(inner):
                 return None
             dim = inner[position]
@@ -649,9 +685,10 @@ class DimTie(Rule):
                     return None
                 continue  # an integer index drops the dimension
             if isinstance(part, cst.Slice) and part.step is not None:
-                if part.lower is not None or part.upper is not None or (integer_literal(part.step) or 0) < 2:
+                start = integer_literal(part.lower) if part.lower is not None else 0
+                if start is None or start < 0 or part.upper is not None or (integer_literal(part.step) or 0) < 2:
                     return None
-                out.append(_strided(dim, integer_literal(part.step)))  # type: ignore[arg-type]
+                out.append(_strided(dim, integer_literal(part.step), start))  # type: ignore[arg-type]
                 continue
             if not isinstance(part, cst.Slice):
                 return None
@@ -719,7 +756,7 @@ class DimTie(Rule):
                 return [*dims, _UNKNOWN]
             if layer in KEEP_ALL_LAYERS:
                 return dims
-            return self._from_terms(call, sizes)
+            return self._from_terms(call, setting)
         name = self.ctx.resolve(func) or ""
         if isinstance(func, cst.Attribute) and func.attr.value in _NEW_FACTORIES and not name.startswith("torch."):
             # `x.new_zeros(x.shape[0], 2)`: sized as `torch.zeros` is
@@ -740,9 +777,9 @@ class DimTie(Rule):
             if method == "repeat_interleave":
                 return _interleaved(call, dims)
             if method == "narrow":  # `x.narrow(0, 1, x.shape[0] - 1)`: the length given, as shapes.py's term
-                return self._from_terms(call, sizes)
+                return self._from_terms(call, setting)
             if method == "flatten" and numbers and None not in numbers:
-                return _flattened(call, dims)
+                return _flattened(call, _with_examples(dims, setting))
             if None in numbers:
                 return None if method not in ("view", "reshape") else self._reshaped(call, dims, setting)
             if method in ("view", "reshape"):
@@ -785,15 +822,15 @@ class DimTie(Rule):
             axis %= len(parts[0]) + 1
             return [*parts[0][:axis], _Dim(size=len(parts)), *parts[0][axis:]]
         if name == "torch.nn.functional.pad" and first is not None:
-            padded = self._padded(call, self._operand(first, setting, depth + 1))
-            return padded if padded is not None else self._from_terms(call, sizes)  # pads computed from sizes
+            padded = self._padded(call, self._operand(first, setting, depth + 1), sizes)
+            return padded if padded is not None else self._from_terms(call, setting)  # pads computed from sizes
         if name == "torch.einsum":
             found = self._einsum(call, setting, depth)
             return found[1] if found is not None else None
         if name in _FACTORIES:
             return self._made(call, name, sizes)
         if name == "torch.narrow":
-            return self._from_terms(call, sizes)
+            return self._from_terms(call, setting)
         if name == "torch.where" and len(call.args) == 3:
             parts = [self._operand(arg.value, setting, depth + 1) for arg in call.args]
             return _broadcast(_broadcast(parts[0], parts[1]), parts[2])
@@ -802,18 +839,19 @@ class DimTie(Rule):
             return [*dims[:-1], weight[0]] if dims and weight and len(weight) == 2 else None
         if first is not None and name.rpartition(".")[2] in KEEP_ALL_FUNCTIONS and name.startswith("torch."):
             return self._operand(first, setting, depth + 1)
-        return self._from_terms(call, sizes)  # `F.pixel_shuffle`, `F.max_pool2d`, a block: as shapes.py models it
+        return self._from_terms(call, setting)  # `F.pixel_shuffle`, `F.max_pool2d`, a block: as shapes.py models it
 
     @staticmethod
-    def _from_terms(call: cst.Call, sizes: Sizes) -> list[_Dim] | None:
+    def _from_terms(call: cst.Call, setting: tuple) -> list[_Dim] | None:
         """A layer's output dimensions from the size terms of shapes.py's per-op model (the one
         table of what layers do: convolutions, transposed ones, pools, `nn.Sequential` chains):
-        a term `k * s + c` of one input size is that affine size, a constant a constant, any
-        other function of a size a size not modelled."""
+        a term `k * s + c` of one input size is that affine size, a constant a constant (also
+        one computed from static sizes), any other function of a size a size not modelled."""
+        sizes = setting[0]
         rank = sizes.rank(call)
         if rank is None:
             return None
-        return [_from_term(sizes.size_term(call, index)) for index in range(rank)]
+        return [_from_term(_fixed(sizes.size_term(call, index), setting)) for index in range(rank)]
 
     def _made(self, call: cst.Call, name: str, sizes: Sizes) -> list[_Dim] | None:
         """`torch.zeros(x.shape[0], 3)`, `torch.ones(5)`, `torch.arange(n)`: a new tensor whose
@@ -839,6 +877,7 @@ class DimTie(Rule):
         """`view`/`reshape` target sizes: literals are constants, `x.shape[i]` that input size,
         and a lone `-1` (or `flatten()`) the element count over the rest where one input size
         times constants makes it."""
+        dims = _with_examples(dims, setting)
         if flat:
             targets: list[cst.BaseExpression] | None = [cst.UnaryOperation(cst.Minus(), cst.Integer("1"))]
         else:
@@ -865,11 +904,15 @@ class DimTie(Rule):
             refs = [d for d in remaining if d.ref is not None]
             constants = [d.size for d in remaining if d.ref is None]
             kept = [d.size for d in given if d.ref is None and d.size is not None]
-            if len(refs) == 1 and refs[0].affine is not None and None not in constants and len(kept) == len(given):
+            if len(refs) == 1 and None not in constants and len(kept) == len(given):
                 total, rest = math.prod(constants), math.prod(kept)  # type: ignore[arg-type]
-                scale, offset = refs[0].affine
-                if rest and (total * scale) % rest == 0 and (total * offset) % rest == 0:
-                    out[at] = _Dim(refs[0].ref, None, (total * scale // rest, total * offset // rest))
+                if refs[0].affine is not None:
+                    scale, offset = refs[0].affine
+                    if rest and (total * scale) % rest == 0 and (total * offset) % rest == 0:
+                        out[at] = _Dim(refs[0].ref, None, (total * scale // rest, total * offset // rest))
+                elif refs[0].term is not None and rest and total % rest == 0:
+                    # `x.flatten(1)` after a strided conv: the channels times `(h + 1) // 2`
+                    out[at] = _Dim(refs[0].ref, None, None, term=Op("*", total // rest, refs[0].term))
         return out
 
     @staticmethod
@@ -946,23 +989,27 @@ class DimTie(Rule):
             return dims
         return [replace(d, ref=refs[0]) if d.ref is not None else d for d in dims]
 
-    def _padded(self, call: cst.Call, dims: list[_Dim] | None) -> list[_Dim] | None:
-        """`F.pad(x, (left, right, top, bottom))` by literals, constant mode: each padded size grows."""
+    def _padded(self, call: cst.Call, dims: list[_Dim] | None, sizes: Sizes) -> list[_Dim] | None:
+        """`F.pad(x, (left, right, top, bottom))`, constant mode: each padded size grows, by
+        literals or by amounts computed from that size (`W % 2`: a term of it)."""
         pad = call.args[1].value if len(call.args) > 1 and call.args[1].keyword is None else None
         if dims is None or not isinstance(pad, (cst.Tuple, cst.List)) or argument(call.args, 2, "mode") is not None:
             return None
-        amounts = [integer_literal(e.value) for e in pad.elements]
+        amounts = [sizes.number_term(e.value) for e in pad.elements]
         if None in amounts or len(amounts) % 2 or len(amounts) // 2 > len(dims):
             return None
         out = list(dims)
         for pair in range(len(amounts) // 2):
-            grow = amounts[2 * pair] + amounts[2 * pair + 1]  # type: ignore[operator]
+            before, after = amounts[2 * pair], amounts[2 * pair + 1]
+            grow = before + after if isinstance(before, int) and isinstance(after, int) else Op("+", before, after)
             at = len(dims) - 1 - pair
             dim = out[at]
-            if dim.ref is not None and dim.affine is not None:
+            if isinstance(grow, int) and dim.ref is not None and dim.affine is not None:
                 out[at] = _Dim(dim.ref, None, (dim.affine[0], dim.affine[1] + grow))
-            elif dim.size is not None:
+            elif isinstance(grow, int) and dim.size is not None:
                 out[at] = _Dim(size=dim.size + grow)
+            elif dim.ref is not None and dim.affine is not None and set(term_refs(grow)) == {dim.ref}:
+                out[at] = _Dim(dim.ref, None, None, term=Op("+", _affine_term(dim.ref, *dim.affine), grow))
             else:
                 out[at] = _UNKNOWN
         return out
@@ -1067,13 +1114,39 @@ class DimTie(Rule):
         q, k, v = (self._operand(arg.value, setting) for arg in node.args[:3])
         pairs = []
         if k and v and len(k) >= 2 and len(v) >= 2:
-            pairs.append((k[-2], v[-2], "the keys' length"))
+            pairs.append((k[-2], v[-2], "the keys' length", False))
         if q and k:
-            pairs.append((q[-1], k[-1], "the queries' width"))
-        for first, second, what in pairs:
-            reason = self._tie(first, second, setting[1], broadcast=False)
+            pairs.append((q[-1], k[-1], "the queries' width", False))
+        for one, other in ((q, k), (k, v)):  # batch and heads, before the last two, broadcast
+            if one and other and len(one) > 2 and len(other) > 2:
+                pairs += [(a, b, "a batch dimension", True)
+                          for a, b in zip(reversed(one[:-2]), reversed(other[:-2]), strict=False)]
+        for first, second, what, broadcast in pairs:
+            reason = self._tie(first, second, setting[1], broadcast=broadcast)
             if reason is not None:
                 self.report(node, f"`{short(node)}`: {what} ties {reason}", fix=self._declaration_fix(first, second))
+                return
+
+    def _loss(self, node: cst.Call, name: str) -> None:
+        """`F.cross_entropy(input, target)` / `F.nll_loss`: one sample per target (dimension 0),
+        and class indices (one rank less) sized as the input's dimensions after the classes;
+        an elementwise loss (`F.mse_loss(a, b)`) broadcasts as `a - b` does."""
+        setting = self._setting()
+        if setting is None or id(node) in self._conditional():
+            return
+        given, target = node.args[0].value, node.args[1].value
+        if name.rpartition(".")[2] not in _CLASS_LOSSES:
+            self._check(node, given, target, matmul=False)
+            return
+        a, b = self._operand(given, setting), self._operand(target, setting)
+        if not a or not b or len(a) < 2:
+            return
+        pairs = list(zip(a, b, strict=False)) if len(b) == len(a) else (
+            [(a[0], b[0]), *zip(a[2:], b[1:], strict=False)] if len(b) == len(a) - 1 else [])
+        for first, second in pairs:
+            reason = self._tie(first, second, setting[1])
+            if reason is not None:
+                self.report(node, f"`{short(node)}`: the targets tie {reason}", fix=self._declaration_fix(first, second))
                 return
 
     def _features(self, attr: str) -> tuple[int, int] | None:
@@ -1511,9 +1584,12 @@ class DimTie(Rule):
         strided = self._strided_tie(a, b, specs, broadcast)
         if strided is not None:
             return strided
-        sampled = _sampled_tie(a, b, specs)
+        sampled = _sampled_tie(a, b, specs, config)
         if sampled is not None:
             return sampled
+        constant = _constant_tie(a, b, specs, broadcast)
+        if constant is not None:
+            return constant
         if not named or any(d.affine is None for d, _ in named):
             return None  # no named Dim, or a size of one not modelled
         if len(named) == 2:
@@ -1935,6 +2011,19 @@ class DimTie(Rule):
             """
             import torch
             from torch.export import Dim
+            class PatchMerging(torch.nn.Module):
+                def forward(self, x):
+                    x0 = x[..., 0::2, :]
+                    x1 = x[..., 1::2, :]
+                    return torch.cat([x0, x1], -1)  # expect: XPT305
+            def xport_example():
+                return {"model": PatchMerging(), "args": (torch.randn(2, 8, 4),), "dynamic_shapes": {"x": {1: Dim("h", min=4)}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
             class Weighted(torch.nn.Module):
                 def __init__(self):
                     super().__init__()
@@ -2135,12 +2224,15 @@ def _affine(term: object, ref: SizeRef, static: dict[SizeRef, int]) -> tuple[int
     return scale, offset
 
 
-def _sampled_tie(a: _Dim, b: _Dim, specs: list[DimSpec | None]) -> str | None:
+def _sampled_tie(a: _Dim, b: _Dim, specs: list[DimSpec | None], config: ShapeConfig) -> str | None:
     """Two sizes of one named input size, one a function of it no affine model holds (a size
-    through a stride-2 conv and back up): export needs them equal, a guard that splits the
-    declared range where they are equal for some of its sizes and not others (measured: a UNet's
-    skip on `Dim("h")` fails in both modes; declared `2 * h` it exports). Judged on the first 64
-    sizes of the range; nothing where they are never equal (eager fails too) or always are."""
+    through a stride-2 conv and back up, `x[0::2]` against `x[1::2]`): export needs them equal,
+    a guard that splits the declared range where they are equal for some of its sizes and not
+    others (measured: a UNet's skip on `Dim("h")` fails in both modes; declared `2 * h` it
+    exports). Judged on the first 64 sizes of the range; nothing where they are never equal
+    (eager fails too). Two different sizes always equal fail too where one takes a remainder
+    sympy cannot show to be 0 (`x[..., 0::2, :]` against `x[..., 1::2, :]` of `x` padded by
+    `h % 2`: measured, both modes)."""
     spec = specs[0]
     if a.ref is None or a.ref != b.ref or spec is None or spec.kind is not DimKind.NAMED or (
         a.term is None and b.term is None
@@ -2154,11 +2246,48 @@ def _sampled_tie(a: _Dim, b: _Dim, specs: list[DimSpec | None]) -> str | None:
         if None in values:
             return None
         equal.add(values[0] == values[1])
+    if equal == {True} and a.term != b.term and any(
+        d.term is not None and unshown_remainder(d.term, config) for d in (a, b)
+    ):
+        return (f"{_name(a)} ({spec.text()}) to a size computed from it through a remainder (`%`): they are "
+                "equal, but export cannot show it, guards their equality and fails with "
+                "ConstraintViolationError (Constraints violated); declare it as a multiple (`2 * h`), "
+                "for which the remainder is 0")
     if equal != {True, False}:
         return None
     return (f"{_name(a)} ({spec.text()}) to a size computed from it that equals it only for some of its "
             "range: export guards that and fails with ConstraintViolationError (Constraints violated); "
             "declare it as a derived `Dim` for which they are equal (`2 * h` for a stride 2)")
+
+
+def _constant_tie(a: _Dim, b: _Dim, specs: list[DimSpec | None], broadcast: bool) -> str | None:
+    """A size computed from a named input size that no affine form holds (`32 * ((h + 1) // 2)`
+    of a strided conv's output flattened) against a constant (a `Linear`'s input features): it
+    equals it for some sizes of the range and not others, so export guards the size into that
+    part (measured: a stride-2 conv, a pool by 4 and `view(b, -1)` into `Linear(8, ...)` under
+    `Dim("h", min=7, max=512)` fails in both modes). Judged on the first 64 sizes of the range;
+    nothing where they are never equal (the example cannot be in the range) or always are."""
+    pair = [(d, s) for d, s in zip((a, b), specs, strict=True)]
+    computed = [(d, s) for d, s in pair if d.ref is not None and d.affine is None and d.term is not None]
+    fixed = [d for d, s in pair if d.ref is None and d.size is not None]
+    if len(computed) != 1 or len(fixed) != 1 or (fixed[0].size == 1 and broadcast):
+        return None
+    (dim, spec), size = computed[0], fixed[0].size
+    if spec is None or spec.kind is not DimKind.NAMED:
+        return None
+    low, high = spec.values()
+    equal = set()
+    for root in range(low, int(min(high, low + 63)) + 1):
+        value = _value_at(dim, spec.size(root))
+        if value is None:
+            return None
+        equal.add(value == size)
+    if equal != {True, False}:
+        return None
+    return (f"{_name(dim)} ({spec.text()}), as the ops before compute it, to the constant size {size}, which it "
+            "equals for some sizes of its range only: export guards that and fails with ConstraintViolationError "
+            "(Constraints violated); declare that dimension static (or the range where it holds), or make "
+            "the size independent of it (an adaptive pool)")
 
 
 def _static_example(ref: SizeRef, setting: tuple) -> int | None:
@@ -2172,9 +2301,32 @@ def _static_example(ref: SizeRef, setting: tuple) -> int | None:
 
 
 def _with_examples(dims: list[_Dim], setting: tuple) -> list[_Dim]:
-    """`dims` with each size declared static as its example's constant."""
-    return [_Dim(size=size) if d.ref is not None and d.exact and (size := _static_example(d.ref, setting)) is not None
-            else d for d in dims]
+    """`dims` with each size declared static as its example's constant, also inside the terms
+    of computed sizes (`(w - 1) // 2 + 1` of a static `w` is a number)."""
+    out = []
+    for d in dims:
+        if d.ref is not None and d.exact and (size := _static_example(d.ref, setting)) is not None:
+            out.append(_Dim(size=size))
+        elif d.term is not None:
+            out.append(_from_term(_fixed(d.term, setting)))
+        else:
+            out.append(d)
+    return out
+
+
+def _fixed(term: object, setting: tuple) -> object:
+    """`term` with each size declared static as its example's constant, folded where it can be."""
+    if isinstance(term, tuple):
+        size = _static_example(term, setting)  # type: ignore[arg-type]
+        return term if size is None else size
+    if not isinstance(term, Op):
+        return term
+    left, right = _fixed(term.left, setting), _fixed(term.right, setting)
+    if isinstance(left, int) and isinstance(right, int):
+        value = term_value(Op(term.kind, left, right), {})
+        if value is not None:
+            return value
+    return Op(term.kind, left, right)
 
 
 def _same_size(dim: _Dim, given: _Dim, target: cst.BaseExpression) -> bool:
@@ -2186,33 +2338,6 @@ def _same_size(dim: _Dim, given: _Dim, target: cst.BaseExpression) -> bool:
     return dim.size is not None and given.size == dim.size
 
 
-def _floor_divides(term: object) -> bool:
-    return isinstance(term, Op) and (term.kind == "//" or _floor_divides(term.left) or _floor_divides(term.right))
-
-
-def _proven_multiple(term: object, by: int, config: ShapeConfig) -> bool:
-    """Whether `term` is a multiple of `by` as sympy shows it: a constant multiple, an input size
-    declared as a multiple (`7 * d`), sums and products of those, and a remainder by `k` of a
-    multiple of `k` (0)."""
-    if isinstance(term, int):
-        return term % by == 0
-    if isinstance(term, tuple):
-        spec = config.dim(*term)
-        return spec.kind is DimKind.NAMED and spec.scale % by == 0 and spec.offset % by == 0
-    if not isinstance(term, Op):
-        return False
-    if term.kind in ("+", "-"):
-        return _proven_multiple(term.left, by, config) and _proven_multiple(term.right, by, config)
-    if term.kind == "*":
-        return _proven_multiple(term.left, by, config) or _proven_multiple(term.right, by, config)
-    if term.kind == "%":
-        return isinstance(term.right, int) and term.right > 0 and (
-            _proven_multiple(term.left, term.right, config)  # 0
-            or term.right % by == 0 and _proven_multiple(term.left, by, config)
-        )
-    return False
-
-
 def _value_at(dim: _Dim, size: int) -> int | None:
     """The size `dim` has where its input size is `size`."""
     if dim.affine is not None:
@@ -2220,17 +2345,25 @@ def _value_at(dim: _Dim, size: int) -> int | None:
     return term_value(dim.term, {dim.ref: size}) if dim.term is not None else None  # type: ignore[arg-type]
 
 
-def _strided(dim: _Dim, step: int) -> _Dim:
-    """A dimension of `x[::step]`: `ceil(size / step)`, a multiple of the root where the step
-    divides the scale, else a strided size of it."""
+def _strided(dim: _Dim, step: int, start: int = 0) -> _Dim:
+    """A dimension of `x[start::step]`: `ceil((size - start) / step)`, a multiple of the root
+    where the step divides the scale, else a strided size of it (with its term: `x[0::2]` and
+    `x[1::2]` of one size are equal for even sizes only)."""
     if dim.size is not None:
-        return _Dim(size=-(-dim.size // step))
-    if dim.ref is None or dim.affine is None:
+        return _Dim(size=max(0, -(-(dim.size - start) // step)))
+    if dim.ref is None or (dim.affine is None and dim.term is None):
         return _UNKNOWN
-    scale, offset = dim.affine
-    if scale % step == 0:
-        return _Dim(dim.ref, None, (scale // step, -(-offset // step)))
-    return _Dim(dim.ref, None, None, stride=step)
+    if dim.affine is not None and dim.affine[0] % step == 0:
+        scale, offset = dim.affine
+        return _Dim(dim.ref, None, (scale // step, -(-(offset - start) // step)))
+    whole = dim.term if dim.affine is None else _affine_term(dim.ref, *dim.affine)
+    return _Dim(dim.ref, None, None, stride=step, term=Op("//", Op("+", whole, step - 1 - start), step))
+
+
+def _affine_term(ref: SizeRef, scale: int, offset: int) -> object:
+    """`scale * ref + offset` as shapes.py's term."""
+    scaled = ref if scale == 1 else Op("*", scale, ref)
+    return scaled if offset == 0 else Op("+", scaled, offset)
 
 
 def _repeated(dim: _Dim, times: int) -> _Dim:
@@ -2241,6 +2374,8 @@ def _repeated(dim: _Dim, times: int) -> _Dim:
         return _Dim(size=dim.size * times)
     if dim.ref is not None and dim.affine is not None:
         return _Dim(dim.ref, affine=(dim.affine[0] * times, dim.affine[1] * times))
+    if dim.ref is not None and dim.term is not None:
+        return _Dim(dim.ref, None, None, term=Op("*", times, dim.term))
     return _UNKNOWN
 
 

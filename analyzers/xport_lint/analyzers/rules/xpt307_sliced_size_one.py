@@ -19,7 +19,7 @@ from ..shapes import (
     Sizes,
     conv_geometry,
     flatten_span,
-    has_remainder,
+    has_operation,
     init_call,
     term_low,
     term_refs,
@@ -55,7 +55,8 @@ class SlicedSizeOne(Rule):
     In a model's `forward`, flags elementwise arithmetic (`x[1:] - x[:-1]`, `x[:, 1:] * 2`) and
     ops that compute a new tensor (`.clone()`, `.contiguous()`, `torch.relu`, `.sigmoid()`, ...)
     on a slice of an input by literal bounds (`[k:]`, `[:-k]`, `[k:-j]`, or its own size less `k`,
-    `[: h - k]` of `h = x.shape[1]`) along a dimension declared
+    `[: h - k]` of `h = x.shape[1]`, and with a literal step, `[1::2]`: `ceil((h - 1) / 2)` long,
+    1 long for `h` of 2 and 3) along a dimension declared
     with a named `Dim` whose range holds the size where the slice is one long (`Dim("n")`: the
     size 2 makes `x[1:]` one long). The slice may be bound to a name first, or handed back by a
     one-line helper. In non-strict mode it also flags such a slice returned as it is, reduced
@@ -185,25 +186,29 @@ class SlicedSizeOne(Rule):
             tensor = sliced.value.value
             position = sizes.positions.get(tensor, -1)
             cuts = [(index, cut) for index, element in enumerate(sliced.slice)
-                    if (cut := _cut(element.slice, sizes, (tensor, position, index)))]
+                    if (cut := _cut(element.slice, sizes, (tensor, position, index))) != (0, 1)]
             if not cuts or not sizes.reads_input(sliced.value):
                 continue  # no slice by literals of a `forward` input as it came in (`x = x[:, 1:]` is one)
             if id(node) in self.ctx.conditional():
                 return
             config = self.ctx.shape_config()
-            for index, cut in cuts:
+            for index, (cut, step) in cuts:
                 ref = (tensor, sizes.positions[tensor], index)
                 spec = config.dim(*ref)
-                root = _one_long_at(spec, cut)
+                root = _one_long_at(spec, cut, step)
                 if root is None:
                     continue
-                rewrite = self._narrowing(ref, spec, cut)
+                rewrite = self._narrowing(ref, spec, cut + step - 1)
+                left = f"`{tensor}.shape[{index}]` less {cut}" if step == 1 else (
+                    f"every {step}{'nd' if step == 2 else 'th'} of `{tensor}.shape[{index}]`"
+                    + (f" from {cut}" if cut else ""))
+                guard = f"{spec.name} - {cut}" if step == 1 else f"{_shifted(spec.name, step - 1 - cut)} // {step}"
                 message = (
-                    f"`{short(sliced)}` leaves `{tensor}.shape[{index}]` less {cut}, which is 1 long at "
+                    f"`{short(sliced)}` leaves {left}, which is 1 long at "
                     f"{spec.name} = {root} in `{spec.text()}`: `{short(node)}` makes "
                     f"{'non-strict ' if non_strict_only else ''}export guard "
-                    f"`{spec.name} - {cut} != 1` and fail with ConstraintViolationError; declare "
-                    f"`{spec.name}` with `min={cut + 2}`"
+                    f"`{guard} != 1` and fail with ConstraintViolationError; "
+                    f"declare `{spec.name}` with `min={cut + step + 1}`"
                 )
                 if rewrite.reason:
                     message += f" (no automatic fix: {rewrite.reason})"
@@ -250,7 +255,7 @@ class SlicedSizeOne(Rule):
         for spatial in range(spatial_count):
             ref = sizes.dim_of(node.args[0].value, 2 + spatial)  # (N, C, *spatial): batched input
             term = sizes.size_term(node, 2 + spatial)
-            padded = term is not None and has_remainder(term) and len(set(term_refs(term))) == 1
+            padded = term is not None and has_operation(term, "%") and len(set(term_refs(term))) == 1
             ref = term_refs(term)[0] if padded and ref is None else ref  # a size padded up to a multiple first
             spec = config.dim(*ref) if ref is not None else None
             if ref is None or spec is None or spec.kind is not DimKind.NAMED or spec.derived or term is None:
@@ -427,7 +432,7 @@ class SlicedSizeOne(Rule):
         for spatial, (kernel, stride, padding, _) in enumerate(geometry):
             ref = sizes.dim_of(node.args[0].value, 2 + spatial)  # (N, C, *spatial): a batched input
             pooled = sizes.size_term(node.args[0].value, 2 + spatial) if ref is None else None
-            if pooled is not None and has_remainder(pooled) and len(set(term_refs(pooled))) == 1:
+            if pooled is not None and has_operation(pooled, "%") and len(set(term_refs(pooled))) == 1:
                 self._pooled_padded(node, pooled, (kernel, stride, padding), config, computed_on)
                 return
             spec = config.dim(*ref) if ref is not None else None
@@ -486,10 +491,10 @@ class SlicedSizeOne(Rule):
             return
         rewrite = self._narrowed(ref, spec, enough)
         what = ("can be below 1 long as export bounds it (a `%` counted from 0): export needs it at least 1 long, "
-                "cannot show it" if shortest < 1 and has_remainder(size) else
+                "cannot show it" if shortest < 1 and has_operation(size, "%") else
                 f"is {shortest} long at {spec.name} = {low}: export needs it at least 1 long" if shortest < 1 else
                 "can be 1 long: export guards it `!= 1`")
-        padded = " padded up to a multiple," if has_remainder(size) else ""
+        padded = " padded up to a multiple," if has_operation(size, "%") else ""
         message = (f"`{short(node)}` (kernel {kernel}, stride {stride}) on `{ref[0]}.shape[{ref[2]}]`{padded} in "
                    f"`{spec.text()}`: its output {what} and fails with ConstraintViolationError; declare "
                    f"`{spec.name}` with `min={enough}`")
@@ -653,6 +658,26 @@ class SlicedSizeOne(Rule):
                     return self.conv(x)  # expect: XPT307
             def xport_example():
                 return {"model": Stem(), "args": (torch.randn(1, 4, 16),), "dynamic_shapes": {"x": {2: Dim("t", min=6)}}}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class OddRows(torch.nn.Module):
+                def forward(self, x):
+                    return x[:, 1::2] * 2  # expect: XPT307
+            def xport_example():
+                return {"model": OddRows(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("h")}}}
+            """,
+            expected_replacement="""
+            import torch
+            from torch.export import Dim
+            class OddRows(torch.nn.Module):
+                def forward(self, x):
+                    return x[:, 1::2] * 2  # expect: XPT307
+            def xport_example():
+                return {"model": OddRows(), "args": (torch.randn(2, 8),), "dynamic_shapes": {"x": {1: Dim("h", min=4)}}}
             """,
         ),
         Invalid(
@@ -862,12 +887,14 @@ class SlicedSizeOne(Rule):
     ]
 
 
-def _cut(part: cst.BaseSlice, sizes: Sizes, sliced: SizeRef) -> int:
-    """How much a slice by literals takes off a size (`[1:]`, `[:-1]`: 1; `[1:-1]`: 2; `[: h - 1]`
-    of the size `h` it slices, `sliced`: 1, measured on torch 2.13 to guard `h - 1 != 1` as
-    `[:-1]` does); 0 for any other index."""
-    if not isinstance(part, cst.Slice) or part.step is not None:
-        return 0
+def _cut(part: cst.BaseSlice, sizes: Sizes, sliced: SizeRef) -> tuple[int, int]:
+    """How much a slice by literals takes off a size, and its step (`[1:]`, `[:-1]`: 1; `[1:-1]`:
+    2; `[: h - 1]` of the size `h` it slices, `sliced`: 1, measured on torch 2.13 to guard `h - 1
+    != 1` as `[:-1]` does; `[1::2]`: (1, 2), its length `ceil((h - 1) / 2)`); (0, 1) for any other
+    index."""
+    if not isinstance(part, cst.Slice):
+        return 0, 1
+    step = _number(part.step) if part.step is not None else 1
     lower = _number(part.lower) if part.lower is not None else 0
     upper = _number(part.upper) if part.upper is not None else 0
     stop = part.upper
@@ -875,9 +902,14 @@ def _cut(part: cst.BaseSlice, sizes: Sizes, sliced: SizeRef) -> int:
         taken = _number(stop.right)
         same = sizes.refs(sizes.followed(stop.left)) == [sliced]
         upper = -taken if taken is not None and taken > 0 and same else None
-    if lower is None or upper is None or lower < 0 or upper > 0:
-        return 0
-    return lower - upper
+    if step is None or step < 1 or lower is None or upper is None or lower < 0 or upper > 0:
+        return 0, 1
+    return lower - upper, step
+
+
+def _shifted(name: str, by: int) -> str:
+    """`name` plus `by`, written as torch prints it (`(h + 1)`, `h`, `(h - 1)`)."""
+    return name if by == 0 else f"({name} {'+' if by > 0 else '-'} {abs(by)})"
 
 
 def _number(expr: cst.BaseExpression) -> int | None:
@@ -890,13 +922,17 @@ def _number(expr: cst.BaseExpression) -> int | None:
     return None
 
 
-def _one_long_at(spec: DimSpec, cut: int) -> int | None:
-    """The root value of a named `Dim`'s range where a size less `cut` is 1, or None."""
+def _one_long_at(spec: DimSpec, cut: int, step: int = 1) -> int | None:
+    """The least root value of a named `Dim`'s range where a size less `cut`, taken every
+    `step`, is 1 long (the size is `cut + 1` to `cut + step`), or None."""
     if spec.kind is not DimKind.NAMED:
         return None
-    root, rest = divmod(1 + cut - spec.offset, spec.scale)
     low, high = spec.values()
-    return root if rest == 0 and low <= root <= high else None
+    for size in range(cut + 1, cut + step + 1):
+        root, rest = divmod(size - spec.offset, spec.scale)
+        if rest == 0 and low <= root <= high:
+            return root
+    return None
 
 
 def _floor_division(geometry: tuple[int, int, int, int]) -> bool:
@@ -927,7 +963,7 @@ def _convolution_chain(
 def _least(term: object, ref: SizeRef, low: int) -> int | None:
     """The size `term` has where `ref` is `low`; for a size padded up to a multiple (a `%` in it),
     the least export's range analysis gives it (`term_low`)."""
-    if has_remainder(term):
+    if has_operation(term, "%"):
         least = term_low(term, {ref: low})
         return int(least) if least is not None else None
     return term_value(term, {ref: low})
