@@ -1313,6 +1313,8 @@ class FunctionFlow:
             return mark(Kind.DATA, node)
         if name in ("min", "max", "abs", "round", "sum", "math.ceil", "math.floor", "math.sqrt"):
             return _joined(args)
+        if name in ("tuple", "list", "torch.Size") and len(args) == 1 and not is_tensor_like(args[0]):
+            return args[0]  # `tuple(x.size())`: the same sizes (or numbers read from data) in another container
         if name in BUILTIN_STATIC:
             return NOTHING
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):

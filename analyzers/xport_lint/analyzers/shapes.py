@@ -1268,6 +1268,7 @@ class Sizes:
         self._statement_index: dict[int, int] = {}
         self._first_rebound: dict[str, int] = {}
         self._loops: list[cst.For] = []
+        self._loop_bodies: dict[int, set[int]] = {}
         in_loops: set[int] = set()
         top = {id(small) for line in func.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body}
         #: where each plain `name = value` sits: index, value, whether at the top of the body, whether in a loop
@@ -1692,20 +1693,27 @@ class Sizes:
         """`test` once per size a loop over a shape gives its target (`for dim in x.shape[-2:]:
         if dim % 2 != 0: ...` is `x.shape[2] % 2 != 0`, then `x.shape[3] % 2 != 0`: Python runs
         the loop once per size and export guards each); None where no such loop holds `test`."""
-        ids = {id(node) for node in _walk(test)}
+        read = {node.value for node in _walk(test) if isinstance(node, cst.Name)}
+        ids: set[int] | None = None
         for loop in self._loops:
             target = loop.target
-            if not isinstance(target, cst.Name) or not any(
-                id(node) in ids for stmt in _statements(loop.body) for node in _walk(stmt)
-            ):
+            if not isinstance(target, cst.Name) or target.value not in read:
                 continue
-            if not any(isinstance(n, cst.Name) and n.value == target.value for n in _walk(test)):
+            ids = {id(node) for node in _walk(test)} if ids is None else ids
+            if ids.isdisjoint(self._loop_body(loop)):
                 continue
             listed = self._listed(_unwrapped_shape(loop.iter))
             if not listed:
                 return None
             return [test.visit(_NameReplaced(target.value, size)) for size in listed]  # type: ignore[misc]
         return None
+
+    def _loop_body(self, loop: cst.For) -> set[int]:
+        """The ids of every node in `loop`'s body, computed once per loop."""
+        body = self._loop_bodies.get(id(loop))
+        if body is None:
+            body = self._loop_bodies[id(loop)] = {id(node) for stmt in _statements(loop.body) for node in _walk(stmt)}
+        return body
 
     def compared_whole(self, test: cst.BaseExpression, operator: type[cst.BaseCompOp]) -> list[cst.Comparison] | None:
         """A comparison of whole shapes by `operator` (`x.shape[2:] == (32, 32)`, `tuple(x.shape[-2:])
@@ -4214,19 +4222,21 @@ def _with_note(verdict: Verdict, config: ShapeConfig) -> Verdict:
 
 def _judge_branch(
     test: cst.BaseExpression, sizes: Sizes | None, config: ShapeConfig, mode: Mode,
-    examples: tuple[ExampleSizes, ...] = (),
+    examples: tuple[ExampleSizes, ...] = (), raised: bool | None = None,
 ) -> Verdict:
+    """`raised`: the `if` raises when `test` holds (None: as the function's statements say)."""
+    if raised is None:
+        raised = sizes is not None and id(test) in sizes.raised_on
     instances = sizes.loop_instances(test) if sizes is not None else None
     if instances:  # `for dim in x.shape[-2:]: if dim % 2: ...`: each size the loop gives
-        verdicts = [_judge_branch(instance, sizes, config, mode, examples) for instance in instances]
+        verdicts = [_judge_branch(instance, sizes, config, mode, examples, raised) for instance in instances]
         return next((v for v in verdicts if v.severity is Severity.ERROR), verdicts[0])
-    whole = sizes.compared_whole(test, cst.NotEqual) if sizes is not None and id(test) in sizes.raised_on else None
+    whole = sizes.compared_whole(test, cst.NotEqual) if sizes is not None and raised else None
     if sizes is not None and whole is not None:
         # `if x.shape[-2:] != self.img_size: raise`: it raises unless each size equals its part
-        sizes.raised_on.update(id(part) for part in whole)
-        verdicts = [_judge_branch(part, sizes, config, mode, examples) for part in whole]
+        verdicts = [_judge_branch(part, sizes, config, mode, examples, raised=True) for part in whole]
         return next((v for v in verdicts if v.severity is Severity.ERROR), verdicts[0])
-    if sizes is not None and id(test) in sizes.raised_on:  # ViT's `if height != self.image_size[0]: raise`
+    if sizes is not None and raised:  # ViT's `if height != self.image_size[0]: raise`
         checked = _size_against_held(test, sizes, cst.NotEqual)
         if checked is not None and config.dim(*checked[0]).kind is DimKind.STATIC:
             return NO_FINDING  # a constant of the export: the check holds there as in eager
@@ -4284,17 +4294,17 @@ def _judge_branch(
                 # a branch) export in both modes, the guard kept as a run-time check; `== 32` fails
                 return Verdict(Severity.WARNING, f"{described} ({where}); export keeps its guard on the derived "
                                "`Dim` as a run-time check: the exported program rejects the sizes it excludes")
-            raised = "ConstraintViolationError"
+            failure = "ConstraintViolationError"
             if any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "numel"
                    for n in _walk(test)):
                 # measured: `x.numel() > 100` under `Dim("b")` of a (b, 8) input
-                raised = ("ConstraintViolationError, or an AssertionError torch 2.13 raises while wording its "
+                failure = ("ConstraintViolationError, or an AssertionError torch 2.13 raises while wording its "
                           "suggested fix where the bound the product puts on the size is a fraction "
                           "(`Expected op to be '==', got <=`)")
             return Verdict(
                 Severity.ERROR,
                 f"{described} ({where}); its guard does not hold on the whole range: export fails "
-                f"with {raised} ({_narrowing(test, sizes, ref, spec, fixed)}, or use torch.cond)",  # type: ignore[arg-type]
+                f"with {failure} ({_narrowing(test, sizes, ref, spec, fixed)}, or use torch.cond)",  # type: ignore[arg-type]
             )
     if named:
         return Verdict(Severity.WARNING, f"{described} ({where}); export fails if its guard narrows the declared range")

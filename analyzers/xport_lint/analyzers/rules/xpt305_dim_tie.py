@@ -2238,14 +2238,9 @@ def _sampled_tie(a: _Dim, b: _Dim, specs: list[DimSpec | None], config: ShapeCon
         a.term is None and b.term is None
     ):
         return None
-    low, high = spec.values()
-    equal = set()
-    for root in range(low, int(min(high, low + 63)) + 1):
-        size = spec.size(root)
-        values = [_value_at(d, size) for d in (a, b)]
-        if None in values:
-            return None
-        equal.add(values[0] == values[1])
+    equal = _equal_over_range(spec, a, b)
+    if equal is None:
+        return None
     if equal == {True} and a.term != b.term and any(
         d.term is not None and unshown_remainder(d.term, config) for d in (a, b)
     ):
@@ -2275,19 +2270,27 @@ def _constant_tie(a: _Dim, b: _Dim, specs: list[DimSpec | None], broadcast: bool
     (dim, spec), size = computed[0], fixed[0].size
     if spec is None or spec.kind is not DimKind.NAMED:
         return None
-    low, high = spec.values()
-    equal = set()
-    for root in range(low, int(min(high, low + 63)) + 1):
-        value = _value_at(dim, spec.size(root))
-        if value is None:
-            return None
-        equal.add(value == size)
-    if equal != {True, False}:
+    if _equal_over_range(spec, dim, size) != {True, False}:
         return None
     return (f"{_name(dim)} ({spec.text()}), as the ops before compute it, to the constant size {size}, which it "
             "equals for some sizes of its range only: export guards that and fails with ConstraintViolationError "
             "(Constraints violated); declare that dimension static (or the range where it holds), or make "
             "the size independent of it (an adaptive pool)")
+
+
+def _equal_over_range(spec: DimSpec, dim: _Dim, other: _Dim | int) -> set[bool] | None:
+    """Whether `dim` equals `other` (a size of the same input size, or a constant) at each of the
+    first 64 sizes of `spec`'s range: {True, False} where a guard on their equality splits it;
+    None where either is not known at some size."""
+    low, high = spec.values()
+    equal = set()
+    for root in range(low, int(min(high, low + 63)) + 1):
+        size = spec.size(root)
+        values = [_value_at(dim, size), other if isinstance(other, int) else _value_at(other, size)]
+        if None in values:
+            return None
+        equal.add(values[0] == values[1])
+    return equal
 
 
 def _static_example(ref: SizeRef, setting: tuple) -> int | None:
