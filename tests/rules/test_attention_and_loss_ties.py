@@ -5,10 +5,13 @@ broadcast; CLIP's loss takes `F.cross_entropy(logits_per_text, labels)` with `la
 torch.arange(n_images)`, one target per row of `n_texts`. Each ties two named `Dim`s (or a `Dim` to
 a static size) and export fails with a constraint violation in both modes (torch 2.13). Near
 misses: one shared `Dim`, a batch of 1 that broadcasts, a `Dim` on the classes, which the targets
-do not size.
+do not size, 4-d keys and values of two lengths (CPU's fused kernel guards nothing between them: a
+second held-out probe's false error, measured exporting in both modes; 3-d ones take the math path,
+whose matmul ties them, and fail; the queries' and keys' widths fail).
 
 Figures (BEFORE is this file run on the engine of `3413ebe`): failing programs with an error 0/9 ->
-9/9 in both modes; exporting programs with one 0/4 before and after."""
+9/9 in both modes (10/10 with the widths); exporting programs with one 0/4 before and after, 0/5
+with the 4-d keys' and values' own lengths once the engine stopped tying those."""
 
 from __future__ import annotations
 
@@ -59,6 +62,9 @@ PROGRAMS: list[Program] = [
     Program("attention-heads-to-static", "return F.scaled_dot_product_attention(q, k, k)", _HEADS,
             '{"q": {1: Dim("h")}, "k": None}', fails=True, params="q, k"),
     _clip("contrastive-loss", '{"image_features": {0: Dim("n_images")}, "text_features": {0: Dim("n_texts")}}'),
+    Program("attention-widths", "return F.scaled_dot_product_attention(q, k, v)",
+            "(torch.randn(2, 4, 8, 16), torch.randn(2, 4, 10, 16), torch.randn(2, 4, 10, 16))",
+            '{"q": {3: Dim("eq")}, "k": {3: Dim("ek")}, "v": None}', fails=True, params="q, k, v"),
     Program("class-scores-to-targets", "return F.cross_entropy(x, t)", _SCORES, '{"x": {0: Dim("a")}, "t": {0: Dim("b")}}',
             fails=True, params="x, t"),
     Program("targets-bound-first", "scores = x.log_softmax(-1)\ntarget = t\nreturn F.nll_loss(scores, target)", _SCORES,
@@ -75,6 +81,9 @@ PROGRAMS: list[Program] = [
     Program("attention-batch-of-one", "return F.scaled_dot_product_attention(q, k, k)",
             "(torch.randn(2, 2, 5, 8), torch.randn(1, 2, 7, 8))", '{"q": {0: Dim("a")}, "k": None}', fails=False,
             params="q, k"),
+    Program("attention-keys-values-own-lengths", "return F.scaled_dot_product_attention(q, k, v)",
+            "(torch.randn(2, 4, 8, 16), torch.randn(2, 4, 10, 16), torch.randn(2, 4, 10, 16))",
+            '{"q": {2: Dim("lq")}, "k": {2: Dim("lk")}, "v": {2: Dim("lv")}}', fails=False, params="q, k, v"),
     _clip("contrastive-loss-one-dim", '{"image_features": {0: n}, "text_features": {0: n}}', fails=False,
           prelude='n = Dim("n")'),
     Program("classes-dynamic", "return F.cross_entropy(x, t)", _SCORES, '{"x": {1: Dim("c")}, "t": None}', fails=False,

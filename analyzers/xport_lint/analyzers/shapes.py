@@ -665,7 +665,9 @@ def _assignments(module: cst.Module) -> Iterator[tuple[cst.BaseExpression, cst.B
                     yield small.targets[0].target, small.value
 
 
-_FACTORIES = ("torch.randn", "torch.rand", "torch.ones", "torch.zeros", "torch.empty", "torch.randint", "torch.full")
+#: torch functions making a tensor of the sizes they are given (`torch.zeros(b, n)`, `torch.rand((b, n))`)
+_SIZED_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.ones", "torch.zeros", "torch.empty"})
+_FACTORIES = frozenset({*_SIZED_FACTORIES, "torch.randint", "torch.full"})
 
 #: the literal sizes of one example input (None: a size not written as a number), or None
 ExampleSizes = tuple[int | None, ...] | None
@@ -799,7 +801,12 @@ def config_ranks(config: ShapeConfig, func: cst.FunctionDef) -> dict[int, int]:
 
 
 def factory_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> ExampleSizes:
-    """`torch.randn(2, 8)`, `torch.zeros((2, 8))`, `torch.full((2, 8), 0.0)`: each size, or None."""
+    """`torch.randn(2, 8)`, `torch.zeros((2, 8))`, `torch.full((2, 8), 0.0)`, `torch.tensor([1, 500])`:
+    each size, or None."""
+    if isinstance(expr, cst.Call) and resolve(expr.func) in ("torch.tensor", "torch.as_tensor") and expr.args and (
+        expr.args[0].keyword is None and not expr.args[0].star
+    ):
+        return _nested_shape(expr.args[0].value)
     if not isinstance(expr, cst.Call) or resolve(expr.func) not in _FACTORIES:
         return None
     positional = [a.value for a in expr.args if a.keyword is None and not a.star]
@@ -815,6 +822,22 @@ def factory_sizes(expr: cst.BaseExpression, resolve: Callable[[cst.BaseExpressio
     ):
         return None
     return tuple(integer_literal(p) for p in positional)
+
+
+def _nested_shape(data: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
+    """The shape of a tensor written as nested lists of numbers (`[[1, 2], [3, 4]]`: (2, 2)), or None."""
+    if isinstance(data, (cst.Integer, cst.Float)) or integer_literal(data) is not None or (
+        isinstance(data, cst.Name) and data.value in ("True", "False")
+    ):
+        return ()
+    if depth > 8 or not isinstance(data, (cst.List, cst.Tuple)) or not data.elements or any(
+        not isinstance(e, cst.Element) for e in data.elements
+    ):
+        return None
+    inner = {_nested_shape(e.value, depth + 1) for e in data.elements}
+    if len(inner) != 1 or None in inner:
+        return None
+    return (len(data.elements), *inner.pop())  # type: ignore[misc]
 
 
 def number_inputs(sites: Iterable[Any]) -> dict[int, frozenset[str]]:
@@ -1971,6 +1994,10 @@ class Sizes:
         name = dotted(func) or ""
         if first is not None and name.rpartition(".")[2] in KEEP_ALL_FUNCTIONS and name.split(".")[0] in _MODULES:
             return self._dim_of(first, index, depth)
+        if name in _SIZED_FACTORIES:  # `torch.rand(n, L)`: dimension 1 is `L`
+            given = [a.value for a in expr.args if a.keyword is None]
+            listed = self._listed(given[0]) if len(given) == 1 else given
+            return self.size_itself(listed[index]) if listed is not None and index < len(listed) else None
         inlined = self.called(expr)
         return self._dim_of(inlined, index, depth + 1) if inlined is not None else None
 
@@ -2489,6 +2516,14 @@ class Sizes:
             looped = True
         return own if looped else None
 
+    def held_size(self, expr: cst.BaseExpression) -> int | None:
+        """`pos.shape[2]` of `pos = self.pos`, a buffer or parameter `__init__` makes: its literal size."""
+        read = self.size_read(expr)
+        if read is None or read[1] < 0:
+            return None
+        shape = self._held(self.followed(read[0]))
+        return shape[read[1]] if shape is not None and read[1] < len(shape) else None
+
     def _held(self, expr: cst.BaseExpression) -> tuple[int, ...] | None:
         """The literal sizes of `self.<name>`, a buffer or parameter `__init__` makes (see `init_buffers`)."""
         if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"):
@@ -2889,23 +2924,45 @@ def _summands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 
 def method_at(method: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | None:
     """The one `return` expression of `method` (`def _length(self, t): return t.size(0)`) with the
-    call's arguments in place of its parameters (`self` stays the caller's); None where the method
-    is more than a `return`, takes defaults, `*args` or keywords, or the call passes keywords."""
+    call's arguments in place of its parameters (`self` stays the caller's), a parameter the call
+    leaves out by its literal default (`max_period=10000`); None where the method is more than a
+    `return`, takes `*args` or keyword-only parameters, or the call passes what it does not name."""
     body = method.body.body if isinstance(method.body, cst.IndentedBlock) else ()
     statements = [s for s in body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr)
                                           and isinstance(s.body[0].value, cst.SimpleString))]
     line = statements[0] if len(statements) == 1 else None
     returned = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
     params = method.params
-    names = [p.name.value for p in params.params]
-    if (not isinstance(returned, cst.Return) or returned.value is None or names[:1] != ["self"]
-            or any(p.default is not None for p in params.params) or params.posonly_params or params.kwonly_params
+    if (not isinstance(returned, cst.Return) or returned.value is None
+            or [p.name.value for p in params.params[:1]] != ["self"] or params.posonly_params or params.kwonly_params
             or not isinstance(params.star_arg, cst.MaybeSentinel) or params.star_kwarg is not None
-            or len(call.args) != len(names) - 1 or any(a.keyword is not None or a.star for a in call.args)):
+            or any(a.star for a in call.args)):
         return None
-    substitute = _Arguments(dict(zip(names[1:], (a.value for a in call.args), strict=True)))
+    positional = [a.value for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    passed: dict[str, cst.BaseExpression] = {}
+    for index, param in enumerate(params.params[1:]):
+        name = param.name.value
+        if index < len(positional):
+            passed[name] = positional[index]
+        elif name in keywords:
+            passed[name] = keywords.pop(name)
+        elif param.default is not None and _literal_default(param.default):
+            passed[name] = param.default
+        else:
+            return None
+    if keywords or len(positional) > len(params.params) - 1:
+        return None
+    substitute = _Arguments(passed)
     written = returned.value.visit(substitute)
     return None if substitute.refused or not isinstance(written, cst.BaseExpression) else written
+
+
+def _literal_default(default: cst.BaseExpression) -> bool:
+    """Whether a parameter's default means the same written at a call: a number, a string, `None`,
+    `True` or `False` (a name could read the caller's local)."""
+    return isinstance(default, (cst.Integer, cst.Float, cst.SimpleString)) or integer_literal(default) is not None or (
+        isinstance(default, cst.Name) and default.value in ("None", "True", "False"))
 
 
 def kept_at(method: cst.FunctionDef, call: cst.Call) -> list[tuple[cst.Assign, cst.BaseExpression]] | None:
@@ -3252,11 +3309,12 @@ KEEP_ALL_METHODS = frozenset({
     "float", "half", "double", "bfloat16", "contiguous", "clone", "detach", "to", "type_as", "relu", "sigmoid",
     "tanh", "exp", "abs", "neg", "sqrt", "rsqrt", "softmax", "log_softmax", "clamp", "masked_fill", "cumsum",
     "mul", "add", "sub", "div", "pow", "sin", "cos", "gelu", "silu", "relu_", "mul_", "add_",
-    "triu", "tril", "log", "square", "reciprocal", "sign", "floor", "ceil", "masked_fill_",
+    "triu", "tril", "log", "square", "reciprocal", "sign", "floor", "ceil", "masked_fill_", "argsort",
 })
 KEEP_ALL_FUNCTIONS = frozenset({
     "relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "layer_norm", "normalize",
     "exp", "abs", "clamp", "leaky_relu", "elu", "mish", "hardswish", "cumsum", "sqrt", "rsqrt", "triu", "tril",
+    "sin", "cos", "argsort", "zeros_like", "ones_like", "rand_like", "randn_like", "empty_like", "full_like",
 })
 #: submodules whose output has every dimension of their input
 KEEP_ALL_LAYERS = frozenset({
@@ -4062,6 +4120,10 @@ def init_integer(cls: cst.ClassDef, expr: cst.BaseExpression, defaults: dict[str
         return (init_defaults(cls) if defaults is None else defaults).get(expr.value)
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
         return init_constants(cls, defaults).get(expr.attr.value)
+    if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in INTEGER_ARITHMETIC:
+        # `nn.Linear(8 * 8 * 8, 10)`, `nn.Linear(width * 4, width)`
+        left, right = init_integer(cls, expr.left, defaults), init_integer(cls, expr.right, defaults)
+        return INTEGER_ARITHMETIC[type(expr.operator)](left, right) if left is not None and right is not None else None
     return None
 
 
@@ -4236,6 +4298,10 @@ def _judge_branch(
         # `if x.shape[-2:] != self.img_size: raise`: it raises unless each size equals its part
         verdicts = [_judge_branch(part, sizes, config, mode, examples, raised=True) for part in whole]
         return next((v for v in verdicts if v.severity is Severity.ERROR), verdicts[0])
+    ordered = _compared_at_example(test, sizes, mode, examples) if sizes is not None and not raised else None
+    if ordered:  # `if (gh, gw) != tuple(pos.shape[-2:]): pos = F.interpolate(...)`: the sizes Python compares
+        verdicts = [_judge_branch(part, sizes, config, mode, examples, raised=False) for part in ordered]
+        return next((v for v in verdicts if v.severity is Severity.ERROR), verdicts[0])
     if sizes is not None and raised:  # ViT's `if height != self.image_size[0]: raise`
         checked = _size_against_held(test, sizes, cst.NotEqual)
         if checked is not None and config.dim(*checked[0]).kind is DimKind.STATIC:
@@ -4359,6 +4425,48 @@ def _one_size(expr: cst.BaseExpression, sizes: Sizes) -> bool:
     if isinstance(expr, cst.Name) and expr.value in sizes.unpacked:
         return len(sizes.refs(expr) or ()) == 1
     return sizes.ref(expr) is not None
+
+
+def _compared_at_example(
+    test: cst.BaseExpression, sizes: Sizes, mode: Mode, examples: tuple[ExampleSizes, ...]
+) -> list[cst.Comparison] | None:
+    """The size comparisons a whole-shape `==` / `!=` in an `if` that does not raise makes on the
+    example, in Python's order: each pair of equal sizes (export guards their equality), then the
+    first unequal pair, which ends the comparison (its guard, `s != 8`, fails non-strict export;
+    strict export keeps none for it: measured on torch 2.13, `if (gh, gw) != (8, 8):` under a
+    named `Dim` exports strict where the example's `gh` is not 8). None where a size's example
+    value is not known."""
+    whole = sizes.compared_whole(test, cst.NotEqual) or sizes.compared_whole(test, cst.Equal)
+    if not whole:
+        return None
+    ordered = []
+    for part in whole:
+        values = [_example_value(side, sizes, examples) for side in (part.left, part.comparisons[0].comparator)]
+        if None in values:
+            return None
+        if values[0] == values[1]:
+            ordered.append(part)
+            continue
+        if mode is Mode.NON_STRICT:
+            ordered.append(part)
+        break
+    return ordered
+
+
+def _example_value(side: cst.BaseExpression, sizes: Sizes, examples: tuple[ExampleSizes, ...]) -> int | None:
+    """The value a size expression has on the example: a held buffer's literal size, or what the
+    input sizes it reads compute (None: not known)."""
+    held = sizes.held_size(side)
+    if held is not None:
+        return held
+    refs = sizes.refs(side)
+    if refs is None:
+        return None
+    at = {ref: _example_size(ref, examples) for ref in refs}
+    if None in at.values():
+        return None
+    value = sizes.evaluate(side, at)  # type: ignore[arg-type]
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _example_size(ref: SizeRef, examples: tuple[ExampleSizes, ...]) -> int | None:

@@ -399,6 +399,13 @@ def _tensor_operand(flow: FunctionFlow, node: cst.IfExp) -> bool:
     return bool(bound) and len([n for n in occurrences if id(n) not in operands]) == len(bound) < len(occurrences)
 
 
+def _cut(flow: FunctionFlow, side: cst.BaseExpression) -> bool:
+    """Whether `side` is a slice of a tensor with a bound (`x[:2]`, `x[:, 1:]`)."""
+    return isinstance(side, cst.Subscript) and is_tensor_like(flow.value(side.value)) and any(
+        isinstance(e.slice, cst.Slice) and (e.slice.lower is not None or e.slice.upper is not None) for e in side.slice
+    )
+
+
 def where_rewrite(flow: FunctionFlow, node: cst.IfExp, func: cst.FunctionDef | None = None) -> Rewrite:
     """`a if tensor_test else b` -> `torch.where(tensor_test, a, b)`: both sides are computed.
     With `func`, a number the test reads through a name bound once and read only here
@@ -406,6 +413,11 @@ def where_rewrite(flow: FunctionFlow, node: cst.IfExp, func: cst.FunctionDef | N
     problem = guard_problem(node.test)
     if problem:
         return Rewrite(reason=problem)
+    cut = next((side for side in (node.body, node.orelse) if _cut(flow, side)), None)
+    if cut is not None:
+        # measured on torch 2.13: `x[:2] if too_many else x` as torch.where fails to broadcast
+        return Rewrite(reason=f"`{code_of(cut)}` cuts a tensor, so the two sides may differ in shape, which "
+                       "torch.where does not select between")
     bound = data_bindings(flow, func, [node]) if func is not None else {}
     sides: list[cst.BaseExpression] = []
     for side in (node.body, node.orelse):

@@ -86,6 +86,10 @@ def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
 
 
 def _plain_tensor(flow: FunctionFlow, expr: cst.BaseExpression) -> bool:
+    """Whether `expr` is one tensor: not an object holding tensors, nor a comprehension or display
+    of them (`any(row.sum() > 3 for row in x)` has no `.any()`)."""
+    if isinstance(expr, (cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.List, cst.Tuple, cst.Set)):
+        return False
     value = flow.value(expr)
     return is_tensor_like(value) and not value.has(Kind.STRUCTURE)
 
@@ -579,7 +583,27 @@ def cond_predicate(
         return cst.parse_expression(f"{torch}.{op}({_as_bool_tensor(left, torch)}, {_as_bool_tensor(right, torch)})")
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return cst.parse_expression(_size_test(test, torch))
-    return test.with_changes(lpar=[], rpar=[])
+    bare = test.with_changes(lpar=[], rpar=[])
+    if _count(flow, bare) and flow.value(test).has(Kind.SHAPE | Kind.DD_SIZE):
+        # `if hits.numel():` tests a count's truth; torch.cond takes a bool ("Expected pred to be bool
+        # or tensor, but got u0", measured on torch 2.13)
+        simple = isinstance(bare, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+        return cst.parse_expression(f"{code_of(bare)} != 0" if simple else f"({code_of(bare)}) != 0")
+    return bare
+
+
+def _count(flow: FunctionFlow, expr: cst.BaseExpression) -> bool:
+    """Whether `expr` is an int count, not a bool: `t.numel()`, `t.size(0)`, `t.shape[0]`, `len(t)`,
+    or a name bound once to one."""
+    if isinstance(expr, cst.Name):
+        bound = flow.bound_once(expr.value)
+        return bound is not None and _count(flow, bound)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        return expr.func.attr.value in ("numel", "size")
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+        return expr.func.value == "len"
+    shape = expr.value if isinstance(expr, cst.Subscript) else None
+    return isinstance(shape, cst.Attribute) and shape.attr.value == "shape"
 
 
 class _LenAsSize(cst.CSTTransformer):
@@ -862,6 +886,9 @@ def python_read(
             value = flow.env[node.value]
             if value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value):
                 return node.value
+            if any(isinstance(v, cst.Call) and _conversion(flow, v) is not None for v in flow.bindings(node.value)):
+                # `flag = x.sum() > 0`, then `flag = bool(flag)`: one binding reads it as a Python value
+                return node.value
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
             value = flow.value(node)  # `self.peak` of `self.peak = float(x.max())`
             if value.has(Kind.DATA) and not value.has(Kind.SHAPE) and not is_tensor_like(value):
@@ -876,6 +903,9 @@ def python_read(
             return code_of(node)  # `math.log(v)` of a name the rewrite binds to a tensor: a number again
         if isinstance(node, cst.Call) and code_of(node) in kept:
             return code_of(node)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("any", "all") \
+                and flow.resolver.resolve(node.func) is None and flow.value(node).has(Kind.DATA):
+            return code_of(node)  # `any(row.sum() > 3 for row in x)`: Python's truth of each tensor, read one by one
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
             continue
         if node.func.attr.value in ("tolist", "item") and is_tensor_like(flow.value(node.func.value)):

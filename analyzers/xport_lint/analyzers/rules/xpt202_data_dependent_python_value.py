@@ -8,6 +8,7 @@ from ..positions import code_of
 from ..report import FixProposal
 from ..rewrites.predicates import read_list_source
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..walk import iter_nodes
 from ._conditions import short
 
 _OPS = frozenset({"equal", "allclose", "is_nonzero"})
@@ -20,8 +21,9 @@ class DataDependentPythonValue(Rule):
 
     ## What it does
     Flags `torch.equal`, `torch.allclose`, `torch.is_nonzero` and their method forms in traced
-    code, and Python's `max()`, `min()` and `sorted()` of one tensor, and `sorted()` of a list read
-    from one (`t.tolist()`). (`any(t)` and `all(t)` are XPT104's: a bool read from data, tested.)
+    code, and Python's `max()`, `min()` and `sorted()` of one tensor, `sorted()` of a list read
+    from one (`t.tolist()`), and any of the three ordering tensors by a `key=` that reduces their
+    data (`sorted(outs, key=lambda t: t.sum())`, or a local `def`). (`any(t)` and `all(t)` are XPT104's: a bool read from data, tested.)
 
     ## Why it fails torch.export
     Their output is a Python value, not a tensor, and it depends on the data: fake tensors cannot
@@ -29,7 +31,9 @@ class DataDependentPythonValue(Rule):
     strict export raises `Unsupported: Data dependent operator`. The builtins compare the elements
     in Python, a guard on data (measured on torch 2.13: `sorted()` fails both modes; `max(t)` and `min(t)` fail non-strict with `TypeError: maximum() missing 1
     required positional arguments` and export strict; `max(t.tolist())`, `max(x.shape)` and
-    `max(v for v in t)` export in both).
+    `max(v for v in t)` export in both). Ordering a list of tensors by a key read from their data
+    compares those values in Python too: `sorted(outs, key=lambda t: t.sum())` and `max(outs,
+    key=...)` fail in both modes (measured; a key of sizes only, `t.shape[0]`, exports non-strict).
 
     ## Example
     ```python
@@ -82,6 +86,8 @@ class DataDependentPythonValue(Rule):
 
     def _element_test(self, node: cst.Call, builtin: str) -> None:
         """`max(t)`, `sorted(t.tolist())`, `any(t > 0)`: the builtin compares or tests the elements."""
+        if self._keyed_by_data(node, builtin):
+            return
         positional = [a for a in node.args if a.keyword is None]
         if self.ctx.resolve(node.func) is not None or len(positional) != 1 or any(a.star for a in node.args):
             return  # shadowed, two values compared, or a starred list
@@ -102,6 +108,31 @@ class DataDependentPythonValue(Rule):
             return
         fix = FixProposal(f"Compute it with torch: `{code_of(replacement)}`", Applicability.UNSAFE, ((node, replacement),))
         self.report(node, message, fix=fix)
+
+    def _keyed_by_data(self, node: cst.Call, builtin: str) -> bool:
+        """`sorted(outs, key=lambda t: t.sum())` over tensors (or `max`/`min`, or a key a local
+        `def` computes): Python compares what the key reads from each tensor's data, a guard on
+        data (measured on torch 2.13: fails non-strict, and strict with "sort with non-constant
+        keys"); a key of sizes only (`t.shape[0]`) exports non-strict. Whether it was reported."""
+        key = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "key"), None)
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        if key is None or len(positional) != 1 or self.ctx.resolve(node.func) is not None:
+            return False
+        if not is_tensor_like(self.ctx.value(positional[0])):
+            return False  # the elements are not known to be tensors
+        if isinstance(key, cst.Name) and self.ctx.flow is not None:
+            key = self.ctx.flow.bound_once(key.value) or key  # `part = lambda t: t.sum()`, then `key=part`
+        computed = _key_body(key, self.ctx.traced.func if self.ctx.traced is not None else None)
+        if computed is None:
+            return False
+        parameter, body = computed
+        reads = [n for n in iter_nodes(body) if isinstance(n, cst.Name) and n.value == parameter]
+        if not reads or any(_size_read(body, read) for read in reads) or not _reduced(body, parameter):
+            return False
+        self.report(node, f"`{short(node)}`: Python's `{builtin}()` compares `{short(body)}` of each tensor, read from"
+                          " its data, one by one: a guard on data (no automatic fix: `torch.stack` the keys and"
+                          " order with `argsort`/`argmax`)")
+        return True
 
     def _tensor_form(
         self, node: cst.Call, builtin: str, iterated: cst.BaseExpression, tensor: bool
@@ -144,6 +175,21 @@ class DataDependentPythonValue(Rule):
         )
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class Experts(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.experts = torch.nn.ModuleList([torch.nn.Linear(4, 4) for _ in range(3)])
+                def forward(self, x):
+                    outs = [expert(x) for expert in self.experts]
+                    ranked = sorted(outs, key=lambda t: t.sum())  # expect: XPT202
+                    return ranked[-1] + ranked[-2]
+            def xport_example():
+                return Experts(), (torch.randn(2, 4),)
+            """
+        ),
         Invalid(
             """
             import torch
@@ -196,3 +242,54 @@ def _receiver_code(expr: cst.BaseExpression) -> str:
     attribute, a call or a subscript."""
     code = code_of(expr)
     return code if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"({code})"
+
+
+def _key_body(key: cst.BaseExpression, func: cst.FunctionDef | None) -> tuple[str, cst.BaseExpression] | None:
+    """The parameter and the returned expression of a `key=`: a one-parameter lambda, or a
+    one-parameter function defined in `func` whose body is one `return`."""
+    if isinstance(key, cst.Lambda) and len(key.params.params) == 1 and not key.params.kwonly_params:
+        return key.params.params[0].name.value, key.body
+    if not isinstance(key, cst.Name) or func is None:
+        return None
+    local = next((n for n in iter_nodes(func.body) if isinstance(n, cst.FunctionDef) and n.name.value == key.value), None)
+    if local is None or len(local.params.params) != 1:
+        return None
+    lines = local.body.body if isinstance(local.body, cst.IndentedBlock) else ()
+    returned = lines[0].body[0] if len(lines) == 1 and isinstance(lines[0], cst.SimpleStatementLine) else None
+    if not isinstance(returned, cst.Return) or returned.value is None:
+        return None
+    return local.params.params[0].name.value, returned.value
+
+
+#: tensor methods reducing a tensor's data to one value: a key calling one on its parameter reads data
+_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "amax", "amin", "norm", "std", "var", "item", "count_nonzero",
+                         "any", "all", "prod", "median"})
+
+
+def _reduced(body: cst.BaseExpression, parameter: str) -> bool:
+    """Whether `body` reduces the key's parameter by a tensor method (`t.sum()`, `t.abs().mean()`)."""
+    for node in iter_nodes(body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _REDUCTIONS:
+            root = node.func.value
+            while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute):
+                root = root.func.value
+            if isinstance(root, cst.Name) and root.value == parameter:
+                return True
+    return False
+
+
+def _size_read(body: cst.BaseExpression, read: cst.Name) -> bool:
+    """Whether `read` (the key's parameter) is read in `body` only for a size: `t.shape[0]`,
+    `t.size(1)`, `len(t)`, `t.numel()`, `t.dim()`."""
+    for node in iter_nodes(body):
+        if isinstance(node, cst.Attribute) and node.value is read and node.attr.value in ("shape", "ndim", "dtype"):
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.value is read and (
+            node.func.attr.value in ("size", "numel", "dim")
+        ):
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len" and any(
+            a.value is read for a in node.args
+        ):
+            return True
+    return False

@@ -111,7 +111,9 @@ class TensorToPythonNumber(Rule):
     makes `math.sin`, `math.cos`, `math.tanh` and `math.atan` symbolic nodes the exported
     program refuses); `math.sqrt` and `min`/`max(v.item(), 1.0)` fail only non-strict;
     `math.pow` only strict; `math.floor`, `math.ceil`, `math.trunc`, `round`, `abs` and `**`
-    export in both. `F.interpolate(x, scale_factor=s.item())` fails in both modes, converted or
+    export in both. A `math` function given the tensor itself converts it to a float first
+    (`math.exp(x.mean())`: fails in both modes, measured); torch's own op on the tensor is the fix
+    where the result is an operand of tensor arithmetic. `F.interpolate(x, scale_factor=s.item())` fails in both modes, converted or
     not: the resampling kernel takes concrete floats only ("must be tuple of floats, but found
     element of type SymFloat"; strict: "TypeError when making fake tensor call"), while
     `size=n.item()` is carried as a symbol and exports. `x.unflatten(1, (k, -1))` with `k` read
@@ -190,6 +192,10 @@ class TensorToPythonNumber(Rule):
     `bool(t)` becomes a number instead of a bool; equal for tensors of the target dtype.
     `torch.as_tensor` of a read becomes `torch.tensor` (safe: the same new tensor of a Python number
     or list; measured to export non-strict and equal eager).
+    `float(t.item())` (bound once) whose number only meets arithmetic with a tensor becomes `t`
+    itself (`logits / t`: a 0-d tensor broadcasts; unsafe, it assumes `t` floating point, whose
+    0-d tensor leaves the other operand's dtype; measured to export in both modes, equal to eager).
+    `int(float(t))` becomes `t.long().item()`: the same truncation, carried as a symbol.
 
     ## Modes
     Error in non-strict export. In strict export, an error only for `%`-formatting (any
@@ -276,12 +282,19 @@ class TensorToPythonNumber(Rule):
             if id(node) in self.ctx.shared.get("rounded_reads", ()):  # type: ignore[operator]
                 self.report(node, message + " (fixed with the rounding around it)")
                 return
-            if not caught and self._read_directly(read) and self._carried(node):
+            truncated_read = _truncated_read(arg, read, is_tensor_like(self.ctx.value(read))) if name == "int" else None
+            if not caught and truncated_read is not None and self._carried(node):
+                # `int(float(t.item()))` truncates what may be a float: `t.long().item()` truncates the same way
+                fix = FixProposal("Read it truncated to an integer: `.long().item()` is carried as a symbol",
+                                  Applicability.UNSAFE, ((node, truncated_read),))
+            elif not caught and self._read_directly(read) and self._carried(node):
                 dtype = "an integer" if name == "int" else "a floating-point"
                 fix = FixProposal(f"Drop `{name}()`: the number read is carried as a symbol (assumes {dtype} tensor)",
                                   Applicability.UNSAFE, ((node, read.with_changes(lpar=[], rpar=[])),))
             elif not caught and name == "int" and (truncated := self._truncated_math(node, read)) is not None:
                 fix = truncated
+            elif not caught and name == "float" and (operand := self._read_as_operand(node, read)) is not None:
+                fix = operand
             elif not caught and (step := self._entries_step(node)) is not None:
                 fix = step
             elif not caught and self.ctx.flow is not None and self.ctx.traced is not None and (
@@ -1062,16 +1075,41 @@ class TensorToPythonNumber(Rule):
             return False
         if qualified in ("min", "max") and self._integral_compare(node):
             return True
-        if self.ctx.mode in modes and any(_read_number(self.ctx.value(a.value)) for a in node.args if not a.star):
+        # `math.exp(x.mean())` converts the tensor to a float itself (measured on torch 2.13: fails in both modes)
+        tensor_given = (qualified or "").startswith("math.") and any(
+            is_tensor_like(self.ctx.value(a.value)) and not self._constant(a.value) for a in node.args if not a.star)
+        if self.ctx.mode in modes and (tensor_given or any(
+            _read_number(self.ctx.value(a.value)) for a in node.args if not a.star
+        )):
             caught = caught_fallback(self.ctx, node)
             fix = self._tensor_math(node, qualified or "")
-            message = (f"`{short(node)}` of a number read from tensor data: {self.ctx.mode} export "
+            what = "a tensor, which it converts to a Python float" if tensor_given else "a number read from tensor data"
+            message = (f"`{short(node)}` of {what}: {self.ctx.mode} export "
                        "has no concrete value for it" + ("" if fix else " (no automatic fix: torch's own op on the "
                        "tensor, `torch.log(t)` for `math.log(t.item())`, computes a tensor where a number was, "
                        "and the result is not only an operand of tensor arithmetic)"))
             self.report(node, message + (f" ({caught.reason})" if caught else ""),
                         severity=caught.severity if caught else None, fix=fix)
         return True
+
+    def _read_as_operand(self, node: cst.Call, read: cst.BaseExpression) -> FixProposal | None:
+        """`t = float(temp.item())`, then `logits / t`: where the number reaches only arithmetic with
+        a tensor, the tensor it is read from is that operand (a 0-d tensor broadcasts, and leaves
+        the other's dtype; measured on torch 2.13: exports in both modes, equal to eager). None
+        anywhere else, or where the read is not `t.item()` of a tensor."""
+        flow, traced = self.ctx.flow, self.ctx.traced
+        if flow is not None and isinstance(read, cst.Name):
+            read = flow.bound_once(read.value) or read  # `part = temperature.item()`, then `float(part)`
+        if flow is None or traced is None or not (
+            isinstance(read, cst.Call) and isinstance(read.func, cst.Attribute) and read.func.attr.value == "item"
+            and not read.args and is_tensor_like(flow.value(read.func.value))
+        ):
+            return None
+        if not self._tensor_operand(flow, list(iter_nodes(traced.func.body)), node, 0):
+            return None
+        tensor = read.func.value.with_changes(lpar=[], rpar=[])
+        return FixProposal("Use the tensor itself: the number read only meets tensor arithmetic (assumes a floating-point tensor)", Applicability.UNSAFE,
+                           ((node, tensor),))
 
     def _tensor_math(self, node: cst.Call, qualified: str) -> FixProposal | None:
         """`x / math.sqrt(x.var().item() + eps)` -> `x / torch.sqrt(x.var() + eps)`: torch's op of
@@ -1380,7 +1418,17 @@ class TensorToPythonNumber(Rule):
                     return x * float(factor)  # expect: XPT203
             def xport_example():
                 return Scale(), (torch.randn(3), torch.tensor([2.0, 3.0]))
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Scale(torch.nn.Module):
+                def forward(self, x, v):
+                    factor = v.max().item()
+                    return x * v.max()  # expect: XPT203
+            def xport_example():
+                return Scale(), (torch.randn(3), torch.tensor([2.0, 3.0]))
+            """,
+            other_args="(torch.randn(3), torch.tensor([-1.0, 0.5]))",
         ),
         Invalid(
             """
@@ -1602,6 +1650,50 @@ class TensorToPythonNumber(Rule):
         ),
         Invalid(
             """
+            import torch
+            class TemperatureSoftmax(torch.nn.Module):
+                def forward(self, logits, temperature):
+                    t = float(temperature.item())  # expect: XPT203
+                    return torch.softmax(logits / t, dim=-1)
+            def xport_example():
+                return TemperatureSoftmax(), (torch.randn(4, 8), torch.tensor(0.7))
+            """,
+            expected_replacement="""
+            import torch
+            class TemperatureSoftmax(torch.nn.Module):
+                def forward(self, logits, temperature):
+                    t = temperature  # expect: XPT203
+                    return torch.softmax(logits / t, dim=-1)
+            def xport_example():
+                return TemperatureSoftmax(), (torch.randn(4, 8), torch.tensor(0.7))
+            """,
+            other_args="(torch.randn(4, 8), torch.tensor(2.0))",
+        ),
+        Invalid(
+            """
+            import math
+            import torch
+            class Gain(torch.nn.Module):
+                def forward(self, x):
+                    gain = math.exp(x.mean())  # expect: XPT203
+                    return x * gain
+            def xport_example():
+                return Gain(), (torch.randn(2, 3),)
+            """,
+            expected_replacement="""
+            import math
+            import torch
+            class Gain(torch.nn.Module):
+                def forward(self, x):
+                    gain = torch.exp(x.mean())  # expect: XPT203
+                    return x * gain
+            def xport_example():
+                return Gain(), (torch.randn(2, 3),)
+            """,
+            other_args="(torch.randn(5, 3),)",
+        ),
+        Invalid(
+            """
             import math
             import torch
             class Rescale(torch.nn.Module):
@@ -1809,6 +1901,27 @@ def _target_nodes(target: cst.CSTNode) -> list[cst.Name]:
     if isinstance(target, cst.StarredElement):
         return _target_nodes(target.value)
     return []
+
+
+def _truncated_read(arg: cst.BaseExpression, read: cst.BaseExpression, tensor_read: bool) -> cst.BaseExpression | None:
+    """`t.long().item()` for `int(float(t.item()))` or `int(float(t))`: where a `float()` stands
+    between `int()` and the read, the tensor may hold floats, and dropping the conversions would
+    hand on a float; None where none does, or the read is neither `t.item()` nor the tensor
+    (`tensor_read`)."""
+    if not any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "float"
+               for n in iter_nodes(arg)):
+        return None
+    if isinstance(read, cst.Call) and isinstance(read.func, cst.Attribute) and read.func.attr.value == "item" and (
+        not read.args
+    ):
+        tensor = read.func.value
+    elif tensor_read:
+        tensor = read
+    else:
+        return None
+    simple = isinstance(tensor, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+    written = code_of(tensor.with_changes(lpar=[], rpar=[])) if simple else f"({code_of(tensor)})"
+    return cst.parse_expression(f"{written}.long().item()")
 
 
 def _unconverted(arg: cst.BaseExpression) -> cst.BaseExpression:

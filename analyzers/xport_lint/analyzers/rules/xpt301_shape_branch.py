@@ -24,7 +24,10 @@ class ShapeBranch(ConditionRule, Rule):
     `transpose`/`permute`/`unsqueeze` move them; convolutions and pooling keep the batch); an op
     not modelled leaves the size unknown. An `if` that raises on shapes compared whole (`if
     x.shape[-2:] != self.img_size: raise ...`) is judged size by size, as Python compares them;
-    a test on the target of a loop over a shape (`for dim in x.shape[-2:]: if dim % 2: ...`) is
+    one that does not raise (`if x.shape[-2:] != (16, 16): x = F.interpolate(...)`) on the
+    comparisons the example makes, in order: each equal pair (a named `Dim` specialised, both
+    modes), then the first unequal one (non-strict only: strict export keeps no guard for it,
+    measured on torch 2.13); a test on the target of a loop over a shape (`for dim in x.shape[-2:]: if dim % 2: ...`) is
     judged on each size the loop gives.
 
     ## Why it fails torch.export

@@ -19,7 +19,9 @@ class SliceBound(Rule):
     (`x[:, :4]`, `x.narrow(1, 0, 4)` under `Dim("n")`, whose range holds 4), or with a bound
     that is that dimension's size floor-divided (`x[:, : x.shape[1] // 2]`,
     `x[:, (n + 1) // 2:]`, `x.narrow(1, 0, n // 2)`), also multiplied back (`x[:, : n // 2 * 2]`).
-    The length may be a number bound to a name
+    A floor-divided bound is judged on any tensor whose sliced dimension is that input size
+    (MAE's `torch.argsort(torch.rand(N, L), dim=1)[:, : L // 4]`); a literal length on the input
+    only. The length may be a number bound to a name
     or a `self.` attribute `__init__` sets. Slices under an `if` are left out (the example may
     take the other side).
 
@@ -91,7 +93,7 @@ class SliceBound(Rule):
         sizes = self.ctx.sizes() if computed and isinstance(node, cst.Name) and self.ctx.traced is not None else None
         if sizes is not None and self.ctx.shape_config().any_named():
             node = sizes.followed(node)
-        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and not any(
+        if isinstance(node, cst.Subscript) and not any(
             not isinstance(e.slice, (cst.Slice, cst.Index)) or _expands(e.slice) for e in node.slice
         ):
             for index, element in enumerate(node.slice):
@@ -110,19 +112,28 @@ class SliceBound(Rule):
                 self._judge(node, func.value, int(dim.evaluated_value), start, length, computed)
 
     def _judge(
-        self, node: cst.CSTNode, read: cst.Name, index: int, lower: cst.BaseExpression | None,
+        self, node: cst.CSTNode, sliced: cst.BaseExpression, index: int, lower: cst.BaseExpression | None,
         upper: cst.BaseExpression | None, computed: bool,
     ) -> bool:
-        """Report the slice of the input `read` reads along `index` from `lower` to `upper` (a length for
-        `narrow`) if it fails export; whether it did. `computed`: judged as the operand of
-        arithmetic, in strict mode (where a length equal to the range's low end fails only so)."""
+        """Report the slice of `sliced` along `index` from `lower` to `upper` (a length for `narrow`)
+        if it fails export; whether it did. A bound export cannot show within the size is judged on
+        any tensor whose dimension is an input's (MAE's `torch.argsort(noise, dim=1)[:, :L // 4]` of
+        `noise = torch.rand(N, L)`); a cut to a constant on the input as it came in only.
+        `computed`: judged as the operand of arithmetic, in strict mode (where a length equal to
+        the range's low end fails only so)."""
         if self.ctx.traced is None or not self.ctx.shape_config().any_named():
             return False  # only a named `Dim` is reported: without one, sizes need not be followed
         traced, sizes = self.ctx.traced, self.ctx.sizes()
-        if traced is None or sizes is None or not sizes.reads_input(read):
-            return False  # not a `forward` input as it came in
-        tensor = read.value
-        ref = (tensor, sizes.positions[tensor], index)
+        if traced is None or sizes is None:
+            return False
+        on_input = isinstance(sliced, cst.Name) and sizes.reads_input(sliced)
+        if isinstance(sliced, cst.Name) and on_input:
+            ref: SizeRef | None = (sliced.value, sizes.positions[sliced.value], index)
+        else:
+            ref = sizes.dim_of(sliced, index)
+        if ref is None:
+            return False
+        tensor, index = ref[0], ref[2]
         spec = self.ctx.shape_config().dim(*ref)
         if spec.kind is not DimKind.NAMED or spec.derived or id(node) in self.ctx.conditional():
             return False
@@ -146,6 +157,8 @@ class SliceBound(Rule):
                               f"with ConstraintViolationError whatever its top; declare `{spec.name}` with "
                               f"`min={cap + 1}`, or Dim.AUTO")
             return True
+        if not on_input:
+            return False  # a cut to a constant was measured on inputs as they came in
         start = sizes.evaluate(lower, {}) if lower is not None else 0
         length = sizes.evaluate(upper, {}) if upper is not None else None
         if start != 0 or not isinstance(length, int) or isinstance(length, bool) or not _holds(spec, length):
@@ -216,6 +229,22 @@ class SliceBound(Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            from torch.export import Dim
+            class RandomMasking(torch.nn.Module):
+                def forward(self, x):
+                    n, length, d = x.shape
+                    keep = length // 4
+                    noise = torch.rand(n, length)
+                    kept = torch.argsort(noise, dim=1)[:, :keep]  # expect: XPT308
+                    return torch.gather(x, 1, kept.unsqueeze(-1).repeat(1, 1, d))
+            def xport_example():
+                return {"model": RandomMasking(), "args": (torch.randn(2, 16, 8),),
+                        "dynamic_shapes": {"x": {1: Dim("L", min=4, max=256)}}}
+            """
+        ),
         Invalid(
             """
             import torch
