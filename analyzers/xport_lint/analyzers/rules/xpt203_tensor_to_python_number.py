@@ -1690,7 +1690,7 @@ class TensorToPythonNumber(Rule):
             def xport_example():
                 return Gain(), (torch.randn(2, 3),)
             """,
-            other_args="(torch.randn(5, 3),)",
+            other_args="(torch.randn(2, 3) * 3,)",
         ),
         Invalid(
             """
