@@ -6,22 +6,17 @@ from __future__ import annotations
 
 import ast
 import logging
-import os
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
-from xport_lint.analyzers.lifetime import die_with_parent, stop_pool
+from .child import Child, Stopped
 
 if TYPE_CHECKING:  # the engine is imported in the child only
-    from concurrent.futures import ProcessPoolExecutor
-
     from xport_lint.analyzers.config import Config
     from xport_lint.analyzers.incremental import ChunkedParser, Top
     from xport_lint.analyzers.model import Finding, Span
     from xport_lint.analyzers.workspace import Workspace
 
-T = TypeVar("T")
 
 _parser: ChunkedParser | None = None
 
@@ -149,62 +144,35 @@ def _warm_up() -> None:
 
 class LintProcess:
     def __init__(self) -> None:
-        self._pool: ProcessPoolExecutor | None = None
-
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # imported here: the server answers `initialize` before it starts a child
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            # spawn, not fork: the server has threads, and forking those is unsafe. The child dies
-            # with the server, even by SIGKILL (it outlived a killed server, and kept
-            # multiprocessing's resource tracker alive with it)
-            self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                initializer=die_with_parent, initargs=(os.getpid(),),
-            )
-        return self._pool
+        self._child = Child()
 
     def warm_up(self) -> None:
-        self._executor().submit(_warm_up).result()
+        self._child.call(_warm_up)
 
     def lint(self, source: str, path: str, config: Config, is_open: bool = True) -> Linted:
         """Blocks the calling thread (not the event loop) until the child answers. `is_open`: the
         text is an open document's (it stands for the file in the project index)."""
-        return self._call(_lint, source, path, config, is_open)
+        return self._child.call(_lint, source, path, config, is_open)
 
     def size_facts(self, source: str, path: str, config: Config) -> list[tuple[Span, str]]:
         """(span, markdown) for each input size the document's models read (runner.size_facts)."""
-        return self._call(_size_facts, source, path, config)
+        return self._child.call(_size_facts, source, path, config)
 
     def fix_all(self, source: str, path: str, config: Config) -> str:
         """`source` with every safe fix applied, round after round (runner.fix_source)."""
-        return self._call(_fix_all, source, path, config)
+        return self._child.call(_fix_all, source, path, config)
 
     def index_step(self, folders: list[str], config: Config) -> tuple[bool, list[str]]:
         """Index a few more workspace files: (all done, open documents to lint again)."""
-        return self._call(_index_step, folders, config)
+        return self._child.call(_index_step, folders, config)
 
     def closed(self, path: str) -> None:
-        self._call(_closed, path)
-
-    def _call(self, function: Callable[..., T], *args: Any) -> T:
-        from concurrent.futures.process import BrokenProcessPool
-
+        """The document's text no longer stands for its file in the project index."""
         try:
-            return self._executor().submit(function, *args).result()
-        except BrokenProcessPool:
-            self._pool = None  # the child died: the next request starts a new one
-            raise
-
-    def pid(self) -> int | None:
-        processes = getattr(self._pool, "_processes", None) or {}
-        return next(iter(processes), None)
+            self._child.call(_closed, path)
+        except Stopped:
+            pass  # the server is stopping: its index goes with it
 
     def close(self) -> None:
-        """Stop the child now (a lint in progress is abandoned)."""
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        stop_pool(pool)
+        """Stop the child now (a lint in progress is abandoned): the server is stopping."""
+        self._child.close()

@@ -14,15 +14,12 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from xport_lint.analyzers.lifetime import die_with_parent, stop_pool
-
-if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+from .child import Child, Stopped
 
 MODELS = "xport-lint/models"
 MODELS_CHANGED = "xport-lint/modelsChanged"
@@ -164,24 +161,11 @@ class ModelsService:
     """One per server: the child process, the last report sent, the pending recomputation."""
 
     def __init__(self) -> None:
-        self._pool: ProcessPoolExecutor | None = None
+        self._child = Child()
         self.last: dict[str, Any] | None = None
         #: the client asked once: from then on, changes are notified
         self.subscribed = False
         self._pending: asyncio.Task[None] | None = None
-
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # imported here: the server answers `initialize` before it starts a child
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            # spawn: the server has threads; the child dies with the server (lifetime.die_with_parent)
-            self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                initializer=die_with_parent, initargs=(os.getpid(),),
-            )
-        return self._pool
 
     async def compute(self, ls: Any) -> tuple[dict[str, Any], list[str]]:
         """The report, and the ids of the models whose findings and verdicts were worked out again."""
@@ -200,13 +184,7 @@ class ModelsService:
             path: document.source for uri, document in list(ls.workspace.text_documents.items())
             if uri.startswith("file:") and (path := to_fs_path(uri)) and path.endswith(".py")
         }
-        from concurrent.futures.process import BrokenProcessPool
-
-        try:
-            done = await asyncio.wrap_future(self._executor().submit(_compute, folders, config, unsaved))
-        except BrokenProcessPool:
-            self._pool = None  # the child died: the next request starts a new one
-            raise
+        done = await asyncio.wrap_future(self._child.submit(_compute, folders, config, unsaved))
         return done["report"], done["recomputed"]
 
     async def request(self, ls: Any) -> dict[str, Any]:
@@ -228,9 +206,11 @@ class ModelsService:
         try:
             await asyncio.sleep(SETTLE)
             report, recomputed = await self.compute(ls)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, Stopped):
             return
         except Exception:  # noqa: BLE001 - the view keeps its last report; the next change retries
+            if self._child.stopped():
+                return  # the server is stopping: the child was stopped under the computation
             log.exception("xport-lint could not compute the workspace's models")
             return
         changed = changed_models(self.last, report)
@@ -250,10 +230,7 @@ class ModelsService:
     def close(self) -> None:
         if self._pending is not None:
             self._pending.cancel()
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        stop_pool(pool)
+        self._child.close()
 
 
 service = ModelsService()

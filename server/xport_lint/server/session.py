@@ -28,6 +28,7 @@ from xport_lint.analyzers.model import Finding, Span
 
 from . import confirmations, convert, models, rpc, suggestions
 from .boundary import HandlerFailed
+from .child import Stopped
 from .documents import PythonLinesDocument
 from .lint_process import Linted, LintProcess
 from .settings import Settings
@@ -223,6 +224,8 @@ class XportLanguageServer(LanguageServer):
             findings = linted.findings
             if confirmed is not None and confirmed.digest == digest:
                 findings, suggestion = confirmed.findings, confirmed.suggestion
+        except Stopped:
+            return Result(version, [], [])  # the server is stopping: nothing is published
         except Exception:  # noqa: BLE001 - a bug in the engine must not take the server down
             log.exception("xport-lint failed on %s", uri)
             self.toast_once()
@@ -398,6 +401,8 @@ class XportLanguageServer(LanguageServer):
                         announced = True
                     await self.index_wanted.wait()
                     self.index_wanted.clear()
+        except Stopped:
+            return
         except Exception:  # noqa: BLE001 - without the index, files are still checked one by one
             log.exception("xport-lint could not index the workspace")
 
