@@ -34,7 +34,8 @@ from .index import EMPTY_CONTEXT, ConfigDefaults, FileContext, Reach, Scalar
 from .names import ENTRY_METHODS, dotted, is_entry_method
 from .positions import code_of
 from .shapes import init_buffers
-from .symbols import UNKNOWN, EnumMember, FileSymbols, ModuleClass, defaults_to_none, literal_value
+from .symbols import EnumMember, FileSymbols, ModuleClass, defaults_to_none
+from .syntax import UNKNOWN, literal_value
 from .walk import body_nodes, iter_nodes, with_statements
 
 

@@ -27,7 +27,7 @@ import libcst as cst
 from .fact_store import PerStatement
 from .model import Mode, Severity
 from .names import dotted
-from .syntax import INTEGER_ARITHMETIC, integer_literal
+from .syntax import INTEGER_ARITHMETIC, UNKNOWN, integer_literal, literal_value
 from .walk import children, iter_nodes
 
 _DIM = ("torch.export.Dim", "torch.export.dynamic_shapes.Dim")
@@ -1738,12 +1738,14 @@ class Sizes:
             body = self._loop_bodies[id(loop)] = {id(node) for stmt in _statements(loop.body) for node in _walk(stmt)}
         return body
 
-    def compared_whole(self, test: cst.BaseExpression, operator: type[cst.BaseCompOp]) -> list[cst.Comparison] | None:
+    def compared_whole(
+        self, test: cst.BaseExpression, operator: type[cst.BaseCompOp] | tuple[type[cst.BaseCompOp], ...]
+    ) -> list[cst.Comparison] | None:
         """A comparison of whole shapes by `operator` (`x.shape[2:] == (32, 32)`, `tuple(x.shape[-2:])
-        == self.img_size`, `x.shape[1:] != self.pos.shape`), `cst.Equal` or `cst.NotEqual`, as the comparisons of
-        its sizes one by one (Python compares tuples element by element; export guards each):
-        where one side lists sizes, the other's element `i` is read `other[i]`. None for
-        anything else. The comparison may be bound to a name first, unpacked, or a helper's."""
+        == self.img_size`, `x.shape[1:] != self.pos.shape`), `cst.Equal` or `cst.NotEqual` or a tuple
+        of both, as the comparisons of its sizes one by one (Python compares tuples element by
+        element; export guards each): where one side lists sizes, the other's element `i` is read
+        `other[i]`. None for anything else. The comparison may be bound to a name first, unpacked, or a helper's."""
         test = self.followed(test)
         if isinstance(test, cst.Name) and test.value in self.unpacked and test.value not in self.reassigned:
             test = self.followed(self._unpacked_part(test.value) or test)
@@ -2947,7 +2949,7 @@ def method_at(method: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | N
             passed[name] = positional[index]
         elif name in keywords:
             passed[name] = keywords.pop(name)
-        elif param.default is not None and _literal_default(param.default):
+        elif param.default is not None and literal_value(param.default) is not UNKNOWN:
             passed[name] = param.default
         else:
             return None
@@ -2956,13 +2958,6 @@ def method_at(method: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | N
     substitute = _Arguments(passed)
     written = returned.value.visit(substitute)
     return None if substitute.refused or not isinstance(written, cst.BaseExpression) else written
-
-
-def _literal_default(default: cst.BaseExpression) -> bool:
-    """Whether a parameter's default means the same written at a call: a number, a string, `None`,
-    `True` or `False` (a name could read the caller's local)."""
-    return isinstance(default, (cst.Integer, cst.Float, cst.SimpleString)) or integer_literal(default) is not None or (
-        isinstance(default, cst.Name) and default.value in ("None", "True", "False"))
 
 
 def kept_at(method: cst.FunctionDef, call: cst.Call) -> list[tuple[cst.Assign, cst.BaseExpression]] | None:
@@ -4436,7 +4431,7 @@ def _compared_at_example(
     strict export keeps none for it: measured on torch 2.13, `if (gh, gw) != (8, 8):` under a
     named `Dim` exports strict where the example's `gh` is not 8). None where a size's example
     value is not known."""
-    whole = sizes.compared_whole(test, cst.NotEqual) or sizes.compared_whole(test, cst.Equal)
+    whole = sizes.compared_whole(test, (cst.NotEqual, cst.Equal))
     if not whole:
         return None
     ordered = []

@@ -17,6 +17,7 @@ from .dataflow import NOTHING, Kind, Value, all_params, walk_statements
 from .fact_store import PerStatement
 from .index import EMPTY_CONTEXT, NOT_MODULE_BASES, FileContext, Scalar, absolute_import
 from .names import ImportTable, dotted, is_standard_library
+from .syntax import UNKNOWN, literal_value
 from .walk import body_nodes, iter_nodes, with_statements
 
 
@@ -29,24 +30,6 @@ class ModuleClass:
     attributes: dict[str, Value] = field(default_factory=dict)
     #: `self.x = x` for an `__init__` argument defaulting to None (`retriever=None`)
     optional_attributes: set[str] = field(default_factory=set)
-
-
-#: what literal_value gives for an expression that is no literal
-UNKNOWN = object()
-
-
-def literal_value(node: cst.BaseExpression) -> Scalar | object:
-    """The value of `False`, `None`, `3`, `"gelu"` (UNKNOWN for anything else)."""
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[node.value]
-    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
-        value = node.evaluated_value
-        return value if isinstance(value, (int, float, str)) else UNKNOWN
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(
-        node.expression, (cst.Integer, cst.Float)
-    ):
-        return -node.expression.evaluated_value  # `max_keypoints: int = -1`
-    return UNKNOWN
 
 
 def _constant_value(node: cst.BaseExpression) -> Scalar | tuple[Scalar, ...] | None:

@@ -7,6 +7,23 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
+#: what literal_value gives for an expression that is no literal
+UNKNOWN = object()
+
+
+def literal_value(node: cst.BaseExpression) -> object:
+    """The value of `False`, `None`, `3`, `"gelu"`, `-1` (UNKNOWN for anything else)."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        value = node.evaluated_value
+        return value if isinstance(value, (int, float, str)) else UNKNOWN
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(
+        node.expression, (cst.Integer, cst.Float)
+    ):
+        return -node.expression.evaluated_value  # `max_keypoints: int = -1`
+    return UNKNOWN
+
 
 def integer_literal(expr: cst.BaseExpression | None) -> int | None:
     """The value of an integer literal, negated ones too (`-1`, `- -2`); None for anything else."""
@@ -15,6 +32,21 @@ def integer_literal(expr: cst.BaseExpression | None) -> int | None:
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         inner = integer_literal(expr.expression)
         return -inner if inner is not None else None
+    return None
+
+
+def counted(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The value whose size `expr` reads as one int: `t.shape[k]`, `t.size(k)`, `t.numel()`,
+    `t.dim()`, `t.ndim`, `len(t)`; None for anything else (`t.size()` is a whole shape)."""
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+        return expr.value.value
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "ndim":
+        return expr.value
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not any(a.star for a in expr.args):
+        method, arity = expr.func.attr.value, len(expr.args)
+        return expr.func.value if (method, arity) in (("numel", 0), ("dim", 0), ("size", 1)) else None
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len":
+        return expr.args[0].value if len(expr.args) == 1 and not expr.args[0].star else None
     return None
 
 

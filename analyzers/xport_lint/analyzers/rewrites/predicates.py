@@ -22,6 +22,7 @@ import libcst as cst
 
 from ..dataflow import FunctionFlow, Kind, is_tensor_like, tensor_membership
 from ..positions import code_of
+from ..syntax import counted
 from ..walk import iter_nodes
 from .common import scope_names
 
@@ -598,12 +599,7 @@ def _count(flow: FunctionFlow, expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.Name):
         bound = flow.bound_once(expr.value)
         return bound is not None and _count(flow, bound)
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-        return expr.func.attr.value in ("numel", "size")
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
-        return expr.func.value == "len"
-    shape = expr.value if isinstance(expr, cst.Subscript) else None
-    return isinstance(shape, cst.Attribute) and shape.attr.value == "shape"
+    return counted(expr) is not None
 
 
 class _LenAsSize(cst.CSTTransformer):

@@ -8,6 +8,7 @@ from ..positions import code_of
 from ..report import FixProposal
 from ..rewrites.predicates import read_list_source
 from ..rule import Invalid, Rule, TorchError, Valid
+from ..syntax import counted
 from ..walk import iter_nodes
 from ._conditions import short
 
@@ -127,7 +128,7 @@ class DataDependentPythonValue(Rule):
             return False
         parameter, body = computed
         reads = [n for n in iter_nodes(body) if isinstance(n, cst.Name) and n.value == parameter]
-        if not reads or any(_size_read(body, read) for read in reads) or not _reduced(body, parameter):
+        if not reads or not _reduced(body, parameter) or _sizes_read(body) & {id(read) for read in reads}:
             return False
         self.report(node, f"`{short(node)}`: Python's `{builtin}()` compares `{short(body)}` of each tensor, read from"
                           " its data, one by one: a guard on data (no automatic fix: `torch.stack` the keys and"
@@ -278,18 +279,13 @@ def _reduced(body: cst.BaseExpression, parameter: str) -> bool:
     return False
 
 
-def _size_read(body: cst.BaseExpression, read: cst.Name) -> bool:
-    """Whether `read` (the key's parameter) is read in `body` only for a size: `t.shape[0]`,
-    `t.size(1)`, `len(t)`, `t.numel()`, `t.dim()`."""
+def _sizes_read(body: cst.BaseExpression) -> set[int]:
+    """The ids of the values `body` reads a size, the shape or the dtype of (`t.shape[0]`,
+    `len(t)`, `t.size()`, `t.dtype`): a key reading those is not one of data."""
+    read = set()
     for node in iter_nodes(body):
-        if isinstance(node, cst.Attribute) and node.value is read and node.attr.value in ("shape", "ndim", "dtype"):
-            return True
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.value is read and (
-            node.func.attr.value in ("size", "numel", "dim")
-        ):
-            return True
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len" and any(
-            a.value is read for a in node.args
-        ):
-            return True
-    return False
+        if isinstance(node, cst.Attribute) and node.attr.value in ("shape", "size", "dtype"):
+            read.add(id(node.value))
+        elif (sized := counted(node)) is not None:
+            read.add(id(sized))
+    return read
