@@ -1067,7 +1067,7 @@ def passed_elsewhere(
         info = classes.get(parent)
         if info is None:
             continue
-        for layer in set(init_layer_calls(info.node).values()):
+        for layer in {*init_layer_calls(info.node).values(), *init_listed_layers(info.node).values()}:
             if layer.partition(".")[0] in classes:
                 continue  # a class of this file: `passed_config` reads its parameters
             given = ranks(parent) if ranks is not None else {}
@@ -1089,7 +1089,8 @@ def _passed(
     if forward is None or init is None or not config.inputs:
         return []
     attrs = {attr for attr, layer in init_layer_calls(info.node).items() if is_layer(layer)}
-    if not attrs:
+    listed = {attr for attr, layer in init_listed_layers(info.node).items() if is_layer(layer)}
+    if not attrs and not listed:
         return []
     layers = init_layers(info.node)
     source = f"{config.source}, passed on by `{parent}.forward`"
@@ -1097,8 +1098,14 @@ def _passed(
 
     def walk(method: cst.FunctionDef, given: ShapeConfig, given_ranks: dict[int, int], depth: int) -> None:
         sizes = Sizes(method, layers=layers, declared=given)  # `self.block(batch["ids"])` passes an entry
+        first_layer_calls = _first_layer_calls(method, listed)
         for at, node in _calls(method):
             func = node.func
+            if id(node) in first_layer_calls:
+                # `for stage in self.stages: x = stage(x)`: the first stage is given the input itself
+                inputs, passed_ranks = _arguments(sizes, node, at, given, params, given_ranks, first_turn=True)
+                found.append(ShapeConfig(inputs, source, AUTO, config.path, config.line, passed_ranks))
+                continue
             if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                     and func.value.value == "self"):
                 continue
@@ -1119,6 +1126,40 @@ def _passed(
     return found
 
 
+def _first_layer_calls(method: cst.FunctionDef, listed: set[str]) -> set[int]:
+    """The ids of the calls `layer(...)` in the body of a loop `for layer in self.<attr>:` (or
+    over `enumerate(self.<attr>)`) over one of the `listed` `nn.ModuleList`s, `layer` bound by
+    nothing else, whose arguments no statement before the call's binds: the loop's first turn
+    calls the list's first layer with what the loop is entered with (`x = stage(x)`)."""
+    if not listed:
+        return set()
+    statements = _statements(method.body)
+    first_bound: dict[str, int] = {}
+    for index, stmt in enumerate(statements):
+        if isinstance(stmt, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For)):
+            for name in _targets_within(stmt) if not isinstance(stmt, cst.For) else _names_bound(stmt):
+                first_bound.setdefault(name, index)
+    found: set[int] = set()
+    for at, stmt in enumerate(statements):
+        loop = stmt if isinstance(stmt, cst.For) else None
+        layer, layers = _layer_loop(loop) if loop is not None else (None, None)
+        if loop is None or layer is None or not (
+                isinstance(layers, cst.Attribute) and isinstance(layers.value, cst.Name)
+                and layers.value.value == "self" and layers.attr.value in listed) or first_bound[layer] != at:
+            continue
+        if any(layer in _targets_within(inner) for inner in statements[at + 1:]):
+            continue  # the name is bound again (another loop, an assignment)
+        inside = {id(inner): index for index, inner in enumerate(statements) if index > at}
+        for index, inner in ((inside[id(i)], i) for i in _statements(loop.body) if id(i) in inside):
+            if not isinstance(inner, cst.BaseSmallStatement):
+                continue
+            found |= {id(node) for node in iter_nodes(inner) if isinstance(node, cst.Call)
+                      and isinstance(node.func, cst.Name) and node.func.value == layer
+                      and all(isinstance(a.value, cst.Name) and first_bound.get(a.value.value, index) >= index
+                              for a in node.args)}
+    return found
+
+
 def _calls(method: cst.FunctionDef) -> Iterator[tuple[int, cst.Call]]:
     """Every call of `method`'s body, with the index (in `_statements` order, as `Sizes` counts)
     of the statement that makes it."""
@@ -1131,12 +1172,14 @@ def _calls(method: cst.FunctionDef) -> Iterator[tuple[int, cst.Call]]:
 
 
 def _arguments(
-    sizes: Sizes, call: cst.Call, at: int, config: ShapeConfig, params: list[str] | None, ranks: dict[int, int]
+    sizes: Sizes, call: cst.Call, at: int, config: ShapeConfig, params: list[str] | None, ranks: dict[int, int],
+    first_turn: bool = False,
 ) -> tuple[tuple[tuple[str, tuple[tuple[int, DimSpec], ...]], ...], tuple[tuple[str, int], ...]]:
     """What `call` (in statement `at`) passes of the caller's declared inputs: per parameter of
     the callee (by `params`, a keyword, or `#position`), the declared dimensions of the input
     (still the input there: `x = self.patch_embed(x)` reads it) or of the tensor computed from
-    it; and the ranks of inputs passed whole, or of tensors whose rank is known (a declared entry)."""
+    it; and the ranks of inputs passed whole, or of tensors whose rank is known (a declared entry).
+    `first_turn`: the call is a loop's first turn, before anything rebinds the inputs it passes."""
     inputs = []
     passed_ranks = []
     for position, arg in enumerate(call.args):
@@ -1162,7 +1205,7 @@ def _arguments(
                     passed_ranks.append((key, rank))
             continue
         first = sizes._first_rebound.get(value.value)
-        if value.value in sizes.reassigned and (first is None or at > first):
+        if not first_turn and value.value in sizes.reassigned and (first is None or at > first):
             continue
         dims = next((d for written, d in config.inputs if written == value.value), None)
         if dims is None:
@@ -4200,6 +4243,19 @@ def init_layer_calls(cls: cst.ClassDef) -> dict[str, str]:
                 name = dotted(value.func) if isinstance(value, cst.Call) else None
                 found.setdefault(t.attr.value, []).append(defaults.get(name, name) if name else "")
     return {attr: names[0] for attr, names in found.items() if len(names) == 1 and names[0]}
+
+
+def init_listed_layers(cls: cst.ClassDef) -> dict[str, str]:
+    """`self.blocks = nn.ModuleList([Block(...), ...])` (or a comprehension of `Block(...)`) set
+    once in `__init__`: attribute -> the class of its first layer as written (`Block`)."""
+    found = {}
+    for attr, written in init_layer_calls(cls).items():
+        if written.rpartition(".")[2] == "ModuleList":
+            layers = module_list(init_call(cls, attr))
+            first = dotted(layers[0].func) if layers else None
+            if first:
+                found[attr] = first
+    return found
 
 
 def _names_bound(stmt: cst.For | cst.With) -> Iterator[str]:
