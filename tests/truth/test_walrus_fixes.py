@@ -1,6 +1,6 @@
-"""An `if` whose test binds a number read from a tensor with `:=` gets the `torch.cond` fix its
-hoisted spelling gets: the tensor is bound to the name before the call and the branches take it
-as an operand. Each spelling is proven with real torch 2.13 (exports non-strict, equal to eager on
+"""An `if` whose test binds a number read from a tensor, or a tensor, with `:=` gets the
+`torch.cond` fix its hoisted spelling gets: the tensor is bound to the name before the call and
+the branches take it as an operand. Each spelling is proven with real torch 2.13 (exports non-strict, equal to eager on
 inputs that drive both branches); where the name is read after the `if`, or the `:=` may not be
 evaluated, no fix is offered (never one that fails)."""
 
@@ -64,6 +64,34 @@ class Head(nn.Module):
             return x * n
         return x
 """,
+    "a-tensor-bound-then-divided-by": """
+class Head(nn.Module):
+    def forward(self, x, mask):
+        if (peak := mask.abs().amax()) > 0.5:
+            x = x / peak
+        return x
+""",
+    "a-tensor-from-a-helper": """
+class Head(nn.Module):
+    def forward(self, x, mask):
+        if (total := _count(mask)) > 2:
+            return x * total
+        return x
+""",
+    "a-tensor-on-the-right": """
+class Head(nn.Module):
+    def forward(self, x, mask):
+        if 2 < (total := mask.sum()):
+            return x * total
+        return x - 1
+""",
+    "a-tensor-negated": """
+class Head(nn.Module):
+    def forward(self, x, mask):
+        if not (total := mask.sum()) > 2:
+            return x
+        return x * total
+""",
 }
 
 NO_FIX = {
@@ -73,6 +101,13 @@ class Head(nn.Module):
         if (n := int(mask.sum())) > 2:
             x = x * 2
         return x + n
+""",
+    "a-tensor-bound-under-an-or": """
+class Head(nn.Module):
+    def forward(self, x, mask):
+        if x.shape[0] > 8 or (total := mask.sum()) > 2:
+            return x + 1
+        return x
 """,
     "bound-under-an-and": """
 class Head(nn.Module):

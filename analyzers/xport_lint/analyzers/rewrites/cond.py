@@ -333,18 +333,21 @@ _ALWAYS_EVALUATED = (cst.Comparison, cst.ComparisonTarget, cst.UnaryOperation, c
 
 def _hoisted_reads(flow: FunctionFlow, test: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | str:
     """(name, tensor) for each `name := <number read from a tensor>` in an `if`'s test (`(n :=
-    int(mask.sum())) > 0`): the fix binds the tensor to the name before `torch.cond`, whose
-    predicate then tests the name, and the branches take it as an operand. The reason none is
-    written where the test binds anything else, or somewhere Python may not evaluate."""
+    int(mask.sum())) > 0`), or `name := <tensor>` (`(peak := wav.abs().amax()) > 1.0`): the fix
+    binds the tensor to the name before `torch.cond`, whose predicate then tests the name, and the
+    branches take it as an operand. The reason none is written where the test binds anything
+    else, or somewhere Python may not evaluate."""
     out: list[tuple[str, cst.BaseExpression]] = []
     for walrus in (n for n in iter_nodes(test) if isinstance(n, cst.NamedExpr)):
         name = walrus.target.value if isinstance(walrus.target, cst.Name) else None
-        tensor = (
-            tensor_value(flow, walrus.value)
-            if isinstance(walrus.value, cst.Call) and reads_number(flow, walrus.value) else None
-        )
+        value = walrus.value
+        if isinstance(value, cst.Call) and reads_number(flow, value):
+            tensor = tensor_value(flow, value)
+        else:
+            tensor = value if is_tensor_like(flow.value(value)) else None
         if name is None or tensor is None or not _always_evaluated(test, walrus):
-            return f"the test binds `{code_of(walrus.target)}` with `:=` to something other than a number read once"
+            return (f"the test binds `{code_of(walrus.target)}` with `:=` to something other than a tensor or a"
+                    " number read once")
         if len(flow.bindings(name)) != 1:  # a parameter, loop variable, `:=` or assignment of the name elsewhere
             return f"`{name}`, bound by `:=` in the test, is bound elsewhere in the function too"
         out.append((name, tensor))
