@@ -15,6 +15,7 @@ from ..positions import code_of
 from ..rewrites import Rewrite, check_rewrite, cond_rewrite
 from ..shapes import Sizes, Verdict, constant_over
 from ..syntax import argument
+from ..walk import body_nodes
 
 if TYPE_CHECKING:
     from ..runner import RuleContext
@@ -169,11 +170,26 @@ class ConditionRule:
 
 
 def _container_tested(ctx: RuleContext, operand: cst.BaseExpression, node: cst.CSTNode) -> bool:
-    """`if not kept:` on a list of tensors: a test of its length (see FileReach.truth_is_length)."""
-    return (
-        isinstance(operand, cst.Name) and isinstance(node, (cst.If, cst.While)) and ctx.traced is not None
-        and ctx.program.truth_is_length(ctx.traced.func, node, operand.value)
+    """`if not kept:` (or `sum(kept) if kept else x`) on a list of tensors: a test of its length
+    (see FileReach.truth_is_length)."""
+    if not isinstance(operand, cst.Name) or ctx.traced is None:
+        return False
+    statement = _statement_holding(ctx.traced.func, node) if isinstance(node, cst.IfExp) else node
+    return isinstance(statement, (cst.If, cst.While, cst.BaseSmallStatement)) and ctx.program.truth_is_length(
+        ctx.traced.func, statement, operand.value
     )
+
+
+def _statement_holding(func: cst.FunctionDef, node: cst.CSTNode) -> cst.CSTNode | None:
+    """The statement whose line or header holds `node`: the last statement before it in the
+    body's walk (a header's expressions come before the body it guards)."""
+    holding = None
+    for inner in body_nodes(func.body):
+        if inner is node:
+            return holding
+        if isinstance(inner, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            holding = inner
+    return None
 
 
 def branch_rewrite(ctx: RuleContext, node: cst.CSTNode) -> Rewrite | None:

@@ -190,6 +190,20 @@ class TensorBranch(ConditionRule, Rule):
         Valid(
             """
             import torch
+            class Gather(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.convs = torch.nn.ModuleList([torch.nn.Conv2d(4, 4, 1) for _ in range(2)])
+                def forward(self, x):
+                    feats = [conv(x) for conv in self.convs]
+                    return sum(feats) if feats else x  # a list's truth: its length, a Python int
+            def xport_example():
+                return Gather(), (torch.randn(1, 4, 6, 6),)
+            """
+        ),
+        Valid(
+            """
+            import torch
             class Gate(torch.nn.Module):
                 def forward(self, x):
                     return torch.where(x.sum() > 0, x * 2, x)
