@@ -1,5 +1,5 @@
 """`sorted(t.tolist())` is fixed as `t.sort().values.tolist()` only where `t` is known to hold
-integers: strict export traces `.tolist()` of integer tensors only ("Tensor.tolist() with
+integers (dtypes.py: the op that makes it, a cast, the export's example input): strict export traces `.tolist()` of integer tensors only ("Tensor.tolist() with
 non-integer tensor", torch 2.13), so the fix on a float tensor (a beam's scores) failed strict
 export where the original failed too. Proven with real torch in every mode the original fails in."""
 
@@ -36,6 +36,13 @@ class Ranker(nn.Module):
         order = sorted(best.tolist())
         return x * order[-1]
 """,
+    "an-integer-example-input": """
+class Ranker(nn.Module):
+    def forward(self, x, tokens):
+        first = tokens[:, 0]
+        ordered = sorted(first.tolist())
+        return x * ordered[-1]
+""",
     "cast-to-long": """
 class Ranker(nn.Module):
     def forward(self, x, tokens):
@@ -57,10 +64,15 @@ class Ranker(nn.Module):
         ranked = sorted(scores.tolist(), reverse=True)
         return scores - ranked[0]
 """,
-    "a-parameter-of-unknown-dtype": """
+    "an-output-of-unknown-dtype": """
 class Ranker(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(8, 4)
+
     def forward(self, x, tokens):
-        ordered = sorted(tokens[:, 0].tolist())
+        picked = self.head(x).max(-1).values
+        ordered = sorted(picked.tolist())
         return x * ordered[0]
 """,
 }

@@ -10,7 +10,8 @@ from typing import Protocol
 
 import libcst as cst
 
-from .dataflow import NOTHING, FunctionFlow, Value
+from .dataflow import NOTHING, FunctionFlow, Value, all_params
+from .dtypes import TensorDTypes, example_dtypes, kept_tensors
 from .facts import FileFacts
 from .model import Mode, Severity
 from .reach import Traced
@@ -171,6 +172,33 @@ class RuleContext:
             )
         found.read_at(self.statement)  # type: ignore[union-attr]  # `x = x.view(...)` reads the input `x`
         return found  # type: ignore[return-value]
+
+    def dtypes(self) -> TensorDTypes:
+        """The dtype classes of the traced function's tensors: its example inputs where the file
+        exports it, the buffers and parameters its class's `__init__` keeps. Once per function."""
+        key = f"dtypes:{id(self.flow)}"
+        found = self.shared.get(key)
+        if found is None:
+            found = self.shared[key] = self._dtypes_of(self.traced, self.flow, passed=True)
+        return found  # type: ignore[return-value]
+
+    def _dtypes_of(self, traced: Traced | None, flow: FunctionFlow | None, passed: bool) -> TensorDTypes:
+        """`dtypes` of `traced`; `passed`: a helper's parameters hold what every call of the file
+        passes, where those agree (one level of callers: theirs are not followed further)."""
+        program, resolve = self.program, self.resolve
+        inputs = example_dtypes(program.export_sites, traced.func, resolve) if traced else {}
+        if passed and traced is not None:
+            by_function = {id(item.func): item for item in program.traced}
+            for param in all_params(traced.func.params):
+                kinds = {
+                    self._dtypes_of(caller, program.flow(caller), passed=False).of(value) if value is not None
+                    and (caller := by_function.get(id(function))) is not None else None
+                    for function, value in program.arguments_for(param.name.value, traced.func) or [(None, None)]
+                }
+                if len(kinds) == 1 and (kind := kinds.pop()) is not None:
+                    inputs.setdefault(param.name.value, kind)
+        kept = kept_tensors(traced.cls.node) if traced is not None and traced.cls is not None else {}
+        return TensorDTypes(resolve, flow, inputs, kept)
 
     def _configurations_built(self) -> dict[str, int | None]:
         """What the project's calls building the file's configuration classes pass them (this

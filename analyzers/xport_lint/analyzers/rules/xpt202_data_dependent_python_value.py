@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..dataflow import FunctionFlow, Kind, is_tensor_like
+from ..dataflow import Kind, is_tensor_like
+from ..dtypes import DType
 from ..model import Applicability, Mode, Severity
-from ..names import dotted
 from ..positions import code_of
 from ..report import FixProposal
 from ..rewrites.predicates import read_list_source
@@ -141,8 +141,9 @@ class DataDependentPythonValue(Rule):
     ) -> tuple[cst.BaseExpression | None, str]:
         """torch's op for the builtin over a 1-d tensor (eager raises on the rows of a wider one):
         `max(t)` -> `t.max()`, `sorted(t)` -> `t.sort().values`, `sorted(t.tolist())` ->
-        `t.sort().values.tolist()` where `t` holds integers (measured on torch 2.13: each exports in
-        both modes and equals eager; `.tolist()` of a float tensor fails strict export). None, with
+        `t.sort().values.tolist()` where `t` is known to hold integers (dtypes.py; measured on torch
+        2.13: each exports in both modes and equals eager; `.tolist()` of a float tensor fails strict
+        export). None, with
         why, where the tensor is a helper's parameter (another caller may pass a list)."""
         func = self.ctx.traced.func if self.ctx.traced is not None else None
         if func is not None and func.name.value != "forward" and isinstance(iterated, cst.Name) and any(
@@ -153,11 +154,10 @@ class DataDependentPythonValue(Rule):
             return cst.parse_expression(f"{_receiver_code(iterated)}.{builtin}()"), ""
         source, listed = iterated, False
         if not tensor:
-            flow = self.ctx.flow
-            read = read_list_source(flow, iterated) if flow is not None else None
+            read = read_list_source(self.ctx.flow, iterated) if self.ctx.flow is not None else None
             if read is None:
                 return None, f"`{short(iterated)}` is not the list of one tensor read here; sort that tensor"
-            if flow is None or not _integer_elements(flow, read):
+            if self.ctx.dtypes().of(read) is not DType.INTEGRAL:
                 # measured on torch 2.13: strict export traces `.tolist()` of integer tensors only
                 return None, (f"`{short(read)}` is not known to hold integers, and strict export reads no"
                               " other tensor into a list; sort the tensor and keep it a tensor")
@@ -224,24 +224,22 @@ class DataDependentPythonValue(Rule):
             """
             import torch
             class Longest(torch.nn.Module):
-                def forward(self, x, tokens):
-                    lengths = (tokens != 0).sum(-1)
+                def forward(self, x, lengths):
                     ordered = sorted(lengths.tolist(), reverse=True)  # expect: XPT202
                     return x * ordered[0]
             def xport_example():
-                return Longest(), (torch.randn(4), torch.tensor([[5, 3, 0], [1, 0, 0], [2, 2, 2]]))
+                return Longest(), (torch.randn(4), torch.tensor([5, 3, 7, 1]))
             """,
             expected_replacement="""
             import torch
             class Longest(torch.nn.Module):
-                def forward(self, x, tokens):
-                    lengths = (tokens != 0).sum(-1)
+                def forward(self, x, lengths):
                     ordered = lengths.sort(descending=True).values.tolist()  # expect: XPT202
                     return x * ordered[0]
             def xport_example():
-                return Longest(), (torch.randn(4), torch.tensor([[5, 3, 0], [1, 0, 0], [2, 2, 2]]))
+                return Longest(), (torch.randn(4), torch.tensor([5, 3, 7, 1]))
             """,
-            other_args="(torch.randn(4), torch.tensor([[1, 0, 0], [4, 4, 0], [0, 0, 0]]))",
+            other_args="(torch.randn(4), torch.tensor([2, 9, 4, 1]))",
         ),
     ]
 
@@ -297,34 +295,3 @@ def _sizes_read(body: cst.BaseExpression) -> set[int]:
         elif (sized := counted(node)) is not None:
             read.add(id(sized))
     return read
-
-
-#: tensor methods whose result holds integers whatever the input's dtype
-_INTEGER_RESULTS = frozenset({"long", "int", "short", "argmax", "argmin", "argsort", "nonzero", "bincount",
-                              "count_nonzero", "searchsorted", "bucketize"})
-#: reductions that count when they reduce a boolean tensor (`mask.sum(-1)` is int64)
-_COUNTING = frozenset({"sum", "cumsum"})
-_INTEGER_DTYPES = frozenset(f"torch.{name}" for name in ("long", "int", "int64", "int32", "int16", "int8", "uint8"))
-
-
-def _integer_elements(flow: FunctionFlow, tensor: cst.BaseExpression, depth: int = 0) -> bool:
-    """Whether `tensor` is known to hold integers: made by a method that returns indices or
-    casts to an integer type (`t.argsort()`, `t.long()`), a count of a mask (`mask.sum(-1)`),
-    `torch.arange` of integers, or a name bound once to one of those."""
-    if depth > 8:
-        return False
-    if isinstance(tensor, cst.Name):
-        bound = flow.bound_once(tensor.value)
-        return bound is not None and _integer_elements(flow, bound, depth + 1)
-    if not isinstance(tensor, cst.Call):
-        return False
-    method = tensor.func.attr.value if isinstance(tensor.func, cst.Attribute) else ""
-    if method in _INTEGER_RESULTS or (method in _COUNTING and flow.value(tensor.func.value).has(Kind.MASK)):
-        return True
-    if method == "to" and tensor.args and dotted(tensor.args[0].value) in _INTEGER_DTYPES:
-        return True
-    if dotted(tensor.func) == "torch.arange":
-        return all(isinstance(a.value, cst.Integer) or flow.value(a.value).has(Kind.SHAPE) for a in tensor.args
-                   if a.keyword is None)
-    return False
-

@@ -5,8 +5,8 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..dataflow import FunctionFlow, Kind, Value, all_params, is_tensor_like
-from ..dtypes import DType, TensorDTypes, example_dtypes, kept_tensors
+from ..dataflow import FunctionFlow, Kind, Value, is_tensor_like
+from ..dtypes import DType
 from ..model import Applicability, Mode, Severity
 from ..names import dotted
 from ..positions import code_of
@@ -365,7 +365,7 @@ class TensorToPythonNumber(Rule):
         if len(node.args) != 1 or node.args[0].star or node.args[0].keyword or self.ctx.resolve(node.func):
             return
         arg = node.args[0].value
-        if not is_tensor_like(self.ctx.value(arg)) or self._constant(arg) or self._dtypes().of(arg) is not DType.BOOL:
+        if not is_tensor_like(self.ctx.value(arg)) or self._constant(arg) or self.ctx.dtypes().of(arg) is not DType.BOOL:
             return
         caught = caught_fallback(self.ctx, node)
         fix = self._long_item(node) if caught is None and self._carried(node) else None
@@ -378,7 +378,7 @@ class TensorToPythonNumber(Rule):
         (measured on torch 2.13: exports in both modes where the number is a size, index or slice
         bound). None where the tensor is not known to hold booleans."""
         arg = node.args[0].value
-        if self._dtypes().of(arg) is not DType.BOOL:
+        if self.ctx.dtypes().of(arg) is not DType.BOOL:
             return None
         long = cst.Call(cst.Attribute(_item_of(arg).func.value, cst.Name("long")))  # type: ignore[attr-defined]
         return FixProposal("Use `.long().item()`: the same 0 or 1, read as an integer", Applicability.SAFE,
@@ -893,7 +893,11 @@ class TensorToPythonNumber(Rule):
                     continue
                 if not isinstance(target, cst.Name) or flow.bound_once(target.value) is None:
                     return False
-                reads = [r for r in nodes if isinstance(r, cst.Name) and r.value == target.value and r is not target]
+                # `self.logit_scale` and `f(logit_scale=...)` name no local
+                named = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)} | {
+                    id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
+                reads = [r for r in nodes if isinstance(r, cst.Name) and r.value == target.value and r is not target
+                         and id(r) not in named]
                 return bool(reads) and all(self._tensor_operand(flow, nodes, r, depth + 1) for r in reads)
         return False
 
@@ -977,35 +981,7 @@ class TensorToPythonNumber(Rule):
 
     def _integer_tensor(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """A tensor of integers by the code that makes it (see `dtypes`)."""
-        return self._dtypes().of(expr, depth) is DType.INTEGRAL
-
-    def _dtypes(self) -> TensorDTypes:
-        """The dtype classes of the traced function's tensors: its example inputs where the file
-        exports it, the buffers and parameters its class's `__init__` keeps. Once per function."""
-        flow, traced = self.ctx.flow, self.ctx.traced
-        key = f"dtypes:{id(flow)}"
-        found = self.ctx.shared.get(key)
-        if found is None:
-            found = self.ctx.shared[key] = self._dtypes_of(traced, flow, passed=True)
-        return found  # type: ignore[return-value]
-
-    def _dtypes_of(self, traced: Traced | None, flow: FunctionFlow | None, passed: bool) -> TensorDTypes:
-        """`_dtypes` of `traced`; `passed`: a helper's parameters hold what every call of the file
-        passes, where those agree (one level of callers: theirs are not followed further)."""
-        program, resolve = self.ctx.program, self.ctx.resolve
-        inputs = example_dtypes(program.export_sites, traced.func, resolve) if traced else {}
-        if passed and traced is not None:
-            by_function = {id(item.func): item for item in program.traced}
-            for param in all_params(traced.func.params):
-                kinds = {
-                    self._dtypes_of(caller, program.flow(caller), passed=False).of(value) if value is not None
-                    and (caller := by_function.get(id(function))) is not None else None
-                    for function, value in program.arguments_for(param.name.value, traced.func) or [(None, None)]
-                }
-                if len(kinds) == 1 and (kind := kinds.pop()) is not None:
-                    inputs.setdefault(param.name.value, kind)
-        kept = kept_tensors(traced.cls.node) if traced is not None and traced.cls is not None else {}
-        return TensorDTypes(resolve, flow, inputs, kept)
+        return self.ctx.dtypes().of(expr, depth) is DType.INTEGRAL
 
     def _tensor_of_read(self, node: cst.Call) -> bool:
         """`torch.as_tensor(v.item())`, `torch.as_tensor(t.tolist())`: measured on torch 2.13, both
@@ -1056,7 +1032,7 @@ class TensorToPythonNumber(Rule):
         if (self.ctx.mode is not Mode.STRICT or node.args or not isinstance(func, cst.Attribute)
                 or func.attr.value != "tolist" or not is_tensor_like(self.ctx.value(func.value))):
             return False
-        dtype = self._dtypes().of(func.value)
+        dtype = self.ctx.dtypes().of(func.value)
         if dtype not in (DType.FLOATING, DType.BOOL):
             return False
         self.report(node, f"`{short(node)}` reads a {dtype.value} tensor into a Python list: strict export refuses "
@@ -1117,6 +1093,8 @@ class TensorToPythonNumber(Rule):
         arithmetic with a tensor (the quotient is that tensor either way; measured on torch 2.13:
         exports in both modes, equal to eager). None anywhere else: a number there may be a size,
         a branch's test or a Python value the code keeps."""
+        if qualified in ("min", "max"):
+            return self._clamped(node, qualified)
         function = TENSOR_MATH.get(qualified)
         flow, traced = self.ctx.flow, self.ctx.traced
         if function is None or flow is None or traced is None or len(node.args) != 1 or node.args[0].star:
@@ -1130,6 +1108,31 @@ class TensorToPythonNumber(Rule):
         new = cst.parse_expression(f"{names.torch}.{function}({code_of(tensor)})")
         return FixProposal(f"Compute `{function}` on the tensor (no number read from it)", Applicability.UNSAFE,
                            ((node, new), *bound.values()), imports=names.imports)
+
+    def _clamped(self, node: cst.Call, builtin: str) -> FixProposal | None:
+        """`max(peak.item(), 1e-5)` -> `peak.clamp(min=1e-5)` (`min` -> `max=`): a number read from
+        data against a Python number, where the result is an operand of arithmetic with a tensor
+        (CLIP's `min(logit_scale.exp().item(), 100.0) * logits`; measured on torch 2.13: exports in
+        both modes, equal to eager). None anywhere else."""
+        flow, traced = self.ctx.flow, self.ctx.traced
+        if flow is None or traced is None or len(node.args) != 2 or any(a.star or a.keyword for a in node.args):
+            return None
+        read = [a.value for a in node.args if _read_number(self.ctx.value(a.value))]
+        bound_by = [a.value for a in node.args if a.value not in read]
+        if len(read) != 1 or len(bound_by) != 1 or not _python_number(self.ctx.value(bound_by[0])):
+            return None
+        if not self._tensor_operand(flow, list(iter_nodes(traced.func.body)), node, 0):
+            return None
+        bound = data_bindings(flow, traced.func, [node], exempt=read[0])
+        tensor = tensor_value(flow, read[0], bound)
+        if tensor is None:
+            return None
+        side = "min" if builtin == "max" else "max"
+        receiver = code_of(tensor) if isinstance(tensor, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else (
+            f"({code_of(tensor)})")
+        new = cst.parse_expression(f"{receiver}.clamp({side}={code_of(bound_by[0])})")
+        return FixProposal(f"Clamp the tensor (`{builtin}()` of a number read from it; assumes a floating-point"
+                           " tensor)", Applicability.UNSAFE, ((node, new), *bound.values()))
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
         if node.format_spec and self.ctx.mode is not Mode.STRICT:
@@ -1671,6 +1674,33 @@ class TensorToPythonNumber(Rule):
         ),
         Invalid(
             """
+            import torch
+            class ContrastiveHead(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.logit_scale = torch.nn.Parameter(torch.tensor(2.6593))
+                def forward(self, image, text):
+                    scale = min(self.logit_scale.exp().item(), 100.0)  # expect: XPT203
+                    return scale * image @ text.t()
+            def xport_example():
+                return ContrastiveHead(), (torch.randn(3, 8), torch.randn(3, 8))
+            """,
+            expected_replacement="""
+            import torch
+            class ContrastiveHead(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.logit_scale = torch.nn.Parameter(torch.tensor(2.6593))
+                def forward(self, image, text):
+                    scale = self.logit_scale.exp().clamp(max=100.0)  # expect: XPT203
+                    return scale * image @ text.t()
+            def xport_example():
+                return ContrastiveHead(), (torch.randn(3, 8), torch.randn(3, 8))
+            """,
+            other_args="(torch.randn(3, 8) * 2, torch.randn(3, 8))",
+        ),
+        Invalid(
+            """
             import math
             import torch
             class Gain(torch.nn.Module):
@@ -1722,7 +1752,17 @@ class TensorToPythonNumber(Rule):
                     return x / max(peak, 1e-6)  # expect: XPT203
             def xport_example():
                 return Rescale(), (torch.randn(3), torch.tensor([2.0, 3.0]))
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Rescale(torch.nn.Module):
+                def forward(self, x, v):
+                    peak = v.max()
+                    return x / peak.clamp(min=1e-6)  # expect: XPT203
+            def xport_example():
+                return Rescale(), (torch.randn(3), torch.tensor([2.0, 3.0]))
+            """,
+            other_args="(torch.randn(3), torch.tensor([1e-9, 0.0]))",
         ),
         Invalid(
             """
@@ -1732,7 +1772,16 @@ class TensorToPythonNumber(Rule):
                     return x * min(v.min().item(), 1.0)  # expect: XPT203
             def xport_example():
                 return Clip(), (torch.randn(3), torch.tensor([2.0, 3.0]))
-            """
+            """,
+            expected_replacement="""
+            import torch
+            class Clip(torch.nn.Module):
+                def forward(self, x, v):
+                    return x * v.min().clamp(max=1.0)  # expect: XPT203
+            def xport_example():
+                return Clip(), (torch.randn(3), torch.tensor([2.0, 3.0]))
+            """,
+            other_args="(torch.randn(3), torch.tensor([-2.0, 0.5]))",
         ),
         Invalid(
             """
@@ -1784,6 +1833,11 @@ def _item_of(tensor: cst.BaseExpression) -> cst.Call:
     if not isinstance(tensor, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
         tensor = tensor.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return cst.Call(cst.Attribute(tensor, cst.Name("item")))
+
+
+def _python_number(value: Value) -> bool:
+    """A number the export knows: nothing read from a tensor, not a tensor."""
+    return not is_tensor_like(value) and not value.has(Kind.DATA | Kind.SHAPE | Kind.DD_SIZE)
 
 
 def _read_number(value: Value) -> bool:
