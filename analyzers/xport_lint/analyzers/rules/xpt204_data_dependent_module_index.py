@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from ..context import RuleContext
 
 
+#: dict methods that hash their first argument
+_DICT_LOOKUPS = frozenset({"get", "setdefault", "pop"})
+
+
 class DataDependentModuleIndex(Rule):
     """A submodule chosen by a number read from tensor data (`self.experts[best]`, `best` from `.item()`).
 
@@ -29,7 +33,8 @@ class DataDependentModuleIndex(Rule):
     spelt from one (`self.heads[f"h{int(i)}"]`, `self.heads[str(int(i))]`); and indexing a plain Python list or tuple (a
     local bound to a display, or a `self.` attribute `__init__` sets once to one) with such a
     number: Python picks the entry while tracing as well (measured on torch 2.13, both modes).
-    Also a `dict` so bound indexed by such a number (non-strict export cannot hash the symbol), a
+    Also a `dict` so bound indexed by such a number, or looked up by one (`.get(key)`,
+    `.setdefault`, `.pop`, `key in d`: non-strict export cannot hash the symbol), a
     module container sliced by one (`self.layers[:depth.item()]`), and `getattr(self, f"expert{i}")`
     with the name spelt from one (strict export refuses a name it cannot know).
 
@@ -102,6 +107,7 @@ class DataDependentModuleIndex(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._named_by_data(node)
+        self._looked_up_by_data(node)
         if not isinstance(node.func, cst.Subscript) or self._data_index(node.func) is None:
             return
         if not self.ctx.value(node.func.value).has(Kind.MODULE):
@@ -117,6 +123,37 @@ class DataDependentModuleIndex(Rule):
             if rewrite.reason:
                 message += f" (no automatic fix: {rewrite.reason})"
         self.report(self._data_index(node.func), message, fix=fix)  # type: ignore[arg-type]
+
+    def _looked_up_by_data(self, node: cst.Call) -> None:
+        """`self.cache.get(key)` (`setdefault`, `pop`) of a dict `__init__` sets, `key` a number
+        read from data (or a tuple of them): the lookup hashes the symbol (measured on torch 2.13:
+        "unhashable type: non-nested SymInt" non-strict, "Could not extract specialized integer"
+        strict; diffusers' Wan RoPE cache keyed by offsets read with `.item()`)."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _DICT_LOOKUPS and node.args
+                and node.args[0].keyword is None and not node.args[0].star
+                and isinstance(func.value, (cst.Attribute, cst.Name))):
+            return
+        key = node.args[0].value
+        value = self.ctx.value(key)
+        if not value.has(Kind.DATA) or is_tensor_like(value) or not isinstance(self._display(func.value), cst.Dict):
+            return
+        self.report(key, f"`{short(node)}` looks a Python dict up by `{short(key)}`, a number read from tensor data:"
+                    " export cannot hash the symbol (no automatic fix: key the cache by something export knows,"
+                    " or compute the entry every call)")
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        """`key in self.cache`, `key` a number read from data: the same lookup (see _looked_up_by_data)."""
+        left = node.left
+        for target in node.comparisons:
+            holder = target.comparator
+            if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(holder, (cst.Attribute, cst.Name)):
+                value = self.ctx.value(left)
+                if value.has(Kind.DATA) and not is_tensor_like(value) and isinstance(self._display(holder), cst.Dict):
+                    self.report(left, f"`{short(node)}` looks a Python dict up by `{short(left)}`, a number read from"
+                                " tensor data: export cannot hash the symbol (no automatic fix: key the cache by"
+                                " something export knows, or compute the entry every call)")
+            left = holder
 
     def _named_by_data(self, node: cst.Call) -> None:
         """`getattr(self, f"expert{int(k)}")`: an attribute named by a number read from data (measured
@@ -303,6 +340,23 @@ class DataDependentModuleIndex(Rule):
         Valid(
             """
             import torch
+            class ShapeCache(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cache = {}
+                def forward(self, x):
+                    key = x.shape[0]  # a size: export knows it
+                    found = self.cache.get(key)
+                    if found is None:
+                        found = torch.ones(key)
+                    return x + found
+            def xport_example():
+                return ShapeCache(), (torch.randn(3),)
+            """
+        ),
+        Valid(
+            """
+            import torch
             class Stack(torch.nn.Module):
                 def __init__(self):
                     super().__init__()
@@ -317,6 +371,38 @@ class DataDependentModuleIndex(Rule):
         )
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class RopeCache(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cache = {}
+                def forward(self, x, offsets):
+                    key = tuple(offsets.tolist())
+                    freqs = self.cache.get(key)  # expect: XPT204
+                    if freqs is None:
+                        freqs = x * 2
+                    return freqs
+            def xport_example():
+                return RopeCache(), (torch.randn(3), torch.tensor([1, 2, 3]))
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Seen(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.seen = {}
+                def forward(self, x, ids):
+                    if ids.max().item() in self.seen:  # expect: XPT204
+                        return x
+                    return x + 1
+            def xport_example():
+                return Seen(), (torch.randn(3), torch.tensor([1, 2, 3]))
+            """
+        ),
         Invalid(
             """
             import torch
