@@ -56,6 +56,8 @@ errors; fixes 14/28 (the read kept on `self` by a method, and the tuple a method
 Later, with batch 12: fixes 15/28 (a helper's tuple bound whole and read by index, `stats[1]`, proven).
 Later, with batch 15: fixes 16/28 (a classmethod not reading `cls` is written at the call as a staticmethod
 is: classmethod-flag-negated proven, tests/rules/test_classmethods_as_static.py).
+Later, with batch 26: fixes 17/28 (`max(v.item(), eps)` met only by tensor arithmetic is a `clamp`:
+max-of-a-read-and-an-epsilon proven).
 """
 
 from __future__ import annotations
@@ -699,7 +701,6 @@ NO_FIX: dict[str, str] = {
     "round-of-a-read-as-a-range": _A_LOOP_AS_LONG_AS_THE_DATA,
     "split-size-read-through-a-helper": "the number of pieces is the data",
     "numpy-of-a-tensor-in-forward": "numpy ops have no one rewrite",
-    "max-of-a-read-and-an-epsilon": "`max()` of a read and a constant: no rewrite to `clamp` yet",
     "topk-k-read-from-a-tensor-then-clipped": "the output size is the data",
     "scale-factor-from-a-float-of-a-buffer": "the resampling kernel needs a concrete float in both modes",
 }
