@@ -1768,20 +1768,14 @@ def xport_inputs():
 #: (case, mode) where xport-lint's verdict differs from torch's, and why
 KNOWN_MISSES: dict[tuple[str, Mode], str] = {}
 
-_EMPTY_GUARD = "a guard on a data-dependent count skipping work on an empty selection: dropping it is sound only" \
-    " where the body handles zero rows, which the code does not show"
 #: failing programs (non-strict) whose error has no fix, and why none is offered
 NO_FIX: dict[str, str] = {
     "deq-fixed-point-while-norm": "a `break` on data in a fixed-count loop: no torch.while_loop form keeps the"
     " count and the early exit",
     "detr-topk-count-from-threshold": "a data-dependent count as `topk`'s `k`: the output's size is data",
     "sorted-tolist-scores": "`.tolist()` of a float tensor: strict export reads no float tensor into a list",
-    "nonzero-numel-guard": _EMPTY_GUARD,
     "per-class-loop-over-unique": "a loop over `unique()`: the trip count is data",
-    "mixtral-sparse-moe-skip-empty-expert": _EMPTY_GUARD,
     "comprehension-filter-tolist-mask": "a comprehension filtered by values read from data: the list's length is data",
-    "any-mask-then-index-assign": "`if mask.any():` around an in-place masked assignment: no torch.cond form of"
-    " the mutation is written",
     "greedy-nms-while-order-numel": "a `while` over a shrinking data-dependent selection (greedy NMS)",
     "deepcopy-ema-head-in-forward": "a module deep-copied in forward: no rewrite keeps its meaning",
     "numpy-roundtrip-postprocess": "numpy in forward: no rewrite to torch ops is written",

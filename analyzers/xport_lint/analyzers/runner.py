@@ -565,10 +565,13 @@ def _indent_continuation(code: str, indent: str) -> str | None:
 
 
 def _block_edit(block: BlockReplacement, locator: Locator, module: cst.Module) -> Edit | None:
-    """Whole lines of the replaced statements, re-rendered at the first one's indentation."""
+    """Whole lines of the replaced statements, re-rendered at the first one's indentation (no
+    statements: the lines go)."""
     first, last = locator.lines_of(block.first), locator.lines_of(block.last)
     if first is None or last is None:
         return None
+    if not block.statements:
+        return Edit(Span(Position(first[0], 0), Position(last[1] + 1, 0)), "")
     line = locator.lines[first[0] - 1]
     indent = line[: len(line) - len(line.lstrip())]
     rendered = cst.Module(

@@ -19,6 +19,7 @@ Facts of torch 2.13 these rewrites are built on (checked by tests/truth/test_fix
 from .checks import check_rewrite, raised_by
 from .common import Names, Rewrite, dropped_effect, guard_rewrite, module_names, scope_names
 from .cond import cond_rewrite, dense_select_rewrite, where_rewrite
+from .empty_guards import empty_guard_rewrite
 from .export_calls import non_strict_rewrite, sized_dim
 from .loops import (
     class_loop_rewrite,
@@ -40,6 +41,7 @@ __all__ = [
     "counted_loop_rewrite",
     "dense_select_rewrite",
     "dropped_effect",
+    "empty_guard_rewrite",
     "guard_rewrite",
     "masked_write_rewrite",
     "module_names",

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from ..dataflow import Kind, Value, is_tensor_like
 from ..positions import code_of
-from ..rewrites import Rewrite, check_rewrite, cond_rewrite
+from ..rewrites import Rewrite, check_rewrite, cond_rewrite, empty_guard_rewrite
 from ..shapes import Sizes, Verdict, constant_over
-from ..syntax import argument
+from ..syntax import argument, integer_literal
 from ..walk import body_nodes
 
 if TYPE_CHECKING:
@@ -193,10 +193,27 @@ def _statement_holding(func: cst.FunctionDef, node: cst.CSTNode) -> cst.CSTNode 
 
 
 def branch_rewrite(ctx: RuleContext, node: cst.CSTNode) -> Rewrite | None:
-    """A validation branch becomes a runtime check; any other `if` a torch.cond."""
+    """A validation branch becomes a runtime check, a guard skipping writes through an empty
+    selection goes; any other `if` becomes a torch.cond."""
     if ctx.flow is None or ctx.traced is None or not isinstance(node, cst.If):
         return None
-    return check_rewrite(ctx.flow, node) or cond_rewrite(ctx.flow, ctx.traced.func, node)
+    return (check_rewrite(ctx.flow, node) or empty_guard_rewrite(ctx.flow, ctx.traced.func, node, _integer(ctx))
+            or cond_rewrite(ctx.flow, ctx.traced.func, node))
+
+
+def _integer(ctx: RuleContext) -> Callable[[cst.BaseExpression], int | None]:
+    """The int an expression always holds: through the input-size model in a model's own
+    `forward` (names bound once, helpers, `self.k` as `__init__` sets it), else a literal, also
+    as a one-line helper returns it."""
+    sizes = ctx.sizes()
+    if sizes is not None:
+        return sizes.integer
+    flow = ctx.flow
+
+    def literal(expr: cst.BaseExpression) -> int | None:
+        inlined = flow.inlined(expr) if flow is not None and isinstance(expr, cst.Call) else None
+        return integer_literal(inlined if inlined is not None else expr)
+    return literal
 
 
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}

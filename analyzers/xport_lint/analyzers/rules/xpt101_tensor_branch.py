@@ -57,7 +57,10 @@ class TensorBranch(ConditionRule, Rule):
     says why, when a branch mutates, raises, uses `break`, returns a non-tensor or a different
     structure, or uses a number taken from tensor data as a size.
     A validation branch (`if bad: raise ...`) becomes `torch._assert_async(torch.logical_not(bad), msg)`
-    (raises `RuntimeError`) instead. A branch that only prints, warns or logs goes under
+    (raises `RuntimeError`) instead. `if mask.any():` (or `torch.any(mask)`, `mask.sum() > 0`) of a
+    boolean mask around code that writes only through the mask (`h[mask] = v`) loses the guard:
+    with no position set it writes nothing (XPT105's *Fix safety* states the conditions and the
+    assumption). A branch that only prints, warns or logs goes under
     `if not torch.compiler.is_exporting():` (safe: eager is unchanged; export skips it).
     A conditional expression becomes `torch.where(test, a, b)`, which computes both sides.
     Every one of these is proven on the failing snippets of `tests/truth/fix_corpus.py`.
@@ -238,6 +241,36 @@ class TensorBranch(ConditionRule, Rule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import torch
+            class SpecAugment(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.masked_spec_embed = torch.nn.Parameter(torch.zeros(8))
+                def forward(self, hidden_states, mask_time_indices):
+                    if mask_time_indices.any():  # expect: XPT101
+                        hidden_states = hidden_states.clone()
+                        hidden_states[mask_time_indices] = self.masked_spec_embed
+                    return hidden_states
+            def xport_example():
+                return SpecAugment(), (torch.randn(2, 6, 8), torch.rand(2, 6) > 0.5)
+            """,
+            expected_replacement="""
+            import torch
+            class SpecAugment(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.masked_spec_embed = torch.nn.Parameter(torch.zeros(8))
+                def forward(self, hidden_states, mask_time_indices):
+                    hidden_states = hidden_states.clone()
+                    hidden_states[mask_time_indices] = self.masked_spec_embed
+                    return hidden_states
+            def xport_example():
+                return SpecAugment(), (torch.randn(2, 6, 8), torch.rand(2, 6) > 0.5)
+            """,
+            other_args="(torch.randn(2, 6, 8), torch.zeros(2, 6, dtype=torch.bool))",
+        ),
         Invalid(
             """
             import torch

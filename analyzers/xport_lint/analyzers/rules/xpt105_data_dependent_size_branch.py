@@ -43,6 +43,12 @@ class DataDependentSizeBranch(ConditionRule, Rule):
     Unsafe: the `torch.cond` rewrite of XPT101 (`xport-lint rule XPT101`, *Fix safety*), with
     the same assumption (side-effect-free branches) and the same cases without a fix. A
     validation branch (`if bad: raise ...`) becomes `torch._check(not bad)` (raises `RuntimeError`; the `raise` is kept as a comment) instead.
+    A guard that skips work on an empty selection goes (`if idx.numel() > 0:` keeps its body,
+    `if top_x.shape[0] == 0: continue` is deleted) where the code it skips writes only through the
+    selection (`out[idx] = ...`, `final.index_add_(0, top_x, ...)`, `out = out.index_add(...)`),
+    everything else it binds is read nowhere else, and it calls no reduction that fails on zero
+    elements (`max`, `amax`, `topk`, ...): with an empty selection it writes nothing. The
+    assumption: every op it runs accepts an empty selection (a submodule's `forward` is not read).
 
     `nn.utils.rnn.pad_sequence` of several tensors whose sizes depend on data (pieces of a `split`
     by a list read from data, masked selections, `nonzero`s) compares those sizes to find the
@@ -302,6 +308,40 @@ class DataDependentSizeBranch(ConditionRule, Rule):
                 return ClipBoxes(), (torch.randn(6, 4), torch.rand(6))
             """,
             other_args="(torch.randn(6, 4), torch.zeros(6))",
+        ),
+        Invalid(
+            """
+            import torch
+            class Router(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gate = torch.nn.Linear(8, 1)
+                    self.expert = torch.nn.Linear(8, 8)
+                def forward(self, tokens):
+                    idx = torch.nonzero(self.gate(tokens).squeeze(-1) > 0).squeeze(1)
+                    out = tokens.clone()
+                    if idx.numel() > 0:  # expect: XPT105
+                        out[idx] = self.expert(tokens[idx])
+                    return out
+            def xport_example():
+                return Router(), (torch.randn(10, 8),)
+            """,
+            expected_replacement="""
+            import torch
+            class Router(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gate = torch.nn.Linear(8, 1)
+                    self.expert = torch.nn.Linear(8, 8)
+                def forward(self, tokens):
+                    idx = torch.nonzero(self.gate(tokens).squeeze(-1) > 0).squeeze(1)
+                    out = tokens.clone()
+                    out[idx] = self.expert(tokens[idx])
+                    return out
+            def xport_example():
+                return Router(), (torch.randn(10, 8),)
+            """,
+            other_args="(torch.zeros(10, 8) - 1e3,)",
         ),
         Invalid(
             """
