@@ -43,6 +43,9 @@ Then: XPT104's step writes a one-line `@property`'s tuple of reads at its use, a
 (tests/rules/test_property_tuples_at_use.py), and the branch rewrite refuses two operands read from
 elements of one tensor (torch.cond: "Encountered aliasing"):
     fixes (non-strict): 5 proven, 9 no fix, 0 failed, 2 missed: 5/16 (the property tuple indexed)
+Then (test_pattern_cases_35.py): the branch rewrite passes a copy of an operand that may share storage
+with another (`lo, hi = bounds.unbind(0)`), where it refused two before:
+    fixes (non-strict): 6 proven, 8 no fix, 0 failed, 2 missed: 6/16 (the pair unpacked)
 """
 
 from __future__ import annotations
@@ -426,7 +429,6 @@ KNOWN_MISSES: dict[tuple[str, Mode], str] = {
 }
 
 _ROW = "no rank fact for `x[0]`: the elements of its `.tolist()` may be lists, which a tensor test differs on"
-_ALIASED = "the property's reads are of elements of one buffer, which torch.cond refuses as aliasing operands"
 _TRUNCATED = "each row's sum is truncated by `int()` before the sum: not `x.sum()`"
 _DICT = "a helper returning a dict of reads, read by key: the entry is not followed to the test"
 
@@ -436,7 +438,6 @@ NO_FIX: dict[str, str] = {
     "row-slice-tolist-unpacked-into-a-pair": _ROW,
     "row-tolist-element-inline": _ROW,
     "row-tolist-through-a-module-helper": _ROW,
-    "property-pair-of-buffer-reads-unpacked": _ALIASED,
     "sum-of-int-row-sums-tested": _TRUNCATED,
     "sum-of-int-row-sums-bound-then-tested": _TRUNCATED,
     "dict-of-reads-from-a-helper-read-by-key": _DICT,

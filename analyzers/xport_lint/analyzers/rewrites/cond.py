@@ -144,11 +144,6 @@ class _Lowering:
         operands = self.operands([*body, *tail], [*orelse, *tail])
         if not operands:
             return "the branches read no tensor to pass as operands"
-        viewed = [self.views[name] for name in operands if name in self.views]
-        if len(set(viewed)) < len(viewed):
-            # measured on torch 2.13: `lo, hi = self.stats[0], self.stats[1]` as two operands fails both
-            # modes ("Encountered aliasing during higher order op tracing"); one such view exports
-            return "two operands would be views of one tensor, which torch.cond refuses as aliasing"
         declared = declared_outer(self.func)
         for stmts in moved:
             problem = moved_code_problem(stmts, operands, declared)
@@ -166,9 +161,100 @@ class _Lowering:
         read = python_read(self.flow, predicate, self.bound, test)
         if read is not None:
             return f"`{read}` holds Python values read from tensor data, which torch.cond's predicate cannot take"
-        call = f"{torch}.cond({code_of(predicate)}, {true_fn}, {false_fn}, {tuple_text(operands)})"
+        copied = self.shared_storage(operands)
+        passed = tuple_text([f"{name}.clone()" if name in copied else name for name in operands])
+        call = f"{torch}.cond({code_of(predicate)}, {true_fn}, {false_fn}, {passed})"
         last = statement_of(f"return {call}" if results is None else f"{', '.join(results)} = {call}")
         return [*functions, last]
+
+
+    def shared_storage(self, operands: Sequence[str]) -> set[str]:
+        """The operands passed as copies: all but the first of each group that may be views of one
+        tensor (`lo, hi = bounds.unbind(0)`; `x` and `row = x[0]`; `lo` and `hi` the fix binds to
+        `self.stats[0]` and `self.stats[1]`). Measured on torch 2.13: torch.cond refuses operands
+        that alias each other in both modes ("Encountered aliasing during higher order op
+        tracing") and exports with a copy of one of them passed instead."""
+        copied: set[str] = set()
+        seen: set[str] = set()
+        for name in operands:
+            storage = self.storage(name, 0)
+            if storage & seen:
+                copied.add(name)
+            seen |= storage
+        return copied
+
+    def storage(self, name: str, depth: int) -> set[str]:
+        """`name` and the tensors it may be a view of, through every binding of it in the function."""
+        if name in self.views:
+            return {name, self.views[name]}
+        found = {name}
+        if depth < 8:
+            for value, index in self.bindings.get(name, ()):
+                found |= self._viewed(value, index, depth + 1)
+        return found
+
+    def _viewed(self, value: cst.BaseExpression, index: int | None, depth: int) -> set[str]:
+        """The tensors `value` (its element `index`, where unpacked) may be a view of."""
+        if index is not None and isinstance(value, (cst.Tuple, cst.List)):
+            if index >= len(value.elements):
+                return set()
+            value = value.elements[index].value
+        if isinstance(value, cst.Name):
+            return self.storage(value.value, depth)
+        base = _view_base(self.flow, value)
+        if base is None or depth > 8:
+            return set()
+        return {code_of(base), *self._viewed(base, None, depth + 1)}
+
+    @cached_property
+    def bindings(self) -> dict[str, list[tuple[cst.BaseExpression, int | None]]]:
+        """What each name of the function is bound to, with its position where it is unpacked
+        (`lo, hi = bounds.unbind(0)`), per binding; a loop variable to what the loop iterates."""
+        found: dict[str, list[tuple[cst.BaseExpression, int | None]]] = {}
+        for node in iter_nodes(self.func.body):
+            targets: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+            if isinstance(node, cst.Assign):
+                targets = [(t.target, node.value) for t in node.targets]
+            elif isinstance(node, cst.For):
+                targets = [(node.target, node.iter)]
+            elif isinstance(node, cst.NamedExpr):
+                targets = [(node.target, node.value)]
+            for target, value in targets:
+                if isinstance(target, cst.Name):
+                    found.setdefault(target.value, []).append((value, None))
+                elif isinstance(target, (cst.Tuple, cst.List)):
+                    for position, element in enumerate(target.elements):
+                        if isinstance(element.value, cst.Name):
+                            found.setdefault(element.value.value, []).append((value, position))
+        return found
+
+
+#: tensor methods whose result (or each piece of it) may share the tensor's storage
+_VIEW_METHODS = frozenset({
+    "as_strided", "chunk", "detach", "diagonal", "expand", "expand_as", "flatten", "movedim", "narrow",
+    "permute", "reshape", "select", "split", "split_with_sizes", "squeeze", "swapaxes", "swapdims", "t",
+    "tensor_split", "transpose", "unbind", "unflatten", "unfold", "unsqueeze", "view", "view_as",
+})
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+
+
+def _view_base(flow: FunctionFlow, value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The tensor `value` may be a view of: `x` of `x[0]`, `x.unbind(0)`, `torch.split(x, 2)`,
+    `x.T`; None for anything else."""
+    if isinstance(value, cst.Subscript):
+        return value.value
+    if isinstance(value, cst.Attribute) and value.attr.value in _VIEW_ATTRIBUTES:
+        return value.value
+    if not isinstance(value, cst.Call):
+        return None
+    if isinstance(value.func, cst.Attribute) and value.func.attr.value in _VIEW_METHODS:
+        qualified = flow.resolver.resolve(value.func)
+        if qualified is None or not qualified.startswith("torch."):
+            return value.func.value
+    qualified = flow.resolver.resolve(value.func) or ""
+    if qualified.startswith("torch.") and qualified[6:] in _VIEW_METHODS and value.args and not value.args[0].keyword:
+        return value.args[0].value
+    return None
 
 
 class _Untraceable(cst.CSTVisitor):

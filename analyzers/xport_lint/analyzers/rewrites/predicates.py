@@ -76,7 +76,8 @@ def _conversion(flow: FunctionFlow, call: cst.Call) -> str | None:
         return "sum"  # `sum(t.tolist())`, `sum(c for c in t.tolist())`: the read of `t.sum()`
     if qualified is None and isinstance(func, cst.Name) and func.value in _REDUCED and len(call.args) == 1 \
             and not call.args[0].star and call.args[0].keyword is None \
-            and (elementwise(flow, call.args[0].value) is not None or _flat_list(flow, call.args[0].value)):
+            and (elementwise(flow, call.args[0].value, truth=func.value in ("any", "all")) is not None
+                 or _flat_list(flow, call.args[0].value)):
         # `any(p > 0.9 for p in probs.tolist())`: the read of `(probs > 0.9).any()`; `max(x.flatten().tolist())`,
         # of `x.flatten().max()`
         return func.value
@@ -99,28 +100,63 @@ def _plain_tensor(flow: FunctionFlow, expr: cst.BaseExpression) -> bool:
 _REDUCED = {"any": "any", "all": "all", "sum": "sum", "max": "max", "min": "min"}
 
 
-def elementwise(flow: FunctionFlow, expr: cst.BaseExpression, torch: str | None = None) -> cst.BaseExpression | None:
+def elementwise(
+    flow: FunctionFlow, expr: cst.BaseExpression, torch: str | None = None, truth: bool = False
+) -> cst.BaseExpression | None:
     """`p > 0.9 for p in probs.tolist()` (a generator or list comprehension of one `for` over
     `.tolist()` of a tensor, no filter) whose element is arithmetic and single comparisons of the
     loop variable and Python numbers, as the tensor computing every element at once (`probs >
     0.9`); None for anything else. The variable must meet an operator: a number, so the tensor is
     1-d (a row of a 2-d tensor is a list, which `> 0.9` rejects in eager too). With `torch` (the
     name new code calls torch by), a conditional expression of such parts is `torch.where` of them
-    (`2.0 * g if g > 0 else 1.0` -> `torch.where(t > 0, 2.0 * t, 1.0)`)."""
+    (`2.0 * g if g > 0 else 1.0` -> `torch.where(t > 0, 2.0 * t, 1.0)`). A loop over the tensor
+    itself reads each element by `.item()` (`t.item() == eos for t in tokens`); with `truth` (the
+    truth of each element is what is asked: `any`, `all`) also as it is (`w >= 0 for w in weights`:
+    eager raises on a row of several elements, so the tensor form agrees wherever eager runs)."""
     if not isinstance(expr, (cst.GeneratorExp, cst.ListComp)):
         return None
     loop = expr.for_in
     if loop.ifs or loop.inner_for_in is not None or not isinstance(loop.target, cst.Name):
         return None
-    listed = loop.iter
-    if not (isinstance(listed, cst.Call) and isinstance(listed.func, cst.Attribute) and not listed.args
-            and listed.func.attr.value == "tolist" and is_tensor_like(flow.value(listed.func.value))):
+    listed, variable, element = loop.iter, loop.target.value, expr.elt
+    if isinstance(listed, cst.Call) and isinstance(listed.func, cst.Attribute) and not listed.args \
+            and listed.func.attr.value == "tolist" and is_tensor_like(flow.value(listed.func.value)):
+        tensor = listed.func.value
+    elif _plain_tensor(flow, listed) and (read := _items_read(element, variable, truth)) is not None:
+        # `any(t.item() == eos for t in tokens)`: each element of the tensor read as a number
+        tensor, element = listed, read
+    else:
         return None
-    variable = loop.target.value
-    if isinstance(expr.elt, cst.Name) or not _elementwise_parts(flow, expr.elt, variable, torch is not None):
+    if isinstance(element, cst.Name) or not _elementwise_parts(flow, element, variable, torch is not None):
         return None
-    vectorised = expr.elt.visit(_Renamed(variable, cst.parse_expression(_operand(listed.func.value)), torch))
+    vectorised = element.visit(_Renamed(variable, cst.parse_expression(_operand(tensor)), torch))
     return vectorised.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
+
+
+def _items_read(element: cst.BaseExpression, variable: str, bare: bool) -> cst.BaseExpression | None:
+    """`element` with each `variable.item()` as `variable`, where the variable is read only that
+    way (the number each element of the tensor holds), or `bare`: read as it is too; None otherwise."""
+    items = [n for n in iter_nodes(element) if isinstance(n, cst.Call) and not n.args
+             and isinstance(n.func, cst.Attribute) and n.func.attr.value == "item"
+             and isinstance(n.func.value, cst.Name) and n.func.value.value == variable]
+    reads = [n for n in iter_nodes(element) if isinstance(n, cst.Name) and n.value == variable]
+    if not bare and (not items or len(items) != len(reads)):
+        return None
+    return element.visit(_ItemsRead(variable))  # type: ignore[return-value]
+
+
+class _ItemsRead(cst.CSTTransformer):
+    """`v.item()` -> `v`."""
+
+    def __init__(self, variable: str) -> None:
+        self.variable = variable
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        func = updated.func
+        if (not updated.args and isinstance(func, cst.Attribute) and func.attr.value == "item"
+                and isinstance(func.value, cst.Name) and func.value.value == self.variable):
+            return func.value
+        return updated
 
 
 def _elementwise_parts(flow: FunctionFlow, expr: cst.CSTNode, variable: str, selects: bool = False) -> bool:
@@ -314,7 +350,8 @@ def _as_tensor(kind: str, call: cst.Call, flow: FunctionFlow) -> cst.BaseExpress
         tensor, bound = sorted((a.value for a in call.args), key=_number_literal)
         clamp = "clamp_min" if kind == "max" else "clamp_max"
         return cst.parse_expression(f"{_operand(tensor)}.{clamp}({code_of(bound)})")
-    if kind in _REDUCED and (vectorised := elementwise(flow, call.args[0].value)) is not None:
+    if kind in _REDUCED and (vectorised := elementwise(flow, call.args[0].value, truth=kind in ("any", "all"))) \
+            is not None:
         return cst.parse_expression(f"{code_of(vectorised)}.{_REDUCED[kind]}()")
     if kind in _REDUCED and (flat := _flat_list(flow, call.args[0].value)) is not None:
         return cst.parse_expression(f"{code_of(flat)}.{_REDUCED[kind]}()")
@@ -688,9 +725,10 @@ class _Reads(cst.CSTVisitor):
             self.sizes.add(node.value)
 
     def visit_Call(self, node: cst.Call) -> bool:
-        if _clamp(node) is not None and self.flow.resolver.resolve(node.func) is None \
-                or _builtin_conversion(self.flow, node):
-            for arg in node.args:  # `max(n, 1)`, `float(n)` read `n` as a number, not as an argument of a call
+        if (_clamp(node) is not None or isinstance(node.func, cst.Name) and node.func.value == "abs") \
+                and self.flow.resolver.resolve(node.func) is None or _builtin_conversion(self.flow, node):
+            # `max(n, 1)`, `abs(n)`, `float(n)` read `n` as a number, not as an argument of a call
+            for arg in node.args:
                 arg.value.visit(self)
             return False
         inlined = self.flow.inlined(node)
@@ -900,8 +938,12 @@ def python_read(
         if isinstance(node, cst.Call) and code_of(node) in kept:
             return code_of(node)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("any", "all") \
-                and flow.resolver.resolve(node.func) is None and flow.value(node).has(Kind.DATA):
-            return code_of(node)  # `any(row.sum() > 3 for row in x)`: Python's truth of each tensor, read one by one
+                and flow.resolver.resolve(node.func) is None and (flow.value(node).has(Kind.DATA) or any(
+                    isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+                    and n.func.attr.value in ("item", "tolist") for n in iter_nodes(node))):
+            # `any(row.sum() > 3 for row in x)`, `any(t.item() > 3 for t in x)`: Python's truth of each
+            # element, read one by one (a guard on each)
+            return code_of(node)
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
             continue
         if node.func.attr.value in ("tolist", "item") and is_tensor_like(flow.value(node.func.value)):
