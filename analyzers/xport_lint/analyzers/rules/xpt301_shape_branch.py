@@ -3,10 +3,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import Mode, Severity
+from ..positions import code_of
 from ..rewrites import Rewrite
 from ..rewrites.export_calls import shared_dim_rewrite
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..shapes import Op, Verdict, judge_branch
+from ..syntax import argument
 from ..walk import iter_nodes
 from ._conditions import Condition, ConditionRule, branch_rewrite, short
 from .xpt304_shape_guard import tested_parameters
@@ -57,8 +59,8 @@ class ShapeBranch(ConditionRule, Rule):
     size can vary. It assumes the branches are free of side effects; with branches that return
     different sizes, `Dim.AUTO` may still narrow the range (the proof in the test suite checks
     each example on a size that takes the other branch). Not offered where a branch slices the
-    tested size, nor where a pool or strided op divides it (`F.max_pool2d(x, 2)`): measured,
-    `torch.cond` fails there.
+    tested size, pads by an amount computed from it (`F.pad(x, (0, 8 - seq))`), nor where a pool
+    or strided op divides it (`F.max_pool2d(x, 2)`): measured, `torch.cond` fails there.
 
     ## Modes
     The severity follows how the model is exported (both modes; measured on torch 2.13 by
@@ -133,6 +135,10 @@ class ShapeBranch(ConditionRule, Rule):
         if sliced:
             return Rewrite(reason=f"a branch slices `{sliced}` along the size it tests, which guards that size "
                                   "again inside torch.cond (measured: ConstraintViolationError)")
+        padded = self._pads_by_tested_size(node)
+        if padded:
+            return Rewrite(reason=f"a branch pads by `{padded}`, computed from the size it tests: torch.cond cannot "
+                                  "return a tensor of that size (measured: export fails inside torch.cond)")
         if self._tests_divided_size(node):
             return Rewrite(reason="the tested size is divided by a pool or strided op: torch.cond cannot return a tensor "
                                   "of that size (measured: its output strides are not a product of sizes)")
@@ -153,6 +159,22 @@ class ShapeBranch(ConditionRule, Rule):
             if _divided(term) or (term is None and sizes.windowed(read[0])):
                 return True
         return False
+
+    def _pads_by_tested_size(self, node: cst.CSTNode) -> str | None:
+        """`F.pad(x, (0, 8 - seq))` in a branch on `seq` (a size): the padding's code, or None.
+        Measured on torch 2.13 (held-out probe, two spellings): the torch.cond of such a branch
+        fails export in both modes (a `KeyError` on the padded size, or its strides)."""
+        sizes = self.ctx.sizes()
+        if not isinstance(node, cst.If) or sizes is None:
+            return None
+        tested = {(name, dim) for name, _, dim in sizes.refs(node.test) or []}
+        for inner in iter_nodes(node):
+            if isinstance(inner, cst.Call) and self.ctx.resolve(inner.func) == "torch.nn.functional.pad":
+                padding = argument(inner.args, 1, "pad")
+                read = {(name, dim) for name, _, dim in sizes.refs(padding) or []} if padding is not None else set()
+                if read & tested:
+                    return code_of(padding)  # type: ignore[arg-type]
+        return None
 
     def _slices_tested_size(self, node: cst.CSTNode) -> str | None:
         """`x[:, :n]` in a branch on `x.shape[1]`: the name of the sliced input, or None."""

@@ -21,6 +21,8 @@ _TO_INT = frozenset({"round", "int", "math.floor", "math.ceil", "math.trunc"})
 _FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn", "torch.arange"})
 #: tensor methods doing the same
 _NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_empty"})
+#: resizes whose `size=` is an output size
+_RESIZES = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.upsample"})
 #: Python's float functions: a size passed to one is read as a Python float
 _MATH_FLOAT = frozenset({"math.sqrt", "math.log", "math.log2", "math.log10", "math.exp"})
 
@@ -72,7 +74,9 @@ class FloatSize(Rule):
     low end (export proves the guards by intervals), nor where the result is never read or only
     scales a tensor (`x * n`: measured, exports in both modes). As a new tensor's size
     (`torch.zeros(n)`, `x.new_zeros(n)`): error in non-strict mode where the result can be 0 or 1
-    over the range (specialised), nothing in strict mode (measured). Past the first dimension, non-strict export also
+    over the range (specialised), nothing in strict mode (measured). As `F.interpolate`'s `size=`:
+    error in both modes where the result can be 0 or 1 over the range (export guards an output
+    size of at least 2), nothing in strict mode otherwise (measured). Past the first dimension, non-strict export also
     needs a slice's end below the low end and its start at most two below it: an error in
     non-strict mode only there (measured). A float step by one
     (`int(x.shape[0] / 1)`): error in non-strict mode under a named `Dim` or `Dim.DYNAMIC` (the
@@ -169,13 +173,15 @@ class FloatSize(Rule):
         uses = self._uses(call, parents)
         if uses is None or "guard" in uses:
             return guards
-        if "size" not in uses or self.ctx.mode is Mode.STRICT:
+        if not uses & {"size", "resize"} or ("resize" not in uses and self.ctx.mode is Mode.STRICT):
             return None
         sizes = self.ctx.sizes()
         low = spec.values()[0]
         smallest = _value(call, sizes, ref, int(low)) if sizes is not None and low != -math.inf else None
         if smallest is not None and smallest >= 2:
             return None
+        if "resize" in uses:
+            return "as `interpolate`'s output size it can be 0 or 1 over the range, which export specialises, and fails"
         return "as a new tensor's size it can be 0 or 1 over the range, which non-strict export specialises, and fails"
 
     def _uses(self, call: cst.Call, parents: dict[int, cst.CSTNode]) -> set[str] | None:
@@ -187,15 +193,18 @@ class FloatSize(Rule):
         parent = parents.get(id(call))
         if isinstance(parent, cst.Expr):
             return set()
-        if isinstance(parent, cst.Element) and isinstance(tuple_ := parents.get(id(parent)), cst.Tuple):
-            statement = parents.get(id(tuple_))
-            targets = statement.targets if isinstance(statement, cst.Assign) else ()
-            if len(targets) != 1 or not isinstance(target := targets[0].target, cst.Tuple):
-                return None
-            elements = target.elements
-            if len(elements) != len(tuple_.elements) or any(isinstance(e, cst.StarredElement) for e in elements):
-                return None
-            bound = [elements[[id(e) for e in tuple_.elements].index(id(parent))].value]
+        if isinstance(parent, cst.Element) and isinstance(tuple_ := parents.get(id(parent)), cst.Tuple) \
+                and isinstance(statement := parents.get(id(tuple_)), cst.Assign):
+            targets = statement.targets
+            if len(targets) == 1 and isinstance(targets[0].target, cst.Name):
+                bound = [targets[0].target]  # `size = (int(h / 2), int(w / 2))`: the tuple's uses
+            else:
+                if len(targets) != 1 or not isinstance(target := targets[0].target, cst.Tuple):
+                    return None
+                elements = target.elements
+                if len(elements) != len(tuple_.elements) or any(isinstance(e, cst.StarredElement) for e in elements):
+                    return None
+                bound = [elements[[id(e) for e in tuple_.elements].index(id(parent))].value]
         elif isinstance(parent, cst.Assign):
             bound = [target.target for target in parent.targets]
         else:
@@ -232,12 +241,15 @@ class FloatSize(Rule):
             return "scale" if is_tensor_like(self.ctx.value(other)) else "guard"
         if isinstance(parent, cst.Element) and isinstance(parents.get(id(parent)), (cst.Tuple, cst.List)):
             parent = parents.get(id(parents.get(id(parent))))  # `torch.zeros((n, 3))`
-        call = parents.get(id(parent)) if isinstance(parent, cst.Arg) and parent.keyword is None else None
+        keyword = parent.keyword.value if isinstance(parent, cst.Arg) and parent.keyword is not None else None
+        call = parents.get(id(parent)) if isinstance(parent, cst.Arg) else None
         if isinstance(call, cst.Call):
             name = self.ctx.resolve(call.func) or ""
             method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-            if name in _FACTORIES or (method in _NEW_FACTORIES and not name.startswith("torch.")):
+            if keyword is None and (name in _FACTORIES or (method in _NEW_FACTORIES and not name.startswith("torch."))):
                 return "size"
+            if keyword == "size" and name in _RESIZES:
+                return "resize"  # measured on torch 2.13: an output size below 2 is guarded in both modes
         return "guard"
 
     @property
