@@ -641,6 +641,14 @@ def statement_of(code: str) -> cst.BaseStatement:
     return cst.parse_statement(code + "\n")
 
 
+def receiver(expr: cst.BaseExpression) -> str:
+    """`expr`'s code as the receiver of a method call or an operand: its own parentheses dropped,
+    parenthesised unless it is a name, an attribute, a call or a subscript."""
+    inner = expr.with_changes(lpar=[], rpar=[])
+    simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+    return code_of(inner) if simple else f"({code_of(inner)})"
+
+
 def tuple_text(names: Sequence[str]) -> str:
     return f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
 

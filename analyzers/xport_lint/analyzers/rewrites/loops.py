@@ -26,6 +26,7 @@ from .common import (
     only_new_objects,
     parent_block,
     read_before_assigned,
+    receiver,
     scope_names,
     statement_of,
     strip_leading,
@@ -999,7 +1000,7 @@ def masked_write_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
             return None  # the value written depends on the position
         written.append((target.value, only.value))
     boolean = flow.value(mask).has(Kind.MASK)
-    selector = code_of(mask) if boolean else f"{_parenthesised(mask)} != 0"
+    selector = code_of(mask) if boolean else f"{receiver(mask)} != 0"
     lowered = tuple(statement_of(f"{code_of(holder)}[{selector}] = {code_of(value)}") for holder, value in written)
     return Rewrite(
         fix=FixProposal(
@@ -1009,12 +1010,6 @@ def masked_write_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.Fo
             blocks=(BlockReplacement(node, node, lowered),),
         )
     )
-
-
-def _parenthesised(expr: cst.BaseExpression) -> str:
-    inner = expr.with_changes(lpar=[], rpar=[])
-    simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
-    return code_of(inner) if simple else f"({code_of(inner)})"
 
 
 def sliced_layers_rewrite(flow: FunctionFlow, func: cst.FunctionDef, node: cst.For) -> Rewrite | None:

@@ -24,7 +24,7 @@ from ..dataflow import FunctionFlow, Kind, is_tensor_like, tensor_membership
 from ..positions import code_of
 from ..syntax import counted
 from ..walk import iter_nodes
-from .common import scope_names
+from .common import receiver, scope_names
 
 #: calls whose result is already a bool tensor: `bool(...)` around them is dropped
 _BOOLEAN_METHODS = frozenset({
@@ -129,7 +129,7 @@ def elementwise(
         return None
     if isinstance(element, cst.Name) or not _elementwise_parts(flow, element, variable, torch is not None):
         return None
-    vectorised = element.visit(_Renamed(variable, cst.parse_expression(_operand(tensor)), torch))
+    vectorised = element.visit(_Renamed(variable, cst.parse_expression(receiver(tensor)), torch))
     return vectorised.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # type: ignore[union-attr]
 
 
@@ -344,21 +344,21 @@ def _as_tensor(kind: str, call: cst.Call, flow: FunctionFlow) -> cst.BaseExpress
     if kind.removeprefix("torch.") in _PYTHON_BOOL_OPS:
         return _bool_op_as_tensor(kind, call)
     if kind in _ROUNDING:
-        return cst.parse_expression(f"{_operand(call.args[0].value)}.{_ROUNDING[kind]}()")
+        return cst.parse_expression(f"{receiver(call.args[0].value)}.{_ROUNDING[kind]}()")
     if kind in ("min", "max") and len(call.args) == 2:
         # the side `_Unwrap` turned into a tensor (it is no literal), clamped by the literal
         tensor, bound = sorted((a.value for a in call.args), key=_number_literal)
         clamp = "clamp_min" if kind == "max" else "clamp_max"
-        return cst.parse_expression(f"{_operand(tensor)}.{clamp}({code_of(bound)})")
+        return cst.parse_expression(f"{receiver(tensor)}.{clamp}({code_of(bound)})")
     if kind in _REDUCED and (vectorised := elementwise(flow, call.args[0].value, truth=kind in ("any", "all"))) \
             is not None:
         return cst.parse_expression(f"{code_of(vectorised)}.{_REDUCED[kind]}()")
     if kind in _REDUCED and (flat := _flat_list(flow, call.args[0].value)) is not None:
         return cst.parse_expression(f"{code_of(flat)}.{_REDUCED[kind]}()")
     if kind in ("any", "all") and _plain_tensor(flow, call.args[0].value):
-        return cst.parse_expression(f"{_operand(call.args[0].value)}.{kind}()")
+        return cst.parse_expression(f"{receiver(call.args[0].value)}.{kind}()")
     if kind == "sum":
-        return cst.parse_expression(f"{_operand(_summed_list(flow, call.args[0].value))}.sum()")  # type: ignore[arg-type]
+        return cst.parse_expression(f"{receiver(_summed_list(flow, call.args[0].value))}.sum()")  # type: ignore[arg-type]
     inner = call.args[0].value.with_changes(lpar=[], rpar=[])
     simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
     wrapped = code_of(inner) if simple else f"({code_of(inner)})"
@@ -386,20 +386,13 @@ def _bool_op_as_tensor(kind: str, call: cst.Call) -> cst.BaseExpression:
     operands = [a.value for a in call.args]
     if not kind.startswith("torch."):
         operands.insert(0, call.func.value)
-    first, *rest = (_operand(o) for o in operands)
+    first, *rest = (receiver(o) for o in operands)
     if op == "is_nonzero":
         return cst.parse_expression(f"{first} != 0")
     second = rest[0]
     return cst.parse_expression(
         f"({first} == {second}).all() if {first}.shape == {second}.shape else {first}.new_tensor(False)"
     )
-
-
-def _operand(expr: cst.BaseExpression) -> str:
-    """`expr`'s code, parenthesised unless it is a name, an attribute, a call or a subscript."""
-    inner = expr.with_changes(lpar=[], rpar=[])
-    simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
-    return code_of(inner) if simple else f"({code_of(inner)})"
 
 
 #: methods whose result has rank 1 whatever the tensor's rank, with the arguments that make it so
@@ -561,7 +554,7 @@ class _Unwrap(cst.CSTTransformer):
         if unwrapped and isinstance(updated.operator, cst.Not):
             # `not` of what became a tensor calls bool() on it (a guard on data again, measured on
             # 2.13: `not bool(mask.any())` read through a helper); the same truth is `== 0`
-            return cst.parse_expression(f"{_operand(updated.expression)} == 0")
+            return cst.parse_expression(f"{receiver(updated.expression)} == 0")
         return updated
 
 
@@ -652,7 +645,7 @@ class _LenAsSize(cst.CSTTransformer):
             and is_tensor_like(self.flow.value(original.args[0].value))
         ):
             return updated
-        return cst.parse_expression(f"{_operand(updated.args[0].value)}.shape[0]")
+        return cst.parse_expression(f"{receiver(updated.args[0].value)}.shape[0]")
 
 
 def _as_bool_tensor(code: str, torch: str) -> str:

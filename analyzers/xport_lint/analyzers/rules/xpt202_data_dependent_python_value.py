@@ -7,6 +7,7 @@ from ..dtypes import DType
 from ..model import Applicability, Mode, Severity
 from ..positions import code_of
 from ..report import FixProposal
+from ..rewrites.common import receiver
 from ..rewrites.predicates import read_list_source
 from ..rule import Invalid, Rule, TorchError, Valid
 from ..syntax import counted
@@ -151,7 +152,7 @@ class DataDependentPythonValue(Rule):
         ):
             return None, f"`{iterated.value}` is a parameter of `{func.name.value}`, whose other callers may pass a list"
         if builtin in ("max", "min"):
-            return cst.parse_expression(f"{_receiver_code(iterated)}.{builtin}()"), ""
+            return cst.parse_expression(f"{receiver(iterated)}.{builtin}()"), ""
         source, listed = iterated, False
         if not tensor:
             read = read_list_source(self.ctx.flow, iterated) if self.ctx.flow is not None else None
@@ -166,7 +167,7 @@ class DataDependentPythonValue(Rule):
         if set(keywords) - {"reverse"}:
             return None, "a `key=` orders by what it computes"
         descending = f"descending={code_of(keywords['reverse'])}" if "reverse" in keywords else ""
-        sorted_code = f"{_receiver_code(source)}.sort({descending}).values"
+        sorted_code = f"{receiver(source)}.sort({descending}).values"
         return cst.parse_expression(f"{sorted_code}.tolist()" if listed else sorted_code), ""
 
     VALID = [
@@ -242,13 +243,6 @@ class DataDependentPythonValue(Rule):
             other_args="(torch.randn(4), torch.tensor([2, 9, 4, 1]))",
         ),
     ]
-
-
-def _receiver_code(expr: cst.BaseExpression) -> str:
-    """`expr`'s code as the receiver of a method call: parenthesised unless it is a name, an
-    attribute, a call or a subscript."""
-    code = code_of(expr)
-    return code if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"({code})"
 
 
 def _key_body(key: cst.BaseExpression, func: cst.FunctionDef | None) -> tuple[str, cst.BaseExpression] | None:

@@ -13,7 +13,7 @@ from ..positions import code_of
 from ..reach import Traced
 from ..report import BlockReplacement, FixProposal
 from ..rewrites import scope_names
-from ..rewrites.common import parent_block
+from ..rewrites.common import parent_block, receiver
 from ..rewrites.predicates import TENSOR_MATH, data_bindings, read_list_source, tensor_value
 from ..rewrites.state import entries_as_locals, identity_conversion_dropped
 from ..rule import Invalid, Rule, TorchError, Valid
@@ -1118,7 +1118,7 @@ class TensorToPythonNumber(Rule):
         if flow is None or traced is None or len(node.args) != 2 or any(a.star or a.keyword for a in node.args):
             return None
         read = [a.value for a in node.args if _read_number(self.ctx.value(a.value))]
-        bound_by = [a.value for a in node.args if a.value not in read]
+        bound_by = [a.value for a in node.args if all(a.value is not r for r in read)]
         if len(read) != 1 or len(bound_by) != 1 or not _python_number(self.ctx.value(bound_by[0])):
             return None
         if not self._tensor_operand(flow, list(iter_nodes(traced.func.body)), node, 0):
@@ -1128,9 +1128,7 @@ class TensorToPythonNumber(Rule):
         if tensor is None:
             return None
         side = "min" if builtin == "max" else "max"
-        receiver = code_of(tensor) if isinstance(tensor, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else (
-            f"({code_of(tensor)})")
-        new = cst.parse_expression(f"{receiver}.clamp({side}={code_of(bound_by[0])})")
+        new = cst.parse_expression(f"{receiver(tensor)}.clamp({side}={code_of(bound_by[0])})")
         return FixProposal(f"Clamp the tensor (`{builtin}()` of a number read from it; assumes a floating-point"
                            " tensor)", Applicability.UNSAFE, ((node, new), *bound.values()))
 
