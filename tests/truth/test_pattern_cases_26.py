@@ -23,6 +23,9 @@ not of tensor data (XPT101 gave it a torch.where fix on a list); `sorted(t.tolis
 only where `t` is known to hold integers (strict export refuses `.tolist()` of a float tensor);
 `max(v.item(), 1e-5)` / `min(..., 100.0)` met only by tensor arithmetic become `clamp` (CLIP's
 logit scale).
+Then: a guard skipping writes through an empty selection is dropped (`if idx.numel() > 0:`,
+`if mask.any():`, `if top_x.shape[0] == 0: continue`; tests/truth/test_empty_guard_fixes.py):
+    fixes (non-strict): 35 proven, 9 no fix, 0 failed, 0 missed of 44 (80 %)
 """
 
 from __future__ import annotations
